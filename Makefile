@@ -1,0 +1,129 @@
+# ripplerender: build, test, install.
+#   make            build ./ripplerender
+#   make demo       install missing Debian packages (as root), build, render scenes/demo.json
+#   make test       unit tests (cmocka) and command-line tests; ends in "N passed, N failed"
+#   make sanitize   the same tests built with AddressSanitizer and UBSan
+#   make bench      speed measurements (numbers, no pass/fail)
+#   make install    PREFIX=/usr/local DESTDIR=
+# Quiet by default; `make V=1` prints every command.
+
+# ---- settings -------------------------------------------------------------
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+CC      ?= cc
+OPT     ?= -O2 -g
+PKGS    := libavformat libavcodec libavfilter libswscale libavutil libpng libcjson
+TESTPKGS := cmocka
+
+WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-prototypes \
+           -Wdouble-promotion -Wformat=2 -Wvla
+# -std=c11 (not gnu11) implies -ffp-contract=off: no fused multiply-add that
+# would make frames depend on the CPU. Never add -ffast-math (design.md).
+BASEFLAGS := -std=c11 -D_DEFAULT_SOURCE -fopenmp $(WARN) $(OPT) -MMD -MP -Isrc
+ifeq ($(SAN),1)
+BASEFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SANLD     := -fsanitize=address,undefined
+endif
+
+PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_CFLAGS = $(shell pkg-config --cflags $(TESTPKGS) 2>/dev/null)
+TEST_LIBS   = $(shell pkg-config --libs $(TESTPKGS) 2>/dev/null)
+ALL_CFLAGS  = $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(CPPFLAGS)
+ALL_LDLIBS  = $(SANLD) -fopenmp $(PKG_LIBS) -lm $(LDFLAGS) $(LDLIBS)
+
+ifneq ($(V),1)
+Q = @
+msg = @printf '  %-6s %s\n' $(1) $(2)
+else
+Q =
+msg = @true
+endif
+
+# ---- sources ----------------------------------------------------------------
+LIB_SRC  := $(filter-out src/main.c,$(wildcard src/*.c src/solvers/*.c src/sinks/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB      := $(BUILD)/libripple.a
+BIN      := ripplerender
+ifeq ($(BUILD),build)
+BIN_OUT  := $(BIN)
+else
+BIN_OUT  := $(BUILD)/$(BIN)
+endif
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all demo test unit sanitize bench install uninstall clean deps golden
+all: $(BIN_OUT)
+
+$(BIN_OUT): $(BUILD)/src/main.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
+
+$(LIB): $(LIB_OBJ)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%.o: tests/unit/%.c
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -o $@ $^ $(TEST_LIBS) $(ALL_LDLIBS)
+
+# ---- what users run ---------------------------------------------------------
+deps:
+	$(Q)sh .ci/deps.sh
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)mkdir -p out
+	./$(BIN) scenes/demo.json -o out/ripple.mp4 -y
+	@echo "demo: wrote out/ripple.mp4"
+
+unit: $(UNIT_BIN)
+
+test: $(BIN_OUT) $(UNIT_BIN)
+	$(Q)sh tests/run.sh $(BUILD) $(BIN_OUT)
+
+sanitize:
+	$(Q)ASAN_OPTIONS=detect_leaks=1 $(MAKE) --no-print-directory SAN=1 BUILD=build/san OPT='-O1 -g' test
+
+# Rewrites the golden frame hashes of every example scene. Run it only when a
+# change of the frames is intended, and say why in the commit message.
+golden: $(BIN_OUT)
+	$(Q)mkdir -p tests/golden
+	$(Q)for s in scenes/*.json; do n=$$(basename $$s .json); \
+	  ./$(BIN_OUT) $$s -o tests/golden/$$n.framemd5 -y -q && echo "golden: $$n"; done
+
+$(BUILD)/tests/bench_solvers: $(BUILD)/tests/bench/bench_solvers.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
+
+$(BUILD)/tests/bench/%.o: tests/bench/%.c
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+bench: $(BIN_OUT) $(BUILD)/tests/bench_solvers
+	$(Q)sh tests/bench.sh $(BIN_OUT) $(BUILD)
+
+install: $(BIN_OUT)
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN_OUT) $(DESTDIR)$(PREFIX)/bin/$(BIN)
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/$(BIN)
+
+clean:
+	rm -rf build $(BIN)
+
+-include $(shell find build -name '*.d' 2>/dev/null)

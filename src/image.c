@@ -1,0 +1,124 @@
+/* image.c: PNG reading through libpng's simplified API, and bilinear
+ * resampling (see image.h).
+ *
+ * Values are the file's own grey codes scaled to [0, 1], without gamma
+ * linearisation, so that a mask painted at grey 128 reads 128/255 = 0.502:
+ * 8-bit files are read as PNG_FORMAT_GA (8-bit codes, alpha not
+ * premultiplied; libpng only converts when the file declares a gamma other
+ * than sRGB's) and the value is g/255 * a/255. 16-bit files are read as
+ * PNG_FORMAT_LINEAR_Y_ALPHA, where libpng takes 16-bit data without a gAMA
+ * chunk as linear already, so the codes pass through unchanged with their 16
+ * bits; its output is premultiplied, which is exactly g * a. Colour files are
+ * reduced to luminance by libpng. */
+#include "image.h"
+
+#include <math.h>
+#include <png.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define IMAGE_MAX_SIDE 16384
+
+int image_load_gray(struct image *img, const char *path, const char *what, struct rr_err *e)
+{
+    png_image pi;
+    void *buf = NULL;
+    int ret = -1;
+
+    memset(img, 0, sizeof *img);
+    memset(&pi, 0, sizeof pi);
+    pi.version = PNG_IMAGE_VERSION;
+    if (!what)
+        what = "image";
+    if (!png_image_begin_read_from_file(&pi, path)) {
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %s", path, what, pi.message);
+        goto end;
+    }
+    if (pi.width < 1 || pi.height < 1 || pi.width > IMAGE_MAX_SIDE || pi.height > IMAGE_MAX_SIDE) {
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %u x %u pixels is larger than %d x %d", path, what,
+                (unsigned)pi.width, (unsigned)pi.height, IMAGE_MAX_SIDE, IMAGE_MAX_SIDE);
+        goto end;
+    }
+    int sixteen = (pi.format & PNG_FORMAT_FLAG_LINEAR) != 0;
+    pi.format = sixteen ? PNG_FORMAT_LINEAR_Y_ALPHA : PNG_FORMAT_GA;
+    size_t w = pi.width, h = pi.height, comp = sixteen ? 2 : 1;
+    if (w > SIZE_MAX / h / 2 / comp || w * h > SIZE_MAX / sizeof(float)) {
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %zu x %zu pixels overflow the buffer size", path, what,
+                w, h);
+        goto end;
+    }
+    buf = malloc(w * h * 2 * comp);
+    img->v = malloc(w * h * sizeof(float));
+    if (!buf || !img->v) {
+        rr_fail(e, RR_EXIT_RUNTIME, "%s: %s: out of memory for %zu x %zu pixels", path, what, w, h);
+        goto end;
+    }
+    if (!png_image_finish_read(&pi, NULL, buf, 0, NULL)) {
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %s", path, what, pi.message);
+        goto end;
+    }
+    if (sixteen) {
+        const uint16_t *p = buf;
+        for (size_t i = 0; i < w * h; i++)
+            img->v[i] = (float)((double)p[2 * i] / 65535.0);
+    } else {
+        const unsigned char *p = buf;
+        for (size_t i = 0; i < w * h; i++)
+            img->v[i] = (float)((double)p[2 * i] * (double)p[2 * i + 1] / (255.0 * 255.0));
+    }
+    img->width = (int)w;
+    img->height = (int)h;
+    ret = 0;
+end:
+    png_image_free(&pi);   /* safe after libpng freed it on an error */
+    free(buf);
+    if (ret < 0) {
+        free(img->v);
+        memset(img, 0, sizeof *img);
+    }
+    return ret;
+}
+
+int image_resample(const struct image *src, int w, int h, struct image *dst, struct rr_err *e)
+{
+    memset(dst, 0, sizeof *dst);
+    if (w < 1 || h < 1 || !src->v || src->width < 1 || src->height < 1)
+        return rr_fail(e, RR_EXIT_RUNTIME, "image resample: bad size %d x %d", w, h);
+    size_t n = (size_t)w * (size_t)h;
+    if (n > SIZE_MAX / sizeof(float) || !(dst->v = malloc(n * sizeof(float))))
+        return rr_fail(e, RR_EXIT_RUNTIME, "image resample: out of memory for %d x %d pixels", w, h);
+    const int sw = src->width, sh = src->height;
+    const double ax = (double)sw / w, ay = (double)sh / h;
+    for (int y = 0; y < h; y++) {
+        /* Half-pixel centres: destination centre y + 0.5 maps to source
+         * coordinate (y + 0.5) * ay, whose pixel index is that minus 0.5. */
+        double sy = (y + 0.5) * ay - 0.5;
+        if (sy < 0) sy = 0;
+        if (sy > sh - 1) sy = sh - 1;
+        int y0 = (int)floor(sy), y1 = y0 + 1 < sh ? y0 + 1 : sh - 1;
+        double fy = sy - y0;
+        for (int x = 0; x < w; x++) {
+            double sx = (x + 0.5) * ax - 0.5;
+            if (sx < 0) sx = 0;
+            if (sx > sw - 1) sx = sw - 1;
+            int x0 = (int)floor(sx), x1 = x0 + 1 < sw ? x0 + 1 : sw - 1;
+            double fx = sx - x0;
+            const float *r0 = src->v + (size_t)y0 * sw, *r1 = src->v + (size_t)y1 * sw;
+            double a = r0[x0], b = r0[x1], c = r1[x0], d = r1[x1];
+            double top = a + (b - a) * fx, bot = c + (d - c) * fx;
+            dst->v[(size_t)y * w + x] = (float)(top + (bot - top) * fy);
+        }
+    }
+    dst->width = w;
+    dst->height = h;
+    return 0;
+}
+
+void image_free(struct image *img)
+{
+    if (!img)
+        return;
+    free(img->v);
+    memset(img, 0, sizeof *img);
+}

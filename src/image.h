@@ -1,0 +1,29 @@
+/* image.h: pictures read from PNG files through libpng's simplified API.
+ *
+ * struct image holds one grey value per pixel as float in [0, 1], row-major,
+ * width * height values; 16-bit PNGs keep their precision. Colour images are
+ * reduced to luminance; alpha multiplies the value (transparent reads as 0). */
+#ifndef RR_IMAGE_H
+#define RR_IMAGE_H
+
+#include "rr_err.h"
+
+struct image {
+    int width, height;
+    float *v;
+};
+
+/* Reads any PNG (every colour type and depth, interlaced or not). `what` names
+ * the scene key for messages ("obstacles.2.path"). Returns 0, or -1 with e
+ * filled: RR_EXIT_USAGE for a missing, unreadable, damaged or oversized file
+ * ("path: obstacles.2.path: cannot read PNG: why"), RR_EXIT_RUNTIME for memory. */
+int image_load_gray(struct image *img, const char *path, const char *what, struct rr_err *e);
+
+/* Resamples src to w x h with bilinear filtering, pixel centres aligned
+ * (the usual half-pixel convention). dst must be zeroed or freed. */
+int image_resample(const struct image *src, int w, int h, struct image *dst, struct rr_err *e);
+
+/* Frees the pixels and zeroes img; safe twice. */
+void image_free(struct image *img);
+
+#endif

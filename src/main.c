@@ -1,0 +1,477 @@
+/* main.c: the command line: options, exit statuses and the frame loop.
+ * Nothing else lives here: every step of the loop is one call into its module
+ * (scene -> sim -> render -> sink), and this file alone prints and exits. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <omp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <libavutil/avutil.h>
+#include <libavutil/log.h>
+#include <png.h>
+
+#include "framehash.h"
+#include "outfile.h"
+#include "render.h"
+#include "rr_err.h"
+#include "scene.h"
+#include "sim.h"
+#include "sink.h"
+
+#define RR_VERSION "0.1.0"
+
+enum progress_mode { PROGRESS_AUTO, PROGRESS_ALWAYS, PROGRESS_NEVER };
+
+struct options {
+    const char *scene_path;
+    const char *output;          /* -o, or NULL */
+    const char **sets;           /* --set values and the ones -f adds */
+    int n_sets;
+    char frames_set[64];         /* "time.frames=N" from -f */
+    int threads;                 /* 0: every core */
+    bool overwrite, hash, validate, print_scene;
+    const char *check;           /* --check FILE */
+    const char *probes;          /* --probes FILE.csv */
+    const char *manifest;        /* --manifest FILE.json */
+    enum progress_mode progress;
+};
+
+static const char usage_text[] =
+    "Usage: ripplerender SCENE [-o OUTPUT] [options]\n"
+    "Simulates water ripples from a JSON scene and writes the frames.\n"
+    "\n"
+    "  SCENE                    a JSON scene file, or - for standard input\n"
+    "  -o, --output PATH        output (overrides output.path); the kind comes from the name:\n"
+    "                             .mp4 .mkv .mov .webm  video (libavcodec)\n"
+    "                             NAME%05d.png          a PNG sequence (8-bit rgb, 16-bit grey)\n"
+    "                             .framemd5 .framehash  FFmpeg's per-frame hashes of the rgb24 frames\n"
+    "                             .npy                  float32 heights, shape (frames, height, width)\n"
+    "  -s, --set KEY=VALUE      override a scene value by dotted path (solver.damping=0.98,\n"
+    "                           drops.0.x=40); VALUE is JSON, else a string; repeatable\n"
+    "  -f, --frames N           override time.frames\n"
+    "  -j, --threads N          worker threads (default: every core); frames never depend on N\n"
+    "  -y, --overwrite          replace an existing output (without it, the run fails)\n"
+    "      --hash               print each frame's index and the MD5 of its rgb24 pixels\n"
+    "      --check FILE         compare every frame with a .framemd5 file or --hash lines;\n"
+    "                           exit 3 at the first frame that differs\n"
+    "      --validate           load and check the scene (images included), render nothing\n"
+    "      --print-scene        print the fully resolved scene as JSON, render nothing\n"
+    "      --probes FILE.csv    write the height under each of the scene's probes, per frame\n"
+    "      --manifest FILE.json write the resolved scene, versions, frame hashes and timings\n"
+    "      --progress WHEN      auto (on a terminal), always or never\n"
+    "  -q, --quiet              same as --progress never\n"
+    "  -h, --help               this text\n"
+    "  -V, --version            the version of ripplerender and its libraries\n"
+    "\n"
+    "With --hash or --check and no -o, nothing is written: the frames are only hashed.\n"
+    "Exit status: 0 success, 1 run-time failure (I/O, encoder, unstable simulation),\n"
+    "2 usage error or invalid scene, 3 --check mismatch, 130 interrupted.\n"
+    "The scene keys are described in docs/scene.md.\n";
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (interrupted)            /* a second Ctrl-C: stop now, the temporaries go */
+        _exit(RR_EXIT_INTERRUPTED);
+    interrupted = 1;
+}
+
+/* Prints one usage error and a hint; returns the usage exit status. */
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "ripplerender: ");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (see ripplerender --help)\n");
+    return RR_EXIT_USAGE;
+}
+
+/* Reads a whole positive number that fits an int, or returns -1. */
+static long parse_count(const char *s, long max)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 1 || v > max)
+        return -1;
+    return v;
+}
+
+/* Parses argv into o. Returns -1 to go on, or an exit status to stop with. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+    enum { OPT_HASH = 256, OPT_CHECK, OPT_VALIDATE, OPT_PRINT, OPT_PROBES, OPT_MANIFEST, OPT_PROGRESS };
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' },   { "set", required_argument, NULL, 's' },
+        { "frames", required_argument, NULL, 'f' },   { "threads", required_argument, NULL, 'j' },
+        { "overwrite", no_argument, NULL, 'y' },      { "hash", no_argument, NULL, OPT_HASH },
+        { "check", required_argument, NULL, OPT_CHECK }, { "validate", no_argument, NULL, OPT_VALIDATE },
+        { "print-scene", no_argument, NULL, OPT_PRINT }, { "probes", required_argument, NULL, OPT_PROBES },
+        { "manifest", required_argument, NULL, OPT_MANIFEST },
+        { "progress", required_argument, NULL, OPT_PROGRESS }, { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },           { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
+    };
+    o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
+    if (!o->sets)
+        return usage_error("%s", "out of memory");
+    opterr = 0;
+    int c;
+    long n;
+    while ((c = getopt_long(argc, argv, ":o:s:f:j:yqhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o->output = optarg; break;
+        case 's':
+            if (!strchr(optarg, '='))
+                return usage_error("--set %s: expected KEY=VALUE", optarg);
+            o->sets[o->n_sets++] = optarg;
+            break;
+        case 'f':
+            if ((n = parse_count(optarg, 10000000)) < 0)
+                return usage_error("-f %s: expected a whole number of frames from 1 to 10000000", optarg);
+            snprintf(o->frames_set, sizeof o->frames_set, "time.frames=%ld", n);
+            break;
+        case 'j':
+            if ((n = parse_count(optarg, 1024)) < 0)
+                return usage_error("-j %s: expected a thread count from 1 to 1024", optarg);
+            o->threads = (int)n;
+            break;
+        case 'y': o->overwrite = true; break;
+        case OPT_HASH: o->hash = true; break;
+        case OPT_CHECK: o->check = optarg; break;
+        case OPT_VALIDATE: o->validate = true; break;
+        case OPT_PRINT: o->print_scene = true; break;
+        case OPT_PROBES: o->probes = optarg; break;
+        case OPT_MANIFEST: o->manifest = optarg; break;
+        case OPT_PROGRESS:
+            if (!strcmp(optarg, "auto")) o->progress = PROGRESS_AUTO;
+            else if (!strcmp(optarg, "always")) o->progress = PROGRESS_ALWAYS;
+            else if (!strcmp(optarg, "never")) o->progress = PROGRESS_NEVER;
+            else return usage_error("--progress %s: expected auto, always or never", optarg);
+            break;
+        case 'q': o->progress = PROGRESS_NEVER; break;
+        case 'h': fputs(usage_text, stdout); return 0;
+        case 'V':
+            printf("ripplerender %s\nFFmpeg %s (libavcodec, libavformat, libswscale, libavfilter)\n"
+                   "libpng %s\ncJSON %s\n", RR_VERSION, av_version_info(), PNG_LIBPNG_VER_STRING,
+                   cJSON_Version());
+            return 0;
+        case ':': return usage_error("%s: needs a value", argv[optind - 1]);
+        default: return usage_error("%s: unknown option", argv[optind - 1]);
+        }
+    }
+    if (o->frames_set[0])       /* after the --set values, so -f wins */
+        o->sets[o->n_sets++] = o->frames_set;
+    if (optind >= argc)
+        return usage_error("%s", "no scene file given");
+    if (optind + 1 < argc)
+        return usage_error("%s: only one scene file can be given", argv[optind + 1]);
+    o->scene_path = argv[optind];
+    return -1;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void show_progress(long done, long total, double started)
+{
+    double elapsed = now_seconds() - started;
+    double fps = elapsed > 0 ? (double)done / elapsed : 0;
+    long eta = fps > 0 ? lround((double)(total - done) / fps) : 0;
+    fprintf(stderr, "\rframe %ld/%ld  %.1f fps  ETA %ld:%02ld ", done, total, fps, eta / 60, eta % 60);
+}
+
+/* The probe CSV: one row per frame, a column per probe (height at the nearest cell). */
+struct probe_log {
+    struct outfile file;
+    FILE *f;
+};
+
+static int probes_open(struct probe_log *pl, const char *path, const struct scene *sc, bool overwrite,
+                       struct rr_err *e)
+{
+    if (outfile_begin(&pl->file, path, overwrite, e) < 0)
+        return -1;
+    pl->f = fopen(outfile_temp_path(&pl->file), "w");
+    if (!pl->f)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
+    fputs("frame,time", pl->f);
+    for (int i = 0; i < sc->n_probes; i++)
+        fprintf(pl->f, ",%s", sc->probes[i].name);
+    fputc('\n', pl->f);
+    return 0;
+}
+
+static void probes_write(struct probe_log *pl, const struct scene *sc, const struct field *f, long frame)
+{
+    fprintf(pl->f, "%ld,%.9g", frame, (double)frame / sc->time.fps);
+    for (int i = 0; i < sc->n_probes; i++) {
+        long x = lround(sc->probes[i].x), y = lround(sc->probes[i].y);
+        fprintf(pl->f, ",%.9g", (double)f->cur[y * f->stride + x]);
+    }
+    fputc('\n', pl->f);
+}
+
+static int probes_close(struct probe_log *pl, const char *path, struct rr_err *e)
+{
+    FILE *f = pl->f;
+    pl->f = NULL;
+    if (ferror(f) | fclose(f))
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: write failed: %s", path, strerror(errno));
+    return outfile_commit(&pl->file, e);
+}
+
+static void probes_free(struct probe_log *pl)
+{
+    if (pl->f)
+        fclose(pl->f);
+    pl->f = NULL;
+    outfile_abort(&pl->file);
+}
+
+/* The manifest: what was run, for tabulating sweeps. Written at the end. */
+static int write_manifest(const char *path, const struct scene *sc, char (*md5s)[33], long frames,
+                          double seconds, bool overwrite, struct rr_err *e)
+{
+    struct outfile of = { 0 };
+    if (outfile_begin(&of, path, overwrite, e) < 0)
+        return -1;
+    FILE *f = fopen(outfile_temp_path(&of), "w");
+    if (!f) {
+        rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
+        outfile_abort(&of);
+        return -1;
+    }
+    fprintf(f, "{\n\"program\": \"ripplerender\",\n\"version\": \"%s\",\n", RR_VERSION);
+    fprintf(f, "\"libraries\": { \"ffmpeg\": \"%s\", \"libpng\": \"%s\", \"cjson\": \"%s\" },\n",
+            av_version_info(), PNG_LIBPNG_VER_STRING, cJSON_Version());
+    fprintf(f, "\"wall_time\": %.3f,\n\"frames\": %ld,\n\"frame_md5\": [", seconds, frames);
+    for (long i = 0; i < frames; i++)
+        fprintf(f, "%s\n  \"%s\"", i ? "," : "", md5s[i]);
+    fputs("\n],\n\"scene\": ", f);
+    int bad = scene_print(sc, f) < 0;
+    fputs("}\n", f);
+    if (bad | ferror(f) | fclose(f)) {
+        rr_fail(e, RR_EXIT_RUNTIME, "%s: write failed: %s", path, strerror(errno));
+        outfile_abort(&of);
+        return -1;
+    }
+    return outfile_commit(&of, e);
+}
+
+struct run {
+    struct scene sc;
+    struct sim *sim;
+    struct renderer *render;
+    struct sink *sink;
+    struct probe_log probes;
+    char (*expected)[33];        /* --check */
+    long n_expected;
+    char (*md5s)[33];            /* every frame's hash, for --manifest */
+};
+
+static void run_free(struct run *r)
+{
+    sink_free(r->sink);
+    render_free(r->render);
+    sim_free(r->sim);
+    probes_free(&r->probes);
+    free(r->expected);
+    free(r->md5s);
+    scene_free(&r->sc);
+}
+
+/* Builds every stage. Returns 0, or -1 with e filled. */
+static int run_setup(struct run *r, const struct options *o, bool writes_output, struct rr_err *e)
+{
+    struct scene *sc = &r->sc;
+    if (o->output) {
+        char *p = strdup(o->output);
+        if (!p)
+            return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+        free(sc->output.path);
+        sc->output.path = p;
+    }
+    if (sc->n_probes == 0 && o->probes)
+        return rr_fail(e, RR_EXIT_USAGE, "--probes %s: the scene has no probes", o->probes);
+    int needs = 0;
+    struct sink_params sp = {
+        .width = sc->render.width, .height = sc->render.height,
+        .grid_w = sc->grid.width, .grid_h = sc->grid.height,
+        .fps = sc->time.fps, .frames = sc->time.frames,
+        .overwrite = o->overwrite, .threads = o->threads,
+    };
+    if (writes_output) {
+        if (sink_open(&r->sink, sc, &sp, e) < 0)
+            return -1;
+        needs = sink_needs(r->sink);
+    } else if (!sink_find(sc->output.path, e)) {
+        return -1;
+    }
+    if (render_create(&r->render, sc, needs, e) < 0 || sim_create(&r->sim, sc, e) < 0)
+        return -1;
+    if (o->check && framehash_load(o->check, &r->expected, &r->n_expected, e) < 0)
+        return -1;
+    if (o->manifest && !(r->md5s = calloc((size_t)sc->time.frames, sizeof *r->md5s)))
+        return rr_fail(e, RR_EXIT_RUNTIME, "out of memory for %d frame hashes", sc->time.frames);
+    if (o->probes && probes_open(&r->probes, o->probes, sc, o->overwrite, e) < 0)
+        return -1;
+    return 0;
+}
+
+/* Compares frame i with --check's list. Returns 0, or -1 with e filled (status 3). */
+static int check_frame(const struct run *r, const char *file, long i, const char *md5, struct rr_err *e)
+{
+    if (i >= r->n_expected)
+        return rr_fail(e, RR_EXIT_MISMATCH, "%s: frame %ld differs: the file has only %ld frames", file, i,
+                       r->n_expected);
+    if (strcmp(r->expected[i], md5) != 0)
+        return rr_fail(e, RR_EXIT_MISMATCH, "%s: frame %ld differs: expected %s, got %s", file, i,
+                       r->expected[i], md5);
+    return 0;
+}
+
+/* The frame loop. Returns 0, or -1 with e filled. *done counts the frames written. */
+static int run_frames(struct run *r, const struct options *o, long *done, struct rr_err *e)
+{
+    const struct scene *sc = &r->sc;
+    long total = sc->time.frames;
+    bool show = o->progress == PROGRESS_ALWAYS || (o->progress == PROGRESS_AUTO && isatty(2));
+    double started = now_seconds();
+    for (long i = 0; i < total; i++) {
+        if (interrupted)
+            break;
+        if (i > 0 && sim_advance_frame(r->sim, e) < 0)
+            return -1;
+        struct frame fr;
+        if (render_frame(r->render, sim_field(r->sim), sim_walls(r->sim), i, &fr, e) < 0)
+            return -1;
+        if (o->hash || o->check || r->md5s) {
+            char md5[33];
+            frame_md5_hex(&fr, md5);
+            if (o->hash)
+                printf("%ld %s\n", i, md5);
+            if (r->md5s)
+                memcpy(r->md5s[i], md5, sizeof md5);
+            if (o->check && check_frame(r, o->check, i, md5, e) < 0)
+                return -1;
+        }
+        if (r->probes.f)
+            probes_write(&r->probes, sc, sim_field(r->sim), i);
+        if (r->sink && sink_write(r->sink, &fr, e) < 0)
+            return -1;
+        *done = i + 1;
+        if (show)
+            show_progress(*done, total, started);
+    }
+    if (show)
+        fputc('\n', stderr);
+    if (!interrupted && o->check && r->n_expected > total)
+        return rr_fail(e, RR_EXIT_MISMATCH, "%s: frame %ld differs: the file has %ld frames, the scene %ld",
+                       o->check, total, r->n_expected, total);
+    return 0;
+}
+
+static int fail(const struct rr_err *e)
+{
+    fflush(stdout);
+    fprintf(stderr, "ripplerender: %s\n", e->msg);
+    return e->status ? e->status : RR_EXIT_RUNTIME;
+}
+
+int main(int argc, char **argv)
+{
+    struct options o = { .progress = PROGRESS_AUTO };
+    int status = parse_options(argc, argv, &o);
+    if (status >= 0) {
+        free(o.sets);
+        return status;
+    }
+    if (o.threads > 0)
+        omp_set_num_threads(o.threads);
+    /* The libraries' own chatter (libx264's statistics) is not ours to print;
+     * their errors still show, above our one-line verdict. */
+    av_log_set_level(AV_LOG_ERROR);
+
+    struct rr_err e = { 0 };
+    struct run r = { 0 };
+    status = RR_EXIT_OK;
+    if (scene_load(&r.sc, o.scene_path, o.sets, o.n_sets, &e) < 0) {
+        status = fail(&e);
+        goto end;
+    }
+    if (o.print_scene) {
+        if (scene_print(&r.sc, stdout) < 0 || fflush(stdout) != 0) {
+            rr_fail(&e, RR_EXIT_RUNTIME, "standard output: write failed: %s", strerror(errno));
+            status = fail(&e);
+        }
+        goto end;
+    }
+    bool writes_output = !o.validate && (o.output || !(o.hash || o.check));
+    if (run_setup(&r, &o, writes_output, &e) < 0) {
+        status = fail(&e);
+        goto end;
+    }
+    if (o.validate) {
+        printf("%s: valid (%dx%d cells, %d frames at %g fps, solver %s)\n",
+               strcmp(o.scene_path, "-") ? o.scene_path : "<stdin>", r.sc.grid.width, r.sc.grid.height,
+               r.sc.time.frames, r.sc.time.fps, scene_solver_name(r.sc.solver.type));
+        goto end;
+    }
+
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    double started = now_seconds();
+    long done = 0;
+    if (run_frames(&r, &o, &done, &e) < 0) {
+        status = fail(&e);
+        goto end;
+    }
+    /* Interrupted or not, finish what was written so the frames so far play. */
+    if (r.sink && sink_close(r.sink, &e) < 0) {
+        status = fail(&e);
+        goto end;
+    }
+    if (r.probes.f && probes_close(&r.probes, o.probes, &e) < 0) {
+        status = fail(&e);
+        goto end;
+    }
+    if (o.manifest && write_manifest(o.manifest, &r.sc, r.md5s, done, now_seconds() - started,
+                                     o.overwrite, &e) < 0) {
+        status = fail(&e);
+        goto end;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        rr_fail(&e, RR_EXIT_RUNTIME, "standard output: write failed: %s", strerror(errno));
+        status = fail(&e);
+        goto end;
+    }
+    if (interrupted) {
+        fprintf(stderr, "ripplerender: interrupted after %ld of %d frames; %s holds the frames so far\n",
+                done, r.sc.time.frames, r.sink ? r.sc.output.path : "nothing");
+        status = RR_EXIT_INTERRUPTED;
+    }
+end:
+    run_free(&r);
+    free(o.sets);
+    return status;
+}

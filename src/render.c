@@ -1,0 +1,275 @@
+/* render.c: height field -> rgb24 frame (modes height and colormap), with the
+ * optional 16-bit grey and raw-height outputs, scaled with libswscale. */
+#include "render.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libavutil/mem.h>
+#include <libavutil/pixfmt.h>
+#include <libswscale/swscale.h>
+
+/* Bit-exact bicubic: the same bytes from every CPU and SIMD path. */
+#define RR_SWS_FLAGS (SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT)
+
+struct renderer {
+    enum render_mode mode;
+    int needs;
+    float lo, span;                    /* range[0], range[1] - range[0] */
+    const unsigned char (*map)[3];     /* colormap mode */
+    unsigned char wall[3];
+    uint16_t wall16;
+    int gw, gh, rw, rh;
+    bool scaled;
+    /* Grid-size pictures (sws sources when scaled; rgb_grid is the frame otherwise). */
+    uint8_t *rgb_grid;  int rgb_grid_stride;
+    uint16_t *g16_grid; int g16_grid_stride;   /* strides in bytes */
+    /* Render-size sws destinations (aligned strides) and packed frame buffers. */
+    uint8_t *rgb_dst;   int rgb_dst_stride;
+    uint16_t *g16_dst;  int g16_dst_stride;
+    uint8_t *rgb_out;
+    uint16_t *g16_out;
+    float *heights;
+    struct SwsContext *sws_rgb, *sws_g16;
+};
+
+static const char *mode_name(enum render_mode m)
+{
+    static const char *const names[] = { "height", "colormap", "shaded", "refract", "normals", "caustics" };
+    return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "?";
+}
+
+static int align64(int n)
+{
+    return (n + 63) & ~63;
+}
+
+void render_free(struct renderer *r)
+{
+    if (!r)
+        return;
+    sws_freeContext(r->sws_rgb);
+    sws_freeContext(r->sws_g16);
+    av_free(r->rgb_grid);
+    av_free(r->g16_grid);
+    av_free(r->rgb_dst);
+    av_free(r->g16_dst);
+    av_free(r->rgb_out);
+    av_free(r->g16_out);
+    av_free(r->heights);
+    free(r);
+}
+
+static int list_colormaps(char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; colormap_names[i] && used < n; i++) {
+        int k = snprintf(buf + used, n - used, "%s%s", i ? ", " : "", colormap_names[i]);
+        if (k < 0)
+            return -1;
+        used += (size_t)k;
+    }
+    return 0;
+}
+
+int render_create(struct renderer **out, const struct scene *sc, int needs, struct rr_err *e)
+{
+    *out = NULL;
+    const struct render_config *rc = &sc->render;
+    if (rc->mode != RENDER_HEIGHT && rc->mode != RENDER_COLORMAP)
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "render.mode: \"%s\" is not available in this version (available: height, colormap)",
+                       mode_name(rc->mode));
+    const unsigned char (*map)[3] = NULL;
+    if (rc->mode == RENDER_COLORMAP) {
+        map = colormap_find(rc->colormap);
+        if (!map) {
+            char names[256];
+            list_colormaps(names, sizeof names);
+            return rr_fail(e, RR_EXIT_USAGE, "render.colormap: \"%s\" is not a colormap (available: %s)",
+                           rc->colormap, names);
+        }
+    }
+    if ((needs & RENDER_NEED_GRAY16) && rc->mode != RENDER_HEIGHT)
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "output.bit_depth: 16 needs render.mode \"height\" (the mode is \"%s\")",
+                       mode_name(rc->mode));
+    if (!(rc->range[1] != rc->range[0]) || !isfinite(rc->range[0]) || !isfinite(rc->range[1]))
+        return rr_fail(e, RR_EXIT_USAGE, "render.range: expected two different finite numbers, got [%g, %g]",
+                       rc->range[0], rc->range[1]);
+    int gw = sc->grid.width, gh = sc->grid.height;
+    int rw = rc->width > 0 ? rc->width : gw, rh = rc->height > 0 ? rc->height : gh;
+    if (gw <= 0 || gh <= 0 || (long long)rw * rh > (1LL << 28) || (long long)gw * gh > (1LL << 28))
+        return rr_fail(e, RR_EXIT_USAGE, "render: unsupported size %dx%d from a %dx%d grid", rw, rh, gw, gh);
+
+    struct renderer *r = calloc(1, sizeof *r);
+    if (!r)
+        return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory");
+    r->mode = rc->mode;
+    r->needs = needs;
+    r->lo = (float)rc->range[0];
+    r->span = (float)(rc->range[1] - rc->range[0]);
+    r->map = map;
+    memcpy(r->wall, rc->obstacle_color, 3);
+    /* The walls' grey in 16-bit output: BT.601 luma of obstacle_color. */
+    r->wall16 = (uint16_t)((299 * rc->obstacle_color[0] + 587 * rc->obstacle_color[1] +
+                            114 * rc->obstacle_color[2] + 500) / 1000 * 257);
+    r->gw = gw;
+    r->gh = gh;
+    r->rw = rw;
+    r->rh = rh;
+    r->scaled = rw != gw || rh != gh;
+    bool g16 = needs & RENDER_NEED_GRAY16;
+
+    size_t gpix = (size_t)gw * gh, rpix = (size_t)rw * rh;
+    if (r->scaled) {
+        r->rgb_grid_stride = align64(gw * 3);
+        r->rgb_dst_stride = align64(rw * 3);
+        r->rgb_grid = av_malloc((size_t)r->rgb_grid_stride * gh);
+        r->rgb_dst = av_malloc((size_t)r->rgb_dst_stride * rh);
+        r->rgb_out = av_malloc(rpix * 3);
+        r->sws_rgb = sws_getContext(gw, gh, AV_PIX_FMT_RGB24, rw, rh, AV_PIX_FMT_RGB24, RR_SWS_FLAGS, NULL,
+                                    NULL, NULL);
+        if (g16) {
+            r->g16_grid_stride = align64(gw * 2);
+            r->g16_dst_stride = align64(rw * 2);
+            r->g16_grid = av_malloc((size_t)r->g16_grid_stride * gh);
+            r->g16_dst = av_malloc((size_t)r->g16_dst_stride * rh);
+            r->g16_out = av_malloc(rpix * 2);
+            r->sws_g16 = sws_getContext(gw, gh, AV_PIX_FMT_GRAY16, rw, rh, AV_PIX_FMT_GRAY16, RR_SWS_FLAGS,
+                                        NULL, NULL, NULL);
+            if (!r->g16_grid || !r->g16_dst || !r->g16_out || !r->sws_g16)
+                goto nomem;
+        }
+        if (!r->rgb_grid || !r->rgb_dst || !r->rgb_out || !r->sws_rgb)
+            goto nomem;
+    } else {
+        r->rgb_grid_stride = gw * 3;
+        r->rgb_grid = av_malloc(gpix * 3);
+        if (!r->rgb_grid)
+            goto nomem;
+        if (g16) {
+            r->g16_grid_stride = gw * 2;
+            r->g16_grid = av_malloc(gpix * 2);
+            if (!r->g16_grid)
+                goto nomem;
+        }
+    }
+    if (needs & RENDER_NEED_HEIGHTS) {
+        r->heights = av_malloc(gpix * sizeof(float));
+        if (!r->heights)
+            goto nomem;
+    }
+    *out = r;
+    return 0;
+nomem:
+    render_free(r);
+    return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory (or no scaler) for %dx%d from a %dx%d grid",
+                   rw, rh, gw, gh);
+}
+
+/* v = (h - range0) / (range1 - range0), clamped to [0, 1]; NaN gives 0. */
+static inline float unit(float h, float lo, float span)
+{
+    float v = (h - lo) / span;
+    return fminf(fmaxf(v, 0.0f), 1.0f);
+}
+
+/* One grid row to rgb24 (and 16-bit grey when g16 != NULL). Walls are painted
+ * after the colour, so the colour loop stays branch-free. */
+static void render_row(const struct renderer *r, const float *restrict h, const unsigned char *walls,
+                       uint8_t *restrict rgb, uint16_t *restrict g16)
+{
+    const int w = r->gw;
+    const float lo = r->lo, span = r->span;
+    if (r->mode == RENDER_HEIGHT) {
+        for (int x = 0; x < w; x++) {
+            float v = unit(h[x], lo, span);
+            uint8_t g = (uint8_t)lrintf(v * 255.0f);
+            rgb[3 * x] = rgb[3 * x + 1] = rgb[3 * x + 2] = g;
+        }
+        if (g16)
+            for (int x = 0; x < w; x++)
+                g16[x] = (uint16_t)lrintf(unit(h[x], lo, span) * 65535.0f);
+    } else {
+        const unsigned char (*map)[3] = r->map;
+        for (int x = 0; x < w; x++) {
+            long i = lrintf(unit(h[x], lo, span) * 255.0f);
+            rgb[3 * x] = map[i][0];
+            rgb[3 * x + 1] = map[i][1];
+            rgb[3 * x + 2] = map[i][2];
+        }
+    }
+    if (walls) {
+        for (int x = 0; x < w; x++) {
+            if (walls[x] == 1) {
+                memcpy(rgb + 3 * x, r->wall, 3);
+                if (g16)
+                    g16[x] = r->wall16;
+            }
+        }
+    }
+}
+
+static void pack_rows(uint8_t *dst, const uint8_t *src, int src_stride, int row_bytes, int rows)
+{
+    for (int y = 0; y < rows; y++)
+        memcpy(dst + (size_t)y * row_bytes, src + (size_t)y * src_stride, (size_t)row_bytes);
+}
+
+int render_frame(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
+                 struct frame *fr, struct rr_err *e)
+{
+    if (f->w != r->gw || f->h != r->gh)
+        return rr_fail(e, RR_EXIT_RUNTIME, "render: the field is %dx%d, the renderer was made for %dx%d", f->w,
+                       f->h, r->gw, r->gh);
+    const int gw = r->gw, gh = r->gh;
+    const bool g16 = r->g16_grid != NULL;
+#pragma omp parallel for schedule(static) if ((long)gw * gh >= 65536)
+    for (int y = 0; y < gh; y++) {
+        render_row(r, f->cur + (ptrdiff_t)y * f->stride, walls ? walls + (size_t)y * gw : NULL,
+                   r->rgb_grid + (size_t)y * r->rgb_grid_stride,
+                   g16 ? (uint16_t *)((uint8_t *)r->g16_grid + (size_t)y * r->g16_grid_stride) : NULL);
+    }
+    memset(fr, 0, sizeof *fr);
+    fr->index = index;
+    fr->width = r->rw;
+    fr->height = r->rh;
+    fr->grid_w = gw;
+    fr->grid_h = gh;
+    if (r->scaled) {
+        const uint8_t *src[4] = { r->rgb_grid, NULL, NULL, NULL };
+        int src_stride[4] = { r->rgb_grid_stride, 0, 0, 0 };
+        uint8_t *dst[4] = { r->rgb_dst, NULL, NULL, NULL };
+        int dst_stride[4] = { r->rgb_dst_stride, 0, 0, 0 };
+        if (sws_scale(r->sws_rgb, src, src_stride, 0, gh, dst, dst_stride) != r->rh)
+            return rr_fail(e, RR_EXIT_RUNTIME, "render: libswscale failed to scale %dx%d to %dx%d", gw, gh,
+                           r->rw, r->rh);
+        pack_rows(r->rgb_out, r->rgb_dst, r->rgb_dst_stride, r->rw * 3, r->rh);
+        fr->rgb = r->rgb_out;
+        if (g16) {
+            src[0] = (const uint8_t *)r->g16_grid;
+            src_stride[0] = r->g16_grid_stride;
+            dst[0] = (uint8_t *)r->g16_dst;
+            dst_stride[0] = r->g16_dst_stride;
+            if (sws_scale(r->sws_g16, src, src_stride, 0, gh, dst, dst_stride) != r->rh)
+                return rr_fail(e, RR_EXIT_RUNTIME, "render: libswscale failed to scale 16-bit grey %dx%d to %dx%d",
+                               gw, gh, r->rw, r->rh);
+            pack_rows((uint8_t *)r->g16_out, (const uint8_t *)r->g16_dst, r->g16_dst_stride, r->rw * 2, r->rh);
+            fr->gray16 = r->g16_out;
+        }
+    } else {
+        fr->rgb = r->rgb_grid;
+        fr->gray16 = r->g16_grid;
+    }
+    if (r->heights) {
+        for (int y = 0; y < gh; y++)
+            memcpy(r->heights + (size_t)y * gw, f->cur + (ptrdiff_t)y * f->stride, (size_t)gw * sizeof(float));
+        fr->heights = r->heights;
+    }
+    return 0;
+}

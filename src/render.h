@@ -1,0 +1,40 @@
+/* render.h: height field -> rgb24 picture (and 16-bit grey, raw heights).
+ *
+ * Modes: height (grey; range[0] black, range[1] white, 0 mid-grey), colormap
+ * (a named map over range). Walls are painted in render.obstacle_color. When
+ * render.width/height differ from the grid, the picture is scaled with
+ * libswscale (bicubic, bit-exact flags, so frames are the same on every CPU). */
+#ifndef RR_RENDER_H
+#define RR_RENDER_H
+
+#include "field.h"
+#include "frame.h"
+#include "rr_err.h"
+#include "scene.h"
+
+enum render_needs {
+    RENDER_NEED_GRAY16 = 1,    /* 16-bit grey at render size (height mode only) */
+    RENDER_NEED_HEIGHTS = 2,   /* raw float heights at grid size */
+};
+
+struct renderer;
+
+/* Prepares buffers and the scaler. `needs` is a mask of enum render_needs.
+ * Returns 0 and *out, or -1 with e filled (RR_EXIT_USAGE for an unknown
+ * colormap or a gray16 request in a mode that has no grey; RR_EXIT_RUNTIME for
+ * memory). */
+int render_create(struct renderer **out, const struct scene *sc, int needs, struct rr_err *e);
+
+/* Renders the field's current heights. fr's pointers are owned by the renderer
+ * and valid until the next call. Returns 0, or -1 with e filled. */
+int render_frame(struct renderer *r, const struct field *f, const unsigned char *walls,
+                 long index, struct frame *fr, struct rr_err *e);
+
+void render_free(struct renderer *r);   /* accepts NULL */
+
+/* Colormaps by name: the table of 256 rgb entries, or NULL if unknown.
+ * colormap_names lists the names, NULL-terminated. */
+const unsigned char (*colormap_find(const char *name))[3];
+extern const char *const colormap_names[];
+
+#endif

@@ -1,0 +1,178 @@
+/* scene.h: the scene as plain data, loaded from JSON with every default filled.
+ *
+ * cJSON is seen by scene.c only. Everything here is validated: a struct scene
+ * that scene_load returned is within the ranges docs/scene.md gives, so the
+ * simulation and the sinks never re-check user input. Coordinates are grid
+ * cells (x right, y down, cell centres at integer coordinates); times are
+ * seconds of video. Paths are already resolved against the scene file's
+ * folder. Strings and arrays are owned by the scene and freed by scene_free. */
+#ifndef RR_SCENE_H
+#define RR_SCENE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "rr_err.h"
+
+#define RR_NAME_MAX 32
+
+enum solver_type { SOLVER_ELIAS, SOLVER_FLOW, SOLVER_SPRING, SOLVER_WAVE, SOLVER_SPECTRAL };
+enum edge_kind { EDGE_FIXED, EDGE_CLAMP, EDGE_WRAP, EDGE_ABSORB };
+enum edge_side { EDGE_LEFT, EDGE_RIGHT, EDGE_TOP, EDGE_BOTTOM };
+enum shape_kind { SHAPE_POINT, SHAPE_DISC, SHAPE_GAUSSIAN, SHAPE_COSINE };
+enum drop_mode { DROP_ADD, DROP_SET };
+enum obstacle_type { OBST_RECT, OBST_CIRCLE, OBST_POLYGON, OBST_LINE, OBST_MASK };
+enum render_mode {
+    RENDER_HEIGHT, RENDER_COLORMAP, RENDER_SHADED, RENDER_REFRACT, RENDER_NORMALS, RENDER_CAUSTICS
+};
+enum initial_type { INITIAL_IMAGE, INITIAL_WAVE };
+
+/* A moment in the video: either a time in seconds or a frame number, as the
+ * scene gave it (printed back the same way). */
+struct moment {
+    bool is_frame;
+    double time;   /* seconds; valid when !is_frame */
+    long frame;    /* valid when is_frame */
+};
+
+struct drop {
+    struct moment at;
+    double x, y, radius, amplitude;
+    enum shape_kind shape;
+    enum drop_mode mode;
+};
+
+struct rain {
+    bool enabled;              /* false when the scene has no "rain" */
+    double rate;               /* drops per second */
+    struct moment start, end;  /* end defaults to the end of the video */
+    double radius[2];          /* uniform in [min, max] */
+    double amplitude[2];       /* uniform in [min, max] */
+    unsigned long long seed;
+    enum shape_kind shape;
+};
+
+struct oscillator {
+    bool is_line;              /* from/to given instead of x/y */
+    double x, y;               /* point source */
+    double from[2], to[2];     /* line source */
+    double radius, amplitude, frequency, phase;   /* phase in radians */
+    struct moment start, end;  /* end: until the end of the video */
+    enum shape_kind shape;
+};
+
+struct path_point { double time, x, y; };
+
+struct mover {
+    struct path_point *path;   /* sorted by time, at least 1 point */
+    int n_path;
+    double radius, amplitude;
+    enum shape_kind shape;
+};
+
+struct initial {
+    enum initial_type type;
+    char *path;                /* image: PNG, value v in [0,1] -> (v - 0.5) * 2 * scale */
+    double scale;
+    double wavelength, angle, amplitude;   /* wave: cells, degrees, height */
+};
+
+struct probe {
+    char name[RR_NAME_MAX];
+    double x, y;
+};
+
+struct obstacle {
+    enum obstacle_type type;
+    double x, y, width, height;        /* rect: corner and size; circle: centre */
+    double radius;                     /* circle */
+    double (*points)[2];               /* polygon */
+    int n_points;
+    double from[2], to[2];             /* line, thickness in `width` */
+    char *path;                        /* mask PNG */
+    double threshold;                  /* mask: wall where value >= threshold */
+    bool invert;                       /* mask: wall where value < threshold */
+};
+
+struct solver_config {
+    enum solver_type type;
+    double damping;        /* (0, 1]; per step */
+    int damping_shift;     /* > 0: h' -= h' / 2^n instead of damping */
+    double half_life;      /* > 0: seconds; overrides damping and damping_shift */
+    int neighbors;         /* elias: 4 or 8 */
+    double flow;           /* flow: F in [0, 1] */
+    double blend;          /* spring */
+    int passes;            /* spring */
+    double speed;          /* wave: m/s */
+    char *speed_map;       /* wave: PNG or NULL */
+    double speed_range[2]; /* wave: speed at map value 0 and 1 */
+    double decay;          /* wave: gamma, 1/s */
+    double gravity, surface_tension, density, depth, viscosity;   /* spectral; depth 0: deep */
+};
+
+struct render_config {
+    enum render_mode mode;
+    char colormap[RR_NAME_MAX];
+    double range[2];               /* height mapped to the ends of the scale */
+    int width, height;             /* output size in pixels (default: the grid's) */
+    unsigned char obstacle_color[3];
+};
+
+struct output_config {
+    char *path;                    /* resolved against the current directory, not the scene */
+    char codec[RR_NAME_MAX];       /* "" = the container's default */
+    int crf;                       /* -1 = the codec's default */
+    char preset[RR_NAME_MAX];      /* "" = the codec's default */
+    char pix_fmt[RR_NAME_MAX];     /* "" = the codec's default */
+    int bit_depth;                 /* 8 or 16 (16: PNG sequences of height renders) */
+};
+
+struct scene {
+    char *file;                    /* the scene's name for messages ("-" for stdin) */
+    struct { int width, height; double cell_size; } grid;
+    struct { double fps; int frames; int steps_per_frame; bool steps_auto; } time;
+    struct solver_config solver;
+    enum edge_kind boundary[4];    /* indexed by enum edge_side */
+    int absorb_width;
+    struct drop *drops;           int n_drops;
+    struct rain rain;
+    struct oscillator *oscillators; int n_oscillators;
+    struct mover *movers;         int n_movers;
+    struct initial *initial;      int n_initial;
+    struct probe *probes;         int n_probes;
+    struct obstacle *obstacles;   int n_obstacles;
+    struct render_config render;
+    struct output_config output;
+};
+
+/* Reads the scene at `path` ("-": standard input), applies the --set overrides
+ * (each "dotted.path=VALUE", VALUE read as JSON, else as a string) and fills
+ * *sc. On failure returns -1 with e->status RR_EXIT_USAGE for anything the user
+ * can fix in the scene or the overrides (one line: "file:line:col: key.path:
+ * what, got VALUE", or "--set key.path: ..."), RR_EXIT_RUNTIME for I/O and
+ * memory failures; *sc is then empty (scene_free is still safe). */
+int scene_load(struct scene *sc, const char *path, const char *const *sets, int n_sets,
+               struct rr_err *e);
+
+/* Frees everything the scene owns and zeroes it. Safe on a zeroed or freed scene. */
+void scene_free(struct scene *sc);
+
+/* Writes the fully resolved scene as JSON (every key, defaults included) that
+ * scene_load reads back to an equal scene. Returns 0, or -1 on a write error. */
+int scene_print(const struct scene *sc, FILE *out);
+
+/* Time step helpers shared by every module, so that all agree on what a step is. */
+static inline int scene_steps_per_frame(const struct scene *sc) { return sc->time.steps_per_frame; }
+double scene_dt(const struct scene *sc);                 /* seconds per step */
+long long scene_total_steps(const struct scene *sc);     /* frames * steps_per_frame */
+/* The step at which a moment falls: frame * steps_per_frame, or
+ * round(time * fps * steps_per_frame). */
+long long scene_moment_step(const struct scene *sc, const struct moment *m);
+
+/* Names of enum values, for messages and printing; NULL-safe lookups. */
+const char *scene_solver_name(enum solver_type t);
+const char *scene_edge_name(enum edge_kind k);
+const char *scene_shape_name(enum shape_kind k);
+const char *scene_render_mode_name(enum render_mode m);
+
+#endif

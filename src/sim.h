@@ -1,0 +1,40 @@
+/* sim.h: the simulation: owns the field, the solver, the sources and the wall
+ * mask, and advances one frame (steps_per_frame steps) at a time.
+ *
+ * Frame n shows the water at time n / fps, after n * steps_per_frame steps and
+ * after the sources due at that step were applied, so a drop at time 0 is
+ * visible in frame 0. */
+#ifndef RR_SIM_H
+#define RR_SIM_H
+
+#include "field.h"
+#include "rr_err.h"
+#include "scene.h"
+
+struct sim;
+
+/* Builds the simulation for a validated scene: allocates the field, rasterises
+ * the obstacles (loading mask PNGs), plans the sources (rain drawn from its
+ * seed), sets the initial conditions and applies the sources of step 0.
+ * Returns 0 and *out, or -1 with e filled: RR_EXIT_USAGE for scene problems
+ * found only now (a missing or broken mask, a solver limit), RR_EXIT_RUNTIME
+ * for memory. *out is NULL on failure. */
+int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e);
+
+/* Advances to the next frame. Returns 0, or -1 with e filled (RR_EXIT_RUNTIME)
+ * when a height became NaN, infinite or runaway, naming the frame. */
+int sim_advance_frame(struct sim *s, struct rr_err *e);
+
+/* The field as it is now (valid until the next sim_advance_frame). */
+const struct field *sim_field(const struct sim *s);
+
+/* The wall mask: w * h bytes, row-major, 1 where an obstacle is. */
+const unsigned char *sim_walls(const struct sim *s);
+
+/* The index of the frame the field now shows (0 after sim_create). */
+long sim_frame(const struct sim *s);
+
+/* Frees everything; accepts NULL. */
+void sim_free(struct sim *s);
+
+#endif

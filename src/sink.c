@@ -1,0 +1,174 @@
+/* sink.c: the sink registry (output kind from the output's name) and the
+ * wrappers every caller uses. */
+#include "sink.h"
+#include "sinks/sinks.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <libavutil/error.h>
+
+struct sink {
+    const struct sink_ops *ops;
+    void *priv;
+    int needs;
+    bool closed, close_failed;
+};
+
+const char *sink_extension(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    return dot ? dot + 1 : "";
+}
+
+int sink_av_fail(struct rr_err *e, int status, const char *path, const char *what, int err)
+{
+    char buf[AV_ERROR_MAX_STRING_SIZE];
+    av_strerror(err, buf, sizeof buf);
+    return rr_fail(e, status, "%s: %s: %s", path, what, buf);
+}
+
+/* Counts the integer conversions of a printf pattern; -1 for any other or a
+ * malformed conversion. */
+static int count_conversions(const char *p)
+{
+    int n = 0;
+    while ((p = strchr(p, '%'))) {
+        p++;
+        if (*p == '%') {
+            p++;
+            continue;
+        }
+        while (*p && strchr("-+ 0", *p))
+            p++;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (*p == '.') {
+            p++;
+            while (*p >= '0' && *p <= '9')
+                p++;
+        }
+        if (*p != 'd' && *p != 'i' && *p != 'u')
+            return -1;
+        p++;
+        n++;
+    }
+    return n;
+}
+
+int sink_pattern_check(const char *pattern, struct rr_err *e)
+{
+    int n = count_conversions(pattern);
+    if (n != 1)
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "%s: a PNG sequence name needs exactly one frame number field such as %%05d "
+                       "(%%d, %%i or %%u with flags, width, precision; %%%% for a literal %%)",
+                       pattern);
+    return 0;
+}
+
+int sink_pattern_name(char *buf, size_t n, const char *pattern, long i)
+{
+    /* The pattern was checked: one int conversion, so passing an int is right. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    int k = snprintf(buf, n, pattern, (int)i);
+#pragma GCC diagnostic pop
+    return k < 0 || (size_t)k >= n ? -1 : 0;
+}
+
+const struct sink_ops *sink_find(const char *path, struct rr_err *e)
+{
+    if (!path || !*path) {
+        rr_fail(e, RR_EXIT_USAGE, "output.path: empty (give -o PATH or output.path)");
+        return NULL;
+    }
+    const char *ext = sink_extension(path);
+    static const char *const video_ext[] = { "mp4", "mkv", "mov", "webm" };
+    for (size_t i = 0; i < sizeof video_ext / sizeof video_ext[0]; i++)
+        if (strcasecmp(ext, video_ext[i]) == 0)
+            return &sink_video_ops;
+    if (strcasecmp(ext, "framemd5") == 0)
+        return &sink_framemd5_ops;
+    if (strcasecmp(ext, "framehash") == 0)
+        return &sink_framehash_ops;
+    if (strcasecmp(ext, "npy") == 0)
+        return &sink_npy_ops;
+    if (strcasecmp(ext, "png") == 0) {
+        if (sink_pattern_check(path, e) < 0)
+            return NULL;
+        return &sink_pngseq_ops;
+    }
+    rr_fail(e, RR_EXIT_USAGE,
+            "%s: unknown output kind (use .mp4 .mkv .mov .webm, NAME%%05d.png, .framemd5 .framehash or .npy)", path);
+    return NULL;
+}
+
+int sink_open(struct sink **out, const struct scene *sc, const struct sink_params *p, struct rr_err *e)
+{
+    *out = NULL;
+    const struct output_config *o = &sc->output;
+    const struct sink_ops *ops = sink_find(o->path, e);
+    if (!ops)
+        return -1;
+    if (p->width <= 0 || p->height <= 0 || p->fps <= 0 || p->frames < 0)
+        return rr_fail(e, RR_EXIT_USAGE, "%s: bad output parameters %dx%d at %g fps", o->path, p->width,
+                       p->height, p->fps);
+    struct sink *s = calloc(1, sizeof *s);
+    if (!s)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
+    s->ops = ops;
+    s->priv = calloc(1, ops->priv_size);
+    if (!s->priv) {
+        free(s);
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
+    }
+    s->needs = ops->needs(o, sc);
+    if ((s->needs & RENDER_NEED_GRAY16) && sc->render.mode != RENDER_HEIGHT) {
+        sink_free(s);
+        return rr_fail(e, RR_EXIT_USAGE, "output.bit_depth: 16 needs render.mode \"height\"");
+    }
+    if (ops->open(s->priv, o, p, e) < 0) {
+        sink_free(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+int sink_needs(const struct sink *s)
+{
+    return s ? s->needs : 0;
+}
+
+int sink_write(struct sink *s, const struct frame *fr, struct rr_err *e)
+{
+    return s->ops->write(s->priv, fr, e);
+}
+
+int sink_close(struct sink *s, struct rr_err *e)
+{
+    if (s->closed)
+        return 0;
+    if (s->close_failed)
+        return rr_fail(e, RR_EXIT_RUNTIME, "output: closed again after a failed close");
+    if (s->ops->close(s->priv, e) < 0) {
+        s->close_failed = true;
+        return -1;
+    }
+    s->closed = true;
+    return 0;
+}
+
+void sink_free(struct sink *s)
+{
+    if (!s)
+        return;
+    if (s->priv)
+        s->ops->free(s->priv);
+    free(s->priv);
+    free(s);
+}

@@ -1,0 +1,64 @@
+/* sink.h: where frames go: the output interface and its registry.
+ *
+ * The kind comes from the output's name: .mp4 .mkv .mov .webm (video through
+ * libavformat/libavcodec), a name with a printf field such as f%05d.png (a PNG
+ * sequence through libpng), .framemd5 / .framehash (FFmpeg's hash muxers over
+ * rgb24), .npy (float32 heights, shape (frames, height, width)).
+ *
+ * Every sink writes beside its target under a temporary name and renames into
+ * place in close; free without a successful close removes the temporary
+ * files, so nothing half-written is ever left under the target's name. An
+ * existing target is replaced only with params.overwrite; without it open
+ * fails before anything is written. */
+#ifndef RR_SINK_H
+#define RR_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "frame.h"
+#include "render.h"
+#include "rr_err.h"
+#include "scene.h"
+
+struct sink_params {
+    int width, height;        /* rendered frame size */
+    int grid_w, grid_h;       /* height field size (npy) */
+    double fps;
+    long frames;              /* how many frames will be written */
+    bool overwrite;           /* -y */
+    int threads;              /* encoder threads (0: the library's choice) */
+};
+
+struct sink_ops {
+    const char *name;
+    size_t priv_size;
+    /* Returns the render_needs bits this sink wants for this output. */
+    int (*needs)(const struct output_config *o, const struct scene *sc);
+    int (*open)(void *priv, const struct output_config *o, const struct sink_params *p,
+                struct rr_err *e);
+    int (*write)(void *priv, const struct frame *fr, struct rr_err *e);
+    /* Finishes the file (trailer, header patch) and renames it into place. */
+    int (*close)(void *priv, struct rr_err *e);
+    /* Releases everything; removes temporary files if close did not succeed.
+     * Safe after a failed open, and after close. */
+    void (*free)(void *priv);
+};
+
+/* The sink kind for an output path, or NULL (e filled, RR_EXIT_USAGE, naming
+ * the path and the kinds there are) when the name fits none. */
+const struct sink_ops *sink_find(const char *path, struct rr_err *e);
+
+struct sink;
+
+/* Finds the kind and opens it. Returns 0 and *out, or -1 with e filled
+ * (RR_EXIT_USAGE for a bad codec/pix_fmt/name, RR_EXIT_RUNTIME for I/O or an
+ * existing file without overwrite). */
+int sink_open(struct sink **out, const struct scene *sc, const struct sink_params *p,
+              struct rr_err *e);
+int sink_needs(const struct sink *s);
+int sink_write(struct sink *s, const struct frame *fr, struct rr_err *e);
+int sink_close(struct sink *s, struct rr_err *e);
+void sink_free(struct sink *s);   /* accepts NULL; removes temporaries if not closed */
+
+#endif

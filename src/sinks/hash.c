@@ -1,0 +1,298 @@
+/* sinks/hash.c: .framemd5 and .framehash outputs through FFmpeg's own hash
+ * muxers (one rgb24 rawvideo stream), the MD5 of a frame for --hash, and the
+ * reader of expected hashes for --check. */
+#include "framehash.h"
+#include "outfile.h"
+#include "sinks.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libavformat/avformat.h>
+#include <libavutil/mathematics.h>
+#include <libavutil/md5.h>
+
+void frame_md5_hex(const struct frame *fr, char out[33])
+{
+    static const char hex[] = "0123456789abcdef";
+    uint8_t d[16];
+    av_md5_sum(d, fr->rgb, (size_t)fr->width * fr->height * 3);
+    for (int i = 0; i < 16; i++) {
+        out[2 * i] = hex[d[i] >> 4];
+        out[2 * i + 1] = hex[d[i] & 15];
+    }
+    out[32] = '\0';
+}
+
+/* ---- the sink ------------------------------------------------------------ */
+
+struct hash_sink {
+    const char *muxer;          /* "framemd5" or "framehash" */
+    const char *path;
+    struct outfile file;
+    AVFormatContext *oc;
+    AVStream *st;
+    AVPacket *pkt;
+    AVRational tb;              /* 1/fps */
+    size_t frame_bytes;
+    int width, height;
+    bool header_written, done;
+};
+
+static int hash_needs(const struct output_config *o, const struct scene *sc)
+{
+    (void)o;
+    (void)sc;
+    return 0;
+}
+
+static int hash_open(struct hash_sink *s, const char *muxer, const struct output_config *o,
+                     const struct sink_params *p, struct rr_err *e)
+{
+    int ret;
+    s->muxer = muxer;
+    s->path = o->path;
+    s->width = p->width;
+    s->height = p->height;
+    s->frame_bytes = (size_t)p->width * p->height * 3;
+    if (outfile_begin(&s->file, o->path, p->overwrite, e) < 0)
+        return -1;
+    const char *tmp = outfile_temp_path(&s->file);
+    ret = avformat_alloc_output_context2(&s->oc, NULL, muxer, tmp);
+    if (ret < 0 || !s->oc)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, o->path, muxer, ret < 0 ? ret : AVERROR(ENOMEM));
+    /* No "#software: Lavf..." line: the file depends on the frames only. */
+    s->oc->flags |= AVFMT_FLAG_BITEXACT;
+    s->st = avformat_new_stream(s->oc, NULL);
+    s->pkt = av_packet_alloc();
+    if (!s->st || !s->pkt)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
+    s->tb = av_inv_q(av_d2q(p->fps, 100000));
+    s->st->time_base = s->tb;
+    AVCodecParameters *par = s->st->codecpar;
+    par->codec_type = AVMEDIA_TYPE_VIDEO;
+    par->codec_id = AV_CODEC_ID_RAWVIDEO;
+    par->format = AV_PIX_FMT_RGB24;
+    par->width = p->width;
+    par->height = p->height;
+    if (!(s->oc->oformat->flags & AVFMT_NOFILE)) {
+        ret = avio_open(&s->oc->pb, tmp, AVIO_FLAG_WRITE);
+        if (ret < 0)
+            return sink_av_fail(e, RR_EXIT_RUNTIME, o->path, "cannot open the temporary file", ret);
+    }
+    ret = avformat_write_header(s->oc, NULL);
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, o->path, "cannot write the header", ret);
+    s->header_written = true;
+    return 0;
+}
+
+static int framemd5_open(void *priv, const struct output_config *o, const struct sink_params *p,
+                         struct rr_err *e)
+{
+    return hash_open(priv, "framemd5", o, p, e);
+}
+
+static int framehash_open(void *priv, const struct output_config *o, const struct sink_params *p,
+                          struct rr_err *e)
+{
+    return hash_open(priv, "framehash", o, p, e);
+}
+
+static int hash_write(void *priv, const struct frame *fr, struct rr_err *e)
+{
+    struct hash_sink *s = priv;
+    if (fr->width != s->width || fr->height != s->height)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: frame %ld is %dx%d, the file was opened for %dx%d", s->path,
+                       fr->index, fr->width, fr->height, s->width, s->height);
+    av_packet_unref(s->pkt);
+    /* Not reference-counted: av_write_frame does not keep the data. */
+    s->pkt->data = (uint8_t *)(uintptr_t)fr->rgb;
+    s->pkt->size = (int)s->frame_bytes;
+    s->pkt->stream_index = 0;
+    s->pkt->pts = s->pkt->dts = fr->index;
+    s->pkt->duration = 1;
+    s->pkt->flags |= AV_PKT_FLAG_KEY;
+    av_packet_rescale_ts(s->pkt, s->tb, s->st->time_base);
+    int ret = av_write_frame(s->oc, s->pkt);
+    s->pkt->data = NULL;
+    s->pkt->size = 0;
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot write a frame", ret);
+    return 0;
+}
+
+static int hash_close(void *priv, struct rr_err *e)
+{
+    struct hash_sink *s = priv;
+    int ret = av_write_trailer(s->oc);
+    s->header_written = false;
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot finish the file", ret);
+    if (s->oc->pb) {
+        ret = avio_closep(&s->oc->pb);
+        if (ret < 0)
+            return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "write failed", ret);
+    }
+    if (outfile_commit(&s->file, e) < 0)
+        return -1;
+    s->done = true;
+    return 0;
+}
+
+static void hash_free(void *priv)
+{
+    struct hash_sink *s = priv;
+    if (s->oc) {
+        if (s->oc->pb)
+            avio_closep(&s->oc->pb);
+        avformat_free_context(s->oc);
+        s->oc = NULL;
+    }
+    av_packet_free(&s->pkt);
+    outfile_abort(&s->file);
+}
+
+const struct sink_ops sink_framemd5_ops = {
+    .name = "framemd5",
+    .priv_size = sizeof(struct hash_sink),
+    .needs = hash_needs,
+    .open = framemd5_open,
+    .write = hash_write,
+    .close = hash_close,
+    .free = hash_free,
+};
+
+const struct sink_ops sink_framehash_ops = {
+    .name = "framehash",
+    .priv_size = sizeof(struct hash_sink),
+    .needs = hash_needs,
+    .open = framehash_open,
+    .write = hash_write,
+    .close = hash_close,
+    .free = hash_free,
+};
+
+/* ---- reading expected hashes for --check --------------------------------- */
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    size_t n = strlen(s);
+    while (n && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+/* Copies a 32-digit hex MD5 in lowercase; returns 0, or -1 if it is not one. */
+static int take_md5(char out[33], const char *s)
+{
+    if (strlen(s) != 32)
+        return -1;
+    for (int i = 0; i < 32; i++) {
+        if (!isxdigit((unsigned char)s[i]))
+            return -1;
+        out[i] = (char)tolower((unsigned char)s[i]);
+    }
+    out[32] = '\0';
+    return 0;
+}
+
+int framehash_load(const char *path, char (**md5s)[33], long *count, struct rr_err *e)
+{
+    *md5s = NULL;
+    *count = 0;
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    if (!f)
+        return rr_fail(e, errno == ENOENT ? RR_EXIT_USAGE : RR_EXIT_RUNTIME, "%s: cannot read: %s", path,
+                       strerror(errno));
+    char (*list)[33] = NULL;
+    long n = 0, cap = 0, lineno = 0;
+    char line[4096];
+    int r = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        if (!strchr(line, '\n') && !feof(f)) {
+            r = rr_fail(e, RR_EXIT_USAGE, "%s:%ld: line too long", path, lineno);
+            goto out;
+        }
+        char *s = trim(line);
+        if (!*s)
+            continue;
+        if (*s == '#') {
+            if (strncmp(s, "#hash:", 6) == 0 && strcmp(trim(s + 6), "MD5") != 0) {
+                r = rr_fail(e, RR_EXIT_USAGE, "%s:%ld: the file holds %s hashes, --check needs MD5 (a .framemd5 file)",
+                            path, lineno, trim(s + 6));
+                goto out;
+            }
+            continue;
+        }
+        const char *hash;
+        char *comma = strrchr(s, ',');
+        if (comma) {
+            /* framemd5: "stream, dts, pts, duration, size, md5"; stream 0 only. */
+            char *end;
+            long stream = strtol(s, &end, 10);
+            if (end == s || *trim(end) != ',') {
+                char *c = strchr(s, ',');
+                *c = '\0';
+                r = rr_fail(e, RR_EXIT_USAGE, "%s:%ld: expected a stream number, got \"%s\"", path, lineno,
+                            trim(s));
+                goto out;
+            }
+            if (stream != 0)
+                continue;
+            hash = trim(comma + 1);
+        } else {
+            /* --hash: "INDEX MD5" */
+            char *end;
+            errno = 0;
+            long idx = strtol(s, &end, 10);
+            if (end == s || !isspace((unsigned char)*end)) {
+                r = rr_fail(e, RR_EXIT_USAGE,
+                            "%s:%ld: expected \"INDEX MD5\" or a framemd5 line \"stream, dts, pts, duration, size, md5\"",
+                            path, lineno);
+                goto out;
+            }
+            if (idx != n) {
+                r = rr_fail(e, RR_EXIT_USAGE, "%s:%ld: expected frame %ld, got %ld", path, lineno, n, idx);
+                goto out;
+            }
+            hash = trim(end);
+        }
+        if (n == cap) {
+            long nc = cap ? cap * 2 : 256;
+            char (*nl)[33] = realloc(list, (size_t)nc * sizeof *list);
+            if (!nl) {
+                r = rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", path);
+                goto out;
+            }
+            list = nl;
+            cap = nc;
+        }
+        if (take_md5(list[n], hash) < 0) {
+            r = rr_fail(e, RR_EXIT_USAGE, "%s:%ld: expected an MD5 of 32 hex digits, got \"%.80s\"", path, lineno,
+                        hash);
+            goto out;
+        }
+        n++;
+    }
+    if (ferror(f))
+        r = rr_fail(e, RR_EXIT_RUNTIME, "%s: read failed: %s", path, strerror(errno));
+    else if (n == 0)
+        r = rr_fail(e, RR_EXIT_USAGE, "%s: no frame hashes in the file", path);
+out:
+    if (f != stdin)
+        fclose(f);
+    if (r < 0) {
+        free(list);
+        return -1;
+    }
+    *md5s = list;
+    *count = n;
+    return 0;
+}

@@ -1,0 +1,32 @@
+/* sinks.h: what the sink registry (sink.c) and the sink kinds share. Private
+ * to src/sink.c and src/sinks/. */
+#ifndef RR_SINKS_H
+#define RR_SINKS_H
+
+#include <stddef.h>
+
+#include "rr_err.h"
+#include "sink.h"
+
+extern const struct sink_ops sink_video_ops;
+extern const struct sink_ops sink_pngseq_ops;
+extern const struct sink_ops sink_framemd5_ops;
+extern const struct sink_ops sink_framehash_ops;
+extern const struct sink_ops sink_npy_ops;
+
+/* The extension of path's last component after its last '.', or "" (no dot). */
+const char *sink_extension(const char *path);
+
+/* Checks a PNG sequence name: exactly one integer conversion (%d, %i or %u,
+ * with optional flags "-+ 0", width and precision, no length modifier; "%%"
+ * is a literal percent sign). Returns 0, or -1 with e filled (RR_EXIT_USAGE). */
+int sink_pattern_check(const char *pattern, struct rr_err *e);
+
+/* The name of frame i under a checked pattern. Returns 0, or -1 when it does
+ * not fit in n bytes. */
+int sink_pattern_name(char *buf, size_t n, const char *pattern, long i);
+
+/* Fills e with "PATH: WHAT: av_strerror(err)" and returns -1. */
+int sink_av_fail(struct rr_err *e, int status, const char *path, const char *what, int err);
+
+#endif

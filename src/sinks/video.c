@@ -1,0 +1,413 @@
+/* sinks/video.c: .mp4 .mkv .mov .webm through libavformat and libavcodec,
+ * rgb24 converted to the encoder's pixel format with libswscale. Follows
+ * FFmpeg's doc/examples/mux.c and encode_video.c: send_frame/receive_packet
+ * until EAGAIN, flushed with a NULL frame at close. Written to a temporary
+ * file beside the target and renamed into place after the trailer. */
+#include "outfile.h"
+#include "sinks.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/dict.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/mathematics.h>
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+
+struct container {
+    const char *ext, *format, *codec;   /* extension, muxer name, default encoder */
+};
+
+static const struct container containers[] = {
+    { "mp4", "mp4", "libx264" },
+    { "mkv", "matroska", "libx264" },
+    { "mov", "mov", "libx264" },
+    { "webm", "webm", "libvpx-vp9" },
+};
+
+/* Default pixel format per encoder: the first one the encoder supports. */
+struct pixdefault {
+    const char *codec;
+    const char *pix_fmts[3];
+};
+
+static const struct pixdefault pix_defaults[] = {
+    { "libx264", { "yuv420p" } },   { "libx265", { "yuv420p" } },    { "libvpx-vp9", { "yuv420p" } },
+    { "libaom-av1", { "yuv420p" } }, { "libsvtav1", { "yuv420p" } }, { "ffv1", { "bgr0", "gbrp" } },
+    { "png", { "rgb24" } },          { "utvideo", { "gbrp" } },      { "rawvideo", { "rgb24" } },
+};
+
+struct video_sink {
+    const char *path;
+    struct outfile file;
+    AVFormatContext *oc;
+    AVCodecContext *enc;
+    AVStream *st;
+    AVFrame *frame;
+    AVPacket *pkt;
+    struct SwsContext *sws;
+    int width, height;         /* rendered size */
+    int ew, eh;                /* encoded size: padded to even for subsampled chroma */
+    uint8_t *pad;              /* ew x eh rgb24 when padding, else NULL */
+    int64_t next_pts;
+    bool header_written;
+};
+
+static int video_needs(const struct output_config *o, const struct scene *sc)
+{
+    (void)o;
+    (void)sc;
+    return 0;
+}
+
+static bool pix_supported(const AVCodec *c, enum AVPixelFormat f)
+{
+    if (!c->pix_fmts)
+        return true;
+    for (const enum AVPixelFormat *p = c->pix_fmts; *p != AV_PIX_FMT_NONE; p++)
+        if (*p == f)
+            return true;
+    return false;
+}
+
+static void list_pix_fmts(const AVCodec *c, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    if (!c->pix_fmts)
+        return;
+    for (const enum AVPixelFormat *p = c->pix_fmts; *p != AV_PIX_FMT_NONE && used + 1 < n; p++) {
+        int k = snprintf(buf + used, n - used, "%s%s", p == c->pix_fmts ? "" : ", ", av_get_pix_fmt_name(*p));
+        if (k < 0)
+            break;
+        used += (size_t)k;
+    }
+}
+
+static enum AVPixelFormat choose_pix_fmt(const AVCodec *c, const struct output_config *o, struct rr_err *e)
+{
+    char list[1024];
+    if (o->pix_fmt[0]) {
+        enum AVPixelFormat f = av_get_pix_fmt(o->pix_fmt);
+        if (f == AV_PIX_FMT_NONE) {
+            rr_fail(e, RR_EXIT_USAGE, "output.pix_fmt: \"%s\" is not a pixel format", o->pix_fmt);
+            return AV_PIX_FMT_NONE;
+        }
+        if (!pix_supported(c, f)) {
+            list_pix_fmts(c, list, sizeof list);
+            rr_fail(e, RR_EXIT_USAGE, "output.pix_fmt: \"%s\" is not supported by %s (supported: %s)", o->pix_fmt,
+                    c->name, list);
+            return AV_PIX_FMT_NONE;
+        }
+        return f;
+    }
+    for (size_t i = 0; i < sizeof pix_defaults / sizeof pix_defaults[0]; i++) {
+        if (strcmp(pix_defaults[i].codec, c->name) != 0)
+            continue;
+        for (int k = 0; k < 3 && pix_defaults[i].pix_fmts[k]; k++) {
+            enum AVPixelFormat f = av_get_pix_fmt(pix_defaults[i].pix_fmts[k]);
+            if (f != AV_PIX_FMT_NONE && pix_supported(c, f))
+                return f;
+        }
+    }
+    if (!c->pix_fmts)
+        return AV_PIX_FMT_RGB24;
+    /* Another encoder: the format closest to rgb24 that it takes. */
+    return avcodec_find_best_pix_fmt_of_list(c->pix_fmts, AV_PIX_FMT_RGB24, 0, NULL);
+}
+
+/* Encoder options from the scene and the container's defaults. */
+static int encoder_options(AVDictionary **opts, AVCodecContext *enc, const AVCodec *c,
+                           const struct output_config *o, struct rr_err *e)
+{
+    char num[32];
+    if (strcmp(c->name, "libx264") == 0 || strcmp(c->name, "libx265") == 0) {
+        snprintf(num, sizeof num, "%d", o->crf >= 0 ? o->crf : 20);
+        av_dict_set(opts, "crf", num, 0);
+        av_dict_set(opts, "preset", o->preset[0] ? o->preset : "medium", 0);
+        return 0;
+    }
+    if (strcmp(c->name, "libvpx-vp9") == 0) {
+        const char *deadline = o->preset[0] ? o->preset : "good";
+        if (strcmp(deadline, "good") && strcmp(deadline, "best") && strcmp(deadline, "realtime"))
+            return rr_fail(e, RR_EXIT_USAGE,
+                           "output.preset: \"%s\" is not a libvpx-vp9 deadline (use good, best or realtime)", deadline);
+        const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(enc->pix_fmt);
+        /* design.md: lossless 4:4:4 with deadline realtime aborts inside libvpx. */
+        if (strcmp(deadline, "realtime") == 0 && d && d->log2_chroma_w == 0 && d->log2_chroma_h == 0)
+            return rr_fail(e, RR_EXIT_USAGE,
+                           "output.preset: \"realtime\" with pix_fmt %s crashes libvpx-vp9; use good or best",
+                           av_get_pix_fmt_name(enc->pix_fmt));
+        snprintf(num, sizeof num, "%d", o->crf >= 0 ? o->crf : 32);
+        av_dict_set(opts, "crf", num, 0);
+        enc->bit_rate = 0;   /* constant quality */
+        av_dict_set(opts, "row-mt", "1", 0);
+        av_dict_set(opts, "deadline", deadline, 0);
+        av_dict_set(opts, "cpu-used", "4", 0);
+        return 0;
+    }
+    /* Any other encoder: pass what the scene set; unknown keys fail below. */
+    if (o->crf >= 0) {
+        snprintf(num, sizeof num, "%d", o->crf);
+        av_dict_set(opts, "crf", num, 0);
+    }
+    if (o->preset[0])
+        av_dict_set(opts, "preset", o->preset, 0);
+    return 0;
+}
+
+static int video_open(void *priv, const struct output_config *o, const struct sink_params *p, struct rr_err *e)
+{
+    struct video_sink *s = priv;
+    int ret;
+    AVDictionary *opts = NULL, *mopts = NULL;
+    s->path = o->path;
+    s->width = p->width;
+    s->height = p->height;
+
+    const char *ext = sink_extension(o->path);
+    const struct container *ct = NULL;
+    for (size_t i = 0; i < sizeof containers / sizeof containers[0]; i++)
+        if (strcasecmp(ext, containers[i].ext) == 0)
+            ct = &containers[i];
+    if (!ct)
+        return rr_fail(e, RR_EXIT_USAGE, "%s: not a video container (use .mp4 .mkv .mov .webm)", o->path);
+    const char *codec_name = o->codec[0] ? o->codec : ct->codec;
+    const AVCodec *codec = avcodec_find_encoder_by_name(codec_name);
+    if (!codec || codec->type != AVMEDIA_TYPE_VIDEO)
+        return rr_fail(e, RR_EXIT_USAGE, "output.codec: \"%s\" is not %s in this FFmpeg", codec_name,
+                       codec ? "a video encoder" : "an encoder");
+    const AVOutputFormat *ofmt = av_guess_format(ct->format, NULL, NULL);
+    if (!ofmt)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: this FFmpeg has no %s muxer", o->path, ct->format);
+    if (avformat_query_codec(ofmt, codec->id, FF_COMPLIANCE_UNOFFICIAL) == 0)
+        return rr_fail(e, RR_EXIT_USAGE, "output.codec: %s cannot be stored in a .%s file", codec->name, ext);
+    enum AVPixelFormat pix = choose_pix_fmt(codec, o, e);
+    if (pix == AV_PIX_FMT_NONE)
+        return -1;
+    const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(pix);
+
+    /* Odd sizes with subsampled chroma: pad by repeating the last column/row. */
+    s->ew = p->width + (desc->log2_chroma_w ? p->width & 1 : 0);
+    s->eh = p->height + (desc->log2_chroma_h ? p->height & 1 : 0);
+    if (s->ew != p->width || s->eh != p->height) {
+        s->pad = av_malloc((size_t)s->ew * s->eh * 3);
+        if (!s->pad)
+            return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
+    }
+
+    s->enc = avcodec_alloc_context3(codec);
+    if (!s->enc)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
+    AVRational rate = av_d2q(p->fps, 100000);
+    s->enc->width = s->ew;
+    s->enc->height = s->eh;
+    s->enc->pix_fmt = pix;
+    s->enc->time_base = av_inv_q(rate);
+    s->enc->framerate = rate;
+    s->enc->sample_aspect_ratio = (AVRational){ 1, 1 };
+    s->enc->thread_count = p->threads > 0 ? p->threads : 0;
+    bool is_rgb = desc->flags & AV_PIX_FMT_FLAG_RGB;
+    if (!is_rgb) {
+        /* BT.709 limited range, converted so and tagged so (what players assume for HD). */
+        s->enc->colorspace = AVCOL_SPC_BT709;
+        s->enc->color_primaries = AVCOL_PRI_BT709;
+        s->enc->color_trc = AVCOL_TRC_BT709;
+        s->enc->color_range = AVCOL_RANGE_MPEG;
+    }
+    if (encoder_options(&opts, s->enc, codec, o, e) < 0)
+        goto fail;
+
+    if (outfile_begin(&s->file, o->path, p->overwrite, e) < 0)
+        goto fail;
+    const char *tmp = outfile_temp_path(&s->file);
+    /* The format comes from the target's extension, not the temporary name. */
+    ret = avformat_alloc_output_context2(&s->oc, NULL, ct->format, tmp);
+    if (ret < 0 || !s->oc) {
+        sink_av_fail(e, RR_EXIT_RUNTIME, o->path, "cannot create the muxer", ret < 0 ? ret : AVERROR(ENOMEM));
+        goto fail;
+    }
+    if (s->oc->oformat->flags & AVFMT_GLOBALHEADER)
+        s->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+
+    ret = avcodec_open2(s->enc, codec, &opts);
+    if (ret < 0) {
+        char what[128];
+        snprintf(what, sizeof what, "cannot open the %s encoder", codec->name);
+        sink_av_fail(e, RR_EXIT_USAGE, o->path, what, ret);
+        goto fail;
+    }
+    const AVDictionaryEntry *left = av_dict_get(opts, "", NULL, AV_DICT_IGNORE_SUFFIX);
+    if (left) {
+        rr_fail(e, RR_EXIT_USAGE, "output.%s: %s has no %s option", left->key, codec->name, left->key);
+        goto fail;
+    }
+
+    s->st = avformat_new_stream(s->oc, NULL);
+    if (!s->st) {
+        rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
+        goto fail;
+    }
+    s->st->time_base = s->enc->time_base;
+    s->st->avg_frame_rate = rate;
+    ret = avcodec_parameters_from_context(s->st->codecpar, s->enc);
+    if (ret < 0) {
+        sink_av_fail(e, RR_EXIT_RUNTIME, o->path, "cannot set the stream parameters", ret);
+        goto fail;
+    }
+    /* HEVC in mp4/mov: 'hvc1' is the tag Apple players and browsers accept;
+     * H.264 gets 'avc1' from the muxer by default. */
+    if (codec->id == AV_CODEC_ID_HEVC && (strcmp(ct->format, "mp4") == 0 || strcmp(ct->format, "mov") == 0))
+        s->st->codecpar->codec_tag = MKTAG('h', 'v', 'c', '1');
+
+    ret = avio_open(&s->oc->pb, tmp, AVIO_FLAG_WRITE);
+    if (ret < 0) {
+        sink_av_fail(e, RR_EXIT_RUNTIME, o->path, "cannot open the temporary file", ret);
+        goto fail;
+    }
+    if (strcmp(ct->format, "mp4") == 0 || strcmp(ct->format, "mov") == 0)
+        av_dict_set(&mopts, "movflags", "+faststart", 0);
+    ret = avformat_write_header(s->oc, &mopts);
+    if (ret < 0) {
+        sink_av_fail(e, RR_EXIT_RUNTIME, o->path, "cannot write the header", ret);
+        goto fail;
+    }
+    s->header_written = true;
+
+    s->frame = av_frame_alloc();
+    s->pkt = av_packet_alloc();
+    if (!s->frame || !s->pkt) {
+        rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
+        goto fail;
+    }
+    s->frame->format = pix;
+    s->frame->width = s->ew;
+    s->frame->height = s->eh;
+    ret = av_frame_get_buffer(s->frame, 0);
+    if (ret < 0) {
+        sink_av_fail(e, RR_EXIT_RUNTIME, o->path, "cannot allocate a frame", ret);
+        goto fail;
+    }
+    s->sws = sws_getContext(s->ew, s->eh, AV_PIX_FMT_RGB24, s->ew, s->eh, pix,
+                            SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT, NULL, NULL, NULL);
+    if (!s->sws) {
+        rr_fail(e, RR_EXIT_RUNTIME, "%s: libswscale cannot convert rgb24 to %s", o->path,
+                av_get_pix_fmt_name(pix));
+        goto fail;
+    }
+    if (!is_rgb) {
+        const int *coefs = sws_getCoefficients(SWS_CS_ITU709);
+        sws_setColorspaceDetails(s->sws, coefs, 1, coefs, 0, 0, 1 << 16, 1 << 16);
+    }
+    av_dict_free(&opts);
+    av_dict_free(&mopts);
+    return 0;
+fail:
+    av_dict_free(&opts);
+    av_dict_free(&mopts);
+    return -1;
+}
+
+/* Sends one frame (NULL: flush) and writes every packet that comes out. */
+static int encode(struct video_sink *s, AVFrame *frame, struct rr_err *e)
+{
+    int ret = avcodec_send_frame(s->enc, frame);
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "the encoder refused a frame", ret);
+    for (;;) {
+        ret = avcodec_receive_packet(s->enc, s->pkt);
+        if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF)
+            return 0;
+        if (ret < 0)
+            return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "encoding failed", ret);
+        /* libx264 leaves duration 0: the last frame would be lost from the duration. */
+        if (s->pkt->duration == 0)
+            s->pkt->duration = 1;
+        av_packet_rescale_ts(s->pkt, s->enc->time_base, s->st->time_base);
+        s->pkt->stream_index = s->st->index;
+        ret = av_interleaved_write_frame(s->oc, s->pkt);   /* takes the packet's reference */
+        if (ret < 0)
+            return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot write a packet", ret);
+    }
+}
+
+static int video_write(void *priv, const struct frame *fr, struct rr_err *e)
+{
+    struct video_sink *s = priv;
+    if (fr->width != s->width || fr->height != s->height)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: frame %ld is %dx%d, the file was opened for %dx%d", s->path,
+                       fr->index, fr->width, fr->height, s->width, s->height);
+    const uint8_t *src = fr->rgb;
+    int src_stride = s->width * 3;
+    if (s->pad) {
+        size_t row = (size_t)s->width * 3, prow = (size_t)s->ew * 3;
+        for (int y = 0; y < s->eh; y++) {
+            const uint8_t *in = fr->rgb + (size_t)(y < s->height ? y : s->height - 1) * row;
+            uint8_t *out = s->pad + (size_t)y * prow;
+            memcpy(out, in, row);
+            if (s->ew > s->width)
+                memcpy(out + row, in + row - 3, 3);
+        }
+        src = s->pad;
+        src_stride = s->ew * 3;
+    }
+    int ret = av_frame_make_writable(s->frame);
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot get a frame buffer", ret);
+    const uint8_t *srcs[4] = { src, NULL, NULL, NULL };
+    int strides[4] = { src_stride, 0, 0, 0 };
+    if (sws_scale(s->sws, srcs, strides, 0, s->eh, s->frame->data, s->frame->linesize) != s->eh)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: libswscale failed on frame %ld", s->path, fr->index);
+    s->frame->pts = s->next_pts++;
+    return encode(s, s->frame, e);
+}
+
+static int video_close(void *priv, struct rr_err *e)
+{
+    struct video_sink *s = priv;
+    if (encode(s, NULL, e) < 0)
+        return -1;
+    int ret = av_write_trailer(s->oc);
+    s->header_written = false;
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot finish the file", ret);
+    ret = avio_closep(&s->oc->pb);
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "write failed", ret);
+    return outfile_commit(&s->file, e);
+}
+
+static void video_free(void *priv)
+{
+    struct video_sink *s = priv;
+    if (s->oc) {
+        if (s->oc->pb)
+            avio_closep(&s->oc->pb);
+        avformat_free_context(s->oc);
+        s->oc = NULL;
+    }
+    avcodec_free_context(&s->enc);
+    av_frame_free(&s->frame);
+    av_packet_free(&s->pkt);
+    sws_freeContext(s->sws);
+    s->sws = NULL;
+    av_freep(&s->pad);
+    outfile_abort(&s->file);
+}
+
+const struct sink_ops sink_video_ops = {
+    .name = "video",
+    .priv_size = sizeof(struct video_sink),
+    .needs = video_needs,
+    .open = video_open,
+    .write = video_write,
+    .close = video_close,
+    .free = video_free,
+};

@@ -1,0 +1,38 @@
+/* solver.h: the solver interface and its registry.
+ *
+ * A solver advances the field by one time step in place: on entry f->cur is
+ * the height now and f->prev the height one step ago; on return f->cur holds
+ * the new height and f->prev the old "now" (solvers swap with field_swap).
+ * Ghost cells of f->cur must be filled by the solver (field_fill_ghosts) before
+ * it reads neighbours. Walls are zeroed by the caller after the step. */
+#ifndef RR_SOLVER_H
+#define RR_SOLVER_H
+
+#include <stddef.h>
+
+#include "field.h"
+#include "rr_err.h"
+#include "scene.h"
+
+struct solver_ops {
+    const char *name;          /* as in solver.type */
+    size_t priv_size;          /* zeroed bytes handed to init */
+    /* Checks the scene's solver keys against this solver's limits and sets up
+     * priv. Returns 0, or -1 with e filled (status RR_EXIT_USAGE for values the
+     * user can fix, naming the key). */
+    int (*init)(void *priv, const struct scene *sc, struct field *f, struct rr_err *e);
+    /* One time step. Cannot fail. */
+    void (*step)(void *priv, struct field *f);
+    /* Frees what init allocated inside priv (not priv itself). Safe after a failed init. */
+    void (*free)(void *priv);
+};
+
+/* The registry: the ops for a solver type, or NULL when this build has none. */
+const struct solver_ops *solver_find(enum solver_type type);
+
+/* The per-step damping factor for a scene: `damping`, or the factor that halves
+ * an undriven ripple in `half_life` seconds: 0.5^(dt / half_life).
+ * Ignores damping_shift (callers apply that form themselves). */
+double solver_damping_per_step(const struct scene *sc);
+
+#endif

@@ -1,0 +1,115 @@
+/* elias.c: the classic ripple of Hugo Elias (seeds 004_3a2d3bb1fd81942e.txt
+ * and 003_d9fff4a753011c4e.txt): the leapfrog wave equation on the grid.
+ *
+ * Equation: u_tt = c^2 (u_xx + u_yy). Discretisation: central differences in
+ * time and space, h' = 2h - p + r (N + S + E + W - 4h) with r = c^2 dt^2/dx^2.
+ * Choosing r = 1/2 cancels the 2h term and leaves seed 004's
+ *     h' = (N + S + E + W) / 2 - p,
+ * a wave of speed 1/sqrt(2) cells per step, stable (the 2-D CFL limit of the
+ * 5-point stencil is r <= 1/2, so it sits exactly on it). With 8 neighbours
+ * (seed 003's r = 8 case) h' = (sum of the 8) / 4 - p, the 9-point stencil
+ * with the same speed for long waves and less anisotropy.
+ * Damping multiplies h' (seed 004) or subtracts h' / 2^n (seed 003's
+ * `nwater2 -= nwater2 / 32.0f`, n = 5). docs/solvers.md has the details. */
+#include <math.h>
+#include <stdio.h>
+
+#include "solver.h"
+
+extern const struct solver_ops solver_elias;
+
+struct elias {
+    enum edge_kind edges[4];
+    int neighbors;     /* 4 or 8 */
+    float mul, sub;    /* h' = h' * mul - h' * sub: (damping, 0) or (1, 2^-n) */
+};
+
+static int elias_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
+{
+    struct elias *el = priv;
+    (void)f;
+    for (int k = 0; k < 4; k++)
+        el->edges[k] = sc->boundary[k];
+    el->neighbors = sc->solver.neighbors == 8 ? 8 : 4;
+    if (sc->solver.neighbors != 4 && sc->solver.neighbors != 8 && sc->solver.neighbors != 0)
+        return rr_fail(e, RR_EXIT_USAGE, "solver.neighbors: expected 4 or 8, got %d", sc->solver.neighbors);
+    if (sc->solver.half_life <= 0 && sc->solver.damping_shift > 0) {
+        if (sc->solver.damping_shift > 60)
+            return rr_fail(e, RR_EXIT_USAGE, "solver.damping_shift: expected 1 to 60, got %d",
+                           sc->solver.damping_shift);
+        el->mul = 1.0f;
+        el->sub = ldexpf(1.0f, -sc->solver.damping_shift);   /* exact power of two */
+    } else {
+        el->mul = (float)solver_damping_per_step(sc);
+        el->sub = 0.0f;
+    }
+    return 0;
+}
+
+/* h * mul - h * sub equals seed 004's h * damping when sub = 0 and seed 003's
+ * h - h / 2^n when mul = 1 (h / 2^n == h * 2^-n exactly), with no branch in
+ * the loop. Sums are grouped (W + E) + (N + S) so that the result is the same
+ * bits under every mirror and rotation of the grid (float addition is
+ * commutative but not associative). */
+static void step4(const struct elias *el, struct field *f)
+{
+    const int w = f->w, h = f->h;
+    const ptrdiff_t s = f->stride;
+    const float mul = el->mul, sub = el->sub;
+    const float *cur = f->cur;
+    float *prev = f->prev;
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < h; y++) {
+        const float *restrict up = cur + (y - 1) * s;
+        const float *restrict mid = cur + y * s;
+        const float *restrict dn = cur + (y + 1) * s;
+        float *restrict out = prev + y * s;
+        for (int x = 0; x < w; x++) {
+            float v = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) * 0.5f - out[x];
+            out[x] = v * mul - v * sub;
+        }
+    }
+}
+
+static void step8(const struct elias *el, struct field *f)
+{
+    const int w = f->w, h = f->h;
+    const ptrdiff_t s = f->stride;
+    const float mul = el->mul, sub = el->sub;
+    const float *cur = f->cur;
+    float *prev = f->prev;
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < h; y++) {
+        const float *restrict up = cur + (y - 1) * s;
+        const float *restrict mid = cur + y * s;
+        const float *restrict dn = cur + (y + 1) * s;
+        float *restrict out = prev + y * s;
+        for (int x = 0; x < w; x++) {
+            float edge = (mid[x - 1] + mid[x + 1]) + (up[x] + dn[x]);
+            float diag = (up[x - 1] + dn[x + 1]) + (up[x + 1] + dn[x - 1]);
+            float v = (edge + diag) * 0.25f - out[x];
+            out[x] = v * mul - v * sub;
+        }
+    }
+}
+
+static void elias_step(void *priv, struct field *f)
+{
+    const struct elias *el = priv;
+    field_fill_ghosts(f, f->cur, el->edges);
+    if (el->neighbors == 8)
+        step8(el, f);
+    else
+        step4(el, f);
+    field_swap(f);
+}
+
+static void elias_free(void *priv) { (void)priv; }
+
+const struct solver_ops solver_elias = {
+    .name = "elias",
+    .priv_size = sizeof(struct elias),
+    .init = elias_init,
+    .step = elias_step,
+    .free = elias_free,
+};

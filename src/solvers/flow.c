@@ -1,0 +1,68 @@
+/* flow.c: seed 000_3dad0444e06480b1.txt, the Elias ripple with a flow factor
+ * F in [0, 1] that sets the wave speed:
+ *     f  = (N + S + E + W) / 4            (the mean of the 4 neighbours)
+ *     h' = (2 (F f + h) / (F + 1) - p) * damping
+ * Rewritten, h' = 2h - p + r (N + S + E + W - 4h) with r = F / (2 (F + 1)):
+ * the leapfrog wave equation with c^2 dt^2/dx^2 = r, so long waves travel
+ * sqrt(r) cells per step: 1/2 at F = 1 (where h' = f + h - p), slower for
+ * smaller F, and F = 0 freezes the surface. Stable for every F in [0, 1]
+ * (r <= 1/4, below the 2-D limit 1/2). docs/solvers.md has the derivation. */
+#include "solver.h"
+
+extern const struct solver_ops solver_flow;
+
+struct flow {
+    enum edge_kind edges[4];
+    float F, F1, damp;   /* F, F + 1, damping per step */
+};
+
+static int flow_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
+{
+    struct flow *fl = priv;
+    (void)f;
+    if (!(sc->solver.flow >= 0 && sc->solver.flow <= 1))
+        return rr_fail(e, RR_EXIT_USAGE, "solver.flow: expected a number in [0, 1], got %g", sc->solver.flow);
+    for (int k = 0; k < 4; k++)
+        fl->edges[k] = sc->boundary[k];
+    fl->F = (float)sc->solver.flow;
+    fl->F1 = fl->F + 1.0f;
+    fl->damp = (float)solver_damping_per_step(sc);
+    return 0;
+}
+
+/* Written in the seed's order of operations (the division by F + 1 is kept,
+ * so that F = 1 gives the seed's bits); the neighbour sum is grouped
+ * (E + W) + (S + N) for mirror symmetry, which for the seed's sum order
+ * E + W + S + N changes at most the last bit. */
+static void flow_step(void *priv, struct field *f)
+{
+    const struct flow *fl = priv;
+    field_fill_ghosts(f, f->cur, fl->edges);
+    const int w = f->w, h = f->h;
+    const ptrdiff_t s = f->stride;
+    const float F = fl->F, F1 = fl->F1, damp = fl->damp;
+    const float *cur = f->cur;
+    float *prev = f->prev;
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < h; y++) {
+        const float *restrict up = cur + (y - 1) * s;
+        const float *restrict mid = cur + y * s;
+        const float *restrict dn = cur + (y + 1) * s;
+        float *restrict out = prev + y * s;
+        for (int x = 0; x < w; x++) {
+            float mean = ((mid[x + 1] + mid[x - 1]) + (dn[x] + up[x])) / 4.0f;
+            out[x] = (2.0f * (mean * F + mid[x]) / F1 - out[x]) * damp;
+        }
+    }
+    field_swap(f);
+}
+
+static void flow_free(void *priv) { (void)priv; }
+
+const struct solver_ops solver_flow = {
+    .name = "flow",
+    .priv_size = sizeof(struct flow),
+    .init = flow_init,
+    .step = flow_step,
+    .free = flow_free,
+};

@@ -1,0 +1,129 @@
+/* spring.c: seed 002_bdc2bd49ae2373c4.txt (1-D "velocity + diffusion"),
+ * carried to two dimensions:
+ *     v  = h - p
+ *     h' = (h + v) * damping                          (= (2h - p) * damping)
+ *     then `passes` times:  h' <- (h' + sum over the 4 neighbours n of
+ *                                  lerp(h', n, blend)) / (1 + 4)
+ *
+ * The sign of the velocity step. The seed writes newHeight = currentHeight -
+ * velocity, which is h - (h - p) = p: the new height is the old previous one,
+ * the surface flips between two states and the blur only diffuses it; nothing
+ * travels (its 1-D demo moves because of its own extra terms). We take
+ * h + v: h' = 2h - p is the inertia of the leapfrog wave equation, and the blur
+ * B supplies the restoring force. For a Fourier mode the blur multiplies by
+ * B = (1 + 4(1 - b) + b (2 cos kx + 2 cos ky)) / 5 per pass, and the step
+ * becomes lambda^2 - 2 B^P d lambda + B^P d = 0: for 0 < B^P d < 1 the roots are
+ * complex with |lambda|^2 = B^P d, i.e. an oscillation that travels, long waves
+ * at sqrt(P * blend / 5) cells per step, short ones damped more (the blur).
+ *
+ * Stability: B is negative for the checkerboard mode when blend > 5/8; with an
+ * odd number of passes the roots are then real and one of them has modulus
+ * > 1 unless |B_min|^P d <= 1/3. init refuses blends past that limit (for one
+ * pass: blend <= about 0.83), naming the keys; even pass counts are always
+ * stable. docs/solvers.md has the derivation. */
+#include <math.h>
+
+#include "solver.h"
+
+extern const struct solver_ops solver_spring;
+
+struct spring {
+    enum edge_kind edges[4];
+    int passes;
+    float blend, damp;
+    struct field scratch;   /* its cur plane is the blur's output plane */
+};
+
+static int spring_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
+{
+    struct spring *sp = priv;
+    double b = sc->solver.blend, d = solver_damping_per_step(sc);
+    int P = sc->solver.passes;
+    if (!(b >= 0 && b <= 1))
+        return rr_fail(e, RR_EXIT_USAGE, "solver.blend: expected a number in [0, 1], got %g", b);
+    if (P < 0 || P > 1000)
+        return rr_fail(e, RR_EXIT_USAGE, "solver.passes: expected 0 to 1000, got %d", P);
+    double bmin = (5.0 - 8.0 * b) / 5.0;   /* blur factor of the checkerboard mode */
+    if (P % 2 == 1 && bmin < 0 && pow(-bmin, P) * d > 1.0 / 3.0) {
+        double bmax = (5.0 + 5.0 * pow(1.0 / (3.0 * d), 1.0 / P)) / 8.0;
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "solver.blend: %g with solver.passes %d is unstable on a 2-D grid (the checkerboard "
+                       "ripple grows); use blend <= %.3f or an even number of passes",
+                       b, P, floor(bmax * 1000.0) / 1000.0);
+    }
+    for (int k = 0; k < 4; k++)
+        sp->edges[k] = sc->boundary[k];
+    sp->passes = P;
+    sp->blend = (float)b;
+    sp->damp = (float)d;
+    if (P > 0 && field_init(&sp->scratch, f->w, f->h, e) < 0)
+        return -1;
+    return 0;
+}
+
+static void blur_pass(const struct spring *sp, const struct field *f, const float *in, float *outp)
+{
+    const int w = f->w, h = f->h;
+    const ptrdiff_t s = f->stride;
+    const float b = sp->blend;
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < h; y++) {
+        const float *restrict up = in + (y - 1) * s;
+        const float *restrict mid = in + y * s;
+        const float *restrict dn = in + (y + 1) * s;
+        float *restrict out = outp + y * s;
+        for (int x = 0; x < w; x++) {
+            float c = mid[x];
+            float lw = c + (mid[x - 1] - c) * b, le = c + (mid[x + 1] - c) * b;
+            float ln = c + (up[x] - c) * b, ls = c + (dn[x] - c) * b;
+            out[x] = (c + ((lw + le) + (ln + ls))) / 5.0f;
+        }
+    }
+}
+
+static void spring_step(void *priv, struct field *f)
+{
+    struct spring *sp = priv;
+    const int w = f->w, h = f->h;
+    const ptrdiff_t s = f->stride;
+    const float damp = sp->damp;
+    const float *cur = f->cur;
+    float *prev = f->prev;
+    /* The velocity step writes h' over p (p is not needed afterwards). */
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < h; y++) {
+        const float *restrict hc = cur + y * s;
+        float *restrict out = prev + y * s;
+        for (int x = 0; x < w; x++) {
+            float v = hc[x] - out[x];
+            out[x] = (hc[x] + v) * damp;
+        }
+    }
+    /* Blur h' (in f->prev) into the scratch plane, then trade the two planes
+     * and their allocations (field.c keeps mem[1] behind prev). */
+    for (int k = 0; k < sp->passes; k++) {
+        field_fill_ghosts(f, f->prev, sp->edges);
+        blur_pass(sp, f, f->prev, sp->scratch.cur);
+        float *t = f->prev;
+        f->prev = sp->scratch.cur;
+        sp->scratch.cur = t;
+        t = f->mem[1];
+        f->mem[1] = sp->scratch.mem[0];
+        sp->scratch.mem[0] = t;
+    }
+    field_swap(f);
+}
+
+static void spring_free(void *priv)
+{
+    struct spring *sp = priv;
+    field_free(&sp->scratch);
+}
+
+const struct solver_ops solver_spring = {
+    .name = "spring",
+    .priv_size = sizeof(struct spring),
+    .init = spring_init,
+    .step = spring_step,
+    .free = spring_free,
+};

@@ -1,0 +1,368 @@
+/* sources.c: planning and applying drops, rain, oscillators and movers, and
+ * setting the initial conditions (see sources.h). */
+#include "sources.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image.h"
+#include "rng.h"
+
+#define PI 3.14159265358979323846
+/* The most drops that a scene may plan (rain included): about 160 MB of plan. */
+#define MAX_DROPS 2000000
+
+struct osc_plan {
+    const struct oscillator *o;
+    long long start, end;   /* active for start <= step < end */
+};
+
+struct mover_plan {
+    const struct mover *m;
+    long long first, last;  /* active for first <= step <= last */
+};
+
+struct sources {
+    int w, h;
+    double dt;
+    const unsigned char *walls;
+    struct planned_drop *drops;
+    int n_drops, next_drop;
+    struct osc_plan *osc;
+    int n_osc;
+    struct mover_plan *mov;
+    int n_mov;
+};
+
+/* ---- shapes -------------------------------------------------------------- */
+
+/* Weight of a cell at distance d for a shape of radius r >= 1/2 (point and
+ * small radii are handled by the callers). */
+static double weight(enum shape_kind shape, double d, double r)
+{
+    switch (shape) {
+    case SHAPE_DISC: return d <= r ? 1.0 : 0.0;
+    case SHAPE_GAUSSIAN: return d <= 2 * r ? exp(-2.0 * d * d / (r * r)) : 0.0;   /* sigma = r / 2 */
+    case SHAPE_COSINE: return d < r ? 0.5 * (1.0 + cos(PI * d / r)) : 0.0;
+    case SHAPE_POINT: return d <= 0.5 ? 1.0 : 0.0;
+    }
+    return 0.0;
+}
+
+static double support(enum shape_kind shape, double r)
+{
+    return shape == SHAPE_GAUSSIAN ? 2 * r : shape == SHAPE_POINT ? 0.5 : r;
+}
+
+static void put(const struct sources *s, struct field *f, int i, int j, double wgt, double amp, int set)
+{
+    if (wgt <= 0 || (s->walls && s->walls[(size_t)j * s->w + i]))
+        return;
+    float *c = f->cur + j * f->stride + i;
+    if (set)
+        *c = (float)((double)*c * (1.0 - wgt) + amp * wgt);
+    else
+        *c = (float)((double)*c + amp * wgt);
+}
+
+static double seg_dist(double px, double py, double ax, double ay, double bx, double by)
+{
+    double dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy;
+    double t = len2 > 0 ? ((px - ax) * dx + (py - ay) * dy) / len2 : 0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    double ex = px - (ax + t * dx), ey = py - (ay + t * dy);
+    return sqrt(ex * ex + ey * ey);
+}
+
+/* Stamps a shape around the segment a..b (a point when a == b). */
+static void stamp(const struct sources *s, struct field *f, double ax, double ay, double bx, double by, double r,
+                  enum shape_kind shape, double amp, int set)
+{
+    if (r < 0.5)
+        shape = SHAPE_POINT;
+    if (shape == SHAPE_POINT && ax == bx && ay == by) {
+        double ni = floor(ax + 0.5), nj = floor(ay + 0.5);   /* the nearest cell */
+        if (ni >= 0 && nj >= 0 && ni < s->w && nj < s->h)
+            put(s, f, (int)ni, (int)nj, 1.0, amp, set);
+        return;
+    }
+    double R = support(shape, r);
+    double lx = fmax(ceil(fmin(ax, bx) - R), 0), hx = fmin(floor(fmax(ax, bx) + R), s->w - 1);
+    double ly = fmax(ceil(fmin(ay, by) - R), 0), hy = fmin(floor(fmax(ay, by) + R), s->h - 1);
+    for (double j = ly; j <= hy; j++)
+        for (double i = lx; i <= hx; i++)
+            put(s, f, (int)i, (int)j, weight(shape, seg_dist(i, j, ax, ay, bx, by), r), amp, set);
+}
+
+/* ---- planning ------------------------------------------------------------ */
+
+static double moment_seconds(const struct scene *sc, const struct moment *m)
+{
+    return m->is_frame ? (double)m->frame / sc->time.fps : m->time;
+}
+
+/* A drop with its place in the plan, so that qsort (not stable by itself)
+ * keeps drops of the same step in scene order, then rain order. */
+struct keyed { struct planned_drop d; int order; };
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+    if (x->d.step != y->d.step)
+        return x->d.step < y->d.step ? -1 : 1;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Rain: a Poisson process of `rate` drops per second between start and end,
+ * drawn on this one thread from the rain's own SplitMix64 stream. Each drop
+ * draws, in this order: the gap to it (exponential), x, y, radius, amplitude. */
+static int plan_rain(const struct scene *sc, struct keyed **arr, int *n, int *cap, struct rr_err *e)
+{
+    const struct rain *rn = &sc->rain;
+    double t = moment_seconds(sc, &rn->start), end = moment_seconds(sc, &rn->end);
+    if (!rn->enabled || !(rn->rate > 0) || !(end > t))
+        return 0;
+    if (rn->rate * (end - t) > MAX_DROPS / 2)
+        return rr_fail(e, RR_EXIT_USAGE, "rain.rate: %g drops per second for %g s is more than %d drops", rn->rate,
+                       end - t, MAX_DROPS / 2);
+    struct rng g;
+    rng_seed(&g, rn->seed);
+    for (;;) {
+        t += -log1p(-rng_uniform(&g)) / rn->rate;   /* 1 - u in (0, 1]: finite */
+        if (t >= end)
+            break;
+        if (*n == MAX_DROPS)
+            return rr_fail(e, RR_EXIT_USAGE, "rain: more than %d drops planned", MAX_DROPS);
+        if (*n == *cap) {
+            int nc = *cap ? *cap * 2 : 64;
+            struct keyed *na = realloc(*arr, (size_t)nc * sizeof *na);
+            if (!na)
+                return rr_fail(e, RR_EXIT_RUNTIME, "rain: out of memory");
+            *arr = na;
+            *cap = nc;
+        }
+        struct keyed *k = &(*arr)[*n];
+        struct moment m = { .is_frame = false, .time = t };
+        k->d.step = scene_moment_step(sc, &m);
+        k->d.x = rng_uniform(&g) * sc->grid.width;
+        k->d.y = rng_uniform(&g) * sc->grid.height;
+        k->d.radius = rng_range(&g, rn->radius[0], rn->radius[1]);
+        k->d.amplitude = rng_range(&g, rn->amplitude[0], rn->amplitude[1]);
+        k->d.shape = rn->shape;
+        k->d.mode = DROP_ADD;
+        k->order = *n;
+        (*n)++;
+    }
+    return 0;
+}
+
+int sources_create(struct sources **out, const struct scene *sc, struct rr_err *e)
+{
+    struct keyed *arr = NULL;
+    int n = 0, cap = sc->n_drops;
+    struct sources *s = calloc(1, sizeof *s);
+    *out = NULL;
+    if (!s)
+        return rr_fail(e, RR_EXIT_RUNTIME, "sources: out of memory");
+    s->w = sc->grid.width;
+    s->h = sc->grid.height;
+    s->dt = scene_dt(sc);
+    if (cap > 0 && !(arr = malloc((size_t)cap * sizeof *arr))) {
+        rr_fail(e, RR_EXIT_RUNTIME, "drops: out of memory");
+        goto fail;
+    }
+    for (int k = 0; k < sc->n_drops; k++, n++) {
+        const struct drop *d = &sc->drops[k];
+        arr[n].d = (struct planned_drop){ scene_moment_step(sc, &d->at), d->x, d->y, d->radius, d->amplitude,
+                                          d->shape, d->mode };
+        arr[n].order = n;
+    }
+    if (plan_rain(sc, &arr, &n, &cap, e) < 0)
+        goto fail;
+    qsort(arr, (size_t)n, sizeof *arr, cmp_keyed);
+    if (n > 0 && !(s->drops = malloc((size_t)n * sizeof *s->drops))) {
+        rr_fail(e, RR_EXIT_RUNTIME, "drops: out of memory");
+        goto fail;
+    }
+    for (int k = 0; k < n; k++)
+        s->drops[k] = arr[k].d;
+    s->n_drops = n;
+    free(arr);
+    arr = NULL;
+
+    if (sc->n_oscillators > 0 && !(s->osc = calloc((size_t)sc->n_oscillators, sizeof *s->osc))) {
+        rr_fail(e, RR_EXIT_RUNTIME, "oscillators: out of memory");
+        goto fail;
+    }
+    for (int k = 0; k < sc->n_oscillators; k++) {
+        const struct oscillator *o = &sc->oscillators[k];
+        s->osc[k] = (struct osc_plan){ o, scene_moment_step(sc, &o->start), scene_moment_step(sc, &o->end) };
+    }
+    s->n_osc = sc->n_oscillators;
+
+    if (sc->n_movers > 0 && !(s->mov = calloc((size_t)sc->n_movers, sizeof *s->mov))) {
+        rr_fail(e, RR_EXIT_RUNTIME, "movers: out of memory");
+        goto fail;
+    }
+    for (int k = 0; k < sc->n_movers; k++) {
+        const struct mover *m = &sc->movers[k];
+        struct moment a = { .time = m->path[0].time }, b = { .time = m->path[m->n_path - 1].time };
+        s->mov[k] = (struct mover_plan){ m, scene_moment_step(sc, &a), scene_moment_step(sc, &b) };
+    }
+    s->n_mov = sc->n_movers;
+    *out = s;
+    return 0;
+fail:
+    free(arr);
+    sources_free(s);
+    return -1;
+}
+
+void sources_set_walls(struct sources *s, const unsigned char *walls) { s->walls = walls; }
+
+const struct planned_drop *sources_drops(const struct sources *s, int *n)
+{
+    *n = s->n_drops;
+    return s->drops;
+}
+
+/* Position of a mover at time t: piecewise linear, held at the ends. */
+static void mover_at(const struct mover *m, double t, double *x, double *y)
+{
+    const struct path_point *p = m->path;
+    int k = 0;
+    while (k + 1 < m->n_path && p[k + 1].time <= t)
+        k++;
+    if (k + 1 >= m->n_path || t <= p[k].time) {
+        *x = p[k].x;
+        *y = p[k].y;
+        return;
+    }
+    double u = (t - p[k].time) / (p[k + 1].time - p[k].time);
+    *x = p[k].x + (p[k + 1].x - p[k].x) * u;
+    *y = p[k].y + (p[k + 1].y - p[k].y) * u;
+}
+
+void sources_apply(struct sources *s, long long step, struct field *f)
+{
+    double t = (double)step * s->dt;
+    while (s->next_drop < s->n_drops && s->drops[s->next_drop].step <= step) {
+        const struct planned_drop *d = &s->drops[s->next_drop++];
+        stamp(s, f, d->x, d->y, d->x, d->y, d->radius, d->shape, d->amplitude, d->mode == DROP_SET);
+    }
+    for (int k = 0; k < s->n_osc; k++) {
+        const struct osc_plan *op = &s->osc[k];
+        if (step < op->start || step >= op->end)
+            continue;
+        const struct oscillator *o = op->o;
+        double v = o->amplitude * sin(2 * PI * o->frequency * t + o->phase);
+        if (o->is_line)
+            stamp(s, f, o->from[0], o->from[1], o->to[0], o->to[1], o->radius, o->shape, v, 1);
+        else
+            stamp(s, f, o->x, o->y, o->x, o->y, o->radius, o->shape, v, 1);
+    }
+    for (int k = 0; k < s->n_mov; k++) {
+        const struct mover_plan *mp = &s->mov[k];
+        if (step < mp->first || step > mp->last)
+            continue;
+        double x, y;
+        mover_at(mp->m, t, &x, &y);
+        stamp(s, f, x, y, x, y, mp->m->radius, mp->m->shape, mp->m->amplitude, 0);
+    }
+}
+
+void sources_free(struct sources *s)
+{
+    if (!s)
+        return;
+    free(s->drops);
+    free(s->osc);
+    free(s->mov);
+    free(s);
+}
+
+/* ---- initial conditions -------------------------------------------------- */
+
+/* The angular frequency (radians per step) of the mode (kx, ky) in the scene's
+ * solver, from its discrete dispersion relation (docs/solvers.md). */
+static double omega(const struct scene *sc, double kx, double ky)
+{
+    double cx = cos(kx), cy = cos(ky), c;
+    switch (sc->solver.type) {
+    case SOLVER_ELIAS:
+        c = sc->solver.neighbors == 8 ? (cx + cy + 2 * cx * cy) / 4 : (cx + cy) / 2;
+        break;
+    case SOLVER_FLOW: {
+        double F = sc->solver.flow;
+        c = (F * (cx + cy) / 2 + 1) / (F + 1);
+        break;
+    }
+    case SOLVER_SPRING: {
+        double b = sc->solver.blend;
+        double B = pow((1 + 4 * (1 - b) + b * (2 * cx + 2 * cy)) / 5, sc->solver.passes);
+        c = sqrt(fmax(B, 0));
+        break;
+    }
+    default:   /* other solvers set their own; the 4-neighbour relation is a fair start */
+        c = (cx + cy) / 2;
+        break;
+    }
+    return acos(fmax(-1.0, fmin(1.0, c)));
+}
+
+static int initial_image(int idx, const struct initial *in, struct field *f,
+                         struct rr_err *e)
+{
+    char what[48];
+    struct image img = { 0 }, fit = { 0 };
+    const struct image *use = &img;
+    snprintf(what, sizeof what, "initial.%d.path", idx);
+    if (image_load_gray(&img, in->path, what, e) < 0)
+        return -1;
+    if (img.width != f->w || img.height != f->h) {
+        if (image_resample(&img, f->w, f->h, &fit, e) < 0) {
+            image_free(&img);
+            return rr_wrap(e, "%s: ", what);
+        }
+        use = &fit;
+    }
+    for (int y = 0; y < f->h; y++)
+        for (int x = 0; x < f->w; x++) {
+            double v = use->v[(size_t)y * f->w + x];
+            float add = (float)((v - 0.5) * 2.0 * in->scale);
+            f->cur[y * f->stride + x] += add;
+            f->prev[y * f->stride + x] += add;
+        }
+    image_free(&img);
+    image_free(&fit);
+    return 0;
+}
+
+static void initial_wave(const struct scene *sc, const struct initial *in, struct field *f)
+{
+    double k = 2 * PI / in->wavelength, th = in->angle * PI / 180.0;
+    double kx = k * cos(th), ky = k * sin(th), w = omega(sc, kx, ky);
+    for (int y = 0; y < f->h; y++)
+        for (int x = 0; x < f->w; x++) {
+            double ph = kx * x + ky * y;
+            /* h(x, t) = A cos(k.x - w t): now t = 0, one step earlier t = -1. */
+            f->cur[y * f->stride + x] += (float)(in->amplitude * cos(ph));
+            f->prev[y * f->stride + x] += (float)(in->amplitude * cos(ph + w));
+        }
+}
+
+int sources_initial(const struct scene *sc, struct field *f, struct rr_err *e)
+{
+    for (int k = 0; k < sc->n_initial; k++) {
+        const struct initial *in = &sc->initial[k];
+        if (in->type == INITIAL_IMAGE) {
+            if (initial_image(k, in, f, e) < 0)
+                return -1;
+        } else if (in->wavelength > 0) {
+            initial_wave(sc, in, f);
+        }
+    }
+    return 0;
+}

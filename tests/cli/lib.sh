@@ -1,0 +1,12 @@
+# Shared helpers for the command-line test scripts (sourced, not run).
+# Each check prints "ok NAME" or "FAIL NAME: why"; `finish` prints the
+# "cli: N passed, N failed" line that tests/run.sh reads.
+RR=${RR:-./ripplerender}
+case "$RR" in /*) ;; *) RR="$PWD/$RR" ;; esac
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+npass=0; nfail=0
+ok()   { npass=$((npass + 1)); echo "ok $1"; }
+fail() { nfail=$((nfail + 1)); echo "FAIL $1: $2"; }
+# check NAME CONDITION...: runs the condition (a command) and records it.
+check() { name=$1; shift; if "$@"; then ok "$name"; else fail "$name" "$*"; fi; }
+finish() { echo "cli: $npass passed, $nfail failed"; [ "$nfail" -eq 0 ]; }

@@ -1,0 +1,156 @@
+# Command-line tests: options, exit statuses, every output kind checked with
+# ffprobe/ffmpeg, golden frame hashes of scenes/, thread independence, -y.
+# Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
+. tests/cli/lib.sh
+
+# A small scene used by most checks: 64x48 cells, 10 frames at 10 fps.
+cat > "$T/small.json" <<'EOF'
+{ "grid": { "width": 64, "height": 48 },
+  "time": { "fps": 10, "frames": 10, "steps_per_frame": 2 },
+  "drops": [ { "x": 20, "y": 20, "radius": 3, "amplitude": -1 },
+             { "frame": 4, "x": 44, "y": 30, "radius": 2, "amplitude": 1 } ],
+  "render": { "mode": "colormap", "colormap": "viridis", "range": [-0.5, 0.5] } }
+EOF
+probe() { ffprobe -v error -select_streams v:0 -count_frames -show_entries "$2" -of default=nw=1:nk=1 "$1" 2>/dev/null | head -n 1; }
+fmt_duration() { ffprobe -v error -show_entries format=duration -of default=nw=1:nk=1 "$1" 2>/dev/null; }
+md5col() { grep -v '^#' "$1" | awk -F, '{gsub(/ /, "", $NF); print $NF}'; }
+hashcol() { awk '{print $2}' "$1"; }
+
+# --- options and exit statuses ---------------------------------------------
+"$RR" --help > "$T/help" 2>&1; check help-exit-0 [ $? -eq 0 ]
+check help-lists-options grep -q -- '--print-scene' "$T/help"
+"$RR" -V > "$T/ver"; check version-exit-0 [ $? -eq 0 ]
+check version-names-libs grep -q 'FFmpeg' "$T/ver"
+"$RR" > /dev/null 2>&1; check no-scene-exit-2 [ $? -eq 2 ]
+"$RR" "$T/small.json" --bogus > /dev/null 2>&1; check unknown-option-exit-2 [ $? -eq 2 ]
+"$RR" "$T/small.json" -j 0 --validate > /dev/null 2>&1; check bad-threads-exit-2 [ $? -eq 2 ]
+"$RR" "$T/small.json" -f x --validate > /dev/null 2>&1; check bad-frames-exit-2 [ $? -eq 2 ]
+"$RR" "$T/missing.json" --validate 2> "$T/err"; s=$?
+check missing-scene-exit-2 [ $s -eq 2 ]
+check missing-scene-one-line [ "$(wc -l < "$T/err")" -eq 1 ]
+echo '{}' | "$RR" - --validate > /dev/null; check empty-scene-from-stdin [ $? -eq 0 ]
+"$RR" "$T/small.json" -s 'solver.damping=2' --validate 2> "$T/err"; s=$?
+check set-out-of-range-exit-2 [ $s -eq 2 ]
+check set-out-of-range-names-key grep -q 'solver.damping' "$T/err"
+
+# --- video: mp4 (H.264, yuv420p, faststart, exact duration) ---------------------
+"$RR" "$T/small.json" -o "$T/a.mp4" -q; check mp4-exit-0 [ $? -eq 0 ]
+check mp4-codec [ "$(probe "$T/a.mp4" stream=codec_name)" = h264 ]
+check mp4-pix_fmt [ "$(probe "$T/a.mp4" stream=pix_fmt)" = yuv420p ]
+check mp4-size [ "$(probe "$T/a.mp4" stream=width),$(probe "$T/a.mp4" stream=height)" = 64,48 ]
+check mp4-frames [ "$(probe "$T/a.mp4" stream=nb_read_frames)" = 10 ]
+check mp4-duration [ "$(fmt_duration "$T/a.mp4")" = 1.000000 ]
+# faststart: the moov atom comes before mdat
+check mp4-faststart sh -c "head -c 4096 '$T/a.mp4' | grep -q moov"
+check mp4-no-temp-left [ -z "$(ls -A "$T" | grep '\.tmp')" ]
+
+# --- webm (VP9) ----------------------------------------------------------------
+"$RR" "$T/small.json" -o "$T/a.webm" -q; check webm-exit-0 [ $? -eq 0 ]
+check webm-codec [ "$(probe "$T/a.webm" stream=codec_name)" = vp9 ]
+check webm-frames [ "$(probe "$T/a.webm" stream=nb_read_frames)" = 10 ]
+check webm-size [ "$(probe "$T/a.webm" stream=width)x$(probe "$T/a.webm" stream=height)" = 64x48 ]
+d=$(fmt_duration "$T/a.webm")
+check webm-duration awk -v d="$d" 'BEGIN { exit !(d > 0.95 && d < 1.05) }'
+
+# --- odd sizes with yuv420p: padded, never a crash --------------------------------
+"$RR" "$T/small.json" -s grid.width=63 -s grid.height=47 -o "$T/odd.mp4" -q
+check odd-size-exit-0 [ $? -eq 0 ]
+check odd-size-frames [ "$(probe "$T/odd.mp4" stream=nb_read_frames)" = 10 ]
+
+# --- hashes: --hash equals the .framemd5 muxer, and ffmpeg's decode of ffv1 -------
+"$RR" "$T/small.json" --hash -q > "$T/h.txt"; check hash-exit-0 [ $? -eq 0 ]
+check hash-lines [ "$(wc -l < "$T/h.txt")" -eq 10 ]
+"$RR" "$T/small.json" -o "$T/a.framemd5" -q; check framemd5-exit-0 [ $? -eq 0 ]
+check framemd5-equals-hash [ "$(md5col "$T/a.framemd5")" = "$(hashcol "$T/h.txt")" ]
+"$RR" "$T/small.json" -o "$T/a.framehash" -q; check framehash-exit-0 [ $? -eq 0 ]
+for codec in ffv1 utvideo png; do
+    "$RR" "$T/small.json" -s output.codec=$codec -o "$T/l-$codec.mkv" -q
+    ffmpeg -v error -i "$T/l-$codec.mkv" -pix_fmt rgb24 -f framemd5 - > "$T/l-$codec.md5" 2>/dev/null
+    check "lossless-$codec-decodes-to-same-frames" [ "$(md5col "$T/l-$codec.md5")" = "$(hashcol "$T/h.txt")" ]
+done
+"$RR" "$T/small.json" --check "$T/a.framemd5" -q; check check-framemd5-exit-0 [ $? -eq 0 ]
+"$RR" "$T/small.json" --check "$T/h.txt" -q; check check-hash-lines-exit-0 [ $? -eq 0 ]
+sed '5s/^\([0-9]*\) ./\1 0/' "$T/h.txt" > "$T/h-bad.txt"
+if ! cmp -s "$T/h.txt" "$T/h-bad.txt"; then :; else sed -i '5s/^\([0-9]*\) ./\1 1/' "$T/h-bad.txt"; fi
+"$RR" "$T/small.json" --check "$T/h-bad.txt" -q 2> "$T/err"; s=$?
+check check-mismatch-exit-3 [ $s -eq 3 ]
+check check-mismatch-names-frame grep -q 'frame 4 differs' "$T/err"
+
+# --- PNG sequences --------------------------------------------------------------
+mkdir -p "$T/seq"
+"$RR" "$T/small.json" -o "$T/seq/f%03d.png" -q; check pngseq-exit-0 [ $? -eq 0 ]
+check pngseq-count [ "$(ls "$T/seq" | grep -c '^f[0-9][0-9][0-9]\.png$')" -eq 10 ]
+check pngseq-size [ "$(probe "$T/seq/f009.png" stream=width)x$(probe "$T/seq/f009.png" stream=height)" = 64x48 ]
+check pngseq-rgb24 [ "$(probe "$T/seq/f000.png" stream=pix_fmt)" = rgb24 ]
+mkdir -p "$T/seq16"
+"$RR" "$T/small.json" -s render.mode=height -s output.bit_depth=16 -o "$T/seq16/h%02d.png" -q
+check pngseq16-exit-0 [ $? -eq 0 ]
+check pngseq16-gray16 [ "$(probe "$T/seq16/h00.png" stream=pix_fmt)" = gray16be ]
+
+# --- npy ------------------------------------------------------------------------
+"$RR" "$T/small.json" -o "$T/a.npy" -q; check npy-exit-0 [ $? -eq 0 ]
+check npy-header sh -c "head -c 128 '$T/a.npy' | grep -q \"'shape': (10, 48, 64)\""
+check npy-size [ "$(stat -c %s "$T/a.npy")" -eq $((128 + 10 * 48 * 64 * 4)) ]
+
+# --- scaled render through libswscale ------------------------------------------------
+"$RR" "$T/small.json" -s render.width=128 -s render.height=96 -o "$T/big.mp4" -q
+check scaled-size [ "$(probe "$T/big.mp4" stream=width)x$(probe "$T/big.mp4" stream=height)" = 128x96 ]
+
+# --- -y: never replace without it ------------------------------------------------------
+echo keep > "$T/exists.mp4"
+"$RR" "$T/small.json" -o "$T/exists.mp4" -q 2> "$T/err"; s=$?
+check no-overwrite-exit-1 [ $s -eq 1 ]
+check no-overwrite-untouched [ "$(cat "$T/exists.mp4")" = keep ]
+check no-overwrite-says-y grep -q -- '-y' "$T/err"
+"$RR" "$T/small.json" -o "$T/exists.mp4" -y -q; check overwrite-exit-0 [ $? -eq 0 ]
+check overwrite-replaced [ "$(probe "$T/exists.mp4" stream=codec_name)" = h264 ]
+
+# --- threads never change frames --------------------------------------------------------
+for sc in "$T/small.json" scenes/demo.json scenes/rain.json; do
+    "$RR" "$sc" -f 20 --hash -j 1 -q > "$T/j1"; "$RR" "$sc" -f 20 --hash -j 2 -q > "$T/j2"
+    check "threads-$(basename "$sc")" cmp -s "$T/j1" "$T/j2"
+done
+
+# --- --print-scene round trip: the resolved scene renders the same frames -------------------
+"$RR" "$T/small.json" --print-scene > "$T/resolved.json"; check print-scene-exit-0 [ $? -eq 0 ]
+"$RR" "$T/resolved.json" --hash -q > "$T/h2.txt"
+check print-scene-same-frames cmp -s "$T/h.txt" "$T/h2.txt"
+
+# --- probes ------------------------------------------------------------------------------
+"$RR" "$T/small.json" -s 'probes=[{"name":"c","x":20,"y":20}]' --hash --probes "$T/p.csv" -q > /dev/null
+check probes-exit-0 [ $? -eq 0 ]
+check probes-rows [ "$(wc -l < "$T/p.csv")" -eq 11 ]
+check probes-header [ "$(head -n 1 "$T/p.csv")" = frame,time,c ]
+
+# --- bad scenes: each gives its line, its status, and no output ------------------------------
+if [ -f tests/bad/expected.tsv ]; then
+    while IFS="$(printf '\t')" read -r file want msg; do
+        case "$file" in ''|'#'*) continue ;; esac
+        rm -f "$T/bad.mp4"
+        "$RR" "tests/bad/$file" -o "$T/bad.mp4" -q 2> "$T/err"; s=$?
+        if [ "$s" -eq "$want" ] && grep -qF -- "$msg" "$T/err" && [ "$(wc -l < "$T/err")" -eq 1 ] \
+            && [ ! -e "$T/bad.mp4" ]; then ok "bad-$file"
+        else fail "bad-$file" "status $s (want $want), message: $(cat "$T/err")"; fi
+    done < tests/bad/expected.tsv
+fi
+
+# --- golden frame hashes of every example scene ----------------------------------------------
+for sc in scenes/*.json; do
+    name=$(basename "$sc" .json)
+    g=tests/golden/$name.framemd5
+    if [ -f "$g" ]; then
+        "$RR" "$sc" --check "$g" -q 2> "$T/err"; s=$?
+        if [ $s -eq 0 ]; then ok "golden-$name"; else fail "golden-$name" "$(cat "$T/err")"; fi
+    else
+        fail "golden-$name" "no $g (make golden writes it)"
+    fi
+done
+
+# --- Ctrl-C: stop after the current frame, finish the file, exit 130 ------------------------
+"$RR" "$T/small.json" -s grid.width=512 -s grid.height=512 -f 100000 -o "$T/int.mkv" -q &
+pid=$!; sleep 2; kill -INT $pid; wait $pid; s=$?
+check interrupt-exit-130 [ $s -eq 130 ]
+n=$(probe "$T/int.mkv" stream=nb_read_frames)
+check interrupt-file-plays [ "${n:-0}" -gt 0 ]
+
+finish

@@ -1,0 +1,206 @@
+/* test_image.c: PNG reading (every PngSuite file loads, every damaged file of
+ * libpng's crashers loads or is refused cleanly, grey codes read without gamma
+ * linearisation, 16-bit precision kept, alpha multiplies) and bilinear
+ * resampling against hand values. */
+#include <dirent.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "image.h"
+
+#define DATA "/work/shared/data/png"
+
+static char tmpdir[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(tmpdir, "/tmp/rr_img_XXXXXX");
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    const char *names[] = { "g8.png", "g16.png", "ga.png" };
+    char p[128];
+    for (size_t k = 0; k < 3; k++) {
+        snprintf(p, sizeof p, "%s/%s", tmpdir, names[k]);
+        unlink(p);
+    }
+    rmdir(tmpdir);
+    return 0;
+}
+
+/* Calls fn on every .png of a folder; returns how many. */
+static int each_png(const char *dir, void (*fn)(const char *path))
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        fail_msg("cannot open %s", dir);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+        if (len < 5 || strcmp(de->d_name + len - 4, ".png") != 0)
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        fn(path);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static void load_ok(const char *path)
+{
+    struct image img = { 0 };
+    struct rr_err e = { 0 };
+    if (image_load_gray(&img, path, "render.background", &e) < 0)
+        fail_msg("%s: %s", path, e.msg);
+    assert_true(img.width > 0 && img.height > 0);
+    for (int k = 0; k < img.width * img.height; k++)
+        assert_true(img.v[k] >= 0.0f && img.v[k] <= 1.0f);
+    image_free(&img);
+    image_free(&img);
+}
+
+static void load_or_refuse(const char *path)
+{
+    struct image img = { 0 };
+    struct rr_err e = { 0 };
+    if (image_load_gray(&img, path, "obstacles.0.path", &e) == 0) {
+        image_free(&img);
+        return;
+    }
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_non_null(strstr(e.msg, path));
+    assert_non_null(strstr(e.msg, "obstacles.0.path: cannot read PNG"));
+    assert_null(img.v);
+}
+
+static void test_pngsuite(void **state)
+{
+    (void)state;
+    assert_int_equal(each_png(DATA "/pngsuite", load_ok), 60);
+}
+
+static void test_crashers(void **state)
+{
+    (void)state;
+    assert_int_equal(each_png(DATA "/crashers", load_or_refuse), 23);
+}
+
+static void test_missing(void **state)
+{
+    (void)state;
+    struct image img = { 0 };
+    struct rr_err e = { 0 };
+    assert_int_equal(image_load_gray(&img, "/nonexistent/h.png", "initial.0.path", &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_non_null(strstr(e.msg, "/nonexistent/h.png: initial.0.path: cannot read PNG: "));
+}
+
+static void write_png(const char *name, int w, int h, png_uint_32 fmt, const void *px, char *path)
+{
+    png_image pi;
+    memset(&pi, 0, sizeof pi);
+    pi.version = PNG_IMAGE_VERSION;
+    pi.width = (png_uint_32)w;
+    pi.height = (png_uint_32)h;
+    pi.format = fmt;
+    snprintf(path, 128, "%s/%s", tmpdir, name);
+    assert_true(png_image_write_to_file(&pi, path, 0, px, 0, NULL));
+}
+
+static void test_grey_codes(void **state)
+{
+    (void)state;
+    char path[128];
+    const unsigned char g[4] = { 0, 128, 255, 1 };
+    write_png("g8.png", 4, 1, PNG_FORMAT_GRAY, g, path);
+    struct image img = { 0 };
+    struct rr_err e = { 0 };
+    assert_int_equal(image_load_gray(&img, path, "m", &e), 0);
+    /* Codes, not linear light: 128 reads 128/255 = 0.502, 255 exactly 1. */
+    assert_true(img.v[0] == 0.0f);
+    assert_true(img.v[1] == (float)(128.0 / 255.0));
+    assert_true(img.v[2] == 1.0f);
+    assert_true(img.v[3] == (float)(1.0 / 255.0));
+    image_free(&img);
+    /* Grey 255 at alpha 128 reads 128/255; grey 128 at alpha 0 reads 0. */
+    const unsigned char ga[4] = { 255, 128, 128, 0 };
+    write_png("ga.png", 2, 1, PNG_FORMAT_GA, ga, path);
+    assert_int_equal(image_load_gray(&img, path, "m", &e), 0);
+    assert_true(img.v[0] == (float)(128.0 / 255.0));
+    assert_true(img.v[1] == 0.0f);
+    image_free(&img);
+}
+
+static void test_16bit(void **state)
+{
+    (void)state;
+    char path[128];
+    const uint16_t g[5] = { 0, 1, 12345, 32768, 65535 };
+    write_png("g16.png", 5, 1, PNG_FORMAT_LINEAR_Y, g, path);
+    struct image img = { 0 };
+    struct rr_err e = { 0 };
+    assert_int_equal(image_load_gray(&img, path, "m", &e), 0);
+    for (int k = 0; k < 5; k++)
+        if (img.v[k] != (float)(g[k] / 65535.0))
+            fail_msg("code %u: got %.9g", g[k], (double)img.v[k]);
+    /* 1/65535 and 12345/65535 are no 8-bit value: the precision is kept. */
+    assert_true(img.v[1] > 0.0f && img.v[1] < 1.0f / 255.0f);
+    image_free(&img);
+}
+
+static void test_resample(void **state)
+{
+    (void)state;
+    /* 2 x 2 -> 4 x 4. Destination centres map to source coordinates
+     * (i + 0.5) / 2 - 0.5 = -0.25, 0.25, 0.75, 1.25, clamped to [0, 1]:
+     * weights 0, 1/4, 3/4, 1 of the second pixel. Source 0 1 / 2 3:
+     *   row 0 (y 0):    0     0.25  0.75  1
+     *   row 1 (y 1/4):  0.5   0.75  1.25  1.5
+     *   row 2 (y 3/4):  1.5   1.75  2.25  2.5
+     *   row 3 (y 1):    2     2.25  2.75  3                           */
+    float px[4] = { 0, 1, 2, 3 };
+    struct image src = { 2, 2, px }, dst = { 0 };
+    struct rr_err e = { 0 };
+    assert_int_equal(image_resample(&src, 4, 4, &dst, &e), 0);
+    const float want[16] = { 0, 0.25f, 0.75f, 1, 0.5f, 0.75f, 1.25f, 1.5f,
+                             1.5f, 1.75f, 2.25f, 2.5f, 2, 2.25f, 2.75f, 3 };
+    assert_int_equal(dst.width, 4);
+    assert_int_equal(dst.height, 4);
+    for (int k = 0; k < 16; k++)
+        if (dst.v[k] != want[k])
+            fail_msg("cell %d: got %g, want %g", k, (double)dst.v[k], (double)want[k]);
+    image_free(&dst);
+    /* Same size: an exact copy. */
+    assert_int_equal(image_resample(&src, 2, 2, &dst, &e), 0);
+    assert_memory_equal(dst.v, px, sizeof px);
+    image_free(&dst);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pngsuite),
+        cmocka_unit_test(test_crashers),
+        cmocka_unit_test(test_missing),
+        cmocka_unit_test(test_grey_codes),
+        cmocka_unit_test(test_16bit),
+        cmocka_unit_test(test_resample),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

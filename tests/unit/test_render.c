@@ -1,0 +1,301 @@
+/* test_render.c: the height and colormap renders on hand-made fields: exact
+ * bytes, rounding, clamping, walls, 16-bit grey, raw heights, swscale scaling,
+ * and the errors for unknown colormaps and modes not in this version. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "render.h"
+
+/* A field of w x h cells with a ghost border, filled by hand (field.c is not
+ * needed: the renderer reads f->cur, f->stride, f->w, f->h only). */
+struct fake {
+    struct field f;
+    float *mem;
+};
+
+static void fake_init(struct fake *fk, int w, int h, const float *cells)
+{
+    memset(fk, 0, sizeof *fk);
+    ptrdiff_t stride = ((w + 2 + 15) / 16) * 16;
+    size_t n = (size_t)stride * (h + 2) + 16;
+    fk->mem = aligned_alloc(64, ((n * sizeof(float)) + 63) / 64 * 64);
+    assert_non_null(fk->mem);
+    for (size_t i = 0; i < n; i++)
+        fk->mem[i] = 999.0f;   /* ghosts and padding: must never be read */
+    fk->f.w = w;
+    fk->f.h = h;
+    fk->f.stride = stride;
+    fk->f.cur = fk->mem + stride + 1;
+    fk->f.prev = fk->f.cur;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            fk->f.cur[y * stride + x] = cells[y * w + x];
+}
+
+static void scene_init(struct scene *sc, int gw, int gh, enum render_mode mode)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->grid.width = gw;
+    sc->grid.height = gh;
+    sc->time.fps = 30;
+    sc->time.frames = 1;
+    sc->render.mode = mode;
+    sc->render.range[0] = -1;
+    sc->render.range[1] = 1;
+    sc->render.width = gw;
+    sc->render.height = gh;
+    sc->render.obstacle_color[0] = 200;
+    sc->render.obstacle_color[1] = 10;
+    sc->render.obstacle_color[2] = 20;
+}
+
+static void test_height_exact_bytes(void **state)
+{
+    (void)state;
+    /* row 0: range ends and 0; row 1: clamped below and above, a wall. */
+    const float cells[6] = { -1.0f, 0.0f, 1.0f, -5.0f, 9.0f, 0.5f };
+    const unsigned char walls[6] = { 0, 0, 0, 0, 0, 1 };
+    struct fake fk;
+    fake_init(&fk, 3, 2, cells);
+    struct scene sc;
+    scene_init(&sc, 3, 2, RENDER_HEIGHT);
+    struct renderer *r = NULL;
+    struct rr_err e = { 0 };
+    assert_int_equal(render_create(&r, &sc, 0, &e), 0);
+    struct frame fr;
+    assert_int_equal(render_frame(r, &fk.f, walls, 7, &fr, &e), 0);
+    assert_int_equal(fr.index, 7);
+    assert_int_equal(fr.width, 3);
+    assert_int_equal(fr.height, 2);
+    assert_null(fr.gray16);
+    assert_null(fr.heights);
+    const uint8_t want[18] = {
+        0, 0, 0,   128, 128, 128, 255, 255, 255,   /* -1 black, 0 mid-grey (127.5 rounds to even 128), 1 white */
+        0, 0, 0,   255, 255, 255, 200, 10, 20,     /* clamped, clamped, wall in obstacle_color */
+    };
+    assert_memory_equal(fr.rgb, want, sizeof want);
+    /* Without walls the 0.5 cell is (0.5+1)/2*255 = 191.25 -> 191. */
+    assert_int_equal(render_frame(r, &fk.f, NULL, 8, &fr, &e), 0);
+    assert_int_equal(fr.rgb[15], 191);
+    render_free(r);
+    render_free(NULL);
+    free(fk.mem);
+}
+
+static void test_height_nan_is_black(void **state)
+{
+    (void)state;
+    const float cells[2] = { __builtin_nanf(""), 0.25f };
+    struct fake fk;
+    fake_init(&fk, 2, 1, cells);
+    struct scene sc;
+    scene_init(&sc, 2, 1, RENDER_HEIGHT);
+    sc.render.range[0] = 0;   /* range [0, 0.5]: 0.25 is the middle */
+    sc.render.range[1] = 0.5;
+    struct renderer *r;
+    struct rr_err e = { 0 };
+    assert_int_equal(render_create(&r, &sc, 0, &e), 0);
+    struct frame fr;
+    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    assert_int_equal(fr.rgb[0], 0);
+    assert_int_equal(fr.rgb[3], 128);
+    render_free(r);
+    free(fk.mem);
+}
+
+static void test_gray16_and_heights(void **state)
+{
+    (void)state;
+    const float cells[6] = { -1.0f, 0.0f, 1.0f, -5.0f, 0.5f, 0.0f };
+    const unsigned char walls[6] = { 0, 0, 0, 0, 0, 1 };
+    struct fake fk;
+    fake_init(&fk, 3, 2, cells);
+    struct scene sc;
+    scene_init(&sc, 3, 2, RENDER_HEIGHT);
+    sc.render.obstacle_color[0] = sc.render.obstacle_color[1] = sc.render.obstacle_color[2] = 255;
+    struct renderer *r;
+    struct rr_err e = { 0 };
+    assert_int_equal(render_create(&r, &sc, RENDER_NEED_GRAY16 | RENDER_NEED_HEIGHTS, &e), 0);
+    struct frame fr;
+    assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
+    assert_non_null(fr.gray16);
+    const uint16_t want[6] = { 0, 32768, 65535, 0, 49151, 65535 };   /* 0.75*65535 = 49151.25 */
+    assert_memory_equal(fr.gray16, want, sizeof want);
+    assert_non_null(fr.heights);
+    assert_int_equal(fr.grid_w, 3);
+    assert_int_equal(fr.grid_h, 2);
+    assert_memory_equal(fr.heights, cells, sizeof cells);
+    render_free(r);
+    free(fk.mem);
+}
+
+static void test_colormap_endpoints(void **state)
+{
+    (void)state;
+    const unsigned char (*grey)[3] = colormap_find("grey");
+    assert_non_null(grey);
+    assert_int_equal(grey[0][0], 0);
+    assert_int_equal(grey[128][1], 128);
+    assert_int_equal(grey[255][2], 255);
+    assert_ptr_equal(colormap_find("gray"), grey);
+    const unsigned char (*cw)[3] = colormap_find("coolwarm");
+    assert_non_null(cw);
+    const unsigned char cw0[3] = { 59, 76, 192 }, cw255[3] = { 180, 4, 38 };
+    assert_memory_equal(cw[0], cw0, 3);
+    assert_memory_equal(cw[255], cw255, 3);
+    /* viridis from the polynomial fit, computed in double: known bytes. */
+    const unsigned char (*vi)[3] = colormap_find("viridis");
+    assert_non_null(vi);
+    const unsigned char vi0[3] = { 71, 1, 85 }, vi128[3] = { 31, 145, 139 }, vi255[3] = { 252, 231, 33 };
+    assert_memory_equal(vi[0], vi0, 3);
+    assert_memory_equal(vi[128], vi128, 3);
+    assert_memory_equal(vi[255], vi255, 3);
+    int n = 0;
+    for (; colormap_names[n]; n++)
+        assert_non_null(colormap_find(colormap_names[n]));
+    assert_int_equal(n, 9);
+    assert_null(colormap_find("jet"));
+    assert_null(colormap_find(NULL));
+
+    /* Rendering indexes the table by lrintf(v * 255). */
+    const float cells[3] = { -1.0f, 0.0f, 1.0f };
+    struct fake fk;
+    fake_init(&fk, 3, 1, cells);
+    struct scene sc;
+    scene_init(&sc, 3, 1, RENDER_COLORMAP);
+    strcpy(sc.render.colormap, "viridis");
+    struct renderer *r;
+    struct rr_err e = { 0 };
+    assert_int_equal(render_create(&r, &sc, RENDER_NEED_HEIGHTS, &e), 0);
+    struct frame fr;
+    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    assert_memory_equal(fr.rgb, vi0, 3);
+    assert_memory_equal(fr.rgb + 3, vi128, 3);
+    assert_memory_equal(fr.rgb + 6, vi255, 3);
+    render_free(r);
+    free(fk.mem);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct renderer *r = (struct renderer *)&sc;
+    struct rr_err e = { 0 };
+    scene_init(&sc, 4, 4, RENDER_COLORMAP);
+    strcpy(sc.render.colormap, "jet");
+    assert_int_equal(render_create(&r, &sc, 0, &e), -1);
+    assert_null(r);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_string_equal(e.msg, "render.colormap: \"jet\" is not a colormap (available: grey, viridis, magma, "
+                               "inferno, plasma, turbo, coolwarm, balance, ocean)");
+    scene_init(&sc, 4, 4, RENDER_SHADED);
+    assert_int_equal(render_create(&r, &sc, 0, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_string_equal(e.msg, "render.mode: \"shaded\" is not available in this version (available: height, colormap)");
+    scene_init(&sc, 4, 4, RENDER_COLORMAP);
+    strcpy(sc.render.colormap, "grey");
+    assert_int_equal(render_create(&r, &sc, RENDER_NEED_GRAY16, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_string_equal(e.msg, "output.bit_depth: 16 needs render.mode \"height\" (the mode is \"colormap\")");
+    scene_init(&sc, 4, 4, RENDER_HEIGHT);
+    sc.render.range[1] = -1;
+    assert_int_equal(render_create(&r, &sc, 0, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+}
+
+static void test_scaled_uniform_stays_uniform(void **state)
+{
+    (void)state;
+    enum { GW = 8, GH = 6, RW = 21, RH = 17 };
+    float cells[GW * GH];
+    for (int i = 0; i < GW * GH; i++)
+        cells[i] = 0.3f;
+    struct fake fk;
+    fake_init(&fk, GW, GH, cells);
+    const char *maps[] = { "turbo", "coolwarm", "grey" };
+    for (int m = 0; m < 3; m++) {
+        struct scene sc;
+        scene_init(&sc, GW, GH, RENDER_COLORMAP);
+        strcpy(sc.render.colormap, maps[m]);
+        sc.render.width = RW;
+        sc.render.height = RH;
+        struct renderer *r;
+        struct rr_err e = { 0 };
+        assert_int_equal(render_create(&r, &sc, 0, &e), 0);
+        struct frame fr;
+        assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+        assert_int_equal(fr.width, RW);
+        assert_int_equal(fr.height, RH);
+        const unsigned char *c = colormap_find(maps[m])[lrintf((0.3f + 1.0f) / 2.0f * 255.0f)];
+        for (int i = 0; i < RW * RH; i++) {
+            if (memcmp(fr.rgb + 3 * i, c, 3) != 0)
+                fail_msg("%s: pixel %d is (%d,%d,%d), expected (%d,%d,%d)", maps[m], i, fr.rgb[3 * i],
+                         fr.rgb[3 * i + 1], fr.rgb[3 * i + 2], c[0], c[1], c[2]);
+        }
+        render_free(r);
+    }
+    /* 16-bit grey scaled the same way. */
+    struct scene sc;
+    scene_init(&sc, GW, GH, RENDER_HEIGHT);
+    sc.render.width = RW;
+    sc.render.height = RH;
+    struct renderer *r;
+    struct rr_err e = { 0 };
+    assert_int_equal(render_create(&r, &sc, RENDER_NEED_GRAY16, &e), 0);
+    struct frame fr;
+    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    uint16_t want = (uint16_t)lrintf((0.3f + 1.0f) / 2.0f * 65535.0f);
+    for (int i = 0; i < RW * RH; i++)
+        assert_int_equal(fr.gray16[i], want);
+    render_free(r);
+    free(fk.mem);
+}
+
+static void test_scaled_is_deterministic(void **state)
+{
+    (void)state;
+    enum { GW = 16, GH = 12 };
+    float cells[GW * GH];
+    for (int i = 0; i < GW * GH; i++)
+        cells[i] = (float)((i * 37) % 23 - 11) / 11.0f;
+    struct fake fk;
+    fake_init(&fk, GW, GH, cells);
+    struct scene sc;
+    scene_init(&sc, GW, GH, RENDER_COLORMAP);
+    strcpy(sc.render.colormap, "magma");
+    sc.render.width = 40;
+    sc.render.height = 30;
+    struct renderer *a, *b;
+    struct rr_err e = { 0 };
+    assert_int_equal(render_create(&a, &sc, 0, &e), 0);
+    assert_int_equal(render_create(&b, &sc, 0, &e), 0);
+    struct frame fa, fb;
+    assert_int_equal(render_frame(a, &fk.f, NULL, 0, &fa, &e), 0);
+    assert_int_equal(render_frame(b, &fk.f, NULL, 0, &fb, &e), 0);
+    assert_memory_equal(fa.rgb, fb.rgb, 40 * 30 * 3);
+    render_free(a);
+    render_free(b);
+    free(fk.mem);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_height_exact_bytes),
+        cmocka_unit_test(test_height_nan_is_black),
+        cmocka_unit_test(test_gray16_and_heights),
+        cmocka_unit_test(test_colormap_endpoints),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_scaled_uniform_stays_uniform),
+        cmocka_unit_test(test_scaled_is_deterministic),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,677 @@
+/* test_scene.c: the scene loader: defaults, overrides, --set, exact
+ * file:line:col messages for every class of error, the --print-scene round
+ * trip, and every case of JSONTestSuite (never a crash, always status 2). */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "scene.h"
+
+#define SUITE_DIR "/work/shared/data/json-test-suite"
+
+static char tmpdir[64];
+static char scene_path[128];   /* tmpdir/s.json: where each test writes its scene */
+static char mask_path[128];    /* tmpdir/walls.png: an existing file for path checks */
+
+static int setup(void **state)
+{
+    (void)state;
+    strcpy(tmpdir, "/tmp/rr_test_scene_XXXXXX");
+    if (!mkdtemp(tmpdir))
+        return -1;
+    snprintf(scene_path, sizeof scene_path, "%s/s.json", tmpdir);
+    snprintf(mask_path, sizeof mask_path, "%s/walls.png", tmpdir);
+    FILE *f = fopen(mask_path, "wb");
+    if (!f)
+        return -1;
+    fputs("not decoded by the scene loader", f);
+    return fclose(f);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    unlink(scene_path);
+    unlink(mask_path);
+    rmdir(tmpdir);
+    return 0;
+}
+
+static void write_scene(const char *text)
+{
+    FILE *f = fopen(scene_path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Loads `text` with the --set list; returns scene_load's result. */
+static int load(const char *text, const char *const *sets, int n_sets, struct scene *sc, struct rr_err *e)
+{
+    write_scene(text);
+    memset(e, 0, sizeof *e);
+    return scene_load(sc, scene_path, sets, n_sets, e);
+}
+
+/* The load fails with status 2 and exactly "<scene path><suffix>". */
+static void expect_file_error(const char *text, const char *suffix)
+{
+    struct scene sc;
+    struct rr_err e;
+    char want[1024];
+    snprintf(want, sizeof want, "%s%s", scene_path, suffix);
+    assert_int_equal(load(text, NULL, 0, &sc, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_string_equal(e.msg, want);
+    assert_null(sc.drops);   /* the scene is left empty */
+    scene_free(&sc);
+}
+
+/* The load with one --set fails with status 2 and exactly `want`. */
+static void expect_set_error(const char *text, const char *set, const char *want)
+{
+    struct scene sc;
+    struct rr_err e;
+    const char *sets[] = { set };
+    assert_int_equal(load(text, sets, 1, &sc, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_string_equal(e.msg, want);
+    scene_free(&sc);
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    assert_int_equal(load("{}", NULL, 0, &sc, &e), 0);
+    assert_string_equal(sc.file, scene_path);
+    assert_int_equal(sc.grid.width, 256);
+    assert_int_equal(sc.grid.height, 256);
+    assert_true(sc.grid.cell_size == 0.001);
+    assert_true(sc.time.fps == 30);
+    assert_int_equal(sc.time.frames, 150);
+    assert_int_equal(sc.time.steps_per_frame, 2);
+    assert_false(sc.time.steps_auto);
+    assert_int_equal(sc.solver.type, SOLVER_ELIAS);
+    assert_true(sc.solver.damping == 0.99);
+    assert_int_equal(sc.solver.damping_shift, 0);
+    assert_true(sc.solver.half_life == 0);
+    assert_int_equal(sc.solver.neighbors, 4);
+    assert_true(sc.solver.flow == 1.0);
+    assert_true(sc.solver.blend == 0.99);
+    assert_int_equal(sc.solver.passes, 1);
+    assert_true(sc.solver.speed == 0.2);
+    assert_null(sc.solver.speed_map);
+    assert_true(sc.solver.speed_range[0] == 0.1 && sc.solver.speed_range[1] == 0.3);
+    assert_true(sc.solver.decay == 0);
+    assert_true(sc.solver.gravity == 9.81);
+    assert_true(sc.solver.surface_tension == 0.0728);
+    assert_true(sc.solver.density == 1000);
+    assert_true(sc.solver.depth == 0);
+    assert_true(sc.solver.viscosity == 1e-6);
+    for (int s = 0; s < 4; s++)
+        assert_int_equal(sc.boundary[s], EDGE_FIXED);
+    assert_int_equal(sc.absorb_width, 16);
+    assert_int_equal(sc.n_drops, 0);
+    assert_false(sc.rain.enabled);
+    assert_int_equal(sc.n_oscillators, 0);
+    assert_int_equal(sc.n_movers, 0);
+    assert_int_equal(sc.n_initial, 0);
+    assert_int_equal(sc.n_probes, 0);
+    assert_int_equal(sc.n_obstacles, 0);
+    assert_int_equal(sc.render.mode, RENDER_HEIGHT);
+    assert_string_equal(sc.render.colormap, "viridis");
+    assert_true(sc.render.range[0] == -1 && sc.render.range[1] == 1);
+    assert_int_equal(sc.render.width, 256);
+    assert_int_equal(sc.render.height, 256);
+    assert_memory_equal(sc.render.obstacle_color, "\x28\x28\x28", 3);
+    assert_string_equal(sc.output.path, "out/ripple.mp4");
+    assert_string_equal(sc.output.codec, "");
+    assert_int_equal(sc.output.crf, -1);
+    assert_string_equal(sc.output.preset, "");
+    assert_string_equal(sc.output.pix_fmt, "");
+    assert_int_equal(sc.output.bit_depth, 8);
+    scene_free(&sc);
+    scene_free(&sc);   /* twice is safe */
+}
+
+/* Element defaults: a drop, rain, oscillator, mover, probe with only what they need. */
+static void test_element_defaults(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    assert_int_equal(load("{\"grid\":{\"width\":11,\"height\":21},\"time\":{\"fps\":10,\"frames\":25},"
+                          "\"drops\":[{}],\"rain\":{},\"oscillators\":[{}],"
+                          "\"movers\":[{\"path\":[[0,1,2]]}],\"probes\":[{},{}],"
+                          "\"initial\":[{\"type\":\"wave\"}],"
+                          "\"obstacles\":[{\"type\":\"line\",\"from\":[0,0],\"to\":[5,5]}]}",
+                          NULL, 0, &sc, &e), 0);
+    const struct drop *d = &sc.drops[0];
+    assert_false(d->at.is_frame);
+    assert_true(d->at.time == 0);
+    assert_true(d->x == 5 && d->y == 10);   /* the grid's centre cell */
+    assert_true(d->radius == 3 && d->amplitude == -1);
+    assert_int_equal(d->shape, SHAPE_DISC);
+    assert_int_equal(d->mode, DROP_ADD);
+    assert_true(sc.rain.enabled);
+    assert_true(sc.rain.rate == 4);
+    assert_true(sc.rain.start.time == 0 && sc.rain.end.time == 2.5);   /* 25 frames at 10 fps */
+    assert_true(sc.rain.radius[0] == 1 && sc.rain.radius[1] == 3);
+    assert_true(sc.rain.amplitude[0] == -1 && sc.rain.amplitude[1] == -0.3);
+    assert_true(sc.rain.seed == 1);
+    const struct oscillator *o = &sc.oscillators[0];
+    assert_false(o->is_line);
+    assert_true(o->x == 5 && o->y == 10 && o->radius == 2 && o->amplitude == 0.5);
+    assert_true(o->frequency == 2 && o->phase == 0 && o->end.time == 2.5);
+    assert_int_equal(sc.movers[0].n_path, 1);
+    assert_true(sc.movers[0].radius == 3 && sc.movers[0].amplitude == -0.2);
+    assert_string_equal(sc.probes[0].name, "p0");
+    assert_string_equal(sc.probes[1].name, "p1");
+    assert_true(sc.initial[0].wavelength == 20 && sc.initial[0].angle == 0 && sc.initial[0].amplitude == 0.5);
+    assert_true(sc.obstacles[0].width == 1);
+    scene_free(&sc);
+}
+
+static const char full_scene[] =
+    "{\n"
+    "  \"grid\":   { \"width\": 64, \"height\": 48, \"cell_size\": 0.0005 },\n"
+    "  \"time\":   { \"fps\": 25, \"frames\": 40, \"steps_per_frame\": 3 },\n"
+    "  \"solver\": { \"type\": \"spring\", \"half_life\": 1.5, \"neighbors\": 8, \"flow\": 0.5,\n"
+    "              \"blend\": 0.25, \"passes\": 3, \"speed\": 0.3, \"speed_map\": \"walls.png\",\n"
+    "              \"speed_range\": [0.2, 0.4], \"decay\": 0.5, \"gravity\": 9.8, \"surface_tension\": 0.07,\n"
+    "              \"density\": 998, \"depth\": 0.02, \"viscosity\": 2e-6 },\n"
+    "  \"boundary\": { \"left\": \"wrap\", \"right\": \"wrap\", \"top\": \"absorb\", \"bottom\": \"clamp\",\n"
+    "                \"absorb_width\": 8 },\n"
+    "  \"drops\": [ { \"frame\": 4, \"x\": 10, \"y\": 12, \"radius\": 0, \"amplitude\": 2,\n"
+    "               \"shape\": \"gaussian\", \"mode\": \"set\" },\n"
+    "             { \"time\": 0.5, \"x\": -3, \"y\": 100, \"shape\": \"point\" } ],\n"
+    "  \"rain\": { \"rate\": 6, \"start\": 0.2, \"end\": 1.2, \"radius\": 2, \"amplitude\": [-2, -1],\n"
+    "            \"seed\": 9007199254740992, \"shape\": \"cosine\" },\n"
+    "  \"oscillators\": [ { \"from\": [0, 1], \"to\": [0, 40], \"radius\": 1, \"amplitude\": 0.25,\n"
+    "                     \"frequency\": 3.5, \"phase\": 1.5, \"start\": 0.1, \"end\": 0.9 } ],\n"
+    "  \"movers\": [ { \"path\": [[0, 1, 2], [1, 30, 2], [1.5, 30, 40]], \"radius\": 2,\n"
+    "                \"amplitude\": -0.5, \"shape\": \"gaussian\" } ],\n"
+    "  \"initial\": [ { \"type\": \"image\", \"path\": \"walls.png\", \"scale\": 0.5 },\n"
+    "               { \"type\": \"wave\", \"wavelength\": 8, \"angle\": 45, \"amplitude\": 0.1 } ],\n"
+    "  \"probes\": [ { \"name\": \"centre\", \"x\": 32, \"y\": 24 }, { \"x\": 63, \"y\": 0 } ],\n"
+    "  \"obstacles\": [\n"
+    "    { \"type\": \"rect\", \"x\": 25, \"y\": 0, \"width\": 6, \"height\": 20 },\n"
+    "    { \"type\": \"circle\", \"x\": 30, \"y\": 30, \"radius\": 5 },\n"
+    "    { \"type\": \"polygon\", \"points\": [[1, 1], [6, 1], [3, 5]] },\n"
+    "    { \"type\": \"line\", \"from\": [0, 40], \"to\": [64, 38], \"width\": 3 },\n"
+    "    { \"type\": \"mask\", \"path\": \"walls.png\", \"threshold\": 0.25, \"invert\": true }\n"
+    "  ],\n"
+    "  \"render\": { \"mode\": \"colormap\", \"colormap\": \"ocean\", \"range\": [-0.5, 0.25],\n"
+    "              \"width\": 128, \"height\": 96, \"obstacle_color\": \"#2b2118\" },\n"
+    "  \"output\": { \"path\": \"x/out.mkv\", \"codec\": \"libx264\", \"crf\": 20, \"preset\": \"veryfast\",\n"
+    "              \"pix_fmt\": \"yuv420p\", \"bit_depth\": 16 }\n"
+    "}\n";
+
+static void test_every_key(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    char resolved[160];
+    assert_int_equal(load(full_scene, NULL, 0, &sc, &e), 0);
+    /* Paths in the scene resolve against the scene's folder. */
+    snprintf(resolved, sizeof resolved, "%s/walls.png", tmpdir);
+    assert_int_equal(sc.grid.width, 64);
+    assert_int_equal(sc.grid.height, 48);
+    assert_true(sc.grid.cell_size == 0.0005);
+    assert_true(sc.time.fps == 25);
+    assert_int_equal(sc.time.frames, 40);
+    assert_int_equal(sc.time.steps_per_frame, 3);
+    assert_int_equal(sc.solver.type, SOLVER_SPRING);
+    assert_true(sc.solver.half_life == 1.5);
+    assert_true(sc.solver.damping == 0.99);
+    assert_int_equal(sc.solver.neighbors, 8);
+    assert_true(sc.solver.flow == 0.5 && sc.solver.blend == 0.25);
+    assert_int_equal(sc.solver.passes, 3);
+    assert_true(sc.solver.speed == 0.3);
+    assert_string_equal(sc.solver.speed_map, resolved);
+    assert_true(sc.solver.speed_range[0] == 0.2 && sc.solver.speed_range[1] == 0.4);
+    assert_true(sc.solver.decay == 0.5 && sc.solver.gravity == 9.8);
+    assert_true(sc.solver.surface_tension == 0.07 && sc.solver.density == 998);
+    assert_true(sc.solver.depth == 0.02 && sc.solver.viscosity == 2e-6);
+    assert_int_equal(sc.boundary[EDGE_LEFT], EDGE_WRAP);
+    assert_int_equal(sc.boundary[EDGE_RIGHT], EDGE_WRAP);
+    assert_int_equal(sc.boundary[EDGE_TOP], EDGE_ABSORB);
+    assert_int_equal(sc.boundary[EDGE_BOTTOM], EDGE_CLAMP);
+    assert_int_equal(sc.absorb_width, 8);
+    assert_int_equal(sc.n_drops, 2);
+    assert_true(sc.drops[0].at.is_frame);
+    assert_int_equal(sc.drops[0].at.frame, 4);
+    assert_true(sc.drops[0].x == 10 && sc.drops[0].y == 12 && sc.drops[0].radius == 0);
+    assert_true(sc.drops[0].amplitude == 2);
+    assert_int_equal(sc.drops[0].shape, SHAPE_GAUSSIAN);
+    assert_int_equal(sc.drops[0].mode, DROP_SET);
+    assert_false(sc.drops[1].at.is_frame);
+    assert_true(sc.drops[1].at.time == 0.5 && sc.drops[1].x == -3 && sc.drops[1].y == 100);
+    assert_int_equal(sc.drops[1].shape, SHAPE_POINT);
+    assert_true(sc.rain.enabled && sc.rain.rate == 6);
+    assert_true(sc.rain.start.time == 0.2 && sc.rain.end.time == 1.2);
+    assert_true(sc.rain.radius[0] == 2 && sc.rain.radius[1] == 2);
+    assert_true(sc.rain.amplitude[0] == -2 && sc.rain.amplitude[1] == -1);
+    assert_true(sc.rain.seed == 9007199254740992ULL);
+    assert_int_equal(sc.rain.shape, SHAPE_COSINE);
+    const struct oscillator *o = &sc.oscillators[0];
+    assert_true(o->is_line);
+    assert_true(o->from[0] == 0 && o->from[1] == 1 && o->to[0] == 0 && o->to[1] == 40);
+    assert_true(o->radius == 1 && o->amplitude == 0.25 && o->frequency == 3.5 && o->phase == 1.5);
+    assert_true(o->start.time == 0.1 && o->end.time == 0.9);
+    const struct mover *m = &sc.movers[0];
+    assert_int_equal(m->n_path, 3);
+    assert_true(m->path[2].time == 1.5 && m->path[2].x == 30 && m->path[2].y == 40);
+    assert_true(m->radius == 2 && m->amplitude == -0.5);
+    assert_int_equal(m->shape, SHAPE_GAUSSIAN);
+    assert_int_equal(sc.n_initial, 2);
+    assert_int_equal(sc.initial[0].type, INITIAL_IMAGE);
+    assert_string_equal(sc.initial[0].path, resolved);
+    assert_true(sc.initial[0].scale == 0.5);
+    assert_int_equal(sc.initial[1].type, INITIAL_WAVE);
+    assert_true(sc.initial[1].wavelength == 8 && sc.initial[1].angle == 45 && sc.initial[1].amplitude == 0.1);
+    assert_string_equal(sc.probes[0].name, "centre");
+    assert_string_equal(sc.probes[1].name, "p1");
+    assert_true(sc.probes[1].x == 63 && sc.probes[1].y == 0);
+    assert_int_equal(sc.n_obstacles, 5);
+    assert_true(sc.obstacles[0].type == OBST_RECT && sc.obstacles[0].width == 6 && sc.obstacles[0].height == 20);
+    assert_true(sc.obstacles[1].type == OBST_CIRCLE && sc.obstacles[1].radius == 5);
+    assert_true(sc.obstacles[2].type == OBST_POLYGON && sc.obstacles[2].n_points == 3);
+    assert_true(sc.obstacles[2].points[2][0] == 3 && sc.obstacles[2].points[2][1] == 5);
+    assert_true(sc.obstacles[3].type == OBST_LINE && sc.obstacles[3].to[0] == 64 && sc.obstacles[3].width == 3);
+    assert_true(sc.obstacles[4].type == OBST_MASK && sc.obstacles[4].threshold == 0.25);
+    assert_true(sc.obstacles[4].invert);
+    assert_string_equal(sc.obstacles[4].path, resolved);
+    assert_int_equal(sc.render.mode, RENDER_COLORMAP);
+    assert_string_equal(sc.render.colormap, "ocean");
+    assert_true(sc.render.range[0] == -0.5 && sc.render.range[1] == 0.25);
+    assert_int_equal(sc.render.width, 128);
+    assert_int_equal(sc.render.height, 96);
+    assert_memory_equal(sc.render.obstacle_color, "\x2b\x21\x18", 3);
+    assert_string_equal(sc.output.path, "x/out.mkv");   /* relative to the current directory */
+    assert_string_equal(sc.output.codec, "libx264");
+    assert_int_equal(sc.output.crf, 20);
+    assert_string_equal(sc.output.preset, "veryfast");
+    assert_string_equal(sc.output.pix_fmt, "yuv420p");
+    assert_int_equal(sc.output.bit_depth, 16);
+    scene_free(&sc);
+}
+
+static void test_set(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    const char *sets[] = {
+        "solver.damping=0.5",            /* nested, in an object the file has */
+        "grid.width=100",                /* JSON number */
+        "output.codec=libx265",          /* not JSON: a string */
+        "output.preset=\"slow\"",        /* JSON string */
+        "drops.0.x=7",                   /* array index */
+        "drops.1={\"frame\":3}",         /* append at index == length, a JSON object */
+        "drops.1.y=9",                   /* into what the previous --set made */
+        "probes.0.name=top",             /* a missing array is created */
+        "render.obstacle_color=[1,2,3]",
+        "solver.damping=0.25",           /* the later one wins */
+        "time.steps_per_frame=auto",
+        "rain.seed=5",                   /* a missing object is created (and enables rain) */
+    };
+    assert_int_equal(load("{\"solver\":{\"damping\":0.9},\"drops\":[{\"x\":1,\"y\":2}]}", sets, 12, &sc, &e), 0);
+    assert_true(sc.solver.damping == 0.25);
+    assert_int_equal(sc.grid.width, 100);
+    assert_int_equal(sc.render.width, 100);
+    assert_string_equal(sc.output.codec, "libx265");
+    assert_string_equal(sc.output.preset, "slow");
+    assert_int_equal(sc.n_drops, 2);
+    assert_true(sc.drops[0].x == 7 && sc.drops[0].y == 2);
+    assert_true(sc.drops[1].at.is_frame && sc.drops[1].at.frame == 3 && sc.drops[1].y == 9);
+    assert_int_equal(sc.n_probes, 1);
+    assert_string_equal(sc.probes[0].name, "top");
+    assert_memory_equal(sc.render.obstacle_color, "\x01\x02\x03", 3);
+    assert_true(sc.time.steps_auto);
+    assert_int_equal(sc.time.steps_per_frame, 1);
+    assert_true(sc.rain.enabled && sc.rain.seed == 5);
+    scene_free(&sc);
+
+    /* "01" is not strict JSON, so it stays a string (and is refused as one). */
+    expect_set_error("{}", "grid.width=01", "--set grid.width: expected an integer in [1, 16384], got \"01\"");
+}
+
+static void test_set_errors(void **state)
+{
+    (void)state;
+    const char *two = "{\"drops\":[{\"x\":1},{\"x\":2}]}";
+    expect_set_error(two, "drops.9.x=4", "--set drops.9.x=4: drops has 2 elements");
+    expect_set_error(two, "drops.3=4", "--set drops.3=4: drops has 2 elements");
+    expect_set_error(two, "drops.x=1", "--set drops.x=1: drops is an array: expected an index, got \"x\"");
+    expect_set_error("{\"grid\":{\"width\":9}}", "grid.width.x=3",
+                     "--set grid.width.x=3: grid.width is not an object or an array");
+    expect_set_error("{}", "solver.damping", "--set solver.damping: expected KEY=VALUE");
+    expect_set_error("{}", "=3", "--set =3: the key is empty");
+    expect_set_error("{}", "a..b=3", "--set a..b=3: empty part in the key \"a..b\"");
+    expect_set_error("{}", ".a=3", "--set .a=3: empty part in the key \".a\"");
+    expect_set_error("{}", "a.=3", "--set a.=3: empty part in the key \"a.\"");
+    /* Values --set made have no position: the message says where they came from. */
+    expect_set_error("{}", "solver.damping=2", "--set solver.damping: expected a number in (0, 1], got 2");
+    expect_set_error("{}", "solver={\"dampng\":0.5}",
+                     "--set solver.dampng: unknown key \"dampng\", did you mean \"damping\"?");
+    expect_set_error("{}", "solver.type=wav",
+                     "--set solver.type: expected one of \"elias\", \"flow\", \"spring\", \"wave\", "
+                     "\"spectral\", got \"wav\"; did you mean \"wave\"?");
+    expect_set_error("{}", "grid.width=1e999",
+                     "--set grid.width: expected an integer in [1, 16384], got a number too large for a double");
+}
+
+/* Positions: every line and column asserted exactly. */
+static void test_positions(void **state)
+{
+    (void)state;
+    /* Columns count characters: "é" is two bytes but one column. */
+    expect_file_error("{\n  \"grid\": { \"width\": 10 },\n  \"solver\": {\n    \"damping\": \"high\"\n  }\n}\n",
+                      ":4:16: solver.damping: expected a number in (0, 1], got \"high\"");
+    expect_file_error("{\"probes\": [{\"name\": \"é\", \"x\": -1}]}",
+                      ":1:32: probes.0.x: expected a number in [0, 255], got -1");
+    expect_file_error("{\n\t\"drops\": [\n\t\t{},\n\t\t{\"radius\": -2}\n\t]\n}",
+                      ":4:14: drops.1.radius: expected a number >= 0, got -2");
+    expect_file_error("{\"obstacles\": [\n  {\"type\": \"circle\", \"x\": 1, \"y\": 2}\n]}",
+                      ":2:3: obstacles.0: missing required key \"radius\"");
+    expect_file_error("{\"movers\": [{\"path\": [[0, 1, 2], [2, 3, 4], [1, 5, 6]]}]}",
+                      ":1:46: movers.0.path.2: times must increase: expected a time > 2, got 1");
+}
+
+static void test_syntax_errors(void **state)
+{
+    (void)state;
+    expect_file_error("{\n  \"grid\": { \"width\": 10, }\n}", ":2:26: invalid JSON: expected a key in double quotes near \"}\\x0a}\"");
+    expect_file_error("{\"a\": 1", ":1:8: invalid JSON: unexpected end of input at the end of the input");
+    expect_file_error("{\"a\": 01}", ":1:8: invalid JSON: expected ',' or '}' near \"1}\"");
+    expect_file_error("{} x", ":1:4: invalid JSON: unexpected text after the value near \"x\"");
+    expect_file_error("", ":1:1: invalid JSON: empty input (the smallest scene is {})");
+    expect_file_error("[1, 2]", ":1:1: expected a JSON object at the top level, got [1,2]");
+    expect_file_error("\"scene\"", ":1:1: expected a JSON object at the top level, got \"scene\"");
+    /* A NUL byte: written by hand, since write_scene stops at the first NUL. */
+    FILE *f = fopen(scene_path, "wb");
+    assert_non_null(f);
+    fwrite("{\n \"a\"\0}", 1, 8, f);
+    fclose(f);
+    struct scene sc;
+    struct rr_err e = { 0 };
+    char want[256];
+    assert_int_equal(scene_load(&sc, scene_path, NULL, 0, &e), -1);
+    snprintf(want, sizeof want, "%s:2:5: invalid JSON: a NUL byte in the text", scene_path);
+    assert_string_equal(e.msg, want);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+}
+
+static void test_key_errors(void **state)
+{
+    (void)state;
+    expect_file_error("{\"solver\": {\"dampnig\": 0.9}}",
+                      ":1:13: solver.dampnig: unknown key \"dampnig\", did you mean \"damping\"?");
+    expect_file_error("{\"render\": {\"zoom\": 2}}",
+                      ":1:13: render.zoom: unknown key \"zoom\" (known keys: \"mode\", \"colormap\", \"range\", "
+                      "\"width\", \"height\", \"obstacle_color\")");
+    expect_file_error("{\"Grid\": {}}", ":1:2: Grid: unknown key \"Grid\", did you mean \"grid\"?");
+    expect_file_error("{\"obstacles\": [{\"type\": \"circle\", \"x\": 1, \"y\": 1, \"width\": 2}]}",
+                      ":1:51: obstacles.0.width: unknown key \"width\" for type \"circle\" "
+                      "(known keys: \"type\", \"x\", \"y\", \"radius\")");
+    expect_file_error("{\n  \"grid\": {\"width\": 10,\n           \"width\": 12}\n}",
+                      ":3:12: grid.width: duplicate key \"width\" (first at 2:12)");
+}
+
+static void test_value_errors(void **state)
+{
+    (void)state;
+    /* wrong type */
+    expect_file_error("{\"grid\": 5}", ":1:10: grid: expected an object, got 5");
+    expect_file_error("{\"drops\": {}}", ":1:11: drops: expected an array, got {}");
+    expect_file_error("{\"obstacles\": [{\"type\": \"mask\", \"path\": \"walls.png\", \"invert\": 1}]}",
+                      ":1:64: obstacles.0.invert: expected true or false, got 1");
+    /* out of range */
+    expect_file_error("{\"time\": {\"fps\": 0}}", ":1:18: time.fps: expected a number in (0, 1000], got 0");
+    expect_file_error("{\"grid\": {\"width\": 16384, \"height\": 16385}}",
+                      ":1:37: grid.height: expected an integer in [1, 16384], got 16385");
+    /* The largest grid is within the 2^28-cell limit. */
+    struct scene sc;
+    struct rr_err e;
+    assert_int_equal(load("{\"grid\": {\"width\": 16384, \"height\": 16384}}", NULL, 0, &sc, &e), 0);
+    scene_free(&sc);
+}
+
+static void test_value_errors2(void **state)
+{
+    (void)state;
+    expect_file_error("{\"solver\": {\"neighbors\": 6}}", ":1:26: solver.neighbors: expected 4 or 8, got 6");
+    expect_file_error("{\"output\": {\"bit_depth\": 12}}", ":1:26: output.bit_depth: expected 8 or 16, got 12");
+    expect_file_error("{\"render\": {\"range\": [1, 1]}}",
+                      ":1:22: render.range: expected [low, high] with low < high, got [1,1]");
+    expect_file_error("{\"render\": {\"obstacle_color\": [0, 256, 0]}}",
+                      ":1:31: render.obstacle_color: expected [r, g, b] with integers in [0, 255] or \"#rrggbb\", "
+                      "got [0,256,0]");
+    expect_file_error("{\"rain\": {\"radius\": [3, 1]}}",
+                      ":1:21: rain.radius: expected a number >= 0 or [min, max] of such numbers with min <= max, "
+                      "got [3,1]");
+    expect_file_error("{\"rain\": {\"start\": 2, \"end\": 1}}", ":1:30: rain.end: expected a number >= 2, got 1");
+    expect_file_error("{\"output\": {\"codec\": \"a-codec-name-that-is-far-too-long\"}}",
+                      ":1:22: output.codec: expected a string of at most 31 characters, got "
+                      "\"a-codec-name-that-is-far-too-long\"");
+    expect_file_error("{\"probes\": [{\"name\": \"\"}]}",
+                      ":1:22: probes.0.name: expected a non-empty string of at most 31 characters, got \"\"");
+    expect_file_error("{\"probes\": [{\"name\": \"a\"}, {\"name\": \"a\"}]}",
+                      ":1:37: probes.1.name: \"a\" is already the name of probes.0");
+    /* fraction where an integer is needed; a huge one must not saturate */
+    expect_file_error("{\"time\": {\"frames\": 2.5}}", ":1:21: time.frames: expected an integer in [1, 10000000], got 2.5");
+    expect_file_error("{\"time\": {\"frames\": 1e300}}",
+                      ":1:21: time.frames: expected an integer in [1, 10000000], got 1e+300");
+    expect_file_error("{\"drops\": [{\"frame\": 1.5}]}", ":1:22: drops.0.frame: expected an integer in [0, 2147483647], got 1.5");
+    expect_file_error("{\"rain\": {\"seed\": -1}}", ":1:19: rain.seed: expected an integer in [0, 9007199254740992], got -1");
+    /* non-finite */
+    expect_file_error("{\"solver\": {\"speed\": -1e400}}",
+                      ":1:22: solver.speed: expected a number > 0, got a number too large for a double");
+    /* enums */
+    expect_file_error("{\"drops\": [{\"shape\": \"square\"}]}",
+                      ":1:22: drops.0.shape: expected one of \"point\", \"disc\", \"gaussian\", \"cosine\", got \"square\"");
+}
+
+static void test_exclusive_and_pairs(void **state)
+{
+    (void)state;
+    expect_file_error("{\"solver\": {\"damping\": 0.9, \"half_life\": 2}}",
+                      ":1:29: solver.half_life: give either solver.damping or solver.half_life, not both");
+    expect_file_error("{\"solver\": {\"half_life\": 2, \"damping_shift\": 4}}",
+                      ":1:29: solver.damping_shift: give either solver.damping_shift or solver.half_life, not both");
+    expect_file_error("{\"drops\": [{\"time\": 1, \"frame\": 3}]}",
+                      ":1:24: drops.0.frame: give either drops.0.time or drops.0.frame, not both");
+    expect_file_error("{\"oscillators\": [{\"x\": 1, \"to\": [1, 2]}]}",
+                      ":1:27: oscillators.0.to: give either x and y (a point source) or from and to (a line source), not both");
+    expect_file_error("{\"boundary\": {\"left\": \"wrap\", \"right\": \"fixed\"}}",
+                      ":1:14: boundary: \"wrap\" must be set on both left and right (left is \"wrap\", right is \"fixed\")");
+    expect_file_error("{\"boundary\": {\"top\": \"clamp\", \"bottom\": \"wrap\"}}",
+                      ":1:14: boundary: \"wrap\" must be set on both top and bottom (top is \"clamp\", bottom is \"wrap\")");
+    expect_file_error("{\"boundary\": \"sticky\"}",
+                      ":1:14: boundary: expected one of \"fixed\", \"clamp\", \"wrap\", \"absorb\", got \"sticky\"");
+
+    struct scene sc;
+    struct rr_err e;
+    assert_int_equal(load("{\"boundary\": \"wrap\", \"absorb_width\": 4}", NULL, 0, &sc, &e), 0);
+    for (int s = 0; s < 4; s++)
+        assert_int_equal(sc.boundary[s], EDGE_WRAP);
+    assert_int_equal(sc.absorb_width, 4);
+    scene_free(&sc);
+}
+
+static void test_files(void **state)
+{
+    (void)state;
+    expect_file_error("{\"obstacles\": [\n  {\"type\": \"mask\", \"path\": \"nowhere.png\"}\n]}",
+                      ":2:28: obstacles.0.path: cannot open \"nowhere.png\": No such file or directory");
+    expect_file_error("{\"initial\": [{\"type\": \"image\"}]}", ":1:14: initial.0: missing required key \"path\"");
+    expect_file_error("{\"solver\": {\"speed_map\": \"/\"}}", ":1:26: solver.speed_map: cannot open \"/\": Is a directory");
+
+    /* An absolute path stays as given. */
+    struct scene sc;
+    struct rr_err e;
+    char text[256];
+    snprintf(text, sizeof text, "{\"obstacles\": [{\"type\": \"mask\", \"path\": \"%s\"}]}", mask_path);
+    assert_int_equal(load(text, NULL, 0, &sc, &e), 0);
+    assert_string_equal(sc.obstacles[0].path, mask_path);
+    scene_free(&sc);
+
+    /* A missing scene file is a usage error that names it. */
+    memset(&e, 0, sizeof e);
+    assert_int_equal(scene_load(&sc, "/nonexistent/scene.json", NULL, 0, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_string_equal(e.msg, "/nonexistent/scene.json: cannot read: No such file or directory");
+}
+
+/* Print, load what was printed, print again: the same text and the same scene. */
+static void round_trip(const char *text)
+{
+    struct scene a, b;
+    struct rr_err e;
+    char *p1 = NULL, *p2 = NULL;
+    size_t n1 = 0, n2 = 0;
+    assert_int_equal(load(text, NULL, 0, &a, &e), 0);
+    FILE *m = open_memstream(&p1, &n1);
+    assert_int_equal(scene_print(&a, m), 0);
+    fclose(m);
+    assert_int_equal(load(p1, NULL, 0, &b, &e), 0);
+    m = open_memstream(&p2, &n2);
+    assert_int_equal(scene_print(&b, m), 0);
+    fclose(m);
+    assert_string_equal(p1, p2);
+    assert_int_equal(a.n_drops, b.n_drops);
+    for (int i = 0; i < a.n_drops; i++)
+        assert_memory_equal(&a.drops[i], &b.drops[i], sizeof a.drops[i]);
+    assert_memory_equal(&a.grid, &b.grid, sizeof a.grid);
+    assert_memory_equal(&a.time, &b.time, sizeof a.time);
+    assert_memory_equal(&a.rain, &b.rain, sizeof a.rain);
+    assert_memory_equal(&a.render, &b.render, sizeof a.render);
+    assert_memory_equal(a.boundary, b.boundary, sizeof a.boundary);
+    assert_true(a.solver.damping == b.solver.damping && a.solver.half_life == b.solver.half_life);
+    assert_int_equal(a.solver.damping_shift, b.solver.damping_shift);
+    free(p1);
+    free(p2);
+    scene_free(&a);
+    scene_free(&b);
+}
+
+static void test_print_round_trip(void **state)
+{
+    (void)state;
+    round_trip("{}");
+    round_trip(full_scene);
+    round_trip("{\"time\": {\"fps\": 24, \"frames\": 7, \"steps_per_frame\": \"auto\"},"
+               " \"solver\": {\"damping_shift\": 4}, \"rain\": {\"start\": 100},"
+               " \"drops\": [{\"time\": 0.1}, {\"frame\": 2}], \"boundary\": {\"left\": \"absorb\"}}");
+
+    /* The printed text of {} starts with the grid and holds every section. */
+    struct scene sc;
+    struct rr_err e;
+    char *p = NULL;
+    size_t n = 0;
+    assert_int_equal(load("{\"drops\": [{\"frame\": 5}]}", NULL, 0, &sc, &e), 0);
+    FILE *m = open_memstream(&p, &n);
+    assert_int_equal(scene_print(&sc, m), 0);
+    fclose(m);
+    assert_non_null(strstr(p, "\"frame\":\t5"));
+    assert_null(strstr(p, "\"time\":\t0"));
+    assert_non_null(strstr(p, "\"rain\":\tnull"));
+    assert_non_null(strstr(p, "\"obstacles\":\t[]"));
+    free(p);
+    scene_free(&sc);
+}
+
+static void test_steps(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    assert_int_equal(load("{\"time\": {\"fps\": 25, \"frames\": 40, \"steps_per_frame\": 4}}", NULL, 0, &sc, &e), 0);
+    assert_true(scene_dt(&sc) == 1.0 / 100.0);
+    assert_int_equal(scene_total_steps(&sc), 160);
+    assert_int_equal(scene_steps_per_frame(&sc), 4);
+    struct moment f = { .is_frame = true, .frame = 7 };
+    struct moment t = { .time = 0.5 };
+    struct moment r = { .time = 0.126 };   /* 12.6 steps: rounds to 13 */
+    assert_int_equal(scene_moment_step(&sc, &f), 28);
+    assert_int_equal(scene_moment_step(&sc, &t), 50);
+    assert_int_equal(scene_moment_step(&sc, &r), 13);
+    scene_free(&sc);
+    assert_string_equal(scene_solver_name(SOLVER_SPECTRAL), "spectral");
+    assert_string_equal(scene_edge_name(EDGE_ABSORB), "absorb");
+    assert_string_equal(scene_shape_name(SHAPE_COSINE), "cosine");
+    assert_string_equal(scene_render_mode_name(RENDER_CAUSTICS), "caustics");
+    assert_string_equal(scene_solver_name((enum solver_type)99), "?");
+}
+
+/* JSONTestSuite: n_* must be refused with status 2 and a message; y_* and
+ * i_* either load (only {}-like texts can) or are refused the same way. */
+static void test_json_suite(void **state)
+{
+    (void)state;
+    DIR *d = opendir(SUITE_DIR);
+    if (!d)
+        skip();
+    int files = 0, loaded = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const char *name = de->d_name;
+        size_t len = strlen(name);
+        if (len < 6 || strcmp(name + len - 5, ".json") || name[1] != '_')
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", SUITE_DIR, name);
+        struct scene sc;
+        struct rr_err e = { 0 };
+        int rc = scene_load(&sc, path, NULL, 0, &e);
+        files++;
+        if (rc == 0) {
+            if (name[0] == 'n')
+                fail_msg("%s: loaded, must be refused", name);
+            loaded++;
+        } else {
+            if (e.status != RR_EXIT_USAGE || strncmp(e.msg, path, strlen(path)) || !strchr(e.msg, ':'))
+                fail_msg("%s: status %d, message \"%s\"", name, e.status, e.msg);
+            if (strchr(e.msg, '\n'))
+                fail_msg("%s: message is more than one line", name);
+        }
+        scene_free(&sc);
+    }
+    closedir(d);
+    assert_int_equal(files, 318);
+    assert_int_equal(loaded, 2);   /* y_object_empty and i_structure_UTF-8_BOM_empty_object */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_element_defaults),
+        cmocka_unit_test(test_every_key),
+        cmocka_unit_test(test_set),
+        cmocka_unit_test(test_set_errors),
+        cmocka_unit_test(test_positions),
+        cmocka_unit_test(test_syntax_errors),
+        cmocka_unit_test(test_key_errors),
+        cmocka_unit_test(test_value_errors),
+        cmocka_unit_test(test_value_errors2),
+        cmocka_unit_test(test_exclusive_and_pairs),
+        cmocka_unit_test(test_files),
+        cmocka_unit_test(test_print_round_trip),
+        cmocka_unit_test(test_steps),
+        cmocka_unit_test(test_json_suite),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

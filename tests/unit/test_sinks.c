@@ -1,0 +1,769 @@
+/* test_sinks.c: the output kinds on real files: the registry, atomic output
+ * (outfile), .npy bytes, FFmpeg's framemd5 against frame_md5_hex, PNG
+ * sequences (all-or-nothing, 16-bit grey), and video checked with ffprobe and
+ * decoded back with ffmpeg. */
+#define _GNU_SOURCE   /* memmem */
+#include <dirent.h>
+#include <errno.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <libavutil/log.h>
+
+#include "framehash.h"
+#include "outfile.h"
+#include "sink.h"
+
+static char dir[64];
+
+static const char *in_dir(const char *name)
+{
+    static char buf[8][512];
+    static int k;
+    k = (k + 1) % 8;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+    return buf[k];
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Number of entries of the test directory whose name starts with prefix. */
+static int count_entries(const char *prefix)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (strncmp(de->d_name, prefix, strlen(prefix)) == 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot read %s: %s", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+    buf[n] = '\0';
+    fclose(f);
+    if (len)
+        *len = (size_t)n;
+    return buf;
+}
+
+/* Runs a shell command and returns its standard output (malloc'd). */
+static char *run(const char *cmd)
+{
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    size_t k;
+    while ((k = fread(buf + n, 1, cap - 1 - n, p)) > 0) {
+        n += k;
+        if (n + 1 >= cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    buf[n] = '\0';
+    int rc = pclose(p);
+    if (rc != 0)
+        fail_msg("command failed (%d): %s", rc, cmd);
+    return buf;
+}
+
+static bool have_program(const char *name)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", name);
+    return system(cmd) == 0;
+}
+
+/* ---- frames ---------------------------------------------------------------- */
+
+struct frames {
+    int w, h, n;
+    uint8_t *rgb;       /* n frames */
+    uint16_t *g16;
+    float *heights;
+};
+
+static void frames_make(struct frames *fs, int w, int h, int n)
+{
+    fs->w = w;
+    fs->h = h;
+    fs->n = n;
+    fs->rgb = malloc((size_t)w * h * 3 * n);
+    fs->g16 = malloc((size_t)w * h * 2 * n);
+    fs->heights = malloc((size_t)w * h * sizeof(float) * n);
+    for (int i = 0; i < n; i++)
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                size_t p = ((size_t)i * h + y) * w + x;
+                fs->rgb[3 * p] = (uint8_t)(x * 4 + i * 20);
+                fs->rgb[3 * p + 1] = (uint8_t)(y * 5 + i * 7);
+                fs->rgb[3 * p + 2] = (uint8_t)((x + y) * 3 + i * 11);
+                fs->g16[p] = (uint16_t)(p * 997 + 12345);
+                fs->heights[p] = (float)x * 0.25f - (float)y * 0.5f + (float)i;
+            }
+}
+
+static struct frame frame_at(const struct frames *fs, int i)
+{
+    size_t px = (size_t)fs->w * fs->h;
+    struct frame fr = {
+        .index = i, .width = fs->w, .height = fs->h,
+        .rgb = fs->rgb + px * 3 * i, .gray16 = fs->g16 + px * i,
+        .grid_w = fs->w, .grid_h = fs->h, .heights = fs->heights + px * i,
+    };
+    return fr;
+}
+
+static void frames_free(struct frames *fs)
+{
+    free(fs->rgb);
+    free(fs->g16);
+    free(fs->heights);
+}
+
+static void setup_scene(struct scene *sc, const char *path, int w, int h)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->grid.width = w;
+    sc->grid.height = h;
+    sc->time.fps = 30;
+    sc->render.mode = RENDER_HEIGHT;
+    sc->render.width = w;
+    sc->render.height = h;
+    sc->output.path = (char *)path;
+    sc->output.crf = -1;
+    sc->output.bit_depth = 8;
+}
+
+static struct sink_params params(int w, int h, long frames, bool overwrite)
+{
+    struct sink_params p = {
+        .width = w, .height = h, .grid_w = w, .grid_h = h, .fps = 30, .frames = frames, .overwrite = overwrite,
+        .threads = 1,
+    };
+    return p;
+}
+
+/* Writes every frame of fs to path through the sink registry. */
+static void write_all(struct scene *sc, const struct frames *fs, bool overwrite)
+{
+    struct sink *s = NULL;
+    struct rr_err e = { 0 };
+    struct sink_params p = params(fs->w, fs->h, fs->n, overwrite);
+    if (sink_open(&s, sc, &p, &e) < 0)
+        fail_msg("sink_open: %s", e.msg);
+    for (int i = 0; i < fs->n; i++) {
+        struct frame fr = frame_at(fs, i);
+        if (sink_write(s, &fr, &e) < 0)
+            fail_msg("sink_write: %s", e.msg);
+    }
+    if (sink_close(s, &e) < 0)
+        fail_msg("sink_close: %s", e.msg);
+    sink_free(s);
+}
+
+/* ---- registry ---------------------------------------------------------------- */
+
+static void test_sink_find(void **state)
+{
+    (void)state;
+    struct rr_err e = { 0 };
+    const struct sink_ops *v = sink_find("a.mp4", &e);
+    assert_non_null(v);
+    assert_string_equal(v->name, "video");
+    assert_ptr_equal(sink_find("out/B.MKV", &e), v);
+    assert_ptr_equal(sink_find("x.mov", &e), v);
+    assert_ptr_equal(sink_find("x.WebM", &e), v);
+    assert_string_equal(sink_find("x.framemd5", &e)->name, "framemd5");
+    assert_string_equal(sink_find("x.framehash", &e)->name, "framehash");
+    assert_string_equal(sink_find("x.npy", &e)->name, "npy");
+    assert_string_equal(sink_find("out/f%05d.png", &e)->name, "png");
+    assert_string_equal(sink_find("100%%_%d.png", &e)->name, "png");
+    assert_string_equal(sink_find("f%-3i.PNG", &e)->name, "png");
+
+    assert_null(sink_find("out.xyz", &e));
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_string_equal(e.msg, "out.xyz: unknown output kind (use .mp4 .mkv .mov .webm, NAME%05d.png, "
+                               ".framemd5 .framehash or .npy)");
+    assert_null(sink_find("dir.mp4/noext", &e));
+    assert_null(sink_find("f.png", &e));
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_null(sink_find("f%d_%d.png", &e));
+    assert_null(sink_find("f%s.png", &e));
+    assert_null(sink_find("f%ld.png", &e));
+    assert_null(sink_find("f%%.png", &e));
+    assert_null(sink_find("", &e));
+}
+
+/* ---- outfile ----------------------------------------------------------------- */
+
+static void test_outfile(void **state)
+{
+    (void)state;
+    struct rr_err e = { 0 };
+    const char *target = in_dir("a.txt");
+    write_text(target, "old");
+
+    struct outfile of = { 0 };
+    assert_int_equal(outfile_begin(&of, target, false, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_RUNTIME);
+    char want[600];
+    snprintf(want, sizeof want, "%s: already exists (use -y to replace it)", target);
+    assert_string_equal(e.msg, want);
+    char *txt = read_all(target, NULL);
+    assert_string_equal(txt, "old");
+    free(txt);
+    assert_int_equal(count_entries(".a.txt."), 0);
+
+    /* With overwrite: replaced at commit, and only then. */
+    assert_int_equal(outfile_begin(&of, target, true, &e), 0);
+    const char *tmp = outfile_temp_path(&of);
+    assert_true(strncmp(tmp, dir, strlen(dir)) == 0);
+    assert_non_null(strstr(tmp, "/.a.txt."));
+    assert_int_equal(count_entries(".a.txt."), 1);
+    write_text(tmp, "new");
+    txt = read_all(target, NULL);
+    assert_string_equal(txt, "old");
+    free(txt);
+    assert_int_equal(outfile_commit(&of, &e), 0);
+    txt = read_all(target, NULL);
+    assert_string_equal(txt, "new");
+    free(txt);
+    assert_int_equal(count_entries(".a.txt."), 0);
+    outfile_abort(&of);   /* safe after commit */
+
+    /* Abort leaves nothing, twice. */
+    const char *b = in_dir("b.txt");
+    assert_int_equal(outfile_begin(&of, b, false, &e), 0);
+    write_text(outfile_temp_path(&of), "x");
+    outfile_abort(&of);
+    outfile_abort(&of);
+    assert_false(exists(b));
+    assert_int_equal(count_entries(".b.txt."), 0);
+
+    /* A target that appears while writing is not replaced without overwrite. */
+    assert_int_equal(outfile_begin(&of, b, false, &e), 0);
+    write_text(outfile_temp_path(&of), "ours");
+    write_text(b, "theirs");
+    assert_int_equal(outfile_commit(&of, &e), -1);
+    snprintf(want, sizeof want, "%s: already exists (use -y to replace it)", b);
+    assert_string_equal(e.msg, want);
+    txt = read_all(b, NULL);
+    assert_string_equal(txt, "theirs");
+    free(txt);
+    assert_int_equal(count_entries(".b.txt."), 0);
+    unlink(b);
+
+    /* A missing directory is named. */
+    const char *nodir = in_dir("nodir/c.txt");
+    assert_int_equal(outfile_begin(&of, nodir, false, &e), -1);
+    snprintf(want, sizeof want, "%s: the directory %s/nodir does not exist", nodir, dir);
+    assert_string_equal(e.msg, want);
+    outfile_abort(&of);
+    unlink(target);
+}
+
+/* ---- npy ----------------------------------------------------------------------- */
+
+static void test_npy(void **state)
+{
+    (void)state;
+    struct frames fs;
+    frames_make(&fs, 4, 3, 3);
+    const char *path = in_dir("h.npy");
+    struct scene sc;
+    setup_scene(&sc, path, 4, 3);
+    struct sink *s = NULL;
+    struct rr_err e = { 0 };
+    /* Expect 5 frames, write 3 (an interrupted run): the header must say 3. */
+    struct sink_params p = params(4, 3, 5, false);
+    assert_int_equal(sink_open(&s, &sc, &p, &e), 0);
+    assert_int_equal(sink_needs(s), RENDER_NEED_HEIGHTS);
+    for (int i = 0; i < 3; i++) {
+        struct frame fr = frame_at(&fs, i);
+        assert_int_equal(sink_write(s, &fr, &e), 0);
+    }
+    assert_false(exists(path));
+    assert_int_equal(sink_close(s, &e), 0);
+    sink_free(s);
+
+    size_t len;
+    char *b = read_all(path, &len);
+    assert_memory_equal(b, "\x93NUMPY\x01\x00", 8);
+    size_t hl = (unsigned char)b[8] | (size_t)(unsigned char)b[9] << 8;
+    assert_int_equal((10 + hl) % 64, 0);
+    assert_int_equal(b[10 + hl - 1], '\n');
+    char header[256];
+    memcpy(header, b + 10, hl);
+    header[hl] = '\0';
+    assert_non_null(strstr(header, "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 3, 4), }"));
+    assert_int_equal(len, 10 + hl + 3 * 12 * sizeof(float));
+    assert_memory_equal(b + 10 + hl, fs.heights, 3 * 12 * sizeof(float));
+    float v;
+    memcpy(&v, b + 10 + hl + 5 * sizeof(float), sizeof v);   /* frame 0, x=1 y=1 */
+    assert_true(v == 0.25f - 0.5f);
+    free(b);
+
+    /* Existing file without overwrite: refused, untouched. */
+    assert_int_equal(sink_open(&s, &sc, &p, &e), -1);
+    assert_null(s);
+    assert_int_equal(e.status, RR_EXIT_RUNTIME);
+    assert_int_equal(count_entries(".h.npy."), 0);
+    unlink(path);
+    frames_free(&fs);
+}
+
+/* ---- framemd5 / framehash -------------------------------------------------------- */
+
+static void test_framemd5(void **state)
+{
+    (void)state;
+    struct frames fs;
+    frames_make(&fs, 8, 6, 3);
+    const char *path = in_dir("f.framemd5");
+    struct scene sc;
+    setup_scene(&sc, path, 8, 6);
+    write_all(&sc, &fs, false);
+    char *txt = read_all(path, NULL);
+    char md5[3][33];
+    for (int i = 0; i < 3; i++) {
+        struct frame fr = frame_at(&fs, i);
+        frame_md5_hex(&fr, md5[i]);
+    }
+    char want[2048];
+    snprintf(want, sizeof want,
+             "#format: frame checksums\n#version: 2\n#hash: MD5\n#tb 0: 1/30\n#media_type 0: video\n"
+             "#codec_id 0: rawvideo\n#dimensions 0: 8x6\n#sar 0: 0/1\n"
+             "#stream#, dts,        pts, duration,     size, hash\n"
+             "0,          0,          0,        1,      144, %s\n"
+             "0,          1,          1,        1,      144, %s\n"
+             "0,          2,          2,        1,      144, %s\n",
+             md5[0], md5[1], md5[2]);
+    assert_string_equal(txt, want);
+    assert_null(strstr(txt, "#software"));
+    free(txt);
+
+    /* --check reads it back in order. */
+    char (*list)[33] = NULL;
+    long n = 0;
+    struct rr_err e = { 0 };
+    assert_int_equal(framehash_load(path, &list, &n, &e), 0);
+    assert_int_equal(n, 3);
+    for (int i = 0; i < 3; i++)
+        assert_string_equal(list[i], md5[i]);
+    free(list);
+    unlink(path);
+
+    /* .framehash: the same muxer family, SHA-256 by default. */
+    path = in_dir("f.framehash");
+    setup_scene(&sc, path, 8, 6);
+    write_all(&sc, &fs, false);
+    txt = read_all(path, NULL);
+    assert_non_null(strstr(txt, "#hash: SHA256\n"));
+    free(txt);
+    assert_int_equal(framehash_load(path, &list, &n, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    char msg[600];
+    snprintf(msg, sizeof msg, "%s:3: the file holds SHA256 hashes, --check needs MD5 (a .framemd5 file)", path);
+    assert_string_equal(e.msg, msg);
+    unlink(path);
+    frames_free(&fs);
+}
+
+static void test_framehash_load_hash_lines(void **state)
+{
+    (void)state;
+    const char *path = in_dir("h.txt");
+    write_text(path, "0 0123456789abcdef0123456789ABCDEF\n\n1 ffffffffffffffffffffffffffffffff\n");
+    char (*list)[33] = NULL;
+    long n = 0;
+    struct rr_err e = { 0 };
+    assert_int_equal(framehash_load(path, &list, &n, &e), 0);
+    assert_int_equal(n, 2);
+    assert_string_equal(list[0], "0123456789abcdef0123456789abcdef");
+    assert_string_equal(list[1], "ffffffffffffffffffffffffffffffff");
+    free(list);
+
+    char msg[600];
+    write_text(path, "0 0123456789abcdef0123456789abcdef\n2 0123456789abcdef0123456789abcdef\n");
+    assert_int_equal(framehash_load(path, &list, &n, &e), -1);
+    assert_null(list);
+    snprintf(msg, sizeof msg, "%s:2: expected frame 1, got 2", path);
+    assert_string_equal(e.msg, msg);
+
+    write_text(path, "#x\n0, 0, 0, 1, 9, nothex\n");
+    assert_int_equal(framehash_load(path, &list, &n, &e), -1);
+    snprintf(msg, sizeof msg, "%s:2: expected an MD5 of 32 hex digits, got \"nothex\"", path);
+    assert_string_equal(e.msg, msg);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+
+    assert_int_equal(framehash_load(in_dir("missing.framemd5"), &list, &n, &e), -1);
+    assert_non_null(strstr(e.msg, "missing.framemd5: cannot read: No such file or directory"));
+    unlink(path);
+}
+
+/* ---- PNG sequences ------------------------------------------------------------------ */
+
+static void test_pngseq_atomic(void **state)
+{
+    (void)state;
+    struct frames fs;
+    frames_make(&fs, 5, 4, 3);
+    const char *pattern = in_dir("p%03d.png");
+    struct scene sc;
+    setup_scene(&sc, pattern, 5, 4);
+    struct sink *s = NULL;
+    struct rr_err e = { 0 };
+    struct sink_params p = params(5, 4, 3, false);
+
+    /* free without close: nothing at all is left. */
+    assert_int_equal(sink_open(&s, &sc, &p, &e), 0);
+    assert_int_equal(sink_needs(s), 0);
+    for (int i = 0; i < 2; i++) {
+        struct frame fr = frame_at(&fs, i);
+        assert_int_equal(sink_write(s, &fr, &e), 0);
+    }
+    assert_int_equal(count_entries(".p00"), 2);
+    sink_free(s);
+    assert_int_equal(count_entries(".p00"), 0);
+    assert_int_equal(count_entries("p00"), 0);
+
+    /* Files appear only at close. */
+    assert_int_equal(sink_open(&s, &sc, &p, &e), 0);
+    for (int i = 0; i < 3; i++) {
+        struct frame fr = frame_at(&fs, i);
+        assert_int_equal(sink_write(s, &fr, &e), 0);
+    }
+    assert_int_equal(count_entries("p00"), 0);
+    assert_int_equal(sink_close(s, &e), 0);
+    sink_free(s);
+    assert_int_equal(count_entries("p00"), 3);
+    assert_int_equal(count_entries(".p00"), 0);
+
+    /* Read frame 2 back: the same rgb bytes. */
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    assert_true(png_image_begin_read_from_file(&img, in_dir("p002.png")));
+    assert_int_equal(img.width, 5);
+    assert_int_equal(img.height, 4);
+    img.format = PNG_FORMAT_RGB;
+    uint8_t px[5 * 4 * 3];
+    assert_true(png_image_finish_read(&img, NULL, px, 0, NULL));
+    assert_memory_equal(px, fs.rgb + 2 * sizeof px, sizeof px);
+
+    /* Any existing target of the run refuses the open. */
+    unlink(in_dir("p000.png"));
+    unlink(in_dir("p001.png"));
+    assert_int_equal(sink_open(&s, &sc, &p, &e), -1);
+    char want[600];
+    snprintf(want, sizeof want, "%s: already exists (use -y to replace it)", in_dir("p002.png"));
+    assert_string_equal(e.msg, want);
+    assert_false(exists(in_dir("p000.png")));
+    /* With overwrite it goes through. */
+    p.overwrite = true;
+    assert_int_equal(sink_open(&s, &sc, &p, &e), 0);
+    sink_free(s);
+    for (int i = 0; i < 3; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "p%03d.png", i);
+        unlink(in_dir(name));
+    }
+    frames_free(&fs);
+}
+
+static void test_pngseq_gray16(void **state)
+{
+    (void)state;
+    struct frames fs;
+    frames_make(&fs, 7, 3, 1);
+    const char *pattern = in_dir("g%d.png");
+    struct scene sc;
+    setup_scene(&sc, pattern, 7, 3);
+    sc.output.bit_depth = 16;
+    struct sink *s = NULL;
+    struct rr_err e = { 0 };
+    struct sink_params p = params(7, 3, 1, false);
+    assert_int_equal(sink_open(&s, &sc, &p, &e), 0);
+    assert_int_equal(sink_needs(s), RENDER_NEED_GRAY16);
+    struct frame fr = frame_at(&fs, 0);
+    assert_int_equal(sink_write(s, &fr, &e), 0);
+    assert_int_equal(sink_close(s, &e), 0);
+    sink_free(s);
+
+    /* IHDR: bit depth 16, colour type 0 (grey). */
+    size_t len;
+    char *b = read_all(in_dir("g0.png"), &len);
+    assert_true(len > 26);
+    assert_memory_equal(b + 12, "IHDR", 4);
+    assert_int_equal((unsigned char)b[24], 16);
+    assert_int_equal((unsigned char)b[25], 0);
+    free(b);
+
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    assert_true(png_image_begin_read_from_file(&img, in_dir("g0.png")));
+    assert_true(img.format & PNG_FORMAT_FLAG_LINEAR);
+    assert_false(img.format & PNG_FORMAT_FLAG_COLOR);
+    img.format = PNG_FORMAT_LINEAR_Y;
+    uint16_t px[7 * 3];
+    assert_true(png_image_finish_read(&img, NULL, px, 0, NULL));
+    assert_memory_equal(px, fs.g16, sizeof px);
+    unlink(in_dir("g0.png"));
+
+    /* 16-bit needs a height render. */
+    sc.render.mode = RENDER_COLORMAP;
+    assert_int_equal(sink_open(&s, &sc, &p, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_string_equal(e.msg, "output.bit_depth: 16 needs render.mode \"height\"");
+    frames_free(&fs);
+}
+
+/* ---- video -------------------------------------------------------------------------- */
+
+static const char *probe_value(const char *out, const char *key, char *buf, size_t n)
+{
+    char k[64];
+    snprintf(k, sizeof k, "%s=", key);
+    for (const char *p = out; (p = strstr(p, k)); p++) {
+        if (p == out || p[-1] == '\n') {
+            p += strlen(k);
+            size_t l = strcspn(p, "\n");
+            snprintf(buf, n, "%.*s", (int)l, p);
+            return buf;
+        }
+    }
+    fail_msg("ffprobe printed no %s in:\n%s", key, out);
+    return NULL;
+}
+
+/* dur_section: "stream" (mp4: the stream's exact duration; the format's is
+ * rounded up to the movie header's 1/1000 s) or "format" (webm has no stream
+ * duration). */
+static void probe_video(const char *path, const char *codec, const char *pix, int w, int h, int frames,
+                        const char *dur_section, const char *duration)
+{
+    if (!have_program("ffprobe"))
+        skip();
+    char cmd[1024], v[64];
+    snprintf(cmd, sizeof cmd,
+             "ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+             "stream=codec_name,pix_fmt,width,height,nb_read_frames%s -of default=nw=1 '%s'",
+             strcmp(dur_section, "stream") == 0 ? ",duration" : ":format=duration", path);
+    char *out = run(cmd);
+    assert_string_equal(probe_value(out, "codec_name", v, sizeof v), codec);
+    assert_string_equal(probe_value(out, "pix_fmt", v, sizeof v), pix);
+    assert_int_equal(atoi(probe_value(out, "width", v, sizeof v)), w);
+    assert_int_equal(atoi(probe_value(out, "height", v, sizeof v)), h);
+    assert_int_equal(atoi(probe_value(out, "nb_read_frames", v, sizeof v)), frames);
+    assert_string_equal(probe_value(out, "duration", v, sizeof v), duration);
+    free(out);
+}
+
+static void test_video_mp4(void **state)
+{
+    (void)state;
+    struct frames fs;
+    frames_make(&fs, 64, 48, 10);
+    const char *path = in_dir("v.mp4");
+    struct scene sc;
+    setup_scene(&sc, path, 64, 48);
+    write_all(&sc, &fs, false);
+    assert_int_equal(count_entries(".v.mp4."), 0);
+    probe_video(path, "h264", "yuv420p", 64, 48, 10, "stream", "0.333333");
+    if (have_program("ffprobe")) {
+        /* Browser-friendly: avc1 tag, moov before mdat (faststart). */
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "ffprobe -v error -show_entries stream=codec_tag_string -of default=nw=1 '%s'", path);
+        char *out = run(cmd);
+        assert_string_equal(out, "codec_tag_string=avc1\n");
+        free(out);
+        size_t len;
+        char *b = read_all(path, &len);
+        char *moov = memmem(b, len, "moov", 4), *mdat = memmem(b, len, "mdat", 4);
+        assert_non_null(moov);
+        assert_non_null(mdat);
+        assert_true(moov < mdat);
+        free(b);
+    }
+    unlink(path);
+    frames_free(&fs);
+}
+
+static void test_video_odd_size(void **state)
+{
+    (void)state;
+    struct frames fs;
+    frames_make(&fs, 63, 47, 4);
+    const char *path = in_dir("odd.mp4");
+    struct scene sc;
+    setup_scene(&sc, path, 63, 47);
+    write_all(&sc, &fs, false);
+    probe_video(path, "h264", "yuv420p", 64, 48, 4, "stream", "0.133333");
+    unlink(path);
+    frames_free(&fs);
+}
+
+static void test_video_webm(void **state)
+{
+    (void)state;
+    struct frames fs;
+    frames_make(&fs, 64, 48, 10);
+    const char *path = in_dir("v.webm");
+    struct scene sc;
+    setup_scene(&sc, path, 64, 48);
+    write_all(&sc, &fs, false);
+    probe_video(path, "vp9", "yuv420p", 64, 48, 10, "format", "0.333000");
+    unlink(path);
+    frames_free(&fs);
+}
+
+static void test_video_ffv1_roundtrip(void **state)
+{
+    (void)state;
+    if (!have_program("ffmpeg"))
+        skip();
+    struct frames fs;
+    frames_make(&fs, 40, 30, 5);
+    const char *path = in_dir("lossless.mkv");
+    struct scene sc;
+    setup_scene(&sc, path, 40, 30);
+    strcpy(sc.output.codec, "ffv1");
+    write_all(&sc, &fs, false);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "ffmpeg -v error -i '%s' -pix_fmt rgb24 -f framemd5 -", path);
+    char *out = run(cmd);
+    int n = 0;
+    for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] == '#')
+            continue;
+        char md5[33];
+        struct frame fr = frame_at(&fs, n);
+        frame_md5_hex(&fr, md5);
+        const char *last = strrchr(line, ',');
+        assert_non_null(last);
+        assert_string_equal(last + 2, md5);
+        n++;
+    }
+    assert_int_equal(n, 5);
+    free(out);
+    unlink(path);
+    frames_free(&fs);
+}
+
+static void test_video_errors(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct sink *s = NULL;
+    struct rr_err e = { 0 };
+    struct sink_params p = params(64, 48, 1, false);
+    const char *path = in_dir("bad.mp4");
+    setup_scene(&sc, path, 64, 48);
+    strcpy(sc.output.codec, "x264nope");
+    assert_int_equal(sink_open(&s, &sc, &p, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_string_equal(e.msg, "output.codec: \"x264nope\" is not an encoder in this FFmpeg");
+
+    setup_scene(&sc, path, 64, 48);
+    strcpy(sc.output.pix_fmt, "rgb24");
+    assert_int_equal(sink_open(&s, &sc, &p, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    /* The list is libx264's own (Debian 12: yuv420p first, ... gray10le last). */
+    const char *head = "output.pix_fmt: \"rgb24\" is not supported by libx264 (supported: yuv420p, yuvj420p, ";
+    if (strncmp(e.msg, head, strlen(head)) != 0 || e.msg[strlen(e.msg) - 1] != ')')
+        fail_msg("got: %s", e.msg);
+
+    setup_scene(&sc, path, 64, 48);
+    strcpy(sc.output.pix_fmt, "nosuchfmt");
+    assert_int_equal(sink_open(&s, &sc, &p, &e), -1);
+    assert_string_equal(e.msg, "output.pix_fmt: \"nosuchfmt\" is not a pixel format");
+
+    setup_scene(&sc, path, 64, 48);
+    strcpy(sc.output.codec, "ffv1");
+    assert_int_equal(sink_open(&s, &sc, &p, &e), -1);
+    assert_string_equal(e.msg, "output.codec: ffv1 cannot be stored in a .mp4 file");
+
+    setup_scene(&sc, in_dir("bad.mkv"), 64, 48);
+    strcpy(sc.output.codec, "ffv1");
+    sc.output.crf = 10;
+    assert_int_equal(sink_open(&s, &sc, &p, &e), -1);
+    assert_string_equal(e.msg, "output.crf: ffv1 has no crf option");
+
+    setup_scene(&sc, in_dir("bad.webm"), 64, 48);
+    strcpy(sc.output.codec, "libx264");
+    assert_int_equal(sink_open(&s, &sc, &p, &e), -1);
+    assert_string_equal(e.msg, "output.codec: libx264 cannot be stored in a .webm file");
+    assert_int_equal(count_entries(".bad."), 0);
+    assert_false(exists(path));
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    av_log_set_level(AV_LOG_ERROR);
+    strcpy(dir, "/tmp/rr_sinks_XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sink_find),
+        cmocka_unit_test(test_outfile),
+        cmocka_unit_test(test_npy),
+        cmocka_unit_test(test_framemd5),
+        cmocka_unit_test(test_framehash_load_hash_lines),
+        cmocka_unit_test(test_pngseq_atomic),
+        cmocka_unit_test(test_pngseq_gray16),
+        cmocka_unit_test(test_video_mp4),
+        cmocka_unit_test(test_video_odd_size),
+        cmocka_unit_test(test_video_webm),
+        cmocka_unit_test(test_video_ffv1_roundtrip),
+        cmocka_unit_test(test_video_errors),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
