@@ -181,7 +181,8 @@ int sources_create(struct sources **out, const struct scene *sc, struct rr_err *
     }
     if (plan_rain(sc, &arr, &n, &cap, e) < 0)
         goto fail;
-    qsort(arr, (size_t)n, sizeof *arr, cmp_keyed);
+    if (n > 1)   /* qsort must not see the NULL of an empty plan */
+        qsort(arr, (size_t)n, sizeof *arr, cmp_keyed);
     if (n > 0 && !(s->drops = malloc((size_t)n * sizeof *s->drops))) {
         rr_fail(e, RR_EXIT_RUNTIME, "drops: out of memory");
         goto fail;
