@@ -17,7 +17,6 @@
 
 #include <cjson/cJSON.h>
 #include <libavutil/avutil.h>
-#include <libavutil/log.h>
 #include <png.h>
 
 #include "framehash.h"
@@ -409,8 +408,8 @@ int main(int argc, char **argv)
     if (o.threads > 0)
         omp_set_num_threads(o.threads);
     /* The libraries' own chatter (libx264's statistics) is not ours to print;
-     * their errors still show, above our one-line verdict. */
-    av_log_set_level(AV_LOG_ERROR);
+     * their last error becomes the reason in our one-line verdict. */
+    sink_capture_library_log();
 
     struct rr_err e = { 0 };
     struct run r = { 0 };

@@ -3,11 +3,16 @@
 #include "sink.h"
 #include "sinks/sinks.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include <pthread.h>
+#include <stdio.h>
+
 #include <libavutil/error.h>
+#include <libavutil/log.h>
 
 struct sink {
     const struct sink_ops *ops;
@@ -24,10 +29,44 @@ const char *sink_extension(const char *path)
     return dot ? dot + 1 : "";
 }
 
+/* The libraries' last error line. FFmpeg logs from its own threads too,
+ * hence the lock. Nothing is printed: errors reach the user once, inside our
+ * own one-line message (sink_av_fail). */
+static pthread_mutex_t av_log_lock = PTHREAD_MUTEX_INITIALIZER;
+static char av_last_error[256];
+
+static void capture_av_log(void *avcl, int level, const char *fmt, va_list vl)
+{
+    (void)avcl;
+    if (level > AV_LOG_ERROR)
+        return;
+    char line[sizeof av_last_error];
+    vsnprintf(line, sizeof line, fmt, vl);
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '.' || line[n - 1] == ' '))
+        line[--n] = '\0';
+    if (!n)
+        return;
+    pthread_mutex_lock(&av_log_lock);
+    memcpy(av_last_error, line, n + 1);
+    pthread_mutex_unlock(&av_log_lock);
+}
+
+void sink_capture_library_log(void)
+{
+    av_log_set_callback(capture_av_log);
+}
+
 int sink_av_fail(struct rr_err *e, int status, const char *path, const char *what, int err)
 {
-    char buf[AV_ERROR_MAX_STRING_SIZE];
+    char buf[256];
     av_strerror(err, buf, sizeof buf);
+    pthread_mutex_lock(&av_log_lock);
+    if (av_last_error[0]) {   /* the library's own reason says more than EINVAL */
+        snprintf(buf, sizeof buf, "%s", av_last_error);
+        av_last_error[0] = '\0';
+    }
+    pthread_mutex_unlock(&av_log_lock);
     return rr_fail(e, status, "%s: %s: %s", path, what, buf);
 }
 

@@ -61,4 +61,10 @@ int sink_write(struct sink *s, const struct frame *fr, struct rr_err *e);
 int sink_close(struct sink *s, struct rr_err *e);
 void sink_free(struct sink *s);   /* accepts NULL; removes temporaries if not closed */
 
+/* Routes FFmpeg's log into memory instead of standard error: its chatter is
+ * dropped and its last error line becomes the reason in the next failure
+ * message of a sink ("out.mkv: cannot open the libx265 encoder: Image size is
+ * too small (10x256)"), so every error stays one line. Call once, early. */
+void sink_capture_library_log(void);
+
 #endif

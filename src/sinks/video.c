@@ -132,6 +132,8 @@ static int encoder_options(AVDictionary **opts, AVCodecContext *enc, const AVCod
         snprintf(num, sizeof num, "%d", o->crf >= 0 ? o->crf : 20);
         av_dict_set(opts, "crf", num, 0);
         av_dict_set(opts, "preset", o->preset[0] ? o->preset : "medium", 0);
+        if (strcmp(c->name, "libx265") == 0)   /* x265 prints to stderr itself, past av_log */
+            av_dict_set(opts, "x265-params", "log-level=error", 0);
         return 0;
     }
     if (strcmp(c->name, "libvpx-vp9") == 0) {
