@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "scene_json.h"
+#include "solver.h"
 
 #define PATH_LEN 256          /* longest key path shown in a message */
 #define SEED_MAX (1LL << 53)  /* every integer up to here is exact in a JSON double */
@@ -696,7 +697,8 @@ static int load_solver(struct ld *ld, const cJSON *root)
     if (check_keys(ld, o, "solver", keys, NULL) < 0
         || exclusive(ld, o, "solver", "damping", "damping_shift") < 0
         || exclusive(ld, o, "solver", "damping", "half_life") < 0
-        || exclusive(ld, o, "solver", "damping_shift", "half_life") < 0)
+        || exclusive(ld, o, "solver", "damping_shift", "half_life") < 0
+        || exclusive(ld, o, "solver", "decay", "half_life") < 0)
         return -1;
     GET_ENUM(ld, o, "solver", "type", solver_names, s->type);
     int neighbors = s->neighbors;
@@ -1272,6 +1274,8 @@ static int load_root(struct ld *ld, const cJSON *root)
         || load_movers(ld, root) < 0 || load_initial(ld, root) < 0 || load_probes(ld, root) < 0
         || load_obstacles(ld, root) < 0 || load_render(ld, root) < 0 || load_output(ld, root) < 0)
         return -1;
+    if (sc->time.steps_auto)   /* "auto": the smallest stable count (src/solver.c) */
+        sc->time.steps_per_frame = solver_auto_steps(sc);
     return 0;
 }
 
