@@ -556,7 +556,7 @@ static void test_sponge(void **state)
         sim_free(s);
     }
     print_message("energy after 160 steps: clamp %g, absorb %g\n", en[0], en[1]);
-    assert_true(en[1] < 0.1 * en[0]);
+    assert_true(en[1] < 1e-3 * en[0]);   /* Mur + sponge: about 2e-5 of it is left */
 }
 
 static void test_blowup(void **state)
