@@ -697,8 +697,7 @@ static int load_solver(struct ld *ld, const cJSON *root)
     if (check_keys(ld, o, "solver", keys, NULL) < 0
         || exclusive(ld, o, "solver", "damping", "damping_shift") < 0
         || exclusive(ld, o, "solver", "damping", "half_life") < 0
-        || exclusive(ld, o, "solver", "damping_shift", "half_life") < 0
-        || exclusive(ld, o, "solver", "decay", "half_life") < 0)
+        || exclusive(ld, o, "solver", "damping_shift", "half_life") < 0)
         return -1;
     GET_ENUM(ld, o, "solver", "type", solver_names, s->type);
     int neighbors = s->neighbors;
