@@ -64,7 +64,9 @@ static float *sponge_profile(int width)
  * boundary condition: the solver's own when it knows it (wave, with a speed
  * map), else from the long-wave limit of each seed solver's dispersion
  * relation (docs/solvers.md): elias 1/sqrt(2) (4 neighbours) or sqrt(3)/2
- * (8), flow sqrt(F / (2 (F + 1))), spring sqrt(passes * blend / 5). */
+ * (8), flow sqrt(F / (2 (F + 1))), spring sqrt(passes * blend / 5).
+ * -1 for a solver that gives none and is not one of those (its edges get the
+ * sponge only: Mur's condition assumes a leapfrog pair of planes). */
 static double long_wave_speed(const struct sim *s, int x, int y)
 {
     const struct solver_config *c = &s->sc->solver;
@@ -74,7 +76,7 @@ static double long_wave_speed(const struct sim *s, int x, int y)
     case SOLVER_ELIAS: return c->neighbors == 8 ? sqrt(0.75) : sqrt(0.5);
     case SOLVER_FLOW: return sqrt(c->flow / (2 * (c->flow + 1)));
     case SOLVER_SPRING: return sqrt(c->passes * c->blend / 5);
-    default: return sqrt(0.5);
+    default: return -1;
     }
 }
 
@@ -239,7 +241,8 @@ int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
     }
     s->ops = ops;
     for (int side = 0; side < 4; side++)
-        if (sc->boundary[side] == EDGE_ABSORB && !(s->mur[side] = mur_profile(s, side))) {
+        if (sc->boundary[side] == EDGE_ABSORB && long_wave_speed(s, 0, 0) >= 0
+            && !(s->mur[side] = mur_profile(s, side))) {
             rr_fail(e, RR_EXIT_RUNTIME, "boundary: out of memory");
             goto fail;
         }
