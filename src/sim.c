@@ -2,10 +2,10 @@
  * (steps_per_frame steps) at a time (see sim.h).
  *
  * One step: the solver's update; on `absorb` edges Mur's condition on the
- * edge cells, then the sponge layers; wall
- * cells set to 0 in both planes (seed 000: obstacles hold height 0, so waves
- * reflect from them inverted); then the sources due at the new step. The
- * scene must outlive the sim (the sources read its oscillators and movers). */
+ * edge cells, then the sponge layers; wall cells set to 0 in both planes
+ * (seed 000: obstacles hold height 0, so waves reflect from them inverted);
+ * then the sources due at the new step. The scene must outlive the sim (the
+ * sources read its oscillators and movers). */
 #include "sim.h"
 
 #include <math.h>
