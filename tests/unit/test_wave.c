@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 #include <omp.h>
+#include <png.h>
+#include <unistd.h>
 
 #include "field.h"
 #include "scene.h"
@@ -86,6 +88,26 @@ static double box_mode(int x, int y)   /* the (1, 1) mode of a box of box_n cell
 
 /* ---- the wave solver ---------------------------------------------------------- */
 
+/* The wavelength along row y between cells x0 and x1: twice the mean
+ * distance between zero crossings, each interpolated linearly. */
+static double wavelength(const struct field *f, int y, int x0, int x1)
+{
+    double first = -1, last = -1;
+    int n = 0;
+    for (int x = x0; x < x1; x++) {
+        double a = AT(f, f->cur, x, y), b = AT(f, f->cur, x + 1, y);
+        if ((a < 0) != (b < 0)) {
+            double z = x + a / (a - b);
+            if (first < 0)
+                first = z;
+            last = z;
+            n++;
+        }
+    }
+    assert_true(n >= 4);
+    return 2 * (last - first) / (n - 1);
+}
+
 /* A line source at x = 2 drives a plane wave to the right; the right part of
  * the grid absorbs. The wavelength is measured from the zero crossings of the
  * row between x = 20 and x = 100, interpolated linearly. */
@@ -106,21 +128,7 @@ static void test_driven_wavelength(void **state)
     struct sim *s = make(&sc);
     for (int k = 0; k < 45; k++)   /* 1.5 s: the front went 30 cm, far past the grid */
         advance(s);
-    const struct field *f = sim_field(s);
-    double first = -1, last = -1;
-    int n = 0;
-    for (int x = 20; x < 100; x++) {
-        double a = AT(f, f->cur, x, 1), b = AT(f, f->cur, x + 1, 1);
-        if ((a < 0) != (b < 0)) {
-            double z = x + a / (a - b);
-            if (first < 0)
-                first = z;
-            last = z;
-            n++;
-        }
-    }
-    assert_true(n >= 4);
-    double lambda = 2 * (last - first) / (n - 1);
+    double lambda = wavelength(sim_field(s), 1, 20, 100);
     double want = 0.2 / 10 / 0.001;
     print_message("driven wavelength %.3f cells, c/f = %.3f cells (%.2f%%)\n", lambda, want,
                   100 * fabs(lambda - want) / want);
@@ -228,6 +236,59 @@ static void test_standing_mode(void **state)
     assert_true(fabs(freq - want) < 0.005 * want);
     assert_true(fabs(freq - discrete) < 0.001 * discrete);
     sim_free(s);
+}
+
+/* A speed map: the left half of a strip at map value 1 (0.2 m/s), the right
+ * half at 0 (0.1 m/s), speed_range [0.1, 0.2]; a line source at 10 Hz. The
+ * wave keeps its frequency and its wavelength halves: 20 cells on the left,
+ * 10 on the right (within 3 %: the slow side has 10 cells per wavelength;
+ * the left side also holds the third of the wave the step reflects). The
+ * Courant check looks at the fastest cell. */
+static void test_speed_map(void **state)
+{
+    (void)state;
+    enum { W = 240, H = 3 };
+    static unsigned char px[W * H];
+    char path[64];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            px[y * W + x] = x < 120 ? 255 : 0;
+    snprintf(path, sizeof path, "/tmp/rr_speed_map_%ld.png", (long)getpid());
+    png_image pi;
+    memset(&pi, 0, sizeof pi);
+    pi.version = PNG_IMAGE_VERSION;
+    pi.width = W;
+    pi.height = H;
+    pi.format = PNG_FORMAT_GRAY;
+    assert_true(png_image_write_to_file(&pi, path, 0, px, 0, NULL));
+    struct scene sc;
+    struct sim *s = NULL;
+    struct rr_err e = { 0 };
+    wave_scene(&sc, W, H, 0.001, 0.05, 9);
+    sc.solver.speed_map = path;
+    sc.solver.speed_range[0] = 0.1;
+    sc.solver.speed_range[1] = 0.2;
+    /* 9 steps: 0.2 m/s gives nu = 0.74 (0.05 m/s alone would pass) */
+    assert_int_equal(sim_create(&s, &sc, &e), -1);
+    assert_non_null(strstr(e.msg, "c = 0.2 m/s at its fastest"));
+    sc.time.steps_per_frame = 12;
+    struct oscillator o = { .is_line = true, .from = { 2, 0 }, .to = { 2, H - 1 }, .radius = 0, .amplitude = 1,
+                            .frequency = 10, .end = { .is_frame = true, .frame = 1000 }, .shape = SHAPE_POINT };
+    sc.oscillators = &o;
+    sc.n_oscillators = 1;
+    sc.boundary[EDGE_LEFT] = EDGE_FIXED;
+    sc.boundary[EDGE_RIGHT] = EDGE_ABSORB;
+    sc.boundary[EDGE_TOP] = sc.boundary[EDGE_BOTTOM] = EDGE_CLAMP;
+    sc.absorb_width = 30;
+    s = make(&sc);
+    for (int k = 0; k < 60; k++)   /* 2 s: through both halves */
+        advance(s);
+    double fast = wavelength(sim_field(s), 1, 20, 110), slow = wavelength(sim_field(s), 1, 130, 200);
+    print_message("speed map: wavelength %.3f cells at 0.2 m/s (want 20), %.3f at 0.1 m/s (want 10)\n", fast, slow);
+    assert_true(fabs(fast - 20) < 0.03 * 20);
+    assert_true(fabs(slow - 10) < 0.03 * 10);
+    sim_free(s);
+    remove(path);
 }
 
 /* An `initial` plane wave under the wave solver travels at the scheme's own
@@ -503,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_driven_wavelength),
         cmocka_unit_test(test_energy),
         cmocka_unit_test(test_standing_mode),
+        cmocka_unit_test(test_speed_map),
         cmocka_unit_test(test_initial_plane_wave),
         cmocka_unit_test(test_courant),
         cmocka_unit_test(test_half_life_measured),
