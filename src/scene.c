@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "scene_json.h"
+#include "solver.h"
 
 #define PATH_LEN 256          /* longest key path shown in a message */
 #define SEED_MAX (1LL << 53)  /* every integer up to here is exact in a JSON double */
@@ -1272,6 +1273,8 @@ static int load_root(struct ld *ld, const cJSON *root)
         || load_movers(ld, root) < 0 || load_initial(ld, root) < 0 || load_probes(ld, root) < 0
         || load_obstacles(ld, root) < 0 || load_render(ld, root) < 0 || load_output(ld, root) < 0)
         return -1;
+    if (sc->time.steps_auto)   /* "auto": the smallest stable count (src/solver.c) */
+        sc->time.steps_per_frame = solver_auto_steps(sc);
     return 0;
 }
 

@@ -1,10 +1,11 @@
 /* sim.c: the simulation: field + solver + sources + walls, advanced one frame
  * (steps_per_frame steps) at a time (see sim.h).
  *
- * One step: the solver's update; the sponge layers of `absorb` edges; wall
- * cells set to 0 in both planes (seed 000: obstacles hold height 0, so waves
- * reflect from them inverted); then the sources due at the new step. The
- * scene must outlive the sim (the sources read its oscillators and movers). */
+ * One step: the solver's update; on `absorb` edges Mur's condition on the
+ * edge cells, then the sponge layers; wall cells set to 0 in both planes
+ * (seed 000: obstacles hold height 0, so waves reflect from them inverted);
+ * then the sources due at the new step. The scene must outlive the sim (the
+ * sources read its oscillators and movers). */
 #include "sim.h"
 
 #include <math.h>
@@ -16,8 +17,10 @@
 #include "solver.h"
 #include "sources.h"
 
-/* Strength of the sponge layer of `absorb` edges (see sponge_profile). */
-#define SPONGE_A 0.5
+/* Strength of the sponge layer of `absorb` edges (see sponge_profile): weak,
+ * because Mur's condition on the edge takes what arrives head-on; the layer
+ * takes the oblique part (measured in tests/unit/test_wave.c, docs/solvers.md). */
+#define SPONGE_A 0.02
 #define BLOWUP_LIMIT 1e6f
 
 struct sim {
@@ -31,6 +34,7 @@ struct sim {
     size_t n_walls;
     float *sponge[4];         /* per edge: factors for cells 0 .. width-1 from the edge, or NULL */
     int sponge_n[4];
+    float *mur[4];            /* per absorbing edge: Mur's (nu - 1) / (nu + 1) along the edge, or NULL */
     long long step;
     long frame;
 };
@@ -40,8 +44,10 @@ static const char *const solver_names[] = { "elias", "flow", "spring", "wave", "
 /* The sponge factor of the cell i cells in from an absorbing edge (i = 0 is the
  * edge cell), for a layer `width` cells deep: 1 - SPONGE_A u^2 with
  * u = (width - i) / width, so the factor is 1 - SPONGE_A at the edge and
- * rises quadratically (zero slope) towards 1 just inside the layer. Applied to
- * the new heights once per step, like the solvers' own damping. */
+ * rises quadratically (zero slope) towards 1 just inside the layer. Applied
+ * once per step to both planes (the new heights and the ones before), so the
+ * layer damps height and velocity alike: multiplying only the new plane would
+ * kick the velocity and leave a standing offset behind (bad in 1-D). */
 static float *sponge_profile(int width)
 {
     float *p = malloc((size_t)width * sizeof *p);
@@ -54,12 +60,83 @@ static float *sponge_profile(int width)
     return p;
 }
 
-static void apply_sponges(struct sim *s)
+/* The speed of long waves in cells per step at cell (x, y), for Mur's
+ * boundary condition: the solver's own when it knows it (wave, with a speed
+ * map), else from the long-wave limit of each seed solver's dispersion
+ * relation (docs/solvers.md): elias 1/sqrt(2) (4 neighbours) or sqrt(3)/2
+ * (8), flow sqrt(F / (2 (F + 1))), spring sqrt(passes * blend / 5).
+ * -1 for a solver that gives none and is not one of those (its edges get the
+ * sponge only: Mur's condition assumes a leapfrog pair of planes). */
+static double long_wave_speed(const struct sim *s, int x, int y)
+{
+    const struct solver_config *c = &s->sc->solver;
+    if (s->ops->cell_speed)
+        return s->ops->cell_speed(s->priv, x, y);
+    switch (c->type) {
+    case SOLVER_ELIAS: return c->neighbors == 8 ? sqrt(0.75) : sqrt(0.5);
+    case SOLVER_FLOW: return sqrt(c->flow / (2 * (c->flow + 1)));
+    case SOLVER_SPRING: return sqrt(c->passes * c->blend / 5);
+    default: return -1;
+    }
+}
+
+/* Mur's coefficients along an absorbing edge: (nu - 1) / (nu + 1) per edge cell. */
+static float *mur_profile(const struct sim *s, int side)
+{
+    const int w = s->f.w, h = s->f.h;
+    int n = side == EDGE_LEFT || side == EDGE_RIGHT ? h : w;
+    float *k = malloc((size_t)n * sizeof *k);
+    if (!k)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        int x = side == EDGE_LEFT ? 0 : side == EDGE_RIGHT ? w - 1 : i;
+        int y = side == EDGE_TOP ? 0 : side == EDGE_BOTTOM ? h - 1 : i;
+        double nu = long_wave_speed(s, x, y);
+        k[i] = (float)((nu - 1) / (nu + 1));
+    }
+    return k;
+}
+
+/* Mur's first-order absorbing condition u_t + nu u_n = 0 on the edge cells of
+ * `absorb` edges, discretised as
+ *     e' = i + (nu - 1) / (nu + 1) (i' - e)
+ * (e: the edge cell, i: its inward neighbour, ' the new step): the new plane
+ * is f->cur, the old one f->prev after the solver's swap. */
+static void apply_mur(struct sim *s)
 {
     struct field *f = &s->f;
     const int w = f->w, h = f->h;
     const ptrdiff_t st = f->stride;
     float *cur = f->cur;
+    const float *prev = f->prev;
+    if (w >= 2) {
+        const float *kl = s->mur[EDGE_LEFT], *kr = s->mur[EDGE_RIGHT];
+        for (int y = 0; kl && y < h; y++) {
+            ptrdiff_t o = y * st;
+            cur[o] = prev[o + 1] + kl[y] * (cur[o + 1] - prev[o]);
+        }
+        for (int y = 0; kr && y < h; y++) {
+            ptrdiff_t o = y * st + w - 1;
+            cur[o] = prev[o - 1] + kr[y] * (cur[o - 1] - prev[o]);
+        }
+    }
+    if (h >= 2) {
+        const float *kt = s->mur[EDGE_TOP], *kb = s->mur[EDGE_BOTTOM];
+        for (int x = 0; kt && x < w; x++)
+            cur[x] = prev[st + x] + kt[x] * (cur[st + x] - prev[x]);
+        for (int x = 0; kb && x < w; x++) {
+            ptrdiff_t o = (h - 1) * st + x;
+            cur[o] = prev[o - st] + kb[x] * (cur[o - st] - prev[o]);
+        }
+    }
+}
+
+static void apply_sponges(struct sim *s)
+{
+    struct field *f = &s->f;
+    const int w = f->w, h = f->h;
+    const ptrdiff_t st = f->stride;
+    float *cur = f->cur, *old = f->prev;
     const float *pl = s->sponge[EDGE_LEFT], *pr = s->sponge[EDGE_RIGHT];
     const float *pt = s->sponge[EDGE_TOP], *pb = s->sponge[EDGE_BOTTOM];
     const int nl = s->sponge_n[EDGE_LEFT], nr = s->sponge_n[EDGE_RIGHT];
@@ -67,21 +144,29 @@ static void apply_sponges(struct sim *s)
     if (pl || pr) {
 #pragma omp parallel for schedule(static)
         for (int y = 0; y < h; y++) {
-            float *row = cur + y * st;
-            for (int i = 0; i < nl; i++)
+            float *row = cur + y * st, *was = old + y * st;
+            for (int i = 0; i < nl; i++) {
                 row[i] *= pl[i];
-            for (int i = 0; i < nr; i++)
+                was[i] *= pl[i];
+            }
+            for (int i = 0; i < nr; i++) {
                 row[w - 1 - i] *= pr[i];
+                was[w - 1 - i] *= pr[i];
+            }
         }
     }
     /* Top and bottom one after the other: a row in both layers (a grid less
      * than two layers high) gets both factors, without a race. */
     for (int i = 0; i < nt; i++)
-        for (int x = 0; x < w; x++)
+        for (int x = 0; x < w; x++) {
             cur[i * st + x] *= pt[i];
+            old[i * st + x] *= pt[i];
+        }
     for (int i = 0; i < nb; i++)
-        for (int x = 0; x < w; x++)
+        for (int x = 0; x < w; x++) {
             cur[(h - 1 - i) * st + x] *= pb[i];
+            old[(h - 1 - i) * st + x] *= pb[i];
+        }
 }
 
 static void zero_walls(struct sim *s)
@@ -98,10 +183,14 @@ int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
     *out = NULL;
     const struct solver_ops *ops = solver_find(sc->solver.type);
     if (!ops) {
-        unsigned t = (unsigned)sc->solver.type;
-        return rr_fail(e, RR_EXIT_USAGE,
-                       "solver.type: \"%s\" is not available in this version (available: elias, flow, spring)",
-                       t < sizeof solver_names / sizeof *solver_names ? solver_names[t] : "?");
+        unsigned t = (unsigned)sc->solver.type, n = sizeof solver_names / sizeof *solver_names;
+        char have[128] = "";
+        for (unsigned k = 0; k < n; k++)
+            if (solver_find((enum solver_type)k))
+                snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", *have ? ", " : "",
+                         solver_names[k]);
+        return rr_fail(e, RR_EXIT_USAGE, "solver.type: \"%s\" is not available in this version (available: %s)",
+                       t < n ? solver_names[t] : "?", have);
     }
     struct sim *s = calloc(1, sizeof *s);
     if (!s)
@@ -151,6 +240,12 @@ int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
         goto fail;
     }
     s->ops = ops;
+    for (int side = 0; side < 4; side++)
+        if (sc->boundary[side] == EDGE_ABSORB && long_wave_speed(s, 0, 0) >= 0
+            && !(s->mur[side] = mur_profile(s, side))) {
+            rr_fail(e, RR_EXIT_RUNTIME, "boundary: out of memory");
+            goto fail;
+        }
     sources_apply(s->src, 0, &s->f);
     zero_walls(s);
     *out = s;
@@ -194,6 +289,7 @@ int sim_advance_frame(struct sim *s, struct rr_err *e)
     int spf = scene_steps_per_frame(s->sc);
     for (int k = 0; k < spf; k++) {
         s->ops->step(s->priv, &s->f);
+        apply_mur(s);
         apply_sponges(s);
         zero_walls(s);
         s->step++;
@@ -219,8 +315,10 @@ void sim_free(struct sim *s)
     sources_free(s->src);
     free(s->walls);
     free(s->wall_idx);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 4; k++) {
         free(s->sponge[k]);
+        free(s->mur[k]);
+    }
     field_free(&s->f);
     free(s);
 }

@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-extern const struct solver_ops solver_elias, solver_flow, solver_spring;
+extern const struct solver_ops solver_elias, solver_flow, solver_spring, solver_wave;
 
 const struct solver_ops *solver_find(enum solver_type type)
 {
@@ -12,13 +12,42 @@ const struct solver_ops *solver_find(enum solver_type type)
     case SOLVER_ELIAS: return &solver_elias;
     case SOLVER_FLOW: return &solver_flow;
     case SOLVER_SPRING: return &solver_spring;
-    default: return NULL;   /* wave and spectral are not in this build */
+    case SOLVER_WAVE: return &solver_wave;
+    default: return NULL;   /* spectral is not in this build */
     }
 }
 
+/* Every solver here multiplies the new height by d in a leapfrog step
+ * h' = d (2 B h - p) (B the stencil's factor for a mode), whose roots have
+ * |lambda|^2 = d: a ripple's amplitude shrinks by sqrt(d) per step. So the
+ * half-life T needs sqrt(d)^(T / dt) = 1/2, i.e. d = 0.25^(dt / T). */
 double solver_damping_per_step(const struct scene *sc)
 {
     if (sc->solver.half_life > 0)
-        return pow(0.5, scene_dt(sc) / sc->solver.half_life);
+        return pow(0.25, scene_dt(sc) / sc->solver.half_life);
     return sc->solver.damping;
+}
+
+int solver_wave_stable(double cmax, double fps, int steps, double dx)
+{
+    double nu = cmax / (fps * (double)steps * dx);
+    return nu * nu <= 0.5;
+}
+
+int solver_wave_min_steps(double cmax, double fps, double dx)
+{
+    double guess = floor(cmax * sqrt(2.0) / (fps * dx));
+    int n = guess < 1 ? 1 : guess > 1e6 ? 1000000 : (int)guess;
+    while (n < 1000000 && !solver_wave_stable(cmax, fps, n, dx))
+        n++;
+    return n;
+}
+
+int solver_auto_steps(const struct scene *sc)
+{
+    if (sc->solver.type != SOLVER_WAVE)
+        return 1;
+    double c = sc->solver.speed_map ? fmax(sc->solver.speed_range[0], sc->solver.speed_range[1]) : sc->solver.speed;
+    int n = solver_wave_min_steps(c, sc->time.fps, sc->grid.cell_size);
+    return n > 1000 ? 1000 : n;
 }

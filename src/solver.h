@@ -25,6 +25,9 @@ struct solver_ops {
     void (*step)(void *priv, struct field *f);
     /* Frees what init allocated inside priv (not priv itself). Safe after a failed init. */
     void (*free)(void *priv);
+    /* Optional: the speed of long waves at cell (x, y) in cells per step, for
+     * the absorbing edges (src/sim.c). NULL: sim.c derives it from the scene. */
+    double (*cell_speed)(const void *priv, int x, int y);
 };
 
 /* The registry: the ops for a solver type, or NULL when this build has none. */
@@ -34,5 +37,19 @@ const struct solver_ops *solver_find(enum solver_type type);
  * an undriven ripple in `half_life` seconds: 0.5^(dt / half_life).
  * Ignores damping_shift (callers apply that form themselves). */
 double solver_damping_per_step(const struct scene *sc);
+
+/* The wave solver's Courant condition, shared by its init and by "auto" steps:
+ * stable when c dt / dx <= 1/sqrt(2) with dt = 1 / (fps * steps), c the fastest
+ * speed (m/s) and dx the cell size (m). */
+int solver_wave_stable(double cmax, double fps, int steps, double dx);
+
+/* The smallest steps_per_frame (>= 1) that solver_wave_stable accepts. */
+int solver_wave_min_steps(double cmax, double fps, double dx);
+
+/* What time.steps_per_frame "auto" resolves to: for wave the smallest stable
+ * count at the fastest speed the scene allows (`speed`, or the larger end of
+ * `speed_range` with a speed_map), capped at 1000; 1 for the other solvers,
+ * which are stable at any step count. */
+int solver_auto_steps(const struct scene *sc);
 
 #endif

@@ -306,6 +306,13 @@ static double omega(const struct scene *sc, double kx, double ky)
         c = sqrt(fmax(B, 0));
         break;
     }
+    case SOLVER_WAVE: {   /* leapfrog: cos w = 1 - nu^2 (2 - cos kx - cos ky), nu = c dt / dx */
+        double sp = sc->solver.speed_map ? (sc->solver.speed_range[0] + sc->solver.speed_range[1]) / 2
+                                         : sc->solver.speed;
+        double nu = sp * scene_dt(sc) / sc->grid.cell_size;
+        c = 1 - nu * nu * (2 - cx - cy);
+        break;
+    }
     default:   /* other solvers set their own; the 4-neighbour relation is a fair start */
         c = (cx + cy) / 2;
         break;

@@ -1,0 +1,166 @@
+/* wave.c: the damped wave equation in SI units, u_tt = c(x,y)^2 lap(u) - 2 gamma u_t,
+ * with dx = grid.cell_size (m) and dt = 1 / (fps * steps_per_frame) (s).
+ *
+ * Discretisation: leapfrog (central differences in time, the 5-point Laplacian
+ * in space), the damping term centred too:
+ *     (1 + a) u' = 2u - (1 - a) p + nu^2 (N + S + E + W - 4u),   nu = c dt / dx,
+ * with a = tanh(gamma dt) instead of the textbook gamma dt: every mode then
+ * loses exactly e^(-gamma dt) of its amplitude per step (|lambda|^2 =
+ * (1 - a) / (1 + a) = e^(-2 gamma dt)), so `decay` and `half_life` mean what
+ * they say at any step size. Stability (Courant): nu <= 1/sqrt(2) everywhere;
+ * init refuses a faster step, naming the steps_per_frame that passes.
+ * The Elias ripple (seed 004_3a2d3bb1fd81942e.txt) is this scheme with
+ * nu^2 = 1/2 in grid units; here nu comes from physical c, dt and dx, and c may
+ * vary per cell (speed_map: refraction, lenses, shallows; the c^2 lap(u) form). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "image.h"
+#include "solver.h"
+
+extern const struct solver_ops solver_wave;
+
+struct wave {
+    enum edge_kind edges[4];
+    float c1, c2;      /* 2 / (1 + a), (1 - a) / (1 + a) */
+    float q;           /* nu^2 / (1 + a) where there is no map */
+    float *qmap;       /* per cell, w * h, or NULL */
+    float *nu;         /* per cell nu (cells per step) for the absorbing edges, or NULL */
+    float nu0;         /* nu without a map */
+    int w;
+};
+
+/* The speed map as metres per second per cell, w * h values (NULL: no map). */
+static int load_speeds(const struct scene *sc, int w, int h, float **out, double *cmax, struct rr_err *e)
+{
+    struct image img = { 0 }, fit = { 0 };
+    const struct image *use = &img;
+    *out = NULL;
+    if (image_load_gray(&img, sc->solver.speed_map, "solver.speed_map", e) < 0)
+        return -1;
+    if (img.width != w || img.height != h) {
+        if (image_resample(&img, w, h, &fit, e) < 0) {
+            image_free(&img);
+            return rr_wrap(e, "solver.speed_map: ");
+        }
+        use = &fit;
+    }
+    float *c = malloc((size_t)w * (size_t)h * sizeof *c);
+    if (!c) {
+        image_free(&img);
+        image_free(&fit);
+        return rr_fail(e, RR_EXIT_RUNTIME, "solver.speed_map: out of memory");
+    }
+    const double lo = sc->solver.speed_range[0], hi = sc->solver.speed_range[1];
+    *cmax = 0;
+    for (size_t k = 0; k < (size_t)w * (size_t)h; k++) {
+        double v = lo + (hi - lo) * (double)use->v[k];
+        c[k] = (float)v;
+        *cmax = fmax(*cmax, v);
+    }
+    image_free(&img);
+    image_free(&fit);
+    *out = c;
+    return 0;
+}
+
+static int wave_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
+{
+    struct wave *wv = priv;
+    const int w = f->w, h = f->h;
+    const double dt = scene_dt(sc), dx = sc->grid.cell_size;
+    float *speeds = NULL;
+    double cmax = sc->solver.speed;
+    if (sc->solver.speed_map && load_speeds(sc, w, h, &speeds, &cmax, e) < 0)
+        return -1;
+    double nu = cmax * dt / dx;
+    if (!solver_wave_stable(cmax, sc->time.fps, sc->time.steps_per_frame, dx)) {
+        free(speeds);
+        int need = solver_wave_min_steps(cmax, sc->time.fps, dx);
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "time.steps_per_frame: %d is unstable for solver wave: the Courant number c dt/dx = %.4g "
+                       "(c = %g m/s%s, dt = %.4g s, cell_size = %g m) exceeds 1/sqrt(2); use steps_per_frame %d "
+                       "or more, or \"auto\"",
+                       sc->time.steps_per_frame, nu, cmax, sc->solver.speed_map ? " at its fastest" : "",
+                       dt, dx, need);
+    }
+    /* Per-step decay: `decay` gamma, plus the half-life's: solver_damping_per_step
+     * gives d = |lambda|^2 per step, so gamma = -ln(d) / (2 dt). */
+    double gamma = sc->solver.decay;
+    if (sc->solver.half_life > 0)
+        gamma += -log(solver_damping_per_step(sc)) / (2 * dt);
+    double a = tanh(gamma * dt);
+    for (int k = 0; k < 4; k++)
+        wv->edges[k] = sc->boundary[k];
+    wv->c1 = (float)(2 / (1 + a));
+    wv->c2 = (float)((1 - a) / (1 + a));
+    wv->q = (float)(nu * nu / (1 + a));
+    wv->nu0 = (float)nu;
+    wv->w = w;
+    if (speeds) {
+        size_t n = (size_t)w * (size_t)h;
+        wv->qmap = malloc(n * sizeof *wv->qmap);
+        if (!wv->qmap) {
+            free(speeds);
+            return rr_fail(e, RR_EXIT_RUNTIME, "solver.speed_map: out of memory");
+        }
+        for (size_t k = 0; k < n; k++) {
+            double nk = (double)speeds[k] * dt / dx;
+            wv->qmap[k] = (float)(nk * nk / (1 + a));
+            speeds[k] = (float)nk;
+        }
+        wv->nu = speeds;
+    }
+    return 0;
+}
+
+/* The Laplacian sums (W + E) + (N + S) as elias.c does, so that a centred drop
+ * stays bit-exactly symmetric. */
+static void wave_step(void *priv, struct field *f)
+{
+    const struct wave *wv = priv;
+    field_fill_ghosts(f, f->cur, wv->edges);
+    const int w = f->w, h = f->h;
+    const ptrdiff_t s = f->stride;
+    const float c1 = wv->c1, c2 = wv->c2, q0 = wv->q;
+    const float *qmap = wv->qmap;
+    const float *cur = f->cur;
+    float *prev = f->prev;
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < h; y++) {
+        const float *restrict up = cur + (y - 1) * s;
+        const float *restrict mid = cur + y * s;
+        const float *restrict dn = cur + (y + 1) * s;
+        const float *restrict qr = qmap ? qmap + (size_t)y * (size_t)w : NULL;
+        float *restrict out = prev + y * s;
+        for (int x = 0; x < w; x++) {
+            float lap = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) - 4.0f * mid[x];
+            float q = qr ? qr[x] : q0;
+            out[x] = c1 * mid[x] - c2 * out[x] + q * lap;
+        }
+    }
+    field_swap(f);
+}
+
+static double wave_cell_speed(const void *priv, int x, int y)
+{
+    const struct wave *wv = priv;
+    return wv->nu ? (double)wv->nu[(size_t)y * (size_t)wv->w + (size_t)x] : (double)wv->nu0;
+}
+
+static void wave_free(void *priv)
+{
+    struct wave *wv = priv;
+    free(wv->qmap);
+    free(wv->nu);
+    wv->qmap = wv->nu = NULL;
+}
+
+const struct solver_ops solver_wave = {
+    .name = "wave",
+    .priv_size = sizeof(struct wave),
+    .init = wave_init,
+    .step = wave_step,
+    .free = wave_free,
+    .cell_speed = wave_cell_speed,
+};
