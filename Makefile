@@ -128,7 +128,7 @@ clean:
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
-# ---- the README gallery: a still (frame 40) and a GIF of each water mode, and
+# ---- the README gallery: a still (frame 39) and a GIF of each water mode, and
 # the colormap strips, into docs/img/ (see docs/render.md) ------------------------
 GALLERY := shaded refract normals caustics
 .PHONY: gallery
