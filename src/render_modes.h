@@ -25,6 +25,7 @@ struct water_look {
     float half[3];               /* unit Blinn-Phong half vector of light and view (0, 0, 1) */
     float water[3], sky[3], floor[3];
     float specular, shininess;
+    float f0;                    /* Schlick's reflectance at normal incidence */
     float flat_spec;             /* the highlight of still water, pow(half.z, shininess) */
     float refraction, depth;
 };

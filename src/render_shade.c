@@ -32,6 +32,7 @@ void water_look_init(struct water_look *lk, const struct render_config *rc)
     normalise(lk->half);
     lk->specular = (float)rc->specular;
     lk->shininess = (float)rc->shininess;
+    lk->f0 = (float)rc->reflectivity;
     lk->flat_spec = powf(lk->half[2], lk->shininess);
     lk->refraction = (float)rc->refraction;
     lk->depth = (float)rc->depth;
@@ -61,11 +62,13 @@ static uint8_t to_byte(float v)
 /* Per cell: the unit normal n = (-gx, -gy, 1) / |.|, viewer straight above
  * (v = (0, 0, 1)). Colour = (1 - F) * water * (ambient + diffuse) + F * sky
  * + specular * (n.h)^shininess, with F Schlick's Fresnel reflectance
- * F0 + (1 - F0)(1 - n.v)^5, F0 = 0.02 for water (index 1.333). The sky is
- * brighter toward the horizon, seen in the reflected ray r = 2(n.v)n - v. */
+ * F0 + (1 - F0)(1 - n.v)^5, F0 = render.reflectivity (0.02 for water, index
+ * 1.333; seen from straight above real water reflects little, so larger
+ * values give a stylised, more mirror-like surface). The sky is brighter
+ * toward the horizon, seen in the reflected ray r = 2(n.v)n - v. */
 void shade_row(const struct water_look *lk, const float *gx, const float *gy, int w, uint8_t *rgb)
 {
-    const float F0 = 0.02f, ambient = 0.35f;
+    const float F0 = lk->f0, ambient = 0.35f;
     for (int x = 0; x < w; x++) {
         float inv = 1.0f / sqrtf(gx[x] * gx[x] + gy[x] * gy[x] + 1.0f);
         float n[3] = { -gx[x] * inv, -gy[x] * inv, inv };

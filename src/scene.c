@@ -1204,7 +1204,7 @@ static int load_render(struct ld *ld, const cJSON *root)
     static const char *const keys[] = { "mode", "colormap", "range", "width", "height", "obstacle_color",
                                         "height_scale", "light", "water_color", "sky_color", "specular",
                                         "shininess", "background", "refraction", "depth", "floor",
-                                        "floor_color", NULL };
+                                        "floor_color", "reflectivity", NULL };
     static const struct range SHINE = { 1, 10000, false, false };
     static const struct range REFR = { -10000, 10000, false, false };
     static const struct range SCALE = { 0, 1e6, true, false };
@@ -1234,7 +1234,8 @@ static int load_render(struct ld *ld, const cJSON *root)
         || get_number(ld, o, "render", "refraction", REFR, &r->refraction) < 0
         || get_number(ld, o, "render", "depth", DEPTH, &r->depth) < 0
         || get_opt_file(ld, o, "render", "floor", &r->floor) < 0
-        || get_color(ld, o, "render", "floor_color", r->floor_color) < 0)
+        || get_color(ld, o, "render", "floor_color", r->floor_color) < 0
+        || get_number(ld, o, "render", "reflectivity", UNIT, &r->reflectivity) < 0)
         return -1;
     if (!(r->range[0] < r->range[1]))
         return fail_got(ld, member(o, "range"), "render.range", "[low, high] with low < high");
@@ -1307,6 +1308,7 @@ static int set_defaults(struct scene *sc)
     memcpy(sc->render.sky_color, (unsigned char[3]){ 190, 215, 235 }, 3);
     sc->render.specular = 1.0;
     sc->render.shininess = 60.0;
+    sc->render.reflectivity = 0.02;   /* water at normal incidence: ((1.333 - 1) / (1.333 + 1))^2 */
     sc->render.refraction = 4.0;
     sc->render.depth = 30.0;
     memcpy(sc->render.floor_color, (unsigned char[3]){ 150, 170, 160 }, 3);
@@ -1810,6 +1812,7 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_num(o, "depth", r->depth, ok);
         add_opt_str(o, "floor", r->floor, ok);
         add_item(o, "floor_color", color_array(r->floor_color), ok);
+        add_num(o, "reflectivity", r->reflectivity, ok);
     }
     const struct output_config *out = &sc->output;
     if ((o = add_obj(root, "output", ok))) {

@@ -122,6 +122,7 @@ struct render_config {
     unsigned char water_color[3], sky_color[3];
     double specular;               /* >= 0: strength of the highlight */
     double shininess;              /* > 0: Blinn-Phong exponent */
+    double reflectivity;           /* shaded: Schlick's F0, reflectance facing the viewer */
     char *background;              /* refract: PNG or NULL (a built-in checkerboard) */
     double refraction;             /* refract: cells of displacement per unit slope */
     double depth;                  /* caustics: floor depth in cells */

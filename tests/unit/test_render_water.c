@@ -72,6 +72,7 @@ static void scene_init(struct scene *sc, int gw, int gh, enum render_mode mode, 
     memcpy(r->floor_color, (unsigned char[3]){ 150, 170, 160 }, 3);
     r->specular = 1;
     r->shininess = 60;
+    r->reflectivity = 0.02;
     r->refraction = 4;
     r->depth = 30;
 }
@@ -157,6 +158,15 @@ static void test_still_water_uniform(void **state)
     assert_uniform(out, W * H);
     /* A lit surface is not black, and its highlight is not everywhere. */
     assert_true(out[0] + out[1] + out[2] > 30);
+    /* A perfect mirror without highlights shows the sky straight above. */
+    sc.render.reflectivity = 1;
+    sc.render.specular = 0;
+    render_once(&sc, cells, NULL, out);
+    assert_memory_equal(out, sc.render.sky_color, 3);
+    /* Physical water (F0 0.02) shows mostly its body colour. */
+    sc.render.reflectivity = 0.02;
+    render_once(&sc, cells, NULL, out);
+    assert_true(abs(out[2] - (int)sc.render.water_color[2]) < 20);
 }
 
 static void test_refract_still_water_shows_background(void **state)

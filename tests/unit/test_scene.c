@@ -423,7 +423,7 @@ static void test_key_errors(void **state)
                       ":1:13: render.zoom: unknown key \"zoom\" (known keys: \"mode\", \"colormap\", \"range\", "
                       "\"width\", \"height\", \"obstacle_color\", \"height_scale\", \"light\", "
                       "\"water_color\", \"sky_color\", \"specular\", \"shininess\", \"background\", "
-                      "\"refraction\", \"depth\", \"floor\", \"floor_color\")");
+                      "\"refraction\", \"depth\", \"floor\", \"floor_color\", \"reflectivity\")");
     expect_file_error("{\"Grid\": {}}", ":1:2: Grid: unknown key \"Grid\", did you mean \"grid\"?");
     expect_file_error("{\"obstacles\": [{\"type\": \"circle\", \"x\": 1, \"y\": 1, \"width\": 2}]}",
                       ":1:51: obstacles.0.width: unknown key \"width\" for type \"circle\" "
@@ -606,7 +606,7 @@ static void test_render_keys(void **state)
     const struct render_config *r = &sc.render;
     assert_true(r->height_scale == 1 && r->specular == 1 && r->shininess == 60);
     assert_true(r->light[0] == -1 && r->light[1] == -1 && r->light[2] == 2);
-    assert_true(r->refraction == 4 && r->depth == 30);
+    assert_true(r->refraction == 4 && r->depth == 30 && r->reflectivity == 0.02);
     assert_null(r->background);
     assert_null(r->floor);
     assert_memory_equal(r->water_color, ((unsigned char[3]){ 18, 72, 100 }), 3);
