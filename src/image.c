@@ -80,6 +80,19 @@ end:
     return ret;
 }
 
+/* Half-pixel centres: destination centre i + 0.5 maps to source coordinate
+ * (i + 0.5) * scale, whose pixel index is that minus 0.5, clamped to the
+ * source: *i0, *i1 the two pixels, *f the weight of *i1. */
+static void half_pixel(int i, double scale, int n, int *i0, int *i1, double *f)
+{
+    double s = (i + 0.5) * scale - 0.5;
+    if (s < 0) s = 0;
+    if (s > n - 1) s = n - 1;
+    *i0 = (int)floor(s);
+    *i1 = *i0 + 1 < n ? *i0 + 1 : n - 1;
+    *f = s - *i0;
+}
+
 int image_resample(const struct image *src, int w, int h, struct image *dst, struct rr_err *e)
 {
     memset(dst, 0, sizeof *dst);
@@ -89,22 +102,13 @@ int image_resample(const struct image *src, int w, int h, struct image *dst, str
     if (n > SIZE_MAX / sizeof(float) || !(dst->v = malloc(n * sizeof(float))))
         return rr_fail(e, RR_EXIT_RUNTIME, "image resample: out of memory for %d x %d pixels", w, h);
     const int sw = src->width, sh = src->height;
-    const double ax = (double)sw / w, ay = (double)sh / h;
     for (int y = 0; y < h; y++) {
-        /* Half-pixel centres: destination centre y + 0.5 maps to source
-         * coordinate (y + 0.5) * ay, whose pixel index is that minus 0.5. */
-        double sy = (y + 0.5) * ay - 0.5;
-        if (sy < 0) sy = 0;
-        if (sy > sh - 1) sy = sh - 1;
-        int y0 = (int)floor(sy), y1 = y0 + 1 < sh ? y0 + 1 : sh - 1;
-        double fy = sy - y0;
+        int y0, y1, x0, x1;
+        double fy, fx;
+        half_pixel(y, (double)sh / h, sh, &y0, &y1, &fy);
+        const float *r0 = src->v + (size_t)y0 * sw, *r1 = src->v + (size_t)y1 * sw;
         for (int x = 0; x < w; x++) {
-            double sx = (x + 0.5) * ax - 0.5;
-            if (sx < 0) sx = 0;
-            if (sx > sw - 1) sx = sw - 1;
-            int x0 = (int)floor(sx), x1 = x0 + 1 < sw ? x0 + 1 : sw - 1;
-            double fx = sx - x0;
-            const float *r0 = src->v + (size_t)y0 * sw, *r1 = src->v + (size_t)y1 * sw;
+            half_pixel(x, (double)sw / w, sw, &x0, &x1, &fx);
             double a = r0[x0], b = r0[x1], c = r1[x0], d = r1[x1];
             double top = a + (b - a) * fx, bot = c + (d - c) * fx;
             dst->v[(size_t)y * w + x] = (float)(top + (bot - top) * fy);
@@ -164,18 +168,6 @@ end:
         memset(img, 0, sizeof *img);
     }
     return ret;
-}
-
-/* The source position of destination index i under half-pixel centres,
- * clamped to the source: *i0, *i1 the two pixels, *f the weight of *i1. */
-static void half_pixel(int i, double scale, int n, int *i0, int *i1, double *f)
-{
-    double s = (i + 0.5) * scale - 0.5;
-    if (s < 0) s = 0;
-    if (s > n - 1) s = n - 1;
-    *i0 = (int)floor(s);
-    *i1 = *i0 + 1 < n ? *i0 + 1 : n - 1;
-    *f = s - *i0;
 }
 
 int image_rgb_resample(const struct image_rgb *src, int w, int h, struct image_rgb *dst, struct rr_err *e)
