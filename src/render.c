@@ -41,7 +41,8 @@ struct renderer {
     enum edge_kind edges[4];
     struct field surf;
     float *gx, *gy;
-    float *light;              /* caustics */
+    float *light;              /* caustics: the floor's light */
+    float *rays;               /* caustics: landing points (CAUSTICS_SCRATCH) */
     struct image_rgb bg;       /* refract: the background at render size */
     struct image_rgb floor;    /* caustics: the floor texture at grid size, or empty */
 };
@@ -74,6 +75,7 @@ void render_free(struct renderer *r)
     av_free(r->gx);
     av_free(r->gy);
     av_free(r->light);
+    av_free(r->rays);
     image_rgb_free(&r->bg);
     image_rgb_free(&r->floor);
     free(r);
@@ -147,7 +149,9 @@ static int water_create(struct renderer *r, const struct scene *sc, struct rr_er
         checkerboard(r->bg.rgb, r->rw, r->rh);
     }
     if (rc->mode == RENDER_CAUSTICS) {
-        if (!(r->light = av_malloc(gpix * sizeof(float))))
+        r->light = av_malloc(gpix * sizeof(float));
+        r->rays = av_malloc(CAUSTICS_SCRATCH(r->gw, r->gh) * sizeof(float));
+        if (!r->light || !r->rays)
             return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->gw, r->gh);
         if (rc->floor)
             return load_fitted(&r->floor, rc->floor, "render.floor", r->gw, r->gh, e);
@@ -329,7 +333,7 @@ static void water_prepare(struct renderer *r, const struct field *f)
     water_slopes(&r->surf, r->look.hs, r->gx, r->gy);
     if (r->mode == RENDER_CAUSTICS)
         caustics_gather(r->gx, r->gy, r->gw, r->gh, r->look.depth, r->edges[EDGE_LEFT] == EDGE_WRAP,
-                        r->edges[EDGE_TOP] == EDGE_WRAP, r->light);
+                        r->edges[EDGE_TOP] == EDGE_WRAP, r->rays, r->light);
 }
 
 /* refract renders at render size directly; a pixel is a wall when the grid

@@ -34,8 +34,8 @@ struct water_look {
  * clamped to the grid. Cannot fail. */
 static inline float grid_at(const float *g, int w, int h, float x, float y)
 {
-    x = fminf(fmaxf(x, 0.0f), (float)(w - 1));
-    y = fminf(fmaxf(y, 0.0f), (float)(h - 1));
+    x = x < 0.0f ? 0.0f : x > (float)(w - 1) ? (float)(w - 1) : x;
+    y = y < 0.0f ? 0.0f : y > (float)(h - 1) ? (float)(h - 1) : y;
     int x0 = (int)x, y0 = (int)y;
     int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
     float fx = x - (float)x0, fy = y - (float)y0;
@@ -63,10 +63,13 @@ void normals_row(const float *gx, const float *gy, int w, uint8_t *rgb);
  * light from straight above) and splatted bilinearly onto the floor `depth`
  * cells below. Landing points wrap on an axis whose edges are wrapped and are
  * clamped to the grid otherwise, so the floor's sum equals w * h up to float
- * rounding. light: w * h floats, overwritten. Serial (one fixed order, so the
- * sums do not depend on the thread count); cannot fail. */
+ * rounding. at: scratch of CAUSTICS_SCRATCH(w, h) floats; light: w * h
+ * floats, overwritten. The landing points are computed row-parallel, the
+ * splat runs on one thread in one fixed order, so the sums do not depend on
+ * the thread count. Cannot fail. */
+#define CAUSTICS_SCRATCH(w, h) ((size_t)(w) * (size_t)(h) * 8)
 void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
-                     float *restrict light);
+                     float *restrict at, float *restrict light);
 
 /* One row of the floor: the floor's colour (floor_rgb, w * 3 bytes, or the
  * look's floor colour when NULL) times the light, brighter parts bleaching

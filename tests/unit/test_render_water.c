@@ -295,13 +295,13 @@ static void test_caustics_conserve_light(void **state)
 {
     (void)state;
     enum { W = 40, H = 30 };
-    float cells[W * H], gx[W * H], gy[W * H], light[W * H];
+    float cells[W * H], gx[W * H], gy[W * H], light[W * H], at[CAUSTICS_SCRATCH(W, H)];
     surface(cells, W, H);
     enum edge_kind edges[] = { EDGE_FIXED, EDGE_CLAMP, EDGE_WRAP };
     for (int k = 0; k < 3; k++) {
         slopes_of(cells, W, H, edges[k], 2.0f, gx, gy);
         bool wrap = edges[k] == EDGE_WRAP;
-        caustics_gather(gx, gy, W, H, 25.0f, wrap, wrap, light);
+        caustics_gather(gx, gy, W, H, 25.0f, wrap, wrap, at, light);
         double sum = 0, max = 0, min = 1e9;
         for (int i = 0; i < W * H; i++) {
             sum += (double)light[i];
@@ -323,13 +323,13 @@ static void test_caustics_known_slope(void **state)
 {
     (void)state;
     enum { W = 30, H = 4 };
-    float gx[W * H], gy[W * H], light[W * H];
+    float gx[W * H], gy[W * H], light[W * H], at[CAUSTICS_SCRATCH(W, H)];
     const double s = 0.2, depth = 10, eta = 1.0 / 1.333;
     for (int i = 0; i < W * H; i++) {
         gx[i] = (float)s;
         gy[i] = 0.0f;
     }
-    caustics_gather(gx, gy, W, H, (float)depth, false, false, light);
+    caustics_gather(gx, gy, W, H, (float)depth, false, false, at, light);
     double len = sqrt(s * s + 1), n[3] = { -s / len, 0, 1 / len };
     double k = 1 - eta * eta * (1 - n[2] * n[2]), m = eta * n[2] - sqrt(k);
     double tx = m * n[0], tz = -eta + m * n[2];
