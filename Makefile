@@ -127,3 +127,24 @@ clean:
 	rm -rf build $(BIN)
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# ---- the README gallery: a still (frame 39) and a GIF of each water mode, and
+# the colormap strips, into docs/img/ (see docs/render.md) ------------------------
+GALLERY := shaded refract normals caustics
+.PHONY: gallery
+$(BUILD)/tools/colormap_strips: $(BUILD)/tools/colormap_strips.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
+
+$(BUILD)/tools/%.o: tools/%.c
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+gallery: $(BIN_OUT) $(BUILD)/tools/colormap_strips
+	$(Q)mkdir -p docs/img
+	$(Q)set -e; for m in $(GALLERY); do \
+	  ./$(BIN_OUT) scenes/$$m.json -o docs/img/$$m.gif -y -q; \
+	  t=$$(mktemp -d); ./$(BIN_OUT) scenes/$$m.json -f 40 -o "$$t/f%02d.png" -y -q; \
+	  cp "$$t/f39.png" docs/img/$$m.png; rm -rf "$$t"; echo "gallery: docs/img/$$m.png docs/img/$$m.gif"; done
+	$(Q)$(BUILD)/tools/colormap_strips docs/img && echo "gallery: docs/img/colormap-*.png"

@@ -13,7 +13,7 @@
 typedef unsigned char rgb_t[3];
 
 const char *const colormap_names[] = {
-    "grey", "viridis", "magma", "inferno", "plasma", "turbo", "coolwarm", "balance", "ocean", NULL,
+    "grey", "viridis", "magma", "inferno", "plasma", "turbo", "coolwarm", "balance", "ocean", "cividis", NULL,
 };
 
 #define N_MAPS (sizeof colormap_names / sizeof colormap_names[0] - 1)
@@ -152,6 +152,17 @@ static const unsigned char ocean_pts[4][3] = {
     { 3, 5, 26 }, { 10, 60, 120 }, { 40, 150, 190 }, { 210, 250, 255 },
 };
 
+/* Cividis (Jamie R. Nunez, Christopher R. Anderton, Ryan S. Renslow,
+ * "Optimizing colormaps with consideration for color vision deficiency",
+ * PLoS ONE 2018; arXiv:1712.01662): every 15th entry of the published
+ * 256-entry table (CC0), rounded to bytes, linearly interpolated between. */
+static const unsigned char cividis_pts[18][3] = {
+    { 0, 32, 77 },     { 0, 43, 103 },    { 0, 53, 110 },    { 40, 64, 108 },   { 61, 74, 107 },
+    { 77, 85, 108 },   { 91, 96, 110 },   { 105, 107, 113 }, { 118, 118, 118 }, { 132, 129, 121 },
+    { 146, 141, 120 }, { 161, 153, 118 }, { 177, 165, 115 }, { 193, 178, 109 }, { 209, 191, 102 },
+    { 226, 205, 92 },  { 243, 219, 79 },  { 255, 234, 70 },
+};
+
 static void fill_all(void)
 {
     for (int i = 0; i < 256; i++)
@@ -164,6 +175,7 @@ static void fill_all(void)
     fill_points(tables[6], coolwarm_pts, 33);
     fill_points(tables[7], balance_pts, 5);
     fill_points(tables[8], ocean_pts, 4);
+    fill_points(tables[9], cividis_pts, 18);
 }
 
 const unsigned char (*colormap_find(const char *name))[3]

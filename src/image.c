@@ -80,6 +80,19 @@ end:
     return ret;
 }
 
+/* Half-pixel centres: destination centre i + 0.5 maps to source coordinate
+ * (i + 0.5) * scale, whose pixel index is that minus 0.5, clamped to the
+ * source: *i0, *i1 the two pixels, *f the weight of *i1. */
+static void half_pixel(int i, double scale, int n, int *i0, int *i1, double *f)
+{
+    double s = (i + 0.5) * scale - 0.5;
+    if (s < 0) s = 0;
+    if (s > n - 1) s = n - 1;
+    *i0 = (int)floor(s);
+    *i1 = *i0 + 1 < n ? *i0 + 1 : n - 1;
+    *f = s - *i0;
+}
+
 int image_resample(const struct image *src, int w, int h, struct image *dst, struct rr_err *e)
 {
     memset(dst, 0, sizeof *dst);
@@ -89,22 +102,13 @@ int image_resample(const struct image *src, int w, int h, struct image *dst, str
     if (n > SIZE_MAX / sizeof(float) || !(dst->v = malloc(n * sizeof(float))))
         return rr_fail(e, RR_EXIT_RUNTIME, "image resample: out of memory for %d x %d pixels", w, h);
     const int sw = src->width, sh = src->height;
-    const double ax = (double)sw / w, ay = (double)sh / h;
     for (int y = 0; y < h; y++) {
-        /* Half-pixel centres: destination centre y + 0.5 maps to source
-         * coordinate (y + 0.5) * ay, whose pixel index is that minus 0.5. */
-        double sy = (y + 0.5) * ay - 0.5;
-        if (sy < 0) sy = 0;
-        if (sy > sh - 1) sy = sh - 1;
-        int y0 = (int)floor(sy), y1 = y0 + 1 < sh ? y0 + 1 : sh - 1;
-        double fy = sy - y0;
+        int y0, y1, x0, x1;
+        double fy, fx;
+        half_pixel(y, (double)sh / h, sh, &y0, &y1, &fy);
+        const float *r0 = src->v + (size_t)y0 * sw, *r1 = src->v + (size_t)y1 * sw;
         for (int x = 0; x < w; x++) {
-            double sx = (x + 0.5) * ax - 0.5;
-            if (sx < 0) sx = 0;
-            if (sx > sw - 1) sx = sw - 1;
-            int x0 = (int)floor(sx), x1 = x0 + 1 < sw ? x0 + 1 : sw - 1;
-            double fx = sx - x0;
-            const float *r0 = src->v + (size_t)y0 * sw, *r1 = src->v + (size_t)y1 * sw;
+            half_pixel(x, (double)sw / w, sw, &x0, &x1, &fx);
             double a = r0[x0], b = r0[x1], c = r1[x0], d = r1[x1];
             double top = a + (b - a) * fx, bot = c + (d - c) * fx;
             dst->v[(size_t)y * w + x] = (float)(top + (bot - top) * fy);
@@ -120,5 +124,83 @@ void image_free(struct image *img)
     if (!img)
         return;
     free(img->v);
+    memset(img, 0, sizeof *img);
+}
+
+int image_load_rgb(struct image_rgb *img, const char *path, const char *what, struct rr_err *e)
+{
+    png_image pi;
+    int ret = -1;
+    memset(img, 0, sizeof *img);
+    memset(&pi, 0, sizeof pi);
+    pi.version = PNG_IMAGE_VERSION;
+    if (!what)
+        what = "image";
+    if (!png_image_begin_read_from_file(&pi, path)) {
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %s", path, what, pi.message);
+        goto end;
+    }
+    if (pi.width < 1 || pi.height < 1 || pi.width > IMAGE_MAX_SIDE || pi.height > IMAGE_MAX_SIDE) {
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %u x %u pixels is larger than %d x %d", path, what,
+                (unsigned)pi.width, (unsigned)pi.height, IMAGE_MAX_SIDE, IMAGE_MAX_SIDE);
+        goto end;
+    }
+    /* Alpha is composited over black by libpng when a background is given. */
+    pi.format = PNG_FORMAT_RGB;
+    size_t w = pi.width, h = pi.height;
+    img->rgb = malloc(w * h * 3);
+    if (!img->rgb) {
+        rr_fail(e, RR_EXIT_RUNTIME, "%s: %s: out of memory for %zu x %zu pixels", path, what, w, h);
+        goto end;
+    }
+    png_color black = { 0, 0, 0 };
+    if (!png_image_finish_read(&pi, &black, img->rgb, 0, NULL)) {
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %s", path, what, pi.message);
+        goto end;
+    }
+    img->width = (int)w;
+    img->height = (int)h;
+    ret = 0;
+end:
+    png_image_free(&pi);
+    if (ret < 0) {
+        free(img->rgb);
+        memset(img, 0, sizeof *img);
+    }
+    return ret;
+}
+
+int image_rgb_resample(const struct image_rgb *src, int w, int h, struct image_rgb *dst, struct rr_err *e)
+{
+    memset(dst, 0, sizeof *dst);
+    if (w < 1 || h < 1 || !src->rgb || src->width < 1 || src->height < 1)
+        return rr_fail(e, RR_EXIT_RUNTIME, "image resample: bad size %d x %d", w, h);
+    if (!(dst->rgb = malloc((size_t)w * (size_t)h * 3)))
+        return rr_fail(e, RR_EXIT_RUNTIME, "image resample: out of memory for %d x %d pixels", w, h);
+    const int sw = src->width, sh = src->height;
+    for (int y = 0; y < h; y++) {
+        int y0, y1, x0, x1;
+        double fy, fx;
+        half_pixel(y, (double)sh / h, sh, &y0, &y1, &fy);
+        const unsigned char *r0 = src->rgb + (size_t)y0 * sw * 3, *r1 = src->rgb + (size_t)y1 * sw * 3;
+        for (int x = 0; x < w; x++) {
+            half_pixel(x, (double)sw / w, sw, &x0, &x1, &fx);
+            for (int c = 0; c < 3; c++) {
+                double a = r0[3 * x0 + c], b = r0[3 * x1 + c], cc = r1[3 * x0 + c], d = r1[3 * x1 + c];
+                double top = a + (b - a) * fx, bot = cc + (d - cc) * fx;
+                dst->rgb[((size_t)y * w + x) * 3 + c] = (unsigned char)lrint(top + (bot - top) * fy);
+            }
+        }
+    }
+    dst->width = w;
+    dst->height = h;
+    return 0;
+}
+
+void image_rgb_free(struct image_rgb *img)
+{
+    if (!img)
+        return;
+    free(img->rgb);
     memset(img, 0, sizeof *img);
 }

@@ -26,4 +26,22 @@ int image_resample(const struct image *src, int w, int h, struct image *dst, str
 /* Frees the pixels and zeroes img; safe twice. */
 void image_free(struct image *img);
 
+/* A colour picture: packed rgb24 rows (width * 3 bytes each). */
+struct image_rgb {
+    int width, height;
+    unsigned char *rgb;
+};
+
+/* Reads any PNG as 8-bit sRGB codes (grey expanded to rgb; alpha composited
+ * over black, as for grey images). Errors as image_load_gray. */
+int image_load_rgb(struct image_rgb *img, const char *path, const char *what, struct rr_err *e);
+
+/* Resamples src to w x h bilinearly with half-pixel centres (as
+ * image_resample), rounding to the nearest byte; dst must be zeroed or freed.
+ * Returns 0, or -1 with e filled (RR_EXIT_RUNTIME: memory). */
+int image_rgb_resample(const struct image_rgb *src, int w, int h, struct image_rgb *dst, struct rr_err *e);
+
+/* Frees the pixels and zeroes img; safe twice. */
+void image_rgb_free(struct image_rgb *img);
+
 #endif

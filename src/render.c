@@ -1,6 +1,8 @@
-/* render.c: height field -> rgb24 frame (modes height and colormap), with the
- * optional 16-bit grey and raw-height outputs, scaled with libswscale. */
+/* render.c: height field -> rgb24 frame, with the optional 16-bit grey and
+ * raw-height outputs, scaled with libswscale. Modes height and colormap are
+ * here; the water modes' kernels are in src/render_*.c (render_modes.h). */
 #include "render.h"
+#include "render_modes.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -34,6 +36,15 @@ struct renderer {
     uint16_t *g16_out;
     float *heights;
     struct SwsContext *sws_rgb, *sws_g16;
+    /* Water modes: the heights with filled ghosts, their slopes, the floor's light. */
+    struct water_look look;
+    enum edge_kind edges[4];
+    struct field surf;
+    float *gx, *gy;
+    float *light;              /* caustics: the floor's light */
+    float *rays;               /* caustics: landing points (CAUSTICS_SCRATCH) */
+    struct image_rgb bg;       /* refract: the background at render size */
+    struct image_rgb floor;    /* caustics: the floor texture at grid size, or empty */
 };
 
 static const char *mode_name(enum render_mode m)
@@ -60,6 +71,13 @@ void render_free(struct renderer *r)
     av_free(r->rgb_out);
     av_free(r->g16_out);
     av_free(r->heights);
+    field_free(&r->surf);
+    av_free(r->gx);
+    av_free(r->gy);
+    av_free(r->light);
+    av_free(r->rays);
+    image_rgb_free(&r->bg);
+    image_rgb_free(&r->floor);
     free(r);
 }
 
@@ -76,14 +94,75 @@ static int list_colormaps(char *buf, size_t n)
     return 0;
 }
 
+/* A checkerboard of 16-pixel squares: refract's background when none is given. */
+static void checkerboard(uint8_t *rgb, int w, int h)
+{
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            uint8_t v = ((x / 16) + (y / 16)) & 1 ? 70 : 200;
+            uint8_t *p = rgb + ((size_t)y * w + x) * 3;
+            p[0] = v;
+            p[1] = v;
+            p[2] = v;
+        }
+}
+
+/* Loads a colour PNG and fits it to w x h (bilinear, half-pixel centres) when
+ * its size differs. Returns 0, or -1 with e filled. */
+static int load_fitted(struct image_rgb *img, const char *path, const char *what, int w, int h,
+                       struct rr_err *e)
+{
+    struct image_rgb raw;
+    if (image_load_rgb(&raw, path, what, e) < 0)
+        return -1;
+    if (raw.width == w && raw.height == h) {
+        *img = raw;
+        return 0;
+    }
+    int rc = image_rgb_resample(&raw, w, h, img, e);
+    image_rgb_free(&raw);
+    return rc;
+}
+
+/* The water modes' buffers and pictures. Returns 0, or -1 with e filled. */
+static int water_create(struct renderer *r, const struct scene *sc, struct rr_err *e)
+{
+    const struct render_config *rc = &sc->render;
+    size_t gpix = (size_t)r->gw * r->gh;
+    water_look_init(&r->look, rc);
+    memcpy(r->edges, sc->boundary, sizeof r->edges);
+    if (field_init(&r->surf, r->gw, r->gh, e) < 0)
+        return -1;
+    r->gx = av_malloc(gpix * sizeof(float));
+    r->gy = av_malloc(gpix * sizeof(float));
+    if (!r->gx || !r->gy)
+        return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d slopes", r->gw, r->gh);
+    if (rc->mode == RENDER_REFRACT) {
+        if (!(r->rgb_out = av_malloc((size_t)r->rw * r->rh * 3)))
+            return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->rw, r->rh);
+        if (rc->background)
+            return load_fitted(&r->bg, rc->background, "render.background", r->rw, r->rh, e);
+        if (!(r->bg.rgb = malloc((size_t)r->rw * r->rh * 3)))
+            return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->rw, r->rh);
+        r->bg.width = r->rw;
+        r->bg.height = r->rh;
+        checkerboard(r->bg.rgb, r->rw, r->rh);
+    }
+    if (rc->mode == RENDER_CAUSTICS) {
+        r->light = av_malloc(gpix * sizeof(float));
+        r->rays = av_malloc(CAUSTICS_SCRATCH(r->gw, r->gh) * sizeof(float));
+        if (!r->light || !r->rays)
+            return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->gw, r->gh);
+        if (rc->floor)
+            return load_fitted(&r->floor, rc->floor, "render.floor", r->gw, r->gh, e);
+    }
+    return 0;
+}
+
 int render_create(struct renderer **out, const struct scene *sc, int needs, struct rr_err *e)
 {
     *out = NULL;
     const struct render_config *rc = &sc->render;
-    if (rc->mode != RENDER_HEIGHT && rc->mode != RENDER_COLORMAP)
-        return rr_fail(e, RR_EXIT_USAGE,
-                       "render.mode: \"%s\" is not available in this version (available: height, colormap)",
-                       mode_name(rc->mode));
     const unsigned char (*map)[3] = NULL;
     if (rc->mode == RENDER_COLORMAP) {
         map = colormap_find(rc->colormap);
@@ -122,7 +201,8 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
     r->gh = gh;
     r->rw = rw;
     r->rh = rh;
-    r->scaled = rw != gw || rh != gh;
+    /* refract samples its background at render size itself: no scaling. */
+    r->scaled = rc->mode != RENDER_REFRACT && (rw != gw || rh != gh);
     bool g16 = needs & RENDER_NEED_GRAY16;
 
     size_t gpix = (size_t)gw * gh, rpix = (size_t)rw * rh;
@@ -164,6 +244,10 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
         if (!r->heights)
             goto nomem;
     }
+    if (rc->mode >= RENDER_SHADED && water_create(r, sc, e) < 0) {
+        render_free(r);
+        return -1;
+    }
     *out = r;
     return 0;
 nomem:
@@ -181,12 +265,19 @@ static inline float unit(float h, float lo, float span)
 
 /* One grid row to rgb24 (and 16-bit grey when g16 != NULL). Walls are painted
  * after the colour, so the colour loop stays branch-free. */
-static void render_row(const struct renderer *r, const float *restrict h, const unsigned char *walls,
+static void render_row(const struct renderer *r, int y, const float *restrict h, const unsigned char *walls,
                        uint8_t *restrict rgb, uint16_t *restrict g16)
 {
     const int w = r->gw;
     const float lo = r->lo, span = r->span;
-    if (r->mode == RENDER_HEIGHT) {
+    const size_t row = (size_t)y * w;
+    if (r->mode == RENDER_SHADED) {
+        shade_row(&r->look, r->gx + row, r->gy + row, w, rgb);
+    } else if (r->mode == RENDER_NORMALS) {
+        normals_row(r->gx + row, r->gy + row, w, rgb);
+    } else if (r->mode == RENDER_CAUSTICS) {
+        caustics_row(&r->look, r->light + row, r->floor.rgb ? r->floor.rgb + row * 3 : NULL, w, rgb);
+    } else if (r->mode == RENDER_HEIGHT) {
         for (int x = 0; x < w; x++) {
             float v = unit(h[x], lo, span);
             uint8_t g = (uint8_t)lrintf(v * 255.0f);
@@ -221,6 +312,58 @@ static void pack_rows(uint8_t *dst, const uint8_t *src, int src_stride, int row_
         memcpy(dst + (size_t)y * row_bytes, src + (size_t)y * src_stride, (size_t)row_bytes);
 }
 
+/* The raw heights for the .npy sink, when asked for. Cannot fail. */
+static void copy_heights(struct renderer *r, const struct field *f, struct frame *fr)
+{
+    if (!r->heights)
+        return;
+    for (int y = 0; y < r->gh; y++)
+        memcpy(r->heights + (size_t)y * r->gw, f->cur + (ptrdiff_t)y * f->stride, (size_t)r->gw * sizeof(float));
+    fr->heights = r->heights;
+}
+
+/* Copies the heights beside ghost cells filled from the scene's boundary
+ * kinds, then takes the slopes (and the caustics' light). Cannot fail. */
+static void water_prepare(struct renderer *r, const struct field *f)
+{
+    for (int y = 0; y < r->gh; y++)
+        memcpy(r->surf.cur + (ptrdiff_t)y * r->surf.stride, f->cur + (ptrdiff_t)y * f->stride,
+               (size_t)r->gw * sizeof(float));
+    field_fill_ghosts(&r->surf, r->surf.cur, r->edges);
+    water_slopes(&r->surf, r->look.hs, r->gx, r->gy);
+    if (r->mode == RENDER_CAUSTICS)
+        caustics_gather(r->gx, r->gy, r->gw, r->gh, r->look.depth, r->edges[EDGE_LEFT] == EDGE_WRAP,
+                        r->edges[EDGE_TOP] == EDGE_WRAP, r->rays, r->light);
+}
+
+/* refract renders at render size directly; a pixel is a wall when the grid
+ * cell under its centre is. Cannot fail. */
+static int refract_frame(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
+                         struct frame *fr)
+{
+    const int rw = r->rw, rh = r->rh, gw = r->gw, gh = r->gh;
+#pragma omp parallel for schedule(static) if ((long)rw * rh >= 65536)
+    for (int y = 0; y < rh; y++) {
+        uint8_t *out = r->rgb_out + (size_t)y * rw * 3;
+        refract_row(&r->look, r->gx, r->gy, gw, gh, r->bg.rgb, rw, rh, y, out);
+        if (!walls)
+            continue;
+        const unsigned char *wr = walls + (size_t)((long)y * gh / rh) * gw;
+        for (int x = 0; x < rw; x++)
+            if (wr[(long)x * gw / rw] == 1)
+                memcpy(out + 3 * x, r->wall, 3);
+    }
+    memset(fr, 0, sizeof *fr);
+    fr->index = index;
+    fr->width = rw;
+    fr->height = rh;
+    fr->grid_w = gw;
+    fr->grid_h = gh;
+    fr->rgb = r->rgb_out;
+    copy_heights(r, f, fr);
+    return 0;
+}
+
 int render_frame(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
                  struct frame *fr, struct rr_err *e)
 {
@@ -229,9 +372,14 @@ int render_frame(struct renderer *r, const struct field *f, const unsigned char 
                        f->h, r->gw, r->gh);
     const int gw = r->gw, gh = r->gh;
     const bool g16 = r->g16_grid != NULL;
+    if (r->gx) {
+        water_prepare(r, f);
+        if (r->mode == RENDER_REFRACT)
+            return refract_frame(r, f, walls, index, fr);
+    }
 #pragma omp parallel for schedule(static) if ((long)gw * gh >= 65536)
     for (int y = 0; y < gh; y++) {
-        render_row(r, f->cur + (ptrdiff_t)y * f->stride, walls ? walls + (size_t)y * gw : NULL,
+        render_row(r, y, f->cur + (ptrdiff_t)y * f->stride, walls ? walls + (size_t)y * gw : NULL,
                    r->rgb_grid + (size_t)y * r->rgb_grid_stride,
                    g16 ? (uint16_t *)((uint8_t *)r->g16_grid + (size_t)y * r->g16_grid_stride) : NULL);
     }
@@ -266,10 +414,6 @@ int render_frame(struct renderer *r, const struct field *f, const unsigned char 
         fr->rgb = r->rgb_grid;
         fr->gray16 = r->g16_grid;
     }
-    if (r->heights) {
-        for (int y = 0; y < gh; y++)
-            memcpy(r->heights + (size_t)y * gw, f->cur + (ptrdiff_t)y * f->stride, (size_t)gw * sizeof(float));
-        fr->heights = r->heights;
-    }
+    copy_heights(r, f, fr);
     return 0;
 }

@@ -1,9 +1,13 @@
 /* render.h: height field -> rgb24 picture (and 16-bit grey, raw heights).
  *
  * Modes: height (grey; range[0] black, range[1] white, 0 mid-grey), colormap
- * (a named map over range). Walls are painted in render.obstacle_color. When
- * render.width/height differ from the grid, the picture is scaled with
- * libswscale (bicubic, bit-exact flags, so frames are the same on every CPU). */
+ * (a named map over range), shaded, refract, normals, caustics (lit water,
+ * a background through the surface, a tangent-space normal map, the floor's
+ * light: render_modes.h, docs/render.md). Walls are painted in
+ * render.obstacle_color. When render.width/height differ from the grid, the
+ * picture is scaled with libswscale (bicubic, bit-exact flags, so frames are
+ * the same on every CPU), except refract, which samples its background at
+ * render size itself. */
 #ifndef RR_RENDER_H
 #define RR_RENDER_H
 
@@ -21,8 +25,8 @@ struct renderer;
 
 /* Prepares buffers and the scaler. `needs` is a mask of enum render_needs.
  * Returns 0 and *out, or -1 with e filled (RR_EXIT_USAGE for an unknown
- * colormap or a gray16 request in a mode that has no grey; RR_EXIT_RUNTIME for
- * memory). */
+ * colormap, a gray16 request in a mode that has no grey, or an unreadable
+ * background or floor PNG; RR_EXIT_RUNTIME for memory). */
 int render_create(struct renderer **out, const struct scene *sc, int needs, struct rr_err *e);
 
 /* Renders the field's current heights. fr's pointers are owned by the renderer

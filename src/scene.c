@@ -84,6 +84,8 @@ void scene_free(struct scene *sc)
     }
     free(sc->obstacles);
     free(sc->output.path);
+    free(sc->render.background);
+    free(sc->render.floor);
     memset(sc, 0, sizeof *sc);
 }
 
@@ -1168,10 +1170,47 @@ static int get_color(struct ld *ld, const cJSON *obj, const char *path, const ch
     return 0;
 }
 
+/* [x, y, z]: a direction toward the light, z > 0 (so it shines from above). */
+static int get_light(struct ld *ld, const cJSON *obj, const char *path, const char *key, double out[3])
+{
+    char p[PATH_LEN];
+    const cJSON *v = member(obj, key);
+    if (!v)
+        return 0;
+    double d[3];
+    for (int k = 0; k < 3; k++) {
+        const cJSON *c = cJSON_IsArray(v) && cJSON_GetArraySize(v) == 3 ? cJSON_GetArrayItem(v, k) : NULL;
+        d[k] = cJSON_IsNumber(c) ? c->valuedouble : (double)NAN;
+        if (!isfinite(d[k]) || fabs(d[k]) > 1e6 || (k == 2 && !(d[k] > 0)))
+            return fail_got(ld, v, join(p, path, key), "[x, y, z] with numbers in [-1e6, 1e6] and z > 0");
+    }
+    memcpy(out, d, sizeof d);
+    return 0;
+}
+
+/* An optional PNG: a file name, or null (as --print-scene writes "none"). */
+static int get_opt_file(struct ld *ld, const cJSON *obj, const char *path, const char *key, char **out)
+{
+    const cJSON *v = member(obj, key);
+    if (v && cJSON_IsNull(v)) {
+        free(*out);
+        *out = NULL;
+        return 0;
+    }
+    return get_file(ld, obj, path, key, out);
+}
+
 static int load_render(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = { "mode", "colormap", "range", "width", "height", "obstacle_color",
-                                        NULL };
+                                        "height_scale", "light", "water_color", "sky_color", "specular",
+                                        "shininess", "background", "refraction", "depth", "floor",
+                                        "floor_color", "reflectivity", NULL };
+    static const struct range SHINE = { 1, 10000, false, false };
+    static const struct range REFR = { -10000, 10000, false, false };
+    static const struct range SCALE = { 0, 1e6, true, false };
+    static const struct range DEPTH = { 0, 1e6, false, false };
+    static const struct range SPEC = { 0, 100, false, false };
     struct render_config *r = &ld->sc->render;
     const cJSON *o;
     if (get_object(ld, root, "", "render", &o) < 0)
@@ -1185,7 +1224,19 @@ static int load_render(struct ld *ld, const cJSON *root)
         || get_pair(ld, o, "render", "range", ANY, r->range) < 0
         || get_int(ld, o, "render", "width", 1, 16384, &r->width) < 0
         || get_int(ld, o, "render", "height", 1, 16384, &r->height) < 0
-        || get_color(ld, o, "render", "obstacle_color", r->obstacle_color) < 0)
+        || get_color(ld, o, "render", "obstacle_color", r->obstacle_color) < 0
+        || get_number(ld, o, "render", "height_scale", SCALE, &r->height_scale) < 0
+        || get_light(ld, o, "render", "light", r->light) < 0
+        || get_color(ld, o, "render", "water_color", r->water_color) < 0
+        || get_color(ld, o, "render", "sky_color", r->sky_color) < 0
+        || get_number(ld, o, "render", "specular", SPEC, &r->specular) < 0
+        || get_number(ld, o, "render", "shininess", SHINE, &r->shininess) < 0
+        || get_opt_file(ld, o, "render", "background", &r->background) < 0
+        || get_number(ld, o, "render", "refraction", REFR, &r->refraction) < 0
+        || get_number(ld, o, "render", "depth", DEPTH, &r->depth) < 0
+        || get_opt_file(ld, o, "render", "floor", &r->floor) < 0
+        || get_color(ld, o, "render", "floor_color", r->floor_color) < 0
+        || get_number(ld, o, "render", "reflectivity", UNIT, &r->reflectivity) < 0)
         return -1;
     if (!(r->range[0] < r->range[1]))
         return fail_got(ld, member(o, "range"), "render.range", "[low, high] with low < high");
@@ -1250,6 +1301,18 @@ static int set_defaults(struct scene *sc)
     sc->render.range[0] = -1;
     sc->render.range[1] = 1;
     memset(sc->render.obstacle_color, 40, 3);
+    sc->render.height_scale = 1.0;
+    sc->render.light[0] = -1.0;    /* from the upper left, 55 degrees above the horizon */
+    sc->render.light[1] = -1.0;
+    sc->render.light[2] = 2.0;
+    memcpy(sc->render.water_color, (unsigned char[3]){ 18, 72, 100 }, 3);
+    memcpy(sc->render.sky_color, (unsigned char[3]){ 190, 215, 235 }, 3);
+    sc->render.specular = 1.0;
+    sc->render.shininess = 60.0;
+    sc->render.reflectivity = 0.02;   /* water at normal incidence: ((1.333 - 1) / (1.333 + 1))^2 */
+    sc->render.refraction = 4.0;
+    sc->render.depth = 30.0;
+    memcpy(sc->render.floor_color, (unsigned char[3]){ 150, 170, 160 }, 3);
     sc->output.crf = -1;
     sc->output.bit_depth = 8;
     return (sc->output.path = strdup("out/ripple.mp4")) ? 0 : -1;
@@ -1715,6 +1778,21 @@ static void print_things(cJSON *root, const struct scene *sc, bool *ok)
     }
 }
 
+static cJSON *color_array(const unsigned char c[3])
+{
+    double rgb[3] = { c[0], c[1], c[2] };
+    return num_array(rgb, 3);
+}
+
+/* A file name, or null when there is none. */
+static void add_opt_str(cJSON *o, const char *key, const char *s, bool *ok)
+{
+    if (s)
+        add_str(o, key, s, ok);
+    else
+        *ok = *ok && cJSON_AddNullToObject(o, key);
+}
+
 static void print_output(cJSON *root, const struct scene *sc, bool *ok)
 {
     const struct render_config *r = &sc->render;
@@ -1725,8 +1803,19 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_pair(o, "range", r->range, ok);
         add_num(o, "width", r->width, ok);
         add_num(o, "height", r->height, ok);
-        double rgb[3] = { r->obstacle_color[0], r->obstacle_color[1], r->obstacle_color[2] };
-        add_item(o, "obstacle_color", num_array(rgb, 3), ok);
+        add_item(o, "obstacle_color", color_array(r->obstacle_color), ok);
+        add_num(o, "height_scale", r->height_scale, ok);
+        add_item(o, "light", num_array(r->light, 3), ok);
+        add_item(o, "water_color", color_array(r->water_color), ok);
+        add_item(o, "sky_color", color_array(r->sky_color), ok);
+        add_num(o, "specular", r->specular, ok);
+        add_num(o, "shininess", r->shininess, ok);
+        add_opt_str(o, "background", r->background, ok);
+        add_num(o, "refraction", r->refraction, ok);
+        add_num(o, "depth", r->depth, ok);
+        add_opt_str(o, "floor", r->floor, ok);
+        add_item(o, "floor_color", color_array(r->floor_color), ok);
+        add_num(o, "reflectivity", r->reflectivity, ok);
     }
     const struct output_config *out = &sc->output;
     if ((o = add_obj(root, "output", ok))) {

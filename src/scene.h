@@ -116,6 +116,18 @@ struct render_config {
     double range[2];               /* height mapped to the ends of the scale */
     int width, height;             /* output size in pixels (default: the grid's) */
     unsigned char obstacle_color[3];
+    /* shaded, refract, normals, caustics (docs/render.md) */
+    double height_scale;           /* > 0: slope = height_scale * dh/dx (per cell) */
+    double light[3];               /* direction toward the light, z > 0 (normalised when used) */
+    unsigned char water_color[3], sky_color[3];
+    double specular;               /* >= 0: strength of the highlight */
+    double shininess;              /* > 0: Blinn-Phong exponent */
+    double reflectivity;           /* shaded: Schlick's F0, reflectance facing the viewer */
+    char *background;              /* refract: PNG or NULL (a built-in checkerboard) */
+    double refraction;             /* refract: cells of displacement per unit slope */
+    double depth;                  /* caustics: floor depth in cells */
+    char *floor;                   /* caustics: floor PNG or NULL (floor_color) */
+    unsigned char floor_color[3];
 };
 
 struct output_config {

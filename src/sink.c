@@ -136,13 +136,15 @@ const struct sink_ops *sink_find(const char *path, struct rr_err *e)
         return &sink_framehash_ops;
     if (strcasecmp(ext, "npy") == 0)
         return &sink_npy_ops;
+    if (strcasecmp(ext, "gif") == 0)
+        return &sink_gif_ops;
     if (strcasecmp(ext, "png") == 0) {
         if (sink_pattern_check(path, e) < 0)
             return NULL;
         return &sink_pngseq_ops;
     }
     rr_fail(e, RR_EXIT_USAGE,
-            "%s: unknown output kind (use .mp4 .mkv .mov .webm, NAME%%05d.png, .framemd5 .framehash or .npy)", path);
+            "%s: unknown output kind (use .mp4 .mkv .mov .webm .gif, NAME%%05d.png, .framemd5 .framehash or .npy)", path);
     return NULL;
 }
 

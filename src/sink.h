@@ -1,7 +1,7 @@
 /* sink.h: where frames go: the output interface and its registry.
  *
  * The kind comes from the output's name: .mp4 .mkv .mov .webm (video through
- * libavformat/libavcodec), a name with a printf field such as f%05d.png (a PNG
+ * libavformat/libavcodec), .gif (palettegen + paletteuse, gif muxer), a name with a printf field such as f%05d.png (a PNG
  * sequence through libpng), .framemd5 / .framehash (FFmpeg's hash muxers over
  * rgb24), .npy (float32 heights, shape (frames, height, width)).
  *

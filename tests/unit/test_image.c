@@ -1,7 +1,7 @@
 /* test_image.c: PNG reading (every PngSuite file loads, every damaged file of
  * libpng's crashers loads or is refused cleanly, grey codes read without gamma
- * linearisation, 16-bit precision kept, alpha multiplies) and bilinear
- * resampling against hand values. */
+ * linearisation, 16-bit precision kept, alpha multiplies), colour pictures,
+ * and bilinear resampling against hand values. */
 #include <dirent.h>
 #include <png.h>
 #include <setjmp.h>
@@ -31,9 +31,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    const char *names[] = { "g8.png", "g16.png", "ga.png" };
+    const char *names[] = { "g8.png", "g16.png", "ga.png", "rgb.png", "rgba.png" };
     char p[128];
-    for (size_t k = 0; k < 3; k++) {
+    for (size_t k = 0; k < 5; k++) {
         snprintf(p, sizeof p, "%s/%s", tmpdir, names[k]);
         unlink(p);
     }
@@ -89,6 +89,30 @@ static void load_or_refuse(const char *path)
     assert_null(img.v);
 }
 
+static void load_rgb_ok(const char *path)
+{
+    struct image_rgb img = { 0 };
+    struct rr_err e = { 0 };
+    if (image_load_rgb(&img, path, "render.background", &e) < 0)
+        fail_msg("%s: %s", path, e.msg);
+    assert_true(img.width > 0 && img.height > 0 && img.rgb);
+    image_rgb_free(&img);
+    image_rgb_free(&img);
+}
+
+static void load_rgb_or_refuse(const char *path)
+{
+    struct image_rgb img = { 0 };
+    struct rr_err e = { 0 };
+    if (image_load_rgb(&img, path, "render.floor", &e) == 0) {
+        image_rgb_free(&img);
+        return;
+    }
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_non_null(strstr(e.msg, "render.floor: cannot read PNG"));
+    assert_null(img.rgb);
+}
+
 static void test_pngsuite(void **state)
 {
     (void)state;
@@ -99,7 +123,10 @@ static void test_crashers(void **state)
 {
     (void)state;
     assert_int_equal(each_png(DATA "/crashers", load_or_refuse), 23);
+    assert_int_equal(each_png(DATA "/pngsuite", load_rgb_ok), 60);
+    assert_int_equal(each_png(DATA "/crashers", load_rgb_or_refuse), 23);
 }
+
 
 static void test_missing(void **state)
 {
@@ -121,6 +148,47 @@ static void write_png(const char *name, int w, int h, png_uint_32 fmt, const voi
     pi.format = fmt;
     snprintf(path, 128, "%s/%s", tmpdir, name);
     assert_true(png_image_write_to_file(&pi, path, 0, px, 0, NULL));
+}
+
+/* Colour pictures (refract's background, caustics' floor): bytes kept as
+ * they are, grey expanded, alpha over black; resampling at the same size is
+ * the identity and a 2x enlargement interpolates between the pixels. */
+static void test_rgb(void **state)
+{
+    (void)state;
+    char path[128];
+    const unsigned char px[2 * 2 * 3] = { 10, 20, 30, 200, 100, 0, 255, 255, 255, 0, 1, 2 };
+    write_png("rgb.png", 2, 2, PNG_FORMAT_RGB, px, path);
+    struct image_rgb img = { 0 }, big = { 0 }, same = { 0 };
+    struct rr_err e = { 0 };
+    assert_int_equal(image_load_rgb(&img, path, "render.background", &e), 0);
+    assert_int_equal(img.width, 2);
+    assert_int_equal(img.height, 2);
+    assert_memory_equal(img.rgb, px, sizeof px);
+    assert_int_equal(image_rgb_resample(&img, 2, 2, &same, &e), 0);
+    assert_memory_equal(same.rgb, px, sizeof px);
+    /* 4 x 1: one row at source y 0.5 averages the rows; x centre -0.25 is
+     * clamped to column 0: red (10 + 255) / 2 = 132.5, rounded to even. */
+    assert_int_equal(image_rgb_resample(&img, 4, 1, &big, &e), 0);
+    assert_int_equal(big.rgb[0], 132);
+    image_rgb_free(&big);
+    /* 4 x 2, top row: centres at -0.25, 0.25, 0.75, 1.25 source pixels,
+     * clamped: red 10, 10 + 0.25 * 190, 10 + 0.75 * 190, 200 (57.5 and
+     * 152.5 rounded to even). */
+    assert_int_equal(image_rgb_resample(&img, 4, 2, &big, &e), 0);
+    const unsigned char top_red[4] = { 10, 58, 152, 200 };
+    for (int x = 0; x < 4; x++)
+        assert_int_equal(big.rgb[3 * x], top_red[x]);
+    image_rgb_free(&big);
+    image_rgb_free(&same);
+    image_rgb_free(&img);
+
+    const unsigned char ga[2 * 2] = { 100, 255, 200, 0 };   /* grey 100 opaque, grey 200 transparent */
+    write_png("rgba.png", 2, 1, PNG_FORMAT_GA, ga, path);
+    assert_int_equal(image_load_rgb(&img, path, "render.floor", &e), 0);
+    const unsigned char want[6] = { 100, 100, 100, 0, 0, 0 };
+    assert_memory_equal(img.rgb, want, 6);
+    image_rgb_free(&img);
 }
 
 static void test_grey_codes(void **state)
@@ -199,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_crashers),
         cmocka_unit_test(test_missing),
         cmocka_unit_test(test_grey_codes),
+        cmocka_unit_test(test_rgb),
         cmocka_unit_test(test_16bit),
         cmocka_unit_test(test_resample),
     };

@@ -1,6 +1,7 @@
 /* test_render.c: the height and colormap renders on hand-made fields: exact
  * bytes, rounding, clamping, walls, 16-bit grey, raw heights, swscale scaling,
- * and the errors for unknown colormaps and modes not in this version. */
+ * and the errors for unknown colormaps and unreadable pictures. The water
+ * modes are tested in test_render_water.c. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -160,7 +161,7 @@ static void test_colormap_endpoints(void **state)
     int n = 0;
     for (; colormap_names[n]; n++)
         assert_non_null(colormap_find(colormap_names[n]));
-    assert_int_equal(n, 9);
+    assert_int_equal(n, 10);
     assert_null(colormap_find("jet"));
     assert_null(colormap_find(NULL));
 
@@ -195,11 +196,17 @@ static void test_errors(void **state)
     assert_null(r);
     assert_int_equal(e.status, RR_EXIT_USAGE);
     assert_string_equal(e.msg, "render.colormap: \"jet\" is not a colormap (available: grey, viridis, magma, "
-                               "inferno, plasma, turbo, coolwarm, balance, ocean)");
-    scene_init(&sc, 4, 4, RENDER_SHADED);
+                               "inferno, plasma, turbo, coolwarm, balance, ocean, cividis)");
+    /* A background that vanished after the scene was checked. */
+    scene_init(&sc, 4, 4, RENDER_REFRACT);
+    sc.render.height_scale = 1;
+    sc.render.light[2] = 1;
+    sc.render.shininess = 1;
+    sc.render.background = (char *)"/nonexistent/bg.png";
     assert_int_equal(render_create(&r, &sc, 0, &e), -1);
+    assert_null(r);
     assert_int_equal(e.status, RR_EXIT_USAGE);
-    assert_string_equal(e.msg, "render.mode: \"shaded\" is not available in this version (available: height, colormap)");
+    assert_non_null(strstr(e.msg, "/nonexistent/bg.png: render.background: cannot read PNG"));
     scene_init(&sc, 4, 4, RENDER_COLORMAP);
     strcpy(sc.render.colormap, "grey");
     assert_int_equal(render_create(&r, &sc, RENDER_NEED_GRAY16, &e), -1);

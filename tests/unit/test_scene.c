@@ -421,7 +421,9 @@ static void test_key_errors(void **state)
                       ":1:13: solver.dampnig: unknown key \"dampnig\", did you mean \"damping\"?");
     expect_file_error("{\"render\": {\"zoom\": 2}}",
                       ":1:13: render.zoom: unknown key \"zoom\" (known keys: \"mode\", \"colormap\", \"range\", "
-                      "\"width\", \"height\", \"obstacle_color\")");
+                      "\"width\", \"height\", \"obstacle_color\", \"height_scale\", \"light\", "
+                      "\"water_color\", \"sky_color\", \"specular\", \"shininess\", \"background\", "
+                      "\"refraction\", \"depth\", \"floor\", \"floor_color\", \"reflectivity\")");
     expect_file_error("{\"Grid\": {}}", ":1:2: Grid: unknown key \"Grid\", did you mean \"grid\"?");
     expect_file_error("{\"obstacles\": [{\"type\": \"circle\", \"x\": 1, \"y\": 1, \"width\": 2}]}",
                       ":1:51: obstacles.0.width: unknown key \"width\" for type \"circle\" "
@@ -593,6 +595,66 @@ static void test_print_round_trip(void **state)
     scene_free(&sc);
 }
 
+/* The water modes' keys: defaults, every key read, paths resolved against the
+ * scene's folder, null for no picture, and the printed scene reads back. */
+static void test_render_keys(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    assert_int_equal(load("{}", NULL, 0, &sc, &e), 0);
+    const struct render_config *r = &sc.render;
+    assert_true(r->height_scale == 1 && r->specular == 1 && r->shininess == 60);
+    assert_true(r->light[0] == -1 && r->light[1] == -1 && r->light[2] == 2);
+    assert_true(r->refraction == 4 && r->depth == 30 && r->reflectivity == 0.02);
+    assert_null(r->background);
+    assert_null(r->floor);
+    assert_memory_equal(r->water_color, ((unsigned char[3]){ 18, 72, 100 }), 3);
+    scene_free(&sc);
+
+    char pic[160];
+    snprintf(pic, sizeof pic, "%.*s/pic.png", (int)(strrchr(scene_path, '/') - scene_path), scene_path);
+    FILE *f = fopen(pic, "wb");
+    assert_non_null(f);
+    fclose(f);
+    const char *text = "{\"render\": {\"mode\": \"caustics\", \"height_scale\": 2.5, \"light\": [0.5, -1, 3],"
+                       " \"water_color\": \"#102030\", \"sky_color\": [1, 2, 3], \"specular\": 0,"
+                       " \"shininess\": 7, \"background\": \"pic.png\", \"refraction\": -2,"
+                       " \"depth\": 0, \"floor\": null, \"floor_color\": [9, 8, 7]}}";
+    assert_int_equal(load(text, NULL, 0, &sc, &e), 0);
+    assert_int_equal(r->mode, RENDER_CAUSTICS);
+    assert_true(r->height_scale == 2.5 && r->specular == 0 && r->shininess == 7);
+    assert_true(r->light[0] == 0.5 && r->light[1] == -1 && r->light[2] == 3);
+    assert_true(r->refraction == -2 && r->depth == 0);
+    assert_memory_equal(r->water_color, ((unsigned char[3]){ 16, 32, 48 }), 3);
+    assert_memory_equal(r->sky_color, ((unsigned char[3]){ 1, 2, 3 }), 3);
+    assert_memory_equal(r->floor_color, ((unsigned char[3]){ 9, 8, 7 }), 3);
+    assert_string_equal(r->background, pic);
+    assert_null(r->floor);
+    char *p = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&p, &n);
+    assert_int_equal(scene_print(&sc, m), 0);
+    fclose(m);
+    assert_non_null(strstr(p, "\"floor\":\tnull"));
+    assert_non_null(strstr(p, "\"depth\":\t0"));
+    struct scene back;
+    assert_int_equal(load(p, NULL, 0, &back, &e), 0);
+    assert_string_equal(back.render.background, pic);
+    assert_true(back.render.light[1] == -1 && back.render.refraction == -2);
+    assert_memory_equal(back.render.water_color, r->water_color, 3);
+    scene_free(&back);
+    free(p);
+    scene_free(&sc);
+    remove(pic);
+
+    expect_file_error("{\"render\": {\"light\": [1, 2]}}",
+                      ":1:22: render.light: expected [x, y, z] with numbers in [-1e6, 1e6] and z > 0, got [1,2]");
+    expect_file_error("{\"render\": {\"specular\": -1}}",
+                      ":1:25: render.specular: expected a number in [0, 100], got -1");
+    expect_file_error("{\"render\": {\"floor\": 3}}", ":1:22: render.floor: expected a file name, got 3");
+}
+
 static void test_steps(void **state)
 {
     (void)state;
@@ -670,6 +732,7 @@ int main(void)
         cmocka_unit_test(test_exclusive_and_pairs),
         cmocka_unit_test(test_files),
         cmocka_unit_test(test_print_round_trip),
+        cmocka_unit_test(test_render_keys),
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_json_suite),
     };

@@ -1,0 +1,99 @@
+/* render_caustics.c: render.mode "caustics": the light the surface focuses on
+ * a floor below it, gathered so that no light is made or lost. See
+ * render_modes.h and docs/render.md. */
+#include "render_modes.h"
+
+#include <math.h>
+#include <string.h>
+
+#define SUB 2                    /* sub-rays per cell and axis */
+#define ETA (1.0f / 1.333f)      /* air -> water, Snell's n1 / n2 */
+
+/* A landing coordinate on one axis of n cells: wrapped (periodic) or clamped.
+ * *i0, *i1 the two cells, *f the weight of *i1. |p| stays far below INT_MAX:
+ * a refracted ray leaves at most at water's critical angle, so p < n + 1.2 *
+ * depth. */
+static inline void land(float p, int n, bool wrap, int *i0, int *i1, float *f)
+{
+    if (wrap) {
+        float fl = floorf(p);
+        int a = (int)fl % n;
+        *f = p - fl;
+        *i0 = a < 0 ? a + n : a;
+        *i1 = *i0 + 1 == n ? 0 : *i0 + 1;
+        return;
+    }
+    p = p < 0.0f ? 0.0f : p > (float)(n - 1) ? (float)(n - 1) : p;
+    int a = (int)p;
+    *i0 = a;
+    *i1 = a + 1 < n ? a + 1 : a;
+    *f = p - (float)a;
+}
+
+/* A ray straight down, i = (0, 0, -1), refracts at the unit normal
+ * n = (-gx, -gy, 1)/|.| into t = eta i + (eta cos_i - sqrt(k)) n with
+ * cos_i = n.z and k = 1 - eta^2 (1 - cos_i^2) (Snell's law in vector form;
+ * k > 0 always from air into water). It meets the floor `depth` below at
+ * (t.x, t.y) * depth / -t.z from where it entered. The water's own height is
+ * small against depth and left out.
+ *
+ * Two passes: the landing points of every sub-ray, row-parallel into `at`
+ * (each row's slots its own, so the values do not depend on the threads),
+ * then the splat in one fixed order on one thread. */
+void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
+                     float *restrict at, float *restrict light)
+{
+#pragma omp parallel for schedule(static) if ((long)w * h >= 16384)
+    for (int y = 0; y < h; y++) {
+        float *out = at + (size_t)y * w * (2 * SUB * SUB);
+        for (int x = 0; x < w; x++) {
+            for (int sy = 0; sy < SUB; sy++) {
+                for (int sx = 0; sx < SUB; sx++) {
+                    float px = (float)x + ((float)sx + 0.5f) / SUB - 0.5f;
+                    float py = (float)y + ((float)sy + 0.5f) / SUB - 0.5f;
+                    float ax = grid_at(gx, w, h, px, py), ay = grid_at(gy, w, h, px, py);
+                    float inv = 1.0f / sqrtf(ax * ax + ay * ay + 1.0f);
+                    float n[3] = { -ax * inv, -ay * inv, inv };
+                    float k = 1.0f - ETA * ETA * (1.0f - n[2] * n[2]);
+                    float m = ETA * n[2] - sqrtf(k);
+                    float t[3] = { m * n[0], m * n[1], -ETA + m * n[2] };
+                    float reach = depth / -t[2];
+                    *out++ = px + t[0] * reach;
+                    *out++ = py + t[1] * reach;
+                }
+            }
+        }
+    }
+    memset(light, 0, (size_t)w * h * sizeof *light);
+    const float share = 1.0f / (SUB * SUB);
+    const size_t rays = (size_t)w * h * SUB * SUB;
+    for (size_t r = 0; r < rays; r++) {
+        int x0, x1, y0, y1;
+        float fx, fy;
+        land(at[2 * r], w, wrap_x, &x0, &x1, &fx);
+        land(at[2 * r + 1], h, wrap_y, &y0, &y1, &fy);
+        float *r0 = light + (size_t)y0 * w, *r1 = light + (size_t)y1 * w;
+        r0[x0] += share * (1.0f - fx) * (1.0f - fy);
+        r0[x1] += share * fx * (1.0f - fy);
+        r1[x0] += share * (1.0f - fx) * fy;
+        r1[x1] += share * fx * fy;
+    }
+}
+
+/* colour = floor * light, and what goes past full brightness bleaches the
+ * other channels toward white (a bright caustic line looks white-hot). */
+void caustics_row(const struct water_look *lk, const float *light, const uint8_t *floor_rgb, int w, uint8_t *rgb)
+{
+    for (int x = 0; x < w; x++) {
+        float l = light[x], c[3], over = 0.0f;
+        for (int k = 0; k < 3; k++) {
+            float base = floor_rgb ? (float)floor_rgb[3 * x + k] / 255.0f : lk->floor[k];
+            c[k] = base * l;
+            over = fmaxf(over, c[k] - 1.0f);
+        }
+        for (int k = 0; k < 3; k++) {
+            float v = fminf(fmaxf(c[k] + 0.5f * over, 0.0f), 1.0f);
+            rgb[3 * x + k] = (uint8_t)lrintf(v * 255.0f);
+        }
+    }
+}

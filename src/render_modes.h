@@ -1,0 +1,88 @@
+/* render_modes.h: the kernels of the water render modes (shaded, normals,
+ * refract, caustics), shared by render.c and src/render_*.c; private to the
+ * renderer and its unit tests. docs/render.md explains each mode.
+ *
+ * Every mode starts from the surface slopes: render.c copies the heights into
+ * a field with a ghost border, fills the ghosts from the scene's boundary
+ * kinds (field_fill_ghosts: wrap -> the opposite edge, so wrapped frames
+ * tile), and water_slopes takes central differences through them. */
+#ifndef RR_RENDER_MODES_H
+#define RR_RENDER_MODES_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "field.h"
+#include "image.h"
+#include "scene.h"
+
+/* The lighting settings, in floats, unit vectors and 0..1 colours. */
+struct water_look {
+    float hs;                    /* height_scale */
+    float light[3];              /* unit vector toward the light */
+    float half[3];               /* unit Blinn-Phong half vector of light and view (0, 0, 1) */
+    float water[3], sky[3], floor[3];
+    float specular, shininess;
+    float f0;                    /* Schlick's reflectance at normal incidence */
+    float flat_spec;             /* the highlight of still water, pow(half.z, shininess) */
+    float refraction, depth;
+};
+
+/* Bilinear read of a w x h grid of floats at (x, y) in cell coordinates,
+ * clamped to the grid. Cannot fail. */
+static inline float grid_at(const float *g, int w, int h, float x, float y)
+{
+    x = x < 0.0f ? 0.0f : x > (float)(w - 1) ? (float)(w - 1) : x;
+    y = y < 0.0f ? 0.0f : y > (float)(h - 1) ? (float)(h - 1) : y;
+    int x0 = (int)x, y0 = (int)y;
+    int x1 = x0 + 1 < w ? x0 + 1 : x0, y1 = y0 + 1 < h ? y0 + 1 : y0;
+    float fx = x - (float)x0, fy = y - (float)y0;
+    const float *r0 = g + (size_t)y0 * w, *r1 = g + (size_t)y1 * w;
+    float top = r0[x0] + (r0[x1] - r0[x0]) * fx, bot = r1[x0] + (r1[x1] - r1[x0]) * fx;
+    return top + (bot - top) * fy;
+}
+
+/* Fills lk from the scene's render section. Cannot fail. */
+void water_look_init(struct water_look *lk, const struct render_config *rc);
+
+/* Slopes of the surface at every cell: gx = hs * (h[x+1] - h[x-1]) / 2,
+ * gy = hs * (h[y+1] - h[y-1]) / 2 (second-order central differences), read
+ * through f's ghost cells, which must be filled. gx, gy: f->w * f->h floats,
+ * packed rows. Row-parallel (schedule(static)); cannot fail. */
+void water_slopes(const struct field *f, float hs, float *restrict gx, float *restrict gy);
+
+/* One row of the lit surface (shaded) and of the tangent-space normal map
+ * (normals), from that row's slopes. Cannot fail. */
+void shade_row(const struct water_look *lk, const float *gx, const float *gy, int w, uint8_t *rgb);
+void normals_row(const float *gx, const float *gy, int w, uint8_t *rgb);
+
+/* Caustics: the light of every cell (1 per cell, as 2 x 2 sub-rays with
+ * interpolated slopes) refracted by the surface (Snell, water index 1.333,
+ * light from straight above) and splatted bilinearly onto the floor `depth`
+ * cells below. Landing points wrap on an axis whose edges are wrapped and are
+ * clamped to the grid otherwise, so the floor's sum equals w * h up to float
+ * rounding. at: scratch of CAUSTICS_SCRATCH(w, h) floats; light: w * h
+ * floats, overwritten. The landing points are computed row-parallel, the
+ * splat runs on one thread in one fixed order, so the sums do not depend on
+ * the thread count. Cannot fail. */
+#define CAUSTICS_SCRATCH(w, h) ((size_t)(w) * (size_t)(h) * 8)
+void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
+                     float *restrict at, float *restrict light);
+
+/* One row of the floor: the floor's colour (floor_rgb, w * 3 bytes, or the
+ * look's floor colour when NULL) times the light, brighter parts bleaching
+ * toward white. Light 1 gives the floor colour itself. Cannot fail. */
+void caustics_row(const struct water_look *lk, const float *light, const uint8_t *floor_rgb, int w,
+                  uint8_t *rgb);
+
+/* Refract, at render size rw x rh over a gw x gh grid: pixel p shows the
+ * background at p - refraction * slope (in cells, times rw/gw and rh/gh),
+ * slopes interpolated bilinearly from the grid, the background sampled
+ * bilinearly and clamped at its edges; plus highlights beyond still water's.
+ * bg is rw x rh rgb24. One output row y. Cannot fail. */
+void refract_row(const struct water_look *lk, const float *gx, const float *gy, int gw, int gh,
+                 const uint8_t *bg, int rw, int rh, int y, uint8_t *rgb);
+
+#endif

@@ -1,0 +1,260 @@
+/* sinks/gif.c: animated GIF through libavfilter's palettegen + paletteuse (one
+ * 256-colour palette made from every frame, then each frame mapped onto it
+ * with ordered dithering), the gif encoder and the gif muxer, looping forever.
+ * Written to a temporary file beside the target and renamed into place. */
+#include "outfile.h"
+#include "sinks.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <libavcodec/avcodec.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersink.h>
+#include <libavfilter/buffersrc.h>
+#include <libavformat/avformat.h>
+#include <libavutil/opt.h>
+
+/* One palette for the whole clip ("full" statistics), 255 colours plus the
+ * transparent one the encoder uses for unchanged pixels; Bayer dithering
+ * (ordered, so a still area stays still from frame to frame and the
+ * encoder's inter-frame transparency can skip it), only the changed
+ * rectangle re-dithered. paletteuse waits for the palette, which needs the
+ * last frame: the graph holds every frame until close (frames x w x h x 3
+ * bytes of memory). */
+#define GIF_FILTERS                                                        \
+    "split[a][b];[a]palettegen=stats_mode=full[p];"                         \
+    "[b][p]paletteuse=dither=bayer:bayer_scale=3:diff_mode=rectangle"
+
+struct gif_sink {
+    const char *path;
+    struct outfile file;
+    AVFilterGraph *graph;
+    AVFilterContext *src, *sink;
+    AVCodecContext *enc;
+    AVFormatContext *oc;
+    AVStream *st;
+    AVFrame *in, *out;
+    AVPacket *pkt;
+    int width, height;
+    int64_t next_pts;
+};
+
+static int gif_needs(const struct output_config *o, const struct scene *sc)
+{
+    (void)o;
+    (void)sc;
+    return 0;
+}
+
+static int make_graph(struct gif_sink *s, AVRational tb, struct rr_err *e)
+{
+    char args[160];
+    int ret;
+    AVFilterInOut *outs = avfilter_inout_alloc(), *ins = avfilter_inout_alloc();
+    s->graph = avfilter_graph_alloc();
+    if (!outs || !ins || !s->graph) {
+        ret = AVERROR(ENOMEM);
+        goto end;
+    }
+    s->graph->nb_threads = 1;
+    snprintf(args, sizeof args, "video_size=%dx%d:pix_fmt=%d:time_base=%d/%d:pixel_aspect=1/1", s->width,
+             s->height, AV_PIX_FMT_RGB24, tb.num, tb.den);
+    ret = avfilter_graph_create_filter(&s->src, avfilter_get_by_name("buffer"), "in", args, NULL, s->graph);
+    if (ret < 0)
+        goto end;
+    ret = avfilter_graph_create_filter(&s->sink, avfilter_get_by_name("buffersink"), "out", NULL, NULL, s->graph);
+    if (ret < 0)
+        goto end;
+    enum AVPixelFormat fmts[] = { AV_PIX_FMT_PAL8, AV_PIX_FMT_NONE };
+    ret = av_opt_set_int_list(s->sink, "pix_fmts", fmts, AV_PIX_FMT_NONE, AV_OPT_SEARCH_CHILDREN);
+    if (ret < 0)
+        goto end;
+    outs->name = av_strdup("in");
+    outs->filter_ctx = s->src;
+    ins->name = av_strdup("out");
+    ins->filter_ctx = s->sink;
+    if (!outs->name || !ins->name) {
+        ret = AVERROR(ENOMEM);
+        goto end;
+    }
+    ret = avfilter_graph_parse_ptr(s->graph, GIF_FILTERS, &ins, &outs, NULL);
+    if (ret >= 0)
+        ret = avfilter_graph_config(s->graph, NULL);
+end:
+    avfilter_inout_free(&ins);
+    avfilter_inout_free(&outs);
+    return ret < 0 ? sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot build the palette filters", ret) : 0;
+}
+
+static int gif_open(void *priv, const struct output_config *o, const struct sink_params *p, struct rr_err *e)
+{
+    struct gif_sink *s = priv;
+    int ret;
+    AVDictionary *mopts = NULL;
+    s->path = o->path;
+    s->width = p->width;
+    s->height = p->height;
+    if (o->codec[0] && strcmp(o->codec, "gif") != 0)
+        return rr_fail(e, RR_EXIT_USAGE, "output.codec: a .gif file holds only the gif codec, got \"%s\"",
+                       o->codec);
+    if (o->pix_fmt[0] && strcmp(o->pix_fmt, "pal8") != 0)
+        return rr_fail(e, RR_EXIT_USAGE, "output.pix_fmt: a .gif file is pal8 (a palette), got \"%s\"",
+                       o->pix_fmt);
+    if (p->width > 65535 || p->height > 65535)
+        return rr_fail(e, RR_EXIT_USAGE, "%s: GIF frames are at most 65535 x 65535, got %dx%d", o->path,
+                       p->width, p->height);
+    const AVCodec *codec = avcodec_find_encoder(AV_CODEC_ID_GIF);
+    if (!codec)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: this FFmpeg has no gif encoder", o->path);
+    AVRational tb = av_inv_q(av_d2q(p->fps, 100000));
+    if (make_graph(s, tb, e) < 0)
+        return -1;
+
+    s->enc = avcodec_alloc_context3(codec);
+    s->in = av_frame_alloc();
+    s->out = av_frame_alloc();
+    s->pkt = av_packet_alloc();
+    if (!s->enc || !s->in || !s->out || !s->pkt)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
+    s->enc->width = p->width;
+    s->enc->height = p->height;
+    s->enc->pix_fmt = AV_PIX_FMT_PAL8;
+    s->enc->time_base = tb;
+    s->enc->framerate = av_inv_q(tb);
+    s->enc->sample_aspect_ratio = (AVRational){ 1, 1 };
+    ret = avcodec_open2(s->enc, codec, NULL);
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, o->path, "cannot open the gif encoder", ret);
+
+    if (outfile_begin(&s->file, o->path, p->overwrite, e) < 0)
+        return -1;
+    const char *tmp = outfile_temp_path(&s->file);
+    ret = avformat_alloc_output_context2(&s->oc, NULL, "gif", tmp);
+    if (ret < 0 || !s->oc)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, o->path, "cannot create the gif muxer",
+                            ret < 0 ? ret : AVERROR(ENOMEM));
+    s->st = avformat_new_stream(s->oc, NULL);
+    if (!s->st)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
+    s->st->time_base = tb;   /* the muxer keeps 1/100 s: its delays are centiseconds */
+    s->st->avg_frame_rate = av_inv_q(tb);
+    ret = avcodec_parameters_from_context(s->st->codecpar, s->enc);
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, o->path, "cannot set the stream parameters", ret);
+    ret = avio_open(&s->oc->pb, tmp, AVIO_FLAG_WRITE);
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, o->path, "cannot open the temporary file", ret);
+    av_dict_set(&mopts, "loop", "0", 0);   /* 0: loop forever (NETSCAPE2.0 extension) */
+    ret = avformat_write_header(s->oc, &mopts);
+    av_dict_free(&mopts);
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, o->path, "cannot write the header", ret);
+    return 0;
+}
+
+/* Sends one frame (NULL: flush) to the encoder and writes what comes out. */
+static int encode(struct gif_sink *s, AVFrame *frame, struct rr_err *e)
+{
+    int ret = avcodec_send_frame(s->enc, frame);
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "the gif encoder refused a frame", ret);
+    for (;;) {
+        ret = avcodec_receive_packet(s->enc, s->pkt);
+        if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF)
+            return 0;
+        if (ret < 0)
+            return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "gif encoding failed", ret);
+        if (s->pkt->duration == 0)
+            s->pkt->duration = 1;   /* the last frame's delay */
+        av_packet_rescale_ts(s->pkt, s->enc->time_base, s->st->time_base);
+        s->pkt->stream_index = s->st->index;
+        ret = av_interleaved_write_frame(s->oc, s->pkt);
+        if (ret < 0)
+            return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot write a packet", ret);
+    }
+}
+
+/* Encodes every palettised frame the graph has ready. */
+static int drain(struct gif_sink *s, struct rr_err *e)
+{
+    for (;;) {
+        int ret = av_buffersink_get_frame(s->sink, s->out);
+        if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF)
+            return 0;
+        if (ret < 0)
+            return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "the palette filters failed", ret);
+        s->out->pict_type = AV_PICTURE_TYPE_NONE;
+        ret = encode(s, s->out, e);
+        av_frame_unref(s->out);
+        if (ret < 0)
+            return -1;
+    }
+}
+
+static int gif_write(void *priv, const struct frame *fr, struct rr_err *e)
+{
+    struct gif_sink *s = priv;
+    if (fr->width != s->width || fr->height != s->height)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: frame %ld is %dx%d, the file was opened for %dx%d", s->path,
+                       fr->index, fr->width, fr->height, s->width, s->height);
+    s->in->format = AV_PIX_FMT_RGB24;
+    s->in->width = s->width;
+    s->in->height = s->height;
+    int ret = av_frame_get_buffer(s->in, 0);
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot allocate a frame", ret);
+    for (int y = 0; y < s->height; y++)
+        memcpy(s->in->data[0] + (size_t)y * s->in->linesize[0], fr->rgb + (size_t)y * s->width * 3,
+               (size_t)s->width * 3);
+    s->in->pts = s->next_pts++;
+    ret = av_buffersrc_add_frame(s->src, s->in);   /* takes the reference, leaves s->in blank */
+    av_frame_unref(s->in);
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "the palette filters refused a frame", ret);
+    return drain(s, e);
+}
+
+static int gif_close(void *priv, struct rr_err *e)
+{
+    struct gif_sink *s = priv;
+    int ret = av_buffersrc_add_frame(s->src, NULL);   /* end of stream: the palette is made now */
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot finish the palette", ret);
+    if (drain(s, e) < 0 || encode(s, NULL, e) < 0)
+        return -1;
+    ret = av_write_trailer(s->oc);
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot finish the file", ret);
+    ret = avio_closep(&s->oc->pb);
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "write failed", ret);
+    return outfile_commit(&s->file, e);
+}
+
+static void gif_free(void *priv)
+{
+    struct gif_sink *s = priv;
+    if (s->oc) {
+        if (s->oc->pb)
+            avio_closep(&s->oc->pb);
+        avformat_free_context(s->oc);
+        s->oc = NULL;
+    }
+    avfilter_graph_free(&s->graph);
+    avcodec_free_context(&s->enc);
+    av_frame_free(&s->in);
+    av_frame_free(&s->out);
+    av_packet_free(&s->pkt);
+    outfile_abort(&s->file);
+}
+
+const struct sink_ops sink_gif_ops = {
+    .name = "gif",
+    .priv_size = sizeof(struct gif_sink),
+    .needs = gif_needs,
+    .open = gif_open,
+    .write = gif_write,
+    .close = gif_close,
+    .free = gif_free,
+};

@@ -1,0 +1,466 @@
+/* test_render_water.c: the water render modes by their properties: still water
+ * renders uniform (shaded, caustics), the background unchanged (refract) and
+ * 128,128,255 (normals); a known slope moves the background by the expected
+ * pixels; caustic light is conserved and lands where Snell's law says; wrapped
+ * normal maps tile (a rolled field gives the rolled picture); walls are
+ * painted in every mode; the colormaps' lightness runs the way their kind
+ * promises. */
+#include <math.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "render.h"
+#include "render_modes.h"
+
+/* A field filled by hand; ghosts hold 999 (the renderer must fill its own). */
+struct fake {
+    struct field f;
+    float *mem;
+};
+
+static void fake_init(struct fake *fk, int w, int h, const float *cells)
+{
+    memset(fk, 0, sizeof *fk);
+    ptrdiff_t stride = ((w + 2 + 15) / 16) * 16;
+    size_t n = (size_t)stride * (h + 2) + 16;
+    fk->mem = aligned_alloc(64, ((n * sizeof(float)) + 63) / 64 * 64);
+    assert_non_null(fk->mem);
+    for (size_t i = 0; i < n; i++)
+        fk->mem[i] = 999.0f;
+    fk->f.w = w;
+    fk->f.h = h;
+    fk->f.stride = stride;
+    fk->f.cur = fk->mem + stride + 1;
+    fk->f.prev = fk->f.cur;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            fk->f.cur[y * stride + x] = cells[y * w + x];
+}
+
+/* The scene defaults of docs/scene.md for the water keys. */
+static void scene_init(struct scene *sc, int gw, int gh, enum render_mode mode, enum edge_kind edge)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->grid.width = gw;
+    sc->grid.height = gh;
+    sc->time.fps = 30;
+    sc->time.frames = 1;
+    for (int s = 0; s < 4; s++)
+        sc->boundary[s] = edge;
+    struct render_config *r = &sc->render;
+    r->mode = mode;
+    r->range[0] = -1;
+    r->range[1] = 1;
+    r->width = gw;
+    r->height = gh;
+    memcpy(r->obstacle_color, (unsigned char[3]){ 200, 10, 20 }, 3);
+    r->height_scale = 1;
+    r->light[0] = -1;
+    r->light[1] = -1;
+    r->light[2] = 2;
+    memcpy(r->water_color, (unsigned char[3]){ 18, 72, 100 }, 3);
+    memcpy(r->sky_color, (unsigned char[3]){ 190, 215, 235 }, 3);
+    memcpy(r->floor_color, (unsigned char[3]){ 150, 170, 160 }, 3);
+    r->specular = 1;
+    r->shininess = 60;
+    r->reflectivity = 0.02;
+    r->refraction = 4;
+    r->depth = 30;
+}
+
+static void render_once(const struct scene *sc, const float *cells, const unsigned char *walls, uint8_t *out)
+{
+    struct fake fk;
+    fake_init(&fk, sc->grid.width, sc->grid.height, cells);
+    struct renderer *r = NULL;
+    struct rr_err e = { 0 };
+    assert_int_equal(render_create(&r, sc, 0, &e), 0);
+    struct frame fr;
+    assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
+    assert_int_equal(fr.width, sc->render.width);
+    assert_int_equal(fr.height, sc->render.height);
+    memcpy(out, fr.rgb, (size_t)fr.width * fr.height * 3);
+    render_free(r);
+    free(fk.mem);
+}
+
+/* A background PNG of pseudo-random colours (an LCG: every pixel differs from
+ * its neighbours, so a shift of one pixel shows). Returns its path (static). */
+static const char *write_background(int w, int h, uint8_t *rgb)
+{
+    static char path[64];
+    uint32_t s = 12345;
+    for (int i = 0; i < w * h * 3; i++) {
+        s = s * 1664525u + 1013904223u;
+        rgb[i] = (uint8_t)(s >> 24);
+    }
+    snprintf(path, sizeof path, "/tmp/rr_test_bg_%d.png", (int)getpid());
+    png_image pi;
+    memset(&pi, 0, sizeof pi);
+    pi.version = PNG_IMAGE_VERSION;
+    pi.width = (png_uint_32)w;
+    pi.height = (png_uint_32)h;
+    pi.format = PNG_FORMAT_RGB;
+    assert_true(png_image_write_to_file(&pi, path, 0, rgb, 0, NULL));
+    return path;
+}
+
+static void fill(float *cells, int n, float v)
+{
+    for (int i = 0; i < n; i++)
+        cells[i] = v;
+}
+
+static void assert_uniform(const uint8_t *rgb, int n)
+{
+    for (int i = 1; i < n; i++)
+        assert_memory_equal(rgb + 3 * i, rgb, 3);
+}
+
+static void test_still_water_uniform(void **state)
+{
+    (void)state;
+    enum { W = 12, H = 9 };
+    float cells[W * H];
+    uint8_t out[W * H * 3];
+    enum edge_kind edges[] = { EDGE_FIXED, EDGE_WRAP };
+    for (int k = 0; k < 2; k++) {
+        struct scene sc;
+        /* Zero, and a constant height with clamped edges: both still. */
+        scene_init(&sc, W, H, RENDER_SHADED, edges[k]);
+        fill(cells, W * H, 0.0f);
+        render_once(&sc, cells, NULL, out);
+        assert_uniform(out, W * H);
+        scene_init(&sc, W, H, RENDER_CAUSTICS, edges[k]);
+        render_once(&sc, cells, NULL, out);
+        assert_uniform(out, W * H);
+        /* The floor under still water is the floor colour itself. */
+        assert_memory_equal(out, sc.render.floor_color, 3);
+        scene_init(&sc, W, H, RENDER_NORMALS, edges[k]);
+        render_once(&sc, cells, NULL, out);
+        const uint8_t flat[3] = { 128, 128, 255 };
+        for (int i = 0; i < W * H; i++)
+            assert_memory_equal(out + 3 * i, flat, 3);
+    }
+    struct scene sc;
+    scene_init(&sc, W, H, RENDER_SHADED, EDGE_CLAMP);
+    fill(cells, W * H, 0.7f);
+    render_once(&sc, cells, NULL, out);
+    assert_uniform(out, W * H);
+    /* A lit surface is not black, and its highlight is not everywhere. */
+    assert_true(out[0] + out[1] + out[2] > 30);
+    /* A perfect mirror without highlights shows the sky straight above. */
+    sc.render.reflectivity = 1;
+    sc.render.specular = 0;
+    render_once(&sc, cells, NULL, out);
+    assert_memory_equal(out, sc.render.sky_color, 3);
+    /* Physical water (F0 0.02) shows mostly its body colour. */
+    sc.render.reflectivity = 0.02;
+    render_once(&sc, cells, NULL, out);
+    assert_true(abs(out[2] - (int)sc.render.water_color[2]) < 20);
+}
+
+static void test_refract_still_water_shows_background(void **state)
+{
+    (void)state;
+    enum { W = 20, H = 14 };
+    uint8_t bg[W * H * 3], out[W * H * 3];
+    const char *path = write_background(W, H, bg);
+    float cells[W * H];
+    fill(cells, W * H, 0.0f);
+    struct scene sc;
+    scene_init(&sc, W, H, RENDER_REFRACT, EDGE_FIXED);
+    sc.render.background = (char *)path;
+    render_once(&sc, cells, NULL, out);
+    assert_memory_equal(out, bg, sizeof bg);
+    /* A smaller grid under a render of the background's size: still exact. */
+    struct scene sc2;
+    float small[10 * 7];
+    fill(small, 10 * 7, 0.0f);
+    scene_init(&sc2, 10, 7, RENDER_REFRACT, EDGE_CLAMP);
+    sc2.render.width = W;
+    sc2.render.height = H;
+    sc2.render.background = (char *)path;
+    render_once(&sc2, small, NULL, out);
+    assert_memory_equal(out, bg, sizeof bg);
+    unlink(path);
+}
+
+/* h = s * x: the slope is s * height_scale in every interior column, and
+ * pixel x shows the background at x - refraction * slope. */
+static void test_refract_known_slope_moves_background(void **state)
+{
+    (void)state;
+    enum { W = 24, H = 10 };
+    uint8_t bg[W * H * 3], out[W * H * 3];
+    const char *path = write_background(W, H, bg);
+    float cells[W * H];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            cells[y * W + x] = 0.25f * (float)x;
+    struct scene sc;
+    scene_init(&sc, W, H, RENDER_REFRACT, EDGE_CLAMP);
+    sc.render.background = (char *)path;
+    sc.render.specular = 0;
+    sc.render.height_scale = 2;    /* slope 0.5 */
+    sc.render.refraction = 6;      /* shift 3 pixels */
+    render_once(&sc, cells, NULL, out);
+    for (int y = 0; y < H; y++)
+        for (int x = 3; x < W - 1; x++)
+            assert_memory_equal(out + (y * W + x) * 3, bg + (y * W + x - 3) * 3, 3);
+    /* Along y, with the render twice the grid: 2 cells are 4 pixels. */
+    enum { GW = 12, GH = 5 };
+    float ramp[GW * GH];
+    for (int y = 0; y < GH; y++)
+        for (int x = 0; x < GW; x++)
+            ramp[y * GW + x] = -0.5f * (float)y;
+    uint8_t bg2[W * H * 3];
+    path = write_background(W, H, bg2);
+    scene_init(&sc, GW, GH, RENDER_REFRACT, EDGE_CLAMP);
+    sc.render.width = W;
+    sc.render.height = H;
+    sc.render.background = (char *)path;
+    sc.render.specular = 0;
+    sc.render.refraction = 4;      /* slope -0.5: -2 cells, -4 pixels */
+    render_once(&sc, ramp, NULL, out);
+    for (int y = 3; y <= 5; y++)   /* rows whose slope is interpolated between exact interior rows */
+        for (int x = 0; x < W; x++)
+            assert_memory_equal(out + (y * W + x) * 3, bg2 + ((y + 4) * W + x) * 3, 3);
+    unlink(path);
+}
+
+/* With wrap, rolling the field by k columns rolls the normal map by k columns
+ * exactly: the first column continues the last one, and frames tile. */
+static void test_normals_wrap_tiles(void **state)
+{
+    (void)state;
+    enum { W = 16, H = 8, K = 5 };
+    float a[W * H], b[W * H];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            a[y * W + x] = sinf(2.0f * 3.14159265f * (float)x / W) + 0.5f * cosf(2.0f * 3.14159265f * (float)(y + x) / H)
+                           + (x == 0 ? 0.8f : 0.0f);   /* a bump on the seam itself */
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            b[y * W + (x + K) % W] = a[y * W + x];
+    uint8_t oa[W * H * 3], ob[W * H * 3];
+    struct scene sc;
+    scene_init(&sc, W, H, RENDER_NORMALS, EDGE_WRAP);
+    sc.render.height_scale = 0.7;
+    render_once(&sc, a, NULL, oa);
+    render_once(&sc, b, NULL, ob);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            assert_memory_equal(ob + (y * W + (x + K) % W) * 3, oa + (y * W + x) * 3, 3);
+    /* Column 0 from its wrapped neighbours: red = (0.5 - 0.5 gx/|n|) * 255. */
+    float gx = 0.7f * 0.5f * (a[1] - a[W - 1]), gy = 0.7f * 0.5f * (a[W] - a[(H - 1) * W]);
+    float inv = 1.0f / sqrtf(gx * gx + gy * gy + 1.0f);
+    assert_int_equal(oa[0], lrintf((0.5f - 0.5f * gx * inv) * 255.0f));
+    assert_int_equal(oa[1], lrintf((0.5f + 0.5f * gy * inv) * 255.0f));
+}
+
+static void surface(float *cells, int w, int h)
+{
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            float dx = (float)x - 0.4f * (float)w, dy = (float)y - 0.6f * (float)h;
+            cells[y * w + x] = 1.5f * expf(-(dx * dx + dy * dy) / 30.0f) + 0.3f * sinf(0.7f * (float)x)
+                               * cosf(0.5f * (float)y);
+        }
+}
+
+static void slopes_of(const float *cells, int w, int h, enum edge_kind edge, float hs, float *gx, float *gy)
+{
+    struct field f;
+    struct rr_err e = { 0 };
+    assert_int_equal(field_init(&f, w, h, &e), 0);
+    for (int y = 0; y < h; y++)
+        memcpy(f.cur + (ptrdiff_t)y * f.stride, cells + (size_t)y * w, (size_t)w * sizeof(float));
+    enum edge_kind edges[4] = { edge, edge, edge, edge };
+    field_fill_ghosts(&f, f.cur, edges);
+    water_slopes(&f, hs, gx, gy);
+    field_free(&f);
+}
+
+static void test_caustics_conserve_light(void **state)
+{
+    (void)state;
+    enum { W = 40, H = 30 };
+    float cells[W * H], gx[W * H], gy[W * H], light[W * H], at[CAUSTICS_SCRATCH(W, H)];
+    surface(cells, W, H);
+    enum edge_kind edges[] = { EDGE_FIXED, EDGE_CLAMP, EDGE_WRAP };
+    for (int k = 0; k < 3; k++) {
+        slopes_of(cells, W, H, edges[k], 2.0f, gx, gy);
+        bool wrap = edges[k] == EDGE_WRAP;
+        caustics_gather(gx, gy, W, H, 25.0f, wrap, wrap, at, light);
+        double sum = 0, max = 0, min = 1e9;
+        for (int i = 0; i < W * H; i++) {
+            sum += (double)light[i];
+            max = fmax(max, (double)light[i]);
+            min = fmin(min, (double)light[i]);
+        }
+        assert_true(fabs(sum - W * H) < 0.01 * W * H);   /* the contract's 1% */
+        assert_true(fabs(sum - W * H) < 1e-3 * W * H);   /* in fact float rounding only */
+        /* The light moved: focused somewhere, thinned elsewhere. */
+        assert_true(max > 1.5);
+        assert_true(min < 0.7);
+    }
+}
+
+/* A constant slope s along x: every sub-ray lands d = depth * t.x / -t.z to
+ * the right (Snell's law, computed here in double), clamped at the edge; a
+ * bilinear splat keeps the centroid, so the floor's centroid is known. */
+static void test_caustics_known_slope(void **state)
+{
+    (void)state;
+    enum { W = 30, H = 4 };
+    float gx[W * H], gy[W * H], light[W * H], at[CAUSTICS_SCRATCH(W, H)];
+    const double s = 0.2, depth = 10, eta = 1.0 / 1.333;
+    for (int i = 0; i < W * H; i++) {
+        gx[i] = (float)s;
+        gy[i] = 0.0f;
+    }
+    caustics_gather(gx, gy, W, H, (float)depth, false, false, at, light);
+    double len = sqrt(s * s + 1), n[3] = { -s / len, 0, 1 / len };
+    double k = 1 - eta * eta * (1 - n[2] * n[2]), m = eta * n[2] - sqrt(k);
+    double tx = m * n[0], tz = -eta + m * n[2];
+    double d = depth * tx / -tz;
+    assert_true(d > 0.4 && d < 0.6);   /* bent toward -n, about depth * s * (1 - eta) = 0.5 */
+    double want = 0, got = 0, total = 0;
+    for (int x = 0; x < W; x++)
+        for (int sx = 0; sx < 2; sx++) {
+            double p = x + (sx + 0.5) / 2 - 0.5 + d;
+            want += fmin(fmax(p, 0), W - 1) / (2.0 * W);
+        }
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            got += x * (double)light[y * W + x];
+            total += (double)light[y * W + x];
+        }
+    assert_true(fabs(got / total - want) < 1e-3);
+}
+
+/* Walls in obstacle_color in every mode, also scaled and in refract. */
+static void test_walls_every_mode(void **state)
+{
+    (void)state;
+    enum { W = 10, H = 8 };
+    float cells[W * H];
+    surface(cells, W, H);
+    unsigned char walls[W * H] = { 0 };
+    walls[3 * W + 4] = 1;
+    uint8_t out[W * H * 3];
+    enum render_mode modes[] = { RENDER_SHADED, RENDER_REFRACT, RENDER_NORMALS, RENDER_CAUSTICS };
+    for (int m = 0; m < 4; m++) {
+        struct scene sc;
+        scene_init(&sc, W, H, modes[m], EDGE_FIXED);
+        render_once(&sc, cells, walls, out);
+        assert_memory_equal(out + (3 * W + 4) * 3, sc.render.obstacle_color, 3);
+        assert_memory_not_equal(out + (3 * W + 5) * 3, sc.render.obstacle_color, 3);
+    }
+    /* refract at 3x: the 3x3 block over the wall cell. */
+    enum { S = 3 };
+    uint8_t big[W * S * H * S * 3];
+    struct scene sc;
+    scene_init(&sc, W, H, RENDER_REFRACT, EDGE_FIXED);
+    sc.render.width = W * S;
+    sc.render.height = H * S;
+    render_once(&sc, cells, walls, big);
+    for (int y = 3 * S; y < 4 * S; y++)
+        for (int x = 4 * S; x < 5 * S; x++)
+            assert_memory_equal(big + ((size_t)y * W * S + x) * 3, sc.render.obstacle_color, 3);
+    assert_memory_not_equal(big + ((size_t)(3 * S) * W * S + 5 * S) * 3, sc.render.obstacle_color, 3);
+}
+
+/* Other sizes go through libswscale: a still surface stays uniform. */
+static void test_scaled_water(void **state)
+{
+    (void)state;
+    enum { GW = 8, GH = 6, RW = 19, RH = 13 };
+    float cells[GW * GH];
+    fill(cells, GW * GH, 0.0f);
+    uint8_t out[RW * RH * 3];
+    enum render_mode modes[] = { RENDER_SHADED, RENDER_NORMALS, RENDER_CAUSTICS };
+    for (int m = 0; m < 3; m++) {
+        struct scene sc;
+        scene_init(&sc, GW, GH, modes[m], EDGE_CLAMP);
+        sc.render.width = RW;
+        sc.render.height = RH;
+        render_once(&sc, cells, NULL, out);
+        assert_uniform(out, RW * RH);
+    }
+}
+
+/* CIE L* of an sRGB byte colour. */
+static double lightness(const unsigned char c[3])
+{
+    double lin[3];
+    for (int k = 0; k < 3; k++) {
+        double v = c[k] / 255.0;
+        lin[k] = v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+    }
+    double y = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
+    return y > 216.0 / 24389 ? 116 * cbrt(y) - 16 : y * 24389.0 / 27;
+}
+
+/* Sequential maps: L* rises all the way, in steps within a factor of the
+ * mean (perceptually even). Diverging maps: L* rises to the middle and falls
+ * after it, the ends about as dark as each other. Lightness is taken over
+ * 8-entry steps, so that byte rounding does not count as a reversal. */
+static void test_colormap_lightness(void **state)
+{
+    (void)state;
+    const char *seq[] = { "viridis", "cividis", "magma", "inferno", "plasma", "grey" };
+    for (int i = 0; i < 6; i++) {
+        const unsigned char (*t)[3] = colormap_find(seq[i]);
+        assert_non_null(t);
+        double mean = (lightness(t[255]) - lightness(t[0])) / 255.0 * 15;
+        assert_true(mean > 0);
+        for (int j = 15; j < 256; j += 15) {
+            double step = lightness(t[j]) - lightness(t[j - 15]);
+            if (!(step > 0.3 * mean && step < 2.0 * mean))
+                fail_msg("%s: L* step %.2f at %d, mean %.2f", seq[i], step, j, mean);
+        }
+    }
+    const char *div[] = { "balance", "coolwarm" };
+    for (int i = 0; i < 2; i++) {
+        const unsigned char (*t)[3] = colormap_find(div[i]);
+        for (int j = 8; j <= 120; j += 8)
+            if (!(lightness(t[j]) > lightness(t[j - 8])))
+                fail_msg("%s: L* falls at %d", div[i], j);
+        for (int j = 143; j < 256; j += 8)
+            if (!(lightness(t[j]) < lightness(t[j - 8])))
+                fail_msg("%s: L* rises at %d", div[i], j);
+        assert_true(fabs(lightness(t[0]) - lightness(t[255])) < 12);
+    }
+    /* cividis' published ends (Nunez et al. 2018). */
+    const unsigned char (*c)[3] = colormap_find("cividis");
+    const unsigned char c0[3] = { 0, 32, 77 }, c255[3] = { 255, 234, 70 };
+    assert_memory_equal(c[0], c0, 3);
+    assert_memory_equal(c[255], c255, 3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_still_water_uniform),
+        cmocka_unit_test(test_refract_still_water_shows_background),
+        cmocka_unit_test(test_refract_known_slope_moves_background),
+        cmocka_unit_test(test_normals_wrap_tiles),
+        cmocka_unit_test(test_caustics_conserve_light),
+        cmocka_unit_test(test_caustics_known_slope),
+        cmocka_unit_test(test_walls_every_mode),
+        cmocka_unit_test(test_scaled_water),
+        cmocka_unit_test(test_colormap_lightness),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
