@@ -36,6 +36,7 @@ struct options {
     const char *scene_path;
     const char *output;          /* -o, or NULL */
     const char **sets;           /* --set values and the ones -f adds */
+    char **args;                 /* argv as given, before getopt permutes it (--manifest) */
     int n_sets;
     char frames_set[64];         /* "time.frames=N" from -f */
     int threads;                 /* 0: every core */
@@ -128,8 +129,10 @@ static int parse_options(int argc, char **argv, struct options *o)
         { NULL, 0, NULL, 0 },
     };
     o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
-    if (!o->sets)
+    o->args = malloc(((size_t)argc + 1) * sizeof *o->args);
+    if (!o->sets || !o->args)
         return usage_error("%s", "out of memory");
+    memcpy(o->args, argv, ((size_t)argc + 1) * sizeof *o->args);
     opterr = 0;
     int c;
     long n;
@@ -271,8 +274,7 @@ static void run_free(struct run *r)
 }
 
 /* Builds every stage. Returns 0, or -1 with e filled. */
-static int run_setup(struct run *r, const struct options *o, int argc, char **argv, bool writes_output,
-                     struct rr_err *e)
+static int run_setup(struct run *r, const struct options *o, int argc, bool writes_output, struct rr_err *e)
 {
     struct scene *sc = &r->sc;
     if (o->output) {
@@ -302,7 +304,7 @@ static int run_setup(struct run *r, const struct options *o, int argc, char **ar
         return -1;
     if (o->check && framehash_load(o->check, &r->expected, &r->n_expected, e) < 0)
         return -1;
-    if (o->manifest && manifest_create(&r->manifest, sc->time.frames, argc, argv, e) < 0)
+    if (o->manifest && manifest_create(&r->manifest, o->manifest, o->overwrite, sc->time.frames, argc, o->args, e) < 0)
         return -1;
     if (o->probes && probes_open(&r->probes, o->probes, sc, o->overwrite, e) < 0)
         return -1;
@@ -375,6 +377,7 @@ int main(int argc, char **argv)
     int status = parse_options(argc, argv, &o);
     if (status >= 0) {
         free(o.sets);
+        free(o.args);
         return status;
     }
     if (o.threads > 0)
@@ -398,7 +401,7 @@ int main(int argc, char **argv)
         goto end;
     }
     bool writes_output = !o.validate && (o.output || !(o.hash || o.check));
-    if (run_setup(&r, &o, argc, argv, writes_output, &e) < 0) {
+    if (run_setup(&r, &o, argc, writes_output, &e) < 0) {
         status = fail(&e);
         goto end;
     }
@@ -425,7 +428,7 @@ int main(int argc, char **argv)
         status = fail(&e);
         goto end;
     }
-    if (o.manifest && manifest_write(r.manifest, o.manifest, &r.sc, !interrupted, o.overwrite, &e) < 0) {
+    if (o.manifest && manifest_write(r.manifest, &r.sc, !interrupted, &e) < 0) {
         status = fail(&e);
         goto end;
     }
@@ -442,5 +445,6 @@ int main(int argc, char **argv)
 end:
     run_free(&r);
     free(o.sets);
+    free(o.args);
     return status;
 }

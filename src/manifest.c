@@ -23,6 +23,8 @@
 #include "version.h"
 
 struct manifest {
+    char *path;
+    bool overwrite;
     long frames;            /* room for this many */
     long done;              /* recorded so far */
     char (*md5)[33];
@@ -47,22 +49,27 @@ void manifest_free(struct manifest *m)
     for (int i = 0; m->argv && i < m->argc; i++)
         free(m->argv[i]);
     free(m->argv);
+    free(m->path);
     free(m->md5);
     free(m->seconds);
     free(m);
 }
 
-int manifest_create(struct manifest **out, long frames, int argc, char *const *argv, struct rr_err *e)
+int manifest_create(struct manifest **out, const char *path, bool overwrite, long frames, int argc,
+                    char *const *argv, struct rr_err *e)
 {
-    struct manifest *m = calloc(1, sizeof *m);
     *out = NULL;
-    if (!m || !(m->md5 = calloc((size_t)frames, sizeof *m->md5))
+    if (outfile_check_target(path, overwrite, e) < 0)
+        return -1;
+    struct manifest *m = calloc(1, sizeof *m);
+    if (!m || !(m->path = strdup(path)) || !(m->md5 = calloc((size_t)frames, sizeof *m->md5))
         || !(m->seconds = calloc((size_t)frames, sizeof *m->seconds))
         || !(m->argv = calloc((size_t)argc + 1, sizeof *m->argv))) {
         manifest_free(m);
         return rr_fail(e, RR_EXIT_RUNTIME, "--manifest: out of memory for %ld frames", frames);
     }
     m->frames = frames;
+    m->overwrite = overwrite;
     for (; m->argc < argc; m->argc++)
         if (!(m->argv[m->argc] = strdup(argv[m->argc]))) {
             manifest_free(m);
@@ -177,9 +184,9 @@ static char *scene_text(const struct scene *sc)
     return buf;
 }
 
-int manifest_write(const struct manifest *m, const char *path, const struct scene *sc, bool complete,
-                   bool overwrite, struct rr_err *e)
+int manifest_write(const struct manifest *m, const struct scene *sc, bool complete, struct rr_err *e)
 {
+    const char *path = m->path;
     cJSON *root = build(m, complete);
     char *scene = scene_text(sc), *text = NULL;
     if (root && scene && cJSON_AddRawToObject(root, "scene", scene))
@@ -189,7 +196,7 @@ int manifest_write(const struct manifest *m, const char *path, const struct scen
     if (!text)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", path);
     struct outfile of = { 0 };
-    if (outfile_begin(&of, path, overwrite, e) < 0) {
+    if (outfile_begin(&of, path, m->overwrite, e) < 0) {
         free(text);
         return -1;
     }
