@@ -6,7 +6,9 @@
 
 # The build directory of the binary under test (build/san under make sanitize),
 # so that make finds it up to date and installs that very binary.
-case "$RR" in "$PWD/ripplerender") build=build ;; *) build=$(dirname "${RR#"$PWD"/}") ;; esac
+rel=${RR#"$PWD"/}; rel=${rel#./}
+case "$rel" in ripplerender) build=build ;; */ripplerender) build=${rel%/ripplerender} ;;
+    *) build=build; echo "note: $RR is not in this tree; installing ./ripplerender" ;; esac
 stage=$T/stage
 make --no-print-directory -s install BUILD="$build" PREFIX=/usr DESTDIR="$stage" > "$T/log" 2>&1
 check install-exit-0 [ $? -eq 0 ]
