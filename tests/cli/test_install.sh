@@ -39,6 +39,13 @@ bash -c '. completions/ripplerender.bash; COMP_WORDS=(ripplerender -); COMP_CWOR
          printf "%s\n" "${COMPREPLY[@]}"' | sort -u > "$T/comp.opts"
 check help-options-found [ "$(wc -l < "$T/help.opts")" -ge 20 ]
 check man-lists-help-options diff "$T/help.opts" "$T/man.opts"
+# ... and give each option's value the same name: "--set KEY=VALUE", "--check FILE"
+arg='s/^ *\(-[a-zA-Z], \)\{0,1\}\(--[a-z-]*\)\( [A-Z][A-Za-z.=]*\)\{0,1\}.*/\2\3/p'
+"$RR" --help | sed -n "$arg" | sort > "$T/help.args"
+sed -n '/^\.SH OPTIONS/,/^\.SH /p' man/ripplerender.1 | sed -n '/^\.TP/{n;p}' \
+    | sed 's/\\-/-/g; s/^\.[A-Z]* //; s/"//g; s/  */ /g; s/ ,/,/' | sed -n "$arg" | sort > "$T/man.args"
+check help-option-values-found [ "$(grep -c ' ' "$T/help.args")" -ge 8 ]
+check man-names-option-values-as-help diff "$T/help.args" "$T/man.args"
 check completion-lists-help-options diff "$T/help.opts" "$T/comp.opts"
 
 # --- --version: ours, FFmpeg's, libpng's and cJSON's ---------------------------------------------
