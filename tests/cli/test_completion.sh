@@ -2,7 +2,7 @@
 # completion function called with COMP_WORDS / COMP_CWORD as bash would set
 # them, and COMPREPLY inspected.
 . tests/cli/lib.sh
-comp="$PWD/completions/ripplerender.bash"
+repo=$PWD; comp="$repo/completions/ripplerender.bash"
 mkdir -p "$T/w/shots" && cd "$T/w" || exit 1
 touch a.mp4 b.webm c.json d.txt e.npy f.framemd5 run.json p.csv g.GIF shots/s.json
 
@@ -30,5 +30,24 @@ is manifest-json 'c.json run.json shots/ ' ripplerender c.json --manifest ''
 is probes-csv 'p.csv shots/ ' ripplerender c.json --probes ''
 is set-keys 'solver.damping= solver.damping_shift= solver.decay= ' ripplerender c.json -s solver.d
 is frames-no-files '' ripplerender c.json -f ''
+
+# every --set key the completion offers is a key of the scene schema
+cd "$repo" || exit 1
+bash -c '. completions/ripplerender.bash; COMP_WORDS=(ripplerender x.json -s ""); COMP_CWORD=3; _ripplerender
+         printf "%s\n" "${COMPREPLY[@]}"' > "$T/keys"
+check set-keys-offered [ "$(wc -l < "$T/keys")" -ge 20 ]
+check set-keys-in-schema /usr/bin/python3 -c '
+import json, sys
+schema = json.load(open("scenes/scene.schema.json"))
+bad = []
+for key in open(sys.argv[1]).read().split():
+    node = schema
+    for part in key.rstrip("=.").split("."):
+        node = node.get("properties", {}).get(part)
+        if node is None:
+            bad.append(key)
+            break
+print("not in the schema:", bad) if bad else None
+sys.exit(1 if bad else 0)' "$T/keys"
 
 finish
