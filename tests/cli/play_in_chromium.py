@@ -82,7 +82,8 @@ class Browser:
             os.dup2(b, 4)
         self.proc = subprocess.Popen(
             [exe, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe",
-             "--autoplay-policy=no-user-gesture-required", "--mute-audio", "--allow-file-access-from-files", "--no-first-run",
+             "--autoplay-policy=no-user-gesture-required", "--mute-audio", "--allow-file-access-from-files",
+             "--disable-dev-shm-usage", "--no-first-run",
              "--user-data-dir=" + self.profile, "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             preexec_fn=fds, close_fds=False)  # os.pipe() ends are close-on-exec; 3 and 4 are not
