@@ -4,7 +4,7 @@
 #   make test       unit tests (cmocka) and command-line tests; ends in "N passed, N failed"
 #   make sanitize   the same tests built with AddressSanitizer and UBSan
 #   make bench      speed measurements (numbers, no pass/fail)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR=  (binary, man page, bash completion, scene schema)
 # Quiet by default; `make V=1` prints every command.
 
 # ---- settings -------------------------------------------------------------
@@ -101,7 +101,7 @@ sanitize:
 # change of the frames is intended, and say why in the commit message.
 golden: $(BIN_OUT)
 	$(Q)mkdir -p tests/golden
-	$(Q)for s in scenes/*.json; do n=$$(basename $$s .json); \
+	$(Q)for s in scenes/*.json; do case $$s in *.schema.json) continue;; esac; n=$$(basename $$s .json); \
 	  ./$(BIN_OUT) $$s -o tests/golden/$$n.framemd5 -y -q && echo "golden: $$n"; done
 
 $(BUILD)/tests/bench_solvers: $(BUILD)/tests/bench/bench_solvers.o $(LIB)
@@ -116,12 +116,24 @@ $(BUILD)/tests/bench/%.o: tests/bench/%.c
 bench: $(BIN_OUT) $(BUILD)/tests/bench_solvers
 	$(Q)sh tests/bench.sh $(BIN_OUT) $(BUILD)
 
+# The man page, the bash completion and the scene schema go with the binary.
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DATADIR     ?= $(PREFIX)/share/ripplerender
+
 install: $(BIN_OUT)
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BIN_OUT) $(DESTDIR)$(PREFIX)/bin/$(BIN)
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(DATADIR)
+	install -m 644 man/ripplerender.1 $(DESTDIR)$(MANDIR)/man1/ripplerender.1
+	install -m 644 completions/ripplerender.bash $(DESTDIR)$(BASHCOMPDIR)/ripplerender
+	install -m 644 scenes/scene.schema.json $(DESTDIR)$(DATADIR)/scene.schema.json
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/$(BIN)
+	rm -f $(DESTDIR)$(MANDIR)/man1/ripplerender.1 $(DESTDIR)$(BASHCOMPDIR)/ripplerender
+	rm -f $(DESTDIR)$(DATADIR)/scene.schema.json
+	rmdir $(DESTDIR)$(DATADIR) 2> /dev/null || true
 
 clean:
 	rm -rf build $(BIN)

@@ -1,9 +1,16 @@
 #!/bin/sh
-# Installs the Debian 12 packages ripplerender needs to build and test, when
-# they are missing. As root it runs apt-get; otherwise it prints the exact
-# command and fails, so `make demo` never half-works.
+# Installs the Debian 12 packages ripplerender needs, when they are missing.
+#   sh .ci/deps.sh        build and run: what `make demo` needs
+#   sh .ci/deps.sh test   also what `make test` needs (CI runs this)
+# As root it runs apt-get; otherwise it prints the exact command and fails,
+# so `make demo` never half-works.
 PKGS="gcc make pkg-config libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
-libavfilter-dev libpng-dev libcjson-dev libcmocka-dev ffmpeg"
+libavfilter-dev libpng-dev libcjson-dev ffmpeg"
+# Test-only: cmocka (unit tests), the scene schema's validator (Draft 2020-12, tests/cli/test_schema.sh),
+# GNU parallel (tests/cli/test_sweeps.sh), a real browser that plays our videos
+# (tests/cli/test_players.sh).
+TEST_PKGS="libcmocka-dev python3-jsonschema parallel chromium"
+[ "$1" = test ] && PKGS="$PKGS $TEST_PKGS"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

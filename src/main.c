@@ -20,14 +20,14 @@
 #include <png.h>
 
 #include "framehash.h"
+#include "manifest.h"
 #include "outfile.h"
 #include "render.h"
 #include "rr_err.h"
 #include "scene.h"
 #include "sim.h"
 #include "sink.h"
-
-#define RR_VERSION "0.1.0"
+#include "version.h"
 
 enum progress_mode { PROGRESS_AUTO, PROGRESS_ALWAYS, PROGRESS_NEVER };
 
@@ -35,6 +35,7 @@ struct options {
     const char *scene_path;
     const char *output;          /* -o, or NULL */
     const char **sets;           /* --set values and the ones -f adds */
+    char **args;                 /* argv as given, before getopt permutes it (--manifest) */
     int n_sets;
     char frames_set[64];         /* "time.frames=N" from -f */
     int threads;                 /* 0: every core */
@@ -128,8 +129,10 @@ static int parse_options(int argc, char **argv, struct options *o)
         { NULL, 0, NULL, 0 },
     };
     o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
-    if (!o->sets)
+    o->args = malloc(((size_t)argc + 1) * sizeof *o->args);
+    if (!o->sets || !o->args)
         return usage_error("%s", "out of memory");
+    memcpy(o->args, argv, ((size_t)argc + 1) * sizeof *o->args);
     opterr = 0;
     int c;
     long n;
@@ -248,36 +251,6 @@ static void probes_free(struct probe_log *pl)
     outfile_abort(&pl->file);
 }
 
-/* The manifest: what was run, for tabulating sweeps. Written at the end. */
-static int write_manifest(const char *path, const struct scene *sc, char (*md5s)[33], long frames,
-                          double seconds, bool overwrite, struct rr_err *e)
-{
-    struct outfile of = { 0 };
-    if (outfile_begin(&of, path, overwrite, e) < 0)
-        return -1;
-    FILE *f = fopen(outfile_temp_path(&of), "w");
-    if (!f) {
-        rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
-        outfile_abort(&of);
-        return -1;
-    }
-    fprintf(f, "{\n\"program\": \"ripplerender\",\n\"version\": \"%s\",\n", RR_VERSION);
-    fprintf(f, "\"libraries\": { \"ffmpeg\": \"%s\", \"libpng\": \"%s\", \"cjson\": \"%s\" },\n",
-            av_version_info(), PNG_LIBPNG_VER_STRING, cJSON_Version());
-    fprintf(f, "\"wall_time\": %.3f,\n\"frames\": %ld,\n\"frame_md5\": [", seconds, frames);
-    for (long i = 0; i < frames; i++)
-        fprintf(f, "%s\n  \"%s\"", i ? "," : "", md5s[i]);
-    fputs("\n],\n\"scene\": ", f);
-    int bad = scene_print(sc, f) < 0;
-    fputs("}\n", f);
-    if (bad | ferror(f) | fclose(f)) {
-        rr_fail(e, RR_EXIT_RUNTIME, "%s: write failed: %s", path, strerror(errno));
-        outfile_abort(&of);
-        return -1;
-    }
-    return outfile_commit(&of, e);
-}
-
 struct run {
     struct scene sc;
     struct sim *sim;
@@ -286,7 +259,7 @@ struct run {
     struct probe_log probes;
     char (*expected)[33];        /* --check */
     long n_expected;
-    char (*md5s)[33];            /* every frame's hash, for --manifest */
+    struct manifest *manifest;   /* --manifest */
 };
 
 static void run_free(struct run *r)
@@ -296,12 +269,12 @@ static void run_free(struct run *r)
     sim_free(r->sim);
     probes_free(&r->probes);
     free(r->expected);
-    free(r->md5s);
+    manifest_free(r->manifest);
     scene_free(&r->sc);
 }
 
 /* Builds every stage. Returns 0, or -1 with e filled. */
-static int run_setup(struct run *r, const struct options *o, bool writes_output, struct rr_err *e)
+static int run_setup(struct run *r, const struct options *o, int argc, bool writes_output, struct rr_err *e)
 {
     struct scene *sc = &r->sc;
     if (o->output) {
@@ -331,8 +304,8 @@ static int run_setup(struct run *r, const struct options *o, bool writes_output,
         return -1;
     if (o->check && framehash_load(o->check, &r->expected, &r->n_expected, e) < 0)
         return -1;
-    if (o->manifest && !(r->md5s = calloc((size_t)sc->time.frames, sizeof *r->md5s)))
-        return rr_fail(e, RR_EXIT_RUNTIME, "out of memory for %d frame hashes", sc->time.frames);
+    if (o->manifest && manifest_create(&r->manifest, o->manifest, o->overwrite, sc->time.frames, argc, o->args, e) < 0)
+        return -1;
     if (o->probes && probes_open(&r->probes, o->probes, sc, o->overwrite, e) < 0)
         return -1;
     return 0;
@@ -365,13 +338,11 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
         struct frame fr;
         if (render_frame(r->render, sim_field(r->sim), sim_walls(r->sim), i, &fr, e) < 0)
             return -1;
-        if (o->hash || o->check || r->md5s) {
-            char md5[33];
+        char md5[33];
+        if (o->hash || o->check || r->manifest) {
             frame_md5_hex(&fr, md5);
             if (o->hash)
                 printf("%ld %s\n", i, md5);
-            if (r->md5s)
-                memcpy(r->md5s[i], md5, sizeof md5);
             if (o->check && check_frame(r, o->check, i, md5, e) < 0)
                 return -1;
         }
@@ -379,6 +350,8 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
             probes_write(&r->probes, sc, sim_field(r->sim), i);
         if (r->sink && sink_write(r->sink, &fr, e) < 0)
             return -1;
+        if (r->manifest)
+            manifest_frame(r->manifest, i, md5);
         *done = i + 1;
         if (show)
             show_progress(*done, total, started);
@@ -404,6 +377,7 @@ int main(int argc, char **argv)
     int status = parse_options(argc, argv, &o);
     if (status >= 0) {
         free(o.sets);
+        free(o.args);
         return status;
     }
     if (o.threads > 0)
@@ -427,7 +401,7 @@ int main(int argc, char **argv)
         goto end;
     }
     bool writes_output = !o.validate && (o.output || !(o.hash || o.check));
-    if (run_setup(&r, &o, writes_output, &e) < 0) {
+    if (run_setup(&r, &o, argc, writes_output, &e) < 0) {
         status = fail(&e);
         goto end;
     }
@@ -440,7 +414,6 @@ int main(int argc, char **argv)
 
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
-    double started = now_seconds();
     long done = 0;
     if (run_frames(&r, &o, &done, &e) < 0) {
         status = fail(&e);
@@ -455,8 +428,7 @@ int main(int argc, char **argv)
         status = fail(&e);
         goto end;
     }
-    if (o.manifest && write_manifest(o.manifest, &r.sc, r.md5s, done, now_seconds() - started,
-                                     o.overwrite, &e) < 0) {
+    if (o.manifest && manifest_write(r.manifest, &r.sc, !interrupted, &e) < 0) {
         status = fail(&e);
         goto end;
     }
@@ -473,5 +445,6 @@ int main(int argc, char **argv)
 end:
     run_free(&r);
     free(o.sets);
+    free(o.args);
     return status;
 }

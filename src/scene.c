@@ -1322,12 +1322,17 @@ static int load_root(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = { "grid", "time", "solver", "boundary", "absorb_width", "drops",
                                         "rain", "oscillators", "movers", "initial", "probes",
-                                        "obstacles", "render", "output", NULL };
+                                        "obstacles", "render", "output", "$schema", NULL };
     struct scene *sc = ld->sc;
     if (!cJSON_IsObject(root))
         return fail_got(ld, root, "", "a JSON object at the top level");
     if (check_keys(ld, root, "", keys, NULL) < 0 || load_grid(ld, root) < 0)
         return -1;
+    /* "$schema" names scenes/scene.schema.json for editors and validators;
+     * it says nothing about the scene, so it is checked and not kept. */
+    const cJSON *schema = member(root, "$schema");
+    if (schema && !cJSON_IsString(schema))
+        return fail_got(ld, schema, "$schema", "a string (the schema's file name or URI)");
     sc->render.width = sc->grid.width;     /* the render size follows the grid unless given */
     sc->render.height = sc->grid.height;
     /* time comes before the sources: their default ends are the end of the video */

@@ -9,6 +9,7 @@ echo '{ "time": { "steps_per_frame": 2 }, "drops": [ { "x": 10, "y": 10 } ] }' >
 echo
 printf '%-22s %8s %10s\n' scene frames "frames/s"
 for s in scenes/*.json; do
+    case "$s" in *.schema.json) continue ;; esac
     frames=$("$bin" "$s" --print-scene | sed -n 's/.*"frames": *\([0-9]*\).*/\1/p' | head -n 1)
     t0=$(date +%s.%N); "$bin" "$s" -o "$T/x.mp4" -y -q; t1=$(date +%s.%N)
     awk -v n="$(basename "$s")" -v f="$frames" -v a="$t0" -v b="$t1" 'BEGIN { printf "%-22s %8d %10.1f\n", n, f, f / (b - a) }'

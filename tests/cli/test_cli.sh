@@ -136,6 +136,7 @@ fi
 
 # --- golden frame hashes of every example scene ----------------------------------------------
 for sc in scenes/*.json; do
+    case "$sc" in *.schema.json) continue ;; esac   # the scene schema, not a scene
     name=$(basename "$sc" .json)
     g=tests/golden/$name.framemd5
     if [ -f "$g" ]; then

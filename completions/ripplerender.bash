@@ -1,0 +1,68 @@
+# bash completion for ripplerender; installed as
+# $(PREFIX)/share/bash-completion/completions/ripplerender (loaded on demand
+# by bash-completion), or source it from ~/.bashrc. Needs nothing else.
+
+# Files whose names end in one of the given extensions (case-insensitive), and
+# directories to descend into; appended to COMPREPLY.
+_ripplerender_files()
+{
+    local cur=$1 f ext; shift
+    local IFS=$'\n'
+    for f in $(compgen -d -- "$cur"); do COMPREPLY+=("$f/"); done
+    for f in $(compgen -f -- "$cur"); do
+        [[ -d $f ]] && continue
+        for ext in "$@"; do
+            if [[ ${f,,} == *"$ext" ]]; then COMPREPLY+=("$f"); break; fi
+        done
+    done
+}
+
+_ripplerender()
+{
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+    local opts="-o --output -s --set -f --frames -j --threads -y --overwrite --hash --check
+        --validate --print-scene --probes --manifest --progress -q --quiet -h --help -V --version"
+    local keys="grid.width= grid.height= grid.cell_size= time.fps= time.frames= time.steps_per_frame=
+        solver.type= solver.damping= solver.damping_shift= solver.half_life= solver.neighbors=
+        solver.flow= solver.blend= solver.passes= solver.speed= solver.decay= boundary= absorb_width=
+        drops. rain. oscillators. movers. initial. probes. obstacles.
+        render.mode= render.colormap= render.range= render.width= render.height=
+        output.path= output.codec= output.crf= output.preset= output.pix_fmt= output.bit_depth="
+    COMPREPLY=()
+    # --option=value: complete the value as if it were the next word. Bash
+    # splits at "=" (COMP_WORDBREAKS): the words are then --option = value.
+    if [[ $cur == = ]]; then
+        cur=""
+    elif [[ $prev == = && $COMP_CWORD -ge 2 ]]; then
+        prev=${COMP_WORDS[COMP_CWORD-2]}
+    elif [[ $cur == --*=* ]]; then
+        prev=${cur%%=*}; cur=${cur#*=}
+    fi
+    case $prev in
+        -o|--output)
+            _ripplerender_files "$cur" .mp4 .mkv .mov .webm .gif .png .framemd5 .framehash .npy
+            compopt -o nospace 2> /dev/null; return ;;
+        --check)
+            _ripplerender_files "$cur" .framemd5 .framehash .txt .md5
+            compopt -o nospace 2> /dev/null; return ;;
+        --probes)
+            _ripplerender_files "$cur" .csv; compopt -o nospace 2> /dev/null; return ;;
+        --manifest)
+            _ripplerender_files "$cur" .json; compopt -o nospace 2> /dev/null; return ;;
+        --progress)
+            COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+        -s|--set)
+            COMPREPLY=($(compgen -W "$keys" -- "$cur")); compopt -o nospace 2> /dev/null; return ;;
+        -f|--frames|-j|--threads)
+            return ;;
+    esac
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+        return
+    fi
+    # SCENE: a JSON file (or - for standard input)
+    _ripplerender_files "$cur" .json
+    [[ $cur == "" ]] && COMPREPLY+=("-")
+    compopt -o nospace 2> /dev/null
+}
+complete -F _ripplerender ripplerender
