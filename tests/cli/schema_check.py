@@ -74,10 +74,6 @@ NOT_PRINTED = {
     "solver.damping_shift": "printed instead of damping only when given",
     "solver.half_life": "printed instead of damping only when given",
 }
-# Render keys of the contract that another change adds to the loader; the
-# schema names them already. Remove a line when --print-scene prints the key.
-PENDING = ("render.light", "render.water_color", "render.specular", "render.background",
-           "render.refraction", "render.depth", "render.height_scale")
 
 
 def cmd_defaults(schema, resolved_path):
@@ -92,9 +88,7 @@ def cmd_defaults(schema, resolved_path):
                 found = False
                 break
         if not found:
-            if path in PENDING:
-                print(f"note: {path}: in the schema, not yet printed by this build")
-            elif path not in NOT_PRINTED:
+            if path not in NOT_PRINTED:
                 print(f"{path}: in the schema, but --print-scene has no such key")
                 bad += 1
             continue
