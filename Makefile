@@ -14,6 +14,8 @@ BUILD   ?= build
 CC      ?= cc
 OPT     ?= -O2 -g
 PKGS    := libavformat libavcodec libavfilter libswscale libavutil libpng libcjson
+# fftw3f: the spectral solver's FFT (any length in O(n log n); av_tx 5.1 is O(n^2) for most non-power-of-two lengths)
+PKGS    += fftw3f
 TESTPKGS := cmocka
 
 WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-prototypes \

@@ -3,7 +3,8 @@
 # they are missing. As root it runs apt-get; otherwise it prints the exact
 # command and fails, so `make demo` never half-works.
 PKGS="gcc make pkg-config libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
-libavfilter-dev libpng-dev libcjson-dev libcmocka-dev ffmpeg"
+libavfilter-dev libpng-dev libcjson-dev libcmocka-dev ffmpeg
+libfftw3-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

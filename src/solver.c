@@ -5,6 +5,7 @@
 #include <math.h>
 
 extern const struct solver_ops solver_elias, solver_flow, solver_spring;
+extern const struct solver_ops solver_spectral;
 
 const struct solver_ops *solver_find(enum solver_type type)
 {
@@ -12,6 +13,7 @@ const struct solver_ops *solver_find(enum solver_type type)
     case SOLVER_ELIAS: return &solver_elias;
     case SOLVER_FLOW: return &solver_flow;
     case SOLVER_SPRING: return &solver_spring;
+    case SOLVER_SPECTRAL: return &solver_spectral;
     default: return NULL;   /* wave and spectral are not in this build */
     }
 }

@@ -1,0 +1,396 @@
+/* spectral.c: seed 001_d21745d18e6d1177.txt (FFT water waves) made physical:
+ * linear water waves in real units, every Fourier mode of the surface advanced
+ * exactly in time, with gravity, surface tension, depth and viscosity.
+ *
+ * Equation (linear potential flow, Lamb, Hydrodynamics §228, §348): a surface
+ * mode exp(i k.x) of wavenumber k = |k| oscillates at
+ *     omega^2 = (g k + (sigma / rho) k^3) tanh(k d)        (tanh -> 1: deep water)
+ * and viscosity makes its amplitude decay at gamma = 2 nu k^2. So each mode's
+ * height is h_k(t) = exp(-gamma t) (C cos(omega t) + S sin(omega t)).
+ *
+ * Discretisation: the state is two height planes, now (h_n) and one step ago
+ * (h_{n-1}), as for the other solvers. Every function of that form obeys the
+ * two-step recurrence
+ *     h_{n+1} = a h_n - b h_{n-1},  a = 2 q e^{-gamma dt} cos(omega dt),
+ *                                   b = q^2 e^{-2 gamma dt}
+ * exactly (its characteristic roots are q e^{(-gamma +- i omega) dt}), where q
+ * is the extra per-step factor of `half_life` (1 without it). So one step is
+ * one forward 2-D FFT of the complex plane h_n + i h_{n-1} (two real planes in
+ * one transform, separated by the Hermitian symmetry), one multiplication per
+ * mode, one inverse FFT. The k = 0 mode (the mean level) is held: a = 1, b = 0,
+ * since mass conservation makes the mean height constant.
+ *
+ * Stability: none to check. The recurrence's roots have modulus
+ * q e^{-gamma dt} <= 1 for every dt and every mode, so the step is
+ * unconditionally stable; dt only sets how finely sources are sampled in time
+ * and how fast the sponges act (oscillators need several steps per period).
+ *
+ * Sources, walls, sponges: sim.c changes h_n in physical space between steps
+ * (drops, oscillators, movers; walls set to 0; absorb sponges). The solver
+ * remembers the heights it wrote; whatever differs at the next step was done
+ * by those, and the same change is added to h_{n-1} as well, so that a drop is
+ * a displacement of water at rest (the Cauchy-Poisson problem) and the
+ * response does not depend on dt (the finite-difference solvers instead take
+ * such a change as an impulse of velocity h/dt).
+ *
+ * Edges: the FFT is periodic. `wrap` on an axis uses the grid's own size. Any
+ * other edge gets a pad of at least PAD_MIN cells beyond the grid, inside the
+ * FFT domain (the domain is then rounded up to a size of factors 2, 3, 5, 7):
+ * `fixed` zeroes the pad each step (a thick wall of height 0: waves reflect
+ * inverted, like the obstacles of seed 000), `clamp` fills it with the mirror
+ * image of the grid (a reflecting edge without inversion), `absorb` lets the
+ * waves run into it and damps them with a sponge, 1 - u^2 per step at depth
+ * u in (0, 1] of the pad. Obstacles are masked (set to 0 each step by
+ * sim.c); the wave operator is not local, so thin walls leak a little: make
+ * walls a few cells thick.
+ *
+ * Departures from the seed: the seed animates heights with speed sqrt(1/k) in
+ * arbitrary units, damps short waves by an ad hoc factor and stores the
+ * vertical velocity in the imaginary part; here the frequency, the decay and
+ * the units are physical, and the second plane is the height one step ago.
+ *
+ * FFT: FFTW 3 (fftw3f), FFTW_ESTIMATE plans only (FFTW_MEASURE picks plans by
+ * timing, so its bits change from run to run). Chosen by measurement against
+ * libavutil's av_tx (FFmpeg 5.1) for a 1024 x 1024 complex round trip made of
+ * 1-D transforms over rows and gathered columns: av_tx 35-37 ms, FFTW 31-33 ms
+ * with one thread, both about 18-19 ms with two; but av_tx 5.1 falls back to
+ * a naive O(n^2) DFT for lengths such as 540, 600 or 1000 (9-29 ms per 1-D
+ * transform against 5-8 us for FFTW), and `wrap` grids take any size. See
+ * docs/solvers.md. Each row and column is transformed by the same plan and
+ * code path on whichever thread, so the frames do not depend on -j. */
+#include "solver.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fftw3.h>
+
+extern const struct solver_ops solver_spectral;
+
+#define PAD_MIN 32   /* cells of pad beyond a non-periodic edge */
+#define SPONGE_WAVES 3.0   /* the pad's sponge: waves per pad width that it is tuned to... */
+#define SPONGE_RATE 1.0    /* ...and its top damping rate in units of their omega */
+/* Domains smaller than this run on one thread: a step has about ten parallel
+ * loops, and on a busy machine their barriers cost more than small FFTs. */
+#define PAR_MIN (256 * 256)
+
+/* One axis of the FFT domain: n cells, the grid's m cells from offset lo,
+ * then hi pad cells; lo + m + hi = n (both pads 0 when periodic). */
+struct axis {
+    int n, m, lo, hi;
+    enum edge_kind e_lo, e_hi;
+};
+
+struct spectral {
+    struct axis ax, ay;
+    float *H, *P;             /* nx * ny: h_n, h_{n-1} over the whole domain */
+    float *last;              /* w * h: the interior heights written by the last step */
+    float *A, *B;             /* nx * ny: a and b per mode, normalisation folded in */
+    float *sponge;            /* max pad: absorb factors by depth into the pad */
+    fftwf_complex *Z, *W;     /* nx * ny: the transforms */
+    fftwf_plan fx, ix, fy, iy;
+    fftwf_complex *buf;       /* nthreads * 2 * max(nx, ny): gather buffers */
+    size_t buflen;
+    int nthreads;
+    int par;                  /* run the loops on several threads (large domains only) */
+};
+
+/* The smallest n >= m with no prime factor above 7 (fast FFT lengths). */
+static int good_size(int m)
+{
+    for (int n = m;; n++) {
+        int r = n;
+        for (int p = 2; p <= 7; p++)
+            while (r % p == 0)
+                r /= p;
+        if (r == 1)
+            return n;
+    }
+}
+
+static void axis_init(struct axis *a, int m, enum edge_kind lo, enum edge_kind hi, int pad)
+{
+    a->m = m;
+    a->e_lo = lo;
+    a->e_hi = hi;
+    if (lo == EDGE_WRAP && hi == EDGE_WRAP) {
+        a->n = m;
+        a->lo = a->hi = 0;
+        return;
+    }
+    a->n = good_size(m + 2 * pad);
+    a->lo = (a->n - m) / 2;
+    a->hi = a->n - m - a->lo;
+}
+
+/* The angular wavenumber (rad/m) of FFT bin j of an axis of n cells. */
+static double wavenumber(int j, int n, double dx)
+{
+    int s = j <= n / 2 ? j : j - n;
+    return 2.0 * M_PI * s / (n * dx);
+}
+
+static void spectral_free(void *priv)
+{
+    struct spectral *sp = priv;
+    if (sp->fx) fftwf_destroy_plan(sp->fx);
+    if (sp->ix) fftwf_destroy_plan(sp->ix);
+    if (sp->fy) fftwf_destroy_plan(sp->fy);
+    if (sp->iy) fftwf_destroy_plan(sp->iy);
+    fftwf_free(sp->Z);
+    fftwf_free(sp->W);
+    fftwf_free(sp->buf);
+    free(sp->H);
+    free(sp->P);
+    free(sp->last);
+    free(sp->A);
+    free(sp->B);
+    free(sp->sponge);
+    memset(sp, 0, sizeof *sp);
+}
+
+static int spectral_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
+{
+    struct spectral *sp = priv;
+    const struct solver_config *c = &sc->solver;
+    const double dx = sc->grid.cell_size, dt = scene_dt(sc);
+    if (!(dx > 0))
+        return rr_fail(e, RR_EXIT_USAGE, "grid.cell_size: the spectral solver needs a size in metres, got %g", dx);
+    int pad = sc->absorb_width > PAD_MIN ? sc->absorb_width : PAD_MIN;
+    axis_init(&sp->ax, f->w, sc->boundary[EDGE_LEFT], sc->boundary[EDGE_RIGHT], pad);
+    axis_init(&sp->ay, f->h, sc->boundary[EDGE_TOP], sc->boundary[EDGE_BOTTOM], pad);
+    const int nx = sp->ax.n, ny = sp->ay.n;
+    const size_t n = (size_t)nx * (size_t)ny;
+    const int nmax = nx > ny ? nx : ny;
+    int maxpad = sp->ax.hi > sp->ay.hi ? sp->ax.hi : sp->ay.hi;
+    sp->nthreads = omp_get_max_threads();
+    sp->par = n >= PAR_MIN;
+    sp->buflen = 2 * (size_t)nmax;
+    sp->H = calloc(n, sizeof *sp->H);
+    sp->P = calloc(n, sizeof *sp->P);
+    sp->last = malloc((size_t)f->w * (size_t)f->h * sizeof *sp->last);
+    sp->A = malloc(n * sizeof *sp->A);
+    sp->B = malloc(n * sizeof *sp->B);
+    sp->sponge = malloc((size_t)(maxpad > 0 ? maxpad : 1) * sizeof *sp->sponge);
+    sp->Z = fftwf_malloc(n * sizeof *sp->Z);
+    sp->W = fftwf_malloc(n * sizeof *sp->W);
+    sp->buf = fftwf_malloc((size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
+    if (!sp->H || !sp->P || !sp->last || !sp->A || !sp->B || !sp->sponge || !sp->Z || !sp->W || !sp->buf) {
+        spectral_free(sp);
+        return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
+    }
+    /* Plans on the thread-private buffers (same alignment as every later use). */
+    fftwf_complex *b0 = sp->buf, *b1 = sp->buf + nmax;
+    sp->fx = fftwf_plan_dft_1d(nx, b0, b1, FFTW_FORWARD, FFTW_ESTIMATE);
+    sp->ix = fftwf_plan_dft_1d(nx, b0, b1, FFTW_BACKWARD, FFTW_ESTIMATE);
+    sp->fy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_FORWARD, FFTW_ESTIMATE);
+    sp->iy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_BACKWARD, FFTW_ESTIMATE);
+    if (!sp->fx || !sp->ix || !sp->fy || !sp->iy) {
+        spectral_free(sp);
+        return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: FFTW could not plan a %d x %d transform", nx, ny);
+    }
+    /* The per-mode coefficients; 1 / (2 nx ny): the separation's 1/2 and the
+     * unnormalised inverse transform. */
+    const double q = c->half_life > 0 ? pow(0.5, dt / c->half_life) : 1.0;
+    const double tension = c->surface_tension / c->density, norm = 0.5 / (double)n;
+    for (int j = 0; j < ny; j++) {
+        double ky = wavenumber(j, ny, dx);
+        for (int i = 0; i < nx; i++) {
+            double kx = wavenumber(i, nx, dx), k = hypot(kx, ky);
+            double a = 1.0, b = 0.0;   /* the mean level stays */
+            if (k > 0) {
+                double w2 = c->gravity * k + tension * k * k * k;
+                if (c->depth > 0)
+                    w2 *= tanh(k * c->depth);
+                double damp = q * exp(-2.0 * c->viscosity * k * k * dt);
+                a = 2.0 * damp * cos(sqrt(w2) * dt);
+                b = damp * damp;
+            }
+            sp->A[(size_t)j * nx + i] = (float)(a * norm);
+            sp->B[(size_t)j * nx + i] = (float)(b * norm);
+        }
+    }
+    /* The pad's sponge: a damping rate s(u) = s_max u^2 (1/s) at depth
+     * u = (i + 1) / maxpad, applied as exp(-s dt) per step so that it does not
+     * depend on dt. s_max = omega of the wave three of whose wavelengths fill
+     * the pad: such waves are damped over about a period per wavelength of
+     * pad, gently enough not to reflect, and shorter ones cross the pad many
+     * times slower than they are damped. */
+    const double kp = 2.0 * M_PI * SPONGE_WAVES / ((maxpad > 0 ? maxpad : 1) * dx);
+    double wp2 = c->gravity * kp + tension * kp * kp * kp;
+    if (c->depth > 0)
+        wp2 *= tanh(kp * c->depth);
+    const double smax = SPONGE_RATE * sqrt(wp2);
+    for (int i = 0; i < maxpad; i++) {
+        double u = (i + 1.0) / maxpad;
+        sp->sponge[i] = (float)exp(-smax * u * u * dt);
+    }
+    for (int y = 0; y < f->h; y++) {
+        memcpy(sp->last + (size_t)y * f->w, f->cur + y * f->stride, (size_t)f->w * sizeof(float));
+        memcpy(sp->H + (size_t)(y + sp->ay.lo) * nx + sp->ax.lo, f->cur + y * f->stride,
+               (size_t)f->w * sizeof(float));
+        memcpy(sp->P + (size_t)(y + sp->ay.lo) * nx + sp->ax.lo, f->prev + y * f->stride,
+               (size_t)f->w * sizeof(float));
+    }
+    return 0;
+}
+
+/* The sponge factor at depth i (0 = next to the grid) of a pad of `len`
+ * cells: the profile resampled to that length. */
+static float pad_sponge(const struct spectral *sp, int i, int len, int maxpad)
+{
+    int k = (int)((long long)(i + 1) * maxpad / len) - 1;
+    return sp->sponge[k < 0 ? 0 : k];
+}
+
+/* Sets the pad cells of plane g (nx * ny) from the edge kinds: fixed -> 0,
+ * clamp -> mirror image of the grid; absorb pads are left as they evolved,
+ * and with `damp` multiplied by the sponge. x pads over the grid's rows first,
+ * then y pads over whole rows (corners from the x pads). */
+static void fill_pads(const struct spectral *sp, float *g, int damp)
+{
+    const struct axis *ax = &sp->ax, *ay = &sp->ay;
+    const int nx = ax->n;
+    const int maxpad = ax->hi > ay->hi ? ax->hi : ay->hi;
+    if (ax->lo + ax->hi > 0) {
+#pragma omp parallel for schedule(static) if (sp->par)
+        for (int y = ay->lo; y < ay->lo + ay->m; y++) {
+            float *row = g + (size_t)y * nx;
+            const float *in = row + ax->lo;
+            for (int j = 0; j < ax->lo; j++) {
+                float *d = row + ax->lo - 1 - j;
+                int src = j < ax->m ? j : ax->m - 1;
+                if (ax->e_lo == EDGE_CLAMP) *d = in[src];
+                else if (ax->e_lo == EDGE_ABSORB) { if (damp) *d *= pad_sponge(sp, j, ax->lo, maxpad); }
+                else *d = 0.0f;
+            }
+            for (int j = 0; j < ax->hi; j++) {
+                float *d = row + ax->lo + ax->m + j;
+                int src = j < ax->m ? ax->m - 1 - j : 0;
+                if (ax->e_hi == EDGE_CLAMP) *d = in[src];
+                else if (ax->e_hi == EDGE_ABSORB) { if (damp) *d *= pad_sponge(sp, j, ax->hi, maxpad); }
+                else *d = 0.0f;
+            }
+        }
+    }
+    for (int j = 0; j < ay->lo; j++) {
+        float *d = g + (size_t)(ay->lo - 1 - j) * nx;
+        const float *s = g + (size_t)(ay->lo + (j < ay->m ? j : ay->m - 1)) * nx;
+        float fac = pad_sponge(sp, j, ay->lo, maxpad);
+        for (int x = 0; x < nx; x++)
+            d[x] = ay->e_lo == EDGE_CLAMP ? s[x] : ay->e_lo == EDGE_ABSORB ? (damp ? d[x] * fac : d[x]) : 0.0f;
+    }
+    for (int j = 0; j < ay->hi; j++) {
+        float *d = g + (size_t)(ay->lo + ay->m + j) * nx;
+        const float *s = g + (size_t)(ay->lo + (j < ay->m ? ay->m - 1 - j : 0)) * nx;
+        float fac = pad_sponge(sp, j, ay->hi, maxpad);
+        for (int x = 0; x < nx; x++)
+            d[x] = ay->e_hi == EDGE_CLAMP ? s[x] : ay->e_hi == EDGE_ABSORB ? (damp ? d[x] * fac : d[x]) : 0.0f;
+    }
+}
+
+/* In-place 2-D FFT of z (nx * ny) with the plans px (rows) and py (columns):
+ * each row and column is copied to the calling thread's buffer, transformed
+ * there by the one plan, and copied back, so every line takes the same code
+ * path with the same alignment on any thread. */
+static void fft2(struct spectral *sp, fftwf_complex *z, fftwf_plan px, fftwf_plan py)
+{
+    const int nx = sp->ax.n, ny = sp->ay.n;
+#pragma omp parallel num_threads(sp->nthreads) if (sp->par)
+    {
+        fftwf_complex *in = sp->buf + (size_t)omp_get_thread_num() * sp->buflen;
+        fftwf_complex *out = in + sp->buflen / 2;
+#pragma omp for schedule(static)
+        for (int y = 0; y < ny; y++) {
+            fftwf_complex *row = z + (size_t)y * nx;
+            memcpy(in, row, (size_t)nx * sizeof *in);
+            fftwf_execute_dft(px, in, out);
+            memcpy(row, out, (size_t)nx * sizeof *out);
+        }
+#pragma omp for schedule(static)
+        for (int x = 0; x < nx; x++) {
+            for (int y = 0; y < ny; y++) {
+                in[y][0] = z[(size_t)y * nx + x][0];
+                in[y][1] = z[(size_t)y * nx + x][1];
+            }
+            fftwf_execute_dft(py, in, out);
+            for (int y = 0; y < ny; y++) {
+                z[(size_t)y * nx + x][0] = out[y][0];
+                z[(size_t)y * nx + x][1] = out[y][1];
+            }
+        }
+    }
+}
+
+static void spectral_step(void *priv, struct field *f)
+{
+    struct spectral *sp = priv;
+    const int w = f->w, h = f->h, nx = sp->ax.n, ny = sp->ay.n;
+    const int ox = sp->ax.lo, oy = sp->ay.lo;
+    float *H = sp->H, *P = sp->P;
+    /* What sim.c changed since the last step (sources, walls, sponges) is
+     * taken as a displacement at rest: added to h_{n-1} too. */
+#pragma omp parallel for schedule(static) if (sp->par)
+    for (int y = 0; y < h; y++) {
+        const float *cur = f->cur + y * f->stride, *prev = f->prev + y * f->stride;
+        float *last = sp->last + (size_t)y * w;
+        float *hr = H + (size_t)(y + oy) * nx + ox, *pr = P + (size_t)(y + oy) * nx + ox;
+        for (int x = 0; x < w; x++) {
+            hr[x] = cur[x];
+            pr[x] = prev[x] + (cur[x] - last[x]);
+        }
+    }
+    fill_pads(sp, H, 0);
+    fill_pads(sp, P, 0);
+    fftwf_complex *Z = sp->Z, *W = sp->W;
+    const size_t n = (size_t)nx * ny;
+#pragma omp parallel for schedule(static) if (sp->par)
+    for (size_t k = 0; k < n; k++) {
+        Z[k][0] = H[k];
+        Z[k][1] = P[k];
+    }
+    fft2(sp, Z, sp->fx, sp->fy);
+    /* With z = Z(k) and zm = conj(Z(-k)): FFT(h_n) = (z + zm) / 2 and
+     * FFT(h_{n-1}) = (z - zm) / 2i, so a FFT(h_n) - b FFT(h_{n-1}) =
+     * A (z + zm) + i B (z - zm) with A = a/2, B = b/2 (and 1 / (nx ny)). */
+#pragma omp parallel for schedule(static) if (sp->par)
+    for (int j = 0; j < ny; j++) {
+        const int jm = j ? ny - j : 0;
+        for (int i = 0; i < nx; i++) {
+            const int im = i ? nx - i : 0;
+            const size_t k = (size_t)j * nx + i, km = (size_t)jm * nx + im;
+            const float zr = Z[k][0], zi = Z[k][1], mr = Z[km][0], mi = -Z[km][1];
+            const float a = sp->A[k], b = sp->B[k];
+            W[k][0] = a * (zr + mr) - b * (zi - mi);
+            W[k][1] = a * (zi + mi) + b * (zr - mr);
+        }
+    }
+    fft2(sp, W, sp->ix, sp->iy);
+    /* h_{n-1} <- h_n, h_n <- the new heights (real part; the imaginary part
+     * is rounding noise of a Hermitian spectrum). */
+    sp->P = H;
+    sp->H = P;
+    H = sp->H;
+#pragma omp parallel for schedule(static) if (sp->par)
+    for (size_t k = 0; k < n; k++)
+        H[k] = W[k][0];
+    fill_pads(sp, H, 1);
+#pragma omp parallel for schedule(static) if (sp->par)
+    for (int y = 0; y < h; y++) {
+        float *out = f->prev + y * f->stride, *last = sp->last + (size_t)y * w;
+        const float *hr = H + (size_t)(y + oy) * nx + ox;
+        memcpy(out, hr, (size_t)w * sizeof *out);
+        memcpy(last, hr, (size_t)w * sizeof *last);
+    }
+    field_swap(f);
+}
+
+const struct solver_ops solver_spectral = {
+    .name = "spectral",
+    .priv_size = sizeof(struct spectral),
+    .init = spectral_init,
+    .step = spectral_step,
+    .free = spectral_free,
+};
