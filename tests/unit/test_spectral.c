@@ -277,6 +277,33 @@ static void test_any_time_step(void **state)
     assert_true(fabs(cabs(c1) / cabs(c0) - 1) < 1e-3);
 }
 
+/* initial.wave with the spectral solver starts a wave travelling in its
+ * direction at the physical phase speed: after 30 steps the field is
+ * A cos(k x - omega t) to 1e-3 of A. */
+static void test_initial_wave_travels(void **state)
+{
+    (void)state;
+    struct scene sc;
+    base_scene(&sc, 64, 4, 1e-4, 300, 1);
+    sc.solver.viscosity = 0;
+    struct initial in = { .type = INITIAL_WAVE, .wavelength = 16, .angle = 0, .amplitude = 0.5 };
+    sc.initial = &in;
+    sc.n_initial = 1;
+    const double k = 2 * M_PI / (16 * 1e-4), omega = omega_of(k, G, SIGMA, 0), t = 30 * scene_dt(&sc);
+    struct sim *s = NULL;
+    struct rr_err e = { 0 };
+    assert_int_equal(sim_create(&s, &sc, &e), 0);
+    for (int n = 0; n < 30; n++)
+        assert_int_equal(sim_advance_frame(s, &e), 0);
+    const struct field *f = sim_field(s);
+    double err = 0;
+    for (int y = 0; y < f->h; y++)
+        for (int x = 0; x < f->w; x++)
+            err = fmax(err, fabs((double)f->cur[y * f->stride + x] - 0.5 * cos(2 * M_PI * x / 16 - omega * t)));
+    sim_free(s);
+    assert_true(err < 5e-4);
+}
+
 /* A drop is water displaced at rest: on a periodic grid its volume (the sum
  * of the heights, the k = 0 mode) stays what the drop added, neither lost
  * nor drifting, while the surface moves. */
@@ -370,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_shallow_water_speed),
         cmocka_unit_test(test_viscous_decay),
         cmocka_unit_test(test_any_time_step),
+        cmocka_unit_test(test_initial_wave_travels),
         cmocka_unit_test(test_volume_held),
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_needs_cell_size),
