@@ -22,8 +22,11 @@
  *
  * Stability: none to check. The recurrence's roots have modulus
  * q e^{-gamma dt} <= 1 for every dt and every mode, so the step is
- * unconditionally stable; dt only sets how finely sources are sampled in time
- * and how fast the sponges act (oscillators need several steps per period).
+ * unconditionally stable. dt still matters where physical space does: sources
+ * are applied once per step, so an oscillator also drives the short waves
+ * whose omega dt aliases to its own 2 pi f dt unless the fastest mode of the
+ * grid turns less than pi per step (dt < pi / omega(pi / cell_size)), and a
+ * sponge only absorbs waves that take several steps to cross it.
  *
  * Sources, walls, sponges: sim.c changes h_n in physical space between steps
  * (drops, oscillators, movers; walls set to 0; absorb sponges). The solver
@@ -39,8 +42,9 @@
  * `fixed` zeroes the pad each step (a thick wall of height 0: waves reflect
  * inverted, like the obstacles of seed 000), `clamp` fills it with the mirror
  * image of the grid (a reflecting edge without inversion), `absorb` lets the
- * waves run into it and damps them with a sponge, 1 - u^2 per step at depth
- * u in (0, 1] of the pad. Obstacles are masked (set to 0 each step by
+ * waves run into it and damps them with a sponge of rate s_max u^2 at depth
+ * u in (0, 1] of the pad (see spectral_init), on top of sim.c's sponge inside
+ * the grid. Obstacles are masked (set to 0 each step by
  * sim.c); the wave operator is not local, so thin walls leak a little: make
  * walls a few cells thick.
  *
@@ -52,12 +56,13 @@
  * FFT: FFTW 3 (fftw3f), FFTW_ESTIMATE plans only (FFTW_MEASURE picks plans by
  * timing, so its bits change from run to run). Chosen by measurement against
  * libavutil's av_tx (FFmpeg 5.1) for a 1024 x 1024 complex round trip made of
- * 1-D transforms over rows and gathered columns: av_tx 35-37 ms, FFTW 31-33 ms
- * with one thread, both about 18-19 ms with two; but av_tx 5.1 falls back to
- * a naive O(n^2) DFT for lengths such as 540, 600 or 1000 (9-29 ms per 1-D
- * transform against 5-8 us for FFTW), and `wrap` grids take any size. See
- * docs/solvers.md. Each row and column is transformed by the same plan and
- * code path on whichever thread, so the frames do not depend on -j. */
+ * 1-D transforms over rows and gathered columns (tests/bench/fft_roundtrip.c):
+ * av_tx 35-37 ms, FFTW 31-34 ms with one thread, about 18-23 ms for both with
+ * two; but av_tx 5.1 falls back to a naive O(n^2) DFT for lengths such as 540,
+ * 600 or 1000 (9-30 ms per 1-D transform against 1-9 us for FFTW), and `wrap`
+ * grids take any size. See docs/solvers.md. Each row and column is
+ * transformed by the same plan and code path on whichever thread, so the
+ * frames do not depend on -j. */
 #include "solver.h"
 
 #include <math.h>
@@ -73,8 +78,10 @@ extern const struct solver_ops solver_spectral;
 #define SPONGE_WAVES 3.0   /* the pad's sponge: waves per pad width that it is tuned to... */
 #define SPONGE_RATE 1.0    /* ...and its top damping rate in units of their omega */
 /* Domains smaller than this run on one thread: a step has about ten parallel
- * loops, and on a busy machine their barriers cost more than small FFTs. */
-#define PAR_MIN (256 * 256)
+ * loops, and on a busy machine their barriers cost more than small FFTs
+ * (measured: a 315 x 224 domain took 2.4 ms a step on one thread, 23 ms on
+ * two with the machine's 2 cores loaded 7 deep). */
+#define PAR_MIN (512 * 512)
 
 /* One axis of the FFT domain: n cells, the grid's m cells from offset lo,
  * then hi pad cells; lo + m + hi = n (both pads 0 when periodic). */
