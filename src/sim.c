@@ -100,7 +100,7 @@ int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
     if (!ops) {
         unsigned t = (unsigned)sc->solver.type;
         return rr_fail(e, RR_EXIT_USAGE,
-                       "solver.type: \"%s\" is not available in this version (available: elias, flow, spring)",
+                       "solver.type: \"%s\" is not available in this version (available: elias, flow, spring, spectral)",
                        t < sizeof solver_names / sizeof *solver_names ? solver_names[t] : "?");
     }
     struct sim *s = calloc(1, sizeof *s);

@@ -584,7 +584,7 @@ static void test_registry(void **state)
     assert_string_equal(solver_find(SOLVER_FLOW)->name, "flow");
     assert_string_equal(solver_find(SOLVER_SPRING)->name, "spring");
     assert_null(solver_find(SOLVER_WAVE));
-    assert_null(solver_find(SOLVER_SPECTRAL));
+    assert_string_equal(solver_find(SOLVER_SPECTRAL)->name, "spectral");
     struct scene sc;
     struct rr_err e = { 0 };
     struct sim *s = (struct sim *)&sc;
@@ -592,7 +592,7 @@ static void test_registry(void **state)
     assert_int_equal(sim_create(&s, &sc, &e), -1);
     assert_null(s);
     assert_int_equal(e.status, RR_EXIT_USAGE);
-    assert_string_equal(e.msg, "solver.type: \"wave\" is not available in this version (available: elias, flow, spring)");
+    assert_string_equal(e.msg, "solver.type: \"wave\" is not available in this version (available: elias, flow, spring, spectral)");
     sim_free(NULL);
 }
 
