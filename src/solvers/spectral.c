@@ -38,10 +38,11 @@
  *
  * Edges: the FFT is periodic. `wrap` on an axis uses the grid's own size. Any
  * other edge gets a pad of at least PAD_MIN cells beyond the grid, inside the
- * FFT domain (the domain is then rounded up to a size of factors 2, 3, 5, 7):
- * `fixed` zeroes the pad each step (a thick wall of height 0: waves reflect
- * inverted, like the obstacles of seed 000), `clamp` fills it with the mirror
- * image of the grid (a reflecting edge without inversion), `absorb` lets the
+ * FFT domain (the domain is then rounded up to a size of factors 2, 3, 5, 7),
+ * refilled before each step: `fixed` with the grid's image negated (odd about
+ * a zero just beyond the edge: waves reflect inverted, as from seed 004's
+ * walls), `clamp` with its mirror image (even about the edge's cell face: a
+ * reflection without inversion), `absorb` lets the
  * waves run into it and damps them with a sponge of rate s_max u^2 at depth
  * u in (0, 1] of the pad (see spectral_init), on top of sim.c's sponge inside
  * the grid. Obstacles are masked (set to 0 each step by
@@ -75,8 +76,8 @@
 extern const struct solver_ops solver_spectral;
 
 #define PAD_MIN 32   /* cells of pad beyond a non-periodic edge */
-#define SPONGE_WAVES 3.0   /* the pad's sponge: waves per pad width that it is tuned to... */
-#define SPONGE_RATE 1.0    /* ...and its top damping rate in units of their omega */
+#define SPONGE_WAVES 0.5   /* the pad's sponge: waves per pad width that it is tuned to... */
+#define SPONGE_RATE 0.5    /* ...and its top damping rate in units of their omega */
 /* Domains smaller than this run on one thread: a step has about ten parallel
  * loops, and on a busy machine their barriers cost more than small FFTs
  * (measured: a 315 x 224 domain took 2.4 ms a step on one thread, 23 ms on
@@ -224,10 +225,10 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     }
     /* The pad's sponge: a damping rate s(u) = s_max u^2 (1/s) at depth
      * u = (i + 1) / maxpad, applied as exp(-s dt) per step so that it does not
-     * depend on dt. s_max = omega of the wave three of whose wavelengths fill
-     * the pad: such waves are damped over about a period per wavelength of
-     * pad, gently enough not to reflect, and shorter ones cross the pad many
-     * times slower than they are damped. */
+     * depend on dt. s_max = omega / 2 of the wave twice as long as the pad:
+     * gentle enough not to reflect. Chosen by measurement (test_edge_pads, a
+     * pad of 4 wavelengths alone): it reflects 0.3% of a 10 Hz wave, where
+     * s_max = omega of a wave of a third of the pad reflected 15%. */
     const double kp = 2.0 * M_PI * SPONGE_WAVES / ((maxpad > 0 ? maxpad : 1) * dx);
     double wp2 = c->gravity * kp + tension * kp * kp * kp;
     if (c->depth > 0)
@@ -255,10 +256,24 @@ static float pad_sponge(const struct spectral *sp, int i, int len, int maxpad)
     return sp->sponge[k < 0 ? 0 : k];
 }
 
-/* Sets the pad cells of plane g (nx * ny) from the edge kinds: fixed -> 0,
- * clamp -> mirror image of the grid; absorb pads are left as they evolved,
- * and with `damp` multiplied by the sponge. x pads over the grid's rows first,
- * then y pads over whole rows (corners from the x pads). */
+/* The value of the pad cell j cells beyond an edge (j = 0 next to it), as
+ * sign * (grid cell *src, counted from that edge) for a grid m cells wide:
+ * clamp mirrors about the edge's cell face (even: cell j); fixed is odd
+ * about the first pad cell, which is 0 (cell j - 1, negated), the exact
+ * condition "height 0 beyond the edge" for a symmetric operator, where zeroing
+ * the pad would let the nonlocal operator lose part of the wave into it.
+ * Pads wider than the grid repeat its far cell. */
+static float mirror(enum edge_kind e, int j, int m, int *src)
+{
+    int k = e == EDGE_FIXED ? j - 1 : j;
+    *src = k < 0 ? 0 : k < m ? k : m - 1;
+    return e == EDGE_CLAMP ? 1.0f : k < 0 ? 0.0f : -1.0f;
+}
+
+/* Sets the pad cells of plane g (nx * ny) from the edge kinds (mirror, for
+ * fixed and clamp); absorb pads are left as they evolved, and with `damp`
+ * multiplied by the sponge. x pads over the grid's rows first, then y pads
+ * over whole rows (corners from the x pads). */
 static void fill_pads(const struct spectral *sp, float *g, int damp)
 {
     const struct axis *ax = &sp->ax, *ay = &sp->ay;
@@ -269,35 +284,29 @@ static void fill_pads(const struct spectral *sp, float *g, int damp)
         for (int y = ay->lo; y < ay->lo + ay->m; y++) {
             float *row = g + (size_t)y * nx;
             const float *in = row + ax->lo;
-            for (int j = 0; j < ax->lo; j++) {
-                float *d = row + ax->lo - 1 - j;
-                int src = j < ax->m ? j : ax->m - 1;
-                if (ax->e_lo == EDGE_CLAMP) *d = in[src];
-                else if (ax->e_lo == EDGE_ABSORB) { if (damp) *d *= pad_sponge(sp, j, ax->lo, maxpad); }
-                else *d = 0.0f;
+            for (int j = 0, src; j < ax->lo; j++) {
+                float *d = row + ax->lo - 1 - j, sign = mirror(ax->e_lo, j, ax->m, &src);
+                if (ax->e_lo != EDGE_ABSORB) *d = sign * in[src];
+                else if (damp) *d *= pad_sponge(sp, j, ax->lo, maxpad);
             }
-            for (int j = 0; j < ax->hi; j++) {
-                float *d = row + ax->lo + ax->m + j;
-                int src = j < ax->m ? ax->m - 1 - j : 0;
-                if (ax->e_hi == EDGE_CLAMP) *d = in[src];
-                else if (ax->e_hi == EDGE_ABSORB) { if (damp) *d *= pad_sponge(sp, j, ax->hi, maxpad); }
-                else *d = 0.0f;
+            for (int j = 0, src; j < ax->hi; j++) {
+                float *d = row + ax->lo + ax->m + j, sign = mirror(ax->e_hi, j, ax->m, &src);
+                if (ax->e_hi != EDGE_ABSORB) *d = sign * in[ax->m - 1 - src];
+                else if (damp) *d *= pad_sponge(sp, j, ax->hi, maxpad);
             }
         }
     }
-    for (int j = 0; j < ay->lo; j++) {
-        float *d = g + (size_t)(ay->lo - 1 - j) * nx;
-        const float *s = g + (size_t)(ay->lo + (j < ay->m ? j : ay->m - 1)) * nx;
-        float fac = pad_sponge(sp, j, ay->lo, maxpad);
-        for (int x = 0; x < nx; x++)
-            d[x] = ay->e_lo == EDGE_CLAMP ? s[x] : ay->e_lo == EDGE_ABSORB ? (damp ? d[x] * fac : d[x]) : 0.0f;
-    }
-    for (int j = 0; j < ay->hi; j++) {
-        float *d = g + (size_t)(ay->lo + ay->m + j) * nx;
-        const float *s = g + (size_t)(ay->lo + (j < ay->m ? ay->m - 1 - j : 0)) * nx;
-        float fac = pad_sponge(sp, j, ay->hi, maxpad);
-        for (int x = 0; x < nx; x++)
-            d[x] = ay->e_hi == EDGE_CLAMP ? s[x] : ay->e_hi == EDGE_ABSORB ? (damp ? d[x] * fac : d[x]) : 0.0f;
+    for (int side = 0; side < 2; side++) {
+        const enum edge_kind e = side ? ay->e_hi : ay->e_lo;
+        const int len = side ? ay->hi : ay->lo;
+        for (int j = 0, src; j < len; j++) {
+            float *d = g + (size_t)(side ? ay->lo + ay->m + j : ay->lo - 1 - j) * nx;
+            const float sign = mirror(e, j, ay->m, &src);
+            const float *s = g + (size_t)(ay->lo + (side ? ay->m - 1 - src : src)) * nx;
+            const float fac = pad_sponge(sp, j, len, maxpad);
+            for (int x = 0; x < nx; x++)
+                d[x] = e != EDGE_ABSORB ? sign * s[x] : damp ? d[x] * fac : d[x];
+        }
     }
 }
 

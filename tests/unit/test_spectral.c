@@ -66,13 +66,26 @@ static double k_of(double omega, double g, double sigma, double depth)
     return sqrt(lo * hi);
 }
 
+/* The amplitude reflected from the right edge, over the amplitude going
+ * right, from a lock-in C(x) (h = cos(k x - w t) gives C ~ e^{-i k x}): the
+ * projections of C on e^{-i k x} and e^{+i k x} over n cells, a whole number
+ * of wavelengths of kdx radians per cell, from xa. */
+static double reflection_of(const double complex *C, int xa, int n, double kdx)
+{
+    double complex in = 0, back = 0;
+    for (int x = xa; x < xa + n; x++) {
+        in += C[x] * cexp(CMPLX(0, kdx * x));
+        back += C[x] * cexp(CMPLX(0, -kdx * x));
+    }
+    return cabs(back) / cabs(in);
+}
+
 /* Drives a line oscillator at f Hz across a 1-cell-high strip (periodic in
  * y, absorbing left and right edges), cells of lambda/16 for the theoretical
  * wavelength lambda, and measures the wavelength of the steady waves right of
  * the source: a lock-in at f over two periods gives the complex amplitude
  * C(x); the slope of its unwrapped phase over 9 wavelengths is k. Also returns
- * the standing-wave ratio of |C| over that window, (max - min) / (max + min),
- * which is the amplitude reflected from the right edge. */
+ * the amplitude reflected from the right edge (reflection_of). */
 static double driven_wavelength(double f, double g, double sigma, double depth, double *reflection)
 {
     enum { CPL = 16, W = 288, X0 = 24, XA = X0 + 3 * CPL, XB = XA + 9 * CPL };
@@ -121,7 +134,7 @@ static double driven_wavelength(double f, double g, double sigma, double depth, 
     sim_free(s);
     omp_set_num_threads(threads);
     /* Least-squares slope of the unwrapped phase over [XA, XB]. */
-    double prev = carg(C[XA]), ph = prev, sx = 0, sy = 0, sxx = 0, sxy = 0, amax = 0, amin = INFINITY;
+    double prev = carg(C[XA]), ph = prev, sx = 0, sy = 0, sxx = 0, sxy = 0;
     int m = 0;
     for (int x = XA; x <= XB; x++) {
         double a = carg(C[x]), d = a - prev;
@@ -129,11 +142,9 @@ static double driven_wavelength(double f, double g, double sigma, double depth, 
         ph += x > XA ? d : 0;
         prev = a;
         sx += x, sy += ph, sxx += (double)x * x, sxy += x * ph, m++;
-        amax = fmax(amax, cabs(C[x]));
-        amin = fmin(amin, cabs(C[x]));
     }
     double slope = (m * sxy - sx * sy) / (m * sxx - sx * sx);
-    *reflection = (amax - amin) / (amax + amin);
+    *reflection = reflection_of(C, XA, XB - XA, 2 * M_PI / CPL);
     return 2 * M_PI / fabs(slope) * dx;
 }
 
@@ -190,6 +201,76 @@ static void test_shallow_water_speed(void **state)
     /* and deep water at the same frequency is much faster: depth matters */
     double r, deep = driven_wavelength(0.5, G, SIGMA, 0, &r) * 0.5;
     assert_true(deep > 2 * sqrt(G * 0.001));
+}
+
+/* The pads of non-periodic edges, through the solver's ops alone (no sim.c
+ * sponge): a soft source (added each step, so that it lets the reflected
+ * wave pass) drives 10 Hz waves of 16 cells at the right edge; on the left,
+ * a sponge of the test's own, 6 wavelengths wide, takes what comes back. Returns the reflected amplitude (reflection_of, over 9
+ * wavelengths before the edge) and, in *edge, |C| at the last cell over the
+ * largest |C|. */
+static double pad_reflection(enum edge_kind right, double *edge)
+{
+    enum { CPL = 16, W = 320, LAYER = 96, X0 = 104, XA = 120, XB = XA + 9 * CPL, SPP = 32 };
+    const double f = 10, dx = 2 * M_PI / k_of(2 * M_PI * f, G, SIGMA, 0) / CPL;
+    struct scene sc;
+    base_scene(&sc, W, 1, dx, f * SPP, 1);
+    sc.solver.viscosity = 0;
+    sc.boundary[EDGE_LEFT] = EDGE_ABSORB;
+    sc.boundary[EDGE_RIGHT] = right;
+    sc.absorb_width = 4 * CPL;
+    const struct solver_ops *ops = solver_find(SOLVER_SPECTRAL);
+    struct field fl;
+    struct rr_err e = { 0 };
+    assert_int_equal(field_init(&fl, W, 1, &e), 0);
+    void *priv = calloc(1, ops->priv_size);
+    assert_non_null(priv);
+    assert_int_equal(ops->init(priv, &sc, &fl, &e), 0);
+    double complex C[W];
+    for (int x = 0; x < W; x++)
+        C[x] = 0;
+    const int settle = 40 * SPP, lock = 2 * SPP;
+    for (int n = 1; n <= settle + lock; n++) {
+        ops->step(priv, &fl);
+        fl.cur[X0] += (float)(1e-3 * sin(2 * M_PI * n / SPP));
+        for (int x = 0; x < LAYER; x++) {   /* a wide, gentle sponge of the test's own */
+            double u = (double)(LAYER - x) / LAYER;
+            fl.cur[x] *= (float)(1 - 0.05 * u * u);
+        }
+        if (n > settle)
+            for (int x = 0; x < W; x++)
+                C[x] += (double)fl.cur[x] * cexp(CMPLX(0, -2 * M_PI * n / SPP));
+    }
+    ops->free(priv);
+    free(priv);
+    field_free(&fl);
+    double amax = 0;
+    for (int x = XA; x < XB; x++)
+        amax = fmax(amax, cabs(C[x]));
+    *edge = cabs(C[W - 1]) / amax;
+    return reflection_of(C, XA, XB - XA, 2 * M_PI / CPL);
+}
+
+/* `fixed` and `clamp` pads reflect the whole wave. `fixed` (height 0 beyond the edge) puts a node just outside the last
+ * cell, where |C| = sin(k dx) = 0.38 of the crests at 16 cells a wavelength;
+ * `clamp` (a mirror about the cell face) puts a crest at the face: cos(k dx / 2)
+ * = 0.98 (reflected amplitudes within 10%: what the test's own sponge lets
+ * back). An `absorb` pad alone (4 wavelengths wide) reflects under 5%. */
+static void test_edge_pads(void **state)
+{
+    (void)state;
+    double r, edge;
+    r = pad_reflection(EDGE_ABSORB, &edge);
+    print_message("  absorb: reflected %.3f\n", r);
+    assert_true(r < 0.05);
+    r = pad_reflection(EDGE_FIXED, &edge);
+    print_message("  fixed: reflected %.3f, |C| at the last cell %.3f\n", r, edge);
+    assert_true(fabs(r - 1) < 0.1);
+    assert_true(fabs(edge - sin(2 * M_PI / 16)) < 0.05);
+    r = pad_reflection(EDGE_CLAMP, &edge);
+    print_message("  clamp: reflected %.3f, |C| at the last cell %.3f\n", r, edge);
+    assert_true(fabs(r - 1) < 0.1);
+    assert_true(fabs(edge - cos(M_PI / 16)) < 0.05);
 }
 
 /* Sets up a travelling wave h = A e^{-gamma t} cos(k x - omega t) on a
@@ -395,6 +476,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dispersion_of_water),
         cmocka_unit_test(test_shallow_water_speed),
+        cmocka_unit_test(test_edge_pads),
         cmocka_unit_test(test_viscous_decay),
         cmocka_unit_test(test_any_time_step),
         cmocka_unit_test(test_initial_wave_travels),
