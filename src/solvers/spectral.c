@@ -42,12 +42,11 @@
  * refilled before each step: `fixed` with the grid's image negated (odd about
  * a zero just beyond the edge: waves reflect inverted, as from seed 004's
  * walls), `clamp` with its mirror image (even about the edge's cell face: a
- * reflection without inversion), `absorb` lets the
- * waves run into it and damps them with a sponge of rate s_max u^2 at depth
- * u in (0, 1] of the pad (see spectral_init), on top of sim.c's sponge inside
- * the grid. Obstacles are masked (set to 0 each step by
- * sim.c); the wave operator is not local, so thin walls leak a little: make
- * walls a few cells thick.
+ * reflection without inversion); `absorb` lets the waves run into it and
+ * damps them with a sponge of rate s_max u^2 at depth u in (0, 1] of the pad
+ * (see spectral_init), on top of sim.c's sponge inside the grid. Obstacles
+ * are masked (set to 0 each step by sim.c); the wave operator is not local,
+ * so thin walls leak a little: make walls a few cells thick.
  *
  * Departures from the seed: the seed animates heights with speed sqrt(1/k) in
  * arbitrary units, damps short waves by an ad hoc factor and stores the
@@ -76,7 +75,7 @@
 extern const struct solver_ops solver_spectral;
 
 #define PAD_MIN 32   /* cells of pad beyond a non-periodic edge */
-#define SPONGE_WAVES 0.5   /* the pad's sponge: waves per pad width that it is tuned to... */
+#define SPONGE_WAVES 0.5   /* the pad's sponge is tuned to waves this many per pad width... */
 #define SPONGE_RATE 0.5    /* ...and its top damping rate in units of their omega */
 /* Domains smaller than this run on one thread: a step has about ten parallel
  * loops, and on a busy machine their barriers cost more than small FFTs
