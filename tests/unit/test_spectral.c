@@ -1,9 +1,10 @@
 /* test_spectral.c: the spectral solver against linear water-wave theory, with
  * stated tolerances (its bits depend on the CPU's FFT code paths, so no golden
  * values): driven wavelengths over 5-40 Hz and the minimum phase speed of
- * water, the shallow-water speed sqrt(g d), the viscous decay 2 nu k^2, exact
- * phase advance at any time step, reflection from absorbing edges, and frames
- * that do not depend on the thread count. Scenes are filled by hand. */
+ * water, the shallow-water speed sqrt(g d), the viscous decay 2 nu k^2 and
+ * half_life, exact phase advance at any time step, the edge pads (absorb,
+ * fixed, clamp), the held volume, initial.wave, and frames that do not depend
+ * on the thread count. Scenes are filled by hand. */
 #include <complex.h>
 #include <math.h>
 #include <omp.h>
@@ -149,7 +150,7 @@ static double driven_wavelength(double f, double g, double sigma, double depth, 
 }
 
 /* Water (g, sigma, rho, deep) driven at 5-40 Hz: every wavelength within 1%
- * of the dispersion relation, every edge reflecting less than 5%; the phase
+ * of the dispersion relation, the absorbing edge reflecting less than 5%; the phase
  * speed f lambda has its minimum about 23.1 cm/s near 1.71 cm:
  * c_min = (4 g sigma / rho)^(1/4), lambda_min = 2 pi sqrt(sigma / (rho g)). */
 static void test_dispersion_of_water(void **state)
