@@ -5,7 +5,7 @@
 # As root it runs apt-get; otherwise it prints the exact command and fails,
 # so `make demo` never half-works.
 PKGS="gcc make pkg-config libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
-libavfilter-dev libpng-dev libcjson-dev ffmpeg"
+libavfilter-dev libpng-dev libcjson-dev libfftw3-dev ffmpeg"
 # Test-only: cmocka (unit tests), the scene schema's validator (Draft 2020-12, tests/cli/test_schema.sh),
 # GNU parallel (tests/cli/test_sweeps.sh), a real browser that plays our videos
 # (tests/cli/test_players.sh).

@@ -4,7 +4,8 @@
 
 #include <math.h>
 
-extern const struct solver_ops solver_elias, solver_flow, solver_spring, solver_wave;
+extern const struct solver_ops solver_elias, solver_flow, solver_spring, solver_wave,
+    solver_spectral;
 
 const struct solver_ops *solver_find(enum solver_type type)
 {
@@ -13,7 +14,8 @@ const struct solver_ops *solver_find(enum solver_type type)
     case SOLVER_FLOW: return &solver_flow;
     case SOLVER_SPRING: return &solver_spring;
     case SOLVER_WAVE: return &solver_wave;
-    default: return NULL;   /* spectral is not in this build */
+    case SOLVER_SPECTRAL: return &solver_spectral;
+    default: return NULL;
     }
 }
 

@@ -1,0 +1,81 @@
+# Command-line tests of the spectral solver and scenes/capillary.json. Its
+# frames depend on the CPU's FFT code paths, so these are physics checks with
+# tolerances (tests/golden/capillary.skip keeps it out of the golden hashes),
+# plus thread independence on this machine.
+# Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
+. tests/cli/lib.sh
+
+# npy.py FILE CHECK...: reads a float32 .npy (frames, height, width) without
+# numpy and runs one check; exit 0 when it holds.
+cat > "$T/npy.py" <<'EOF2'
+import ast, cmath, math, struct, sys
+def load(path):
+    with open(path, 'rb') as f:
+        assert f.read(6) == b'\x93NUMPY'
+        major = f.read(2)[0]
+        n = struct.unpack('<H' if major == 1 else '<I', f.read(2 if major == 1 else 4))[0]
+        hdr = ast.literal_eval(f.read(n).decode('latin1'))
+        assert hdr['descr'] == '<f4' and not hdr['fortran_order']
+        fr, h, w = hdr['shape']
+        data = struct.unpack('<%df' % (fr * h * w), f.read())
+    return fr, h, w, data
+path, what = sys.argv[1], sys.argv[2]
+fr, h, w, d = load(path)
+if what == 'capillary':
+    # 48 frames of 180 x 240, all finite, ripples that move and stay small
+    ok = (fr, h, w) == (48, 180, 240) and all(math.isfinite(v) for v in d)
+    frame = lambda i: d[i * h * w:(i + 1) * h * w]
+    ok = ok and max(abs(v) for v in frame(20)) > 0.01 and max(abs(v) for v in d) <= 1.0
+    ok = ok and any(abs(a - b) > 1e-3 for a, b in zip(frame(20), frame(21)))
+    sys.exit(0 if ok else 1)
+if what == 'phase':
+    # a plane wave of 16 cells of 1 mm on water 5 mm deep: its phase turns by
+    # omega dt per frame, omega^2 = (g k + sigma/rho k^3) tanh(k d)
+    g, sigma, rho, depth, dx, dt = 9.81, 0.0728, 1000.0, 0.005, 0.001, 1 / 30
+    k = 2 * math.pi / (16 * dx)
+    omega = math.sqrt((g * k + sigma / rho * k ** 3) * math.tanh(k * depth))
+    def mode(i):
+        row = d[i * h * w:i * h * w + w]
+        return sum(v * cmath.exp(-2j * math.pi * x / 16) for x, v in enumerate(row))
+    worst = 0
+    for i in range(1, fr):
+        turn = cmath.phase(mode(i) / mode(i - 1))
+        worst = max(worst, abs(math.remainder(turn + omega * dt, 2 * math.pi)))
+    print('worst phase error per frame: %.2e rad (omega dt = %.4f)' % (worst, omega * dt))
+    sys.exit(0 if worst < 1e-3 else 1)
+sys.exit(2)
+EOF2
+
+# --- scenes/capillary.json: runs, finite, moving ripples; the same frames for -j1 and -j2 ---
+"$RR" scenes/capillary.json -o "$T/cap.npy" -q -j1; check capillary-exit-0 [ $? -eq 0 ]
+check capillary-npy-finite-and-moving python3 "$T/npy.py" "$T/cap.npy" capillary
+"$RR" scenes/capillary.json -f 12 --hash -q -j1 > "$T/h1"; "$RR" scenes/capillary.json -f 12 --hash -q -j2 > "$T/h2"
+check capillary-threads-identical cmp -s "$T/h1" "$T/h2"
+check capillary-hash-lines [ "$(wc -l < "$T/h1")" -eq 12 ]
+# a domain large enough for the solver's parallel loops, of odd FFT lengths (567 x 525 with
+# the pads): every thread's line buffers must have the alignment the plans were made with
+"$RR" scenes/capillary.json -s grid.width=503 -s grid.height=461 -f 2 --hash -q -j1 > "$T/b1"
+"$RR" scenes/capillary.json -s grid.width=503 -s grid.height=461 -f 2 --hash -q -j2 > "$T/b2"
+check spectral-large-threads-identical cmp -s "$T/b1" "$T/b2"
+check spectral-large-hash-lines [ "$(wc -l < "$T/b1")" -eq 2 ]
+
+# --- the dispersion relation through the scene keys (depth, gravity, surface_tension) ---
+cat > "$T/plane.json" <<'EOF2'
+{ "grid": { "width": 64, "height": 4, "cell_size": 0.001 },
+  "time": { "fps": 30, "frames": 12, "steps_per_frame": 1 },
+  "solver": { "type": "spectral", "depth": 0.005, "viscosity": 0 },
+  "boundary": "wrap",
+  "initial": [ { "type": "wave", "wavelength": 16, "angle": 0, "amplitude": 0.5 } ] }
+EOF2
+"$RR" "$T/plane.json" -o "$T/plane.npy" -q; check plane-wave-exit-0 [ $? -eq 0 ]
+check plane-wave-phase-speed python3 "$T/npy.py" "$T/plane.npy" phase
+# the same wave on deep water turns faster: the depth key is used
+"$RR" "$T/plane.json" -s solver.depth=0 -o "$T/deep.npy" -q
+check plane-wave-depth-matters sh -c "! python3 '$T/npy.py' '$T/deep.npy' phase > /dev/null"
+
+# --- errors name the key ---
+"$RR" "$T/plane.json" -s solver.density=0 --validate 2> "$T/err"; s=$?
+check density-zero-exit-2 [ $s -eq 2 ]
+check density-zero-names-key grep -q 'solver.density' "$T/err"
+
+finish
