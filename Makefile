@@ -111,16 +111,33 @@ golden: $(BIN_OUT)
 	$(Q)for s in scenes/*.json; do n=$$(basename $$s .json); \
 	  ./$(BIN_OUT) $$s -o tests/golden/$$n.framemd5 -y -q && echo "golden: $$n"; done
 
-$(BUILD)/tests/bench_solvers: $(BUILD)/tests/bench/bench_solvers.o $(LIB)
+# The bench: its yardsticks (bench_ref.c) are built with their own flags,
+# -O3 -march=native, as the issue asks of the reference loop; fftw3f, when
+# pkg-config finds it, only for the spectral comparison; malloc_count.so
+# counts allocations by LD_PRELOAD (docs/performance.md).
+BENCH_FFTW := $(shell pkg-config --exists fftw3f 2>/dev/null && echo 1)
+BENCH_FFTW_CFLAGS = $(if $(BENCH_FFTW),-DHAVE_FFTW3F $(shell pkg-config --cflags fftw3f))
+BENCH_FFTW_LIBS = $(if $(BENCH_FFTW),$(shell pkg-config --libs fftw3f) -lfftw3f_threads)
+$(BUILD)/tests/bench_solvers: $(BUILD)/tests/bench/bench_solvers.o $(BUILD)/tests/bench/bench_ref.o $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
+	$(Q)$(CC) -o $@ $^ $(BENCH_FFTW_LIBS) $(ALL_LDLIBS)
+
+$(BUILD)/tests/bench/bench_ref.o: tests/bench/bench_ref.c
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=c11 -D_DEFAULT_SOURCE -O3 -march=native -fopenmp $(WARN) -MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/bench/%.o: tests/bench/%.c
 	$(call msg,CC,$<)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(BENCH_FFTW_CFLAGS) -c -o $@ $<
 
-bench: $(BIN_OUT) $(BUILD)/tests/bench_solvers
+$(BUILD)/tests/malloc_count.so: tests/bench/malloc_count.c
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -O2 $(WARN) -shared -fPIC -o $@ $<
+
+bench: $(BIN_OUT) $(BUILD)/tests/bench_solvers $(BUILD)/tests/malloc_count.so
 	$(Q)sh tests/bench.sh $(BIN_OUT) $(BUILD)
 
 install: $(BIN_OUT)
