@@ -5,9 +5,18 @@
  * Threads: the frame loop's OpenMP threads and the encoder's own threads
  * share the cores; the producer blocks (sleeps on the condition variable)
  * when the ring is full, so a fast simulation yields the cores to the
- * encoder instead of running ahead. docs/performance.md has the measurements. */
+ * encoder instead of running ahead. An idle OpenMP thread, though, spins for
+ * libgomp's default 300000 rounds (milliseconds) before it sleeps, and those
+ * milliseconds are the encoder's: measured here, a quarter of the CPU time of
+ * a 1080p render. So the frame loop adapts its OpenMP team: when it found the
+ * ring full (the sink is the bottleneck) its next frames run on one thread,
+ * which leaves the other cores to the encoder and spins nowhere; when the
+ * writer found the ring empty (the frame loop is the bottleneck) the team
+ * goes back to every thread (-j). The frames do not depend on the thread
+ * count, so this changes the speed only. docs/performance.md. */
 #include "pipeline.h"
 
+#include <omp.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,6 +43,8 @@ struct pipeline {
     bool allocated;
     long head, tail;              /* frames handed over / written */
     bool done, abandon, failed;   /* no more frames / drop the rest / a write failed */
+    bool starved;                 /* the writer waited for a frame since the last write */
+    int team, max_team;           /* the frame loop's OpenMP threads now / at most */
     struct rr_err err;            /* the failed write's error */
 };
 
@@ -42,8 +53,10 @@ static void *writer(void *arg)
     struct pipeline *p = arg;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (p->tail == p->head && !p->done && !p->abandon)
+        while (p->tail == p->head && !p->done && !p->abandon) {
+            p->starved = p->tail > 0;
             pthread_cond_wait(&p->cv, &p->mu);
+        }
         if (p->abandon || p->tail == p->head)
             break;
         struct slot *s = &p->slots[p->tail % PIPE_DEPTH];
@@ -70,6 +83,7 @@ int pipeline_create(struct pipeline **out, struct sink *sink, struct rr_err *e)
     if (!p)
         return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: out of memory");
     p->sink = sink;
+    p->team = p->max_team = omp_get_max_threads();
     if (pthread_mutex_init(&p->mu, NULL) != 0) {
         free(p);
         return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: cannot create a mutex");
@@ -116,12 +130,21 @@ int pipeline_write(struct pipeline *p, const struct frame *fr, struct rr_err *e)
     if (!p->allocated && allocate(p, fr, e) < 0)
         return -1;
     pthread_mutex_lock(&p->mu);
-    while (p->head - p->tail == PIPE_DEPTH && !p->failed)
+    bool full = false;
+    while (p->head - p->tail == PIPE_DEPTH && !p->failed) {
+        full = true;
         pthread_cond_wait(&p->cv, &p->mu);
-    bool failed = p->failed;
+    }
+    bool failed = p->failed, starved = p->starved;
+    p->starved = false;
     pthread_mutex_unlock(&p->mu);
     if (failed)
         return writer_error(p, e);
+    int team = full ? 1 : starved ? p->max_team : p->team;
+    if (team != p->team) {
+        p->team = team;
+        omp_set_num_threads(team);
+    }
     /* The slot at head is not the writer's until head moves: copy unlocked. */
     struct slot *s = &p->slots[p->head % PIPE_DEPTH];
     size_t px = (size_t)fr->width * fr->height, cells = (size_t)fr->grid_w * fr->grid_h;
@@ -159,6 +182,8 @@ static void stop(struct pipeline *p, bool abandon)
 
 int pipeline_finish(struct pipeline *p, struct rr_err *e)
 {
+    if (p->team != p->max_team)
+        omp_set_num_threads(p->max_team);
     stop(p, false);
     return p->failed ? writer_error(p, e) : 0;
 }
