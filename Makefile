@@ -70,11 +70,13 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-# The stencil kernels: -O3 vectorises their row loops (check with
+# The stencil kernels and the per-step/per-frame sweeps of sim.c (sponges, the
+# blow-up check): -O3 vectorises their row loops (check with
 # `make KERNEL_OPT='-O3 -fopt-info-vec' build/src/solvers/elias.o`); the
 # bits do not change (no -ffast-math, no contraction). docs/performance.md.
 KERNEL_OPT ?= -O3
-KERNEL_OBJ := $(BUILD)/src/solvers/elias.o $(BUILD)/src/solvers/flow.o $(BUILD)/src/solvers/spring.o $(BUILD)/src/tblock.o
+KERNEL_OBJ := $(BUILD)/src/solvers/elias.o $(BUILD)/src/solvers/flow.o $(BUILD)/src/solvers/spring.o $(BUILD)/src/tblock.o \
+              $(BUILD)/src/sim.o
 $(KERNEL_OBJ): ALL_CFLAGS += $(KERNEL_OPT)
 
 $(BUILD)/tests/%.o: tests/unit/%.c
