@@ -5,6 +5,8 @@
  *     the bench itself with -O3 -march=native (bench_ref.c),
  *   - the streaming bound of the grid: one sweep's memory traffic, no
  *     neighbours, every core (bench_ref.c),
+ * the same solver on one thread (the kernels' own speed, apart from the
+ * threads' scaling, which suffers most when other programs share the cores),
  * and, when this build has the spectral solver and fftw3f was found, one
  * spectral step at 1024^2 against an FFTW_MEASURE complex 2-D round trip.
  * Every figure is the best of several tries (the machine is shared). Prints
@@ -95,8 +97,8 @@ static void solver_table(const char *scene_path)
     static const int spfs[] = { 1, 4 };
     int skipped[3] = { 0 };
     printf("threads: %d; every figure the best of %d runs\n", omp_get_max_threads(), TRIES);
-    printf("%-7s %6s %4s %10s %12s %7s %11s %7s\n", "solver", "grid", "spf", "Mcells/s", "seed004 1thr", "ratio",
-           "stream bnd", "share");
+    printf("%-7s %6s %4s %10s %12s %7s %11s %7s %9s %6s\n", "solver", "grid", "spf", "Mcells/s", "seed004 1thr",
+           "ratio", "stream bnd", "share", "1 thread", "ratio");
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
         int n = sizes[s];
         int steps = (int)(CELLS_PER_RUN / ((double)n * n)) / 4 * 4;
@@ -108,6 +110,10 @@ static void solver_table(const char *scene_path)
                 continue;
             for (size_t p = 0; p < sizeof spfs / sizeof *spfs; p++) {
                 double c = sim_cells_per_s(scene_path, solvers[k], n, spfs[p], steps / spfs[p]);
+                int threads = omp_get_max_threads();
+                omp_set_num_threads(1);
+                double c1 = c > 0 ? sim_cells_per_s(scene_path, solvers[k], n, spfs[p], steps / spfs[p]) : c;
+                omp_set_num_threads(threads);
                 if (c == 0) {
                     printf("%-7s skipped: this build has no %s solver\n", solvers[k], solvers[k]);
                     skipped[k] = 1;
@@ -115,8 +121,8 @@ static void solver_table(const char *scene_path)
                 }
                 if (c < 0)
                     continue;
-                printf("%-7s %5d² %4d %10.1f %12.1f %6.2fx %11.1f %6.0f%%\n", solvers[k], n, spfs[p], c / 1e6,
-                       ref / 1e6, c / ref, stream / 1e6, 100 * c / stream);
+                printf("%-7s %5d² %4d %10.1f %12.1f %6.2fx %11.1f %6.0f%% %9.1f %5.2fx\n", solvers[k], n, spfs[p],
+                       c / 1e6, ref / 1e6, c / ref, stream / 1e6, 100 * c / stream, c1 / 1e6, c1 / ref);
             }
         }
         fflush(stdout);
