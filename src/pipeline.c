@@ -5,14 +5,16 @@
  * Threads: the frame loop's OpenMP threads and the encoder's own threads
  * share the cores; the producer blocks (sleeps on the condition variable)
  * when the ring is full, so a fast simulation yields the cores to the
- * encoder instead of running ahead. An idle OpenMP thread, though, spins for
- * libgomp's default 300000 rounds (milliseconds) before it sleeps, and those
- * milliseconds are the encoder's: measured here, a quarter of the CPU time of
- * a 1080p render. So the frame loop adapts its OpenMP team: when it found the
- * ring full (the sink is the bottleneck) its next frames run on one thread,
- * which leaves the other cores to the encoder and spins nowhere; when the
- * writer found the ring empty (the frame loop is the bottleneck) the team
- * goes back to every thread (-j). The frames do not depend on the thread
+ * encoder instead of running ahead. Two things waste those cores: an idle
+ * OpenMP thread spins for libgomp's default 300000 rounds (milliseconds)
+ * before it sleeps, and a team of two waits at every barrier for whichever
+ * thread the encoder's threads pushed off a core. Measured here at 1080p
+ * with libx264, a one-thread frame loop beside the encoder was 1.3x faster
+ * than a two-thread one. So the frame loop starts on one OpenMP thread and,
+ * after PIPE_PROBE frames, compares the CPU time it used (this thread) with
+ * the rest of the process's (the writer and the encoder's threads): only
+ * when the frame loop needs clearly more (a cheap sink: hashes, npy) does it
+ * go back to every thread (-j). The frames do not depend on the thread
  * count, so this changes the speed only. docs/performance.md. */
 #include "pipeline.h"
 
@@ -22,9 +24,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Frames in flight: one being written, one ready, one being copied in. */
 #define PIPE_DEPTH 3
+/* Frames over which the frame loop's CPU time is compared with the rest
+ * (after the first two, which carry the start-up). */
+#define PIPE_PROBE 8
 
 struct slot {
     struct frame fr;
@@ -43,8 +49,8 @@ struct pipeline {
     bool allocated;
     long head, tail;              /* frames handed over / written */
     bool done, abandon, failed;   /* no more frames / drop the rest / a write failed */
-    bool starved;                 /* the writer waited for a frame since the last write */
-    int team, max_team;           /* the frame loop's OpenMP threads now / at most */
+    int max_team;                 /* the frame loop's OpenMP threads at most (-j) */
+    double cpu0_self, cpu0_all;   /* CPU seconds of the frame loop's thread and the process at the probe's start */
     struct rr_err err;            /* the failed write's error */
 };
 
@@ -53,10 +59,8 @@ static void *writer(void *arg)
     struct pipeline *p = arg;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (p->tail == p->head && !p->done && !p->abandon) {
-            p->starved = p->tail > 0;
+        while (p->tail == p->head && !p->done && !p->abandon)
             pthread_cond_wait(&p->cv, &p->mu);
-        }
         if (p->abandon || p->tail == p->head)
             break;
         struct slot *s = &p->slots[p->tail % PIPE_DEPTH];
@@ -83,7 +87,7 @@ int pipeline_create(struct pipeline **out, struct sink *sink, struct rr_err *e)
     if (!p)
         return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: out of memory");
     p->sink = sink;
-    p->team = p->max_team = omp_get_max_threads();
+    p->max_team = omp_get_max_threads();
     if (pthread_mutex_init(&p->mu, NULL) != 0) {
         free(p);
         return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: cannot create a mutex");
@@ -98,8 +102,33 @@ int pipeline_create(struct pipeline **out, struct sink *sink, struct rr_err *e)
         return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: cannot start the writer thread");
     }
     p->running = true;
+    if (p->max_team > 1)
+        omp_set_num_threads(1);
     *out = p;
     return 0;
+}
+
+static double cpu_seconds(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The probe (see the top of the file): called before frame `n` is handed over. */
+static void choose_team(struct pipeline *p, long n)
+{
+    if (p->max_team < 2)
+        return;
+    if (n == 2) {
+        p->cpu0_self = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+        p->cpu0_all = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+    } else if (n == 2 + PIPE_PROBE) {
+        double self = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - p->cpu0_self;
+        double rest = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - p->cpu0_all - self;
+        if (self > 1.5 * rest)
+            omp_set_num_threads(p->max_team);
+    }
 }
 
 /* Allocates every slot for frames shaped like fr. */
@@ -130,21 +159,13 @@ int pipeline_write(struct pipeline *p, const struct frame *fr, struct rr_err *e)
     if (!p->allocated && allocate(p, fr, e) < 0)
         return -1;
     pthread_mutex_lock(&p->mu);
-    bool full = false;
-    while (p->head - p->tail == PIPE_DEPTH && !p->failed) {
-        full = true;
+    while (p->head - p->tail == PIPE_DEPTH && !p->failed)
         pthread_cond_wait(&p->cv, &p->mu);
-    }
-    bool failed = p->failed, starved = p->starved;
-    p->starved = false;
+    bool failed = p->failed;
     pthread_mutex_unlock(&p->mu);
     if (failed)
         return writer_error(p, e);
-    int team = full ? 1 : starved ? p->max_team : p->team;
-    if (team != p->team) {
-        p->team = team;
-        omp_set_num_threads(team);
-    }
+    choose_team(p, p->head);
     /* The slot at head is not the writer's until head moves: copy unlocked. */
     struct slot *s = &p->slots[p->head % PIPE_DEPTH];
     size_t px = (size_t)fr->width * fr->height, cells = (size_t)fr->grid_w * fr->grid_h;
@@ -182,8 +203,7 @@ static void stop(struct pipeline *p, bool abandon)
 
 int pipeline_finish(struct pipeline *p, struct rr_err *e)
 {
-    if (p->team != p->max_team)
-        omp_set_num_threads(p->max_team);
+    omp_set_num_threads(p->max_team);
     stop(p, false);
     return p->failed ? writer_error(p, e) : 0;
 }
