@@ -55,7 +55,8 @@ rm -f "$T/frames.mkv"
 t_rr=$(best 3 "$bin" "$T/e2e.json" $S $X -o "$T/rr.mp4" -y -q)
 t_ff=$(best 3 ffmpeg -v error -y -f rawvideo -pix_fmt rgb24 -s 1920x1080 -r 30 -i "$T/frames.rgb" \
        -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$T/ff.mp4")
-pf=$(/usr/bin/time -f %M ffmpeg -v error -y -f rawvideo -pix_fmt rgb24 -s 1920x1080 -r 30 -i "$T/frames.rgb" \
+pf=0
+[ -x /usr/bin/time ] && pf=$(/usr/bin/time -f %M ffmpeg -v error -y -f rawvideo -pix_fmt rgb24 -s 1920x1080 -r 30 -i "$T/frames.rgb" \
      -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$T/ff.mp4" 2>&1 | tail -n 1)
 t_sim=$(best 3 "$bin" "$T/e2e.json" $S --hash -q)
 t_ser=$(best 3 "$bin" "$T/e2e.json" $S --hash -q -j 1)
@@ -70,6 +71,9 @@ rm -f "$T/frames.rgb"
 
 echo
 echo "== memory: peak resident (getrusage ru_maxrss, via /usr/bin/time) against the need"
+if [ ! -x /usr/bin/time ]; then
+    echo "skipped: /usr/bin/time (Debian package time) is not installed"
+else
 # need: both height planes (rows of stride floats, ghost rows included), the
 # wall mask, the renderer's rgb image at grid size and, when the render size
 # differs, its scaled image and output copy, and with a sink the pipeline's 3 copies.
@@ -91,6 +95,7 @@ awk -v p4="$p4" -v n4="$n4" -v pe="$pe" -v ne="$ne" -v pf="$pf" 'BEGIN {
     printf "%-40s %8.1f MB peak, so the encoder needs about that much of its own\n", "ffmpeg encoding 1080p, same settings", pf / 1024
     printf "%-40s %8.2fx of (our need + ffmpeg peak)\n", "1080p mp4", pe / (ne + pf)
 }'
+fi
 
 echo
 echo "== allocations per frame once running (LD_PRELOAD malloc counter: 20 and 40 frames, 640x360)"
