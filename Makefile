@@ -72,6 +72,15 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+# The stencil kernels and the per-step/per-frame sweeps of sim.c (sponges, the
+# blow-up check): -O3 vectorises their row loops (check with
+# `make KERNEL_OPT='-O3 -fopt-info-vec' build/src/solvers/elias.o`); the
+# bits do not change (no -ffast-math, no contraction). docs/performance.md.
+KERNEL_OPT ?= -O3
+KERNEL_OBJ := $(BUILD)/src/solvers/elias.o $(BUILD)/src/solvers/flow.o $(BUILD)/src/solvers/spring.o $(BUILD)/src/tblock.o \
+              $(BUILD)/src/sim.o
+$(KERNEL_OBJ): ALL_CFLAGS += $(KERNEL_OPT)
+
 $(BUILD)/tests/%.o: tests/unit/%.c
 	$(call msg,CC,$<)
 	@mkdir -p $(@D)
@@ -108,16 +117,33 @@ golden: $(BIN_OUT)
 	  if [ -f tests/golden/$$n.skip ]; then echo "golden: $$n skipped ($$(cat tests/golden/$$n.skip))"; continue; fi; \
 	  ./$(BIN_OUT) $$s -o tests/golden/$$n.framemd5 -y -q && echo "golden: $$n"; done
 
-$(BUILD)/tests/bench_solvers: $(BUILD)/tests/bench/bench_solvers.o $(LIB)
+# The bench: its yardsticks (bench_ref.c) are built with their own flags,
+# -O3 -march=native, as the issue asks of the reference loop; fftw3f, when
+# pkg-config finds it, only for the spectral comparison; malloc_count.so
+# counts allocations by LD_PRELOAD (docs/performance.md).
+BENCH_FFTW := $(shell pkg-config --exists fftw3f 2>/dev/null && echo 1)
+BENCH_FFTW_CFLAGS = $(if $(BENCH_FFTW),-DHAVE_FFTW3F $(shell pkg-config --cflags fftw3f))
+BENCH_FFTW_LIBS = $(if $(BENCH_FFTW),$(shell pkg-config --libs fftw3f) -lfftw3f_threads)
+$(BUILD)/tests/bench_solvers: $(BUILD)/tests/bench/bench_solvers.o $(BUILD)/tests/bench/bench_ref.o $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
+	$(Q)$(CC) -o $@ $^ $(BENCH_FFTW_LIBS) $(ALL_LDLIBS)
+
+$(BUILD)/tests/bench/bench_ref.o: tests/bench/bench_ref.c
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=c11 -D_DEFAULT_SOURCE -O3 -march=native -fopenmp $(WARN) -MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/bench/%.o: tests/bench/%.c
 	$(call msg,CC,$<)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(ALL_CFLAGS) $(BENCH_FFTW_CFLAGS) -c -o $@ $<
 
-bench: $(BIN_OUT) $(BUILD)/tests/bench_solvers
+$(BUILD)/tests/malloc_count.so: tests/bench/malloc_count.c
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -O2 $(WARN) -shared -fPIC -o $@ $<
+
+bench: $(BIN_OUT) $(BUILD)/tests/bench_solvers $(BUILD)/tests/malloc_count.so
 	$(Q)sh tests/bench.sh $(BIN_OUT) $(BUILD)
 
 # The man page, the bash completion and the scene schema go with the binary.

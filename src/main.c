@@ -22,6 +22,7 @@
 #include "framehash.h"
 #include "manifest.h"
 #include "outfile.h"
+#include "pipeline.h"
 #include "render.h"
 #include "rr_err.h"
 #include "scene.h"
@@ -256,6 +257,7 @@ struct run {
     struct sim *sim;
     struct renderer *render;
     struct sink *sink;
+    struct pipeline *pipe;       /* writes to sink on its own thread */
     struct probe_log probes;
     char (*expected)[33];        /* --check */
     long n_expected;
@@ -264,6 +266,7 @@ struct run {
 
 static void run_free(struct run *r)
 {
+    pipeline_free(r->pipe);
     sink_free(r->sink);
     render_free(r->render);
     sim_free(r->sim);
@@ -294,7 +297,7 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         .overwrite = o->overwrite, .threads = o->threads,
     };
     if (writes_output) {
-        if (sink_open(&r->sink, sc, &sp, e) < 0)
+        if (sink_open(&r->sink, sc, &sp, e) < 0 || pipeline_create(&r->pipe, r->sink, e) < 0)
             return -1;
         needs = sink_needs(r->sink);
     } else if (!sink_find(sc->output.path, e)) {
@@ -348,7 +351,7 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
         }
         if (r->probes.f)
             probes_write(&r->probes, sc, sim_field(r->sim), i);
-        if (r->sink && sink_write(r->sink, &fr, e) < 0)
+        if (r->pipe && pipeline_write(r->pipe, &fr, e) < 0)
             return -1;
         if (r->manifest)
             manifest_frame(r->manifest, i, md5);
@@ -420,7 +423,7 @@ int main(int argc, char **argv)
         goto end;
     }
     /* Interrupted or not, finish what was written so the frames so far play. */
-    if (r.sink && sink_close(r.sink, &e) < 0) {
+    if (r.sink && (pipeline_finish(r.pipe, &e) < 0 || sink_close(r.sink, &e) < 0)) {
         status = fail(&e);
         goto end;
     }

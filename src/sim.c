@@ -4,8 +4,11 @@
  * One step: the solver's update; on `absorb` edges Mur's condition on the
  * edge cells, then the sponge layers; wall cells set to 0 in both planes
  * (seed 000: obstacles hold height 0, so waves reflect from them inverted);
- * then the sources due at the new step. The scene must outlive the sim (the
- * sources read its oscillators and movers). */
+ * then the sources due at the new step. Steps with nothing between them but
+ * the walls (no absorbing edge, no source due) go to the solver's `advance` in
+ * one call when it has one (temporal blocking, src/tblock.c: the same bits;
+ * docs/performance.md). The scene must outlive the sim (the sources read its
+ * oscillators and movers). */
 #include "sim.h"
 
 #include <math.h>
@@ -16,6 +19,7 @@
 #include "obstacles.h"
 #include "solver.h"
 #include "sources.h"
+#include "tblock.h"
 
 /* Strength of the sponge layer of `absorb` edges (see sponge_profile): weak,
  * because Mur's condition on the edge takes what arrives head-on; the layer
@@ -281,12 +285,33 @@ static int check_finite(const struct sim *s, struct rr_err *e)
     return 0;
 }
 
+/* How many of the next `left` steps may run fused (solver_ops.advance,
+ * src/tblock.c): steps with no absorbing edge and no source due between them (the
+ * sources due after the last of them are applied as usual). 1: none. */
+static int fusable_steps(const struct sim *s, int left)
+{
+    if (!s->ops->advance || left < 2)
+        return 1;
+    for (int k = 0; k < 4; k++)
+        if (s->sponge[k] || s->mur[k])   /* an absorbing edge acts between steps */
+            return 1;
+    long long due = sources_next_due(s->src, s->step + 1) - s->step;
+    int n = due < left ? (int)due : left, most = tblock_max_steps(&s->f);
+    return n < most ? n : most;
+}
+
 int sim_advance_frame(struct sim *s, struct rr_err *e)
 {
     int spf = scene_steps_per_frame(s->sc);
     for (int k = 0; k < spf; k++) {
-        s->ops->step(s->priv, &s->f);
-        apply_mur(s);
+        int n = fusable_steps(s, spf - k);
+        if (n > 1 && s->ops->advance(s->priv, &s->f, n, s->wall_idx, s->n_walls) == n) {
+            k += n - 1;
+            s->step += n - 1;
+        } else {
+            s->ops->step(s->priv, &s->f);
+            apply_mur(s);
+        }
         apply_sponges(s);
         zero_walls(s);
         s->step++;

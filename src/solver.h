@@ -23,6 +23,12 @@ struct solver_ops {
     int (*init)(void *priv, const struct scene *sc, struct field *f, struct rr_err *e);
     /* One time step. Cannot fail. */
     void (*step)(void *priv, struct field *f);
+    /* Optional (NULL: none): n >= 2 steps at once (temporal blocking,
+     * src/tblock.h), each followed by zeroing the wall cells `walls` (sorted
+     * field offsets) in f->cur, when nothing else happens between them.
+     * Returns the steps done: n, or 0 with f untouched when it cannot (the
+     * caller then takes single steps). The bits equal those of the single steps. */
+    int (*advance)(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls);
     /* Frees what init allocated inside priv (not priv itself). Safe after a failed init. */
     void (*free)(void *priv);
     /* Optional: the speed of long waves at cell (x, y) in cells per step, for

@@ -2,6 +2,7 @@
  * setting the initial conditions (see sources.h). */
 #include "sources.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -272,6 +273,22 @@ void sources_apply(struct sources *s, long long step, struct field *f)
         mover_at(mp->m, t, &x, &y);
         stamp(s, f, x, y, x, y, mp->m->radius, mp->m->shape, mp->m->amplitude, 0);
     }
+}
+
+static long long max_ll(long long a, long long b) { return a > b ? a : b; }
+
+long long sources_next_due(const struct sources *s, long long step)
+{
+    long long next = LLONG_MAX;
+    if (s->next_drop < s->n_drops)
+        next = max_ll(step, s->drops[s->next_drop].step);
+    for (int k = 0; k < s->n_osc; k++)
+        if (step < s->osc[k].end && s->osc[k].start < s->osc[k].end)
+            next = next < max_ll(step, s->osc[k].start) ? next : max_ll(step, s->osc[k].start);
+    for (int k = 0; k < s->n_mov; k++)
+        if (step <= s->mov[k].last && s->mov[k].first <= s->mov[k].last)
+            next = next < max_ll(step, s->mov[k].first) ? next : max_ll(step, s->mov[k].first);
+    return next;
 }
 
 void sources_free(struct sources *s)

@@ -51,6 +51,11 @@ void sources_set_walls(struct sources *s, const unsigned char *walls);
  * that were not applied yet are applied too). Cannot fail. */
 void sources_apply(struct sources *s, long long step, struct field *f);
 
+/* The first step >= `step` at which sources_apply would change the field
+ * (a drop, an active oscillator or mover), or LLONG_MAX when nothing is due
+ * any more. sim.c uses it to fuse the steps in between (src/tblock.h). */
+long long sources_next_due(const struct sources *s, long long step);
+
 /* The planned drops, sorted by step (stable), and their number. */
 const struct planned_drop *sources_drops(const struct sources *s, int *n);
 

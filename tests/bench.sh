@@ -1,16 +1,122 @@
 #!/bin/sh
-# make bench: solver throughput (tests/bench/bench_solvers.c) and end-to-end
-# render speed of the example scenes. Numbers only; nothing passes or fails.
+# make bench: solver throughput against a reference loop and the streaming
+# bound (tests/bench/bench_solvers.c), end-to-end 1080p mp4 against the ffmpeg
+# program on the same frames, peak memory against what the grids and frame
+# buffers need, and allocations per frame. Numbers only; nothing passes or
+# fails. docs/performance.md explains the method and the results.
 bin=${1:-./ripplerender}; build=${2:-build}
 set -e
+case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+now() { date +%s.%N; }
+# best TRIES CMD...: the shortest wall time of TRIES runs, in seconds.
+best() {
+    n=$1; shift; b=
+    for i in $(seq "$n"); do
+        t0=$(now); "$@" > /dev/null; t1=$(now)
+        b=$(awk -v a="$t0" -v c="$t1" -v b="$b" 'BEGIN { d = c - a; print (b == "" || d < b) ? d : b }')
+    done
+    echo "$b"
+}
+
+echo "== solvers (cells per second; load: $(cut -d' ' -f1-3 /proc/loadavg))"
 echo '{ "time": { "steps_per_frame": 2 }, "drops": [ { "x": 10, "y": 10 } ] }' > "$T/bench.json"
-"$build/tests/bench_solvers" "$T/bench.json"
+[ "${BENCH_SOLVERS:-1}" = 0 ] || "$build/tests/bench_solvers" "$T/bench.json"
+
 echo
+echo "== end to end: 1920x1080 mp4 (libx264 veryfast crf 20), best of 3"
+frames=45
+cat > "$T/e2e.json" <<JSON
+{
+  "grid":   { "width": 1920, "height": 1080 },
+  "time":   { "fps": 30, "frames": $frames, "steps_per_frame": 2 },
+  "solver": { "type": "elias", "damping": 0.998 },
+  "boundary": "fixed",
+  "drops": [
+    { "time": 0.0, "x": 480, "y": 300, "radius": 8, "amplitude": -2.0, "shape": "cosine" },
+    { "time": 0.3, "x": 1400, "y": 700, "radius": 10, "amplitude": -2.0, "shape": "cosine" },
+    { "time": 0.6, "x": 900, "y": 500, "radius": 6, "amplitude": 1.5, "shape": "cosine" }
+  ],
+  "render": { "mode": "shaded", "width": 1920, "height": 1080, "range": [-0.5, 0.5] },
+  "output": { "path": "out.mp4" }
+}
+JSON
+mode=shaded
+if ! "$bin" "$T/e2e.json" --validate > /dev/null 2>&1; then
+    mode=colormap
+    echo "render mode: shaded is not in this build; using colormap"
+fi
+S="--set render.mode=$mode"
+X="--set output.codec=libx264 --set output.preset=veryfast --set output.crf=20 --set output.pix_fmt=yuv420p"
+# The same frames as raw rgb24 for the ffmpeg program (lossless PNG in mkv, then unpacked; not timed).
+"$bin" "$T/e2e.json" $S -o "$T/frames.mkv" --set output.codec=png -y -q
+ffmpeg -v error -y -i "$T/frames.mkv" -f rawvideo -pix_fmt rgb24 "$T/frames.rgb"
+rm -f "$T/frames.mkv"
+t_rr=$(best 3 "$bin" "$T/e2e.json" $S $X -o "$T/rr.mp4" -y -q)
+t_ff=$(best 3 ffmpeg -v error -y -f rawvideo -pix_fmt rgb24 -s 1920x1080 -r 30 -i "$T/frames.rgb" \
+       -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$T/ff.mp4")
+pf=0
+[ -x /usr/bin/time ] && pf=$(/usr/bin/time -f %M ffmpeg -v error -y -f rawvideo -pix_fmt rgb24 -s 1920x1080 -r 30 -i "$T/frames.rgb" \
+     -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$T/ff.mp4" 2>&1 | tail -n 1)
+t_sim=$(best 3 "$bin" "$T/e2e.json" $S --hash -q)
+t_ser=$(best 3 "$bin" "$T/e2e.json" $S --hash -q -j 1)
+awk -v f="$frames" -v rr="$t_rr" -v ff="$t_ff" -v sim="$t_sim" -v ser="$t_ser" -v m="$mode" 'BEGIN {
+    printf "%-46s %8.1f frames/s\n", "ripplerender -> mp4 (" m ")", f / rr
+    printf "%-46s %8.1f frames/s\n", "ffmpeg, raw rgb24 -> mp4, same settings", f / ff
+    printf "%-46s %8.2f (goal >= 0.9)\n", "ratio", ff / rr
+    printf "%-46s %8.1f ms/frame\n", "simulate + render + md5, no encoder (-j2)", 1000 * sim / f
+    printf "%-46s %8.1f ms/frame\n", "the same on one thread (-j1)", 1000 * ser / f
+}'
+rm -f "$T/frames.rgb"
+
+echo
+echo "== memory: peak resident (getrusage ru_maxrss, via /usr/bin/time) against the need"
+if [ ! -x /usr/bin/time ]; then
+    echo "skipped: /usr/bin/time (Debian package time) is not installed"
+else
+# need: both height planes (rows of stride floats, ghost rows included), the
+# wall mask, the renderer's rgb image at grid size and, when the render size
+# differs, its scaled image and output copy, and with a sink the pipeline's 3 copies.
+need() { # W H RW RH SLOTS
+    awk -v w="$1" -v h="$2" -v rw="$3" -v rh="$4" -v k="$5" 'BEGIN {
+        stride = int((16 + w + 1 + 15) / 16) * 16
+        scaled = (w != rw || h != rh) ? 2 : 0
+        printf "%.0f", (2 * stride * (h + 2) * 4 + w * h + w * h * 3 + rw * rh * 3 * (scaled + k)) / 1024 }'
+}
+peak() { /usr/bin/time -f %M -o "$T/rss" "$@" > /dev/null && cat "$T/rss"; }
+n4=$(need 4096 4096 512 512 0)
+p4=$(peak "$bin" "$T/bench.json" --set grid.width=4096 --set grid.height=4096 --set render.width=512 \
+      --set render.height=512 --set time.frames=4 --hash -q)
+pe=$(peak "$bin" "$T/e2e.json" $S $X -o "$T/rr.mp4" -y -q)
+ne=$(need 1920 1080 1920 1080 3)
+awk -v p4="$p4" -v n4="$n4" -v pe="$pe" -v ne="$ne" -v pf="$pf" 'BEGIN {
+    printf "%-40s %8.1f MB peak %8.1f MB need  %5.2fx (goal <= 1.3)\n", "4096² elias, --hash", p4 / 1024, n4 / 1024, p4 / n4
+    printf "%-40s %8.1f MB peak %8.1f MB need  %5.2fx\n", "1080p mp4 (ours + libx264)", pe / 1024, ne / 1024, pe / ne
+    printf "%-40s %8.1f MB peak, so the encoder needs about that much of its own\n", "ffmpeg encoding 1080p, same settings", pf / 1024
+    printf "%-40s %8.2fx of (our need + ffmpeg peak)\n", "1080p mp4", pe / (ne + pf)
+}'
+fi
+
+echo
+echo "== allocations per frame once running (LD_PRELOAD malloc counter: 20 and 40 frames, 640x360)"
+count() { MALLOC_COUNT_OUT="$1" LD_PRELOAD="$PWD/$build/tests/malloc_count.so" "$bin" "$T/bench.json" \
+          --set grid.width=640 --set grid.height=360 $S -q -f "$2" $3 > /dev/null; sort -k2 "$1" > "$1.s"; }
+for out in hash mp4; do
+    if [ $out = hash ]; then args="--hash"; else args="$X -o $T/rr.mp4 -y"; fi
+    count "$T/m20" 20 "$args"; count "$T/m40" 40 "$args"
+    # Per library that asked: its allocations per frame (those that grew; ripplerender's own always).
+    join -1 2 -2 2 -a 2 -e 0 -o 0,1.1,2.1 "$T/m20.s" "$T/m40.s" | awk -v o="$out" '
+        $1 == "ripplerender" { own = ($3 - $2) / 20; next }
+        $3 > $2 { more = more sprintf(" %s %.1f;", $1, ($3 - $2) / 20) }
+        END { printf "%-5s ripplerender itself: %.1f per frame; libraries:%s\n", o, own, more ? more : " none" }'
+done
+
+echo
+echo "== example scenes, end to end"
 printf '%-22s %8s %10s\n' scene frames "frames/s"
 for s in scenes/*.json; do
     case "$s" in *.schema.json) continue ;; esac
-    frames=$("$bin" "$s" --print-scene | sed -n 's/.*"frames": *\([0-9]*\).*/\1/p' | head -n 1)
-    t0=$(date +%s.%N); "$bin" "$s" -o "$T/x.mp4" -y -q; t1=$(date +%s.%N)
-    awk -v n="$(basename "$s")" -v f="$frames" -v a="$t0" -v b="$t1" 'BEGIN { printf "%-22s %8d %10.1f\n", n, f, f / (b - a) }'
+    frames=$("$bin" "$s" --print-scene | tr -d ' \t' | sed -n 's/.*"frames":\([0-9]*\).*/\1/p' | head -n 1)
+    t=$(best 1 "$bin" "$s" -o "$T/x.mp4" -y -q)
+    awk -v n="$(basename "$s")" -v f="$frames" -v t="$t" 'BEGIN { printf "%-22s %8d %10.1f\n", n, f, f / t }'
 done

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "solver.h"
+#include "tblock.h"
 
 extern const struct solver_ops solver_elias;
 
@@ -50,58 +51,53 @@ static int elias_init(void *priv, const struct scene *sc, struct field *f, struc
  * h - h / 2^n when mul = 1 (h / 2^n == h * 2^-n exactly), with no branch in
  * the loop. Sums are grouped (W + E) + (N + S) so that the result is the same
  * bits under every mirror and rotation of the grid (float addition is
- * commutative but not associative). */
-static void step4(const struct elias *el, struct field *f)
+ * commutative but not associative).
+ *
+ * The row kernels (src/tblock.h) are built twice, for AVX2 (x86-64-v3) and
+ * for the baseline, and picked at load time: the same operations in the same
+ * order on IEEE floats (no fused multiply-add: -std=c11 keeps contraction
+ * off), so the frames are the same bits on either. */
+#define KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
+
+KERNEL static void row4(const void *k, float *restrict out, const float *restrict up,
+                        const float *restrict mid, const float *restrict dn, int w)
 {
-    const int w = f->w, h = f->h;
-    const ptrdiff_t s = f->stride;
+    const struct elias *el = k;
     const float mul = el->mul, sub = el->sub;
-    const float *cur = f->cur;
-    float *prev = f->prev;
-#pragma omp parallel for schedule(static)
-    for (int y = 0; y < h; y++) {
-        const float *restrict up = cur + (y - 1) * s;
-        const float *restrict mid = cur + y * s;
-        const float *restrict dn = cur + (y + 1) * s;
-        float *restrict out = prev + y * s;
-        for (int x = 0; x < w; x++) {
-            float v = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) * 0.5f - out[x];
-            out[x] = v * mul - v * sub;
-        }
+    for (int x = 0; x < w; x++) {
+        float v = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) * 0.5f - out[x];
+        out[x] = v * mul - v * sub;
     }
 }
 
-static void step8(const struct elias *el, struct field *f)
+KERNEL static void row8(const void *k, float *restrict out, const float *restrict up,
+                        const float *restrict mid, const float *restrict dn, int w)
 {
-    const int w = f->w, h = f->h;
-    const ptrdiff_t s = f->stride;
+    const struct elias *el = k;
     const float mul = el->mul, sub = el->sub;
-    const float *cur = f->cur;
-    float *prev = f->prev;
-#pragma omp parallel for schedule(static)
-    for (int y = 0; y < h; y++) {
-        const float *restrict up = cur + (y - 1) * s;
-        const float *restrict mid = cur + y * s;
-        const float *restrict dn = cur + (y + 1) * s;
-        float *restrict out = prev + y * s;
-        for (int x = 0; x < w; x++) {
-            float edge = (mid[x - 1] + mid[x + 1]) + (up[x] + dn[x]);
-            float diag = (up[x - 1] + dn[x + 1]) + (up[x + 1] + dn[x - 1]);
-            float v = (edge + diag) * 0.25f - out[x];
-            out[x] = v * mul - v * sub;
-        }
+    for (int x = 0; x < w; x++) {
+        float edge = (mid[x - 1] + mid[x + 1]) + (up[x] + dn[x]);
+        float diag = (up[x - 1] + dn[x + 1]) + (up[x + 1] + dn[x - 1]);
+        float v = (edge + diag) * 0.25f - out[x];
+        out[x] = v * mul - v * sub;
     }
+}
+
+static struct tblock_kernel kernel(const struct elias *el)
+{
+    return (struct tblock_kernel){ .row = el->neighbors == 8 ? row8 : row4, .k = el, .edges = el->edges };
 }
 
 static void elias_step(void *priv, struct field *f)
 {
-    const struct elias *el = priv;
-    field_fill_ghosts(f, f->cur, el->edges);
-    if (el->neighbors == 8)
-        step8(el, f);
-    else
-        step4(el, f);
-    field_swap(f);
+    const struct tblock_kernel kn = kernel(priv);
+    tblock_step(f, &kn);
+}
+
+static int elias_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls)
+{
+    const struct tblock_kernel kn = kernel(priv);
+    return tblock_advance(f, &kn, n, walls, n_walls);
 }
 
 static void elias_free(void *priv) { (void)priv; }
@@ -111,5 +107,6 @@ const struct solver_ops solver_elias = {
     .priv_size = sizeof(struct elias),
     .init = elias_init,
     .step = elias_step,
+    .advance = elias_advance,
     .free = elias_free,
 };

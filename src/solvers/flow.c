@@ -8,6 +8,7 @@
  * smaller F, and F = 0 freezes the surface. Stable for every F in [0, 1]
  * (r <= 1/4, below the 2-D limit 1/2). docs/solvers.md has the derivation. */
 #include "solver.h"
+#include "tblock.h"
 
 extern const struct solver_ops solver_flow;
 
@@ -33,28 +34,32 @@ static int flow_init(void *priv, const struct scene *sc, struct field *f, struct
 /* Written in the seed's order of operations (the division by F + 1 is kept,
  * so that F = 1 gives the seed's bits); the neighbour sum is grouped
  * (E + W) + (S + N) for mirror symmetry, which for the seed's sum order
- * E + W + S + N changes at most the last bit. */
+ * E + W + S + N changes at most the last bit. One row (src/tblock.h), built
+ * for AVX2 and the baseline as in elias.c (the same bits on either). */
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+static void flow_row(const void *k, float *restrict out, const float *restrict up, const float *restrict mid,
+                     const float *restrict dn, int w)
+{
+    const struct flow *fl = k;
+    const float F = fl->F, F1 = fl->F1, damp = fl->damp;
+    for (int x = 0; x < w; x++) {
+        float mean = ((mid[x + 1] + mid[x - 1]) + (dn[x] + up[x])) / 4.0f;
+        out[x] = (2.0f * (mean * F + mid[x]) / F1 - out[x]) * damp;
+    }
+}
+
 static void flow_step(void *priv, struct field *f)
 {
     const struct flow *fl = priv;
-    field_fill_ghosts(f, f->cur, fl->edges);
-    const int w = f->w, h = f->h;
-    const ptrdiff_t s = f->stride;
-    const float F = fl->F, F1 = fl->F1, damp = fl->damp;
-    const float *cur = f->cur;
-    float *prev = f->prev;
-#pragma omp parallel for schedule(static)
-    for (int y = 0; y < h; y++) {
-        const float *restrict up = cur + (y - 1) * s;
-        const float *restrict mid = cur + y * s;
-        const float *restrict dn = cur + (y + 1) * s;
-        float *restrict out = prev + y * s;
-        for (int x = 0; x < w; x++) {
-            float mean = ((mid[x + 1] + mid[x - 1]) + (dn[x] + up[x])) / 4.0f;
-            out[x] = (2.0f * (mean * F + mid[x]) / F1 - out[x]) * damp;
-        }
-    }
-    field_swap(f);
+    const struct tblock_kernel kn = { .row = flow_row, .k = fl, .edges = fl->edges };
+    tblock_step(f, &kn);
+}
+
+static int flow_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls)
+{
+    const struct flow *fl = priv;
+    const struct tblock_kernel kn = { .row = flow_row, .k = fl, .edges = fl->edges };
+    return tblock_advance(f, &kn, n, walls, n_walls);
 }
 
 static void flow_free(void *priv) { (void)priv; }
@@ -64,5 +69,6 @@ const struct solver_ops solver_flow = {
     .priv_size = sizeof(struct flow),
     .init = flow_init,
     .step = flow_step,
+    .advance = flow_advance,
     .free = flow_free,
 };

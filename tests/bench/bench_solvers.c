@@ -1,73 +1,184 @@
 /* bench_solvers.c: cell updates per second of each finite-difference solver
- * through the public sim API, against a plain single-thread loop of seed 004
- * (/work/shared/seeds/004_*.txt) on the same grid. Prints a table; asserts
- * nothing (speed is measured here, never in tests). */
+ * through the public sim API (sim_advance_frame: steps, walls, sources and
+ * the blow-up check, as a render does), side by side in one run with
+ *   - seed 004's loop (seeds/004_3a2d3bb1fd81942e.txt), one thread, built by
+ *     the bench itself with -O3 -march=native (bench_ref.c),
+ *   - the streaming bound of the grid: one sweep's memory traffic, no
+ *     neighbours, every core (bench_ref.c),
+ * the same solver on one thread (the kernels' own speed, apart from the
+ * threads' scaling, which suffers most when other programs share the cores),
+ * and, when this build has the spectral solver and fftw3f was found, one
+ * spectral step at 1024^2 against an FFTW_MEASURE complex 2-D round trip.
+ * Every figure is the best of several tries (the machine is shared): TRIES
+ * for ripplerender, TRIES + 2 for the yardsticks. Prints
+ * a table; asserts nothing (speed is measured here, never in tests). */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_ref.h"
 #include "scene.h"
 #include "sim.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#ifdef HAVE_FFTW3F
+#include <fftw3.h>
+#endif
 
-/* Seed 004's loop as written there: two plain arrays, 4 neighbours, damping. */
-static double reference_cells_per_s(int n, int steps)
-{
-    float *a = calloc((size_t)n * n, sizeof *a), *b = calloc((size_t)n * n, sizeof *b);
-    if (!a || !b)
-        return 0;
-    a[(n / 2) * n + n / 2] = 1.0f;
-    double t0 = now();
-    for (int s = 0; s < steps; s++) {
-        for (int y = 1; y < n - 1; y++)
-            for (int x = 1; x < n - 1; x++) {
-                float v = (a[y * n + x - 1] + a[y * n + x + 1] + a[(y - 1) * n + x] + a[(y + 1) * n + x]) * 0.5f
-                          - b[y * n + x];
-                b[y * n + x] = v * 0.99f;
-            }
-        float *t = a; a = b; b = t;
-    }
-    double dt = now() - t0;
-    volatile float sink = a[n / 2 * n + n / 3];
-    (void)sink;
-    free(a);
-    free(b);
-    return (double)(n - 2) * (n - 2) * steps / dt;
-}
+#define TRIES 3
+/* Cell updates per timed run: about 0.15 s at 2 Gcells/s. */
+#define CELLS_PER_RUN 3e8
 
-static double sim_cells_per_s(const char *scene_path, const char *solver, int n, int frames)
+struct sim_run {
+    struct scene sc;
+    struct sim *sim;
+};
+
+/* Loads the bench scene with the grid, solver and steps per frame set.
+ * Returns 0, or -1 after printing why (1: the solver is not in this build). */
+static int run_open(struct sim_run *r, const char *scene_path, const char *solver, int n, int spf, int frames)
 {
-    char sets[4][64];
+    char sets[5][64];
     snprintf(sets[0], sizeof sets[0], "grid.width=%d", n);
     snprintf(sets[1], sizeof sets[1], "grid.height=%d", n);
     snprintf(sets[2], sizeof sets[2], "solver.type=%s", solver);
-    snprintf(sets[3], sizeof sets[3], "time.frames=%d", frames + 1);
-    const char *argv[4] = { sets[0], sets[1], sets[2], sets[3] };
-    struct scene sc = { 0 };
+    snprintf(sets[3], sizeof sets[3], "time.frames=%d", frames);
+    snprintf(sets[4], sizeof sets[4], "time.steps_per_frame=%d", spf);
+    const char *argv[5] = { sets[0], sets[1], sets[2], sets[3], sets[4] };
     struct rr_err e = { 0 };
-    struct sim *sim = NULL;
-    if (scene_load(&sc, scene_path, argv, 4, &e) < 0 || sim_create(&sim, &sc, &e) < 0) {
+    memset(r, 0, sizeof *r);
+    if (scene_load(&r->sc, scene_path, argv, 5, &e) < 0 || sim_create(&r->sim, &r->sc, &e) < 0) {
+        scene_free(&r->sc);
+        if (strstr(e.msg, "not available"))
+            return 1;
         fprintf(stderr, "bench: %s\n", e.msg);
-        scene_free(&sc);
-        return 0;
+        return -1;
     }
-    sim_advance_frame(sim, &e);              /* first touch of every page */
-    double t0 = now();
-    for (int f = 0; f < frames; f++)
-        sim_advance_frame(sim, &e);
-    double dt = now() - t0;
-    double cells = (double)n * n * sc.time.steps_per_frame * frames;
-    sim_free(sim);
-    scene_free(&sc);
-    return cells / dt;
+    return 0;
+}
+
+static void run_close(struct sim_run *r)
+{
+    sim_free(r->sim);
+    scene_free(&r->sc);
+}
+
+/* Cells per second of `solver` on an n x n grid, best of TRIES runs of
+ * `frames` frames after one untimed frame (the first touch of every page).
+ * 0: the solver is not in this build; -1: another failure. */
+static double sim_cells_per_s(const char *scene_path, const char *solver, int n, int spf, int frames)
+{
+    struct sim_run r;
+    int st = run_open(&r, scene_path, solver, n, spf, frames * TRIES + 2);
+    if (st)
+        return st > 0 ? 0 : -1;
+    struct rr_err e = { 0 };
+    double best = -1;
+    if (sim_advance_frame(r.sim, &e) < 0)
+        goto out;
+    for (int t = 0; t < TRIES; t++) {
+        double t0 = bench_now();
+        for (int f = 0; f < frames; f++)
+            if (sim_advance_frame(r.sim, &e) < 0)
+                goto out;
+        double c = (double)n * n * spf * frames / (bench_now() - t0);
+        best = c > best ? c : best;
+    }
+out:
+    if (e.msg[0])
+        fprintf(stderr, "bench: %s\n", e.msg);
+    run_close(&r);
+    return best;
+}
+
+static void solver_table(const char *scene_path)
+{
+    static const char *const solvers[] = { "elias", "flow", "wave" };
+    static const int sizes[] = { 512, 2048, 4096 };
+    static const int spfs[] = { 1, 4 };
+    int skipped[3] = { 0 };
+    printf("threads: %d; every figure the best of %d runs\n", omp_get_max_threads(), TRIES);
+    printf("%-7s %6s %4s %10s %12s %7s %11s %7s %9s %6s\n", "solver", "grid", "spf", "Mcells/s", "seed004 1thr",
+           "ratio", "stream bnd", "share", "1 thread", "ratio");
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        int n = sizes[s];
+        int steps = (int)(CELLS_PER_RUN / ((double)n * n)) / 4 * 4;
+        if (steps < 8)
+            steps = 8;
+        double ref = bench_reference(n, steps, TRIES + 2), stream = bench_stream(n, steps, TRIES + 2);
+        for (size_t k = 0; k < sizeof solvers / sizeof *solvers; k++) {
+            if (skipped[k])
+                continue;
+            for (size_t p = 0; p < sizeof spfs / sizeof *spfs; p++) {
+                double c = sim_cells_per_s(scene_path, solvers[k], n, spfs[p], steps / spfs[p]);
+                int threads = omp_get_max_threads();
+                omp_set_num_threads(1);
+                double c1 = c > 0 ? sim_cells_per_s(scene_path, solvers[k], n, spfs[p], steps / spfs[p]) : c;
+                omp_set_num_threads(threads);
+                if (c == 0) {
+                    printf("%-7s skipped: this build has no %s solver\n", solvers[k], solvers[k]);
+                    skipped[k] = 1;
+                    break;
+                }
+                if (c < 0)
+                    continue;
+                printf("%-7s %5d² %4d %10.1f %12.1f %6.2fx %11.1f %6.0f%% %9.1f %5.2fx\n", solvers[k], n, spfs[p],
+                       c / 1e6, ref / 1e6, c / ref, stream / 1e6, 100 * c / stream, c1 / 1e6, c1 / ref);
+            }
+        }
+        fflush(stdout);
+    }
+}
+
+/* One spectral step at 1024^2 against an FFTW complex 2-D forward + inverse
+ * transform of the same size planned with FFTW_MEASURE (the planning is not
+ * timed). Skipped, saying why, when either side is missing. */
+static void spectral_row(const char *scene_path)
+{
+    const int n = 1024, steps = 20;
+    struct sim_run r;
+    int st = run_open(&r, scene_path, "spectral", n, 1, steps * TRIES + 2);
+    if (st) {
+        printf("spectral skipped: %s\n", st > 0 ? "this build has no spectral solver" : "the scene failed");
+        return;
+    }
+    struct rr_err e = { 0 };
+    double best = 1e30;
+    if (sim_advance_frame(r.sim, &e) == 0)
+        for (int t = 0; t < TRIES; t++) {
+            double t0 = bench_now();
+            for (int f = 0; f < steps && sim_advance_frame(r.sim, &e) == 0; f++)
+                ;
+            double dt = (bench_now() - t0) / steps;
+            best = dt < best ? dt : best;
+        }
+    run_close(&r);
+#ifdef HAVE_FFTW3F
+    fftwf_plan_with_nthreads(omp_get_max_threads());
+    fftwf_complex *a = fftwf_alloc_complex((size_t)n * n);
+    fftwf_plan fw = fftwf_plan_dft_2d(n, n, a, a, FFTW_FORWARD, FFTW_MEASURE);
+    fftwf_plan bw = fftwf_plan_dft_2d(n, n, a, a, FFTW_BACKWARD, FFTW_MEASURE);
+    for (size_t i = 0; i < (size_t)n * n; i++)
+        a[i][0] = a[i][1] = (float)(i % 7) * 0.1f;
+    double fbest = 1e30;
+    for (int t = 0; t < TRIES; t++) {
+        double t0 = bench_now();
+        for (int k = 0; k < steps; k++) {
+            fftwf_execute(fw);
+            fftwf_execute(bw);
+        }
+        double dt = (bench_now() - t0) / steps;
+        fbest = dt < fbest ? dt : fbest;
+    }
+    fftwf_destroy_plan(fw);
+    fftwf_destroy_plan(bw);
+    fftwf_free(a);
+    printf("spectral 1024²: one step %.2f ms; FFTW_MEASURE complex 2-D round trip (%d threads) %.2f ms; "
+           "ratio %.2f (goal <= 1.5)\n", best * 1e3, omp_get_max_threads(), fbest * 1e3, best / fbest);
+#else
+    printf("spectral 1024²: one step %.2f ms; FFTW comparison skipped: fftw3f not found by pkg-config\n",
+           best * 1e3);
+#endif
 }
 
 int main(int argc, char **argv)
@@ -76,17 +187,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_solvers SCENE.json\n");
         return 2;
     }
-    static const char *solvers[] = { "elias", "flow", "spring" };
-    static const int sizes[] = { 512, 2048 };
-    printf("threads: %d\n", omp_get_max_threads());
-    printf("%-8s %6s %14s %14s %7s\n", "solver", "grid", "Mcells/s", "seed004 1-thr", "ratio");
-    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
-        int n = sizes[s], frames = n >= 2048 ? 10 : 100;
-        double ref = reference_cells_per_s(n, frames * 2);
-        for (size_t k = 0; k < sizeof solvers / sizeof *solvers; k++) {
-            double c = sim_cells_per_s(argv[1], solvers[k], n, frames);
-            printf("%-8s %5d² %14.1f %14.1f %6.2fx\n", solvers[k], n, c / 1e6, ref / 1e6, ref > 0 ? c / ref : 0);
-        }
-    }
+#ifdef HAVE_FFTW3F
+    fftwf_init_threads();
+#endif
+    solver_table(argv[1]);
+    printf("\n");
+    spectral_row(argv[1]);
     return 0;
 }

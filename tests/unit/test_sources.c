@@ -1,6 +1,7 @@
 /* test_sources.c: drop shapes and their weights, add vs set, drops at a frame
  * and at a time, rain from a seed (same seed same rain, Poisson count), an
  * oscillator, a mover, walls skipped, and the initial plane wave. */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -254,6 +255,50 @@ static void test_oscillator_mover_walls(void **state)
     field_free(&f);
 }
 
+/* sources_next_due: the first step at or after the one asked at which
+ * something is due (what sim.c fuses steps up to), LLONG_MAX after the last. */
+static void test_next_due(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e = { 0 };
+    struct sources *s = NULL;
+    struct field f;
+    base(&sc, 20, 10);
+    sc.time.fps = 10;
+    sc.time.steps_per_frame = 1;   /* dt = 0.1 s */
+    struct drop d[2] = {
+        { .at = { .is_frame = true, .frame = 3 }, .x = 1, .y = 1, .amplitude = 1, .shape = SHAPE_POINT },
+        { .at = { .is_frame = true, .frame = 12 }, .x = 2, .y = 1, .amplitude = 1, .shape = SHAPE_POINT },
+    };
+    /* Active for steps 5 to 9 (t = 0.5 s up to, not including, 1 s). */
+    struct oscillator o = { .x = 2, .y = 2, .radius = 0, .amplitude = 0.5, .frequency = 1,
+                            .start = { .time = 0.5 }, .end = { .time = 1 }, .shape = SHAPE_POINT };
+    /* Active for steps 20 to 30 (its path's first and last times). */
+    struct path_point path[2] = { { 2, 2, 6 }, { 3, 12, 6 } };
+    struct mover m = { .path = path, .n_path = 2, .radius = 0, .amplitude = 1, .shape = SHAPE_POINT };
+    sc.drops = d;
+    sc.n_drops = 2;
+    sc.oscillators = &o;
+    sc.n_oscillators = 1;
+    sc.movers = &m;
+    sc.n_movers = 1;
+    assert_int_equal(field_init(&f, 20, 10, &e), 0);
+    assert_int_equal(sources_create(&s, &sc, &e), 0);
+    sources_apply(s, 0, &f);
+    assert_int_equal(sources_next_due(s, 1), 3);     /* the first drop */
+    sources_apply(s, 3, &f);
+    assert_int_equal(sources_next_due(s, 4), 5);     /* the oscillator starts */
+    assert_int_equal(sources_next_due(s, 7), 7);     /* ... and is due at every step */
+    assert_int_equal(sources_next_due(s, 10), 12);   /* it ended; the second drop */
+    sources_apply(s, 12, &f);
+    assert_int_equal(sources_next_due(s, 13), 20);   /* the mover */
+    assert_int_equal(sources_next_due(s, 30), 30);
+    assert_true(sources_next_due(s, 31) == LLONG_MAX);
+    sources_free(s);
+    field_free(&f);
+}
+
 static void test_initial_wave(void **state)
 {
     (void)state;
@@ -286,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_drop_timing),
         cmocka_unit_test(test_rain),
         cmocka_unit_test(test_oscillator_mover_walls),
+        cmocka_unit_test(test_next_due),
         cmocka_unit_test(test_initial_wave),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,224 @@
+/* pipeline.c: a writer thread behind a ring of PIPE_DEPTH frame copies (see
+ * pipeline.h). One producer (the frame loop) and one consumer (the thread
+ * that calls sink_write), a mutex and a condition variable for both ways.
+ *
+ * Threads: the frame loop's OpenMP threads and the encoder's own threads
+ * share the cores; the producer blocks (sleeps on the condition variable)
+ * when the ring is full, so a fast simulation yields the cores to the
+ * encoder instead of running ahead. Two things waste those cores: an idle
+ * OpenMP thread spins for libgomp's default 300000 rounds (milliseconds)
+ * before it sleeps, and a team of two waits at every barrier for whichever
+ * thread the encoder's threads pushed off a core. Measured here at 1080p
+ * with libx264, a one-thread frame loop beside the encoder was 1.3x faster
+ * than a two-thread one. So the frame loop starts on one OpenMP thread and,
+ * after PIPE_PROBE frames, compares the CPU time it used (this thread) with
+ * the rest of the process's (the writer and the encoder's threads): only
+ * when the frame loop needs clearly more (a cheap sink: hashes, npy) does it
+ * go back to every thread (-j). The frames do not depend on the thread
+ * count, so this changes the speed only. docs/performance.md. */
+#include "pipeline.h"
+
+#include <omp.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Frames in flight: one being written, one ready, one being copied in. */
+#define PIPE_DEPTH 3
+/* Frames over which the frame loop's CPU time is compared with the rest
+ * (after the first two, which carry the start-up). */
+#define PIPE_PROBE 8
+
+struct slot {
+    struct frame fr;
+    uint8_t *rgb;
+    uint16_t *gray16;
+    float *heights;
+};
+
+struct pipeline {
+    struct sink *sink;
+    pthread_t thread;
+    bool running;                 /* the thread was started and not joined */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct slot slots[PIPE_DEPTH];
+    bool allocated;
+    long head, tail;              /* frames handed over / written */
+    bool done, abandon, failed;   /* no more frames / drop the rest / a write failed */
+    int max_team;                 /* the frame loop's OpenMP threads at most (-j) */
+    double cpu0_self, cpu0_all;   /* CPU seconds of the frame loop's thread and the process at the probe's start */
+    struct rr_err err;            /* the failed write's error */
+};
+
+static void *writer(void *arg)
+{
+    struct pipeline *p = arg;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (p->tail == p->head && !p->done && !p->abandon)
+            pthread_cond_wait(&p->cv, &p->mu);
+        if (p->abandon || p->tail == p->head)
+            break;
+        struct slot *s = &p->slots[p->tail % PIPE_DEPTH];
+        pthread_mutex_unlock(&p->mu);
+        struct rr_err e = { 0 };
+        int bad = sink_write(p->sink, &s->fr, &e) < 0;
+        pthread_mutex_lock(&p->mu);
+        p->tail++;
+        pthread_cond_broadcast(&p->cv);
+        if (bad) {
+            p->failed = true;
+            p->err = e;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+int pipeline_create(struct pipeline **out, struct sink *sink, struct rr_err *e)
+{
+    *out = NULL;
+    struct pipeline *p = calloc(1, sizeof *p);
+    if (!p)
+        return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: out of memory");
+    p->sink = sink;
+    p->max_team = omp_get_max_threads();
+    if (pthread_mutex_init(&p->mu, NULL) != 0) {
+        free(p);
+        return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: cannot create a mutex");
+    }
+    if (pthread_cond_init(&p->cv, NULL) != 0) {
+        pthread_mutex_destroy(&p->mu);
+        free(p);
+        return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: cannot create a condition variable");
+    }
+    if (pthread_create(&p->thread, NULL, writer, p) != 0) {
+        pipeline_free(p);
+        return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: cannot start the writer thread");
+    }
+    p->running = true;
+    if (p->max_team > 1)
+        omp_set_num_threads(1);
+    *out = p;
+    return 0;
+}
+
+static double cpu_seconds(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The probe (see the top of the file): called before frame `n` is handed over. */
+static void choose_team(struct pipeline *p, long n)
+{
+    if (p->max_team < 2)
+        return;
+    if (n == 2) {
+        p->cpu0_self = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+        p->cpu0_all = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+    } else if (n == 2 + PIPE_PROBE) {
+        double self = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - p->cpu0_self;
+        double rest = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - p->cpu0_all - self;
+        if (self > 1.5 * rest)
+            omp_set_num_threads(p->max_team);
+    }
+}
+
+/* Allocates every slot for frames shaped like fr. */
+static int allocate(struct pipeline *p, const struct frame *fr, struct rr_err *e)
+{
+    size_t px = (size_t)fr->width * fr->height, cells = (size_t)fr->grid_w * fr->grid_h;
+    for (int k = 0; k < PIPE_DEPTH; k++) {
+        struct slot *s = &p->slots[k];
+        s->rgb = malloc(px * 3);
+        s->gray16 = fr->gray16 ? malloc(px * sizeof *s->gray16) : NULL;
+        s->heights = fr->heights ? malloc(cells * sizeof *s->heights) : NULL;
+        if (!s->rgb || (fr->gray16 && !s->gray16) || (fr->heights && !s->heights))
+            return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: out of memory for %d frames of %dx%d", PIPE_DEPTH,
+                           fr->width, fr->height);
+    }
+    p->allocated = true;
+    return 0;
+}
+
+static int writer_error(struct pipeline *p, struct rr_err *e)
+{
+    *e = p->err;
+    return -1;
+}
+
+int pipeline_write(struct pipeline *p, const struct frame *fr, struct rr_err *e)
+{
+    if (!p->allocated && allocate(p, fr, e) < 0)
+        return -1;
+    pthread_mutex_lock(&p->mu);
+    while (p->head - p->tail == PIPE_DEPTH && !p->failed)
+        pthread_cond_wait(&p->cv, &p->mu);
+    bool failed = p->failed;
+    pthread_mutex_unlock(&p->mu);
+    if (failed)
+        return writer_error(p, e);
+    choose_team(p, p->head);
+    /* The slot at head is not the writer's until head moves: copy unlocked. */
+    struct slot *s = &p->slots[p->head % PIPE_DEPTH];
+    size_t px = (size_t)fr->width * fr->height, cells = (size_t)fr->grid_w * fr->grid_h;
+    s->fr = *fr;
+    memcpy(s->rgb, fr->rgb, px * 3);
+    s->fr.rgb = s->rgb;
+    if (fr->gray16 && s->gray16) {
+        memcpy(s->gray16, fr->gray16, px * sizeof *s->gray16);
+        s->fr.gray16 = s->gray16;
+    }
+    if (fr->heights && s->heights) {
+        memcpy(s->heights, fr->heights, cells * sizeof *s->heights);
+        s->fr.heights = s->heights;
+    }
+    pthread_mutex_lock(&p->mu);
+    p->head++;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    return 0;
+}
+
+/* Tells the thread to stop (after the queued frames unless abandon) and joins it. */
+static void stop(struct pipeline *p, bool abandon)
+{
+    if (!p->running)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->done = true;
+    p->abandon = abandon;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    pthread_join(p->thread, NULL);
+    p->running = false;
+}
+
+int pipeline_finish(struct pipeline *p, struct rr_err *e)
+{
+    omp_set_num_threads(p->max_team);
+    stop(p, false);
+    return p->failed ? writer_error(p, e) : 0;
+}
+
+void pipeline_free(struct pipeline *p)
+{
+    if (!p)
+        return;
+    stop(p, true);
+    for (int k = 0; k < PIPE_DEPTH; k++) {
+        free(p->slots[k].rgb);
+        free(p->slots[k].gray16);
+        free(p->slots[k].heights);
+    }
+    pthread_cond_destroy(&p->cv);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+}

@@ -1,0 +1,32 @@
+/* pipeline.h: hands frames to a sink on a thread of its own, through a small
+ * ring of frame copies, so that simulating and rendering the next frames
+ * overlaps writing (encoding) this one. The frames reach the sink in order
+ * and unchanged; only the thread that writes them differs. */
+#ifndef RR_PIPELINE_H
+#define RR_PIPELINE_H
+
+#include "frame.h"
+#include "rr_err.h"
+#include "sink.h"
+
+struct pipeline;
+
+/* Starts the writer thread for an open sink (which the pipeline borrows).
+ * Returns 0 and *out, or -1 with e filled (RR_EXIT_RUNTIME). */
+int pipeline_create(struct pipeline **out, struct sink *sink, struct rr_err *e);
+
+/* Copies the frame into the ring, waiting while the ring is full, and
+ * returns. The ring's buffers are allocated at the first frame, never after.
+ * Returns 0, or -1 with e filled by the first failed sink_write (reported
+ * here, one or a few frames after the frame that failed). */
+int pipeline_write(struct pipeline *p, const struct frame *fr, struct rr_err *e);
+
+/* Waits until every frame handed over is written and stops the thread.
+ * Returns 0, or -1 with e filled as pipeline_write does. */
+int pipeline_finish(struct pipeline *p, struct rr_err *e);
+
+/* Stops the thread (frames still queued are dropped) and frees everything;
+ * accepts NULL. */
+void pipeline_free(struct pipeline *p);
+
+#endif

@@ -1,0 +1,162 @@
+/* tblock.c: the drivers of the leapfrog row kernels (see tblock.h): a plain
+ * step, and temporal blocking, which advances n steps in one pass so that
+ * each row comes from memory once per n steps instead of once per step.
+ *
+ * The scheme. Level j is the field after j steps; level 0 is f->cur and level
+ * -1 f->prev. A leapfrog step computes level j at row y from level j-1 at rows
+ * y-1, y, y+1 and level j-2 at row y, and writes it over level j-2 in the
+ * same plane (plane j mod 2), so two planes hold every level as in the plain
+ * path. That overwrite is safe once level j-1 is done at rows y-1..y+1, the
+ * only other readers of level j-2 at row y. Every cell of every level is
+ * computed exactly once, from the same inputs and with the same row kernel
+ * as the plain step, so the bits are the same (no redundant halo cells).
+ *
+ * Phase 1, one thread per band of rows [a, b): a wavefront that, for
+ * r = a, a+1, ..., computes level j at row r - (j - 1) for j = 1..n: level j
+ * trails level j-1 by one row, so about n + 2 rows of each plane are in
+ * flight (tblock_max_steps keeps them within L2). Towards a band edge shared
+ * with another band, level j stops j - 1 rows short (a trapezoid), because
+ * the rows beyond depend on the other band's rows. Phase 2, after a barrier:
+ * the triangles left between bands, level by level, rows [c-j+1, c+j-1) of
+ * level j around each band edge c (2 (j - 1) rows: a few per cent of the work).
+ *
+ * Boundaries: a row's ghost columns depend only on that row (fixed, clamp,
+ * absorb as clamp, wrap of left/right), so each row's ghosts are set as soon
+ * as the row is computed, as are the top and bottom ghost rows when rows 0
+ * and h-1 are; a top/bottom wrap would need row h-1 before row 0 of the next
+ * level, so tblock_advance declines it. Wall cells are zeroed in each new row
+ * before its ghosts are set, as sim.c's zero_walls does after a plain step. */
+#include "tblock.h"
+
+#include <omp.h>
+#include <string.h>
+
+/* Bytes of L2 cache that a pass may fill with the rows it keeps in flight:
+ * most of the 512 KiB per core of the machine it was tuned on (docs/performance.md). */
+#define TBLOCK_L2_BYTES (384 * 1024)
+#define TBLOCK_MAX_LEVELS 16
+
+void tblock_step(struct field *f, const struct tblock_kernel *kn)
+{
+    field_fill_ghosts(f, f->cur, kn->edges);
+    const int w = f->w, h = f->h;
+    const ptrdiff_t s = f->stride;
+    const float *cur = f->cur;
+    float *prev = f->prev;
+    const tblock_row_fn row = kn->row;
+    const void *k = kn->k;
+#pragma omp parallel for schedule(static)
+    for (int y = 0; y < h; y++)
+        row(k, prev + y * s, cur + (y - 1) * s, cur + y * s, cur + (y + 1) * s, w);
+    field_swap(f);
+}
+
+int tblock_max_steps(const struct field *f)
+{
+    long m = TBLOCK_L2_BYTES / (2 * (long)f->stride * (long)sizeof(float)) - 3;
+    return m < 2 ? 2 : m > TBLOCK_MAX_LEVELS ? TBLOCK_MAX_LEVELS : (int)m;
+}
+
+struct pass {
+    const struct field *f;
+    const struct tblock_kernel *kn;
+    float *plane[2];              /* plane[j & 1] holds level j */
+    const ptrdiff_t *walls;
+    size_t n_walls;
+};
+
+/* The first wall at an offset >= off (walls are sorted). */
+static size_t first_wall(const struct pass *p, ptrdiff_t off)
+{
+    size_t lo = 0, hi = p->n_walls;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->walls[mid] < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Level j >= 1 at row y, then its walls and ghosts, as the plain path has
+ * them when the next step reads this row. */
+static void level_row(const struct pass *p, int j, int y)
+{
+    const struct field *f = p->f;
+    const int w = f->w, h = f->h;
+    const ptrdiff_t s = f->stride;
+    const float *src = p->plane[(j - 1) & 1];
+    float *base = p->plane[j & 1], *row = base + y * s;
+    p->kn->row(p->kn->k, row, src + (y - 1) * s, src + y * s, src + (y + 1) * s, w);
+    for (size_t i = p->n_walls ? first_wall(p, y * s) : 0; i < p->n_walls && p->walls[i] < y * s + w; i++)
+        base[p->walls[i]] = 0.0f;
+    const enum edge_kind *e = p->kn->edges;
+    const enum edge_kind L = e[EDGE_LEFT], R = e[EDGE_RIGHT];
+    row[-1] = L == EDGE_FIXED ? 0.0f : L == EDGE_WRAP ? row[w - 1] : row[0];
+    row[w] = R == EDGE_FIXED ? 0.0f : R == EDGE_WRAP ? row[0] : row[w - 1];
+    size_t n = (size_t)w + 2;
+    if (y == 0) {
+        if (e[EDGE_TOP] == EDGE_FIXED)
+            memset(base - s - 1, 0, n * sizeof *base);
+        else
+            memcpy(base - s - 1, base - 1, n * sizeof *base);
+    }
+    if (y == h - 1) {
+        if (e[EDGE_BOTTOM] == EDGE_FIXED)
+            memset(base + h * s - 1, 0, n * sizeof *base);
+        else
+            memcpy(base + h * s - 1, base + (h - 1) * s - 1, n * sizeof *base);
+    }
+}
+
+/* Phase 1 on the band [a, b) of rows. */
+static void band(const struct pass *p, int n, int a, int b)
+{
+    const int h = p->f->h;
+    for (int r = a; r < b + n - 1; r++)
+        for (int j = 1; j <= n; j++) {
+            int y = r - (j - 1);
+            int lo = a == 0 ? 0 : a + j - 1, hi = b == h ? h : b - j + 1;
+            if (y >= lo && y < hi)
+                level_row(p, j, y);
+        }
+}
+
+/* Phase 2 around the band edge c. */
+static void gap(const struct pass *p, int n, int c)
+{
+    for (int j = 2; j <= n; j++)
+        for (int y = c - j + 1; y < c + j - 1; y++)
+            level_row(p, j, y);
+}
+
+int tblock_advance(struct field *f, const struct tblock_kernel *kn, int n, const ptrdiff_t *walls,
+                   size_t n_walls)
+{
+    if (kn->edges[EDGE_TOP] == EDGE_WRAP || kn->edges[EDGE_BOTTOM] == EDGE_WRAP)
+        return 0;
+    field_fill_ghosts(f, f->cur, kn->edges);
+    const struct pass p = {
+        .f = f, .kn = kn, .plane = { f->cur, f->prev }, .walls = walls, .n_walls = n_walls,
+    };
+    const int h = f->h;
+    /* Bands at least 2n + 2 rows high keep the gaps of phase 2 apart. */
+    int bands = omp_get_max_threads();
+    if (bands > h / (2 * n + 2))
+        bands = h / (2 * n + 2);
+    if (bands < 1)
+        bands = 1;
+#pragma omp parallel num_threads(bands)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        band(&p, n, (int)((long)h * t / nt), (int)((long)h * (t + 1) / nt));
+#pragma omp barrier
+#pragma omp for schedule(static)
+        for (int i = 1; i < nt; i++)
+            gap(&p, n, (int)((long)h * i / nt));
+    }
+    if (n & 1)
+        field_swap(f);
+    return n;
+}

@@ -1,0 +1,43 @@
+/* tblock.h: row-kernel drivers for the two-level (leapfrog) stencil solvers:
+ * one plain step, and several steps fused into one pass over the grid
+ * (temporal blocking) with results bit-identical to the plain steps. */
+#ifndef RR_TBLOCK_H
+#define RR_TBLOCK_H
+
+#include <stddef.h>
+
+#include "field.h"
+#include "scene.h"
+
+/* One row of one step: on entry out[0..w-1] holds the row one step before
+ * mid; on return, the new row. up, mid and dn are rows y-1, y, y+1 of the
+ * current level, readable from [-1] to [w] (ghosts included). The four row
+ * pointers never alias. k is the solver's constants. */
+typedef void (*tblock_row_fn)(const void *k, float *out, const float *up, const float *mid,
+                              const float *dn, int w);
+
+struct tblock_kernel {
+    tblock_row_fn row;
+    const void *k;
+    const enum edge_kind *edges;   /* the 4 boundary kinds, as field_fill_ghosts takes them */
+};
+
+/* One step: fills the ghosts of f->cur, runs the row kernel over every row
+ * (OpenMP, static rows) writing into f->prev, and swaps. Cannot fail. */
+void tblock_step(struct field *f, const struct tblock_kernel *kn);
+
+/* The most steps tblock_advance fuses in one pass for a field of this stride,
+ * so that the rows a pass keeps in flight fit a core's L2 cache. */
+int tblock_max_steps(const struct field *f);
+
+/* Advances f by n steps (2 <= n <= tblock_max_steps) in one pass, giving the
+ * same bits as n times { tblock_step; zero the wall cells of f->cur }:
+ * walls are the field offsets (y * stride + x) of the wall cells in
+ * increasing order (NULL when n_walls is 0). Nothing else may happen between
+ * the n steps (no sources, no sponges): the caller checks that.
+ * Returns n, or 0 (f untouched) when the boundaries do not allow it: a wrap
+ * of the top or bottom edge joins the last row to the first. */
+int tblock_advance(struct field *f, const struct tblock_kernel *kn, int n, const ptrdiff_t *walls,
+                   size_t n_walls);
+
+#endif

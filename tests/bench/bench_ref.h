@@ -1,0 +1,9 @@
+/* bench_ref.h: the reference loop and the streaming bound (bench_ref.c). */
+#ifndef RR_BENCH_REF_H
+#define RR_BENCH_REF_H
+
+double bench_now(void);
+double bench_reference(int n, int steps, int tries);
+double bench_stream(int n, int sweeps, int tries);
+
+#endif

@@ -1,0 +1,161 @@
+/* test_tblock.c: temporal blocking (src/tblock.c) gives the same bits as the
+ * plain steps: n steps fused in one pass against n single steps each followed
+ * by zeroing the walls, compared cell by cell in both planes, ghosts of the
+ * newest level included, for many grid shapes, step counts, boundary kinds,
+ * wall layouts and thread counts. Also: a top/bottom wrap is declined. */
+#include <omp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "field.h"
+#include "rng.h"
+#include "tblock.h"
+
+/* A leapfrog row with every kind of neighbour weight distinct, so that a
+ * neighbour taken from the wrong row or level changes the result. */
+static void test_row(const void *k, float *out, const float *up, const float *mid, const float *dn, int w)
+{
+    const float d = *(const float *)k;
+    for (int x = 0; x < w; x++)
+        out[x] = ((mid[x - 1] * 0.24f + mid[x + 1] * 0.26f) + (up[x] * 0.23f + dn[x] * 0.27f)
+                  + (up[x - 1] * 0.01f + dn[x + 1] * 0.02f) - out[x] * 0.5f) * d;
+}
+
+static void random_field(struct field *f, uint64_t seed)
+{
+    struct rng r;
+    rng_seed(&r, seed);
+    for (int y = 0; y < f->h; y++)
+        for (int x = 0; x < f->w; x++) {
+            f->cur[y * f->stride + x] = (float)rng_range(&r, -1, 1);
+            f->prev[y * f->stride + x] = (float)rng_range(&r, -1, 1);
+        }
+}
+
+static void zero_walls(struct field *f, const ptrdiff_t *walls, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        f->cur[walls[i]] = f->prev[walls[i]] = 0.0f;
+}
+
+static void expect_same(const struct field *a, const struct field *b, const char *what)
+{
+    for (int y = -1; y <= a->h; y++)
+        for (int x = -1; x <= a->w; x++) {
+            /* Ghosts only for the newest level (the older plane's were never read). */
+            int ghost = x < 0 || y < 0 || x == a->w || y == a->h;
+            float ca = a->cur[y * a->stride + x], cb = b->cur[y * b->stride + x];
+            if (memcmp(&ca, &cb, sizeof ca))
+                fail_msg("%s: cur (%d,%d): plain %a, fused %a", what, x, y, (double)ca, (double)cb);
+            if (ghost)
+                continue;
+            float pa = a->prev[y * a->stride + x], pb = b->prev[y * b->stride + x];
+            if (memcmp(&pa, &pb, sizeof pa))
+                fail_msg("%s: prev (%d,%d): plain %a, fused %a", what, x, y, (double)pa, (double)pb);
+        }
+}
+
+/* One comparison: a w x h grid, n steps, the given edges, walls at every
+ * cell whose index is a multiple of wall_every (0: none), `threads` threads. */
+static void compare(int w, int h, int n, const enum edge_kind edges[4], int wall_every, int threads)
+{
+    struct field a, b;
+    struct rr_err e = { 0 };
+    assert_int_equal(field_init(&a, w, h, &e), 0);
+    assert_int_equal(field_init(&b, w, h, &e), 0);
+    uint64_t seed = (uint64_t)w * 1000003u + (uint64_t)h * 101u + (uint64_t)n;
+    random_field(&a, seed);
+    random_field(&b, seed);
+    ptrdiff_t *walls = calloc((size_t)w * h, sizeof *walls);
+    assert_non_null(walls);
+    size_t nw = 0;
+    for (int k = 0; wall_every && k < w * h; k += wall_every)
+        walls[nw++] = (ptrdiff_t)(k / w) * a.stride + k % w;
+    zero_walls(&a, walls, nw);
+    zero_walls(&b, walls, nw);
+    const float damp = 0.999f;
+    const struct tblock_kernel kn = { .row = test_row, .k = &damp, .edges = edges };
+    omp_set_num_threads(threads);
+    for (int s = 0; s < n; s++) {
+        tblock_step(&a, &kn);
+        zero_walls(&a, walls, nw);
+    }
+    field_fill_ghosts(&a, a.cur, edges);   /* what the next step would read */
+    assert_int_equal(tblock_advance(&b, &kn, n, walls, nw), n);
+    char what[160];
+    snprintf(what, sizeof what, "%dx%d, %d steps, edges %d %d %d %d, walls every %d, %d threads", w, h, n,
+             edges[0], edges[1], edges[2], edges[3], wall_every, threads);
+    expect_same(&a, &b, what);
+    free(walls);
+    field_free(&a);
+    field_free(&b);
+}
+
+static void test_fused_equals_plain(void **state)
+{
+    (void)state;
+    static const enum edge_kind edge_sets[][4] = {
+        { EDGE_FIXED, EDGE_FIXED, EDGE_FIXED, EDGE_FIXED },
+        { EDGE_CLAMP, EDGE_CLAMP, EDGE_CLAMP, EDGE_CLAMP },
+        { EDGE_WRAP, EDGE_WRAP, EDGE_FIXED, EDGE_CLAMP },
+        { EDGE_FIXED, EDGE_ABSORB, EDGE_ABSORB, EDGE_FIXED },
+    };
+    static const int shapes[][2] = { { 37, 29 }, { 64, 200 }, { 5, 3 }, { 1, 1 }, { 130, 41 } };
+    static const int steps[] = { 2, 3, 5, 8 };
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (size_t n = 0; n < sizeof steps / sizeof *steps; n++)
+            for (size_t k = 0; k < sizeof edge_sets / sizeof *edge_sets; k++)
+                for (int threads = 1; threads <= 3; threads++)
+                    compare(shapes[s][0], shapes[s][1], steps[n], edge_sets[k], (int)(s + k) % 3 * 7, threads);
+}
+
+static void test_wrap_declined(void **state)
+{
+    (void)state;
+    static const enum edge_kind edges[4] = { EDGE_FIXED, EDGE_FIXED, EDGE_WRAP, EDGE_WRAP };
+    struct field f;
+    struct rr_err e = { 0 };
+    assert_int_equal(field_init(&f, 8, 8, &e), 0);
+    random_field(&f, 7);
+    float *cur = f.cur;
+    float before = cur[3 * f.stride + 3];
+    const float damp = 1.0f;
+    const struct tblock_kernel kn = { .row = test_row, .k = &damp, .edges = edges };
+    assert_int_equal(tblock_advance(&f, &kn, 4, NULL, 0), 0);
+    assert_ptr_equal(f.cur, cur);
+    assert_true(cur[3 * f.stride + 3] == before);
+    field_free(&f);
+}
+
+static void test_max_steps(void **state)
+{
+    (void)state;
+    struct field f;
+    struct rr_err e = { 0 };
+    assert_int_equal(field_init(&f, 4096, 1, &e), 0);
+    int m = tblock_max_steps(&f);
+    /* m + 3 rows of both planes fit the L2 budget, and m is within [2, 16]. */
+    assert_true(m >= 2 && m <= 16);
+    assert_true((long)(m + 3) * 2 * f.stride * (long)sizeof(float) <= 384 * 1024);
+    field_free(&f);
+    assert_int_equal(field_init(&f, 16, 1, &e), 0);
+    assert_int_equal(tblock_max_steps(&f), 16);
+    field_free(&f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fused_equals_plain),
+        cmocka_unit_test(test_wrap_declined),
+        cmocka_unit_test(test_max_steps),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
