@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include <libavformat/avformat.h>
 #include <libavutil/error.h>
 #include <libavutil/log.h>
 
@@ -212,4 +213,24 @@ void sink_free(struct sink *s)
         s->ops->free(s->priv);
     free(s->priv);
     free(s);
+}
+
+int sink_mux_finish(AVFormatContext *oc, struct outfile *f, const char *path, struct rr_err *e)
+{
+    int ret = av_write_trailer(oc);
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, path, "cannot finish the file", ret);
+    if (oc->pb && (ret = avio_closep(&oc->pb)) < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, path, "write failed", ret);
+    return outfile_commit(f, e);
+}
+
+void sink_mux_free(AVFormatContext **oc)
+{
+    if (!*oc)
+        return;
+    if ((*oc)->pb)
+        avio_closep(&(*oc)->pb);
+    avformat_free_context(*oc);
+    *oc = NULL;
 }

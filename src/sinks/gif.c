@@ -223,24 +223,13 @@ static int gif_close(void *priv, struct rr_err *e)
         return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot finish the palette", ret);
     if (drain(s, e) < 0 || encode(s, NULL, e) < 0)
         return -1;
-    ret = av_write_trailer(s->oc);
-    if (ret < 0)
-        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot finish the file", ret);
-    ret = avio_closep(&s->oc->pb);
-    if (ret < 0)
-        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "write failed", ret);
-    return outfile_commit(&s->file, e);
+    return sink_mux_finish(s->oc, &s->file, s->path, e);
 }
 
 static void gif_free(void *priv)
 {
     struct gif_sink *s = priv;
-    if (s->oc) {
-        if (s->oc->pb)
-            avio_closep(&s->oc->pb);
-        avformat_free_context(s->oc);
-        s->oc = NULL;
-    }
+    sink_mux_free(&s->oc);
     avfilter_graph_free(&s->graph);
     avcodec_free_context(&s->enc);
     av_frame_free(&s->in);

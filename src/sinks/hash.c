@@ -39,7 +39,7 @@ struct hash_sink {
     AVRational tb;              /* 1/fps */
     size_t frame_bytes;
     int width, height;
-    bool header_written, done;
+    bool done;
 };
 
 static int hash_needs(const struct output_config *o, const struct scene *sc)
@@ -86,7 +86,6 @@ static int hash_open(struct hash_sink *s, const char *muxer, const struct output
     ret = avformat_write_header(s->oc, NULL);
     if (ret < 0)
         return sink_av_fail(e, RR_EXIT_RUNTIME, o->path, "cannot write the header", ret);
-    s->header_written = true;
     return 0;
 }
 
@@ -128,16 +127,7 @@ static int hash_write(void *priv, const struct frame *fr, struct rr_err *e)
 static int hash_close(void *priv, struct rr_err *e)
 {
     struct hash_sink *s = priv;
-    int ret = av_write_trailer(s->oc);
-    s->header_written = false;
-    if (ret < 0)
-        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot finish the file", ret);
-    if (s->oc->pb) {
-        ret = avio_closep(&s->oc->pb);
-        if (ret < 0)
-            return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "write failed", ret);
-    }
-    if (outfile_commit(&s->file, e) < 0)
+    if (sink_mux_finish(s->oc, &s->file, s->path, e) < 0)
         return -1;
     s->done = true;
     return 0;
@@ -146,12 +136,7 @@ static int hash_close(void *priv, struct rr_err *e)
 static void hash_free(void *priv)
 {
     struct hash_sink *s = priv;
-    if (s->oc) {
-        if (s->oc->pb)
-            avio_closep(&s->oc->pb);
-        avformat_free_context(s->oc);
-        s->oc = NULL;
-    }
+    sink_mux_free(&s->oc);
     av_packet_free(&s->pkt);
     outfile_abort(&s->file);
 }

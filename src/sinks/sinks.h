@@ -5,8 +5,11 @@
 
 #include <stddef.h>
 
+#include "outfile.h"
 #include "rr_err.h"
 #include "sink.h"
+
+struct AVFormatContext;
 
 extern const struct sink_ops sink_video_ops;
 extern const struct sink_ops sink_pngseq_ops;
@@ -29,5 +32,13 @@ int sink_pattern_name(char *buf, size_t n, const char *pattern, long i);
 
 /* Fills e with "PATH: WHAT: av_strerror(err)" and returns -1. */
 int sink_av_fail(struct rr_err *e, int status, const char *path, const char *what, int err);
+
+/* Finishes a muxer that writes to a temporary outfile: the trailer, the
+ * close, then the rename into place. Returns 0, or -1 with e filled naming
+ * path. The caller frees the context with sink_mux_free either way. */
+int sink_mux_finish(struct AVFormatContext *oc, struct outfile *f, const char *path, struct rr_err *e);
+
+/* Closes the muxer's file if open and frees *oc; NULL-safe, sets *oc to NULL. */
+void sink_mux_free(struct AVFormatContext **oc);
 
 #endif

@@ -57,7 +57,6 @@ struct video_sink {
     int ew, eh;                /* encoded size: padded to even for subsampled chroma */
     uint8_t *pad;              /* ew x eh rgb24 when padding, else NULL */
     int64_t next_pts;
-    bool header_written;
 };
 
 static int video_needs(const struct output_config *o, const struct scene *sc)
@@ -281,7 +280,6 @@ static int video_open(void *priv, const struct output_config *o, const struct si
         sink_av_fail(e, RR_EXIT_RUNTIME, o->path, "cannot write the header", ret);
         goto fail;
     }
-    s->header_written = true;
 
     s->frame = av_frame_alloc();
     s->pkt = av_packet_alloc();
@@ -376,25 +374,13 @@ static int video_close(void *priv, struct rr_err *e)
     struct video_sink *s = priv;
     if (encode(s, NULL, e) < 0)
         return -1;
-    int ret = av_write_trailer(s->oc);
-    s->header_written = false;
-    if (ret < 0)
-        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot finish the file", ret);
-    ret = avio_closep(&s->oc->pb);
-    if (ret < 0)
-        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "write failed", ret);
-    return outfile_commit(&s->file, e);
+    return sink_mux_finish(s->oc, &s->file, s->path, e);
 }
 
 static void video_free(void *priv)
 {
     struct video_sink *s = priv;
-    if (s->oc) {
-        if (s->oc->pb)
-            avio_closep(&s->oc->pb);
-        avformat_free_context(s->oc);
-        s->oc = NULL;
-    }
+    sink_mux_free(&s->oc);
     avcodec_free_context(&s->enc);
     av_frame_free(&s->frame);
     av_packet_free(&s->pkt);
