@@ -4,6 +4,8 @@
 #   make test       unit tests (cmocka) and command-line tests; ends in "N passed, N failed"
 #   make sanitize   the same tests built with AddressSanitizer and UBSan
 #   make bench      speed measurements (numbers, no pass/fail)
+#   make fuzz       libFuzzer on the scene loader and --set (clang; FUZZ_SECONDS per target)
+#   make failtest   every allocation of a run made to fail in turn (ASan build)
 #   make install    PREFIX=/usr/local DESTDIR=
 # Quiet by default; `make V=1` prints every command.
 
@@ -15,6 +17,9 @@ CC      ?= cc
 OPT     ?= -O2 -g
 PKGS    := libavformat libavcodec libavfilter libswscale libavutil libpng libcjson
 TESTPKGS := cmocka
+# The public test suites (JSONTestSuite, PngSuite, libpng's crashers) live in
+# shared/ beside the clone; the tests fail loudly when it is missing.
+SHARED  ?= $(abspath ../shared)
 
 WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-prototypes \
            -Wdouble-promotion -Wformat=2 -Wvla
@@ -30,6 +35,8 @@ PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 TEST_CFLAGS = $(shell pkg-config --cflags $(TESTPKGS) 2>/dev/null)
 TEST_LIBS   = $(shell pkg-config --libs $(TESTPKGS) 2>/dev/null)
+TEST_CFLAGS += -DRR_SHARED_DIR='"$(SHARED)"'
+export RR_SHARED := $(SHARED)
 ALL_CFLAGS  = $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(CPPFLAGS)
 ALL_LDLIBS  = $(SANLD) -fopenmp $(PKG_LIBS) -lm $(LDFLAGS) $(LDLIBS)
 
@@ -54,7 +61,7 @@ endif
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all demo test unit sanitize bench install uninstall clean deps golden
+.PHONY: all demo test unit sanitize bench install uninstall clean deps golden fuzz failtest
 all: $(BIN_OUT)
 
 $(BIN_OUT): $(BUILD)/src/main.o $(LIB)
@@ -115,6 +122,22 @@ $(BUILD)/tests/bench/%.o: tests/bench/%.c
 
 bench: $(BIN_OUT) $(BUILD)/tests/bench_solvers
 	$(Q)sh tests/bench.sh $(BIN_OUT) $(BUILD)
+
+# ---- fuzzing (clang's libFuzzer; not needed by make test) --------------------
+# The regressions in tests/fuzz/regressions are replayed by make test through
+# the normal build (tests/unit/test_regressions.c); this only searches for more.
+FUZZ_CC      ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS   := -std=c11 -D_DEFAULT_SOURCE -g -O1 -Isrc -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=undefined $(shell pkg-config --cflags libcjson 2>/dev/null)
+FUZZ_LIBSRC  := src/scene.c src/scene_json.c src/rr_err.c
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_LIBSRC) src/scene.h src/scene_json.h
+	$(call msg,FUZZCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LIBSRC) $(shell pkg-config --libs libcjson 2>/dev/null) -lm
+
+fuzz: $(BUILD)/fuzz/fuzz_scene $(BUILD)/fuzz/fuzz_set
+	$(Q)sh tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS) $(SHARED)
 
 install: $(BIN_OUT)
 	install -d $(DESTDIR)$(PREFIX)/bin
