@@ -35,7 +35,7 @@ PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 TEST_CFLAGS = $(shell pkg-config --cflags $(TESTPKGS) 2>/dev/null)
 TEST_LIBS   = $(shell pkg-config --libs $(TESTPKGS) 2>/dev/null)
-TEST_CFLAGS += -DRR_SHARED_DIR='"$(SHARED)"'
+TEST_CFLAGS += -DRR_SHARED_DIR='"$(SHARED)"' -DRR_SOURCE_DIR='"$(CURDIR)"'
 export RR_SHARED := $(SHARED)
 ALL_CFLAGS  = $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(CPPFLAGS)
 ALL_LDLIBS  = $(SANLD) -fopenmp $(PKG_LIBS) -lm $(LDFLAGS) $(LDLIBS)

@@ -3,9 +3,9 @@
  * crash, leak or hang; a loaded scene must survive print -> load -> print. */
 #include "fuzz_common.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* One input; aborts on a broken contract. Also replayed by make test. */
+static void fuzz_scene_one(const uint8_t *data, size_t size)
 {
     char path[96];
     fz_write(path, sizeof path, "scene.json", data, size);
@@ -16,5 +16,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else
         fz_round_trip(&sc);
     scene_free(&sc);
+}
+
+#ifndef FUZZ_NO_MAIN
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_scene_one(data, size);
     return 0;
 }
+#endif
