@@ -80,12 +80,37 @@ static const char usage_text[] =
 
 static volatile sig_atomic_t interrupted;
 
+/* SIGINT and SIGTERM: the first asks the frame loop to stop after the current
+ * frame (it then finishes the outputs); a second stops at once, removing the
+ * temporary files (outfile_remove_temps is async-signal-safe) so that nothing
+ * is left under the target names or beside them. */
 static void on_signal(int sig)
 {
     (void)sig;
-    if (interrupted)            /* a second Ctrl-C: stop now, the temporaries go */
+    if (interrupted) {
+        static const char msg[] = "ripplerender: interrupted again: stopped at once, "
+                                  "nothing written (temporary files removed)\n";
+        outfile_remove_temps();
+        ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)w;
         _exit(RR_EXIT_INTERRUPTED);
+    }
     interrupted = 1;
+}
+
+/* Installs on_signal for SIGINT and SIGTERM (SA_RESTART: a write to a pipe
+ * is not cut short), and ignores SIGXFSZ so that a file-size limit (ulimit -f) is an
+ * EFBIG write error with a clean message, not a kill that leaves temporaries. */
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 /* Prints one usage error and a hint; returns the usage exit status. */
@@ -427,6 +452,7 @@ int main(int argc, char **argv)
         goto end;
     }
     bool writes_output = !o.validate && (o.output || !(o.hash || o.check));
+    install_signals();   /* before the first temporary file exists */
     if (run_setup(&r, &o, writes_output, &e) < 0) {
         status = fail(&e);
         goto end;
@@ -438,8 +464,6 @@ int main(int argc, char **argv)
         goto end;
     }
 
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
     double started = now_seconds();
     long done = 0;
     if (run_frames(&r, &o, &done, &e) < 0) {
