@@ -139,6 +139,26 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_LIBSRC
 fuzz: $(BUILD)/fuzz/fuzz_scene $(BUILD)/fuzz/fuzz_set
 	$(Q)sh tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS) $(SHARED)
 
+# ---- allocation-failure injection (make failtest) ---------------------------------
+# A sanitizer build of ripplerender whose own malloc/calloc/realloc/
+# aligned_alloc/strdup/av_malloc calls go through tests/failtest/failalloc.c;
+# tests/failtest/run.sh fails each allocation of a few runs in turn.
+# FAILTEST_STRIDE=k fails only every k-th (a quicker run).
+FAILTEST_STRIDE ?= 1
+FAILTEST_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc,--wrap=strdup,--wrap=av_malloc
+$(BUILD)/ripplerender-failtest: $(BUILD)/src/main.o $(LIB) $(BUILD)/tests/failtest/failalloc.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -o $@ $^ $(FAILTEST_WRAP) $(ALL_LDLIBS)
+
+$(BUILD)/tests/failtest/%.o: tests/failtest/%.c
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+failtest:
+	$(Q)$(MAKE) --no-print-directory SAN=1 BUILD=build/san OPT='-O1 -g' build/san/ripplerender-failtest
+	$(Q)sh tests/failtest/run.sh build/san/ripplerender-failtest $(FAILTEST_STRIDE)
+
 install: $(BIN_OUT)
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BIN_OUT) $(DESTDIR)$(PREFIX)/bin/$(BIN)

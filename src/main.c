@@ -3,7 +3,7 @@
  * (scene -> sim -> render -> sink), and this file alone prints and exits. */
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
+#include <budget.h>
 #include <math.h>
 #include <omp.h>
 #include <signal.h>
@@ -21,6 +21,7 @@
 #include <png.h>
 
 #include "framehash.h"
+#include "budget.h"
 #include "outfile.h"
 #include "render.h"
 #include "rr_err.h"
@@ -153,8 +154,10 @@ static int parse_options(int argc, char **argv, struct options *o)
         { NULL, 0, NULL, 0 },
     };
     o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
-    if (!o->sets)
-        return usage_error("%s", "out of memory");
+    if (!o->sets) {
+        fprintf(stderr, "ripplerender: out of memory\n");
+        return RR_EXIT_RUNTIME;
+    }
     opterr = 0;
     int c;
     long n;
@@ -256,13 +259,15 @@ static void probes_write(struct probe_log *pl, const struct scene *sc, const str
     fputc('\n', pl->f);
 }
 
-static int probes_close(struct probe_log *pl, const char *path, struct rr_err *e)
+/* Closes the CSV's temporary file; the caller commits pl->file once every
+ * output is complete (see the end of main). */
+static int probes_finish(struct probe_log *pl, const char *path, struct rr_err *e)
 {
     FILE *f = pl->f;
     pl->f = NULL;
     if (ferror(f) | fclose(f))
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: write failed: %s", path, strerror(errno));
-    return outfile_commit(&pl->file, e);
+    return 0;
 }
 
 static void probes_free(struct probe_log *pl)
@@ -273,19 +278,16 @@ static void probes_free(struct probe_log *pl)
     outfile_abort(&pl->file);
 }
 
-/* The manifest: what was run, for tabulating sweeps. Written at the end. */
-static int write_manifest(const char *path, const struct scene *sc, char (*md5s)[33], long frames,
-                          double seconds, bool overwrite, struct rr_err *e)
+/* The manifest: what was run, for tabulating sweeps. Written at the end to
+ * the temporary file of *of, which the caller commits (or aborts). */
+static int write_manifest(struct outfile *of, const char *path, const struct scene *sc, char (*md5s)[33],
+                          long frames, double seconds, bool overwrite, struct rr_err *e)
 {
-    struct outfile of = { 0 };
-    if (outfile_begin(&of, path, overwrite, e) < 0)
+    if (outfile_begin(of, path, overwrite, e) < 0)
         return -1;
-    FILE *f = fopen(outfile_temp_path(&of), "w");
-    if (!f) {
-        rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
-        outfile_abort(&of);
-        return -1;
-    }
+    FILE *f = fopen(outfile_temp_path(of), "w");
+    if (!f)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
     fprintf(f, "{\n\"program\": \"ripplerender\",\n\"version\": \"%s\",\n", RR_VERSION);
     fprintf(f, "\"libraries\": { \"ffmpeg\": \"%s\", \"libpng\": \"%s\", \"cjson\": \"%s\" },\n",
             av_version_info(), PNG_LIBPNG_VER_STRING, cJSON_Version());
@@ -295,12 +297,9 @@ static int write_manifest(const char *path, const struct scene *sc, char (*md5s)
     fputs("\n],\n\"scene\": ", f);
     int bad = scene_print(sc, f) < 0;
     fputs("}\n", f);
-    if (bad | ferror(f) | fclose(f)) {
-        rr_fail(e, RR_EXIT_RUNTIME, "%s: write failed: %s", path, strerror(errno));
-        outfile_abort(&of);
-        return -1;
-    }
-    return outfile_commit(&of, e);
+    if (bad | ferror(f) | fclose(f))
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: write failed: %s", path, strerror(errno));
+    return 0;
 }
 
 struct run {
@@ -309,6 +308,7 @@ struct run {
     struct renderer *render;
     struct sink *sink;
     struct probe_log probes;
+    struct outfile manifest;
     char (*expected)[33];        /* --check */
     long n_expected;
     char (*md5s)[33];            /* every frame's hash, for --manifest */
@@ -320,6 +320,7 @@ static void run_free(struct run *r)
     render_free(r->render);
     sim_free(r->sim);
     probes_free(&r->probes);
+    outfile_abort(&r->manifest);
     free(r->expected);
     free(r->md5s);
     scene_free(&r->sc);
@@ -336,6 +337,8 @@ static int run_setup(struct run *r, const struct options *o, bool writes_output,
         free(sc->output.path);
         sc->output.path = p;
     }
+    if (budget_check_run(sc, e) < 0)   /* before anything large is allocated */
+        return -1;
     if (sc->n_probes == 0 && o->probes)
         return rr_fail(e, RR_EXIT_USAGE, "--probes %s: the scene has no probes", o->probes);
     int needs = 0;
@@ -470,17 +473,26 @@ int main(int argc, char **argv)
         status = fail(&e);
         goto end;
     }
-    /* Interrupted or not, finish what was written so the frames so far play. */
+    /* Interrupted or not, finish what was written so the frames so far play.
+     * Everything that can fail for want of memory or space is done first,
+     * under temporary names; the main output is committed by sink_close, and
+     * the probe CSV and manifest after it (renames only), so a failure leaves
+     * no output of this run under its name (docs/output.md). */
+    if (r.probes.f && probes_finish(&r.probes, o.probes, &e) < 0) {
+        status = fail(&e);
+        goto end;
+    }
+    if (o.manifest && write_manifest(&r.manifest, o.manifest, &r.sc, r.md5s, done, now_seconds() - started,
+                                     o.overwrite, &e) < 0) {
+        status = fail(&e);
+        goto end;
+    }
     if (r.sink && sink_close(r.sink, &e) < 0) {
         status = fail(&e);
         goto end;
     }
-    if (r.probes.f && probes_close(&r.probes, o.probes, &e) < 0) {
-        status = fail(&e);
-        goto end;
-    }
-    if (o.manifest && write_manifest(o.manifest, &r.sc, r.md5s, done, now_seconds() - started,
-                                     o.overwrite, &e) < 0) {
+    if ((o.probes && outfile_commit(&r.probes.file, &e) < 0)
+        || (o.manifest && outfile_commit(&r.manifest, &e) < 0)) {
         status = fail(&e);
         goto end;
     }

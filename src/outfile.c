@@ -75,6 +75,11 @@ int outfile_check_target(const char *target, bool overwrite, struct rr_err *e)
     if (stat(target, &st) == 0) {
         if (S_ISDIR(st.st_mode))
             return rr_fail(e, RR_EXIT_RUNTIME, "%s: is a directory", target);
+        /* A device, FIFO or socket (/dev/full, /dev/stdout): a rename would
+         * replace the special file itself, so only regular files are targets. */
+        if (!S_ISREG(st.st_mode))
+            return rr_fail(e, RR_EXIT_RUNTIME, "%s: is not a regular file (outputs are written to a "
+                           "temporary file and renamed into place)", target);
         if (!overwrite)
             return rr_fail(e, RR_EXIT_RUNTIME, "%s: already exists (use -y to replace it)", target);
     } else if (errno != ENOENT) {

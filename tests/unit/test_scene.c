@@ -620,8 +620,10 @@ static void test_steps(void **state)
     assert_string_equal(scene_solver_name((enum solver_type)99), "?");
 }
 
-/* JSONTestSuite: n_* must be refused with status 2 and a message; y_* and
- * i_* either load (only {}-like texts can) or are refused the same way. */
+/* JSONTestSuite: n_* must be refused with status 2 and "invalid JSON"; y_*
+ * either load (only {}-like texts can) or are refused as scenes, never as
+ * JSON; i_* either. Never "out of memory" (a cJSON refusal the strict
+ * scanner missed would read so). */
 static void test_json_suite(void **state)
 {
     (void)state;
@@ -650,6 +652,13 @@ static void test_json_suite(void **state)
                 fail_msg("%s: status %d, message \"%s\"", name, e.status, e.msg);
             if (strchr(e.msg, '\n'))
                 fail_msg("%s: message is more than one line", name);
+            /* y_: valid JSON, refused only as a scene; n_: refused as JSON. */
+            if (name[0] == 'y' && strstr(e.msg, "invalid JSON"))
+                fail_msg("%s: valid JSON refused as invalid: %s", name, e.msg);
+            if (name[0] == 'n' && !strstr(e.msg, "invalid JSON"))
+                fail_msg("%s: not refused as invalid JSON: %s", name, e.msg);
+            if (strstr(e.msg, "out of memory"))
+                fail_msg("%s: %s", name, e.msg);
         }
         scene_free(&sc);
     }
