@@ -77,6 +77,10 @@ static const char usage_text[] =
     "With --hash or --check and no -o, nothing is written: the frames are only hashed.\n"
     "Exit status: 0 success, 1 run-time failure (I/O, encoder, unstable simulation),\n"
     "2 usage error or invalid scene, 3 --check mismatch, 130 interrupted.\n"
+    "Ctrl-C or SIGTERM stops after the current frame and finishes the output so the frames\n"
+    "so far play; a second one stops at once and removes the temporary files.\n"
+    "RIPPLERENDER_MEM_LIMIT=SIZE (bytes, or K M G T; default 4G; none: no limit) caps the\n"
+    "memory a run may need: larger grids, renders and images are refused before allocating.\n"
     "The scene keys are described in docs/scene.md.\n";
 
 static volatile sig_atomic_t interrupted;

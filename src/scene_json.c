@@ -122,6 +122,7 @@ static int scan_string(struct scan *sc)
                 return scan_fail(sc, "unterminated string");
             char x = sc->s[sc->i];
             if (x == 'u') {
+                size_t esc = sc->i - 1;   /* the backslash: where a surrogate error points */
                 unsigned u = 0;
                 for (int k = 1; k <= 4; k++) {
                     if (sc->i + (size_t)k >= sc->n || !is_hex(sc->s[sc->i + (size_t)k]))
@@ -132,8 +133,10 @@ static int scan_string(struct scan *sc)
                 /* UTF-16 surrogates only in pairs, high then low: cJSON
                  * refuses a lone one, and so the scanner must too (else a
                  * failure of cJSON would read as out of memory). */
-                if (u >= 0xDC00 && u <= 0xDFFF)
+                if (u >= 0xDC00 && u <= 0xDFFF) {
+                    sc->i = esc;
                     return scan_fail(sc, "a lone low surrogate in a \\u escape");
+                }
                 if (u >= 0xD800 && u <= 0xDBFF) {
                     unsigned lo = 0;
                     bool pair = sc->i + 6 <= sc->n && sc->s[sc->i] == '\\' && sc->s[sc->i + 1] == 'u';
@@ -141,8 +144,10 @@ static int scan_string(struct scan *sc)
                         pair = is_hex(sc->s[sc->i + (size_t)k]);
                         lo = lo * 16 + (pair ? hex_value(sc->s[sc->i + (size_t)k]) : 0);
                     }
-                    if (!pair || lo < 0xDC00 || lo > 0xDFFF)
+                    if (!pair || lo < 0xDC00 || lo > 0xDFFF) {
+                        sc->i = esc;
                         return scan_fail(sc, "a high surrogate in a \\u escape without its low surrogate");
+                    }
                     sc->i += 6;
                 }
             } else if (strchr("\"\\/bfnrt", x) && x) {
