@@ -139,13 +139,16 @@ check sigint-pngseq-no-temp no_temps "$T/sig"
 # A second signal stops at once, even inside a frame: the run is kept inside
 # its frame loop by a full pipe on standard output (--hash), so that both
 # signals arrive while it writes, whatever the machine's speed (Linux:
-# /proc/PID/wchan tells when it blocks).
+# /proc/PID/wchan says pipe_write or anon_pipe_write once it blocks).
 for out in twice.mkv twice.npy 'twice%05d.png'; do
     rm -rf "$T/sig"; mkdir -p "$T/sig"; rm -f "$T/pipe"; mkfifo "$T/pipe"
     sleep 120 < "$T/pipe" & reader=$!
     head -c 65536 /dev/zero > "$T/pipe"    # the pipe is full before the run writes to it
     "$RR" "$T/small.json" -f 100000 --hash -q -o "$T/sig/$out" > "$T/pipe" 2> "$T/err" & pid=$!
-    k=0; while [ $k -lt 600 ] && [ "$(cat /proc/$pid/wchan 2>/dev/null)" != pipe_write ]; do sleep 0.1; k=$((k + 1)); done
+    k=0; while [ $k -lt 600 ]; do
+        case "$(cat /proc/$pid/wchan 2>/dev/null)" in *pipe_write*) break ;; esac
+        sleep 0.1; k=$((k + 1))
+    done
     kill -INT $pid; sleep 0.2; kill -INT $pid; wait $pid; s=$?
     kill $reader 2>/dev/null; wait $reader 2>/dev/null
     check "second-sigint-exit-130-$out" [ $s -eq 130 ]
