@@ -87,14 +87,14 @@ static volatile sig_atomic_t interrupted;
 
 /* SIGINT and SIGTERM: the first asks the frame loop to stop after the current
  * frame (it then finishes the outputs); a second stops at once, removing the
- * temporary files (outfile_remove_temps is async-signal-safe) so that nothing
- * is left under the target names or beside them. */
+ * temporary files (outfile_remove_temps is async-signal-safe), so nothing is
+ * left beside the targets; outputs already moved into place stay whole. */
 static void on_signal(int sig)
 {
     (void)sig;
     if (interrupted) {
         static const char msg[] = "ripplerender: interrupted again: stopped at once, "
-                                  "nothing written (temporary files removed)\n";
+                                  "temporary files removed\n";
         outfile_remove_temps();
         ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
         (void)w;

@@ -22,7 +22,7 @@ struct live_temp {
 };
 static struct live_temp *volatile live_head;
 
-static void block_stop_signals(sigset_t *old)
+void outfile_hold_signals(sigset_t *old)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -31,29 +31,34 @@ static void block_stop_signals(sigset_t *old)
     pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
+void outfile_release_signals(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 static void live_add(struct live_temp *t)
 {
     sigset_t old;
-    block_stop_signals(&old);
+    outfile_hold_signals(&old);
     t->prev = NULL;
     t->next = live_head;
     if (t->next)
         t->next->prev = t;
     live_head = t;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    outfile_release_signals(&old);
 }
 
 static void live_remove(struct live_temp *t)
 {
     sigset_t old;
-    block_stop_signals(&old);
+    outfile_hold_signals(&old);
     if (t->prev)
         t->prev->next = t->next;
     else
         live_head = t->next;
     if (t->next)
         t->next->prev = t->prev;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    outfile_release_signals(&old);
 }
 
 int outfile_remove_temps(void)

@@ -14,6 +14,7 @@
 #ifndef RR_OUTFILE_H
 #define RR_OUTFILE_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "rr_err.h"
@@ -52,6 +53,12 @@ void outfile_abort(struct outfile *of);
  * entries are linked and unlinked with SIGINT and SIGTERM blocked): for the
  * signal handler that stops at once on a second Ctrl-C. Returns how many. */
 int outfile_remove_temps(void);
+
+/* Holds SIGINT and SIGTERM off in this thread (saving the mask in *old) and
+ * lets them through again: for a run of moves that must not be cut in half,
+ * such as the frames of a PNG sequence. */
+void outfile_hold_signals(sigset_t *old);
+void outfile_release_signals(const sigset_t *old);
 
 /* Moves `temp` to `target` with the same rules as outfile_commit (link+unlink
  * without overwrite, rename with it). Does not remove temp on failure. */
