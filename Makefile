@@ -86,6 +86,13 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(TEST_LIBS) $(ALL_LDLIBS)
 
+# The tests that read SHARED are rebuilt when it changes (make test SHARED=...).
+$(BUILD)/tests/shared-dir: FORCE
+	@mkdir -p $(@D)
+	@echo '$(SHARED)' | cmp -s - $@ || echo '$(SHARED)' > $@
+$(BUILD)/tests/test_image.o $(BUILD)/tests/test_scene.o: $(BUILD)/tests/shared-dir
+FORCE:
+
 # ---- what users run ---------------------------------------------------------
 deps:
 	$(Q)sh .ci/deps.sh
