@@ -11,6 +11,7 @@
  * bits; its output is premultiplied, which is exactly g * a. Colour files are
  * reduced to luminance by libpng. */
 #include "image.h"
+#include "budget.h"
 
 #include <math.h>
 #include <png.h>
@@ -46,6 +47,15 @@ int image_load_gray(struct image *img, const char *path, const char *what, struc
     if (w > SIZE_MAX / h / 2 / comp || w * h > SIZE_MAX / sizeof(float)) {
         rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %zu x %zu pixels overflow the buffer size", path, what,
                 w, h);
+        goto end;
+    }
+    uint64_t budget, need = budget_mul(budget_mul(w, h), 2 * comp + sizeof(float));
+    if (budget_limit(&budget, e) < 0)
+        goto end;
+    if (need > budget) {
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: %zu x %zu pixels need %llu bytes to decode, more than the limit of "
+                "%llu bytes (RIPPLERENDER_MEM_LIMIT)", path, what, w, h, (unsigned long long)need,
+                (unsigned long long)budget);
         goto end;
     }
     buf = malloc(w * h * 2 * comp);

@@ -3,7 +3,7 @@
  * (scene -> sim -> render -> sink), and this file alone prints and exits. */
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
+#include <budget.h>
 #include <math.h>
 #include <omp.h>
 #include <signal.h>
@@ -21,6 +21,7 @@
 
 #include "framehash.h"
 #include "manifest.h"
+#include "budget.h"
 #include "outfile.h"
 #include "pipeline.h"
 #include "render.h"
@@ -78,16 +79,45 @@ static const char usage_text[] =
     "With --hash or --check and no -o, nothing is written: the frames are only hashed.\n"
     "Exit status: 0 success, 1 run-time failure (I/O, encoder, unstable simulation),\n"
     "2 usage error or invalid scene, 3 --check mismatch, 130 interrupted.\n"
+    "Ctrl-C or SIGTERM stops after the current frame and finishes the output so the frames\n"
+    "so far play; a second one stops at once and removes the temporary files.\n"
+    "RIPPLERENDER_MEM_LIMIT=SIZE (bytes, or K M G T; default 4G; none: no limit) caps the\n"
+    "memory a run may need: larger grids, renders and images are refused before allocating.\n"
     "The scene keys are described in docs/scene.md.\n";
 
 static volatile sig_atomic_t interrupted;
 
+/* SIGINT and SIGTERM: the first asks the frame loop to stop after the current
+ * frame (it then finishes the outputs); a second stops at once, removing the
+ * temporary files (outfile_remove_temps is async-signal-safe), so nothing is
+ * left beside the targets; outputs already moved into place stay whole. */
 static void on_signal(int sig)
 {
     (void)sig;
-    if (interrupted)            /* a second Ctrl-C: stop now, the temporaries go */
+    if (interrupted) {
+        static const char msg[] = "ripplerender: interrupted again: stopped at once, "
+                                  "temporary files removed\n";
+        outfile_remove_temps();
+        ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)w;
         _exit(RR_EXIT_INTERRUPTED);
+    }
     interrupted = 1;
+}
+
+/* Installs on_signal for SIGINT and SIGTERM (SA_RESTART: a write to a pipe
+ * is not cut short), and ignores SIGXFSZ so that a file-size limit (ulimit -f) is an
+ * EFBIG write error with a clean message, not a kill that leaves temporaries. */
+static void install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 /* Prints one usage error and a hint; returns the usage exit status. */
@@ -131,8 +161,10 @@ static int parse_options(int argc, char **argv, struct options *o)
     };
     o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
     o->args = malloc(((size_t)argc + 1) * sizeof *o->args);
-    if (!o->sets || !o->args)
-        return usage_error("%s", "out of memory");
+    if (!o->sets || !o->args) {
+        fprintf(stderr, "ripplerender: out of memory\n");
+        return RR_EXIT_RUNTIME;
+    }
     memcpy(o->args, argv, ((size_t)argc + 1) * sizeof *o->args);
     opterr = 0;
     int c;
@@ -235,13 +267,15 @@ static void probes_write(struct probe_log *pl, const struct scene *sc, const str
     fputc('\n', pl->f);
 }
 
-static int probes_close(struct probe_log *pl, const char *path, struct rr_err *e)
+/* Closes the CSV's temporary file; the caller commits pl->file once every
+ * output is complete (see the end of main). */
+static int probes_finish(struct probe_log *pl, const char *path, struct rr_err *e)
 {
     FILE *f = pl->f;
     pl->f = NULL;
     if (ferror(f) | fclose(f))
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: write failed: %s", path, strerror(errno));
-    return outfile_commit(&pl->file, e);
+    return 0;
 }
 
 static void probes_free(struct probe_log *pl)
@@ -287,6 +321,12 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         free(sc->output.path);
         sc->output.path = p;
     }
+    if (budget_check_run(sc, e) < 0)   /* before anything large is allocated */
+        return -1;
+    /* Before the pipeline, which takes the OpenMP team down to one thread
+     * while the encoder is the bottleneck: the manifest records the -j asked for. */
+    if (o->manifest && manifest_create(&r->manifest, o->manifest, o->overwrite, sc->time.frames, argc, o->args, e) < 0)
+        return -1;
     if (sc->n_probes == 0 && o->probes)
         return rr_fail(e, RR_EXIT_USAGE, "--probes %s: the scene has no probes", o->probes);
     int needs = 0;
@@ -306,8 +346,6 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     if (render_create(&r->render, sc, needs, e) < 0 || sim_create(&r->sim, sc, e) < 0)
         return -1;
     if (o->check && framehash_load(o->check, &r->expected, &r->n_expected, e) < 0)
-        return -1;
-    if (o->manifest && manifest_create(&r->manifest, o->manifest, o->overwrite, sc->time.frames, argc, o->args, e) < 0)
         return -1;
     if (o->probes && probes_open(&r->probes, o->probes, sc, o->overwrite, e) < 0)
         return -1;
@@ -404,6 +442,7 @@ int main(int argc, char **argv)
         goto end;
     }
     bool writes_output = !o.validate && (o.output || !(o.hash || o.check));
+    install_signals();   /* before the first temporary file exists */
     if (run_setup(&r, &o, argc, writes_output, &e) < 0) {
         status = fail(&e);
         goto end;
@@ -415,23 +454,30 @@ int main(int argc, char **argv)
         goto end;
     }
 
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
     long done = 0;
     if (run_frames(&r, &o, &done, &e) < 0) {
         status = fail(&e);
         goto end;
     }
-    /* Interrupted or not, finish what was written so the frames so far play. */
-    if (r.sink && (pipeline_finish(r.pipe, &e) < 0 || sink_close(r.sink, &e) < 0)) {
-        status = fail(&e);
-        goto end;
-    }
-    if (r.probes.f && probes_close(&r.probes, o.probes, &e) < 0) {
+    /* Interrupted or not, finish what was written so the frames so far play.
+     * Everything that can fail for want of memory or space is done first,
+     * under temporary names; the main output is committed by sink_close, and
+     * the probe CSV and manifest after it (renames only), so a failure leaves
+     * no output of this run under its name (docs/output.md). */
+    if (r.probes.f && probes_finish(&r.probes, o.probes, &e) < 0) {
         status = fail(&e);
         goto end;
     }
     if (o.manifest && manifest_write(r.manifest, &r.sc, !interrupted, &e) < 0) {
+        status = fail(&e);
+        goto end;
+    }
+    if (r.sink && (pipeline_finish(r.pipe, &e) < 0 || sink_close(r.sink, &e) < 0)) {
+        status = fail(&e);
+        goto end;
+    }
+    if ((o.probes && outfile_commit(&r.probes.file, &e) < 0)
+        || (o.manifest && manifest_commit(r.manifest, &e) < 0)) {
         status = fail(&e);
         goto end;
     }

@@ -33,6 +33,8 @@ struct manifest {
     char started_utc[32];   /* ISO 8601 */
     char **argv;
     int argc;
+    int threads;            /* the worker threads asked for (-j), as the run began */
+    struct outfile file;    /* written by manifest_write, renamed by manifest_commit */
 };
 
 static double now(void)
@@ -52,6 +54,7 @@ void manifest_free(struct manifest *m)
     free(m->path);
     free(m->md5);
     free(m->seconds);
+    outfile_abort(&m->file);
     free(m);
 }
 
@@ -70,6 +73,7 @@ int manifest_create(struct manifest **out, const char *path, bool overwrite, lon
     }
     m->frames = frames;
     m->overwrite = overwrite;
+    m->threads = omp_get_max_threads();
     for (; m->argc < argc; m->argc++)
         if (!(m->argv[m->argc] = strdup(argv[m->argc]))) {
             manifest_free(m);
@@ -146,7 +150,7 @@ static cJSON *build(const struct manifest *m, bool complete)
     for (int i = 0; ok && i < m->argc; i++)
         ok = add_to_array(args, cJSON_CreateString(m->argv[i]));
     ok = ok && cJSON_AddStringToObject(root, "started", m->started_utc)
-         && cJSON_AddNumberToObject(root, "threads", omp_get_max_threads())
+         && cJSON_AddNumberToObject(root, "threads", m->threads)
          && cJSON_AddBoolToObject(root, "complete", complete)
          && cJSON_AddNumberToObject(root, "frame_count", (double)m->done);
     cJSON *timing = ok ? cJSON_AddObjectToObject(root, "timing") : NULL;
@@ -184,7 +188,7 @@ static char *scene_text(const struct scene *sc)
     return buf;
 }
 
-int manifest_write(const struct manifest *m, const struct scene *sc, bool complete, struct rr_err *e)
+int manifest_write(struct manifest *m, const struct scene *sc, bool complete, struct rr_err *e)
 {
     const char *path = m->path;
     cJSON *root = build(m, complete);
@@ -195,18 +199,19 @@ int manifest_write(const struct manifest *m, const struct scene *sc, bool comple
     free(scene);
     if (!text)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", path);
-    struct outfile of = { 0 };
-    if (outfile_begin(&of, path, m->overwrite, e) < 0) {
+    if (outfile_begin(&m->file, path, m->overwrite, e) < 0) {
         free(text);
         return -1;
     }
-    FILE *f = fopen(outfile_temp_path(&of), "w");
+    FILE *f = fopen(outfile_temp_path(&m->file), "w");
     int bad = !f || fputs(text, f) < 0 || fputc('\n', f) == EOF;
     free(text);
-    if (bad | (f && (ferror(f) | fclose(f)))) {
-        rr_fail(e, RR_EXIT_RUNTIME, "%s: write failed: %s", path, strerror(errno));
-        outfile_abort(&of);
-        return -1;
-    }
-    return outfile_commit(&of, e);
+    if (bad | (f && (ferror(f) | fclose(f))))
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: write failed: %s", path, strerror(errno));
+    return 0;
+}
+
+int manifest_commit(struct manifest *m, struct rr_err *e)
+{
+    return outfile_commit(&m->file, e);
 }

@@ -6,9 +6,11 @@
  *     struct manifest *m;
  *     if (manifest_create(&m, path, overwrite, frames, argc, argv, e) < 0) ...  (before the loop)
  *     manifest_frame(m, i, md5);                     (after frame i is written)
- *     manifest_write(m, sc, !interrupted, e);        (after the sinks closed)
- *     manifest_free(m);
- * The file is written atomically (outfile.c). Layout: docs/sweeps.md. */
+ *     manifest_write(m, sc, !interrupted, e);        (after the loop: a temporary file)
+ *     manifest_commit(m, e);                         (after the main output is in place)
+ *     manifest_free(m);                              (removes an uncommitted file)
+ * The file is written atomically (outfile.c): a run that fails leaves no
+ * manifest under its name. Layout: docs/sweeps.md. */
 #ifndef RR_MANIFEST_H
 #define RR_MANIFEST_H
 
@@ -30,9 +32,14 @@ int manifest_create(struct manifest **m, const char *path, bool overwrite, long 
  * previous frame (or since manifest_create). Cannot fail; ignores i out of range. */
 void manifest_frame(struct manifest *m, long i, const char md5[33]);
 
-/* Writes the manifest of the frames recorded so far. `complete` is false for
- * an interrupted run. Returns 0, or -1 with e filled. */
-int manifest_write(const struct manifest *m, const struct scene *sc, bool complete, struct rr_err *e);
+/* Writes the manifest of the frames recorded so far under a temporary name
+ * beside the target. `complete` is false for an interrupted run. Returns 0,
+ * or -1 with e filled. */
+int manifest_write(struct manifest *m, const struct scene *sc, bool complete, struct rr_err *e);
+
+/* Renames the written manifest into place (a rename only: it fails only when
+ * the folder does). Returns 0, or -1 with e filled. */
+int manifest_commit(struct manifest *m, struct rr_err *e);
 
 /* Frees m; NULL is fine. */
 void manifest_free(struct manifest *m);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,63 @@
 #include <unistd.h>
 
 #define TEMP_SUFFIX ".tmp"
+
+/* The temporary files in progress, for outfile_remove_temps. Entries are
+ * changed only with SIGINT and SIGTERM blocked in this thread, so a handler
+ * that interrupts this thread never sees a half-linked entry; the path is
+ * written before the entry is published. */
+struct live_temp {
+    struct live_temp *next, *prev;
+    char path[];
+};
+static struct live_temp *volatile live_head;
+
+void outfile_hold_signals(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+void outfile_release_signals(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+static void live_add(struct live_temp *t)
+{
+    sigset_t old;
+    outfile_hold_signals(&old);
+    t->prev = NULL;
+    t->next = live_head;
+    if (t->next)
+        t->next->prev = t;
+    live_head = t;
+    outfile_release_signals(&old);
+}
+
+static void live_remove(struct live_temp *t)
+{
+    sigset_t old;
+    outfile_hold_signals(&old);
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        live_head = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    outfile_release_signals(&old);
+}
+
+int outfile_remove_temps(void)
+{
+    int n = 0;
+    for (struct live_temp *t = live_head; t; t = t->next)
+        n += unlink(t->path) == 0;
+    return n;
+}
 
 int outfile_check_target(const char *target, bool overwrite, struct rr_err *e)
 {
@@ -22,6 +80,11 @@ int outfile_check_target(const char *target, bool overwrite, struct rr_err *e)
     if (stat(target, &st) == 0) {
         if (S_ISDIR(st.st_mode))
             return rr_fail(e, RR_EXIT_RUNTIME, "%s: is a directory", target);
+        /* A device, FIFO or socket (/dev/full, /dev/stdout): a rename would
+         * replace the special file itself, so only regular files are targets. */
+        if (!S_ISREG(st.st_mode))
+            return rr_fail(e, RR_EXIT_RUNTIME, "%s: is not a regular file (outputs are written to a "
+                           "temporary file and renamed into place)", target);
         if (!overwrite)
             return rr_fail(e, RR_EXIT_RUNTIME, "%s: already exists (use -y to replace it)", target);
     } else if (errno != ENOENT) {
@@ -59,19 +122,23 @@ int outfile_begin(struct outfile *of, const char *target, bool overwrite, struct
     size_t dl = slash ? (size_t)(slash - target + 1) : 0;
     const char *base = target + dl;
     size_t len = strlen(target) + sizeof "/." + sizeof ".XXXXXX" + sizeof TEMP_SUFFIX;
-    char *temp = malloc(len);
+    struct live_temp *live = malloc(sizeof *live + len);
     char *copy = strdup(target);
-    if (!temp || !copy) {
-        free(temp);
+    if (!live || !copy) {
+        free(live);
         free(copy);
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", target);
     }
+    char *temp = live->path;
     snprintf(temp, len, "%.*s.%s.XXXXXX" TEMP_SUFFIX, (int)dl, target, base);
+    /* Listed before it exists, so that no signal finds it unlisted. */
+    live_add(live);
     int fd = mkstemps(temp, (int)strlen(TEMP_SUFFIX));
     if (fd < 0) {
         rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot create a temporary file beside it: %s", target,
                 strerror(errno));
-        free(temp);
+        live_remove(live);
+        free(live);
         free(copy);
         return -1;
     }
@@ -82,6 +149,7 @@ int outfile_begin(struct outfile *of, const char *target, bool overwrite, struct
     close(fd);
     of->target = copy;
     of->temp = temp;
+    of->live = live;
     of->overwrite = overwrite;
     return 0;
 }
@@ -137,8 +205,12 @@ void outfile_abort(struct outfile *of)
         return;
     if (of->temp)
         unlink(of->temp);
-    free(of->temp);
+    if (of->live) {
+        live_remove(of->live);
+        free(of->live);    /* holds of->temp */
+    }
     free(of->target);
     of->temp = NULL;
+    of->live = NULL;
     of->target = NULL;
 }

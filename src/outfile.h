@@ -14,13 +14,15 @@
 #ifndef RR_OUTFILE_H
 #define RR_OUTFILE_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "rr_err.h"
 
 struct outfile {
     char *target;       /* owned copy of the target path; NULL when idle */
-    char *temp;         /* owned path of the temporary file */
+    char *temp;         /* owned path of the temporary file (inside `live`) */
+    void *live;         /* this file's entry in the list outfile_remove_temps walks */
     bool overwrite;
 };
 
@@ -45,6 +47,18 @@ int outfile_commit(struct outfile *of, struct rr_err *e);
 /* Removes the temporary file and finishes; safe on a zeroed, committed or
  * aborted outfile, any number of times. Cannot fail. */
 void outfile_abort(struct outfile *of);
+
+/* Removes every temporary file that is still open (begun, not committed or
+ * aborted) in this process. Async-signal-safe (only unlink(2) on a list whose
+ * entries are linked and unlinked with SIGINT and SIGTERM blocked): for the
+ * signal handler that stops at once on a second Ctrl-C. Returns how many. */
+int outfile_remove_temps(void);
+
+/* Holds SIGINT and SIGTERM off in this thread (saving the mask in *old) and
+ * lets them through again: for a run of moves that must not be cut in half,
+ * such as the frames of a PNG sequence. */
+void outfile_hold_signals(sigset_t *old);
+void outfile_release_signals(const sigset_t *old);
 
 /* Moves `temp` to `target` with the same rules as outfile_commit (link+unlink
  * without overwrite, rename with it). Does not remove temp on failure. */

@@ -6,6 +6,34 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Keeps the message one line whatever it quotes (a key with "\n" in it, a
+ * file name with a tab): control characters become \n, \r, \t or \xNN,
+ * truncated to the record's size. Found by fuzzing (tests/fuzz/regressions). */
+static void one_line(char *msg, size_t size)
+{
+    char out[sizeof ((struct rr_err *)0)->msg];
+    size_t at = 0;
+    for (const char *p = msg; *p && at + 1 < sizeof out; p++) {
+        unsigned char c = (unsigned char)*p;
+        char esc[8];
+        if (c >= 0x20 && c != 0x7F) {
+            out[at++] = (char)c;
+            continue;
+        }
+        if (c == '\n' || c == '\r' || c == '\t')
+            snprintf(esc, sizeof esc, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+        else
+            snprintf(esc, sizeof esc, "\\x%02x", c);
+        size_t n = strlen(esc);
+        if (at + n + 1 > sizeof out)
+            break;
+        memcpy(out + at, esc, n);
+        at += n;
+    }
+    out[at] = '\0';
+    snprintf(msg, size, "%s", out);
+}
+
 int rr_fail(struct rr_err *e, int status, const char *fmt, ...)
 {
     int saved = errno;
@@ -14,6 +42,7 @@ int rr_fail(struct rr_err *e, int status, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(e->msg, sizeof e->msg, fmt, ap);
         va_end(ap);
+        one_line(e->msg, sizeof e->msg);
         e->status = status;
     }
     errno = saved;
@@ -40,6 +69,7 @@ int rr_wrap(struct rr_err *e, const char *fmt, ...)
             m = rest;
         memcpy(e->msg + n, old, m);
         e->msg[n + m] = '\0';
+        one_line(e->msg, sizeof e->msg);
         if (!e->status)
             e->status = RR_EXIT_RUNTIME;
     }

@@ -185,6 +185,8 @@ static void zero_walls(struct sim *s)
     }
 }
 
+static int check_finite(const struct sim *s, struct rr_err *e);
+
 int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
 {
     *out = NULL;
@@ -249,6 +251,8 @@ int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
     }
     sources_apply(s->src, 0, &s->f);
     zero_walls(s);
+    if (check_finite(s, e) < 0)   /* frame 0 too: never render a runaway frame */
+        goto fail;
     *out = s;
     return 0;
 fail:

@@ -108,6 +108,9 @@ static int pngseq_write(void *priv, const struct frame *fr, struct rr_err *e)
 static int pngseq_close(void *priv, struct rr_err *e)
 {
     struct pngseq_sink *s = priv;
+    /* A second Ctrl-C waits for the moves: the set lands whole, not cut. */
+    sigset_t old;
+    outfile_hold_signals(&old);
     for (long i = 0; i < s->n; i++) {
         if (outfile_move(s->files[i].temp, s->files[i].target, s->overwrite, e) < 0) {
             /* Take back what this close already moved, so the set stays
@@ -116,9 +119,11 @@ static int pngseq_close(void *priv, struct rr_err *e)
                 unlink(s->files[k].target);
                 outfile_abort(&s->files[k]);
             }
+            outfile_release_signals(&old);
             return -1;
         }
     }
+    outfile_release_signals(&old);
     for (long i = 0; i < s->n; i++)
         outfile_abort(&s->files[i]);   /* the temporary names are gone: frees the paths */
     s->n = 0;

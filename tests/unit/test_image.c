@@ -17,7 +17,11 @@
 
 #include "image.h"
 
-#define DATA "/work/shared/data/png"
+/* The shared test data beside the clone (Makefile: SHARED ?= ../shared). */
+#ifndef RR_SHARED_DIR
+#error "build with -DRR_SHARED_DIR=\"...\" (the Makefile passes $(SHARED))"
+#endif
+#define DATA RR_SHARED_DIR "/data/png"
 
 static char tmpdir[64];
 
@@ -46,7 +50,7 @@ static int each_png(const char *dir, void (*fn)(const char *path))
 {
     DIR *d = opendir(dir);
     if (!d)
-        fail_msg("cannot open %s", dir);
+        fail_msg("cannot open %s: the shared test data is missing (set SHARED=DIR for make)", dir);
     int n = 0;
     struct dirent *de;
     while ((de = readdir(d))) {

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Runs each libFuzzer target for a bounded time on one core, niced, with a
+# corpus kept in BUILD/fuzz/corpus/NAME between runs, seeded from scenes/,
+# tests/bad/, tests/fuzz/seeds/ and the JSONTestSuite in the shared data.
+# Prints libFuzzer's final line (#execs, cov:, ft:) per target; a crash leaves
+# its input in BUILD/fuzz/artifacts/ and fails. Usage: run.sh BUILD SECONDS SHARED
+build=$1; seconds=${2:-60}; shared=$3
+status=0
+for name in scene set; do
+    bin=$build/fuzz/fuzz_$name
+    corpus=$build/fuzz/corpus/$name
+    mkdir -p "$corpus" "$build/fuzz/artifacts"
+    if [ "$name" = scene ]; then
+        cp scenes/*.json tests/bad/*.json "$corpus"/ 2>/dev/null
+        [ -d "$shared/data/json-test-suite" ] && cp "$shared"/data/json-test-suite/*.json "$corpus"/
+        dict=tests/fuzz/scene.dict
+    else
+        cp tests/fuzz/seeds/set/* "$corpus"/
+        dict=tests/fuzz/set.dict
+    fi
+    log=$build/fuzz/$name.log
+    echo "fuzz: $name for ${seconds}s (log: $log)"
+    nice -n 19 "$bin" "$corpus" tests/fuzz/regressions -dict="$dict" -max_total_time="$seconds" \
+        -timeout=10 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
+        -artifact_prefix="$build/fuzz/artifacts/$name-" >"$log" 2>&1 || status=1
+    grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$log" | tail -n 1
+    grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb|^Done ' "$log"
+    grep -E 'ERROR: |SUMMARY: ' "$log" | head -n 3
+done
+exit $status

@@ -1,0 +1,115 @@
+/* test_budget.c: the memory budget (src/budget.c) and size arithmetic near
+ * 2^31 and 2^64: saturating products, the run estimate computed by hand,
+ * RIPPLERENDER_MEM_LIMIT parsing, and field_init refusing a grid of more than
+ * 2^31 cells before allocating, naming the bytes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "budget.h"
+#include "field.h"
+
+static void test_saturating(void **state)
+{
+    (void)state;
+    assert_true(budget_mul(46341, 46341) == 2147488281ULL);        /* just past 2^31 */
+    assert_true(budget_mul((uint64_t)1 << 32, (uint64_t)1 << 31) == (uint64_t)1 << 63);
+    assert_true(budget_mul((uint64_t)1 << 32, (uint64_t)1 << 32) == UINT64_MAX);
+    assert_true(budget_mul(0, UINT64_MAX) == 0);
+    assert_true(budget_add(UINT64_MAX - 1, 1) == UINT64_MAX);
+    assert_true(budget_add(UINT64_MAX, 1) == UINT64_MAX);
+}
+
+static void test_run_bytes(void **state)
+{
+    (void)state;
+    struct scene sc;
+    memset(&sc, 0, sizeof sc);
+    /* 64 x 48 grid rendered at its own size: (64+40)*(48+2) cells * 26 bytes
+     * + (64+64)*48 pixels * 4 bytes. */
+    sc.grid.width = sc.render.width = 64;
+    sc.grid.height = sc.render.height = 48;
+    assert_true(budget_run_bytes(&sc) == 104ULL * 50 * 26 + 128ULL * 48 * 4);
+    /* Scaled to 1000 x 1000: 14 bytes per output pixel. */
+    sc.render.width = sc.render.height = 1000;
+    assert_true(budget_run_bytes(&sc) == 104ULL * 50 * 26 + 1064ULL * 1000 * 14);
+    /* 65536 x 32768 = 2^31 cells (past the scene's limits, so also past any
+     * int product): computed in 64 bits without wrapping. */
+    sc.grid.width = sc.render.width = 65536;
+    sc.grid.height = sc.render.height = 32768;
+    assert_true(budget_run_bytes(&sc) == 65576ULL * 32770 * 26 + 65600ULL * 32768 * 4);
+    /* INT_MAX sides: still no wrap, and far past any budget. */
+    sc.grid.width = sc.render.width = 2147483647;
+    sc.grid.height = sc.render.height = 2147483647;
+    assert_true(budget_run_bytes(&sc) > ((uint64_t)1 << 62));
+}
+
+static void test_env(void **state)
+{
+    (void)state;
+    uint64_t b;
+    struct rr_err e = { 0 };
+    unsetenv("RIPPLERENDER_MEM_LIMIT");
+    assert_int_equal(budget_limit(&b, &e), 0);
+    assert_true(b == RR_MEM_LIMIT_DEFAULT);
+    setenv("RIPPLERENDER_MEM_LIMIT", "3G", 1);
+    assert_int_equal(budget_limit(&b, &e), 0);
+    assert_true(b == 3ULL << 30);
+    setenv("RIPPLERENDER_MEM_LIMIT", "1500", 1);
+    assert_int_equal(budget_limit(&b, &e), 0);
+    assert_true(b == 1500);
+    setenv("RIPPLERENDER_MEM_LIMIT", "none", 1);
+    assert_int_equal(budget_limit(&b, &e), 0);
+    assert_true(b == UINT64_MAX);
+    setenv("RIPPLERENDER_MEM_LIMIT", "99999999999999999999999T", 1);
+    assert_int_equal(budget_limit(&b, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    setenv("RIPPLERENDER_MEM_LIMIT", "-1", 1);
+    assert_int_equal(budget_limit(&b, &e), -1);
+    setenv("RIPPLERENDER_MEM_LIMIT", "4Q", 1);
+    assert_int_equal(budget_limit(&b, &e), -1);
+    assert_non_null(strstr(e.msg, "RIPPLERENDER_MEM_LIMIT=4Q: expected a size in bytes"));
+    /* A 16384 x 16384 run passes the default 4 GiB and names both numbers. */
+    unsetenv("RIPPLERENDER_MEM_LIMIT");
+    struct scene sc;
+    memset(&sc, 0, sizeof sc);
+    sc.grid.width = sc.render.width = 16384;
+    sc.grid.height = sc.render.height = 16384;
+    assert_int_equal(budget_check_run(&sc, &e), -1);
+    assert_non_null(strstr(e.msg, "need about 8075151392 bytes, more than the limit of 4294967296 bytes"));
+    setenv("RIPPLERENDER_MEM_LIMIT", "8G", 1);
+    assert_int_equal(budget_check_run(&sc, &e), 0);
+    unsetenv("RIPPLERENDER_MEM_LIMIT");
+}
+
+/* field_init: more than 2^31 cells (46341^2) is refused by its own 8 GiB cap
+ * before any allocation, with the byte count. */
+static void test_field_2_31(void **state)
+{
+    (void)state;
+    struct field f;
+    struct rr_err e = { 0 };
+    assert_int_equal(field_init(&f, 46341, 46341, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_non_null(strstr(e.msg, "grid: 46341 x 46341 cells need 17190657792 bytes"));
+    assert_non_null(strstr(e.msg, "more than the limit of 8589934592 bytes"));
+    assert_null(f.mem[0]);
+    assert_int_equal(field_init(&f, 2147483647, 2147483647, &e), -1);
+    assert_null(f.mem[0]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_saturating),
+        cmocka_unit_test(test_run_bytes),
+        cmocka_unit_test(test_env),
+        cmocka_unit_test(test_field_2_31),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,98 @@
+/* test_regressions.c: replays every input the fuzzers ever broke
+ * (tests/fuzz/regressions/scene-* through the scene loader, set-* as --set
+ * lines) through the same checks as the libFuzzer targets, built by the
+ * normal compiler so that make test needs no clang. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define FUZZ_NO_MAIN
+#include "../fuzz/fuzz_scene.c"
+#include "../fuzz/fuzz_set.c"
+
+#ifndef RR_SOURCE_DIR
+#error "build with -DRR_SOURCE_DIR=\"...\" (the Makefile passes the repository root)"
+#endif
+#define REGRESSIONS RR_SOURCE_DIR "/tests/fuzz/regressions"
+
+/* Reads a whole file; fails the test when it cannot. */
+static uint8_t *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("cannot read %s", path);
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *buf = malloc(cap);
+    assert_non_null(buf);
+    size_t got;
+    while ((got = fread(buf + len, 1, cap - len, f)) > 0) {
+        len += got;
+        if (len == cap) {
+            buf = realloc(buf, cap *= 2);
+            assert_non_null(buf);
+        }
+    }
+    fclose(f);
+    *n = len;
+    return buf;
+}
+
+static void test_replay(void **state)
+{
+    (void)state;
+    DIR *d = opendir(REGRESSIONS);
+    if (!d)
+        fail_msg("cannot open %s", REGRESSIONS);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const char *name = de->d_name;
+        bool scene = !strncmp(name, "scene-", 6), set = !strncmp(name, "set-", 4);
+        if (!scene && !set)
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", REGRESSIONS, name);
+        size_t len;
+        uint8_t *data = slurp(path, &len);
+        print_message("replay %s\n", name);
+        if (scene)
+            fuzz_scene_one(data, len);
+        else
+            fuzz_set_one(data, len);
+        free(data);
+        n++;
+    }
+    closedir(d);
+    assert_true(n > 0);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    if (fz_dir[0]) {
+        const char *names[] = { "scene.json", "base.json", "print1.json", "print2.json" };
+        char p[128];
+        for (size_t k = 0; k < 4; k++) {
+            snprintf(p, sizeof p, "%s/%s", fz_dir, names[k]);
+            unlink(p);
+        }
+        rmdir(fz_dir);
+    }
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_replay),
+    };
+    return cmocka_run_group_tests(tests, NULL, teardown);
+}
