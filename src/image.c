@@ -21,6 +21,20 @@
 
 #define IMAGE_MAX_SIDE 16384
 
+/* Opens a PNG with libpng's simplified API and checks its size. Returns 0, or
+ * -1 with e filled (RR_EXIT_USAGE); png_image_free is safe either way. */
+static int begin_read(png_image *pi, const char *path, const char *what, struct rr_err *e)
+{
+    memset(pi, 0, sizeof *pi);
+    pi->version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(pi, path))
+        return rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %s", path, what, pi->message);
+    if (pi->width < 1 || pi->height < 1 || pi->width > IMAGE_MAX_SIDE || pi->height > IMAGE_MAX_SIDE)
+        return rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %u x %u pixels is larger than %d x %d", path,
+                       what, (unsigned)pi->width, (unsigned)pi->height, IMAGE_MAX_SIDE, IMAGE_MAX_SIDE);
+    return 0;
+}
+
 int image_load_gray(struct image *img, const char *path, const char *what, struct rr_err *e)
 {
     png_image pi;
@@ -28,19 +42,10 @@ int image_load_gray(struct image *img, const char *path, const char *what, struc
     int ret = -1;
 
     memset(img, 0, sizeof *img);
-    memset(&pi, 0, sizeof pi);
-    pi.version = PNG_IMAGE_VERSION;
     if (!what)
         what = "image";
-    if (!png_image_begin_read_from_file(&pi, path)) {
-        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %s", path, what, pi.message);
+    if (begin_read(&pi, path, what, e) < 0)
         goto end;
-    }
-    if (pi.width < 1 || pi.height < 1 || pi.width > IMAGE_MAX_SIDE || pi.height > IMAGE_MAX_SIDE) {
-        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %u x %u pixels is larger than %d x %d", path, what,
-                (unsigned)pi.width, (unsigned)pi.height, IMAGE_MAX_SIDE, IMAGE_MAX_SIDE);
-        goto end;
-    }
     int sixteen = (pi.format & PNG_FORMAT_FLAG_LINEAR) != 0;
     pi.format = sixteen ? PNG_FORMAT_LINEAR_Y_ALPHA : PNG_FORMAT_GA;
     size_t w = pi.width, h = pi.height, comp = sixteen ? 2 : 1;
@@ -142,19 +147,10 @@ int image_load_rgb(struct image_rgb *img, const char *path, const char *what, st
     png_image pi;
     int ret = -1;
     memset(img, 0, sizeof *img);
-    memset(&pi, 0, sizeof pi);
-    pi.version = PNG_IMAGE_VERSION;
     if (!what)
         what = "image";
-    if (!png_image_begin_read_from_file(&pi, path)) {
-        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %s", path, what, pi.message);
+    if (begin_read(&pi, path, what, e) < 0)
         goto end;
-    }
-    if (pi.width < 1 || pi.height < 1 || pi.width > IMAGE_MAX_SIDE || pi.height > IMAGE_MAX_SIDE) {
-        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %u x %u pixels is larger than %d x %d", path, what,
-                (unsigned)pi.width, (unsigned)pi.height, IMAGE_MAX_SIDE, IMAGE_MAX_SIDE);
-        goto end;
-    }
     /* Alpha is composited over black by libpng when a background is given. */
     pi.format = PNG_FORMAT_RGB;
     size_t w = pi.width, h = pi.height;
