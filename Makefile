@@ -120,7 +120,7 @@ test: $(BIN_OUT) $(UNIT_BIN)
 	$(Q)sh tests/run.sh $(BUILD) $(BIN_OUT)
 
 sanitize:
-	$(Q)ASAN_OPTIONS=detect_leaks=1 $(MAKE) --no-print-directory SAN=1 BUILD=build/san OPT='-O1 -g' test
+	$(Q)ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 $(MAKE) --no-print-directory SAN=1 BUILD=build/san OPT='-O1 -g' test
 
 # Rewrites the golden frame hashes of every example scene. Run it only when a
 # change of the frames is intended, and say why in the commit message.
