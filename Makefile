@@ -116,7 +116,12 @@ demo: deps
 
 unit: $(UNIT_BIN)
 
-test: $(BIN_OUT) $(UNIT_BIN)
+# The tests' own packages (cmocka, the schema validator, GNU parallel,
+# chromium, man) are installed first when missing, as `make demo` does for
+# the build's: on a fresh machine `make test` is the whole set-up.
+test:
+	$(Q)sh .ci/deps.sh test
+	$(Q)$(MAKE) --no-print-directory $(BIN_OUT) $(UNIT_BIN)
 	$(Q)sh tests/run.sh $(BUILD) $(BIN_OUT)
 
 sanitize:
