@@ -133,10 +133,14 @@ static int water_create(struct renderer *r, const struct scene *sc, struct rr_er
     memcpy(r->edges, sc->boundary, sizeof r->edges);
     if (field_init(&r->surf, r->gw, r->gh, e) < 0)
         return -1;
-    r->gx = av_malloc(gpix * sizeof(float));
-    r->gy = av_malloc(gpix * sizeof(float));
-    if (!r->gx || !r->gy)
-        return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d slopes", r->gw, r->gh);
+    /* shaded and normals take each row's slopes as they go; refract and
+     * caustics read them across rows. */
+    if (rc->mode == RENDER_REFRACT || rc->mode == RENDER_CAUSTICS) {
+        r->gx = av_malloc(gpix * sizeof(float));
+        r->gy = av_malloc(gpix * sizeof(float));
+        if (!r->gx || !r->gy)
+            return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d slopes", r->gw, r->gh);
+    }
     if (rc->mode == RENDER_REFRACT) {
         if (!(r->rgb_out = av_malloc((size_t)r->rw * r->rh * 3)))
             return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->rw, r->rh);
@@ -256,12 +260,6 @@ nomem:
                    rw, rh, gw, gh);
 }
 
-/* v = (h - range0) / (range1 - range0), clamped to [0, 1]; NaN gives 0. */
-static inline float unit(float h, float lo, float span)
-{
-    float v = (h - lo) / span;
-    return fminf(fmaxf(v, 0.0f), 1.0f);
-}
 
 /* One grid row to rgb24 (and 16-bit grey when g16 != NULL). Walls are painted
  * after the colour, so the colour loop stays branch-free. */
@@ -272,37 +270,36 @@ static void render_row(const struct renderer *r, int y, const float *restrict h,
     const float lo = r->lo, span = r->span;
     const size_t row = (size_t)y * w;
     if (r->mode == RENDER_SHADED) {
-        shade_row(&r->look, r->gx + row, r->gy + row, w, rgb);
+        shade_row(&r->look, r->surf.cur + (ptrdiff_t)y * r->surf.stride, r->surf.stride, w, rgb);
     } else if (r->mode == RENDER_NORMALS) {
-        normals_row(r->gx + row, r->gy + row, w, rgb);
+        normals_row(r->look.hs, r->surf.cur + (ptrdiff_t)y * r->surf.stride, r->surf.stride, w, rgb);
     } else if (r->mode == RENDER_CAUSTICS) {
         caustics_row(&r->look, r->light + row, r->floor.rgb ? r->floor.rgb + row * 3 : NULL, w, rgb);
     } else if (r->mode == RENDER_HEIGHT) {
+        /* v = (h - range0) / (range1 - range0) to 0..255 (0..65535), clamped, NaN giving 0 */
         for (int x = 0; x < w; x++) {
-            float v = unit(h[x], lo, span);
-            uint8_t g = (uint8_t)lrintf(v * 255.0f);
+            uint8_t g = (uint8_t)unit_round((h[x] - lo) / span, 255.0f);
             rgb[3 * x] = rgb[3 * x + 1] = rgb[3 * x + 2] = g;
         }
         if (g16)
             for (int x = 0; x < w; x++)
-                g16[x] = (uint16_t)lrintf(unit(h[x], lo, span) * 65535.0f);
+                g16[x] = (uint16_t)unit_round((h[x] - lo) / span, 65535.0f);
     } else {
         const unsigned char (*map)[3] = r->map;
         for (int x = 0; x < w; x++) {
-            long i = lrintf(unit(h[x], lo, span) * 255.0f);
+            int i = unit_round((h[x] - lo) / span, 255.0f);
             rgb[3 * x] = map[i][0];
             rgb[3 * x + 1] = map[i][1];
             rgb[3 * x + 2] = map[i][2];
         }
     }
-    if (walls) {
-        for (int x = 0; x < w; x++) {
-            if (walls[x] == 1) {
-                memcpy(rgb + 3 * x, r->wall, 3);
-                if (g16)
-                    g16[x] = r->wall16;
-            }
-        }
+    /* memchr: most rows have no wall, and glibc scans them a vector at a time. */
+    for (const unsigned char *p = walls ? memchr(walls, 1, (size_t)w) : NULL; p;
+         p = memchr(p + 1, 1, (size_t)(walls + w - (p + 1)))) {
+        size_t x = (size_t)(p - walls);
+        memcpy(rgb + 3 * x, r->wall, 3);
+        if (g16)
+            g16[x] = r->wall16;
     }
 }
 
@@ -323,13 +320,17 @@ static void copy_heights(struct renderer *r, const struct field *f, struct frame
 }
 
 /* Copies the heights beside ghost cells filled from the scene's boundary
- * kinds, then takes the slopes (and the caustics' light). Cannot fail. */
+ * kinds, then, for refract and caustics, takes the slopes (and the
+ * caustics' light). Cannot fail. */
 static void water_prepare(struct renderer *r, const struct field *f)
 {
+#pragma omp parallel for schedule(static) if ((long)r->gw * r->gh >= 65536)
     for (int y = 0; y < r->gh; y++)
         memcpy(r->surf.cur + (ptrdiff_t)y * r->surf.stride, f->cur + (ptrdiff_t)y * f->stride,
                (size_t)r->gw * sizeof(float));
     field_fill_ghosts(&r->surf, r->surf.cur, r->edges);
+    if (!r->gx)
+        return;
     water_slopes(&r->surf, r->look.hs, r->gx, r->gy);
     if (r->mode == RENDER_CAUSTICS)
         caustics_gather(r->gx, r->gy, r->gw, r->gh, r->look.depth, r->edges[EDGE_LEFT] == EDGE_WRAP,
@@ -372,7 +373,7 @@ int render_frame(struct renderer *r, const struct field *f, const unsigned char 
                        f->h, r->gw, r->gh);
     const int gw = r->gw, gh = r->gh;
     const bool g16 = r->g16_grid != NULL;
-    if (r->gx) {
+    if (r->mode >= RENDER_SHADED) {
         water_prepare(r, f);
         if (r->mode == RENDER_REFRACT)
             return refract_frame(r, f, walls, index, fr);
