@@ -41,6 +41,7 @@ struct renderer {
     enum edge_kind edges[4];
     struct field surf;
     float *gx, *gy;
+    float *zeros;              /* shaded, normals: a fixed edge's ghost row */
     float *light;              /* caustics: the floor's light */
     float *rays;               /* caustics: landing points (CAUSTICS_SCRATCH) */
     struct image_rgb bg;       /* refract: the background at render size */
@@ -74,6 +75,7 @@ void render_free(struct renderer *r)
     field_free(&r->surf);
     av_free(r->gx);
     av_free(r->gy);
+    av_free(r->zeros);
     av_free(r->light);
     av_free(r->rays);
     image_rgb_free(&r->bg);
@@ -131,11 +133,15 @@ static int water_create(struct renderer *r, const struct scene *sc, struct rr_er
     size_t gpix = (size_t)r->gw * r->gh;
     water_look_init(&r->look, rc);
     memcpy(r->edges, sc->boundary, sizeof r->edges);
-    if (field_init(&r->surf, r->gw, r->gh, e) < 0)
-        return -1;
-    /* shaded and normals take each row's slopes as they go; refract and
-     * caustics read them across rows. */
-    if (rc->mode == RENDER_REFRACT || rc->mode == RENDER_CAUSTICS) {
+    /* shaded and normals take each row's slopes as they go, from the
+     * simulation's own heights; refract and caustics read them across rows,
+     * from a copy with filled ghosts. */
+    if (rc->mode == RENDER_SHADED || rc->mode == RENDER_NORMALS) {
+        if (!(r->zeros = av_calloc((size_t)r->gw, sizeof(float))))
+            return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->gw, r->gh);
+    } else {
+        if (field_init(&r->surf, r->gw, r->gh, e) < 0)
+            return -1;
         r->gx = av_malloc(gpix * sizeof(float));
         r->gy = av_malloc(gpix * sizeof(float));
         if (!r->gx || !r->gy)
@@ -263,16 +269,39 @@ nomem:
 
 /* One grid row to rgb24 (and 16-bit grey when g16 != NULL). Walls are painted
  * after the colour, so the colour loop stays branch-free. */
-static void render_row(const struct renderer *r, int y, const float *restrict h, const unsigned char *walls,
-                       uint8_t *restrict rgb, uint16_t *restrict g16)
+/* Row y's neighbourhood in f for the slopes, the ghosts as field_fill_ghosts
+ * fills them from the scene's boundary kinds (fixed: 0, wrap: the opposite
+ * edge, the others: the edge itself), read in place. */
+static void nbhd(const struct renderer *r, const struct field *f, int y, struct row_nbhd *rn)
+{
+    const int w = r->gw, h = r->gh;
+    const ptrdiff_t s = f->stride;
+    const enum edge_kind *e = r->edges;
+    rn->mid = f->cur + (ptrdiff_t)y * s;
+    rn->up = y > 0 ? rn->mid - s
+             : e[EDGE_TOP] == EDGE_FIXED ? r->zeros
+             : e[EDGE_TOP] == EDGE_WRAP ? f->cur + (ptrdiff_t)(h - 1) * s : rn->mid;
+    rn->dn = y < h - 1 ? rn->mid + s
+             : e[EDGE_BOTTOM] == EDGE_FIXED ? r->zeros
+             : e[EDGE_BOTTOM] == EDGE_WRAP ? f->cur : rn->mid;
+    const enum edge_kind L = e[EDGE_LEFT], R = e[EDGE_RIGHT];
+    rn->left = L == EDGE_FIXED ? 0.0f : L == EDGE_WRAP ? rn->mid[w - 1] : rn->mid[0];
+    rn->right = R == EDGE_FIXED ? 0.0f : R == EDGE_WRAP ? rn->mid[0] : rn->mid[w - 1];
+}
+
+static void render_row(const struct renderer *r, const struct field *f, int y, const float *restrict h,
+                       const unsigned char *walls, uint8_t *restrict rgb, uint16_t *restrict g16)
 {
     const int w = r->gw;
     const float lo = r->lo, span = r->span;
     const size_t row = (size_t)y * w;
-    if (r->mode == RENDER_SHADED) {
-        shade_row(&r->look, r->surf.cur + (ptrdiff_t)y * r->surf.stride, r->surf.stride, w, rgb);
-    } else if (r->mode == RENDER_NORMALS) {
-        normals_row(r->look.hs, r->surf.cur + (ptrdiff_t)y * r->surf.stride, r->surf.stride, w, rgb);
+    if (r->mode == RENDER_SHADED || r->mode == RENDER_NORMALS) {
+        struct row_nbhd rn;
+        nbhd(r, f, y, &rn);
+        if (r->mode == RENDER_SHADED)
+            shade_row(&r->look, &rn, w, rgb);
+        else
+            normals_row(r->look.hs, &rn, w, rgb);
     } else if (r->mode == RENDER_CAUSTICS) {
         caustics_row(&r->look, r->light + row, r->floor.rgb ? r->floor.rgb + row * 3 : NULL, w, rgb);
     } else if (r->mode == RENDER_HEIGHT) {
@@ -319,9 +348,9 @@ static void copy_heights(struct renderer *r, const struct field *f, struct frame
     fr->heights = r->heights;
 }
 
-/* Copies the heights beside ghost cells filled from the scene's boundary
- * kinds, then, for refract and caustics, takes the slopes (and the
- * caustics' light). Cannot fail. */
+/* refract and caustics: copies the heights beside ghost cells filled from
+ * the scene's boundary kinds, takes the slopes (and the caustics' light).
+ * Cannot fail. */
 static void water_prepare(struct renderer *r, const struct field *f)
 {
 #pragma omp parallel for schedule(static) if ((long)r->gw * r->gh >= 65536)
@@ -329,8 +358,6 @@ static void water_prepare(struct renderer *r, const struct field *f)
         memcpy(r->surf.cur + (ptrdiff_t)y * r->surf.stride, f->cur + (ptrdiff_t)y * f->stride,
                (size_t)r->gw * sizeof(float));
     field_fill_ghosts(&r->surf, r->surf.cur, r->edges);
-    if (!r->gx)
-        return;
     water_slopes(&r->surf, r->look.hs, r->gx, r->gy);
     if (r->mode == RENDER_CAUSTICS)
         caustics_gather(r->gx, r->gy, r->gw, r->gh, r->look.depth, r->edges[EDGE_LEFT] == EDGE_WRAP,
@@ -373,14 +400,14 @@ int render_frame(struct renderer *r, const struct field *f, const unsigned char 
                        f->h, r->gw, r->gh);
     const int gw = r->gw, gh = r->gh;
     const bool g16 = r->g16_grid != NULL;
-    if (r->mode >= RENDER_SHADED) {
+    if (r->gx) {
         water_prepare(r, f);
         if (r->mode == RENDER_REFRACT)
             return refract_frame(r, f, walls, index, fr);
     }
 #pragma omp parallel for schedule(static) if ((long)gw * gh >= 65536)
     for (int y = 0; y < gh; y++) {
-        render_row(r, y, f->cur + (ptrdiff_t)y * f->stride, walls ? walls + (size_t)y * gw : NULL,
+        render_row(r, f, y, f->cur + (ptrdiff_t)y * f->stride, walls ? walls + (size_t)y * gw : NULL,
                    r->rgb_grid + (size_t)y * r->rgb_grid_stride,
                    g16 ? (uint16_t *)((uint8_t *)r->g16_grid + (size_t)y * r->g16_grid_stride) : NULL);
     }

@@ -65,12 +65,21 @@ void water_look_init(struct water_look *lk, const struct render_config *rc);
  * packed rows. Row-parallel (schedule(static)); cannot fail. */
 void water_slopes(const struct field *f, float hs, float *restrict gx, float *restrict gy);
 
+/* A row's heights and what its slopes read around them: up, mid and dn are
+ * rows y-1, y and y+1 (the ghost rows at the top and bottom edges), read at
+ * [0, w) (mid also at -1 and w, whatever those hold); left and right are
+ * the ghost cells beyond mid's ends. What field_fill_ghosts would put there
+ * (render.c fills one from the scene's boundary kinds). */
+struct row_nbhd {
+    const float *up, *mid, *dn;
+    float left, right;
+};
+
 /* One row of the lit surface (shaded) and of the tangent-space normal map
- * (normals, hs = height_scale): c is the row's heights in a field with
- * filled ghosts, s that field's stride; the slopes are taken as
- * water_slopes takes them. Cannot fail. */
-void shade_row(const struct water_look *lk, const float *c, ptrdiff_t s, int w, uint8_t *rgb);
-void normals_row(float hs, const float *c, ptrdiff_t s, int w, uint8_t *rgb);
+ * (normals, hs = height_scale), the slopes taken as water_slopes takes them.
+ * Cannot fail. */
+void shade_row(const struct water_look *lk, const struct row_nbhd *rn, int w, uint8_t *rgb);
+void normals_row(float hs, const struct row_nbhd *rn, int w, uint8_t *rgb);
 
 /* out[i] = powf(x[i], y) for n values, bit for bit, vectorised on CPUs with
  * AVX2 and FMA (render_shade.c says how). Cannot fail. */

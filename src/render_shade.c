@@ -213,18 +213,26 @@ void water_powf(const float *x, float y, int n, float *out)
 /* Pixels per chunk of the row passes below (their scratch lives on the stack). */
 #define SHADE_CHUNK 128
 
-/* The slopes of n cells of a row as water_slopes takes them (same
- * expression, same bits) from the heights c (ghosts filled, row stride s).
- * Returns nonzero unless every slope is +0 (still water). */
-static inline __attribute__((always_inline)) uint32_t chunk_slopes(const float *c, ptrdiff_t s, float k, int n,
-                                                                   float *restrict ax, float *restrict ay)
+/* The slopes of cells x0 .. x0+n-1 of a row as water_slopes takes them
+ * (same expressions, same bits), the ghosts beyond the row's ends taken from
+ * rn. Returns nonzero unless every slope is +0 (still water). */
+static inline __attribute__((always_inline)) uint32_t chunk_slopes(const struct row_nbhd *rn, int x0, int n, int w,
+                                                                   float k, float *restrict ax,
+                                                                   float *restrict ay)
 {
-    uint32_t any = 0;
+    const float *restrict up = rn->up + x0, *restrict mid = rn->mid + x0, *restrict dn = rn->dn + x0;
+    /* The interior first (the ends read past the row; fixed below). */
     for (int x = 0; x < n; x++) {
-        ax[x] = k * (c[x + 1] - c[x - 1]);
-        ay[x] = k * (c[x + s] - c[x - s]);
-        any |= bits_f(ax[x]) | bits_f(ay[x]);
+        ax[x] = k * (mid[x + 1] - mid[x - 1]);
+        ay[x] = k * (dn[x] - up[x]);
     }
+    if (x0 == 0)
+        ax[0] = k * ((w > 1 ? mid[1] : rn->right) - rn->left);
+    if (x0 + n == w && w > 1)
+        ax[n - 1] = k * (rn->right - mid[n - 2]);
+    uint32_t any = 0;
+    for (int x = 0; x < n; x++)
+        any |= bits_f(ax[x]) | bits_f(ay[x]);
     return any;
 }
 
@@ -297,8 +305,9 @@ static inline __attribute__((always_inline)) void shade_chunk(const struct water
 /* A row, chunk by chunk: the slopes, then the colours; a chunk of still
  * water (every slope +0, common where the ripples have not yet arrived)
  * takes the colour of a still pixel, computed first by the same code. */
-static inline __attribute__((always_inline)) void shade_body(const struct water_look *lk, const float *c,
-                                                             ptrdiff_t s, int w, uint8_t *rgb, bool fast)
+static inline __attribute__((always_inline)) void shade_body(const struct water_look *lk,
+                                                             const struct row_nbhd *rn, int w, uint8_t *rgb,
+                                                             bool fast)
 {
     fast = fast && pow_fast_exponent(lk->shininess);
     const float k = 0.5f * lk->hs;
@@ -307,7 +316,7 @@ static inline __attribute__((always_inline)) void shade_body(const struct water_
     shade_chunk(lk, ax, ay, 1, still, fast);
     for (int x0 = 0; x0 < w; x0 += SHADE_CHUNK) {
         const int n = w - x0 < SHADE_CHUNK ? w - x0 : SHADE_CHUNK;
-        if (chunk_slopes(c + x0, s, k, n, ax, ay))
+        if (chunk_slopes(rn, x0, n, w, k, ax, ay))
             shade_chunk(lk, ax, ay, n, rgb + 3 * (size_t)x0, fast);
         else
             fill_rgb(rgb + 3 * (size_t)x0, still, n);
@@ -316,35 +325,35 @@ static inline __attribute__((always_inline)) void shade_body(const struct water_
 
 /* tune=haswell: GCC's generic tuning does not gather, which the tables need. */
 __attribute__((target("arch=x86-64-v3,tune=haswell"))) static void
-shade_row_v3(const struct water_look *lk, const float *c, ptrdiff_t s, int w, uint8_t *rgb)
+shade_row_v3(const struct water_look *lk, const struct row_nbhd *rn, int w, uint8_t *rgb)
 {
-    shade_body(lk, c, s, w, rgb, true);
+    shade_body(lk, rn, w, rgb, true);
 }
 
-static void shade_row_base(const struct water_look *lk, const float *c, ptrdiff_t s, int w, uint8_t *rgb)
+static void shade_row_base(const struct water_look *lk, const struct row_nbhd *rn, int w, uint8_t *rgb)
 {
-    shade_body(lk, c, s, w, rgb, false);
+    shade_body(lk, rn, w, rgb, false);
 }
 
-void shade_row(const struct water_look *lk, const float *c, ptrdiff_t s, int w, uint8_t *rgb)
+void shade_row(const struct water_look *lk, const struct row_nbhd *rn, int w, uint8_t *rgb)
 {
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        shade_row_v3(lk, c, s, w, rgb);
+        shade_row_v3(lk, rn, w, rgb);
     else
-        shade_row_base(lk, c, s, w, rgb);
+        shade_row_base(lk, rn, w, rgb);
 }
 
 /* OpenGL convention (+x right, +y up in the texture, as Blender, Unity and
  * Godot read it): with y down in the grid the up-slope is -gy, so the normal
  * is (-gx, +gy, 1) / |.|, stored as (n + 1) / 2 * 255. Still water is
  * (0, 0, 1): 127.5 rounds to even, giving 128, 128, 255. */
-void normals_row(float hs, const float *c, ptrdiff_t s, int w, uint8_t *rgb)
+void normals_row(float hs, const struct row_nbhd *rn, int w, uint8_t *rgb)
 {
     const float k = 0.5f * hs;
     float gx[SHADE_CHUNK], gy[SHADE_CHUNK];
     for (int x0 = 0; x0 < w; x0 += SHADE_CHUNK) {
         const int n = w - x0 < SHADE_CHUNK ? w - x0 : SHADE_CHUNK;
-        chunk_slopes(c + x0, s, k, n, gx, gy);
+        chunk_slopes(rn, x0, n, w, k, gx, gy);
         uint8_t *restrict out = rgb + 3 * (size_t)x0;
         for (int x = 0; x < n; x++) {
             float inv = 1.0f / sqrtf(gx[x] * gx[x] + gy[x] * gy[x] + 1.0f);

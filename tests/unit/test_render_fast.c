@@ -95,7 +95,8 @@ static void normals_plain(const float *gx, const float *gy, int w, uint8_t *rgb)
 
 /* A W x H field (stride S) whose left part is still water and whose right
  * part carries ripples of growing amplitude down the rows, up to slopes of
- * 20 (n.h down to 0); the ghosts are those field_fill_ghosts gives. */
+ * 20 (n.h down to 0); ghost rows as a clamped edge has them, ghost columns
+ * NaN (shade_row must take row_nbhd's left and right instead). */
 enum { W = 333, H = 24, S = W + 5 };
 
 static void make_heights(float *mem, float **cells)
@@ -105,7 +106,8 @@ static void make_heights(float *mem, float **cells)
         for (int x = -1; x <= W; x++) {
             float amp = 0.001f * powf(3.0f, (float)(y < 0 ? 0 : y > H - 1 ? H - 1 : y) / 2.0f);
             int xc = x < 0 ? 0 : x > W - 1 ? W - 1 : x;
-            c[y * S + x] = xc < 140 ? 0.25f : amp * sinf(0.37f * (float)xc) * cosf(0.23f * (float)(y * 3 + xc));
+            c[y * S + x] = x != xc ? NAN
+                           : xc < 140 ? 0.25f : amp * sinf(0.37f * (float)xc) * cosf(0.23f * (float)(y * 3 + xc));
         }
     *cells = c;
 }
@@ -143,20 +145,23 @@ static void test_shade_and_normals_bits(void **state)
             look(&lk, shin[i], hs[j]);
             for (int y = 0; y < H; y++) {
                 const float *row = c + y * S;
+                /* left: the clamped edge; right: a fixed one (0) */
+                const struct row_nbhd rn = { .up = row - S, .mid = row, .dn = row + S, .left = row[0], .right = 0.0f };
                 for (int x = 0; x < W; x++) {
-                    gx[x] = 0.5f * lk.hs * (row[x + 1] - row[x - 1]);
+                    float l = x > 0 ? row[x - 1] : rn.left, r = x < W - 1 ? row[x + 1] : rn.right;
+                    gx[x] = 0.5f * lk.hs * (r - l);
                     gy[x] = 0.5f * lk.hs * (row[x + S] - row[x - S]);
                     still += gx[x] == 0.0f && gy[x] == 0.0f;
                     steep += fabsf(gx[x]) > 3.0f;
                 }
-                shade_row(&lk, row, S, W, fast);
+                shade_row(&lk, &rn, W, fast);
                 shade_plain(&lk, gx, gy, W, plain);
                 for (int x = 0; x < W; x++)
                     if (memcmp(fast + 3 * x, plain + 3 * x, 3) != 0)
                         fail_msg("shade: row %d pixel %d (slopes %g, %g, shininess %g): %d,%d,%d, plain %d,%d,%d", y,
                                  x, (double)gx[x], (double)gy[x], shin[i], fast[3 * x], fast[3 * x + 1],
                                  fast[3 * x + 2], plain[3 * x], plain[3 * x + 1], plain[3 * x + 2]);
-                normals_row(lk.hs, row, S, W, fast);
+                normals_row(lk.hs, &rn, W, fast);
                 normals_plain(gx, gy, W, plain);
                 assert_memory_equal(fast, plain, sizeof fast);
             }
