@@ -81,7 +81,8 @@ KERNEL_OBJ := $(BUILD)/src/solvers/elias.o $(BUILD)/src/solvers/flow.o $(BUILD)/
               $(BUILD)/src/sim.o
 $(KERNEL_OBJ): ALL_CFLAGS += $(KERNEL_OPT)
 # The renderer's per-pixel loops likewise; -fno-math-errno lets sqrtf inline
-# (it only drops errno, never changes a value), so those loops vectorise too.
+# and -fno-trapping-math lets GCC if-convert the clamps (neither changes a
+# value: they drop errno and FP-exception ordering), so those loops vectorise.
 RENDER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/render*.c)) $(BUILD)/src/colormap.o
 $(RENDER_OBJ): ALL_CFLAGS += $(KERNEL_OPT) -fno-math-errno -fno-trapping-math
 
