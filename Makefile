@@ -87,6 +87,11 @@ KERNEL_OPT ?= -O3
 KERNEL_OBJ := $(BUILD)/src/solvers/elias.o $(BUILD)/src/solvers/flow.o $(BUILD)/src/solvers/spring.o $(BUILD)/src/tblock.o \
               $(BUILD)/src/sim.o
 $(KERNEL_OBJ): ALL_CFLAGS += $(KERNEL_OPT)
+# The renderer's per-pixel loops likewise; -fno-math-errno lets sqrtf inline
+# and -fno-trapping-math lets GCC if-convert the clamps (neither changes a
+# value: they drop errno and FP-exception ordering), so those loops vectorise.
+RENDER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/render*.c)) $(BUILD)/src/colormap.o
+$(RENDER_OBJ): ALL_CFLAGS += $(KERNEL_OPT) -fno-math-errno -fno-trapping-math
 
 $(BUILD)/tests/%.o: tests/unit/%.c
 	$(call msg,CC,$<)

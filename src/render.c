@@ -41,6 +41,7 @@ struct renderer {
     enum edge_kind edges[4];
     struct field surf;
     float *gx, *gy;
+    float *zeros;              /* shaded, normals: a fixed edge's ghost row */
     float *light;              /* caustics: the floor's light */
     float *rays;               /* caustics: landing points (CAUSTICS_SCRATCH) */
     struct image_rgb bg;       /* refract: the background at render size */
@@ -74,6 +75,7 @@ void render_free(struct renderer *r)
     field_free(&r->surf);
     av_free(r->gx);
     av_free(r->gy);
+    av_free(r->zeros);
     av_free(r->light);
     av_free(r->rays);
     image_rgb_free(&r->bg);
@@ -131,12 +133,20 @@ static int water_create(struct renderer *r, const struct scene *sc, struct rr_er
     size_t gpix = (size_t)r->gw * r->gh;
     water_look_init(&r->look, rc);
     memcpy(r->edges, sc->boundary, sizeof r->edges);
-    if (field_init(&r->surf, r->gw, r->gh, e) < 0)
-        return -1;
-    r->gx = av_malloc(gpix * sizeof(float));
-    r->gy = av_malloc(gpix * sizeof(float));
-    if (!r->gx || !r->gy)
-        return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d slopes", r->gw, r->gh);
+    /* shaded and normals take each row's slopes as they go, from the
+     * simulation's own heights; refract and caustics read them across rows,
+     * from a copy with filled ghosts. */
+    if (rc->mode == RENDER_SHADED || rc->mode == RENDER_NORMALS) {
+        if (!(r->zeros = av_calloc((size_t)r->gw, sizeof(float))))
+            return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->gw, r->gh);
+    } else {
+        if (field_init(&r->surf, r->gw, r->gh, e) < 0)
+            return -1;
+        r->gx = av_malloc(gpix * sizeof(float));
+        r->gy = av_malloc(gpix * sizeof(float));
+        if (!r->gx || !r->gy)
+            return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d slopes", r->gw, r->gh);
+    }
     if (rc->mode == RENDER_REFRACT) {
         if (!(r->rgb_out = av_malloc((size_t)r->rw * r->rh * 3)))
             return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->rw, r->rh);
@@ -256,53 +266,69 @@ nomem:
                    rw, rh, gw, gh);
 }
 
-/* v = (h - range0) / (range1 - range0), clamped to [0, 1]; NaN gives 0. */
-static inline float unit(float h, float lo, float span)
-{
-    float v = (h - lo) / span;
-    return fminf(fmaxf(v, 0.0f), 1.0f);
-}
 
 /* One grid row to rgb24 (and 16-bit grey when g16 != NULL). Walls are painted
  * after the colour, so the colour loop stays branch-free. */
-static void render_row(const struct renderer *r, int y, const float *restrict h, const unsigned char *walls,
-                       uint8_t *restrict rgb, uint16_t *restrict g16)
+/* Row y's neighbourhood in f for the slopes, the ghosts as field_fill_ghosts
+ * fills them from the scene's boundary kinds (fixed: 0, wrap: the opposite
+ * edge, the others: the edge itself), read in place. */
+static void nbhd(const struct renderer *r, const struct field *f, int y, struct row_nbhd *rn)
+{
+    const int w = r->gw, h = r->gh;
+    const ptrdiff_t s = f->stride;
+    const enum edge_kind *e = r->edges;
+    rn->mid = f->cur + (ptrdiff_t)y * s;
+    rn->up = y > 0 ? rn->mid - s
+             : e[EDGE_TOP] == EDGE_FIXED ? r->zeros
+             : e[EDGE_TOP] == EDGE_WRAP ? f->cur + (ptrdiff_t)(h - 1) * s : rn->mid;
+    rn->dn = y < h - 1 ? rn->mid + s
+             : e[EDGE_BOTTOM] == EDGE_FIXED ? r->zeros
+             : e[EDGE_BOTTOM] == EDGE_WRAP ? f->cur : rn->mid;
+    const enum edge_kind L = e[EDGE_LEFT], R = e[EDGE_RIGHT];
+    rn->left = L == EDGE_FIXED ? 0.0f : L == EDGE_WRAP ? rn->mid[w - 1] : rn->mid[0];
+    rn->right = R == EDGE_FIXED ? 0.0f : R == EDGE_WRAP ? rn->mid[0] : rn->mid[w - 1];
+}
+
+static void render_row(const struct renderer *r, const struct field *f, int y, const float *restrict h,
+                       const unsigned char *walls, uint8_t *restrict rgb, uint16_t *restrict g16)
 {
     const int w = r->gw;
     const float lo = r->lo, span = r->span;
     const size_t row = (size_t)y * w;
-    if (r->mode == RENDER_SHADED) {
-        shade_row(&r->look, r->gx + row, r->gy + row, w, rgb);
-    } else if (r->mode == RENDER_NORMALS) {
-        normals_row(r->gx + row, r->gy + row, w, rgb);
+    if (r->mode == RENDER_SHADED || r->mode == RENDER_NORMALS) {
+        struct row_nbhd rn;
+        nbhd(r, f, y, &rn);
+        if (r->mode == RENDER_SHADED)
+            shade_row(&r->look, &rn, w, rgb);
+        else
+            normals_row(r->look.hs, &rn, w, rgb);
     } else if (r->mode == RENDER_CAUSTICS) {
         caustics_row(&r->look, r->light + row, r->floor.rgb ? r->floor.rgb + row * 3 : NULL, w, rgb);
     } else if (r->mode == RENDER_HEIGHT) {
+        /* v = (h - range0) / (range1 - range0) to 0..255 (0..65535), clamped, NaN giving 0 */
         for (int x = 0; x < w; x++) {
-            float v = unit(h[x], lo, span);
-            uint8_t g = (uint8_t)lrintf(v * 255.0f);
+            uint8_t g = (uint8_t)unit_round((h[x] - lo) / span, 255.0f);
             rgb[3 * x] = rgb[3 * x + 1] = rgb[3 * x + 2] = g;
         }
         if (g16)
             for (int x = 0; x < w; x++)
-                g16[x] = (uint16_t)lrintf(unit(h[x], lo, span) * 65535.0f);
+                g16[x] = (uint16_t)unit_round((h[x] - lo) / span, 65535.0f);
     } else {
         const unsigned char (*map)[3] = r->map;
         for (int x = 0; x < w; x++) {
-            long i = lrintf(unit(h[x], lo, span) * 255.0f);
+            int i = unit_round((h[x] - lo) / span, 255.0f);
             rgb[3 * x] = map[i][0];
             rgb[3 * x + 1] = map[i][1];
             rgb[3 * x + 2] = map[i][2];
         }
     }
-    if (walls) {
-        for (int x = 0; x < w; x++) {
-            if (walls[x] == 1) {
-                memcpy(rgb + 3 * x, r->wall, 3);
-                if (g16)
-                    g16[x] = r->wall16;
-            }
-        }
+    /* memchr: most rows have no wall, and glibc scans them a vector at a time. */
+    for (const unsigned char *p = walls ? memchr(walls, 1, (size_t)w) : NULL; p;
+         p = memchr(p + 1, 1, (size_t)(walls + w - (p + 1)))) {
+        size_t x = (size_t)(p - walls);
+        memcpy(rgb + 3 * x, r->wall, 3);
+        if (g16)
+            g16[x] = r->wall16;
     }
 }
 
@@ -322,10 +348,12 @@ static void copy_heights(struct renderer *r, const struct field *f, struct frame
     fr->heights = r->heights;
 }
 
-/* Copies the heights beside ghost cells filled from the scene's boundary
- * kinds, then takes the slopes (and the caustics' light). Cannot fail. */
+/* refract and caustics: copies the heights beside ghost cells filled from
+ * the scene's boundary kinds, takes the slopes (and the caustics' light).
+ * Cannot fail. */
 static void water_prepare(struct renderer *r, const struct field *f)
 {
+#pragma omp parallel for schedule(static) if ((long)r->gw * r->gh >= 65536)
     for (int y = 0; y < r->gh; y++)
         memcpy(r->surf.cur + (ptrdiff_t)y * r->surf.stride, f->cur + (ptrdiff_t)y * f->stride,
                (size_t)r->gw * sizeof(float));
@@ -379,7 +407,7 @@ int render_frame(struct renderer *r, const struct field *f, const unsigned char 
     }
 #pragma omp parallel for schedule(static) if ((long)gw * gh >= 65536)
     for (int y = 0; y < gh; y++) {
-        render_row(r, y, f->cur + (ptrdiff_t)y * f->stride, walls ? walls + (size_t)y * gw : NULL,
+        render_row(r, f, y, f->cur + (ptrdiff_t)y * f->stride, walls ? walls + (size_t)y * gw : NULL,
                    r->rgb_grid + (size_t)y * r->rgb_grid_stride,
                    g16 ? (uint16_t *)((uint8_t *)r->g16_grid + (size_t)y * r->g16_grid_stride) : NULL);
     }

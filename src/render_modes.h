@@ -18,6 +18,18 @@
 #include "image.h"
 #include "scene.h"
 
+/* lrintf(fminf(fmaxf(v, 0), 1) * scale), NaN giving 0, for 0 < scale <=
+ * 65535: the same integer, but inline and vectorisable (libm's fminf, fmaxf
+ * and lrintf were calls per pixel). Adding 2^23 rounds a float in [0, 2^23)
+ * to an integer in the FPU's mode, which is lrintf's rounding (nearest, ties
+ * to even, by default), and taking 2^23 away again is exact. */
+static inline __attribute__((always_inline)) int unit_round(float v, float scale)
+{
+    v = v >= 0.0f ? v : 0.0f;
+    v = v < 1.0f ? v : 1.0f;
+    return (int)((v * scale + 0x1p23f) - 0x1p23f);
+}
+
 /* The lighting settings, in floats, unit vectors and 0..1 colours. */
 struct water_look {
     float hs;                    /* height_scale */
@@ -53,10 +65,25 @@ void water_look_init(struct water_look *lk, const struct render_config *rc);
  * packed rows. Row-parallel (schedule(static)); cannot fail. */
 void water_slopes(const struct field *f, float hs, float *restrict gx, float *restrict gy);
 
+/* A row's heights and what its slopes read around them: up, mid and dn are
+ * rows y-1, y and y+1 (the ghost rows at the top and bottom edges), read at
+ * [0, w) (mid also at -1 and w, whatever those hold); left and right are
+ * the ghost cells beyond mid's ends. What field_fill_ghosts would put there
+ * (render.c fills one from the scene's boundary kinds). */
+struct row_nbhd {
+    const float *up, *mid, *dn;
+    float left, right;
+};
+
 /* One row of the lit surface (shaded) and of the tangent-space normal map
- * (normals), from that row's slopes. Cannot fail. */
-void shade_row(const struct water_look *lk, const float *gx, const float *gy, int w, uint8_t *rgb);
-void normals_row(const float *gx, const float *gy, int w, uint8_t *rgb);
+ * (normals, hs = height_scale), the slopes taken as water_slopes takes them.
+ * Cannot fail. */
+void shade_row(const struct water_look *lk, const struct row_nbhd *rn, int w, uint8_t *rgb);
+void normals_row(float hs, const struct row_nbhd *rn, int w, uint8_t *rgb);
+
+/* out[i] = powf(x[i], y) for n values, bit for bit, vectorised on CPUs with
+ * AVX2 and FMA (render_shade.c says how). Cannot fail. */
+void water_powf(const float *x, float y, int n, float *out);
 
 /* Caustics: the light of every cell (1 per cell, as 2 x 2 sub-rays with
  * interpolated slopes) refracted by the surface (Snell, water index 1.333,

@@ -28,6 +28,7 @@
  * before its ghosts are set, as sim.c's zero_walls does after a plain step. */
 #include "tblock.h"
 
+#include <math.h>
 #include <omp.h>
 #include <string.h>
 
@@ -35,6 +36,34 @@
  * most of the 512 KiB per core of the machine it was tuned on (docs/performance.md). */
 #define TBLOCK_L2_BYTES (384 * 1024)
 #define TBLOCK_MAX_LEVELS 16
+
+/* The screen (tblock.h): armed with a limit (0: off), and what the last
+ * pass on this thread found. */
+static _Thread_local struct {
+    float limit;
+    const float *plane;
+    int over;
+} screen;
+
+void tblock_screen_arm(float limit)
+{
+    screen.limit = limit;
+    screen.plane = NULL;
+}
+
+int tblock_screened(const float *plane)
+{
+    return screen.limit > 0.0f && screen.plane == plane && !screen.over;
+}
+
+/* 1 when a cell of the row is beyond the limit or NaN. */
+static int row_over(const float *restrict row, int w, float limit)
+{
+    int over = 0;
+    for (int x = 0; x < w; x++)
+        over |= !(fabsf(row[x]) <= limit);
+    return over;
+}
 
 void tblock_step(struct field *f, const struct tblock_kernel *kn)
 {
@@ -45,10 +74,17 @@ void tblock_step(struct field *f, const struct tblock_kernel *kn)
     float *prev = f->prev;
     const tblock_row_fn row = kn->row;
     const void *k = kn->k;
-#pragma omp parallel for schedule(static)
-    for (int y = 0; y < h; y++)
+    const float limit = screen.limit;
+    int over = 0;
+#pragma omp parallel for schedule(static) reduction(| : over)
+    for (int y = 0; y < h; y++) {
         row(k, prev + y * s, cur + (y - 1) * s, cur + y * s, cur + (y + 1) * s, w);
+        if (limit > 0.0f)
+            over |= row_over(prev + y * s, w, limit);
+    }
     field_swap(f);
+    screen.plane = f->cur;
+    screen.over = over;
 }
 
 int tblock_max_steps(const struct field *f)
@@ -63,6 +99,8 @@ struct pass {
     float *plane[2];              /* plane[j & 1] holds level j */
     const ptrdiff_t *walls;
     size_t n_walls;
+    int last;                     /* the level the pass ends on */
+    float limit;                  /* the screen's limit, 0: off */
 };
 
 /* The first wall at an offset >= off (walls are sorted). */
@@ -80,8 +118,9 @@ static size_t first_wall(const struct pass *p, ptrdiff_t off)
 }
 
 /* Level j >= 1 at row y, then its walls and ghosts, as the plain path has
- * them when the next step reads this row. */
-static void level_row(const struct pass *p, int j, int y)
+ * them when the next step reads this row. Returns 1 when the screen is on,
+ * j is the last level and the row has a cell beyond the limit. */
+static int level_row(const struct pass *p, int j, int y)
 {
     const struct field *f = p->f;
     const int w = f->w, h = f->h;
@@ -108,27 +147,32 @@ static void level_row(const struct pass *p, int j, int y)
         else
             memcpy(base + h * s - 1, base + (h - 1) * s - 1, n * sizeof *base);
     }
+    return j == p->last && p->limit > 0.0f && row_over(row, w, p->limit);
 }
 
-/* Phase 1 on the band [a, b) of rows. */
-static void band(const struct pass *p, int n, int a, int b)
+/* Phase 1 on the band [a, b) of rows. Returns the screen's finding. */
+static int band(const struct pass *p, int n, int a, int b)
 {
     const int h = p->f->h;
+    int over = 0;
     for (int r = a; r < b + n - 1; r++)
         for (int j = 1; j <= n; j++) {
             int y = r - (j - 1);
             int lo = a == 0 ? 0 : a + j - 1, hi = b == h ? h : b - j + 1;
             if (y >= lo && y < hi)
-                level_row(p, j, y);
+                over |= level_row(p, j, y);
         }
+    return over;
 }
 
-/* Phase 2 around the band edge c. */
-static void gap(const struct pass *p, int n, int c)
+/* Phase 2 around the band edge c. Returns the screen's finding. */
+static int gap(const struct pass *p, int n, int c)
 {
+    int over = 0;
     for (int j = 2; j <= n; j++)
         for (int y = c - j + 1; y < c + j - 1; y++)
-            level_row(p, j, y);
+            over |= level_row(p, j, y);
+    return over;
 }
 
 int tblock_advance(struct field *f, const struct tblock_kernel *kn, int n, const ptrdiff_t *walls,
@@ -139,6 +183,7 @@ int tblock_advance(struct field *f, const struct tblock_kernel *kn, int n, const
     field_fill_ghosts(f, f->cur, kn->edges);
     const struct pass p = {
         .f = f, .kn = kn, .plane = { f->cur, f->prev }, .walls = walls, .n_walls = n_walls,
+        .last = n, .limit = screen.limit,
     };
     const int h = f->h;
     /* Bands at least 2n + 2 rows high keep the gaps of phase 2 apart. */
@@ -147,16 +192,19 @@ int tblock_advance(struct field *f, const struct tblock_kernel *kn, int n, const
         bands = h / (2 * n + 2);
     if (bands < 1)
         bands = 1;
-#pragma omp parallel num_threads(bands)
+    int over = 0;
+#pragma omp parallel num_threads(bands) reduction(| : over)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        band(&p, n, (int)((long)h * t / nt), (int)((long)h * (t + 1) / nt));
+        over |= band(&p, n, (int)((long)h * t / nt), (int)((long)h * (t + 1) / nt));
 #pragma omp barrier
 #pragma omp for schedule(static)
         for (int i = 1; i < nt; i++)
-            gap(&p, n, (int)((long)h * i / nt));
+            over |= gap(&p, n, (int)((long)h * i / nt));
     }
     if (n & 1)
         field_swap(f);
+    screen.plane = f->cur;
+    screen.over = over;
     return n;
 }

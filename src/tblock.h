@@ -40,4 +40,14 @@ int tblock_max_steps(const struct field *f);
 int tblock_advance(struct field *f, const struct tblock_kernel *kn, int n, const ptrdiff_t *walls,
                    size_t n_walls);
 
+/* The blow-up screen, so that sim.c need not read the whole grid again after
+ * each frame. After tblock_screen_arm(limit) on a thread, each tblock_step or
+ * tblock_advance on that thread also checks the rows of the level it ends on
+ * as each is finished (still in cache); tblock_screened(plane) is then 1 when
+ * the last such pass on this thread ended on `plane` and every cell it wrote
+ * there was within the limit (|v| <= limit: not NaN), and 0 otherwise (the
+ * caller then checks the grid itself). tblock_screen_arm(0) disarms. */
+void tblock_screen_arm(float limit);
+int tblock_screened(const float *plane);
+
 #endif

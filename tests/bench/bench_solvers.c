@@ -38,16 +38,20 @@ struct sim_run {
  * Returns 0, or -1 after printing why (1: the solver is not in this build). */
 static int run_open(struct sim_run *r, const char *scene_path, const char *solver, int n, int spf, int frames)
 {
-    char sets[5][64];
+    char sets[6][64];
     snprintf(sets[0], sizeof sets[0], "grid.width=%d", n);
     snprintf(sets[1], sizeof sets[1], "grid.height=%d", n);
     snprintf(sets[2], sizeof sets[2], "solver.type=%s", solver);
     snprintf(sets[3], sizeof sets[3], "time.frames=%d", frames);
     snprintf(sets[4], sizeof sets[4], "time.steps_per_frame=%d", spf);
-    const char *argv[5] = { sets[0], sets[1], sets[2], sets[3], sets[4] };
+    /* wave is in physical units: 1 cm cells keep its Courant number (0.67
+     * at one step per frame) stable at every steps_per_frame timed here. */
+    snprintf(sets[5], sizeof sets[5], "grid.cell_size=0.01");
+    const char *argv[6] = { sets[0], sets[1], sets[2], sets[3], sets[4], sets[5] };
+    int argc = strcmp(solver, "wave") == 0 ? 6 : 5;
     struct rr_err e = { 0 };
     memset(r, 0, sizeof *r);
-    if (scene_load(&r->sc, scene_path, argv, 5, &e) < 0 || sim_create(&r->sim, &r->sc, &e) < 0) {
+    if (scene_load(&r->sc, scene_path, argv, argc, &e) < 0 || sim_create(&r->sim, &r->sc, &e) < 0) {
         scene_free(&r->sc);
         if (strstr(e.msg, "not available"))
             return 1;
