@@ -12,33 +12,8 @@
 
 #include <cmocka.h>
 
+#include "fake_field.h"
 #include "render.h"
-
-/* A field of w x h cells with a ghost border, filled by hand (field.c is not
- * needed: the renderer reads f->cur, f->stride, f->w, f->h only). */
-struct fake {
-    struct field f;
-    float *mem;
-};
-
-static void fake_init(struct fake *fk, int w, int h, const float *cells)
-{
-    memset(fk, 0, sizeof *fk);
-    ptrdiff_t stride = ((w + 2 + 15) / 16) * 16;
-    size_t n = (size_t)stride * (h + 2) + 16;
-    fk->mem = aligned_alloc(64, ((n * sizeof(float)) + 63) / 64 * 64);
-    assert_non_null(fk->mem);
-    for (size_t i = 0; i < n; i++)
-        fk->mem[i] = 999.0f;   /* ghosts and padding: must never be read */
-    fk->f.w = w;
-    fk->f.h = h;
-    fk->f.stride = stride;
-    fk->f.cur = fk->mem + stride + 1;
-    fk->f.prev = fk->f.cur;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            fk->f.cur[y * stride + x] = cells[y * w + x];
-}
 
 static void scene_init(struct scene *sc, int gw, int gh, enum render_mode mode)
 {

@@ -18,33 +18,9 @@
 
 #include <cmocka.h>
 
+#include "fake_field.h"
 #include "render.h"
 #include "render_modes.h"
-
-/* A field filled by hand; ghosts hold 999 (the renderer must fill its own). */
-struct fake {
-    struct field f;
-    float *mem;
-};
-
-static void fake_init(struct fake *fk, int w, int h, const float *cells)
-{
-    memset(fk, 0, sizeof *fk);
-    ptrdiff_t stride = ((w + 2 + 15) / 16) * 16;
-    size_t n = (size_t)stride * (h + 2) + 16;
-    fk->mem = aligned_alloc(64, ((n * sizeof(float)) + 63) / 64 * 64);
-    assert_non_null(fk->mem);
-    for (size_t i = 0; i < n; i++)
-        fk->mem[i] = 999.0f;
-    fk->f.w = w;
-    fk->f.h = h;
-    fk->f.stride = stride;
-    fk->f.cur = fk->mem + stride + 1;
-    fk->f.prev = fk->f.cur;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            fk->f.cur[y * stride + x] = cells[y * w + x];
-}
 
 /* The scene defaults of docs/scene.md for the water keys. */
 static void scene_init(struct scene *sc, int gw, int gh, enum render_mode mode, enum edge_kind edge)
