@@ -260,6 +260,19 @@ fail:
     return -1;
 }
 
+/* What to change when heights run away. Every solver here is stable as
+ * loaded (wave's Courant limit and spring's parameters are checked up front,
+ * spectral is unconditionally stable), so what grows without bound is what
+ * the sources put in and the damping does not take out. */
+static const char *blowup_advice(const struct solver_config *c)
+{
+    switch (c->type) {
+    case SOLVER_WAVE: return "lower the sources' amplitudes or damp more (solver.decay or solver.half_life)";
+    case SOLVER_SPECTRAL: return "lower the sources' amplitudes or damp more (solver.half_life)";
+    default: return "lower the sources' amplitudes or damp more (solver.damping or solver.half_life)";
+    }
+}
+
 /* Deterministic for any thread count: the parallel part only ORs one flag
  * per row; the first bad cell is then found in row-major order on one thread. */
 static int check_finite(const struct sim *s, struct rr_err *e)
@@ -281,10 +294,8 @@ static int check_finite(const struct sim *s, struct rr_err *e)
         for (int x = 0; x < w; x++) {
             float v = f->cur[y * f->stride + x];
             if (!(fabsf(v) <= BLOWUP_LIMIT))
-                return rr_fail(e, RR_EXIT_RUNTIME,
-                               "frame %ld: the simulation blew up (height %g at cell %d,%d); lower solver.damping "
-                               "or time.steps_per_frame",
-                               s->frame, (double)v, x, y);
+                return rr_fail(e, RR_EXIT_RUNTIME, "frame %ld: the simulation blew up (height %g at cell %d,%d); %s",
+                               s->frame, (double)v, x, y, blowup_advice(&s->sc->solver));
         }
     return 0;
 }

@@ -89,8 +89,8 @@ static void test_growth_reported_at_the_right_frame(void **state)
                 assert_true(at >= 0);
                 char want[256];
                 snprintf(want, sizeof want,
-                         "frame %ld: the simulation blew up (height %g at cell %d,%d); lower solver.damping or "
-                         "time.steps_per_frame",
+                         "frame %ld: the simulation blew up (height %g at cell %d,%d); lower the sources' "
+                         "amplitudes or damp more (solver.damping or solver.half_life)",
                          frame + 1, (double)v, at % sc.grid.width, at / sc.grid.width);
                 assert_string_equal(e.msg, want);
                 assert_true(frame > 3);   /* grown by the steps, not set by the drop */

@@ -573,8 +573,8 @@ static void test_blowup(void **state)
     assert_int_equal(sim_create(&s, &sc, &e), 0);
     assert_int_equal(sim_advance_frame(s, &e), -1);
     assert_int_equal(e.status, RR_EXIT_RUNTIME);
-    assert_string_equal(e.msg, "frame 1: the simulation blew up (height 3e+06 at cell 12,40); lower "
-                               "solver.damping or time.steps_per_frame");
+    assert_string_equal(e.msg, "frame 1: the simulation blew up (height 3e+06 at cell 12,40); lower the "
+                               "sources' amplitudes or damp more (solver.damping or solver.half_life)");
     sim_free(s);
 }
 
