@@ -108,6 +108,14 @@ static void half_pixel(int i, double scale, int n, int *i0, int *i1, double *f)
     *f = s - *i0;
 }
 
+/* Bilinear blend of the four pixels around a point: a b on the upper row,
+ * c d on the lower, fx and fy the weights of the right and lower ones. */
+static double bilerp(double a, double b, double c, double d, double fx, double fy)
+{
+    double top = a + (b - a) * fx, bot = c + (d - c) * fx;
+    return top + (bot - top) * fy;
+}
+
 int image_resample(const struct image *src, int w, int h, struct image *dst, struct rr_err *e)
 {
     memset(dst, 0, sizeof *dst);
@@ -124,9 +132,7 @@ int image_resample(const struct image *src, int w, int h, struct image *dst, str
         const float *r0 = src->v + (size_t)y0 * sw, *r1 = src->v + (size_t)y1 * sw;
         for (int x = 0; x < w; x++) {
             half_pixel(x, (double)sw / w, sw, &x0, &x1, &fx);
-            double a = r0[x0], b = r0[x1], c = r1[x0], d = r1[x1];
-            double top = a + (b - a) * fx, bot = c + (d - c) * fx;
-            dst->v[(size_t)y * w + x] = (float)(top + (bot - top) * fy);
+            dst->v[(size_t)y * w + x] = (float)bilerp(r0[x0], r0[x1], r1[x0], r1[x1], fx, fy);
         }
     }
     dst->width = w;
@@ -191,11 +197,9 @@ int image_rgb_resample(const struct image_rgb *src, int w, int h, struct image_r
         const unsigned char *r0 = src->rgb + (size_t)y0 * sw * 3, *r1 = src->rgb + (size_t)y1 * sw * 3;
         for (int x = 0; x < w; x++) {
             half_pixel(x, (double)sw / w, sw, &x0, &x1, &fx);
-            for (int c = 0; c < 3; c++) {
-                double a = r0[3 * x0 + c], b = r0[3 * x1 + c], cc = r1[3 * x0 + c], d = r1[3 * x1 + c];
-                double top = a + (b - a) * fx, bot = cc + (d - cc) * fx;
-                dst->rgb[((size_t)y * w + x) * 3 + c] = (unsigned char)lrint(top + (bot - top) * fy);
-            }
+            for (int c = 0; c < 3; c++)
+                dst->rgb[((size_t)y * w + x) * 3 + c] = (unsigned char)lrint(
+                    bilerp(r0[3 * x0 + c], r0[3 * x1 + c], r1[3 * x0 + c], r1[3 * x1 + c], fx, fy));
         }
     }
     dst->width = w;
