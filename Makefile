@@ -27,7 +27,11 @@ WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-
            -Wdouble-promotion -Wformat=2 -Wvla
 # -std=c11 (not gnu11) implies -ffp-contract=off: no fused multiply-add that
 # would make frames depend on the CPU. Never add -ffast-math (design.md).
-BASEFLAGS := -std=c11 -D_DEFAULT_SOURCE -fopenmp $(WARN) $(OPT) -MMD -MP -Isrc
+# -fvect-cost-model=dynamic: GCC 12's -O2 vectorises only loops that need no
+# remainder ("very cheap"), which left every row kernel scalar (2-7x slower,
+# docs/performance.md). Vectorising the same IEEE operations without
+# reassociation gives the same bits.
+BASEFLAGS := -std=c11 -D_DEFAULT_SOURCE -fopenmp $(WARN) $(OPT) -fvect-cost-model=dynamic -MMD -MP -Isrc
 ifeq ($(SAN),1)
 BASEFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 SANLD     := -fsanitize=address,undefined

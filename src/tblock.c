@@ -28,7 +28,6 @@
  * before its ghosts are set, as sim.c's zero_walls does after a plain step. */
 #include "tblock.h"
 
-#include <math.h>
 #include <omp.h>
 #include <string.h>
 
@@ -56,15 +55,6 @@ int tblock_screened(const float *plane)
     return screen.limit > 0.0f && screen.plane == plane && !screen.over;
 }
 
-/* 1 when a cell of the row is beyond the limit or NaN. */
-static int row_over(const float *restrict row, int w, float limit)
-{
-    int over = 0;
-    for (int x = 0; x < w; x++)
-        over |= !(fabsf(row[x]) <= limit);
-    return over;
-}
-
 void tblock_step(struct field *f, const struct tblock_kernel *kn)
 {
     field_fill_ghosts(f, f->cur, kn->edges);
@@ -77,11 +67,8 @@ void tblock_step(struct field *f, const struct tblock_kernel *kn)
     const float limit = screen.limit;
     int over = 0;
 #pragma omp parallel for schedule(static) reduction(| : over)
-    for (int y = 0; y < h; y++) {
-        row(k, prev + y * s, cur + (y - 1) * s, cur + y * s, cur + (y + 1) * s, w);
-        if (limit > 0.0f)
-            over |= row_over(prev + y * s, w, limit);
-    }
+    for (int y = 0; y < h; y++)
+        over |= row(k, y, prev + y * s, cur + (y - 1) * s, cur + y * s, cur + (y + 1) * s, w, limit);
     field_swap(f);
     screen.plane = f->cur;
     screen.over = over;
@@ -127,7 +114,7 @@ static int level_row(const struct pass *p, int j, int y)
     const ptrdiff_t s = f->stride;
     const float *src = p->plane[(j - 1) & 1];
     float *base = p->plane[j & 1], *row = base + y * s;
-    p->kn->row(p->kn->k, row, src + (y - 1) * s, src + y * s, src + (y + 1) * s, w);
+    int over = p->kn->row(p->kn->k, y, row, src + (y - 1) * s, src + y * s, src + (y + 1) * s, w, p->limit);
     for (size_t i = p->n_walls ? first_wall(p, y * s) : 0; i < p->n_walls && p->walls[i] < y * s + w; i++)
         base[p->walls[i]] = 0.0f;
     const enum edge_kind *e = p->kn->edges;
@@ -147,7 +134,7 @@ static int level_row(const struct pass *p, int j, int y)
         else
             memcpy(base + h * s - 1, base + (h - 1) * s - 1, n * sizeof *base);
     }
-    return j == p->last && p->limit > 0.0f && row_over(row, w, p->limit);
+    return j == p->last && over;
 }
 
 /* Phase 1 on the band [a, b) of rows. Returns the screen's finding. */

@@ -4,6 +4,7 @@
 #ifndef RR_TBLOCK_H
 #define RR_TBLOCK_H
 
+#include <math.h>
 #include <stddef.h>
 
 #include "field.h"
@@ -11,10 +12,21 @@
 
 /* One row of one step: on entry out[0..w-1] holds the row one step before
  * mid; on return, the new row. up, mid and dn are rows y-1, y, y+1 of the
- * current level, readable from [-1] to [w] (ghosts included). The four row
- * pointers never alias. k is the solver's constants. */
-typedef void (*tblock_row_fn)(const void *k, float *out, const float *up, const float *mid,
-                              const float *dn, int w);
+ * current level, readable from [-1] to [w] (ghosts included); y is the row's
+ * index in the grid (for per-cell coefficients). The four row pointers never
+ * alias. k is the solver's constants. Returns 1 when a new cell is beyond
+ * `limit` or NaN (tblock_over), else 0: the blow-up screen, computed in the
+ * same loop while the value is in a register, because a second pass over the
+ * row cost as much as the step itself at 512^2 (docs/performance.md). */
+typedef int (*tblock_row_fn)(const void *k, int y, float *out, const float *up, const float *mid,
+                             const float *dn, int w, float limit);
+
+/* 1 when v is beyond the limit or NaN: the screen's test, one per new cell,
+ * written so that the row loops stay vectorised (compare, and-not, or). */
+static inline int tblock_over(float v, float limit)
+{
+    return !(fabsf(v) <= limit);
+}
 
 struct tblock_kernel {
     tblock_row_fn row;

@@ -59,28 +59,38 @@ static int elias_init(void *priv, const struct scene *sc, struct field *f, struc
  * off), so the frames are the same bits on either. */
 #define KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
 
-KERNEL static void row4(const void *k, float *restrict out, const float *restrict up,
-                        const float *restrict mid, const float *restrict dn, int w)
+KERNEL static int row4(const void *k, int y, float *restrict out, const float *restrict up,
+                       const float *restrict mid, const float *restrict dn, int w, float limit)
 {
     const struct elias *el = k;
     const float mul = el->mul, sub = el->sub;
+    int over = 0;
+    (void)y;
     for (int x = 0; x < w; x++) {
         float v = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) * 0.5f - out[x];
-        out[x] = v * mul - v * sub;
+        v = v * mul - v * sub;
+        out[x] = v;
+        over |= tblock_over(v, limit);
     }
+    return over;
 }
 
-KERNEL static void row8(const void *k, float *restrict out, const float *restrict up,
-                        const float *restrict mid, const float *restrict dn, int w)
+KERNEL static int row8(const void *k, int y, float *restrict out, const float *restrict up,
+                       const float *restrict mid, const float *restrict dn, int w, float limit)
 {
     const struct elias *el = k;
     const float mul = el->mul, sub = el->sub;
+    int over = 0;
+    (void)y;
     for (int x = 0; x < w; x++) {
         float edge = (mid[x - 1] + mid[x + 1]) + (up[x] + dn[x]);
         float diag = (up[x - 1] + dn[x + 1]) + (up[x + 1] + dn[x - 1]);
         float v = (edge + diag) * 0.25f - out[x];
-        out[x] = v * mul - v * sub;
+        v = v * mul - v * sub;
+        out[x] = v;
+        over |= tblock_over(v, limit);
     }
+    return over;
 }
 
 static struct tblock_kernel kernel(const struct elias *el)

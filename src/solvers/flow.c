@@ -37,15 +37,20 @@ static int flow_init(void *priv, const struct scene *sc, struct field *f, struct
  * E + W + S + N changes at most the last bit. One row (src/tblock.h), built
  * for AVX2 and the baseline as in elias.c (the same bits on either). */
 __attribute__((target_clones("arch=x86-64-v3", "default")))
-static void flow_row(const void *k, float *restrict out, const float *restrict up, const float *restrict mid,
-                     const float *restrict dn, int w)
+static int flow_row(const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,
+                    const float *restrict dn, int w, float limit)
 {
     const struct flow *fl = k;
     const float F = fl->F, F1 = fl->F1, damp = fl->damp;
+    int over = 0;
+    (void)y;
     for (int x = 0; x < w; x++) {
         float mean = ((mid[x + 1] + mid[x - 1]) + (dn[x] + up[x])) / 4.0f;
-        out[x] = (2.0f * (mean * F + mid[x]) / F1 - out[x]) * damp;
+        float v = (2.0f * (mean * F + mid[x]) / F1 - out[x]) * damp;
+        out[x] = v;
+        over |= tblock_over(v, limit);
     }
+    return over;
 }
 
 static void flow_step(void *priv, struct field *f)

@@ -17,6 +17,7 @@
 
 #include "image.h"
 #include "solver.h"
+#include "tblock.h"
 
 extern const struct solver_ops solver_wave;
 
@@ -115,31 +116,59 @@ static int wave_init(void *priv, const struct scene *sc, struct field *f, struct
 }
 
 /* The Laplacian sums (W + E) + (N + S) as elias.c does, so that a centred drop
- * stays bit-exactly symmetric. */
+ * stays bit-exactly symmetric. Two row kernels, for a uniform speed and for a
+ * speed map (q per cell, row y of qmap), each built for AVX2 and the
+ * baseline as elias.c's are (same operations, same bits); the drivers in
+ * src/tblock.c run them one step at a time or several steps fused. */
+#define KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
+
+KERNEL static int row_uniform(const void *k, int y, float *restrict out, const float *restrict up,
+                              const float *restrict mid, const float *restrict dn, int w, float limit)
+{
+    const struct wave *wv = k;
+    const float c1 = wv->c1, c2 = wv->c2, q = wv->q;
+    int over = 0;
+    (void)y;
+    for (int x = 0; x < w; x++) {
+        float lap = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) - 4.0f * mid[x];
+        float v = c1 * mid[x] - c2 * out[x] + q * lap;
+        out[x] = v;
+        over |= tblock_over(v, limit);
+    }
+    return over;
+}
+
+KERNEL static int row_mapped(const void *k, int y, float *restrict out, const float *restrict up,
+                             const float *restrict mid, const float *restrict dn, int w, float limit)
+{
+    const struct wave *wv = k;
+    const float c1 = wv->c1, c2 = wv->c2;
+    const float *restrict q = wv->qmap + (size_t)y * (size_t)w;
+    int over = 0;
+    for (int x = 0; x < w; x++) {
+        float lap = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) - 4.0f * mid[x];
+        float v = c1 * mid[x] - c2 * out[x] + q[x] * lap;
+        out[x] = v;
+        over |= tblock_over(v, limit);
+    }
+    return over;
+}
+
+static struct tblock_kernel kernel(const struct wave *wv)
+{
+    return (struct tblock_kernel){ .row = wv->qmap ? row_mapped : row_uniform, .k = wv, .edges = wv->edges };
+}
+
 static void wave_step(void *priv, struct field *f)
 {
-    const struct wave *wv = priv;
-    field_fill_ghosts(f, f->cur, wv->edges);
-    const int w = f->w, h = f->h;
-    const ptrdiff_t s = f->stride;
-    const float c1 = wv->c1, c2 = wv->c2, q0 = wv->q;
-    const float *qmap = wv->qmap;
-    const float *cur = f->cur;
-    float *prev = f->prev;
-#pragma omp parallel for schedule(static)
-    for (int y = 0; y < h; y++) {
-        const float *restrict up = cur + (y - 1) * s;
-        const float *restrict mid = cur + y * s;
-        const float *restrict dn = cur + (y + 1) * s;
-        const float *restrict qr = qmap ? qmap + (size_t)y * (size_t)w : NULL;
-        float *restrict out = prev + y * s;
-        for (int x = 0; x < w; x++) {
-            float lap = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) - 4.0f * mid[x];
-            float q = qr ? qr[x] : q0;
-            out[x] = c1 * mid[x] - c2 * out[x] + q * lap;
-        }
-    }
-    field_swap(f);
+    const struct tblock_kernel kn = kernel(priv);
+    tblock_step(f, &kn);
+}
+
+static int wave_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls)
+{
+    const struct tblock_kernel kn = kernel(priv);
+    return tblock_advance(f, &kn, n, walls, n_walls);
 }
 
 static double wave_cell_speed(const void *priv, int x, int y)
@@ -161,6 +190,7 @@ const struct solver_ops solver_wave = {
     .priv_size = sizeof(struct wave),
     .init = wave_init,
     .step = wave_step,
+    .advance = wave_advance,
     .free = wave_free,
     .cell_speed = wave_cell_speed,
 };

@@ -102,13 +102,19 @@ static void test_growth_reported_at_the_right_frame(void **state)
 static float ident_k;
 
 /* out = mid (a step that copies the current level: its values are known). */
-static void copy_row(const void *k, float *out, const float *up, const float *mid, const float *dn, int w)
+static int copy_row(const void *k, int y, float *out, const float *up, const float *mid, const float *dn, int w,
+                    float limit)
 {
+    int over = 0;
     (void)k;
+    (void)y;
     (void)up;
     (void)dn;
-    for (int x = 0; x < w; x++)
+    for (int x = 0; x < w; x++) {
         out[x] = mid[x];
+        over |= tblock_over(out[x], limit);
+    }
+    return over;
 }
 
 static void test_screen_flags(void **state)
