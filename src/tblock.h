@@ -4,8 +4,9 @@
 #ifndef RR_TBLOCK_H
 #define RR_TBLOCK_H
 
-#include <math.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "field.h"
 #include "scene.h"
@@ -15,17 +16,35 @@
  * current level, readable from [-1] to [w] (ghosts included); y is the row's
  * index in the grid (for per-cell coefficients). The four row pointers never
  * alias. k is the solver's constants. Returns 1 when a new cell is beyond
- * `limit` or NaN (tblock_over), else 0: the blow-up screen, computed in the
- * same loop while the value is in a register, because a second pass over the
- * row cost as much as the step itself at 512^2 (docs/performance.md). */
+ * `limit` or NaN, else 0: the blow-up screen, computed in the kernel's own
+ * loop while the value is in a register (a second pass over the row cost as
+ * much as the step itself at 512^2; docs/performance.md). */
 typedef int (*tblock_row_fn)(const void *k, int y, float *out, const float *up, const float *mid,
                              const float *dn, int w, float limit);
 
-/* 1 when v is beyond the limit or NaN: the screen's test, one per new cell,
- * written so that the row loops stay vectorised (compare, and-not, or). */
-static inline int tblock_over(float v, float limit)
+/* The screen's arithmetic, for the row kernels: tblock_mag(v) is the bit
+ * pattern of |v| as a signed integer, which orders every float by magnitude
+ * and puts infinity and NaN above every finite value. A kernel keeps
+ *     m = tblock_mag_max(m, v)        (from m = 0)
+ * for each new cell and returns tblock_beyond(m, limit): an AND and an
+ * integer max per vector of cells, cheaper than comparing each |v| with the
+ * limit (measured: 17% more cells per second at 512^2). */
+static inline int32_t tblock_mag(float v)
 {
-    return !(fabsf(v) <= limit);
+    int32_t b;
+    memcpy(&b, &v, sizeof b);
+    return b & INT32_MAX;
+}
+
+static inline int32_t tblock_mag_max(int32_t m, float v)
+{
+    int32_t b = tblock_mag(v);
+    return b > m ? b : m;
+}
+
+static inline int tblock_beyond(int32_t m, float limit)
+{
+    return m > tblock_mag(limit);
 }
 
 struct tblock_kernel {

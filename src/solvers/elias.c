@@ -12,6 +12,7 @@
  * Damping multiplies h' (seed 004) or subtracts h' / 2^n (seed 003's
  * `nwater2 -= nwater2 / 32.0f`, n = 5). docs/solvers.md has the details. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "solver.h"
@@ -47,55 +48,75 @@ static int elias_init(void *priv, const struct scene *sc, struct field *f, struc
     return 0;
 }
 
-/* h * mul - h * sub equals seed 004's h * damping when sub = 0 and seed 003's
- * h - h / 2^n when mul = 1 (h / 2^n == h * 2^-n exactly), with no branch in
- * the loop. Sums are grouped (W + E) + (N + S) so that the result is the same
- * bits under every mirror and rotation of the grid (float addition is
+/* The damping, h' = h' * mul - h' * sub: seed 004's h' * damping (sub = 0)
+ * or seed 003's h' - h' / 2^n (mul = 1; h / 2^n == h * 2^-n exactly). Each
+ * form has its own kernels, with the same bits as that formula but fewer
+ * operations: with sub = 0, v * mul - v * 0 equals v * mul + 0 for every
+ * finite v (both turn a zero of either sign into +0; they differ only for an
+ * infinite v, which the blow-up screen stops anyway); with mul = 1 it is
+ * v - v * sub. Sums are grouped (W + E) + (N + S) so that the result is the
+ * same bits under every mirror and rotation of the grid (float addition is
  * commutative but not associative).
  *
  * The row kernels (src/tblock.h) are built twice, for AVX2 (x86-64-v3) and
  * for the baseline, and picked at load time: the same operations in the same
  * order on IEEE floats (no fused multiply-add: -std=c11 keeps contraction
- * off), so the frames are the same bits on either. */
+ * off), so the frames are the same bits on either. The bodies are inlined
+ * into each clone with the damping form a constant, so each loop is one
+ * straight vectorised sequence. */
 #define KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define BODY static inline __attribute__((always_inline))
 
-KERNEL static int row4(const void *k, int y, float *restrict out, const float *restrict up,
-                       const float *restrict mid, const float *restrict dn, int w, float limit)
+BODY float damp(const struct elias *el, float v, int shift)
 {
-    const struct elias *el = k;
-    const float mul = el->mul, sub = el->sub;
-    int over = 0;
-    (void)y;
-    for (int x = 0; x < w; x++) {
-        float v = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) * 0.5f - out[x];
-        v = v * mul - v * sub;
-        out[x] = v;
-        over |= tblock_over(v, limit);
-    }
-    return over;
+    return shift ? v - v * el->sub : v * el->mul + 0.0f;
 }
 
-KERNEL static int row8(const void *k, int y, float *restrict out, const float *restrict up,
-                       const float *restrict mid, const float *restrict dn, int w, float limit)
+BODY int row4(const struct elias *el, float *restrict out, const float *restrict up, const float *restrict mid,
+              const float *restrict dn, int w, float limit, int shift)
 {
-    const struct elias *el = k;
-    const float mul = el->mul, sub = el->sub;
-    int over = 0;
-    (void)y;
+    int32_t m = 0;
+    for (int x = 0; x < w; x++) {
+        float v = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) * 0.5f - out[x];
+        v = damp(el, v, shift);
+        out[x] = v;
+        m = tblock_mag_max(m, v);
+    }
+    return tblock_beyond(m, limit);
+}
+
+BODY int row8(const struct elias *el, float *restrict out, const float *restrict up, const float *restrict mid,
+              const float *restrict dn, int w, float limit, int shift)
+{
+    int32_t m = 0;
     for (int x = 0; x < w; x++) {
         float edge = (mid[x - 1] + mid[x + 1]) + (up[x] + dn[x]);
         float diag = (up[x - 1] + dn[x + 1]) + (up[x + 1] + dn[x - 1]);
         float v = (edge + diag) * 0.25f - out[x];
-        v = v * mul - v * sub;
+        v = damp(el, v, shift);
         out[x] = v;
-        over |= tblock_over(v, limit);
+        m = tblock_mag_max(m, v);
     }
-    return over;
+    return tblock_beyond(m, limit);
 }
+
+#define ROW_KERNEL(name, body, shift)                                                                      \
+    KERNEL static int name(const void *k, int y, float *restrict out, const float *restrict up,           \
+                           const float *restrict mid, const float *restrict dn, int w, float limit)       \
+    {                                                                                                    \
+        (void)y;                                                                                         \
+        return body(k, out, up, mid, dn, w, limit, shift);                                               \
+    }
+ROW_KERNEL(row4_mul, row4, 0)
+ROW_KERNEL(row4_shift, row4, 1)
+ROW_KERNEL(row8_mul, row8, 0)
+ROW_KERNEL(row8_shift, row8, 1)
 
 static struct tblock_kernel kernel(const struct elias *el)
 {
-    return (struct tblock_kernel){ .row = el->neighbors == 8 ? row8 : row4, .k = el, .edges = el->edges };
+    const bool shift = el->sub != 0.0f;
+    const tblock_row_fn row = el->neighbors == 8 ? (shift ? row8_shift : row8_mul) : (shift ? row4_shift : row4_mul);
+    return (struct tblock_kernel){ .row = row, .k = el, .edges = el->edges };
 }
 
 static void elias_step(void *priv, struct field *f)

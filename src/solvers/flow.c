@@ -42,15 +42,15 @@ static int flow_row(const void *k, int y, float *restrict out, const float *rest
 {
     const struct flow *fl = k;
     const float F = fl->F, F1 = fl->F1, damp = fl->damp;
-    int over = 0;
+    int32_t m = 0;
     (void)y;
     for (int x = 0; x < w; x++) {
         float mean = ((mid[x + 1] + mid[x - 1]) + (dn[x] + up[x])) / 4.0f;
         float v = (2.0f * (mean * F + mid[x]) / F1 - out[x]) * damp;
         out[x] = v;
-        over |= tblock_over(v, limit);
+        m = tblock_mag_max(m, v);
     }
-    return over;
+    return tblock_beyond(m, limit);
 }
 
 static void flow_step(void *priv, struct field *f)

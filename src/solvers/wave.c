@@ -127,15 +127,15 @@ KERNEL static int row_uniform(const void *k, int y, float *restrict out, const f
 {
     const struct wave *wv = k;
     const float c1 = wv->c1, c2 = wv->c2, q = wv->q;
-    int over = 0;
+    int32_t m = 0;
     (void)y;
     for (int x = 0; x < w; x++) {
         float lap = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) - 4.0f * mid[x];
         float v = c1 * mid[x] - c2 * out[x] + q * lap;
         out[x] = v;
-        over |= tblock_over(v, limit);
+        m = tblock_mag_max(m, v);
     }
-    return over;
+    return tblock_beyond(m, limit);
 }
 
 KERNEL static int row_mapped(const void *k, int y, float *restrict out, const float *restrict up,
@@ -144,14 +144,14 @@ KERNEL static int row_mapped(const void *k, int y, float *restrict out, const fl
     const struct wave *wv = k;
     const float c1 = wv->c1, c2 = wv->c2;
     const float *restrict q = wv->qmap + (size_t)y * (size_t)w;
-    int over = 0;
+    int32_t m = 0;
     for (int x = 0; x < w; x++) {
         float lap = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) - 4.0f * mid[x];
         float v = c1 * mid[x] - c2 * out[x] + q[x] * lap;
         out[x] = v;
-        over |= tblock_over(v, limit);
+        m = tblock_mag_max(m, v);
     }
-    return over;
+    return tblock_beyond(m, limit);
 }
 
 static struct tblock_kernel kernel(const struct wave *wv)

@@ -105,16 +105,16 @@ static float ident_k;
 static int copy_row(const void *k, int y, float *out, const float *up, const float *mid, const float *dn, int w,
                     float limit)
 {
-    int over = 0;
+    int32_t m = 0;
     (void)k;
     (void)y;
     (void)up;
     (void)dn;
     for (int x = 0; x < w; x++) {
         out[x] = mid[x];
-        over |= tblock_over(out[x], limit);
+        m = tblock_mag_max(m, out[x]);
     }
-    return over;
+    return tblock_beyond(m, limit);
 }
 
 static void test_screen_flags(void **state)
