@@ -376,8 +376,12 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
             break;
         if (i > 0 && sim_advance_frame(r->sim, e) < 0)
             return -1;
+        /* With a sink, render straight into the pipeline's next slot. */
+        uint8_t *slot = NULL;
+        if (r->pipe && !(slot = pipeline_rgb_buffer(r->pipe, sc->render.width, sc->render.height, e)))
+            return -1;
         struct frame fr;
-        if (render_frame(r->render, sim_field(r->sim), sim_walls(r->sim), i, &fr, e) < 0)
+        if (render_frame_to(r->render, sim_field(r->sim), sim_walls(r->sim), i, slot, &fr, e) < 0)
             return -1;
         char md5[33];
         if (o->hash || o->check || r->manifest) {

@@ -46,7 +46,8 @@ struct pipeline {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     struct slot slots[PIPE_DEPTH];
-    bool allocated;
+    size_t rgb_bytes;             /* of each slot's rgb buffer, once allocated */
+    bool allocated;               /* gray16 and heights too, as the first frame needs */
     long head, tail;              /* frames handed over / written */
     bool done, abandon, failed;   /* no more frames / drop the rest / a write failed */
     int max_team;                 /* the frame loop's OpenMP threads at most (-j) */
@@ -131,16 +132,31 @@ static void choose_team(struct pipeline *p, long n)
     }
 }
 
-/* Allocates every slot for frames shaped like fr. */
+/* Gives every slot an rgb buffer of width * height pixels (once). */
+static int allocate_rgb(struct pipeline *p, int width, int height, struct rr_err *e)
+{
+    if (p->rgb_bytes)
+        return 0;
+    size_t bytes = (size_t)width * height * 3;
+    for (int k = 0; k < PIPE_DEPTH; k++)
+        if (!(p->slots[k].rgb = malloc(bytes)))
+            return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: out of memory for %d frames of %dx%d", PIPE_DEPTH, width,
+                           height);
+    p->rgb_bytes = bytes;
+    return 0;
+}
+
+/* Allocates every slot for frames shaped like fr (once). */
 static int allocate(struct pipeline *p, const struct frame *fr, struct rr_err *e)
 {
+    if (allocate_rgb(p, fr->width, fr->height, e) < 0)
+        return -1;
     size_t px = (size_t)fr->width * fr->height, cells = (size_t)fr->grid_w * fr->grid_h;
     for (int k = 0; k < PIPE_DEPTH; k++) {
         struct slot *s = &p->slots[k];
-        s->rgb = malloc(px * 3);
         s->gray16 = fr->gray16 ? malloc(px * sizeof *s->gray16) : NULL;
         s->heights = fr->heights ? malloc(cells * sizeof *s->heights) : NULL;
-        if (!s->rgb || (fr->gray16 && !s->gray16) || (fr->heights && !s->heights))
+        if ((fr->gray16 && !s->gray16) || (fr->heights && !s->heights))
             return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: out of memory for %d frames of %dx%d", PIPE_DEPTH,
                            fr->width, fr->height);
     }
@@ -154,23 +170,44 @@ static int writer_error(struct pipeline *p, struct rr_err *e)
     return -1;
 }
 
-int pipeline_write(struct pipeline *p, const struct frame *fr, struct rr_err *e)
+/* Waits while the ring is full. Returns 0, or -1 with e filled when the
+ * writer has failed. */
+static int wait_for_room(struct pipeline *p, struct rr_err *e)
 {
-    if (!p->allocated && allocate(p, fr, e) < 0)
-        return -1;
     pthread_mutex_lock(&p->mu);
     while (p->head - p->tail == PIPE_DEPTH && !p->failed)
         pthread_cond_wait(&p->cv, &p->mu);
     bool failed = p->failed;
     pthread_mutex_unlock(&p->mu);
-    if (failed)
-        return writer_error(p, e);
+    return failed ? writer_error(p, e) : 0;
+}
+
+uint8_t *pipeline_rgb_buffer(struct pipeline *p, int width, int height, struct rr_err *e)
+{
+    if (allocate_rgb(p, width, height, e) < 0 || wait_for_room(p, e) < 0)
+        return NULL;
+    if (p->rgb_bytes != (size_t)width * height * 3) {
+        rr_fail(e, RR_EXIT_RUNTIME, "pipeline: internal error: a %dx%d frame in a ring made for another size",
+                width, height);
+        return NULL;
+    }
+    return p->slots[p->head % PIPE_DEPTH].rgb;
+}
+
+int pipeline_write(struct pipeline *p, const struct frame *fr, struct rr_err *e)
+{
+    if (!p->allocated && allocate(p, fr, e) < 0)
+        return -1;
+    if (wait_for_room(p, e) < 0)
+        return -1;
     choose_team(p, p->head);
-    /* The slot at head is not the writer's until head moves: copy unlocked. */
+    /* The slot at head is not the writer's until head moves: fill it
+     * unlocked. A frame rendered into it (pipeline_rgb_buffer) is not copied. */
     struct slot *s = &p->slots[p->head % PIPE_DEPTH];
     size_t px = (size_t)fr->width * fr->height, cells = (size_t)fr->grid_w * fr->grid_h;
     s->fr = *fr;
-    memcpy(s->rgb, fr->rgb, px * 3);
+    if (fr->rgb != s->rgb)
+        memcpy(s->rgb, fr->rgb, px * 3);
     s->fr.rgb = s->rgb;
     if (fr->gray16 && s->gray16) {
         memcpy(s->gray16, fr->gray16, px * sizeof *s->gray16);

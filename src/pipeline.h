@@ -5,6 +5,8 @@
 #ifndef RR_PIPELINE_H
 #define RR_PIPELINE_H
 
+#include <stdint.h>
+
 #include "frame.h"
 #include "rr_err.h"
 #include "sink.h"
@@ -15,8 +17,15 @@ struct pipeline;
  * Returns 0 and *out, or -1 with e filled (RR_EXIT_RUNTIME). */
 int pipeline_create(struct pipeline **out, struct sink *sink, struct rr_err *e);
 
-/* Copies the frame into the ring, waiting while the ring is full, and
- * returns. The ring's buffers are allocated at the first frame, never after.
+/* The rgb buffer (width * height * 3 bytes) of the ring slot that the next
+ * pipeline_write fills, waiting while the ring is full: render the next frame
+ * there (render_frame_to) and pipeline_write hands it over without copying it.
+ * The size must be the same at every call. Returns NULL with e filled when
+ * the writer has failed (as pipeline_write) or memory ran out. */
+uint8_t *pipeline_rgb_buffer(struct pipeline *p, int width, int height, struct rr_err *e);
+
+/* Copies the frame into the ring (the rgb unless it is already there),
+ * waiting while the ring is full, and returns. The ring's buffers are allocated at the first frame, never after.
  * Returns 0, or -1 with e filled by the first failed sink_write (reported
  * here, one or a few frames after the frame that failed). */
 int pipeline_write(struct pipeline *p, const struct frame *fr, struct rr_err *e);

@@ -367,12 +367,12 @@ static void water_prepare(struct renderer *r, const struct field *f)
 /* refract renders at render size directly; a pixel is a wall when the grid
  * cell under its centre is. Cannot fail. */
 static int refract_frame(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
-                         struct frame *fr)
+                         uint8_t *dst, struct frame *fr)
 {
     const int rw = r->rw, rh = r->rh, gw = r->gw, gh = r->gh;
 #pragma omp parallel for schedule(static) if ((long)rw * rh >= 65536)
     for (int y = 0; y < rh; y++) {
-        uint8_t *out = r->rgb_out + (size_t)y * rw * 3;
+        uint8_t *out = dst + (size_t)y * rw * 3;
         refract_row(&r->look, r->gx, r->gy, gw, gh, r->bg.rgb, rw, rh, y, out);
         if (!walls)
             continue;
@@ -387,13 +387,19 @@ static int refract_frame(struct renderer *r, const struct field *f, const unsign
     fr->height = rh;
     fr->grid_w = gw;
     fr->grid_h = gh;
-    fr->rgb = r->rgb_out;
+    fr->rgb = dst;
     copy_heights(r, f, fr);
     return 0;
 }
 
 int render_frame(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
                  struct frame *fr, struct rr_err *e)
+{
+    return render_frame_to(r, f, walls, index, NULL, fr, e);
+}
+
+int render_frame_to(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
+                    uint8_t *target, struct frame *fr, struct rr_err *e)
 {
     if (f->w != r->gw || f->h != r->gh)
         return rr_fail(e, RR_EXIT_RUNTIME, "render: the field is %dx%d, the renderer was made for %dx%d", f->w,
@@ -403,12 +409,14 @@ int render_frame(struct renderer *r, const struct field *f, const unsigned char 
     if (r->gx) {
         water_prepare(r, f);
         if (r->mode == RENDER_REFRACT)
-            return refract_frame(r, f, walls, index, fr);
+            return refract_frame(r, f, walls, index, target ? target : r->rgb_out, fr);
     }
+    /* Unscaled, the grid-size picture is the frame (rows of gw * 3 bytes). */
+    uint8_t *grid_rgb = r->scaled || !target ? r->rgb_grid : target;
 #pragma omp parallel for schedule(static) if ((long)gw * gh >= 65536)
     for (int y = 0; y < gh; y++) {
         render_row(r, f, y, f->cur + (ptrdiff_t)y * f->stride, walls ? walls + (size_t)y * gw : NULL,
-                   r->rgb_grid + (size_t)y * r->rgb_grid_stride,
+                   grid_rgb + (size_t)y * r->rgb_grid_stride,
                    g16 ? (uint16_t *)((uint8_t *)r->g16_grid + (size_t)y * r->g16_grid_stride) : NULL);
     }
     memset(fr, 0, sizeof *fr);
@@ -425,8 +433,9 @@ int render_frame(struct renderer *r, const struct field *f, const unsigned char 
         if (sws_scale(r->sws_rgb, src, src_stride, 0, gh, dst, dst_stride) != r->rh)
             return rr_fail(e, RR_EXIT_RUNTIME, "render: libswscale failed to scale %dx%d to %dx%d", gw, gh,
                            r->rw, r->rh);
-        pack_rows(r->rgb_out, r->rgb_dst, r->rgb_dst_stride, r->rw * 3, r->rh);
-        fr->rgb = r->rgb_out;
+        uint8_t *out = target ? target : r->rgb_out;
+        pack_rows(out, r->rgb_dst, r->rgb_dst_stride, r->rw * 3, r->rh);
+        fr->rgb = out;
         if (g16) {
             src[0] = (const uint8_t *)r->g16_grid;
             src_stride[0] = r->g16_grid_stride;
@@ -439,7 +448,7 @@ int render_frame(struct renderer *r, const struct field *f, const unsigned char 
             fr->gray16 = r->g16_out;
         }
     } else {
-        fr->rgb = r->rgb_grid;
+        fr->rgb = grid_rgb;
         fr->gray16 = r->g16_grid;
     }
     copy_heights(r, f, fr);

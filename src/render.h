@@ -34,6 +34,13 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
 int render_frame(struct renderer *r, const struct field *f, const unsigned char *walls,
                  long index, struct frame *fr, struct rr_err *e);
 
+/* The same, with the rgb picture written to target (render width * height * 3
+ * bytes, packed rows) instead of the renderer's own buffer, when target is
+ * not NULL: fr->rgb is then target. The pipeline renders straight into its ring this
+ * way, which saves copying every frame (6 MB at 1080p). */
+int render_frame_to(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
+                    uint8_t *target, struct frame *fr, struct rr_err *e);
+
 void render_free(struct renderer *r);   /* accepts NULL */
 
 /* Colormaps by name: the table of 256 rgb entries, or NULL if unknown.

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -268,10 +269,52 @@ static void test_scaled_is_deterministic(void **state)
     free(fk.mem);
 }
 
+/* render_frame_to writes the same bytes into the caller's buffer (the
+ * pipeline's ring slot) as render_frame into its own, at grid size and
+ * scaled, and fr->rgb is that buffer. */
+static void test_render_into_target(void **state)
+{
+    (void)state;
+    float cells[48];
+    for (int k = 0; k < 48; k++)
+        cells[k] = sinf(0.7f * (float)k);
+    struct fake fk;
+    fake_init(&fk, 8, 6, cells);
+    const int sizes[2][2] = { { 8, 6 }, { 13, 9 } };
+    for (int t = 0; t < 2; t++) {
+        struct scene sc;
+        scene_init(&sc, 8, 6, RENDER_COLORMAP);
+        snprintf(sc.render.colormap, sizeof sc.render.colormap, "viridis");
+        sc.render.width = sizes[t][0];
+        sc.render.height = sizes[t][1];
+        struct renderer *r = NULL;
+        struct rr_err e = { 0 };
+        assert_int_equal(render_create(&r, &sc, 0, &e), 0);
+        size_t bytes = (size_t)sizes[t][0] * sizes[t][1] * 3;
+        uint8_t *own = malloc(bytes), *target = malloc(bytes);
+        assert_non_null(own);
+        assert_non_null(target);
+        memset(target, 0xA5, bytes);
+        struct frame fr;
+        assert_int_equal(render_frame(r, &fk.f, NULL, 3, &fr, &e), 0);
+        assert_ptr_not_equal(fr.rgb, target);
+        memcpy(own, fr.rgb, bytes);
+        assert_int_equal(render_frame_to(r, &fk.f, NULL, 3, target, &fr, &e), 0);
+        assert_ptr_equal(fr.rgb, target);
+        assert_int_equal(fr.width, sizes[t][0]);
+        assert_memory_equal(target, own, bytes);
+        free(own);
+        free(target);
+        render_free(r);
+    }
+    free(fk.mem);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_height_exact_bytes),
+        cmocka_unit_test(test_render_into_target),
         cmocka_unit_test(test_height_nan_is_black),
         cmocka_unit_test(test_gray16_and_heights),
         cmocka_unit_test(test_colormap_endpoints),
