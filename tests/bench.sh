@@ -18,13 +18,15 @@ best() {
     done
     echo "$b"
 }
+# shorter A B: the smaller of two times (B may be empty).
+shorter() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a < b) ? a : b }'; }
 
 echo "== solvers (cells per second; load: $(cut -d' ' -f1-3 /proc/loadavg))"
 echo '{ "time": { "steps_per_frame": 2 }, "drops": [ { "x": 10, "y": 10 } ] }' > "$T/bench.json"
 [ "${BENCH_SOLVERS:-1}" = 0 ] || "$build/tests/bench_solvers" "$T/bench.json"
 
 echo
-echo "== end to end: 1920x1080 mp4 (libx264 veryfast crf 20), best of 3"
+echo "== end to end: 1920x1080 mp4 (libx264 veryfast crf 20), best of ${E2E_TRIES:-5} taken in turns"
 frames=45
 cat > "$T/e2e.json" <<JSON
 {
@@ -52,9 +54,15 @@ X="--set output.codec=libx264 --set output.preset=veryfast --set output.crf=20 -
 "$bin" "$T/e2e.json" $S -o "$T/frames.mkv" --set output.codec=png -y -q
 ffmpeg -v error -y -i "$T/frames.mkv" -f rawvideo -pix_fmt rgb24 "$T/frames.rgb"
 rm -f "$T/frames.mkv"
-t_rr=$(best 3 "$bin" "$T/e2e.json" $S $X -o "$T/rr.mp4" -y -q)
-t_ff=$(best 3 ffmpeg -v error -y -f rawvideo -pix_fmt rgb24 -s 1920x1080 -r 30 -i "$T/frames.rgb" \
-       -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$T/ff.mp4")
+# The two in turns (ours, then ffmpeg's, E2E_TRIES times), each figure its
+# best: on a shared machine a burst of other work then slows both alike
+# instead of whichever happened to run during it.
+t_rr=; t_ff=
+for i in $(seq "${E2E_TRIES:-5}"); do
+    t_rr=$(shorter "$(best 1 "$bin" "$T/e2e.json" $S $X -o "$T/rr.mp4" -y -q)" "$t_rr")
+    t_ff=$(shorter "$(best 1 ffmpeg -v error -y -f rawvideo -pix_fmt rgb24 -s 1920x1080 -r 30 -i "$T/frames.rgb" \
+                      -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$T/ff.mp4")" "$t_ff")
+done
 pf=0
 [ -x /usr/bin/time ] && pf=$(/usr/bin/time -f %M ffmpeg -v error -y -f rawvideo -pix_fmt rgb24 -s 1920x1080 -r 30 -i "$T/frames.rgb" \
      -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$T/ff.mp4" 2>&1 | tail -n 1)
