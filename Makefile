@@ -28,9 +28,9 @@ WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-
 # -std=c11 (not gnu11) implies -ffp-contract=off: no fused multiply-add that
 # would make frames depend on the CPU. Never add -ffast-math (design.md).
 # -fvect-cost-model=dynamic: GCC 12's -O2 vectorises only loops that need no
-# remainder ("very cheap"), which left every row kernel scalar (2-7x slower,
-# docs/performance.md). Vectorising the same IEEE operations without
-# reassociation gives the same bits.
+# remainder ("very cheap"), which left the loops of files outside KERNEL_OBJ
+# below scalar (wave's row kernel was one, 5x slower). Vectorising the same
+# IEEE operations without reassociation gives the same bits.
 BASEFLAGS := -std=c11 -D_DEFAULT_SOURCE -fopenmp $(WARN) $(OPT) -fvect-cost-model=dynamic -MMD -MP -Isrc
 ifeq ($(SAN),1)
 BASEFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -88,8 +88,8 @@ $(BUILD)/%.o: %.c
 # `make KERNEL_OPT='-O3 -fopt-info-vec' build/src/solvers/elias.o`); the
 # bits do not change (no -ffast-math, no contraction). docs/performance.md.
 KERNEL_OPT ?= -O3
-KERNEL_OBJ := $(BUILD)/src/solvers/elias.o $(BUILD)/src/solvers/flow.o $(BUILD)/src/solvers/spring.o $(BUILD)/src/tblock.o \
-              $(BUILD)/src/sim.o
+KERNEL_OBJ := $(BUILD)/src/solvers/elias.o $(BUILD)/src/solvers/flow.o $(BUILD)/src/solvers/spring.o \
+              $(BUILD)/src/solvers/wave.o $(BUILD)/src/tblock.o $(BUILD)/src/sim.o
 $(KERNEL_OBJ): ALL_CFLAGS += $(KERNEL_OPT)
 # The renderer's per-pixel loops likewise; -fno-math-errno lets sqrtf inline
 # and -fno-trapping-math lets GCC if-convert the clamps (neither changes a
