@@ -1,10 +1,12 @@
 /* sinks/video.c: .mp4 .mkv .mov .webm through libavformat and libavcodec,
- * rgb24 converted to the encoder's pixel format with libswscale. Follows
+ * rgb24 converted to yuv420p by sinks/yuv420.c and to any other pixel format
+ * of the encoder with libswscale. Follows
  * FFmpeg's doc/examples/mux.c and encode_video.c: send_frame/receive_packet
  * until EAGAIN, flushed with a NULL frame at close. Written to a temporary
  * file beside the target and renamed into place after the trailer. */
 #include "outfile.h"
 #include "sinks.h"
+#include "sinks/yuv420.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -52,7 +54,7 @@ struct video_sink {
     AVStream *st;
     AVFrame *frame;
     AVPacket *pkt;
-    struct SwsContext *sws;
+    struct SwsContext *sws;    /* NULL for yuv420p: sinks/yuv420.c converts */
     int width, height;         /* rendered size */
     int ew, eh;                /* encoded size: padded to even for subsampled chroma */
     uint8_t *pad;              /* ew x eh rgb24 when padding, else NULL */
@@ -164,6 +166,27 @@ static int encoder_options(AVDictionary **opts, AVCodecContext *enc, const AVCod
     return 0;
 }
 
+/* libswscale from rgb24 to pix at w x h (BT.709 limited range for YUV),
+ * bit-exact, sliced over threads (libswscale 6's "threads", 0 = one per core;
+ * slices give the same bytes). NULL when it cannot. */
+static struct SwsContext *open_sws(int w, int h, enum AVPixelFormat pix, int threads, bool is_rgb)
+{
+    struct SwsContext *sws = sws_alloc_context();
+    if (!sws || av_opt_set_int(sws, "srcw", w, 0) < 0 || av_opt_set_int(sws, "srch", h, 0) < 0
+        || av_opt_set_int(sws, "dstw", w, 0) < 0 || av_opt_set_int(sws, "dsth", h, 0) < 0
+        || av_opt_set_int(sws, "src_format", AV_PIX_FMT_RGB24, 0) < 0 || av_opt_set_int(sws, "dst_format", pix, 0) < 0
+        || av_opt_set_int(sws, "sws_flags", SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT, 0) < 0
+        || av_opt_set_int(sws, "threads", threads > 0 ? threads : 0, 0) < 0 || sws_init_context(sws, NULL, NULL) < 0) {
+        sws_freeContext(sws);
+        return NULL;
+    }
+    if (!is_rgb) {
+        const int *coefs = sws_getCoefficients(SWS_CS_ITU709);
+        sws_setColorspaceDetails(sws, coefs, 1, coefs, 0, 0, 1 << 16, 1 << 16);
+    }
+    return sws;
+}
+
 static int video_open(void *priv, const struct output_config *o, const struct sink_params *p, struct rr_err *e)
 {
     struct video_sink *s = priv;
@@ -222,6 +245,12 @@ static int video_open(void *priv, const struct output_config *o, const struct si
         s->enc->color_primaries = AVCOL_PRI_BT709;
         s->enc->color_trc = AVCOL_TRC_BT709;
         s->enc->color_range = AVCOL_RANGE_MPEG;
+        /* Subsampled chroma is sited at the centre of the pixels it covers:
+         * sinks/yuv420.c takes the 2x2 mean, and libswscale (the other
+         * formats) the mean of each horizontal pair and a filter centred
+         * between the rows. Untagged, H.264 players assume left siting. */
+        if (desc->log2_chroma_w || desc->log2_chroma_h)
+            s->enc->chroma_sample_location = AVCHROMA_LOC_CENTER;
     }
     if (encoder_options(&opts, s->enc, codec, o, e) < 0)
         goto fail;
@@ -296,29 +325,12 @@ static int video_open(void *priv, const struct output_config *o, const struct si
         goto fail;
     }
     /* The conversion to the encoder's format runs on the writer thread, just
-     * before libx264: sliced over threads (libswscale 6's "threads", 0 = one
-     * per core), or it alone holds the encoder back at 1080p (about 9 ms a
-     * frame on one thread; docs/performance.md). Slices give the same bytes. */
-    if ((s->sws = sws_alloc_context())
-        && (av_opt_set_int(s->sws, "srcw", s->ew, 0) < 0 || av_opt_set_int(s->sws, "srch", s->eh, 0) < 0
-            || av_opt_set_int(s->sws, "dstw", s->ew, 0) < 0 || av_opt_set_int(s->sws, "dsth", s->eh, 0) < 0
-            || av_opt_set_int(s->sws, "src_format", AV_PIX_FMT_RGB24, 0) < 0
-            || av_opt_set_int(s->sws, "dst_format", pix, 0) < 0
-            || av_opt_set_int(s->sws, "sws_flags",
-                              SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT, 0) < 0
-            || av_opt_set_int(s->sws, "threads", p->threads > 0 ? p->threads : 0, 0) < 0
-            || sws_init_context(s->sws, NULL, NULL) < 0)) {
-        sws_freeContext(s->sws);
-        s->sws = NULL;
-    }
-    if (!s->sws) {
-        rr_fail(e, RR_EXIT_RUNTIME, "%s: libswscale cannot convert rgb24 to %s", o->path,
-                av_get_pix_fmt_name(pix));
+     * before the encoder. yuv420p (every default but ffv1's) is ours
+     * (sinks/yuv420.c): exact, one thread, about 2 ms a 1080p frame against
+     * libswscale's 9 ms (docs/performance.md). Other formats: libswscale. */
+    if (pix != AV_PIX_FMT_YUV420P && !(s->sws = open_sws(s->ew, s->eh, pix, p->threads, is_rgb))) {
+        rr_fail(e, RR_EXIT_RUNTIME, "%s: libswscale cannot convert rgb24 to %s", o->path, av_get_pix_fmt_name(pix));
         goto fail;
-    }
-    if (!is_rgb) {
-        const int *coefs = sws_getCoefficients(SWS_CS_ITU709);
-        sws_setColorspaceDetails(s->sws, coefs, 1, coefs, 0, 0, 1 << 16, 1 << 16);
     }
     av_dict_free(&opts);
     av_dict_free(&mopts);
@@ -375,10 +387,16 @@ static int video_write(void *priv, const struct frame *fr, struct rr_err *e)
     int ret = av_frame_make_writable(s->frame);
     if (ret < 0)
         return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot get a frame buffer", ret);
-    const uint8_t *srcs[4] = { src, NULL, NULL, NULL };
-    int strides[4] = { src_stride, 0, 0, 0 };
-    if (sws_scale(s->sws, srcs, strides, 0, s->eh, s->frame->data, s->frame->linesize) != s->eh)
-        return rr_fail(e, RR_EXIT_RUNTIME, "%s: libswscale failed on frame %ld", s->path, fr->index);
+    if (!s->sws) {
+        AVFrame *f = s->frame;
+        yuv420_from_rgb24(src, src_stride, s->ew, s->eh, f->data[0], f->linesize[0], f->data[1], f->linesize[1],
+                          f->data[2], f->linesize[2]);
+    } else {
+        const uint8_t *srcs[4] = { src, NULL, NULL, NULL };
+        int strides[4] = { src_stride, 0, 0, 0 };
+        if (sws_scale(s->sws, srcs, strides, 0, s->eh, s->frame->data, s->frame->linesize) != s->eh)
+            return rr_fail(e, RR_EXIT_RUNTIME, "%s: libswscale failed on frame %ld", s->path, fr->index);
+    }
     s->frame->pts = s->next_pts++;
     return encode(s, s->frame, e);
 }
