@@ -1,9 +1,10 @@
 #!/bin/sh
 # make bench: solver throughput against a reference loop and the streaming
-# bound (tests/bench/bench_solvers.c), end-to-end 1080p mp4 against the ffmpeg
-# program on the same frames, peak memory against what the grids and frame
-# buffers need, and allocations per frame. Numbers only; nothing passes or
-# fails. docs/performance.md explains the method and the results.
+# bound (tests/bench/bench_solvers.c), the video sink's rgb24 -> yuv420p
+# conversion against libswscale (tests/bench/bench_yuv.c), end-to-end 1080p
+# mp4 against the ffmpeg program on the same frames, peak memory against what
+# the grids and frame buffers need, and allocations per frame. Numbers only;
+# nothing passes or fails. docs/performance.md explains the method and the results.
 bin=${1:-./ripplerender}; build=${2:-build}
 set -e
 case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
@@ -24,6 +25,9 @@ shorter() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a < b) ? a : b }'
 echo "== solvers (cells per second; load: $(cut -d' ' -f1-3 /proc/loadavg))"
 echo '{ "time": { "steps_per_frame": 2 }, "drops": [ { "x": 10, "y": 10 } ] }' > "$T/bench.json"
 [ "${BENCH_SOLVERS:-1}" = 0 ] || "$build/tests/bench_solvers" "$T/bench.json"
+
+echo
+"$build/tests/bench_yuv"
 
 echo
 echo "== end to end: 1920x1080 mp4 (libx264 veryfast crf 20), best of ${E2E_TRIES:-5} taken in turns"

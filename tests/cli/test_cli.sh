@@ -37,6 +37,8 @@ check set-out-of-range-names-key grep -q 'solver.damping' "$T/err"
 "$RR" "$T/small.json" -o "$T/a.mp4" -q; check mp4-exit-0 [ $? -eq 0 ]
 check mp4-codec [ "$(probe "$T/a.mp4" stream=codec_name)" = h264 ]
 check mp4-pix_fmt [ "$(probe "$T/a.mp4" stream=pix_fmt)" = yuv420p ]
+# BT.709 limited range, chroma sited at the centre of each 2x2 block (src/sinks/yuv420.c)
+check mp4-colour-tags [ "$(probe "$T/a.mp4" stream=color_space),$(probe "$T/a.mp4" stream=color_range),$(probe "$T/a.mp4" stream=chroma_location)" = bt709,tv,center ]
 check mp4-size [ "$(probe "$T/a.mp4" stream=width),$(probe "$T/a.mp4" stream=height)" = 64,48 ]
 check mp4-frames [ "$(probe "$T/a.mp4" stream=nb_read_frames)" = 10 ]
 check mp4-duration [ "$(fmt_duration "$T/a.mp4")" = 1.000000 ]
