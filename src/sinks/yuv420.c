@@ -1,5 +1,5 @@
-/* sinks/yuv420.c: rgb24 to yuv420p, BT.709, limited range (ITU-R BT.709-6
- * item 3: Kr 0.2126, Kb 0.0722; 8-bit Y 16..235 and Cb/Cr 16..240):
+/* sinks/yuv420.c: rgb24 to yuv420p, BT.709, limited range (ITU-R BT.709-6:
+ * Kr 0.2126, Kb 0.0722; 8-bit Y 16..235 and Cb/Cr 16..240):
  *
  *   E = (2126 R + 7152 G + 722 B) / 10000           (R, G, B in 0..255)
  *   Y  = 16  + 219/255 * E
@@ -9,20 +9,24 @@
  * Cb and Cr take the mean R, G, B of each 2x2 block (a box filter; the sample
  * sits at the block's centre, H.264's chroma_sample_loc_type 1, which the
  * video sink tags). Each value is the formula rounded to nearest in fixed
- * point with 23 fractional bits: coefficients rounded to 1/2^23 (so a result
+ * point with 23 fractional bits: coefficients rounded to 1/2^23, so a result
  * can differ from the exact value rounded only where that lies within
- * 3 * 255 * 2^-24 < 5e-5 of a half: 61 of the 16.7 million colours for Y,
- * and never by more than one level; tests/unit/test_yuv420.c). Every step is
+ * 3 * 255 * 2^-24 < 5e-5 of a half for Y (61 of the 16.7 million colours)
+ * and 3 * 1020 * 2^-24 < 2e-4 for Cb, Cr (9284 and 13450 of the 1.06e9
+ * possible block sums), and never by more than one level
+ * (tests/unit/test_yuv420.c; docs/output.md). Every step is
  * int32 arithmetic that cannot overflow (the largest sum, Cb of four blue
  * pixels, is 2.02e9 < 2^31), so the bytes are the same on every CPU and for
  * any slicing. The chroma coefficients of each row sum to exactly zero, so
  * greys give 128.
  *
  * The row loop is built for AVX2 and for the baseline and picked at load
- * time (as src/solvers/elias.c does); both vectorise (-fvect-cost-model=dynamic
- * in the Makefile) and give the same integers. It runs on the video sink's
- * writer thread alone: about 1 ms a 1080p frame against 5 to 9 ms for
- * libswscale's exact path (docs/performance.md). */
+ * time (as src/solvers/elias.c does); GCC vectorises it (with
+ * -fvect-cost-model=dynamic, in the Makefile; the baseline build only the
+ * column pairing, SSE2 having no byte shuffle for the rgb loads), and both
+ * give the same integers. It runs on the video sink's writer thread alone:
+ * about 2 ms a 1080p frame against 8 to 9 ms for libswscale's exact path
+ * (docs/performance.md). */
 #include "sinks/yuv420.h"
 
 enum { SHIFT = 23 };
