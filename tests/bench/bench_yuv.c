@@ -15,6 +15,7 @@
 #include <libavutil/opt.h>
 #include <libswscale/swscale.h>
 
+#include "../unit/gradient_noise.h"
 #include "sinks/yuv420.h"
 
 #define W 1920
@@ -98,14 +99,7 @@ int main(void)
     AVFrame *ours = yuv_frame(), *ref = yuv_frame();
     if (!rgb || !ours || !ref)
         return 1;
-    unsigned seed = 1;
-    for (int y = 0; y < H; y++)
-        for (int x = 0; x < W; x++)
-            for (int c = 0; c < 3; c++) {
-                seed = seed * 1103515245u + 12345u;
-                int v = (c == 0 ? x * 255 / W : c == 1 ? y * 255 / H : (x + y) * 255 / (W + H)) + (int)(seed >> 28) - 8;
-                rgb[((size_t)y * W + x) * 3 + c] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
-            }
+    gradient_noise(rgb, 3 * W, W, H);
     const int exact = SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT;
     struct SwsContext *s1 = sws_open(exact, 1), *s0 = sws_open(exact, 0), *sd = sws_open(SWS_BICUBIC, 1);
     if (!s1 || !s0 || !sd)

@@ -21,6 +21,7 @@
 #include <libavutil/opt.h>
 #include <libswscale/swscale.h>
 
+#include "gradient_noise.h"
 #include "sinks/yuv420.h"
 
 /* ---- references --------------------------------------------------------------- */
@@ -306,14 +307,7 @@ static void test_against_swscale(void **state)
     const int w = 640, h = 360;
     struct pic p;
     pic_alloc(&p, w, h);
-    uint32_t s = 1;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            for (int c = 0; c < 3; c++) {
-                s = s * 1103515245u + 12345u;
-                int v = (c == 0 ? x * 255 / w : c == 1 ? y * 255 / h : (x + y) * 255 / (w + h)) + (int)(s >> 28) - 8;
-                px(&p, x, y)[c] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
-            }
+    gradient_noise(p.rgb, p.stride, w, h);
     convert(&p);
     struct SwsContext *sws = sws_getContext(w, h, AV_PIX_FMT_RGB24, w, h, AV_PIX_FMT_YUV420P,
                                             SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT,
