@@ -77,11 +77,17 @@ extern const struct solver_ops solver_spectral;
 #define PAD_MIN 32   /* cells of pad beyond a non-periodic edge */
 #define SPONGE_WAVES 0.5   /* the pad's sponge is tuned to waves this many per pad width... */
 #define SPONGE_RATE 0.5    /* ...and its top damping rate in units of their omega */
-/* Domains smaller than this run on one thread: a step has about ten parallel
- * loops, and on a busy machine their barriers cost more than small FFTs
- * (measured: a 315 x 224 domain took 2.4 ms a step on one thread, 23 ms on
- * two with the machine's 2 cores loaded 7 deep). */
+/* Domains smaller than this run on one thread: on a busy machine the
+ * barriers of a step cost more than small FFTs (measured: a 315 x 224 domain
+ * took 2.4 ms a step on one thread, 23 ms on two with the machine's 2 cores
+ * loaded 7 deep, when a step had about ten parallel loops). */
 #define PAR_MIN (512 * 512)
+/* Rows per group of the row passes: a column's values of 8 rows are one
+ * 64-byte cache line of Z, which is stored by columns. */
+#define ROWS 8
+/* Columns per item of the column pass on each side of the +k_x / -k_x pairs. */
+#define COLB 8
+#define COLS (2 * COLB)
 
 /* One axis of the FFT domain: n cells, the grid's m cells from offset lo,
  * then hi pad cells; lo + m + hi = n (both pads 0 when periodic). */
@@ -92,16 +98,20 @@ struct axis {
 
 struct spectral {
     struct axis ax, ay;
-    float *H, *P;             /* nx * ny: h_n, h_{n-1} over the whole domain */
+    float *H, *P;             /* nx * ny: h_n, h_{n-1}; only the absorb pads' cells are used */
     float *last;              /* w * h: the interior heights written by the last step */
-    float *A, *B;             /* nx * ny: a and b per mode, normalisation folded in */
+    float *AB;                /* (nx / 2 + 1) * ny pairs (a, b) by column, normalisation folded in */
     float *sponge;            /* max pad: absorb factors by depth into the pad */
-    fftwf_complex *Z, *W;     /* nx * ny: the transforms */
-    fftwf_plan fx, ix, fy, iy;
-    fftwf_complex *buf;       /* nthreads * 2 * max(nx, ny): gather buffers */
-    size_t buflen;            /* complex values per thread: two lines, each a multiple of 64 bytes */
+    fftwf_complex *Z;         /* the transform: nyp / ROWS groups of nslots columns of ROWS */
+    int *slot;                /* nx: where column x is stored in a group (an item's columns are adjacent) */
+    int nslots;               /* nitems * COLS */
+    size_t nxp, nyp;          /* nx, ny rounded up to 8: lines start at multiples of 64 bytes */
+    fftwf_plan fx, ix, fy, iy;  /* one row, one column */
+    fftwf_complex *buf;       /* nthreads * buflen: line and block buffers */
+    size_t buflen;            /* complex values per thread: two halves, each a multiple of 64 bytes */
     int nthreads;
-    int par;                  /* run the loops on several threads (large domains only) */
+    int par;                  /* run the passes on several threads (large domains only) */
+    int nitems;               /* column pass work items: the self-paired columns, then pairs of blocks */
 };
 
 /* The smallest n >= m with no prime factor above 7 (fast FFT lengths). */
@@ -147,15 +157,56 @@ static void spectral_free(void *priv)
     if (sp->fy) fftwf_destroy_plan(sp->fy);
     if (sp->iy) fftwf_destroy_plan(sp->iy);
     fftwf_free(sp->Z);
-    fftwf_free(sp->W);
+    free(sp->slot);
     fftwf_free(sp->buf);
     free(sp->H);
     free(sp->P);
     free(sp->last);
-    free(sp->A);
-    free(sp->B);
+    free(sp->AB);
     free(sp->sponge);
     memset(sp, 0, sizeof *sp);
+}
+
+/* The columns of column pass item t (see spectral_init): *i0 and *nb, the
+ * first column and count of its left block (t >= 1), whose partners are the
+ * nb columns ending at nx - i0; item 0 holds the columns that are their own
+ * partners, 0 and (nx even) nx / 2, and returns their count. Returns the
+ * number of columns of the item. */
+static int column_item(const struct spectral *sp, int t, int *i0, int *nb)
+{
+    const int nx = sp->ax.n, left = (nx - 1) / 2;   /* columns 1 .. left pair with nx - i */
+    if (t == 0) {
+        *i0 = 0;
+        *nb = 0;
+        return nx % 2 == 0 && nx > 1 ? 2 : 1;
+    }
+    *i0 = 1 + (t - 1) * COLB;
+    *nb = left - *i0 + 1 < COLB ? left - *i0 + 1 : COLB;
+    return 2 * *nb;
+}
+
+/* The columns of item t: Z column and AB column (|k_x| index) of each slot
+ * of its tile, and the slot holding its partner (the column of -k_x). */
+static int item_columns(const struct spectral *sp, int t, int *col, int *kx, int *partner)
+{
+    const int nx = sp->ax.n;
+    int i0, nb;
+    const int c = column_item(sp, t, &i0, &nb);
+    if (nb == 0) {
+        for (int s = 0; s < c; s++) {
+            col[s] = kx[s] = s * (nx / 2);
+            partner[s] = s;
+        }
+        return c;
+    }
+    for (int s = 0; s < nb; s++) {
+        col[s] = kx[s] = i0 + s;
+        col[nb + s] = nx - i0 - nb + 1 + s;
+        kx[nb + s] = i0 + nb - 1 - s;
+        partner[s] = 2 * nb - 1 - s;
+        partner[2 * nb - 1 - s] = s;
+    }
+    return c;
 }
 
 static int spectral_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
@@ -170,24 +221,27 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     axis_init(&sp->ay, f->h, sc->boundary[EDGE_TOP], sc->boundary[EDGE_BOTTOM], pad);
     const int nx = sp->ax.n, ny = sp->ay.n;
     const size_t n = (size_t)nx * (size_t)ny;
-    const int nmax = nx > ny ? nx : ny;
     int maxpad = sp->ax.hi > sp->ay.hi ? sp->ax.hi : sp->ay.hi;
     sp->nthreads = omp_get_max_threads();
     sp->par = n >= PAR_MIN;
     /* Every thread's two line buffers start at a multiple of 64 bytes from
      * the (SIMD-aligned) allocation, so they have the alignment the plans were
      * made with: fftwf_execute_dft requires it, and it keeps one code path. */
-    sp->buflen = 2 * (((size_t)nmax + 7) / 8 * 8);
+    sp->nxp = ((size_t)nx + 7) / 8 * 8;
+    sp->nyp = ((size_t)ny + 7) / 8 * 8;
+    const size_t rows = ROWS * sp->nxp, cols = COLS * sp->nyp;
+    sp->buflen = 2 * (rows > cols ? rows : cols);
+    sp->nitems = 1 + ((nx - 1) / 2 + COLB - 1) / COLB;
+    sp->nslots = sp->nitems * COLS;
     sp->H = calloc(n, sizeof *sp->H);
     sp->P = calloc(n, sizeof *sp->P);
     sp->last = malloc((size_t)f->w * (size_t)f->h * sizeof *sp->last);
-    sp->A = malloc(n * sizeof *sp->A);
-    sp->B = malloc(n * sizeof *sp->B);
+    sp->AB = malloc(((size_t)nx / 2 + 1) * (size_t)ny * 2 * sizeof *sp->AB);
     sp->sponge = malloc((size_t)(maxpad > 0 ? maxpad : 1) * sizeof *sp->sponge);
-    sp->Z = fftwf_malloc(n * sizeof *sp->Z);
-    sp->W = fftwf_malloc(n * sizeof *sp->W);
+    sp->Z = fftwf_malloc((size_t)sp->nitems * COLS * sp->nyp * sizeof *sp->Z);
+    sp->slot = malloc((size_t)nx * sizeof *sp->slot);
     sp->buf = fftwf_malloc((size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
-    if (!sp->H || !sp->P || !sp->last || !sp->A || !sp->B || !sp->sponge || !sp->Z || !sp->W || !sp->buf) {
+    if (!sp->H || !sp->P || !sp->last || !sp->AB || !sp->sponge || !sp->Z || !sp->slot || !sp->buf) {
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
     }
@@ -197,7 +251,13 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     sp->ix = fftwf_plan_dft_1d(nx, b0, b1, FFTW_BACKWARD, FFTW_ESTIMATE);
     sp->fy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_FORWARD, FFTW_ESTIMATE);
     sp->iy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_BACKWARD, FFTW_ESTIMATE);
-    if (!sp->fx || !sp->ix || !sp->fy || !sp->iy) {
+    const int ok = sp->fx && sp->ix && sp->fy && sp->iy;
+    for (int t = 0; t < sp->nitems; t++) {
+        int col[COLS], kx[COLS], partner[COLS];
+        for (int s = 0, ncol = item_columns(sp, t, col, kx, partner); s < ncol; s++)
+            sp->slot[col[s]] = t * COLS + s;
+    }
+    if (!ok) {
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: FFTW could not plan a %d x %d transform", nx, ny);
     }
@@ -205,10 +265,11 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
      * unnormalised inverse transform. */
     const double q = c->half_life > 0 ? pow(0.5, dt / c->half_life) : 1.0;
     const double tension = c->surface_tension / c->density, norm = 0.5 / (double)n;
-    for (int j = 0; j < ny; j++) {
-        double ky = wavenumber(j, ny, dx);
-        for (int i = 0; i < nx; i++) {
-            double kx = wavenumber(i, nx, dx), k = hypot(kx, ky);
+    /* Column i and column nx - i have the same |k|: one table for both. */
+    for (int i = 0; i <= nx / 2; i++) {
+        double kx = wavenumber(i, nx, dx);
+        for (int j = 0; j < ny; j++) {
+            double ky = wavenumber(j, ny, dx), k = hypot(kx, ky);
             double a = 1.0, b = 0.0;   /* the mean level stays */
             if (k > 0) {
                 double w2 = c->gravity * k + tension * k * k * k;
@@ -218,8 +279,8 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
                 a = 2.0 * damp * cos(sqrt(w2) * dt);
                 b = damp * damp;
             }
-            sp->A[(size_t)j * nx + i] = (float)(a * norm);
-            sp->B[(size_t)j * nx + i] = (float)(b * norm);
+            sp->AB[2 * ((size_t)i * ny + j)] = (float)(a * norm);
+            sp->AB[2 * ((size_t)i * ny + j) + 1] = (float)(b * norm);
         }
     }
     /* The pad's sponge: a damping rate s(u) = s_max u^2 (1/s) at depth
@@ -237,13 +298,10 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
         double u = (i + 1.0) / maxpad;
         sp->sponge[i] = (float)exp(-smax * u * u * dt);
     }
-    for (int y = 0; y < f->h; y++) {
+    /* The first step then takes f->cur and f->prev as they are; the absorb
+     * pads start at rest (H and P are zeroed). */
+    for (int y = 0; y < f->h; y++)
         memcpy(sp->last + (size_t)y * f->w, f->cur + y * f->stride, (size_t)f->w * sizeof(float));
-        memcpy(sp->H + (size_t)(y + sp->ay.lo) * nx + sp->ax.lo, f->cur + y * f->stride,
-               (size_t)f->w * sizeof(float));
-        memcpy(sp->P + (size_t)(y + sp->ay.lo) * nx + sp->ax.lo, f->prev + y * f->stride,
-               (size_t)f->w * sizeof(float));
-    }
     return 0;
 }
 
@@ -269,139 +327,200 @@ static float mirror(enum edge_kind e, int j, int m, int *src)
     return e == EDGE_CLAMP ? 1.0f : k < 0 ? 0.0f : -1.0f;
 }
 
-/* Sets the pad cells of plane g (nx * ny) from the edge kinds (mirror, for
- * fixed and clamp); absorb pads are left as they evolved, and with `damp`
- * multiplied by the sponge. x pads over the grid's rows first, then y pads
- * over whole rows (corners from the x pads). */
-static void fill_pads(const struct spectral *sp, float *g, int damp)
+/* Row y of the domain as h_n + i h_{n-1} into z (nx values). Grid cells:
+ * h_n from f->cur, h_{n-1} from f->prev plus what sim.c changed since the last
+ * step (sources, walls, sponges: cur - last), so that such a change is a
+ * displacement at rest. Pads: fixed and clamp mirror the grid (x pads from the
+ * row's own cells; y pad rows are a whole grid row, its x pads included,
+ * times the sign); absorb pads are kept as they evolved, in H and P. */
+static void pack_row(const struct spectral *sp, const struct field *f, int y, fftwf_complex *z)
 {
     const struct axis *ax = &sp->ax, *ay = &sp->ay;
-    const int nx = ax->n;
-    const int maxpad = ax->hi > ay->hi ? ax->hi : ay->hi;
-    if (ax->lo + ax->hi > 0) {
-#pragma omp parallel for schedule(static) if (sp->par)
-        for (int y = ay->lo; y < ay->lo + ay->m; y++) {
-            float *row = g + (size_t)y * nx;
-            const float *in = row + ax->lo;
-            for (int j = 0, src; j < ax->lo; j++) {
-                float *d = row + ax->lo - 1 - j, sign = mirror(ax->e_lo, j, ax->m, &src);
-                if (ax->e_lo != EDGE_ABSORB) *d = sign * in[src];
-                else if (damp) *d *= pad_sponge(sp, j, ax->lo, maxpad);
+    const size_t row = (size_t)y * ax->n;
+    int gy = y - ay->lo;
+    float ysign = 1.0f;
+    if (gy < 0 || gy >= ay->m) {
+        const int side = gy >= ay->m, j = side ? gy - ay->m : -1 - gy;
+        const enum edge_kind e = side ? ay->e_hi : ay->e_lo;
+        if (e == EDGE_ABSORB) {
+            for (int x = 0; x < ax->n; x++) {
+                z[x][0] = sp->H[row + x];
+                z[x][1] = sp->P[row + x];
             }
-            for (int j = 0, src; j < ax->hi; j++) {
-                float *d = row + ax->lo + ax->m + j, sign = mirror(ax->e_hi, j, ax->m, &src);
-                if (ax->e_hi != EDGE_ABSORB) *d = sign * in[ax->m - 1 - src];
-                else if (damp) *d *= pad_sponge(sp, j, ax->hi, maxpad);
-            }
+            return;
         }
+        int src;
+        ysign = mirror(e, j, ay->m, &src);
+        gy = side ? ay->m - 1 - src : src;
+    }
+    const float *cur = f->cur + gy * f->stride, *prev = f->prev + gy * f->stride;
+    const float *last = sp->last + (size_t)gy * ax->m;
+    const size_t srow = (size_t)(gy + ay->lo) * ax->n;   /* the grid row's own x pads */
+    fftwf_complex *in = z + ax->lo;
+    for (int x = 0; x < ax->m; x++) {
+        in[x][0] = cur[x];
+        in[x][1] = prev[x] + (cur[x] - last[x]);
     }
     for (int side = 0; side < 2; side++) {
-        const enum edge_kind e = side ? ay->e_hi : ay->e_lo;
-        const int len = side ? ay->hi : ay->lo;
+        const enum edge_kind e = side ? ax->e_hi : ax->e_lo;
+        const int len = side ? ax->hi : ax->lo;
         for (int j = 0, src; j < len; j++) {
-            float *d = g + (size_t)(side ? ay->lo + ay->m + j : ay->lo - 1 - j) * nx;
-            const float sign = mirror(e, j, ay->m, &src);
-            const float *s = g + (size_t)(ay->lo + (side ? ay->m - 1 - src : src)) * nx;
-            const float fac = pad_sponge(sp, j, len, maxpad);
-            for (int x = 0; x < nx; x++)
-                d[x] = e != EDGE_ABSORB ? sign * s[x] : damp ? d[x] * fac : d[x];
+            const int d = side ? ax->lo + ax->m + j : ax->lo - 1 - j;
+            const float sign = mirror(e, j, ax->m, &src);
+            const int s = side ? ax->m - 1 - src : src;
+            z[d][0] = e != EDGE_ABSORB ? sign * in[s][0] : sp->H[srow + d];
+            z[d][1] = e != EDGE_ABSORB ? sign * in[s][1] : sp->P[srow + d];
         }
     }
+    if (ysign != 1.0f)
+        for (int x = 0; x < ax->n; x++) {
+            z[x][0] *= ysign;
+            z[x][1] *= ysign;
+        }
 }
 
-/* In-place 2-D FFT of z (nx * ny) with the plans px (rows) and py (columns):
- * each row and column is copied to the calling thread's buffer, transformed
- * there by the one plan, and copied back, so every line takes the same code
- * path with the same alignment on any thread. */
-static void fft2(struct spectral *sp, fftwf_complex *z, fftwf_plan px, fftwf_plan py)
+/* Whether row y's new heights are needed: grid rows and absorb pad rows
+ * (fixed and clamp pad rows are refilled from the grid by pack_row). */
+static int row_kept(const struct spectral *sp, int y)
 {
-    const int nx = sp->ax.n, ny = sp->ay.n;
-#pragma omp parallel num_threads(sp->nthreads) if (sp->par)
-    {
-        fftwf_complex *in = sp->buf + (size_t)omp_get_thread_num() * sp->buflen;
-        fftwf_complex *out = in + sp->buflen / 2;
-#pragma omp for schedule(static)
-        for (int y = 0; y < ny; y++) {
-            fftwf_complex *row = z + (size_t)y * nx;
-            memcpy(in, row, (size_t)nx * sizeof *in);
-            fftwf_execute_dft(px, in, out);
-            memcpy(row, out, (size_t)nx * sizeof *out);
-        }
-#pragma omp for schedule(static)
-        for (int x = 0; x < nx; x++) {
-            for (int y = 0; y < ny; y++) {
-                in[y][0] = z[(size_t)y * nx + x][0];
-                in[y][1] = z[(size_t)y * nx + x][1];
-            }
-            fftwf_execute_dft(py, in, out);
-            for (int y = 0; y < ny; y++) {
-                z[(size_t)y * nx + x][0] = out[y][0];
-                z[(size_t)y * nx + x][1] = out[y][1];
-            }
+    const struct axis *ay = &sp->ay;
+    const int gy = y - ay->lo;
+    return (gy >= 0 && gy < ay->m) || (gy < 0 ? ay->e_lo : ay->e_hi) == EDGE_ABSORB;
+}
+
+/* Stores the real part of transformed row y (z): grid cells to out (f->prev,
+ * about to become f->cur) and last, absorb pad cells to H times the sponge
+ * (x pads: by depth into the x pad; y pad rows: by depth into the y pad). */
+static void unpack_row(const struct spectral *sp, const struct field *f, int y, const fftwf_complex *z, float *H)
+{
+    const struct axis *ax = &sp->ax, *ay = &sp->ay;
+    const int nx = ax->n, maxpad = ax->hi > ay->hi ? ax->hi : ay->hi, gy = y - ay->lo;
+    float *h = H + (size_t)y * nx;
+    if (gy < 0 || gy >= ay->m) {
+        const int side = gy >= ay->m;
+        const float fac = pad_sponge(sp, side ? gy - ay->m : -1 - gy, side ? ay->hi : ay->lo, maxpad);
+        for (int x = 0; x < nx; x++)
+            h[x] = z[x][0] * fac;
+        return;
+    }
+    float *out = f->prev + gy * f->stride, *last = sp->last + (size_t)gy * ax->m;
+    for (int x = 0; x < ax->m; x++) {
+        out[x] = z[ax->lo + x][0];
+        last[x] = z[ax->lo + x][0];
+    }
+    for (int side = 0; side < 2; side++) {
+        const int len = side ? ax->hi : ax->lo;
+        if ((side ? ax->e_hi : ax->e_lo) != EDGE_ABSORB)
+            continue;
+        for (int j = 0; j < len; j++) {
+            const int d = side ? ax->lo + ax->m + j : ax->lo - 1 - j;
+            h[d] = z[d][0] * pad_sponge(sp, j, len, maxpad);
         }
     }
 }
 
+/* Copies the c columns of item t between Z and lines of nyp values in b
+ * (to_lines) or back: in each group of rows they are c * ROWS adjacent
+ * values of Z. */
+static void column_io(const struct spectral *sp, int t, int c, fftwf_complex *b, int to_lines)
+{
+    const size_t nyp = sp->nyp;
+    for (size_t y0 = 0; y0 < nyp; y0 += ROWS) {
+        fftwf_complex *z = sp->Z + (y0 * sp->nslots + (size_t)t * COLS * ROWS);
+        for (int s = 0; s < c; s++)
+            memcpy(to_lines ? b + s * nyp + y0 : z + s * ROWS, to_lines ? z + s * ROWS : b + s * nyp + y0,
+                   ROWS * sizeof *z);
+    }
+}
+
+/* Column pass item t: its columns (stored together in Z) transformed
+ * forward into b1, every mode multiplied into b0, transformed back into Z.
+ * The mode multiplication pairs column i with column nx - i, both in the
+ * item and in cache. With z = Z(k) and zm = conj(Z(-k)), FFT(h_n) =
+ * (z + zm) / 2 and FFT(h_{n-1}) = (z - zm) / 2i, so a FFT(h_n) - b FFT(h_{n-1})
+ * = A (z + zm) + i B (z - zm) with A = a/2, B = b/2 (and 1 / (nx ny)). */
+static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fftwf_complex *b1)
+{
+    const int ny = sp->ay.n;
+    const size_t nyp = sp->nyp;
+    int col[COLS], kx[COLS], partner[COLS];
+    const int c = item_columns(sp, t, col, kx, partner);
+    column_io(sp, t, c, b0, 1);
+    for (int s = 0; s < c; s++)
+        fftwf_execute_dft(sp->fy, b0 + s * nyp, b1 + s * nyp);
+    for (int s = 0; s < c; s++) {
+        const fftwf_complex *u = b1 + s * nyp, *v = b1 + partner[s] * nyp;
+        const float *ab = sp->AB + 2 * (size_t)kx[s] * ny;
+        fftwf_complex *w = b0 + s * nyp;
+        for (int j = 0; j < ny; j++) {
+            const int jm = j ? ny - j : 0;
+            const float a = ab[2 * j], b = ab[2 * j + 1];
+            const float zr = u[j][0], zi = u[j][1], mr = v[jm][0], mi = -v[jm][1];
+            w[j][0] = a * (zr + mr) - b * (zi - mi);
+            w[j][1] = a * (zi + mi) + b * (zr - mr);
+        }
+    }
+    for (int s = 0; s < c; s++)
+        fftwf_execute_dft(sp->iy, b0 + s * nyp, b1 + s * nyp);
+    column_io(sp, t, c, b1, 0);
+}
+
+/* One step in three passes over the domain: row groups (pack, forward
+ * FFT, store by columns), column items (forward FFT, multiply, inverse FFT),
+ * row groups (load, inverse FFT, unpack). The ROWS rows of a group move
+ * between the row buffers and Z as whole cache lines. Every row and column
+ * goes through the same plan with buffers of the same alignment on
+ * whichever thread, so the bits do not depend on the thread count or the
+ * schedule. */
 static void spectral_step(void *priv, struct field *f)
 {
     struct spectral *sp = priv;
-    const int w = f->w, h = f->h, nx = sp->ax.n, ny = sp->ay.n;
-    const int ox = sp->ax.lo, oy = sp->ay.lo;
-    float *H = sp->H, *P = sp->P;
-    /* What sim.c changed since the last step (sources, walls, sponges) is
-     * taken as a displacement at rest: added to h_{n-1} too. */
-#pragma omp parallel for schedule(static) if (sp->par)
-    for (int y = 0; y < h; y++) {
-        const float *cur = f->cur + y * f->stride, *prev = f->prev + y * f->stride;
-        float *last = sp->last + (size_t)y * w;
-        float *hr = H + (size_t)(y + oy) * nx + ox, *pr = P + (size_t)(y + oy) * nx + ox;
-        for (int x = 0; x < w; x++) {
-            hr[x] = cur[x];
-            pr[x] = prev[x] + (cur[x] - last[x]);
+    const int nx = sp->ax.n, ny = sp->ay.n, groups = (ny + ROWS - 1) / ROWS;
+    const size_t nxp = sp->nxp;
+    float *Hnew = sp->P;   /* h_{n-1}'s storage, read by the first pass, takes h_{n+1} */
+#pragma omp parallel num_threads(sp->par ? sp->nthreads : 1)
+    {
+        fftwf_complex *b0 = sp->buf + (size_t)omp_get_thread_num() * sp->buflen;
+        fftwf_complex *b1 = b0 + sp->buflen / 2;
+#pragma omp for schedule(dynamic, 2)
+        for (int g = 0; g < groups; g++) {
+            const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
+            for (int r = 0; r < nr; r++) {
+                pack_row(sp, f, y0 + r, b0);
+                fftwf_execute_dft(sp->fx, b0, b1 + r * nxp);
+            }
+            fftwf_complex *z = sp->Z + (size_t)y0 * sp->nslots;
+            for (int x = 0; x < nx; x++) {
+                fftwf_complex *d = z + (size_t)sp->slot[x] * ROWS;
+                for (int r = 0; r < nr; r++) {
+                    d[r][0] = b1[r * nxp + x][0];
+                    d[r][1] = b1[r * nxp + x][1];
+                }
+            }
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (int t = 0; t < sp->nitems; t++)
+            column_pass(sp, t, b0, b1);
+#pragma omp for schedule(dynamic, 2)
+        for (int g = 0; g < groups; g++) {
+            const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
+            const fftwf_complex *z = sp->Z + (size_t)y0 * sp->nslots;
+            for (int x = 0; x < nx; x++) {
+                const fftwf_complex *d = z + (size_t)sp->slot[x] * ROWS;
+                for (int r = 0; r < nr; r++) {
+                    b1[r * nxp + x][0] = d[r][0];
+                    b1[r * nxp + x][1] = d[r][1];
+                }
+            }
+            for (int r = 0; r < nr; r++)
+                if (row_kept(sp, y0 + r)) {
+                    fftwf_execute_dft(sp->ix, b1 + r * nxp, b0);
+                    unpack_row(sp, f, y0 + r, b0, Hnew);
+                }
         }
     }
-    fill_pads(sp, H, 0);
-    fill_pads(sp, P, 0);
-    fftwf_complex *Z = sp->Z, *W = sp->W;
-    const size_t n = (size_t)nx * ny;
-#pragma omp parallel for schedule(static) if (sp->par)
-    for (size_t k = 0; k < n; k++) {
-        Z[k][0] = H[k];
-        Z[k][1] = P[k];
-    }
-    fft2(sp, Z, sp->fx, sp->fy);
-    /* With z = Z(k) and zm = conj(Z(-k)): FFT(h_n) = (z + zm) / 2 and
-     * FFT(h_{n-1}) = (z - zm) / 2i, so a FFT(h_n) - b FFT(h_{n-1}) =
-     * A (z + zm) + i B (z - zm) with A = a/2, B = b/2 (and 1 / (nx ny)). */
-#pragma omp parallel for schedule(static) if (sp->par)
-    for (int j = 0; j < ny; j++) {
-        const int jm = j ? ny - j : 0;
-        for (int i = 0; i < nx; i++) {
-            const int im = i ? nx - i : 0;
-            const size_t k = (size_t)j * nx + i, km = (size_t)jm * nx + im;
-            const float zr = Z[k][0], zi = Z[k][1], mr = Z[km][0], mi = -Z[km][1];
-            const float a = sp->A[k], b = sp->B[k];
-            W[k][0] = a * (zr + mr) - b * (zi - mi);
-            W[k][1] = a * (zi + mi) + b * (zr - mr);
-        }
-    }
-    fft2(sp, W, sp->ix, sp->iy);
-    /* h_{n-1} <- h_n, h_n <- the new heights (real part; the imaginary part
-     * is rounding noise of a Hermitian spectrum). */
-    sp->P = H;
-    sp->H = P;
-    H = sp->H;
-#pragma omp parallel for schedule(static) if (sp->par)
-    for (size_t k = 0; k < n; k++)
-        H[k] = W[k][0];
-    fill_pads(sp, H, 1);
-#pragma omp parallel for schedule(static) if (sp->par)
-    for (int y = 0; y < h; y++) {
-        float *out = f->prev + y * f->stride, *last = sp->last + (size_t)y * w;
-        const float *hr = H + (size_t)(y + oy) * nx + ox;
-        memcpy(out, hr, (size_t)w * sizeof *out);
-        memcpy(last, hr, (size_t)w * sizeof *last);
-    }
+    sp->P = sp->H;
+    sp->H = Hnew;
     field_swap(f);
 }
 
