@@ -106,7 +106,8 @@ struct spectral {
     int *slot;                /* nx: where column x is stored in a group (an item's columns are adjacent) */
     int nslots;               /* nitems * COLS */
     size_t nxp, nyp;          /* nx, ny rounded up to 8: lines start at multiples of 64 bytes */
-    fftwf_plan fx, ix, fy, iy;  /* one row, one column */
+    fftwf_plan fx, fy, iy;    /* one row, one column (complex, both ways) */
+    fftwf_plan ix;            /* one row back: complex (nx / 2 + 1 values) to real */
     fftwf_complex *buf;       /* nthreads * buflen: line and block buffers */
     size_t buflen;            /* complex values per thread: two halves, each a multiple of 64 bytes */
     int nthreads;
@@ -248,7 +249,7 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     /* Plans on the thread-private buffers (same alignment as every later use). */
     fftwf_complex *b0 = sp->buf, *b1 = sp->buf + sp->buflen / 2;
     sp->fx = fftwf_plan_dft_1d(nx, b0, b1, FFTW_FORWARD, FFTW_ESTIMATE);
-    sp->ix = fftwf_plan_dft_1d(nx, b0, b1, FFTW_BACKWARD, FFTW_ESTIMATE);
+    sp->ix = fftwf_plan_dft_c2r_1d(nx, b1, (float *)b0, FFTW_ESTIMATE);
     sp->fy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_FORWARD, FFTW_ESTIMATE);
     sp->iy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_BACKWARD, FFTW_ESTIMATE);
     const int ok = sp->fx && sp->ix && sp->fy && sp->iy;
@@ -388,10 +389,10 @@ static int row_kept(const struct spectral *sp, int y)
     return (gy >= 0 && gy < ay->m) || (gy < 0 ? ay->e_lo : ay->e_hi) == EDGE_ABSORB;
 }
 
-/* Stores the real part of transformed row y (z): grid cells to out (f->prev,
+/* Stores the new heights of row y (z, nx values): grid cells to out (f->prev,
  * about to become f->cur) and last, absorb pad cells to H times the sponge
  * (x pads: by depth into the x pad; y pad rows: by depth into the y pad). */
-static void unpack_row(const struct spectral *sp, const struct field *f, int y, const fftwf_complex *z, float *H)
+static void unpack_row(const struct spectral *sp, const struct field *f, int y, const float *z, float *H)
 {
     const struct axis *ax = &sp->ax, *ay = &sp->ay;
     const int nx = ax->n, maxpad = ax->hi > ay->hi ? ax->hi : ay->hi, gy = y - ay->lo;
@@ -400,21 +401,19 @@ static void unpack_row(const struct spectral *sp, const struct field *f, int y, 
         const int side = gy >= ay->m;
         const float fac = pad_sponge(sp, side ? gy - ay->m : -1 - gy, side ? ay->hi : ay->lo, maxpad);
         for (int x = 0; x < nx; x++)
-            h[x] = z[x][0] * fac;
+            h[x] = z[x] * fac;
         return;
     }
     float *out = f->prev + gy * f->stride, *last = sp->last + (size_t)gy * ax->m;
-    for (int x = 0; x < ax->m; x++) {
-        out[x] = z[ax->lo + x][0];
-        last[x] = z[ax->lo + x][0];
-    }
+    memcpy(out, z + ax->lo, (size_t)ax->m * sizeof *out);
+    memcpy(last, z + ax->lo, (size_t)ax->m * sizeof *last);
     for (int side = 0; side < 2; side++) {
         const int len = side ? ax->hi : ax->lo;
         if ((side ? ax->e_hi : ax->e_lo) != EDGE_ABSORB)
             continue;
         for (int j = 0; j < len; j++) {
             const int d = side ? ax->lo + ax->m + j : ax->lo - 1 - j;
-            h[d] = z[d][0] * pad_sponge(sp, j, len, maxpad);
+            h[d] = z[d] * pad_sponge(sp, j, len, maxpad);
         }
     }
 }
@@ -434,9 +433,13 @@ static void column_io(const struct spectral *sp, int t, int c, fftwf_complex *b,
 }
 
 /* Column pass item t: its columns (stored together in Z) transformed
- * forward into b1, every mode multiplied into b0, transformed back into Z.
- * The mode multiplication pairs column i with column nx - i, both in the
- * item and in cache. With z = Z(k) and zm = conj(Z(-k)), FFT(h_n) =
+ * forward into b1, the modes of columns 0 .. nx / 2 multiplied into b0 and
+ * transformed back into Z. The mode multiplication pairs column i with
+ * column nx - i, both in the item and in cache. The new spectrum is
+ * Hermitian (the heights are real), so its other half is not computed: the
+ * rows go back by a complex-to-real transform of columns 0 .. nx / 2, at
+ * about half the cost of a complex one, and the imaginary part, rounding
+ * noise, is never made. With z = Z(k) and zm = conj(Z(-k)), FFT(h_n) =
  * (z + zm) / 2 and FFT(h_{n-1}) = (z - zm) / 2i, so a FFT(h_n) - b FFT(h_{n-1})
  * = A (z + zm) + i B (z - zm) with A = a/2, B = b/2 (and 1 / (nx ny)). */
 static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fftwf_complex *b1)
@@ -448,7 +451,8 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
     column_io(sp, t, c, b0, 1);
     for (int s = 0; s < c; s++)
         fftwf_execute_dft(sp->fy, b0 + s * nyp, b1 + s * nyp);
-    for (int s = 0; s < c; s++) {
+    const int half = t == 0 ? c : c / 2;   /* the slots of columns 0 .. nx / 2 */
+    for (int s = 0; s < half; s++) {
         const fftwf_complex *u = b1 + s * nyp, *v = b1 + partner[s] * nyp;
         const float *ab = sp->AB + 2 * (size_t)kx[s] * ny;
         fftwf_complex *w = b0 + s * nyp;
@@ -460,9 +464,9 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
             w[j][1] = a * (zi + mi) + b * (zr - mr);
         }
     }
-    for (int s = 0; s < c; s++)
+    for (int s = 0; s < half; s++)
         fftwf_execute_dft(sp->iy, b0 + s * nyp, b1 + s * nyp);
-    column_io(sp, t, c, b1, 0);
+    column_io(sp, t, half, b1, 0);
 }
 
 /* One step in three passes over the domain: row groups (pack, forward
@@ -505,7 +509,7 @@ static void spectral_step(void *priv, struct field *f)
         for (int g = 0; g < groups; g++) {
             const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
             const fftwf_complex *z = sp->Z + (size_t)y0 * sp->nslots;
-            for (int x = 0; x < nx; x++) {
+            for (int x = 0; x <= nx / 2; x++) {
                 const fftwf_complex *d = z + (size_t)sp->slot[x] * ROWS;
                 for (int r = 0; r < nr; r++) {
                     b1[r * nxp + x][0] = d[r][0];
@@ -514,8 +518,8 @@ static void spectral_step(void *priv, struct field *f)
             }
             for (int r = 0; r < nr; r++)
                 if (row_kept(sp, y0 + r)) {
-                    fftwf_execute_dft(sp->ix, b1 + r * nxp, b0);
-                    unpack_row(sp, f, y0 + r, b0, Hnew);
+                    fftwf_execute_dft_c2r(sp->ix, b1 + r * nxp, (float *)b0);
+                    unpack_row(sp, f, y0 + r, (const float *)b0, Hnew);
                 }
         }
     }
