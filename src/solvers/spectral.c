@@ -71,6 +71,9 @@
 #include <string.h>
 
 #include <fftw3.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 extern const struct solver_ops solver_spectral;
 
@@ -102,9 +105,7 @@ struct spectral {
     float *last;              /* w * h: the interior heights written by the last step */
     float *AB;                /* (nx / 2 + 1) * ny pairs (a, b) by column, normalisation folded in */
     float *sponge;            /* max pad: absorb factors by depth into the pad */
-    fftwf_complex *Z;         /* the transform: nyp / ROWS groups of nslots columns of ROWS */
-    int *slot;                /* nx: where column x is stored in a group (an item's columns are adjacent) */
-    int nslots;               /* nitems * COLS */
+    fftwf_complex *Z;         /* the transform: nyp / ROWS groups of nx columns of ROWS values */
     size_t nxp, nyp;          /* nx, ny rounded up to 8: lines start at multiples of 64 bytes */
     fftwf_plan fx, fy, iy;    /* one row, one column (complex, both ways) */
     fftwf_plan ix;            /* one row back: complex (nx / 2 + 1 values) to real */
@@ -158,7 +159,6 @@ static void spectral_free(void *priv)
     if (sp->fy) fftwf_destroy_plan(sp->fy);
     if (sp->iy) fftwf_destroy_plan(sp->iy);
     fftwf_free(sp->Z);
-    free(sp->slot);
     fftwf_free(sp->buf);
     free(sp->H);
     free(sp->P);
@@ -233,16 +233,14 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     const size_t rows = ROWS * sp->nxp, cols = COLS * sp->nyp;
     sp->buflen = 2 * (rows > cols ? rows : cols);
     sp->nitems = 1 + ((nx - 1) / 2 + COLB - 1) / COLB;
-    sp->nslots = sp->nitems * COLS;
     sp->H = calloc(n, sizeof *sp->H);
     sp->P = calloc(n, sizeof *sp->P);
     sp->last = malloc((size_t)f->w * (size_t)f->h * sizeof *sp->last);
-    sp->AB = malloc(((size_t)nx / 2 + 1) * (size_t)ny * 2 * sizeof *sp->AB);
+    sp->AB = malloc(((size_t)nx / 2 + 1) * ((size_t)ny / 2 + 1) * 2 * sizeof *sp->AB);
     sp->sponge = malloc((size_t)(maxpad > 0 ? maxpad : 1) * sizeof *sp->sponge);
-    sp->Z = fftwf_malloc((size_t)sp->nitems * COLS * sp->nyp * sizeof *sp->Z);
-    sp->slot = malloc((size_t)nx * sizeof *sp->slot);
+    sp->Z = fftwf_malloc(sp->nyp * nx * sizeof *sp->Z);
     sp->buf = fftwf_malloc((size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
-    if (!sp->H || !sp->P || !sp->last || !sp->AB || !sp->sponge || !sp->Z || !sp->slot || !sp->buf) {
+    if (!sp->H || !sp->P || !sp->last || !sp->AB || !sp->sponge || !sp->Z || !sp->buf) {
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
     }
@@ -253,11 +251,6 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     sp->fy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_FORWARD, FFTW_ESTIMATE);
     sp->iy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_BACKWARD, FFTW_ESTIMATE);
     const int ok = sp->fx && sp->ix && sp->fy && sp->iy;
-    for (int t = 0; t < sp->nitems; t++) {
-        int col[COLS], kx[COLS], partner[COLS];
-        for (int s = 0, ncol = item_columns(sp, t, col, kx, partner); s < ncol; s++)
-            sp->slot[col[s]] = t * COLS + s;
-    }
     if (!ok) {
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: FFTW could not plan a %d x %d transform", nx, ny);
@@ -266,10 +259,12 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
      * unnormalised inverse transform. */
     const double q = c->half_life > 0 ? pow(0.5, dt / c->half_life) : 1.0;
     const double tension = c->surface_tension / c->density, norm = 0.5 / (double)n;
-    /* Column i and column nx - i have the same |k|: one table for both. */
+    /* Columns i and nx - i, rows j and ny - j have the same |k|: one
+     * quarter of the modes holds all the coefficients. */
+    const size_t nyh = (size_t)ny / 2 + 1;
     for (int i = 0; i <= nx / 2; i++) {
         double kx = wavenumber(i, nx, dx);
-        for (int j = 0; j < ny; j++) {
+        for (int j = 0; j < (int)nyh; j++) {
             double ky = wavenumber(j, ny, dx), k = hypot(kx, ky);
             double a = 1.0, b = 0.0;   /* the mean level stays */
             if (k > 0) {
@@ -280,8 +275,8 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
                 a = 2.0 * damp * cos(sqrt(w2) * dt);
                 b = damp * damp;
             }
-            sp->AB[2 * ((size_t)i * ny + j)] = (float)(a * norm);
-            sp->AB[2 * ((size_t)i * ny + j) + 1] = (float)(b * norm);
+            sp->AB[2 * ((size_t)i * nyh + j)] = (float)(a * norm);
+            sp->AB[2 * ((size_t)i * nyh + j) + 1] = (float)(b * norm);
         }
     }
     /* The pad's sponge: a damping rate s(u) = s_max u^2 (1/s) at depth
@@ -418,18 +413,59 @@ static void unpack_row(const struct spectral *sp, const struct field *f, int y, 
     }
 }
 
-/* Copies the c columns of item t between Z and lines of nyp values in b
- * (to_lines) or back: in each group of rows they are c * ROWS adjacent
- * values of Z. */
-static void column_io(const struct spectral *sp, int t, int c, fftwf_complex *b, int to_lines)
+/* Copies columns col[0 .. c-1] between Z and lines of nyp values in b
+ * (to_lines) or back. In each group of rows a column is one cache line of Z;
+ * the next groups' lines are prefetched, since the groups are nx * 64 bytes
+ * apart (too far for the hardware to guess). */
+static void column_io(const struct spectral *sp, const int *col, int c, fftwf_complex *b, int to_lines)
 {
-    const size_t nyp = sp->nyp;
+    const size_t nyp = sp->nyp, group = (size_t)sp->ax.n * ROWS;
     for (size_t y0 = 0; y0 < nyp; y0 += ROWS) {
-        fftwf_complex *z = sp->Z + (y0 * sp->nslots + (size_t)t * COLS * ROWS);
-        for (int s = 0; s < c; s++)
-            memcpy(to_lines ? b + s * nyp + y0 : z + s * ROWS, to_lines ? z + s * ROWS : b + s * nyp + y0,
-                   ROWS * sizeof *z);
+        fftwf_complex *z = sp->Z + y0 * sp->ax.n;
+        for (int s = 0; s < c; s++) {
+            fftwf_complex *zs = z + (size_t)col[s] * ROWS, *bs = b + s * nyp + y0;
+            if (y0 + 2 * ROWS < nyp)
+                __builtin_prefetch(zs + 2 * group);
+            memcpy(to_lines ? bs : zs, to_lines ? zs : bs, ROWS * sizeof *z);
+        }
     }
+}
+
+/* One mode of the new spectrum, A (z + zm) + i B (z - zm) (column_pass),
+ * from z = u and zm = conj(v): z + zm = (u.r + v.r, u.i - v.i). */
+static inline void mode_multiply(float *w, const float *u, const float *v, const float *ab)
+{
+    w[0] = ab[0] * (u[0] + v[0]) - ab[1] * (u[1] + v[1]);
+    w[1] = ab[0] * (u[1] - v[1]) + ab[1] * (u[0] - v[0]);
+}
+
+/* Modes j0 .. j1 - 1 of a column: w[j] from u[j], v[ny - j] (the partner
+ * column's row -j) and the coefficients of row j (up) or ny - j (!up), which
+ * are the same. Two modes at a time with SSE2, which does in each lane the
+ * IEEE operations of mode_multiply (x + (-y) is x - y), so the bits are the
+ * same with or without it; GCC 12 does not vectorise the reversed rows. */
+static void multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, const float *ab, int ny,
+                          int j0, int j1, int up)
+{
+    int j = j0;
+#ifdef __SSE2__
+    const __m128 re = _mm_castsi128_ps(_mm_set_epi32(0, -1, 0, -1));   /* the real lanes */
+    const __m128 neg = _mm_and_ps(re, _mm_set1_ps(-0.0f));
+    for (; j + 2 <= j1; j += 2) {
+        const __m128 uu = _mm_loadu_ps(u[j]), v2 = _mm_loadu_ps(v[ny - j - 1]);
+        const __m128 vv = _mm_shuffle_ps(v2, v2, _MM_SHUFFLE(1, 0, 3, 2));   /* rows -j, -j-1 */
+        const __m128 c = _mm_loadu_ps(ab + 2 * (up ? j : ny - j - 1));
+        const __m128 A = up ? _mm_shuffle_ps(c, c, _MM_SHUFFLE(2, 2, 0, 0)) : _mm_shuffle_ps(c, c, _MM_SHUFFLE(0, 0, 2, 2));
+        const __m128 B = up ? _mm_shuffle_ps(c, c, _MM_SHUFFLE(3, 3, 1, 1)) : _mm_shuffle_ps(c, c, _MM_SHUFFLE(1, 1, 3, 3));
+        const __m128 S = _mm_add_ps(uu, vv), D = _mm_sub_ps(uu, vv);
+        const __m128 t1 = _mm_or_ps(_mm_and_ps(re, S), _mm_andnot_ps(re, D));   /* S.r, D.i */
+        const __m128 e = _mm_or_ps(_mm_and_ps(re, D), _mm_andnot_ps(re, S));    /* D.r, S.i */
+        const __m128 t2 = _mm_shuffle_ps(e, e, _MM_SHUFFLE(2, 3, 0, 1));         /* S.i, D.r */
+        _mm_storeu_ps(w[j], _mm_add_ps(_mm_mul_ps(A, t1), _mm_xor_ps(_mm_mul_ps(B, t2), neg)));
+    }
+#endif
+    for (; j < j1; j++)
+        mode_multiply(w[j], u[j], v[ny - j], ab + 2 * (up ? j : ny - j));
 }
 
 /* Column pass item t: its columns (stored together in Z) transformed
@@ -448,25 +484,24 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
     const size_t nyp = sp->nyp;
     int col[COLS], kx[COLS], partner[COLS];
     const int c = item_columns(sp, t, col, kx, partner);
-    column_io(sp, t, c, b0, 1);
+    column_io(sp, col, c, b0, 1);
     for (int s = 0; s < c; s++)
         fftwf_execute_dft(sp->fy, b0 + s * nyp, b1 + s * nyp);
     const int half = t == 0 ? c : c / 2;   /* the slots of columns 0 .. nx / 2 */
     for (int s = 0; s < half; s++) {
         const fftwf_complex *u = b1 + s * nyp, *v = b1 + partner[s] * nyp;
-        const float *ab = sp->AB + 2 * (size_t)kx[s] * ny;
+        const float *ab = sp->AB + 2 * (size_t)kx[s] * (ny / 2 + 1);
         fftwf_complex *w = b0 + s * nyp;
-        for (int j = 0; j < ny; j++) {
-            const int jm = j ? ny - j : 0;
-            const float a = ab[2 * j], b = ab[2 * j + 1];
-            const float zr = u[j][0], zi = u[j][1], mr = v[jm][0], mi = -v[jm][1];
-            w[j][0] = a * (zr + mr) - b * (zi - mi);
-            w[j][1] = a * (zi + mi) + b * (zr - mr);
-        }
+        /* Row j's partner is row ny - j (row 0 its own), and they share
+         * a and b, kept for rows 0 .. ny / 2. */
+        const int nh = ny / 2;
+        mode_multiply(w[0], u[0], v[0], ab);
+        multiply_rows(w, u, v, ab, ny, 1, nh + 1, 1);
+        multiply_rows(w, u, v, ab, ny, nh + 1, ny, 0);
     }
     for (int s = 0; s < half; s++)
         fftwf_execute_dft(sp->iy, b0 + s * nyp, b1 + s * nyp);
-    column_io(sp, t, half, b1, 0);
+    column_io(sp, col, half, b1, 0);
 }
 
 /* One step in three passes over the domain: row groups (pack, forward
@@ -493,14 +528,10 @@ static void spectral_step(void *priv, struct field *f)
                 pack_row(sp, f, y0 + r, b0);
                 fftwf_execute_dft(sp->fx, b0, b1 + r * nxp);
             }
-            fftwf_complex *z = sp->Z + (size_t)y0 * sp->nslots;
-            for (int x = 0; x < nx; x++) {
-                fftwf_complex *d = z + (size_t)sp->slot[x] * ROWS;
-                for (int r = 0; r < nr; r++) {
-                    d[r][0] = b1[r * nxp + x][0];
-                    d[r][1] = b1[r * nxp + x][1];
-                }
-            }
+            fftwf_complex *d = sp->Z + (size_t)y0 * nx;
+            for (int x = 0; x < nx; x++, d += ROWS)
+                for (int r = 0; r < nr; r++)
+                    memcpy(d + r, b1 + r * nxp + x, sizeof *d);
         }
 #pragma omp for schedule(dynamic, 1)
         for (int t = 0; t < sp->nitems; t++)
@@ -508,14 +539,10 @@ static void spectral_step(void *priv, struct field *f)
 #pragma omp for schedule(dynamic, 2)
         for (int g = 0; g < groups; g++) {
             const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
-            const fftwf_complex *z = sp->Z + (size_t)y0 * sp->nslots;
-            for (int x = 0; x <= nx / 2; x++) {
-                const fftwf_complex *d = z + (size_t)sp->slot[x] * ROWS;
-                for (int r = 0; r < nr; r++) {
-                    b1[r * nxp + x][0] = d[r][0];
-                    b1[r * nxp + x][1] = d[r][1];
-                }
-            }
+            const fftwf_complex *d = sp->Z + (size_t)y0 * nx;
+            for (int x = 0; x <= nx / 2; x++, d += ROWS)
+                for (int r = 0; r < nr; r++)
+                    memcpy(b1 + r * nxp + x, d + r, sizeof *d);
             for (int r = 0; r < nr; r++)
                 if (row_kept(sp, y0 + r)) {
                     fftwf_execute_dft_c2r(sp->ix, b1 + r * nxp, (float *)b0);
