@@ -87,7 +87,7 @@ extern const struct solver_ops solver_spectral;
 #define PAR_MIN (512 * 512)
 /* Rows per group of the row passes: a column's values of 8 rows are one
  * 64-byte cache line of Z, which is stored by columns. */
-#define ROWS 8
+#define ROWS 16
 /* Columns per item of the column pass on each side of the +k_x / -k_x pairs. */
 #define COLB 8
 #define COLS (2 * COLB)
@@ -106,7 +106,7 @@ struct spectral {
     float *AB;                /* (nx / 2 + 1) * ny pairs (a, b) by column, normalisation folded in */
     float *sponge;            /* max pad: absorb factors by depth into the pad */
     fftwf_complex *Z;         /* the transform: nyp / ROWS groups of nx columns of ROWS values */
-    size_t nxp, nyp;          /* nx, ny rounded up to 8: lines start at multiples of 64 bytes */
+    size_t nxp, nyp;          /* nx rounded up to 8, ny to ROWS: lines start at multiples of 64 bytes */
     fftwf_plan fx, fy, iy;    /* one row, one column (complex, both ways) */
     fftwf_plan ix;            /* one row back: complex (nx / 2 + 1 values) to real */
     fftwf_complex *buf;       /* nthreads * buflen: line and block buffers */
@@ -229,7 +229,7 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
      * the (SIMD-aligned) allocation, so they have the alignment the plans were
      * made with: fftwf_execute_dft requires it, and it keeps one code path. */
     sp->nxp = ((size_t)nx + 7) / 8 * 8;
-    sp->nyp = ((size_t)ny + 7) / 8 * 8;
+    sp->nyp = ((size_t)ny + ROWS - 1) / ROWS * ROWS;   /* whole groups */
     const size_t rows = ROWS * sp->nxp, cols = COLS * sp->nyp;
     sp->buflen = 2 * (rows > cols ? rows : cols);
     sp->nitems = 1 + ((nx - 1) / 2 + COLB - 1) / COLB;
@@ -244,6 +244,9 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
     }
+    /* The rows past ny of the last group are copied along but never used. */
+    memset(sp->Z, 0, sp->nyp * nx * sizeof *sp->Z);
+    memset(sp->buf, 0, (size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
     /* Plans on the thread-private buffers (same alignment as every later use). */
     fftwf_complex *b0 = sp->buf, *b1 = sp->buf + sp->buflen / 2;
     sp->fx = fftwf_plan_dft_1d(nx, b0, b1, FFTW_FORWARD, FFTW_ESTIMATE);
