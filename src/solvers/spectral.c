@@ -326,35 +326,36 @@ static float mirror(enum edge_kind e, int j, int m, int *src)
     return e == EDGE_CLAMP ? 1.0f : k < 0 ? 0.0f : -1.0f;
 }
 
-/* Row y of the domain as h_n + i h_{n-1} into z (nx values). Grid cells:
- * h_n from f->cur, h_{n-1} from f->prev plus what sim.c changed since the last
- * step (sources, walls, sponges: cur - last), so that such a change is a
- * displacement at rest. Pads: fixed and clamp mirror the grid (x pads from the
- * row's own cells; y pad rows are a whole grid row, its x pads included,
- * times the sign); absorb pads are kept as they evolved, in H and P. */
+/* Whether row y is transformed by the row passes: grid rows and absorb pad
+ * rows. Fixed and clamp pad rows are mirrors of grid rows (odd or even
+ * about the edge, as the x pads below), made from theirs by mirror_rows. */
+static int row_kept(const struct spectral *sp, int y)
+{
+    const struct axis *ay = &sp->ay;
+    const int gy = y - ay->lo;
+    return (gy >= 0 && gy < ay->m) || (gy < 0 ? ay->e_lo : ay->e_hi) == EDGE_ABSORB;
+}
+
+/* Row y of the domain (row_kept) as h_n + i h_{n-1} into z (nx values).
+ * Grid cells: h_n from f->cur, h_{n-1} from f->prev plus what sim.c changed
+ * since the last step (sources, walls, sponges: cur - last), so that such a
+ * change is a displacement at rest. Pads: fixed and clamp mirror the row's
+ * own cells; absorb pads (and absorb pad rows) are kept as they evolved, in
+ * H and P. */
 static void pack_row(const struct spectral *sp, const struct field *f, int y, fftwf_complex *z)
 {
     const struct axis *ax = &sp->ax, *ay = &sp->ay;
     const size_t row = (size_t)y * ax->n;
-    int gy = y - ay->lo;
-    float ysign = 1.0f;
+    const int gy = y - ay->lo;
     if (gy < 0 || gy >= ay->m) {
-        const int side = gy >= ay->m, j = side ? gy - ay->m : -1 - gy;
-        const enum edge_kind e = side ? ay->e_hi : ay->e_lo;
-        if (e == EDGE_ABSORB) {
-            for (int x = 0; x < ax->n; x++) {
-                z[x][0] = sp->H[row + x];
-                z[x][1] = sp->P[row + x];
-            }
-            return;
+        for (int x = 0; x < ax->n; x++) {
+            z[x][0] = sp->H[row + x];
+            z[x][1] = sp->P[row + x];
         }
-        int src;
-        ysign = mirror(e, j, ay->m, &src);
-        gy = side ? ay->m - 1 - src : src;
+        return;
     }
     const float *cur = f->cur + gy * f->stride, *prev = f->prev + gy * f->stride;
     const float *last = sp->last + (size_t)gy * ax->m;
-    const size_t srow = (size_t)(gy + ay->lo) * ax->n;   /* the grid row's own x pads */
     fftwf_complex *in = z + ax->lo;
     for (int x = 0; x < ax->m; x++) {
         in[x][0] = cur[x];
@@ -367,24 +368,10 @@ static void pack_row(const struct spectral *sp, const struct field *f, int y, ff
             const int d = side ? ax->lo + ax->m + j : ax->lo - 1 - j;
             const float sign = mirror(e, j, ax->m, &src);
             const int s = side ? ax->m - 1 - src : src;
-            z[d][0] = e != EDGE_ABSORB ? sign * in[s][0] : sp->H[srow + d];
-            z[d][1] = e != EDGE_ABSORB ? sign * in[s][1] : sp->P[srow + d];
+            z[d][0] = e != EDGE_ABSORB ? sign * in[s][0] : sp->H[row + d];
+            z[d][1] = e != EDGE_ABSORB ? sign * in[s][1] : sp->P[row + d];
         }
     }
-    if (ysign != 1.0f)
-        for (int x = 0; x < ax->n; x++) {
-            z[x][0] *= ysign;
-            z[x][1] *= ysign;
-        }
-}
-
-/* Whether row y's new heights are needed: grid rows and absorb pad rows
- * (fixed and clamp pad rows are refilled from the grid by pack_row). */
-static int row_kept(const struct spectral *sp, int y)
-{
-    const struct axis *ay = &sp->ay;
-    const int gy = y - ay->lo;
-    return (gy >= 0 && gy < ay->m) || (gy < 0 ? ay->e_lo : ay->e_hi) == EDGE_ABSORB;
 }
 
 /* Stores the new heights of row y (z, nx values): grid cells to out (f->prev,
@@ -471,6 +458,29 @@ static void multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_
         mode_multiply(w[j], u[j], v[ny - j], ab + 2 * (up ? j : ny - j));
 }
 
+/* The fixed and clamp y pads' rows of c columns (lines of nyp in b): a row
+ * transform is linear, and exact for a sign of 1, -1 or 0, so a pad row's is
+ * its grid row's times the sign (pack_row's mirror), and the row pass skips
+ * them. */
+static void mirror_rows(const struct spectral *sp, fftwf_complex *b, int c)
+{
+    const struct axis *ay = &sp->ay;
+    for (int side = 0; side < 2; side++) {
+        const enum edge_kind e = side ? ay->e_hi : ay->e_lo;
+        const int len = side ? ay->hi : ay->lo;
+        for (int j = 0, src; j < len && e != EDGE_ABSORB; j++) {
+            const float sign = mirror(e, j, ay->m, &src);
+            const int y = side ? ay->lo + ay->m + j : ay->lo - 1 - j;
+            const int ys = ay->lo + (side ? ay->m - 1 - src : src);
+            for (int s = 0; s < c; s++) {
+                fftwf_complex *l = b + s * sp->nyp;
+                l[y][0] = sign * l[ys][0];
+                l[y][1] = sign * l[ys][1];
+            }
+        }
+    }
+}
+
 /* Column pass item t: its columns (stored together in Z) transformed
  * forward into b1, the modes of columns 0 .. nx / 2 multiplied into b0 and
  * transformed back into Z. The mode multiplication pairs column i with
@@ -488,6 +498,7 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
     int col[COLS], kx[COLS], partner[COLS];
     const int c = item_columns(sp, t, col, kx, partner);
     column_io(sp, col, c, b0, 1);
+    mirror_rows(sp, b0, c);
     for (int s = 0; s < c; s++)
         fftwf_execute_dft(sp->fy, b0 + s * nyp, b1 + s * nyp);
     const int half = t == 0 ? c : c / 2;   /* the slots of columns 0 .. nx / 2 */
@@ -538,10 +549,11 @@ static void spectral_step(void *priv, struct field *f)
 #pragma omp for schedule(dynamic, 2)
         for (int g = 0; g < groups; g++) {
             const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
-            for (int r = 0; r < nr; r++) {
-                pack_row(sp, f, y0 + r, b0);
-                fftwf_execute_dft(sp->fx, b0, b1 + r * nxp);
-            }
+            for (int r = 0; r < nr; r++)
+                if (row_kept(sp, y0 + r)) {
+                    pack_row(sp, f, y0 + r, b0);
+                    fftwf_execute_dft(sp->fx, b0, b1 + r * nxp);
+                }
             group_copy(sp->Z + (size_t)y0 * nx, b1, nxp, nx, nr, 1);
         }
 #pragma omp for schedule(dynamic, 1)
