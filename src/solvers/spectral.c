@@ -55,14 +55,33 @@
  *
  * FFT: FFTW 3 (fftw3f), FFTW_ESTIMATE plans only (FFTW_MEASURE picks plans by
  * timing, so its bits change from run to run). Chosen by measurement against
- * libavutil's av_tx (FFmpeg 5.1) for a 1024 x 1024 complex round trip made of
- * 1-D transforms over rows and gathered columns (tests/bench/fft_roundtrip.c):
- * av_tx 35-37 ms, FFTW 31-34 ms with one thread, about 18-23 ms for both with
- * two; but av_tx 5.1 falls back to a naive O(n^2) DFT for lengths such as 540,
- * 600 or 1000 (9-30 ms per 1-D transform against 1-9 us for FFTW), and `wrap`
- * grids take any size. See docs/solvers.md. Each row and column is
- * transformed by the same plan and code path on whichever thread, so the
- * frames do not depend on -j. */
+ * libavutil's av_tx (FFmpeg 5.1): even at 1024, but av_tx 5.1 falls back to a
+ * naive O(n^2) DFT for lengths such as 540, 600 or 1000, and `wrap` grids take
+ * any size (docs/solvers.md). One complex 1-D plan per axis and one
+ * complex-to-real plan for the rows, all out of place, run on each thread's
+ * own buffers of one alignment, so every line takes the same code path on
+ * any thread and the frames do not depend on -j.
+ *
+ * A step is three passes over the domain in one parallel region (a barrier
+ * between passes, none inside; work handed out dynamically):
+ *  1. row groups of ROWS rows: each row packed straight from f->cur, f->prev,
+ *     `last` and the pads, transformed, and the group stored by columns in Z
+ *     (Z is groups x nx columns x ROWS values: a column's part of a group is
+ *     contiguous);
+ *  2. column items: columns i .. i + 7 with their partners nx - i - 7 .. nx - i
+ *     (the -k_x of each), copied out of Z in runs of ROWS values, transformed,
+ *     every mode multiplied while the +k/-k pair is in cache, and columns
+ *     0 .. nx/2 transformed back into Z: the new spectrum is Hermitian, so
+ *     the other half is never made;
+ *  3. row groups: columns 0 .. nx/2 of each row back to real heights by the
+ *     complex-to-real plan (half the work of a complex one), written straight
+ *     to f->prev, `last` and the absorb pads.
+ * Fixed and clamp pad rows are only mirrors of grid rows and are not
+ * transformed by the row passes (mirror_rows). Against the old step (about
+ * ten loops, one column at a time with a stride of nx), side by side at
+ * 1024^2 on this shared 2-core machine (load 2.7-3): 21-29 ms against 61-91 ms
+ * on two threads, 15-22 ms against 37-44 ms on one (docs/performance.md,
+ * "Spectral step"). */
 #include "solver.h"
 
 #include <math.h>
@@ -415,7 +434,8 @@ static void column_io(const struct spectral *sp, const int *col, int c, fftwf_co
         for (int s = 0; s < c; s++) {
             fftwf_complex *zs = z + (size_t)col[s] * ROWS, *bs = b + s * nyp + y0;
             if (y0 + 2 * ROWS < nyp)
-                __builtin_prefetch(zs + 2 * group);
+                for (int k = 0; k < ROWS; k += 8)   /* 8 values per 64-byte line */
+                    __builtin_prefetch(zs + 2 * group + k);
             memcpy(to_lines ? bs : zs, to_lines ? zs : bs, ROWS * sizeof *z);
         }
     }
