@@ -425,9 +425,9 @@ static void unpack_row(const struct spectral *sp, const struct field *f, int y, 
 }
 
 /* Copies columns col[0 .. c-1] between Z and lines of nyp values in b
- * (to_lines) or back. In each group of rows a column is one cache line of Z;
- * the next groups' lines are prefetched, since the groups are nx * 64 bytes
- * apart (too far for the hardware to guess). */
+ * (to_lines) or back. In each group of rows a column is ROWS values of Z (two
+ * cache lines); the lines two groups ahead are prefetched, since the groups
+ * are nx * ROWS values apart (too far for the hardware to guess). */
 static void column_io(const struct spectral *sp, const int *col, int c, fftwf_complex *b, int to_lines)
 {
     const size_t nyp = sp->nyp, group = (size_t)sp->ax.n * ROWS;
@@ -467,8 +467,10 @@ static void multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_
         const __m128 uu = _mm_loadu_ps(u[j]), v2 = _mm_loadu_ps(v[ny - j - 1]);
         const __m128 vv = _mm_shuffle_ps(v2, v2, _MM_SHUFFLE(1, 0, 3, 2));   /* rows -j, -j-1 */
         const __m128 c = _mm_loadu_ps(ab + 2 * (up ? j : ny - j - 1));
-        const __m128 A = up ? _mm_shuffle_ps(c, c, _MM_SHUFFLE(2, 2, 0, 0)) : _mm_shuffle_ps(c, c, _MM_SHUFFLE(0, 0, 2, 2));
-        const __m128 B = up ? _mm_shuffle_ps(c, c, _MM_SHUFFLE(3, 3, 1, 1)) : _mm_shuffle_ps(c, c, _MM_SHUFFLE(1, 1, 3, 3));
+        const __m128 A = up ? _mm_shuffle_ps(c, c, _MM_SHUFFLE(2, 2, 0, 0))
+                            : _mm_shuffle_ps(c, c, _MM_SHUFFLE(0, 0, 2, 2));
+        const __m128 B = up ? _mm_shuffle_ps(c, c, _MM_SHUFFLE(3, 3, 1, 1))
+                            : _mm_shuffle_ps(c, c, _MM_SHUFFLE(1, 1, 3, 3));
         const __m128 S = _mm_add_ps(uu, vv), D = _mm_sub_ps(uu, vv);
         const __m128 t1 = _mm_or_ps(_mm_and_ps(re, S), _mm_andnot_ps(re, D));   /* S.r, D.i */
         const __m128 e = _mm_or_ps(_mm_and_ps(re, D), _mm_andnot_ps(re, S));    /* D.r, S.i */
