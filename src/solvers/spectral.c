@@ -55,14 +55,33 @@
  *
  * FFT: FFTW 3 (fftw3f), FFTW_ESTIMATE plans only (FFTW_MEASURE picks plans by
  * timing, so its bits change from run to run). Chosen by measurement against
- * libavutil's av_tx (FFmpeg 5.1) for a 1024 x 1024 complex round trip made of
- * 1-D transforms over rows and gathered columns (tests/bench/fft_roundtrip.c):
- * av_tx 35-37 ms, FFTW 31-34 ms with one thread, about 18-23 ms for both with
- * two; but av_tx 5.1 falls back to a naive O(n^2) DFT for lengths such as 540,
- * 600 or 1000 (9-30 ms per 1-D transform against 1-9 us for FFTW), and `wrap`
- * grids take any size. See docs/solvers.md. Each row and column is
- * transformed by the same plan and code path on whichever thread, so the
- * frames do not depend on -j. */
+ * libavutil's av_tx (FFmpeg 5.1): even at 1024, but av_tx 5.1 falls back to a
+ * naive O(n^2) DFT for lengths such as 540, 600 or 1000, and `wrap` grids take
+ * any size (docs/solvers.md). One complex 1-D plan per axis and one
+ * complex-to-real plan for the rows, all out of place, run on each thread's
+ * own buffers of one alignment, so every line takes the same code path on
+ * any thread and the frames do not depend on -j.
+ *
+ * A step is three passes over the domain in one parallel region (a barrier
+ * between passes, none inside; work handed out dynamically):
+ *  1. row groups of ROWS rows: each row packed straight from f->cur, f->prev,
+ *     `last` and the pads, transformed, and the group stored by columns in Z
+ *     (Z is groups x nx columns x ROWS values: a column's part of a group is
+ *     contiguous);
+ *  2. column items: columns i .. i + 7 with their partners nx - i - 7 .. nx - i
+ *     (the -k_x of each), copied out of Z in runs of ROWS values, transformed,
+ *     every mode multiplied while the +k/-k pair is in cache, and columns
+ *     0 .. nx/2 transformed back into Z: the new spectrum is Hermitian, so
+ *     the other half is never made;
+ *  3. row groups: columns 0 .. nx/2 of each row back to real heights by the
+ *     complex-to-real plan (half the work of a complex one), written straight
+ *     to f->prev, `last` and the absorb pads.
+ * Fixed and clamp pad rows are only mirrors of grid rows and are not
+ * transformed by the row passes (mirror_rows). Against the old step (about
+ * ten loops, one column at a time with a stride of nx), side by side at
+ * 1024^2 on this shared 2-core machine (load 2.7-3): 21-29 ms against 61-91 ms
+ * on two threads, 15-22 ms against 37-44 ms on one (docs/performance.md,
+ * "Spectral step"). */
 #include "solver.h"
 
 #include <math.h>
@@ -71,17 +90,27 @@
 #include <string.h>
 
 #include <fftw3.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 extern const struct solver_ops solver_spectral;
 
 #define PAD_MIN 32   /* cells of pad beyond a non-periodic edge */
 #define SPONGE_WAVES 0.5   /* the pad's sponge is tuned to waves this many per pad width... */
 #define SPONGE_RATE 0.5    /* ...and its top damping rate in units of their omega */
-/* Domains smaller than this run on one thread: a step has about ten parallel
- * loops, and on a busy machine their barriers cost more than small FFTs
- * (measured: a 315 x 224 domain took 2.4 ms a step on one thread, 23 ms on
- * two with the machine's 2 cores loaded 7 deep). */
+/* Domains smaller than this run on one thread: on a busy machine the
+ * barriers of a step cost more than small FFTs (measured: a 315 x 224 domain
+ * took 2.4 ms a step on one thread, 23 ms on two with the machine's 2 cores
+ * loaded 7 deep, when a step had about ten parallel loops). */
 #define PAR_MIN (512 * 512)
+/* Rows per group of the row passes: Z is stored by groups, each column's
+ * ROWS values together, 128 bytes (two cache lines) that the column pass
+ * reads as one run (measured: 16 rows a little faster than 8). */
+#define ROWS 16
+/* Columns per item of the column pass on each side of the +k_x / -k_x pairs. */
+#define COLB 8
+#define COLS (2 * COLB)
 
 /* One axis of the FFT domain: n cells, the grid's m cells from offset lo,
  * then hi pad cells; lo + m + hi = n (both pads 0 when periodic). */
@@ -92,16 +121,19 @@ struct axis {
 
 struct spectral {
     struct axis ax, ay;
-    float *H, *P;             /* nx * ny: h_n, h_{n-1} over the whole domain */
+    float *H, *P;             /* nx * ny: h_n, h_{n-1}; only the absorb pads' cells are used */
     float *last;              /* w * h: the interior heights written by the last step */
-    float *A, *B;             /* nx * ny: a and b per mode, normalisation folded in */
+    float *AB;                /* (nx / 2 + 1) * (ny / 2 + 1) pairs (a, b) by column, normalisation folded in */
     float *sponge;            /* max pad: absorb factors by depth into the pad */
-    fftwf_complex *Z, *W;     /* nx * ny: the transforms */
-    fftwf_plan fx, ix, fy, iy;
-    fftwf_complex *buf;       /* nthreads * 2 * max(nx, ny): gather buffers */
-    size_t buflen;            /* complex values per thread: two lines, each a multiple of 64 bytes */
+    fftwf_complex *Z;         /* the transform: nyp / ROWS groups of nx columns of ROWS values */
+    size_t nxp, nyp;          /* nx rounded up to 8, ny to ROWS: lines start at multiples of 64 bytes */
+    fftwf_plan fx, fy, iy;    /* one row, one column (complex, both ways) */
+    fftwf_plan ix;            /* one row back: complex (nx / 2 + 1 values) to real */
+    fftwf_complex *buf;       /* nthreads * buflen: line and block buffers */
+    size_t buflen;            /* complex values per thread: two halves, each a multiple of 64 bytes */
     int nthreads;
-    int par;                  /* run the loops on several threads (large domains only) */
+    int par;                  /* run the passes on several threads (large domains only) */
+    int nitems;               /* column pass work items: the self-paired columns, then pairs of blocks */
 };
 
 /* The smallest n >= m with no prime factor above 7 (fast FFT lengths). */
@@ -147,15 +179,56 @@ static void spectral_free(void *priv)
     if (sp->fy) fftwf_destroy_plan(sp->fy);
     if (sp->iy) fftwf_destroy_plan(sp->iy);
     fftwf_free(sp->Z);
-    fftwf_free(sp->W);
     fftwf_free(sp->buf);
     free(sp->H);
     free(sp->P);
     free(sp->last);
-    free(sp->A);
-    free(sp->B);
+    free(sp->AB);
     free(sp->sponge);
     memset(sp, 0, sizeof *sp);
+}
+
+/* The columns of column pass item t: for t >= 1, *i0 and *nb, the first
+ * column and count of its left block (at most COLB), whose partners are the
+ * nb columns ending at nx - i0; item 0 (*nb = 0) holds the columns that are
+ * their own partners, 0 and (nx even) nx / 2. Returns the number of columns
+ * of the item. */
+static int column_item(const struct spectral *sp, int t, int *i0, int *nb)
+{
+    const int nx = sp->ax.n, left = (nx - 1) / 2;   /* columns 1 .. left pair with nx - i */
+    if (t == 0) {
+        *i0 = 0;
+        *nb = 0;
+        return nx % 2 == 0 && nx > 1 ? 2 : 1;
+    }
+    *i0 = 1 + (t - 1) * COLB;
+    *nb = left - *i0 + 1 < COLB ? left - *i0 + 1 : COLB;
+    return 2 * *nb;
+}
+
+/* The columns of item t: Z column and AB column (|k_x| index) of each of
+ * its slots (lines of the column buffers), and the slot holding its partner
+ * (the column of -k_x). */
+static int item_columns(const struct spectral *sp, int t, int *col, int *kx, int *partner)
+{
+    const int nx = sp->ax.n;
+    int i0, nb;
+    const int c = column_item(sp, t, &i0, &nb);
+    if (nb == 0) {
+        for (int s = 0; s < c; s++) {
+            col[s] = kx[s] = s * (nx / 2);
+            partner[s] = s;
+        }
+        return c;
+    }
+    for (int s = 0; s < nb; s++) {
+        col[s] = kx[s] = i0 + s;
+        col[nb + s] = nx - i0 - nb + 1 + s;
+        kx[nb + s] = i0 + nb - 1 - s;
+        partner[s] = 2 * nb - 1 - s;
+        partner[2 * nb - 1 - s] = s;
+    }
+    return c;
 }
 
 static int spectral_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
@@ -170,34 +243,39 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     axis_init(&sp->ay, f->h, sc->boundary[EDGE_TOP], sc->boundary[EDGE_BOTTOM], pad);
     const int nx = sp->ax.n, ny = sp->ay.n;
     const size_t n = (size_t)nx * (size_t)ny;
-    const int nmax = nx > ny ? nx : ny;
     int maxpad = sp->ax.hi > sp->ay.hi ? sp->ax.hi : sp->ay.hi;
     sp->nthreads = omp_get_max_threads();
     sp->par = n >= PAR_MIN;
     /* Every thread's two line buffers start at a multiple of 64 bytes from
      * the (SIMD-aligned) allocation, so they have the alignment the plans were
      * made with: fftwf_execute_dft requires it, and it keeps one code path. */
-    sp->buflen = 2 * (((size_t)nmax + 7) / 8 * 8);
+    sp->nxp = ((size_t)nx + 7) / 8 * 8;
+    sp->nyp = ((size_t)ny + ROWS - 1) / ROWS * ROWS;   /* whole groups */
+    const size_t rows = ROWS * sp->nxp, cols = COLS * sp->nyp;
+    sp->buflen = 2 * (rows > cols ? rows : cols);
+    sp->nitems = 1 + ((nx - 1) / 2 + COLB - 1) / COLB;
     sp->H = calloc(n, sizeof *sp->H);
     sp->P = calloc(n, sizeof *sp->P);
     sp->last = malloc((size_t)f->w * (size_t)f->h * sizeof *sp->last);
-    sp->A = malloc(n * sizeof *sp->A);
-    sp->B = malloc(n * sizeof *sp->B);
+    sp->AB = malloc(((size_t)nx / 2 + 1) * ((size_t)ny / 2 + 1) * 2 * sizeof *sp->AB);
     sp->sponge = malloc((size_t)(maxpad > 0 ? maxpad : 1) * sizeof *sp->sponge);
-    sp->Z = fftwf_malloc(n * sizeof *sp->Z);
-    sp->W = fftwf_malloc(n * sizeof *sp->W);
+    sp->Z = fftwf_malloc(sp->nyp * nx * sizeof *sp->Z);
     sp->buf = fftwf_malloc((size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
-    if (!sp->H || !sp->P || !sp->last || !sp->A || !sp->B || !sp->sponge || !sp->Z || !sp->W || !sp->buf) {
+    if (!sp->H || !sp->P || !sp->last || !sp->AB || !sp->sponge || !sp->Z || !sp->buf) {
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
     }
+    /* The rows past ny of the last group are copied along but never used. */
+    memset(sp->Z, 0, sp->nyp * nx * sizeof *sp->Z);
+    memset(sp->buf, 0, (size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
     /* Plans on the thread-private buffers (same alignment as every later use). */
     fftwf_complex *b0 = sp->buf, *b1 = sp->buf + sp->buflen / 2;
     sp->fx = fftwf_plan_dft_1d(nx, b0, b1, FFTW_FORWARD, FFTW_ESTIMATE);
-    sp->ix = fftwf_plan_dft_1d(nx, b0, b1, FFTW_BACKWARD, FFTW_ESTIMATE);
+    sp->ix = fftwf_plan_dft_c2r_1d(nx, b1, (float *)b0, FFTW_ESTIMATE);
     sp->fy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_FORWARD, FFTW_ESTIMATE);
     sp->iy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_BACKWARD, FFTW_ESTIMATE);
-    if (!sp->fx || !sp->ix || !sp->fy || !sp->iy) {
+    const int ok = sp->fx && sp->ix && sp->fy && sp->iy;
+    if (!ok) {
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: FFTW could not plan a %d x %d transform", nx, ny);
     }
@@ -205,10 +283,13 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
      * unnormalised inverse transform. */
     const double q = c->half_life > 0 ? pow(0.5, dt / c->half_life) : 1.0;
     const double tension = c->surface_tension / c->density, norm = 0.5 / (double)n;
-    for (int j = 0; j < ny; j++) {
-        double ky = wavenumber(j, ny, dx);
-        for (int i = 0; i < nx; i++) {
-            double kx = wavenumber(i, nx, dx), k = hypot(kx, ky);
+    /* Columns i and nx - i, rows j and ny - j have the same |k|: one
+     * quarter of the modes holds all the coefficients. */
+    const size_t nyh = (size_t)ny / 2 + 1;
+    for (int i = 0; i <= nx / 2; i++) {
+        double kx = wavenumber(i, nx, dx);
+        for (int j = 0; j < (int)nyh; j++) {
+            double ky = wavenumber(j, ny, dx), k = hypot(kx, ky);
             double a = 1.0, b = 0.0;   /* the mean level stays */
             if (k > 0) {
                 double w2 = c->gravity * k + tension * k * k * k;
@@ -218,8 +299,8 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
                 a = 2.0 * damp * cos(sqrt(w2) * dt);
                 b = damp * damp;
             }
-            sp->A[(size_t)j * nx + i] = (float)(a * norm);
-            sp->B[(size_t)j * nx + i] = (float)(b * norm);
+            sp->AB[2 * ((size_t)i * nyh + j)] = (float)(a * norm);
+            sp->AB[2 * ((size_t)i * nyh + j) + 1] = (float)(b * norm);
         }
     }
     /* The pad's sponge: a damping rate s(u) = s_max u^2 (1/s) at depth
@@ -237,13 +318,10 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
         double u = (i + 1.0) / maxpad;
         sp->sponge[i] = (float)exp(-smax * u * u * dt);
     }
-    for (int y = 0; y < f->h; y++) {
+    /* The first step then takes f->cur and f->prev as they are; the absorb
+     * pads start at rest (H and P are zeroed). */
+    for (int y = 0; y < f->h; y++)
         memcpy(sp->last + (size_t)y * f->w, f->cur + y * f->stride, (size_t)f->w * sizeof(float));
-        memcpy(sp->H + (size_t)(y + sp->ay.lo) * nx + sp->ax.lo, f->cur + y * f->stride,
-               (size_t)f->w * sizeof(float));
-        memcpy(sp->P + (size_t)(y + sp->ay.lo) * nx + sp->ax.lo, f->prev + y * f->stride,
-               (size_t)f->w * sizeof(float));
-    }
     return 0;
 }
 
@@ -269,139 +347,255 @@ static float mirror(enum edge_kind e, int j, int m, int *src)
     return e == EDGE_CLAMP ? 1.0f : k < 0 ? 0.0f : -1.0f;
 }
 
-/* Sets the pad cells of plane g (nx * ny) from the edge kinds (mirror, for
- * fixed and clamp); absorb pads are left as they evolved, and with `damp`
- * multiplied by the sponge. x pads over the grid's rows first, then y pads
- * over whole rows (corners from the x pads). */
-static void fill_pads(const struct spectral *sp, float *g, int damp)
+/* Whether row y is transformed by the row passes: grid rows and absorb pad
+ * rows. Fixed and clamp pad rows are mirrors of grid rows (odd or even
+ * about the edge, as the x pads below), made from theirs by mirror_rows. */
+static int row_kept(const struct spectral *sp, int y)
+{
+    const struct axis *ay = &sp->ay;
+    const int gy = y - ay->lo;
+    return (gy >= 0 && gy < ay->m) || (gy < 0 ? ay->e_lo : ay->e_hi) == EDGE_ABSORB;
+}
+
+/* Row y of the domain (row_kept) as h_n + i h_{n-1} into z (nx values).
+ * Grid cells: h_n from f->cur, h_{n-1} from f->prev plus what sim.c changed
+ * since the last step (sources, walls, sponges: cur - last), so that such a
+ * change is a displacement at rest. Pads: fixed and clamp mirror the row's
+ * own cells; absorb pads (and absorb pad rows) are kept as they evolved, in
+ * H and P. */
+static void pack_row(const struct spectral *sp, const struct field *f, int y, fftwf_complex *z)
 {
     const struct axis *ax = &sp->ax, *ay = &sp->ay;
-    const int nx = ax->n;
-    const int maxpad = ax->hi > ay->hi ? ax->hi : ay->hi;
-    if (ax->lo + ax->hi > 0) {
-#pragma omp parallel for schedule(static) if (sp->par)
-        for (int y = ay->lo; y < ay->lo + ay->m; y++) {
-            float *row = g + (size_t)y * nx;
-            const float *in = row + ax->lo;
-            for (int j = 0, src; j < ax->lo; j++) {
-                float *d = row + ax->lo - 1 - j, sign = mirror(ax->e_lo, j, ax->m, &src);
-                if (ax->e_lo != EDGE_ABSORB) *d = sign * in[src];
-                else if (damp) *d *= pad_sponge(sp, j, ax->lo, maxpad);
-            }
-            for (int j = 0, src; j < ax->hi; j++) {
-                float *d = row + ax->lo + ax->m + j, sign = mirror(ax->e_hi, j, ax->m, &src);
-                if (ax->e_hi != EDGE_ABSORB) *d = sign * in[ax->m - 1 - src];
-                else if (damp) *d *= pad_sponge(sp, j, ax->hi, maxpad);
-            }
+    const size_t row = (size_t)y * ax->n;
+    const int gy = y - ay->lo;
+    if (gy < 0 || gy >= ay->m) {
+        for (int x = 0; x < ax->n; x++) {
+            z[x][0] = sp->H[row + x];
+            z[x][1] = sp->P[row + x];
+        }
+        return;
+    }
+    const float *cur = f->cur + gy * f->stride, *prev = f->prev + gy * f->stride;
+    const float *last = sp->last + (size_t)gy * ax->m;
+    fftwf_complex *in = z + ax->lo;
+    for (int x = 0; x < ax->m; x++) {
+        in[x][0] = cur[x];
+        in[x][1] = prev[x] + (cur[x] - last[x]);
+    }
+    for (int side = 0; side < 2; side++) {
+        const enum edge_kind e = side ? ax->e_hi : ax->e_lo;
+        const int len = side ? ax->hi : ax->lo;
+        for (int j = 0, src; j < len; j++) {
+            const int d = side ? ax->lo + ax->m + j : ax->lo - 1 - j;
+            const float sign = mirror(e, j, ax->m, &src);
+            const int s = side ? ax->m - 1 - src : src;
+            z[d][0] = e != EDGE_ABSORB ? sign * in[s][0] : sp->H[row + d];
+            z[d][1] = e != EDGE_ABSORB ? sign * in[s][1] : sp->P[row + d];
         }
     }
+}
+
+/* Stores the new heights of row y (z, nx values): grid cells to out (f->prev,
+ * about to become f->cur) and last, absorb pad cells to H times the sponge
+ * (x pads: by depth into the x pad; y pad rows: by depth into the y pad). */
+static void unpack_row(const struct spectral *sp, const struct field *f, int y, const float *z, float *H)
+{
+    const struct axis *ax = &sp->ax, *ay = &sp->ay;
+    const int nx = ax->n, maxpad = ax->hi > ay->hi ? ax->hi : ay->hi, gy = y - ay->lo;
+    float *h = H + (size_t)y * nx;
+    if (gy < 0 || gy >= ay->m) {
+        const int side = gy >= ay->m;
+        const float fac = pad_sponge(sp, side ? gy - ay->m : -1 - gy, side ? ay->hi : ay->lo, maxpad);
+        for (int x = 0; x < nx; x++)
+            h[x] = z[x] * fac;
+        return;
+    }
+    float *out = f->prev + gy * f->stride, *last = sp->last + (size_t)gy * ax->m;
+    memcpy(out, z + ax->lo, (size_t)ax->m * sizeof *out);
+    memcpy(last, z + ax->lo, (size_t)ax->m * sizeof *last);
+    for (int side = 0; side < 2; side++) {
+        const int len = side ? ax->hi : ax->lo;
+        if ((side ? ax->e_hi : ax->e_lo) != EDGE_ABSORB)
+            continue;
+        for (int j = 0; j < len; j++) {
+            const int d = side ? ax->lo + ax->m + j : ax->lo - 1 - j;
+            h[d] = z[d] * pad_sponge(sp, j, len, maxpad);
+        }
+    }
+}
+
+/* Copies columns col[0 .. c-1] between Z and lines of nyp values in b
+ * (to_lines) or back. In each group of rows a column is ROWS values of Z (two
+ * cache lines); the lines two groups ahead are prefetched, since the groups
+ * are nx * ROWS values apart (too far for the hardware to guess). */
+static void column_io(const struct spectral *sp, const int *col, int c, fftwf_complex *b, int to_lines)
+{
+    const size_t nyp = sp->nyp, group = (size_t)sp->ax.n * ROWS;
+    for (size_t y0 = 0; y0 < nyp; y0 += ROWS) {
+        fftwf_complex *z = sp->Z + y0 * sp->ax.n;
+        for (int s = 0; s < c; s++) {
+            fftwf_complex *zs = z + (size_t)col[s] * ROWS, *bs = b + s * nyp + y0;
+            if (y0 + 2 * ROWS < nyp)
+                for (int k = 0; k < ROWS; k += 8)   /* 8 values per 64-byte line */
+                    __builtin_prefetch(zs + 2 * group + k);
+            memcpy(to_lines ? bs : zs, to_lines ? zs : bs, ROWS * sizeof *z);
+        }
+    }
+}
+
+/* One mode of the new spectrum, A (z + zm) + i B (z - zm) (column_pass),
+ * from z = u and zm = conj(v): z + zm = (u.r + v.r, u.i - v.i). */
+static inline void mode_multiply(float *w, const float *u, const float *v, const float *ab)
+{
+    w[0] = ab[0] * (u[0] + v[0]) - ab[1] * (u[1] + v[1]);
+    w[1] = ab[0] * (u[1] - v[1]) + ab[1] * (u[0] - v[0]);
+}
+
+/* Modes j0 .. j1 - 1 of a column: w[j] from u[j], v[ny - j] (the partner
+ * column's row -j) and the coefficients of row j (up) or ny - j (!up), which
+ * are the same. Two modes at a time with SSE2, which does in each lane the
+ * IEEE operations of mode_multiply (x + (-y) is x - y), so the bits are the
+ * same with or without it; GCC 12 does not vectorise the reversed rows. */
+static void multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, const float *ab, int ny,
+                          int j0, int j1, int up)
+{
+    int j = j0;
+#ifdef __SSE2__
+    const __m128 re = _mm_castsi128_ps(_mm_set_epi32(0, -1, 0, -1));   /* the real lanes */
+    const __m128 neg = _mm_and_ps(re, _mm_set1_ps(-0.0f));
+    for (; j + 2 <= j1; j += 2) {
+        const __m128 uu = _mm_loadu_ps(u[j]), v2 = _mm_loadu_ps(v[ny - j - 1]);
+        const __m128 vv = _mm_shuffle_ps(v2, v2, _MM_SHUFFLE(1, 0, 3, 2));   /* rows -j, -j-1 */
+        const __m128 c = _mm_loadu_ps(ab + 2 * (up ? j : ny - j - 1));
+        const __m128 A = up ? _mm_shuffle_ps(c, c, _MM_SHUFFLE(2, 2, 0, 0))
+                            : _mm_shuffle_ps(c, c, _MM_SHUFFLE(0, 0, 2, 2));
+        const __m128 B = up ? _mm_shuffle_ps(c, c, _MM_SHUFFLE(3, 3, 1, 1))
+                            : _mm_shuffle_ps(c, c, _MM_SHUFFLE(1, 1, 3, 3));
+        const __m128 S = _mm_add_ps(uu, vv), D = _mm_sub_ps(uu, vv);
+        const __m128 t1 = _mm_or_ps(_mm_and_ps(re, S), _mm_andnot_ps(re, D));   /* S.r, D.i */
+        const __m128 e = _mm_or_ps(_mm_and_ps(re, D), _mm_andnot_ps(re, S));    /* D.r, S.i */
+        const __m128 t2 = _mm_shuffle_ps(e, e, _MM_SHUFFLE(2, 3, 0, 1));         /* S.i, D.r */
+        _mm_storeu_ps(w[j], _mm_add_ps(_mm_mul_ps(A, t1), _mm_xor_ps(_mm_mul_ps(B, t2), neg)));
+    }
+#endif
+    for (; j < j1; j++)
+        mode_multiply(w[j], u[j], v[ny - j], ab + 2 * (up ? j : ny - j));
+}
+
+/* The fixed and clamp y pads' rows of c columns (lines of nyp in b): a row
+ * transform is linear, and exact for a sign of 1, -1 or 0, so a pad row's is
+ * its grid row's times the sign (pack_row's mirror), and the row pass skips
+ * them. */
+static void mirror_rows(const struct spectral *sp, fftwf_complex *b, int c)
+{
+    const struct axis *ay = &sp->ay;
     for (int side = 0; side < 2; side++) {
         const enum edge_kind e = side ? ay->e_hi : ay->e_lo;
         const int len = side ? ay->hi : ay->lo;
-        for (int j = 0, src; j < len; j++) {
-            float *d = g + (size_t)(side ? ay->lo + ay->m + j : ay->lo - 1 - j) * nx;
+        for (int j = 0, src; j < len && e != EDGE_ABSORB; j++) {
             const float sign = mirror(e, j, ay->m, &src);
-            const float *s = g + (size_t)(ay->lo + (side ? ay->m - 1 - src : src)) * nx;
-            const float fac = pad_sponge(sp, j, len, maxpad);
-            for (int x = 0; x < nx; x++)
-                d[x] = e != EDGE_ABSORB ? sign * s[x] : damp ? d[x] * fac : d[x];
+            const int y = side ? ay->lo + ay->m + j : ay->lo - 1 - j;
+            const int ys = ay->lo + (side ? ay->m - 1 - src : src);
+            for (int s = 0; s < c; s++) {
+                fftwf_complex *l = b + s * sp->nyp;
+                l[y][0] = sign * l[ys][0];
+                l[y][1] = sign * l[ys][1];
+            }
         }
     }
 }
 
-/* In-place 2-D FFT of z (nx * ny) with the plans px (rows) and py (columns):
- * each row and column is copied to the calling thread's buffer, transformed
- * there by the one plan, and copied back, so every line takes the same code
- * path with the same alignment on any thread. */
-static void fft2(struct spectral *sp, fftwf_complex *z, fftwf_plan px, fftwf_plan py)
+/* Column pass item t: its columns (stored together in Z) transformed
+ * forward into b1, the modes of columns 0 .. nx / 2 multiplied into b0 and
+ * transformed back into Z. The mode multiplication pairs column i with
+ * column nx - i, both in the item and in cache. The new spectrum is
+ * Hermitian (the heights are real), so its other half is not computed: the
+ * rows go back by a complex-to-real transform of columns 0 .. nx / 2, at
+ * about half the cost of a complex one, and the imaginary part, rounding
+ * noise, is never made. With z = Z(k) and zm = conj(Z(-k)), FFT(h_n) =
+ * (z + zm) / 2 and FFT(h_{n-1}) = (z - zm) / 2i, so a FFT(h_n) - b FFT(h_{n-1})
+ * = A (z + zm) + i B (z - zm) with A = a/2, B = b/2 (and 1 / (nx ny)). */
+static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fftwf_complex *b1)
 {
-    const int nx = sp->ax.n, ny = sp->ay.n;
-#pragma omp parallel num_threads(sp->nthreads) if (sp->par)
-    {
-        fftwf_complex *in = sp->buf + (size_t)omp_get_thread_num() * sp->buflen;
-        fftwf_complex *out = in + sp->buflen / 2;
-#pragma omp for schedule(static)
-        for (int y = 0; y < ny; y++) {
-            fftwf_complex *row = z + (size_t)y * nx;
-            memcpy(in, row, (size_t)nx * sizeof *in);
-            fftwf_execute_dft(px, in, out);
-            memcpy(row, out, (size_t)nx * sizeof *out);
-        }
-#pragma omp for schedule(static)
-        for (int x = 0; x < nx; x++) {
-            for (int y = 0; y < ny; y++) {
-                in[y][0] = z[(size_t)y * nx + x][0];
-                in[y][1] = z[(size_t)y * nx + x][1];
-            }
-            fftwf_execute_dft(py, in, out);
-            for (int y = 0; y < ny; y++) {
-                z[(size_t)y * nx + x][0] = out[y][0];
-                z[(size_t)y * nx + x][1] = out[y][1];
-            }
-        }
+    const int ny = sp->ay.n;
+    const size_t nyp = sp->nyp;
+    int col[COLS], kx[COLS], partner[COLS];
+    const int c = item_columns(sp, t, col, kx, partner);
+    column_io(sp, col, c, b0, 1);
+    mirror_rows(sp, b0, c);
+    for (int s = 0; s < c; s++)
+        fftwf_execute_dft(sp->fy, b0 + s * nyp, b1 + s * nyp);
+    const int half = t == 0 ? c : c / 2;   /* the slots of columns 0 .. nx / 2 */
+    for (int s = 0; s < half; s++) {
+        const fftwf_complex *u = b1 + s * nyp, *v = b1 + partner[s] * nyp;
+        const float *ab = sp->AB + 2 * (size_t)kx[s] * (ny / 2 + 1);
+        fftwf_complex *w = b0 + s * nyp;
+        /* Row j's partner is row ny - j (row 0 its own), and they share
+         * a and b, kept for rows 0 .. ny / 2. */
+        const int nh = ny / 2;
+        mode_multiply(w[0], u[0], v[0], ab);
+        multiply_rows(w, u, v, ab, ny, 1, nh + 1, 1);
+        multiply_rows(w, u, v, ab, ny, nh + 1, ny, 0);
     }
+    for (int s = 0; s < half; s++)
+        fftwf_execute_dft(sp->iy, b0 + s * nyp, b1 + s * nyp);
+    column_io(sp, col, half, b1, 0);
 }
 
+/* Copies columns 0 .. n - 1 of the nr rows in `rows` (nxp apart) to a group
+ * of Z (z: column x's ROWS values at z + x * ROWS), to_z, or back. (SSE2
+ * 2 x 2 block moves measured no faster: the cost is Z's cache misses.) */
+static void group_copy(fftwf_complex *z, fftwf_complex *rows, size_t nxp, int n, int nr, int to_z)
+{
+    for (int x = 0; x < n; x++)
+        for (int r = 0; r < nr; r++)
+            memcpy(to_z ? z[x * ROWS + r] : rows[r * nxp + x], to_z ? rows[r * nxp + x] : z[x * ROWS + r],
+                   sizeof *z);
+}
+
+/* One step in three passes over the domain: row groups (pack, forward
+ * FFT, store by columns), column items (forward FFT, multiply, inverse FFT),
+ * row groups (load, inverse FFT, unpack). The ROWS rows of a group move
+ * between the row buffers and Z as whole cache lines. Every row and column
+ * goes through the same plan with buffers of the same alignment on
+ * whichever thread, so the bits do not depend on the thread count or the
+ * schedule. */
 static void spectral_step(void *priv, struct field *f)
 {
     struct spectral *sp = priv;
-    const int w = f->w, h = f->h, nx = sp->ax.n, ny = sp->ay.n;
-    const int ox = sp->ax.lo, oy = sp->ay.lo;
-    float *H = sp->H, *P = sp->P;
-    /* What sim.c changed since the last step (sources, walls, sponges) is
-     * taken as a displacement at rest: added to h_{n-1} too. */
-#pragma omp parallel for schedule(static) if (sp->par)
-    for (int y = 0; y < h; y++) {
-        const float *cur = f->cur + y * f->stride, *prev = f->prev + y * f->stride;
-        float *last = sp->last + (size_t)y * w;
-        float *hr = H + (size_t)(y + oy) * nx + ox, *pr = P + (size_t)(y + oy) * nx + ox;
-        for (int x = 0; x < w; x++) {
-            hr[x] = cur[x];
-            pr[x] = prev[x] + (cur[x] - last[x]);
+    const int nx = sp->ax.n, ny = sp->ay.n, groups = (ny + ROWS - 1) / ROWS;
+    const size_t nxp = sp->nxp;
+    float *Hnew = sp->P;   /* h_{n-1}'s storage, read by the first pass, takes h_{n+1} */
+#pragma omp parallel num_threads(sp->par ? sp->nthreads : 1)
+    {
+        fftwf_complex *b0 = sp->buf + (size_t)omp_get_thread_num() * sp->buflen;
+        fftwf_complex *b1 = b0 + sp->buflen / 2;
+#pragma omp for schedule(dynamic, 2)
+        for (int g = 0; g < groups; g++) {
+            const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
+            for (int r = 0; r < nr; r++)
+                if (row_kept(sp, y0 + r)) {
+                    pack_row(sp, f, y0 + r, b0);
+                    fftwf_execute_dft(sp->fx, b0, b1 + r * nxp);
+                }
+            group_copy(sp->Z + (size_t)y0 * nx, b1, nxp, nx, nr, 1);
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (int t = 0; t < sp->nitems; t++)
+            column_pass(sp, t, b0, b1);
+#pragma omp for schedule(dynamic, 2)
+        for (int g = 0; g < groups; g++) {
+            const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
+            group_copy(sp->Z + (size_t)y0 * nx, b1, nxp, nx / 2 + 1, nr, 0);
+            for (int r = 0; r < nr; r++)
+                if (row_kept(sp, y0 + r)) {
+                    fftwf_execute_dft_c2r(sp->ix, b1 + r * nxp, (float *)b0);
+                    unpack_row(sp, f, y0 + r, (const float *)b0, Hnew);
+                }
         }
     }
-    fill_pads(sp, H, 0);
-    fill_pads(sp, P, 0);
-    fftwf_complex *Z = sp->Z, *W = sp->W;
-    const size_t n = (size_t)nx * ny;
-#pragma omp parallel for schedule(static) if (sp->par)
-    for (size_t k = 0; k < n; k++) {
-        Z[k][0] = H[k];
-        Z[k][1] = P[k];
-    }
-    fft2(sp, Z, sp->fx, sp->fy);
-    /* With z = Z(k) and zm = conj(Z(-k)): FFT(h_n) = (z + zm) / 2 and
-     * FFT(h_{n-1}) = (z - zm) / 2i, so a FFT(h_n) - b FFT(h_{n-1}) =
-     * A (z + zm) + i B (z - zm) with A = a/2, B = b/2 (and 1 / (nx ny)). */
-#pragma omp parallel for schedule(static) if (sp->par)
-    for (int j = 0; j < ny; j++) {
-        const int jm = j ? ny - j : 0;
-        for (int i = 0; i < nx; i++) {
-            const int im = i ? nx - i : 0;
-            const size_t k = (size_t)j * nx + i, km = (size_t)jm * nx + im;
-            const float zr = Z[k][0], zi = Z[k][1], mr = Z[km][0], mi = -Z[km][1];
-            const float a = sp->A[k], b = sp->B[k];
-            W[k][0] = a * (zr + mr) - b * (zi - mi);
-            W[k][1] = a * (zi + mi) + b * (zr - mr);
-        }
-    }
-    fft2(sp, W, sp->ix, sp->iy);
-    /* h_{n-1} <- h_n, h_n <- the new heights (real part; the imaginary part
-     * is rounding noise of a Hermitian spectrum). */
-    sp->P = H;
-    sp->H = P;
-    H = sp->H;
-#pragma omp parallel for schedule(static) if (sp->par)
-    for (size_t k = 0; k < n; k++)
-        H[k] = W[k][0];
-    fill_pads(sp, H, 1);
-#pragma omp parallel for schedule(static) if (sp->par)
-    for (int y = 0; y < h; y++) {
-        float *out = f->prev + y * f->stride, *last = sp->last + (size_t)y * w;
-        const float *hr = H + (size_t)(y + oy) * nx + ox;
-        memcpy(out, hr, (size_t)w * sizeof *out);
-        memcpy(last, hr, (size_t)w * sizeof *last);
-    }
+    sp->P = sp->H;
+    sp->H = Hnew;
     field_swap(f);
 }
 

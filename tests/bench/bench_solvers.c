@@ -11,7 +11,9 @@
  * spectral step at 1024^2 against an FFTW_MEASURE complex 2-D round trip.
  * Every figure is the best of several tries (the machine is shared): TRIES
  * for ripplerender, TRIES + 2 for the yardsticks. Prints
- * a table; asserts nothing (speed is measured here, never in tests). */
+ * a table; asserts nothing (speed is measured here, never in tests).
+ * BENCH_ONLY=spectral in the environment runs the spectral row alone
+ * (BENCH_ONLY=table: the solver table alone). */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,8 +196,12 @@ int main(int argc, char **argv)
 #ifdef HAVE_FFTW3F
     fftwf_init_threads();
 #endif
-    solver_table(argv[1]);
-    printf("\n");
-    spectral_row(argv[1]);
+    const char *only = getenv("BENCH_ONLY");
+    if (!only || strcmp(only, "table") == 0)
+        solver_table(argv[1]);
+    if (!only)
+        printf("\n");
+    if (!only || strcmp(only, "spectral") == 0)
+        spectral_row(argv[1]);
     return 0;
 }

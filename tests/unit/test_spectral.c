@@ -488,14 +488,18 @@ static void test_volume_held(void **state)
 }
 
 /* The same frames with one thread and with two, on a domain large enough for
- * the parallel loops (with pads, 352 x 320). */
+ * the parallel passes (spectral.c's PAR_MIN, 512 x 512: with pads 560 x 512),
+ * with every kind of pad (absorb, fixed, clamp) so that each way a row is
+ * packed and unpacked runs on both threads. */
 static void test_threads_identical(void **state)
 {
     (void)state;
     struct scene sc;
-    base_scene(&sc, 288, 256, 5e-4, 30, 2);
-    sc.boundary[EDGE_LEFT] = sc.boundary[EDGE_RIGHT] = EDGE_ABSORB;
-    struct drop d = { .x = 100, .y = 90, .radius = 4, .amplitude = -1, .shape = SHAPE_COSINE };
+    base_scene(&sc, 480, 448, 5e-4, 30, 2);
+    sc.boundary[EDGE_LEFT] = sc.boundary[EDGE_BOTTOM] = EDGE_ABSORB;
+    sc.boundary[EDGE_RIGHT] = EDGE_FIXED;
+    sc.boundary[EDGE_TOP] = EDGE_CLAMP;
+    struct drop d = { .x = 40, .y = 400, .radius = 4, .amplitude = -1, .shape = SHAPE_COSINE };
     sc.drops = &d;
     sc.n_drops = 1;
     float *out[2];
@@ -515,7 +519,7 @@ static void test_threads_identical(void **state)
         sim_free(s);
     }
     omp_set_num_threads(max);
-    assert_memory_equal(out[0], out[1], (size_t)288 * 256 * sizeof(float));
+    assert_memory_equal(out[0], out[1], (size_t)480 * 448 * sizeof(float));
     free(out[0]);
     free(out[1]);
 }
