@@ -7,6 +7,8 @@
  * sqrt(r) cells per step: 1/2 at F = 1 (where h' = f + h - p), slower for
  * smaller F, and F = 0 freezes the surface. Stable for every F in [0, 1]
  * (r <= 1/4, below the 2-D limit 1/2). docs/solvers.md has the derivation. */
+#include <math.h>
+
 #include "solver.h"
 #include "tblock.h"
 
@@ -15,6 +17,7 @@ extern const struct solver_ops solver_flow;
 struct flow {
     enum edge_kind edges[4];
     float F, F1, damp;   /* F, F + 1, damping per step */
+    float inv_F1;        /* 1 / (F + 1) when F + 1 is a power of two (exact), else 0 */
 };
 
 static int flow_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
@@ -27,6 +30,8 @@ static int flow_init(void *priv, const struct scene *sc, struct field *f, struct
         fl->edges[k] = sc->boundary[k];
     fl->F = (float)sc->solver.flow;
     fl->F1 = fl->F + 1.0f;
+    int exponent;
+    fl->inv_F1 = frexpf(fl->F1, &exponent) == 0.5f ? 1.0f / fl->F1 : 0.0f;
     fl->damp = (float)solver_damping_per_step(sc);
     return 0;
 }
@@ -35,35 +40,61 @@ static int flow_init(void *priv, const struct scene *sc, struct field *f, struct
  * so that F = 1 gives the seed's bits); the neighbour sum is grouped
  * (E + W) + (S + N) for mirror symmetry, which for the seed's sum order
  * E + W + S + N changes at most the last bit. One row (src/tblock.h), built
- * for AVX2 and the baseline as in elias.c (the same bits on either). */
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-static int flow_row(const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,
-                    const float *restrict dn, int w, float limit)
+ * for AVX2 and the baseline as in elias.c (the same bits on either).
+ *
+ * A division per cell bounds the speed (an AVX2 divide issues about once per
+ * four cycles, the rest of the cell's work fits in fewer). When F + 1 is a
+ * power of two (F = 1, the default, or F = 0), x / (F + 1) and
+ * x * (1 / (F + 1)) are both the correctly rounded x * 2^-k: the same bits,
+ * so that case gets a kernel that multiplies (test_flow_kernels_exact). */
+#define BODY static inline __attribute__((always_inline))
+
+BODY int row(const struct flow *fl, float *restrict out, const float *restrict up, const float *restrict mid,
+             const float *restrict dn, int w, float limit, int by_power_of_two)
 {
-    const struct flow *fl = k;
-    const float F = fl->F, F1 = fl->F1, damp = fl->damp;
+    const float F = fl->F, F1 = fl->F1, inv = fl->inv_F1, damp = fl->damp;
     int32_t m = 0;
-    (void)y;
     for (int x = 0; x < w; x++) {
         float mean = ((mid[x + 1] + mid[x - 1]) + (dn[x] + up[x])) / 4.0f;
-        float v = (2.0f * (mean * F + mid[x]) / F1 - out[x]) * damp;
+        float sum = 2.0f * (mean * F + mid[x]);
+        float v = ((by_power_of_two ? sum * inv : sum / F1) - out[x]) * damp;
         out[x] = v;
         m = tblock_mag_max(m, v);
     }
     return tblock_beyond(m, limit);
 }
 
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+static int row_divide(const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,
+                      const float *restrict dn, int w, float limit)
+{
+    (void)y;
+    return row(k, out, up, mid, dn, w, limit, 0);
+}
+
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+static int row_power_of_two(const void *k, int y, float *restrict out, const float *restrict up,
+                            const float *restrict mid, const float *restrict dn, int w, float limit)
+{
+    (void)y;
+    return row(k, out, up, mid, dn, w, limit, 1);
+}
+
+static struct tblock_kernel kernel(const struct flow *fl)
+{
+    return (struct tblock_kernel){ .row = fl->inv_F1 > 0 ? row_power_of_two : row_divide, .k = fl,
+                                   .edges = fl->edges };
+}
+
 static void flow_step(void *priv, struct field *f)
 {
-    const struct flow *fl = priv;
-    const struct tblock_kernel kn = { .row = flow_row, .k = fl, .edges = fl->edges };
+    const struct tblock_kernel kn = kernel(priv);
     tblock_step(f, &kn);
 }
 
 static int flow_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls)
 {
-    const struct flow *fl = priv;
-    const struct tblock_kernel kn = { .row = flow_row, .k = fl, .edges = fl->edges };
+    const struct tblock_kernel kn = kernel(priv);
     return tblock_advance(f, &kn, n, walls, n_walls);
 }
 

@@ -421,6 +421,60 @@ static void test_flow_seed(void **state)
     rig_close(&r);
 }
 
+/* The flow kernels against the formula with its division, written out
+ * plainly, bit for bit, over ten steps of a 37 x 23 field of mixed signs and
+ * magnitudes (odd sizes: the vector loops' remainders too): F = 1 and F = 0
+ * take the kernel that multiplies by 1 / (F + 1) (exact for a power of two),
+ * F = 0.3 the one that divides. */
+static void test_flow_kernels_exact(void **state)
+{
+    (void)state;
+    enum { W = 37, H = 23 };
+    const double factors[3] = { 1.0, 0.0, 0.3 };
+    for (int t = 0; t < 3; t++) {
+        struct scene sc;
+        base_scene(&sc, SOLVER_FLOW, W, H, EDGE_FIXED);
+        sc.solver.flow = factors[t];
+        sc.solver.damping = 0.97;
+        struct rig r;
+        rig_open(&r, &sc);
+        static float cur[H + 2][W + 2], prev[H + 2][W + 2];   /* zero border: fixed edges */
+        memset(cur, 0, sizeof cur);
+        memset(prev, 0, sizeof prev);
+        uint32_t u = 12345u + (uint32_t)t;
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                u = u * 1664525u + 1013904223u;
+                float a = ldexpf((float)(u >> 8) / 16777216.0f - 0.5f, (int)(u % 40) - 20);
+                u = u * 1664525u + 1013904223u;
+                float b = ldexpf((float)(u >> 8) / 16777216.0f - 0.5f, (int)(u % 40) - 20);
+                cur[y + 1][x + 1] = AT(&r.f, r.f.cur, x, y) = a;
+                prev[y + 1][x + 1] = AT(&r.f, r.f.prev, x, y) = b;
+            }
+        const float F = (float)factors[t], F1 = F + 1.0f, d = 0.97f;
+        for (int step = 0; step < 10; step++) {
+            for (int y = 1; y <= H; y++)
+                for (int x = 1; x <= W; x++) {
+                    float mean = ((cur[y][x + 1] + cur[y][x - 1]) + (cur[y + 1][x] + cur[y - 1][x])) / 4.0f;
+                    prev[y][x] = (2.0f * (mean * F + cur[y][x]) / F1 - prev[y][x]) * d;
+                }
+            for (int y = 1; y <= H; y++)
+                for (int x = 1; x <= W; x++) {
+                    float tmp = cur[y][x];
+                    cur[y][x] = prev[y][x];
+                    prev[y][x] = tmp;
+                }
+            r.ops->step(r.priv, &r.f);
+            for (int y = 0; y < H; y++)
+                for (int x = 0; x < W; x++)
+                    if (memcmp(&AT(&r.f, r.f.cur, x, y), &cur[y + 1][x + 1], sizeof(float)))
+                        fail_msg("F = %g, step %d, cell (%d,%d): kernel %a, formula %a", factors[t], step, x, y,
+                                 (double)AT(&r.f, r.f.cur, x, y), (double)cur[y + 1][x + 1]);
+        }
+        rig_close(&r);
+    }
+}
+
 /* How far (cells along the row through the source) the front got: the
  * farthest cell with |h| > 1e-3. */
 static int front(enum solver_type t, double F, int frames)
@@ -604,6 +658,7 @@ int main(void)
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_walls_hold_zero),
         cmocka_unit_test(test_flow_seed),
+        cmocka_unit_test(test_flow_kernels_exact),
         cmocka_unit_test(test_flow_speed),
         cmocka_unit_test(test_spring_step),
         cmocka_unit_test(test_spring_spreads),
