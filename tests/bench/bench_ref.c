@@ -16,8 +16,22 @@ double bench_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Seed 004's loop as written there: two plain n x n arrays, 4 neighbours,
- * the damping multiply, a swap per step; one thread. Best of `tries`. */
+/* One step of seed 004's loop as written there: two plain n x n arrays, 4
+ * neighbours, the damping multiply. */
+static void reference_step(const float *a, float *b, int n)
+{
+    for (int y = 1; y < n - 1; y++)
+        for (int x = 1; x < n - 1; x++) {
+            size_t i = (size_t)y * n + x;
+            float v = (a[i - 1] + a[i + 1] + a[i - n] + a[i + n]) * 0.5f - b[i];
+            b[i] = v * 0.99f;
+        }
+}
+
+/* Seed 004's loop, a swap per step; one thread. Best of `tries`, timed after
+ * BENCH_WARM_STEPS untimed steps: the first sweeps over freshly cleared
+ * pages ran up to 2x slower at 4096^2 (measured: about 700-1000 Mcells/s in
+ * the first 16 steps, 1400-1600 after four), which would flatter the ratios. */
 double bench_reference(int n, int steps, int tries)
 {
     size_t cells = (size_t)n * n;
@@ -28,15 +42,16 @@ double bench_reference(int n, int steps, int tries)
     memset(a, 0, cells * sizeof *a);          /* first touch, outside the timing */
     memset(b, 0, cells * sizeof *b);
     a[(size_t)(n / 2) * n + n / 2] = 1.0f;
+    for (int s = 0; s < BENCH_WARM_STEPS; s++) {
+        reference_step(a, b, n);
+        float *tmp = a;
+        a = b;
+        b = tmp;
+    }
     for (int t = 0; t < tries; t++) {
         double t0 = bench_now();
         for (int s = 0; s < steps; s++) {
-            for (int y = 1; y < n - 1; y++)
-                for (int x = 1; x < n - 1; x++) {
-                    size_t i = (size_t)y * n + x;
-                    float v = (a[i - 1] + a[i + 1] + a[i - n] + a[i + n]) * 0.5f - b[i];
-                    b[i] = v * 0.99f;
-                }
+            reference_step(a, b, n);
             float *tmp = a;
             a = b;
             b = tmp;
@@ -68,13 +83,15 @@ double bench_stream(int n, int sweeps, int tries)
         cur[i] = 1.0f;
         prev[i] = 0.5f;
     }
-    for (int t = 0; t < tries; t++) {
+    for (int t = -1; t < tries; t++) {   /* t = -1: the untimed warm-up, as the reference has */
         double t0 = bench_now();
-        for (int s = 0; s < sweeps; s++) {
+        for (int s = 0; s < (t < 0 ? BENCH_WARM_STEPS : sweeps); s++) {
 #pragma omp parallel for schedule(static)
             for (long i = 0; i < cells; i++)
                 cur[i] = prev[i] * 0.5f - cur[i];
         }
+        if (t < 0)
+            continue;
         double r = (double)cells * sweeps / (bench_now() - t0);
         best = r > best ? r : best;
     }

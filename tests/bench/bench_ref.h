@@ -2,6 +2,10 @@
 #ifndef RR_BENCH_REF_H
 #define RR_BENCH_REF_H
 
+/* Untimed steps (sweeps) before any timing, in every measurement of the
+ * bench: the first sweeps over fresh pages are up to 2x slower. */
+#define BENCH_WARM_STEPS 4
+
 double bench_now(void);
 double bench_reference(int n, int steps, int tries);
 double bench_stream(int n, int sweeps, int tries);

@@ -9,8 +9,10 @@
  * threads' scaling, which suffers most when other programs share the cores),
  * and, when this build has the spectral solver and fftw3f was found, one
  * spectral step at 1024^2 against an FFTW_MEASURE complex 2-D round trip.
- * Every figure is the best of several tries (the machine is shared): TRIES
- * for ripplerender, TRIES + 2 for the yardsticks. Prints
+ * Every figure is the best of several tries (the machine is shared): in the
+ * solver table, ROUNDS turns of each row taken in rotation with the other
+ * rows of its grid size and with the yardsticks (solver_table); for the
+ * spectral row, TRIES. Prints
  * a table; asserts nothing (speed is measured here, never in tests).
  * BENCH_ONLY=spectral in the environment runs the spectral row alone
  * (BENCH_ONLY=table: the solver table alone). */
@@ -27,7 +29,10 @@
 #include <fftw3.h>
 #endif
 
+/* Tries of the spectral row and of its FFTW yardstick. */
 #define TRIES 3
+/* Turns of each row of the solver table (see solver_table). */
+#define ROUNDS 4
 /* Cell updates per timed run: about 0.15 s at 2 Gcells/s. */
 #define CELLS_PER_RUN 3e8
 
@@ -69,20 +74,23 @@ static void run_close(struct sim_run *r)
     scene_free(&r->sc);
 }
 
-/* Cells per second of `solver` on an n x n grid, best of TRIES runs of
- * `frames` frames after one untimed frame (the first touch of every page).
- * 0: the solver is not in this build; -1: another failure. */
-static double sim_cells_per_s(const char *scene_path, const char *solver, int n, int spf, int frames)
+/* Cells per second of `solver` on an n x n grid, best of `tries` runs of
+ * `frames` frames after untimed frames of at least BENCH_WARM_STEPS steps
+ * (the first touch of every page, and the slow first sweeps the yardsticks
+ * skip too). 0: the solver is not in this build; -1: another failure. */
+static double sim_cells_per_s(const char *scene_path, const char *solver, int n, int spf, int frames, int tries)
 {
+    const int warm = (BENCH_WARM_STEPS + spf - 1) / spf;
     struct sim_run r;
-    int st = run_open(&r, scene_path, solver, n, spf, frames * TRIES + 2);
+    int st = run_open(&r, scene_path, solver, n, spf, frames * tries + warm + 1);
     if (st)
         return st > 0 ? 0 : -1;
     struct rr_err e = { 0 };
     double best = -1;
-    if (sim_advance_frame(r.sim, &e) < 0)
-        goto out;
-    for (int t = 0; t < TRIES; t++) {
+    for (int f = 0; f < warm; f++)
+        if (sim_advance_frame(r.sim, &e) < 0)
+            goto out;
+    for (int t = 0; t < tries; t++) {
         double t0 = bench_now();
         for (int f = 0; f < frames; f++)
             if (sim_advance_frame(r.sim, &e) < 0)
@@ -97,40 +105,73 @@ out:
     return best;
 }
 
+/* One row of the table: a solver and steps per frame, its best figures so far. */
+struct table_row {
+    int solver, spf;
+    double both, one;   /* cells per second on every thread, on one */
+};
+
+static double larger(double a, double b) { return a > b ? a : b; }
+
+/* For each grid size: every row and the two yardsticks measured in turns,
+ * ROUNDS times over (ours on every thread, ours on one, seed 004's loop, the
+ * streaming bound), each figure the best of its turns. On a shared machine a
+ * burst of other work then slows a row and its yardsticks alike instead of
+ * whichever happened to run during it, and the yardsticks, measured once per
+ * row in every round, get the most tries. */
 static void solver_table(const char *scene_path)
 {
     static const char *const solvers[] = { "elias", "flow", "wave" };
     static const int sizes[] = { 512, 2048, 4096 };
     static const int spfs[] = { 1, 4 };
-    int skipped[3] = { 0 };
-    printf("threads: %d; every figure the best of %d runs\n", omp_get_max_threads(), TRIES);
+    enum { N_SOLVERS = sizeof solvers / sizeof *solvers, N_SPFS = sizeof spfs / sizeof *spfs };
+    int skipped[N_SOLVERS] = { 0 };
+    const int threads = omp_get_max_threads();
+    printf("threads: %d; each figure the best of %d turns taken in rotation with the others of its grid size\n",
+           threads, ROUNDS);
     printf("%-7s %6s %4s %10s %12s %7s %11s %7s %9s %6s\n", "solver", "grid", "spf", "Mcells/s", "seed004 1thr",
            "ratio", "stream bnd", "share", "1 thread", "ratio");
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
-        int n = sizes[s];
+        const int n = sizes[s];
         int steps = (int)(CELLS_PER_RUN / ((double)n * n)) / 4 * 4;
         if (steps < 8)
             steps = 8;
-        double ref = bench_reference(n, steps, TRIES + 2), stream = bench_stream(n, steps, TRIES + 2);
-        for (size_t k = 0; k < sizeof solvers / sizeof *solvers; k++) {
-            if (skipped[k])
-                continue;
-            for (size_t p = 0; p < sizeof spfs / sizeof *spfs; p++) {
-                double c = sim_cells_per_s(scene_path, solvers[k], n, spfs[p], steps / spfs[p]);
-                int threads = omp_get_max_threads();
-                omp_set_num_threads(1);
-                double c1 = c > 0 ? sim_cells_per_s(scene_path, solvers[k], n, spfs[p], steps / spfs[p]) : c;
-                omp_set_num_threads(threads);
-                if (c == 0) {
-                    printf("%-7s skipped: this build has no %s solver\n", solvers[k], solvers[k]);
-                    skipped[k] = 1;
-                    break;
-                }
-                if (c < 0)
+        struct table_row rows[N_SOLVERS * N_SPFS];
+        int n_rows = 0;
+        for (int k = 0; k < N_SOLVERS; k++)
+            for (int p = 0; p < N_SPFS; p++)
+                rows[n_rows++] = (struct table_row){ .solver = k, .spf = spfs[p] };
+        double ref = 0, stream = 0;
+        for (int round = 0; round < ROUNDS; round++)
+            for (int i = 0; i < n_rows; i++) {
+                struct table_row *r = &rows[i];
+                if (skipped[r->solver] || r->both < 0)
                     continue;
-                printf("%-7s %5d² %4d %10.1f %12.1f %6.2fx %11.1f %6.0f%% %9.1f %5.2fx\n", solvers[k], n, spfs[p],
-                       c / 1e6, ref / 1e6, c / ref, stream / 1e6, 100 * c / stream, c1 / 1e6, c1 / ref);
+                const char *name = solvers[r->solver];
+                double c = sim_cells_per_s(scene_path, name, n, r->spf, steps / r->spf, 1);
+                if (c == 0) {
+                    printf("%-7s skipped: this build has no %s solver\n", name, name);
+                    skipped[r->solver] = 1;
+                    continue;
+                }
+                if (c < 0) {
+                    r->both = -1;
+                    continue;
+                }
+                r->both = larger(r->both, c);
+                omp_set_num_threads(1);
+                r->one = larger(r->one, sim_cells_per_s(scene_path, name, n, r->spf, steps / r->spf, 1));
+                omp_set_num_threads(threads);
+                ref = larger(ref, bench_reference(n, steps, 1));
+                stream = larger(stream, bench_stream(n, steps, 1));
             }
+        for (int i = 0; i < n_rows; i++) {
+            const struct table_row *r = &rows[i];
+            if (skipped[r->solver] || r->both <= 0)
+                continue;
+            printf("%-7s %5d² %4d %10.1f %12.1f %6.2fx %11.1f %6.0f%% %9.1f %5.2fx\n", solvers[r->solver], n,
+                   r->spf, r->both / 1e6, ref / 1e6, r->both / ref, stream / 1e6, 100 * r->both / stream,
+                   r->one / 1e6, r->one / ref);
         }
         fflush(stdout);
     }
