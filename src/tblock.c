@@ -74,6 +74,16 @@ void tblock_step(struct field *f, const struct tblock_kernel *kn)
     screen.over = over;
 }
 
+void tblock_solver_step(void *priv, struct field *f)
+{
+    tblock_step(f, priv);
+}
+
+int tblock_solver_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls)
+{
+    return tblock_advance(f, priv, n, walls, n_walls);
+}
+
 int tblock_max_steps(const struct field *f)
 {
     long m = TBLOCK_L2_BYTES / (2 * (long)f->stride * (long)sizeof(float)) - 3;

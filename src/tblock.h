@@ -57,6 +57,11 @@ struct tblock_kernel {
  * (OpenMP, static rows) writing into f->prev, and swaps. Cannot fail. */
 void tblock_step(struct field *f, const struct tblock_kernel *kn);
 
+/* solver_ops.step and .advance for a solver whose private state begins
+ * with its struct tblock_kernel, filled once at init (elias, flow, wave). */
+void tblock_solver_step(void *priv, struct field *f);
+int tblock_solver_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls);
+
 /* The most steps tblock_advance fuses in one pass for a field of this stride,
  * so that the rows a pass keeps in flight fit a core's L2 cache. */
 int tblock_max_steps(const struct field *f);

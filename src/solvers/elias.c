@@ -21,10 +21,13 @@
 extern const struct solver_ops solver_elias;
 
 struct elias {
+    struct tblock_kernel kn;   /* first: tblock_solver_step takes the state as its kernel */
     enum edge_kind edges[4];
     int neighbors;     /* 4 or 8 */
     float mul, sub;    /* h' = h' * mul - h' * sub: (damping, 0) or (1, 2^-n) */
 };
+
+static void choose_kernel(struct elias *el);
 
 static int elias_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
 {
@@ -45,6 +48,7 @@ static int elias_init(void *priv, const struct scene *sc, struct field *f, struc
         el->mul = (float)solver_damping_per_step(sc);
         el->sub = 0.0f;
     }
+    choose_kernel(el);
     return 0;
 }
 
@@ -112,23 +116,12 @@ ROW_KERNEL(row4_shift, row4, 1)
 ROW_KERNEL(row8_mul, row8, 0)
 ROW_KERNEL(row8_shift, row8, 1)
 
-static struct tblock_kernel kernel(const struct elias *el)
+/* The row kernel of this damping form and stencil. */
+static void choose_kernel(struct elias *el)
 {
     const bool shift = el->sub != 0.0f;
     const tblock_row_fn row = el->neighbors == 8 ? (shift ? row8_shift : row8_mul) : (shift ? row4_shift : row4_mul);
-    return (struct tblock_kernel){ .row = row, .k = el, .edges = el->edges };
-}
-
-static void elias_step(void *priv, struct field *f)
-{
-    const struct tblock_kernel kn = kernel(priv);
-    tblock_step(f, &kn);
-}
-
-static int elias_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls)
-{
-    const struct tblock_kernel kn = kernel(priv);
-    return tblock_advance(f, &kn, n, walls, n_walls);
+    el->kn = (struct tblock_kernel){ .row = row, .k = el, .edges = el->edges };
 }
 
 static void elias_free(void *priv) { (void)priv; }
@@ -137,7 +130,7 @@ const struct solver_ops solver_elias = {
     .name = "elias",
     .priv_size = sizeof(struct elias),
     .init = elias_init,
-    .step = elias_step,
-    .advance = elias_advance,
+    .step = tblock_solver_step,
+    .advance = tblock_solver_advance,
     .free = elias_free,
 };

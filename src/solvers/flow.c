@@ -15,10 +15,13 @@
 extern const struct solver_ops solver_flow;
 
 struct flow {
+    struct tblock_kernel kn;   /* first: tblock_solver_step takes the state as its kernel */
     enum edge_kind edges[4];
     float F, F1, damp;   /* F, F + 1, damping per step */
     float inv_F1;        /* 1 / (F + 1) when F + 1 is a power of two (exact), else 0 */
 };
+
+static void choose_kernel(struct flow *fl);
 
 static int flow_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
 {
@@ -33,6 +36,7 @@ static int flow_init(void *priv, const struct scene *sc, struct field *f, struct
     int exponent;
     fl->inv_F1 = frexpf(fl->F1, &exponent) == 0.5f ? 1.0f / fl->F1 : 0.0f;
     fl->damp = (float)solver_damping_per_step(sc);
+    choose_kernel(fl);
     return 0;
 }
 
@@ -80,22 +84,11 @@ static int row_power_of_two(const void *k, int y, float *restrict out, const flo
     return row(k, out, up, mid, dn, w, limit, 1);
 }
 
-static struct tblock_kernel kernel(const struct flow *fl)
+/* The multiplying kernel when F + 1 is a power of two, else the dividing one. */
+static void choose_kernel(struct flow *fl)
 {
-    return (struct tblock_kernel){ .row = fl->inv_F1 > 0 ? row_power_of_two : row_divide, .k = fl,
-                                   .edges = fl->edges };
-}
-
-static void flow_step(void *priv, struct field *f)
-{
-    const struct tblock_kernel kn = kernel(priv);
-    tblock_step(f, &kn);
-}
-
-static int flow_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls)
-{
-    const struct tblock_kernel kn = kernel(priv);
-    return tblock_advance(f, &kn, n, walls, n_walls);
+    fl->kn = (struct tblock_kernel){ .row = fl->inv_F1 > 0 ? row_power_of_two : row_divide, .k = fl,
+                                     .edges = fl->edges };
 }
 
 static void flow_free(void *priv) { (void)priv; }
@@ -104,7 +97,7 @@ const struct solver_ops solver_flow = {
     .name = "flow",
     .priv_size = sizeof(struct flow),
     .init = flow_init,
-    .step = flow_step,
-    .advance = flow_advance,
+    .step = tblock_solver_step,
+    .advance = tblock_solver_advance,
     .free = flow_free,
 };

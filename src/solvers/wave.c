@@ -22,6 +22,7 @@
 extern const struct solver_ops solver_wave;
 
 struct wave {
+    struct tblock_kernel kn;   /* first: tblock_solver_step takes the state as its kernel */
     enum edge_kind edges[4];
     float c1, c2;      /* 2 / (1 + a), (1 - a) / (1 + a) */
     float q;           /* nu^2 / (1 + a) where there is no map */
@@ -64,6 +65,8 @@ static int load_speeds(const struct scene *sc, int w, int h, float **out, double
     *out = c;
     return 0;
 }
+
+static void choose_kernel(struct wave *wv);
 
 static int wave_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
 {
@@ -112,6 +115,7 @@ static int wave_init(void *priv, const struct scene *sc, struct field *f, struct
         }
         wv->nu = speeds;
     }
+    choose_kernel(wv);
     return 0;
 }
 
@@ -154,21 +158,10 @@ KERNEL static int row_mapped(const void *k, int y, float *restrict out, const fl
     return tblock_beyond(m, limit);
 }
 
-static struct tblock_kernel kernel(const struct wave *wv)
+/* The speed-map kernel when there is a map, else the uniform one. */
+static void choose_kernel(struct wave *wv)
 {
-    return (struct tblock_kernel){ .row = wv->qmap ? row_mapped : row_uniform, .k = wv, .edges = wv->edges };
-}
-
-static void wave_step(void *priv, struct field *f)
-{
-    const struct tblock_kernel kn = kernel(priv);
-    tblock_step(f, &kn);
-}
-
-static int wave_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls)
-{
-    const struct tblock_kernel kn = kernel(priv);
-    return tblock_advance(f, &kn, n, walls, n_walls);
+    wv->kn = (struct tblock_kernel){ .row = wv->qmap ? row_mapped : row_uniform, .k = wv, .edges = wv->edges };
 }
 
 static double wave_cell_speed(const void *priv, int x, int y)
@@ -189,8 +182,8 @@ const struct solver_ops solver_wave = {
     .name = "wave",
     .priv_size = sizeof(struct wave),
     .init = wave_init,
-    .step = wave_step,
-    .advance = wave_advance,
+    .step = tblock_solver_step,
+    .advance = tblock_solver_advance,
     .free = wave_free,
     .cell_speed = wave_cell_speed,
 };
