@@ -14,11 +14,12 @@
 
 static char fz_dir[64];
 
-/* The private folder, made once per process. */
+/* The private folder, made once per process: mkdtemp replaces the template's
+ * XXXXXX with a unique name. */
 static const char *fz_folder(void)
 {
     if (!fz_dir[0]) {
-        strcpy(fz_dir, "/tmp/rr_fuzz_XXXXXX");
+        strcpy(fz_dir, "/tmp/rr_fuzz_XXXXXX");   /* mkdtemp's template, complete as written */
         if (!mkdtemp(fz_dir))
             abort();
     }
