@@ -76,30 +76,42 @@ void field_swap(struct field *f)
     f->mem[1] = t;
 }
 
-void field_fill_ghosts(const struct field *f, float *g, const enum edge_kind edges[4])
+/* The ghost cells beyond the ends of `row`, by the left and right rules. */
+static inline void side_ghosts(float *dst, const float *row, int w, enum edge_kind L, enum edge_kind R)
+{
+    dst[-1] = L == EDGE_FIXED ? 0.0f : L == EDGE_WRAP ? row[w - 1] : row[0];
+    dst[w] = R == EDGE_FIXED ? 0.0f : R == EDGE_WRAP ? row[0] : row[w - 1];
+}
+
+void field_fill_side_ghosts(const struct field *f, float *g, const enum edge_kind edges[4], int y0, int y1)
+{
+    for (int y = y0; y < y1; y++) {
+        float *row = g + y * f->stride;
+        side_ghosts(row, row, f->w, edges[EDGE_LEFT], edges[EDGE_RIGHT]);
+    }
+}
+
+void field_fill_end_ghosts(const struct field *f, float *g, const enum edge_kind edges[4], int bottom)
 {
     const int w = f->w, h = f->h;
     const ptrdiff_t s = f->stride;
-    const enum edge_kind L = edges[EDGE_LEFT], R = edges[EDGE_RIGHT];
-    const enum edge_kind T = edges[EDGE_TOP], B = edges[EDGE_BOTTOM];
-
-    /* Sides first: the ghost columns of the interior rows. */
-    for (int y = 0; y < h; y++) {
-        float *row = g + y * s;
-        row[-1] = L == EDGE_FIXED ? 0.0f : L == EDGE_WRAP ? row[w - 1] : row[0];
-        row[w] = R == EDGE_FIXED ? 0.0f : R == EDGE_WRAP ? row[0] : row[w - 1];
+    const enum edge_kind kind = edges[bottom ? EDGE_BOTTOM : EDGE_TOP];
+    float *dst = bottom ? g + h * s : g - s;
+    if (kind == EDGE_FIXED) {
+        memset(dst - 1, 0, ((size_t)w + 2) * sizeof *dst);
+        return;
     }
-    /* Then whole ghost rows, corners included, copied from rows whose ghost
-     * columns are already set: a corner is what the row it copies holds at
-     * that column, so both edges' rules compose. */
-    float *top = g - s - 1, *bot = g + h * s - 1;
-    size_t n = (size_t)w + 2;
-    if (T == EDGE_FIXED)
-        memset(top, 0, n * sizeof *top);
-    else
-        memcpy(top, T == EDGE_WRAP ? g + (h - 1) * s - 1 : g - 1, n * sizeof *top);
-    if (B == EDGE_FIXED)
-        memset(bot, 0, n * sizeof *bot);
-    else
-        memcpy(bot, B == EDGE_WRAP ? g - 1 : g + (h - 1) * s - 1, n * sizeof *bot);
+    /* wrap: the opposite edge's row; clamp (and absorb): the edge row itself.
+     * The corners follow the side rules applied to that row, which is what
+     * its own ghost columns hold once they are set, without reading them. */
+    const float *src = (kind == EDGE_WRAP) == (bottom != 0) ? g : g + (h - 1) * s;
+    memcpy(dst, src, (size_t)w * sizeof *dst);
+    side_ghosts(dst, src, w, edges[EDGE_LEFT], edges[EDGE_RIGHT]);
+}
+
+void field_fill_ghosts(const struct field *f, float *g, const enum edge_kind edges[4])
+{
+    field_fill_side_ghosts(f, g, edges, 0, f->h);
+    field_fill_end_ghosts(f, g, edges, 0);
+    field_fill_end_ghosts(f, g, edges, 1);
 }

@@ -31,10 +31,21 @@ void field_free(struct field *f);
  * fixed -> 0 (seed 004: the wave inverts at the wall), clamp -> the edge cell
  * itself (seed 000's clamped coordinates: a mirror about the cell face),
  * wrap -> the opposite edge's cell (seed 000: periodic). absorb is filled as
- * clamp here; its absorbing layer belongs to the solver. Corners are filled
- * after the sides, so 8-neighbour stencils see consistent corner ghosts.
+ * clamp here; its absorbing layer belongs to the solver. A corner is what
+ * the row it copies holds at that column, so both edges' rules compose and
+ * 8-neighbour stencils see consistent corner ghosts.
  * Cannot fail. */
 void field_fill_ghosts(const struct field *f, float *g, const enum edge_kind edges[4]);
+
+/* field_fill_ghosts in parts, for the threaded row drivers (src/tblock.c),
+ * which set each row's ghosts on the thread that computes with them:
+ * field_fill_side_ghosts sets the ghost columns x = -1 and x = w of the rows
+ * y0 <= y < y1; field_fill_end_ghosts the whole ghost row y = -1 (bottom = 0)
+ * or y = h (bottom = 1), corners included, reading only interior cells (the
+ * corners are what the copied row's ghost columns hold once they are set),
+ * so it may run before, after or beside field_fill_side_ghosts. */
+void field_fill_side_ghosts(const struct field *f, float *g, const enum edge_kind edges[4], int y0, int y1);
+void field_fill_end_ghosts(const struct field *f, float *g, const enum edge_kind edges[4], int bottom);
 
 /* Exchanges cur and prev (pointers only). Cannot fail. */
 void field_swap(struct field *f);

@@ -315,6 +315,14 @@ static int fusable_steps(const struct sim *s, int left)
     return n < most ? n : most;
 }
 
+/* The screen's limit for a pass of steps: the blow-up limit when the pass
+ * ends the frame and nothing acts on the field after the steps but wall
+ * zeroing (sim_advance_frame), else 0 (off: the frame check needs no more). */
+static float screen_limit(bool edges_act, bool ends_frame)
+{
+    return !edges_act && ends_frame ? BLOWUP_LIMIT : 0.0f;
+}
+
 int sim_advance_frame(struct sim *s, struct rr_err *e)
 {
     int spf = scene_steps_per_frame(s->sc);
@@ -326,14 +334,15 @@ int sim_advance_frame(struct sim *s, struct rr_err *e)
     bool edges_act = false;
     for (int k = 0; k < 4; k++)
         edges_act = edges_act || s->sponge[k] || s->mur[k];
-    tblock_screen_arm(edges_act ? 0.0f : BLOWUP_LIMIT);
     bool touched = false;
     for (int k = 0; k < spf; k++) {
         int n = fusable_steps(s, spf - k);
+        tblock_screen_arm(screen_limit(edges_act, k + n == spf));
         if (n > 1 && s->ops->advance(s->priv, &s->f, n, s->wall_idx, s->n_walls) == n) {
             k += n - 1;
             s->step += n - 1;
         } else {
+            tblock_screen_arm(screen_limit(edges_act, k + 1 == spf));
             s->ops->step(s->priv, &s->f);
             apply_mur(s);
         }

@@ -15,10 +15,13 @@
  * mid; on return, the new row. up, mid and dn are rows y-1, y, y+1 of the
  * current level, readable from [-1] to [w] (ghosts included); y is the row's
  * index in the grid (for per-cell coefficients). The four row pointers never
- * alias. k is the solver's constants. Returns 1 when a new cell is beyond
- * `limit` or NaN, else 0: the blow-up screen, computed in the kernel's own
- * loop while the value is in a register (a second pass over the row cost as
- * much as the step itself at 512^2; docs/performance.md). */
+ * alias. k is the solver's constants. With limit > 0, returns 1 when a new
+ * cell is beyond `limit` or NaN, else 0: the blow-up screen, computed in the
+ * kernel's own loop while the value is in a register (a second pass over the
+ * row cost as much as the step itself at 512^2; docs/performance.md). With
+ * limit 0 the kernel skips the screen and returns 0: the drivers ask for it
+ * only on the frame's last step, as it costs about a sixth of the kernel's
+ * time where the rows are in cache. TBLOCK_ROW_KERNEL builds one. */
 typedef int (*tblock_row_fn)(const void *k, int y, float *out, const float *up, const float *mid,
                              const float *dn, int w, float limit);
 
@@ -47,14 +50,36 @@ static inline int tblock_beyond(int32_t m, float limit)
     return m > tblock_mag(limit);
 }
 
+/* Defines `name`, a tblock_row_fn for AVX2 (x86-64-v3) and the baseline,
+ * picked at load time, from an always-inline body
+ *     int body(const void *k, int y, float *restrict out, const float *restrict up,
+ *              const float *restrict mid, const float *restrict dn, int w, float limit,
+ *              int variant, int screen)
+ * inlined with `variant` (the solver's own switch between kernel forms) and
+ * `screen` (limit > 0) constants, so that each is one straight vectorised
+ * loop. The body keeps m = tblock_mag_max(m, v) only when screen is set and
+ * returns screen && tblock_beyond(m, limit). Both builds do the same
+ * operations in the same order on IEEE floats (no fused multiply-add:
+ * -std=c11 keeps contraction off), so the frames are the same bits on either. */
+#define TBLOCK_ROW_KERNEL(name, body, variant)                                                            \
+    __attribute__((target_clones("arch=x86-64-v3", "default"))) static int name(                          \
+        const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,   \
+        const float *restrict dn, int w, float limit)                                                     \
+    {                                                                                                     \
+        return limit > 0 ? body(k, y, out, up, mid, dn, w, limit, variant, 1)                             \
+                         : body(k, y, out, up, mid, dn, w, limit, variant, 0);                            \
+    }
+
 struct tblock_kernel {
     tblock_row_fn row;
     const void *k;
     const enum edge_kind *edges;   /* the 4 boundary kinds, as field_fill_ghosts takes them */
+    int diagonal;                  /* the kernel reads up[-1], up[w], dn[-1], dn[w] (8 neighbours) */
 };
 
 /* One step: fills the ghosts of f->cur, runs the row kernel over every row
- * (OpenMP, static rows) writing into f->prev, and swaps. Cannot fail. */
+ * (OpenMP, a band of rows a thread, each thread setting its own rows'
+ * ghosts) writing into f->prev, and swaps. Cannot fail. */
 void tblock_step(struct field *f, const struct tblock_kernel *kn);
 
 /* solver_ops.step and .advance for a solver whose private state begins
@@ -82,7 +107,8 @@ int tblock_advance(struct field *f, const struct tblock_kernel *kn, int n, const
  * as each is finished (still in cache); tblock_screened(plane) is then 1 when
  * the last such pass on this thread ended on `plane` and every cell it wrote
  * there was within the limit (|v| <= limit: not NaN), and 0 otherwise (the
- * caller then checks the grid itself). tblock_screen_arm(0) disarms. */
+ * caller then checks the grid itself). tblock_screen_arm(0) disarms; sim.c
+ * arms it for each frame's last pass only, as the frame check needs no more. */
 void tblock_screen_arm(float limit);
 int tblock_screened(const float *plane);
 

@@ -62,13 +62,8 @@ static int elias_init(void *priv, const struct scene *sc, struct field *f, struc
  * same bits under every mirror and rotation of the grid (float addition is
  * commutative but not associative).
  *
- * The row kernels (src/tblock.h) are built twice, for AVX2 (x86-64-v3) and
- * for the baseline, and picked at load time: the same operations in the same
- * order on IEEE floats (no fused multiply-add: -std=c11 keeps contraction
- * off), so the frames are the same bits on either. The bodies are inlined
- * into each clone with the damping form a constant, so each loop is one
- * straight vectorised sequence. */
-#define KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
+ * The row kernels are built by TBLOCK_ROW_KERNEL (src/tblock.h): for AVX2
+ * and the baseline, each with the damping form and the screen constants. */
 #define BODY static inline __attribute__((always_inline))
 
 BODY float damp(const struct elias *el, float v, int shift)
@@ -76,52 +71,49 @@ BODY float damp(const struct elias *el, float v, int shift)
     return shift ? v - v * el->sub : v * el->mul + 0.0f;
 }
 
-BODY int row4(const struct elias *el, float *restrict out, const float *restrict up, const float *restrict mid,
-              const float *restrict dn, int w, float limit, int shift)
+BODY int row4(const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,
+              const float *restrict dn, int w, float limit, int shift, int screen)
 {
     int32_t m = 0;
+    (void)y;
     for (int x = 0; x < w; x++) {
         float v = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) * 0.5f - out[x];
-        v = damp(el, v, shift);
+        v = damp(k, v, shift);
         out[x] = v;
-        m = tblock_mag_max(m, v);
+        if (screen)
+            m = tblock_mag_max(m, v);
     }
-    return tblock_beyond(m, limit);
+    return screen && tblock_beyond(m, limit);
 }
 
-BODY int row8(const struct elias *el, float *restrict out, const float *restrict up, const float *restrict mid,
-              const float *restrict dn, int w, float limit, int shift)
+BODY int row8(const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,
+              const float *restrict dn, int w, float limit, int shift, int screen)
 {
     int32_t m = 0;
+    (void)y;
     for (int x = 0; x < w; x++) {
         float edge = (mid[x - 1] + mid[x + 1]) + (up[x] + dn[x]);
         float diag = (up[x - 1] + dn[x + 1]) + (up[x + 1] + dn[x - 1]);
         float v = (edge + diag) * 0.25f - out[x];
-        v = damp(el, v, shift);
+        v = damp(k, v, shift);
         out[x] = v;
-        m = tblock_mag_max(m, v);
+        if (screen)
+            m = tblock_mag_max(m, v);
     }
-    return tblock_beyond(m, limit);
+    return screen && tblock_beyond(m, limit);
 }
 
-#define ROW_KERNEL(name, body, shift)                                                                      \
-    KERNEL static int name(const void *k, int y, float *restrict out, const float *restrict up,           \
-                           const float *restrict mid, const float *restrict dn, int w, float limit)       \
-    {                                                                                                    \
-        (void)y;                                                                                         \
-        return body(k, out, up, mid, dn, w, limit, shift);                                               \
-    }
-ROW_KERNEL(row4_mul, row4, 0)
-ROW_KERNEL(row4_shift, row4, 1)
-ROW_KERNEL(row8_mul, row8, 0)
-ROW_KERNEL(row8_shift, row8, 1)
+TBLOCK_ROW_KERNEL(row4_mul, row4, 0)
+TBLOCK_ROW_KERNEL(row4_shift, row4, 1)
+TBLOCK_ROW_KERNEL(row8_mul, row8, 0)
+TBLOCK_ROW_KERNEL(row8_shift, row8, 1)
 
 /* The row kernel of this damping form and stencil. */
 static void choose_kernel(struct elias *el)
 {
     const bool shift = el->sub != 0.0f;
     const tblock_row_fn row = el->neighbors == 8 ? (shift ? row8_shift : row8_mul) : (shift ? row4_shift : row4_mul);
-    el->kn = (struct tblock_kernel){ .row = row, .k = el, .edges = el->edges };
+    el->kn = (struct tblock_kernel){ .row = row, .k = el, .edges = el->edges, .diagonal = el->neighbors == 8 };
 }
 
 static void elias_free(void *priv) { (void)priv; }

@@ -50,39 +50,30 @@ static int flow_init(void *priv, const struct scene *sc, struct field *f, struct
  * four cycles, the rest of the cell's work fits in fewer). When F + 1 is a
  * power of two (F = 1, the default, or F = 0), x / (F + 1) and
  * x * (1 / (F + 1)) are both the correctly rounded x * 2^-k: the same bits,
- * so that case gets a kernel that multiplies (test_flow_kernels_exact). */
+ * so that case gets a kernel that multiplies (test_flow_kernels_exact). Both
+ * are built by TBLOCK_ROW_KERNEL (src/tblock.h). */
 #define BODY static inline __attribute__((always_inline))
 
-BODY int row(const struct flow *fl, float *restrict out, const float *restrict up, const float *restrict mid,
-             const float *restrict dn, int w, float limit, int by_power_of_two)
+BODY int row(const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,
+             const float *restrict dn, int w, float limit, int by_power_of_two, int screen)
 {
+    const struct flow *fl = k;
     const float F = fl->F, F1 = fl->F1, inv = fl->inv_F1, damp = fl->damp;
     int32_t m = 0;
+    (void)y;
     for (int x = 0; x < w; x++) {
         float mean = ((mid[x + 1] + mid[x - 1]) + (dn[x] + up[x])) / 4.0f;
         float sum = 2.0f * (mean * F + mid[x]);
         float v = ((by_power_of_two ? sum * inv : sum / F1) - out[x]) * damp;
         out[x] = v;
-        m = tblock_mag_max(m, v);
+        if (screen)
+            m = tblock_mag_max(m, v);
     }
-    return tblock_beyond(m, limit);
+    return screen && tblock_beyond(m, limit);
 }
 
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-static int row_divide(const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,
-                      const float *restrict dn, int w, float limit)
-{
-    (void)y;
-    return row(k, out, up, mid, dn, w, limit, 0);
-}
-
-__attribute__((target_clones("arch=x86-64-v3", "default")))
-static int row_power_of_two(const void *k, int y, float *restrict out, const float *restrict up,
-                            const float *restrict mid, const float *restrict dn, int w, float limit)
-{
-    (void)y;
-    return row(k, out, up, mid, dn, w, limit, 1);
-}
+TBLOCK_ROW_KERNEL(row_divide, row, 0)
+TBLOCK_ROW_KERNEL(row_power_of_two, row, 1)
 
 /* The multiplying kernel when F + 1 is a power of two, else the dividing one. */
 static void choose_kernel(struct flow *fl)

@@ -122,41 +122,29 @@ static int wave_init(void *priv, const struct scene *sc, struct field *f, struct
 /* The Laplacian sums (W + E) + (N + S) as elias.c does, so that a centred drop
  * stays bit-exactly symmetric. Two row kernels, for a uniform speed and for a
  * speed map (q per cell, row y of qmap), each built for AVX2 and the
- * baseline as elias.c's are (same operations, same bits); the drivers in
+ * baseline by TBLOCK_ROW_KERNEL (same operations, same bits); the drivers in
  * src/tblock.c run them one step at a time or several steps fused. */
-#define KERNEL __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define BODY static inline __attribute__((always_inline))
 
-KERNEL static int row_uniform(const void *k, int y, float *restrict out, const float *restrict up,
-                              const float *restrict mid, const float *restrict dn, int w, float limit)
+BODY int row(const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,
+             const float *restrict dn, int w, float limit, int mapped, int screen)
 {
     const struct wave *wv = k;
     const float c1 = wv->c1, c2 = wv->c2, q = wv->q;
+    const float *restrict qrow = mapped ? wv->qmap + (size_t)y * (size_t)w : NULL;
     int32_t m = 0;
-    (void)y;
     for (int x = 0; x < w; x++) {
         float lap = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) - 4.0f * mid[x];
-        float v = c1 * mid[x] - c2 * out[x] + q * lap;
+        float v = c1 * mid[x] - c2 * out[x] + (mapped ? qrow[x] : q) * lap;
         out[x] = v;
-        m = tblock_mag_max(m, v);
+        if (screen)
+            m = tblock_mag_max(m, v);
     }
-    return tblock_beyond(m, limit);
+    return screen && tblock_beyond(m, limit);
 }
 
-KERNEL static int row_mapped(const void *k, int y, float *restrict out, const float *restrict up,
-                             const float *restrict mid, const float *restrict dn, int w, float limit)
-{
-    const struct wave *wv = k;
-    const float c1 = wv->c1, c2 = wv->c2;
-    const float *restrict q = wv->qmap + (size_t)y * (size_t)w;
-    int32_t m = 0;
-    for (int x = 0; x < w; x++) {
-        float lap = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) - 4.0f * mid[x];
-        float v = c1 * mid[x] - c2 * out[x] + q[x] * lap;
-        out[x] = v;
-        m = tblock_mag_max(m, v);
-    }
-    return tblock_beyond(m, limit);
-}
+TBLOCK_ROW_KERNEL(row_uniform, row, 0)
+TBLOCK_ROW_KERNEL(row_mapped, row, 1)
 
 /* The speed-map kernel when there is a map, else the uniform one. */
 static void choose_kernel(struct wave *wv)

@@ -3,8 +3,10 @@
  * that grows by itself (damping above 1, no source after the first frame)
  * must fail at the first frame whose grid holds a cell beyond 1e6, naming the
  * first such cell in row-major order, with plain steps (steps_per_frame 1)
- * and fused ones (4), on 1 and 2 threads; and the screen itself flags a NaN
- * or an over-limit row and vouches only for the plane its pass ended on. */
+ * and fused ones (4), on 1 and 2 threads; the screen itself flags a NaN
+ * or an over-limit row and vouches only for the plane its pass ended on; and
+ * each solver's row kernels compute the same bits with the screen on or off,
+ * flagging only when it is on. */
 #include <math.h>
 #include <omp.h>
 #include <setjmp.h>
@@ -12,12 +14,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "field.h"
 #include "scene.h"
 #include "sim.h"
+#include "solver.h"
 #include "tblock.h"
 
 static void grow_scene(struct scene *sc, struct drop *d, enum solver_type type, int spf)
@@ -114,7 +119,7 @@ static int copy_row(const void *k, int y, float *out, const float *up, const flo
         out[x] = mid[x];
         m = tblock_mag_max(m, out[x]);
     }
-    return tblock_beyond(m, limit);
+    return limit > 0 && tblock_beyond(m, limit);
 }
 
 static void test_screen_flags(void **state)
@@ -153,11 +158,73 @@ static void test_screen_flags(void **state)
     field_free(&f);
 }
 
+/* Each solver's row kernels (every damping form, stencil and division form)
+ * give the same bits with the screen on (limit 1e6) and off (limit 0), and
+ * flag a NaN only when it is on: the drivers run most steps unscreened. */
+static void test_kernel_screen_switch(void **state)
+{
+    (void)state;
+    enum { W = 45, H = 6 };
+    struct variant {
+        enum solver_type type;
+        int neighbors, damping_shift;
+        double flow;
+    } const variants[] = {
+        { SOLVER_ELIAS, 4, 0, 1 }, { SOLVER_ELIAS, 8, 0, 1 }, { SOLVER_ELIAS, 4, 5, 1 },
+        { SOLVER_ELIAS, 8, 5, 1 }, { SOLVER_FLOW, 4, 0, 1 },  { SOLVER_FLOW, 4, 0, 0.3 },
+        { SOLVER_WAVE, 4, 0, 1 },
+    };
+    for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
+        struct scene sc;
+        struct drop d;
+        grow_scene(&sc, &d, variants[i].type, 1);
+        sc.solver.damping = 0.98;
+        sc.solver.neighbors = variants[i].neighbors;
+        sc.solver.damping_shift = variants[i].damping_shift;
+        sc.solver.flow = variants[i].flow;
+        sc.grid.cell_size = 0.01;   /* wave: Courant number 0.67 at 0.2 m/s */
+        sc.solver.speed = 0.2;
+        struct field f;
+        struct rr_err e = { 0 };
+        assert_int_equal(field_init(&f, W, H, &e), 0);
+        const struct solver_ops *ops = solver_find(sc.solver.type);
+        assert_non_null(ops);
+        void *priv = calloc(1, ops->priv_size);
+        assert_non_null(priv);
+        if (ops->init(priv, &sc, &f, &e) < 0)
+            fail_msg("variant %zu: init: %s", i, e.msg);
+        const struct tblock_kernel *kn = priv;   /* first in every row-driven solver's state */
+        uint32_t u = 977u + (uint32_t)i;
+        for (int y = -1; y <= H; y++)
+            for (int x = -1; x <= W; x++) {
+                u = u * 1664525u + 1013904223u;
+                f.cur[y * f.stride + x] = (float)(u >> 8) / 8388608.0f - 1.0f;
+            }
+        for (int nan = 0; nan < 2; nan++) {
+            const float *up = f.cur + 1 * f.stride, *mid = f.cur + 2 * f.stride, *dn = f.cur + 3 * f.stride;
+            float on[W], off[W];
+            for (int x = 0; x < W; x++)
+                on[x] = off[x] = (float)x / W - 0.5f;
+            int flag_on = kn->row(kn->k, 2, on, up, mid, dn, W, 1e6f);
+            int flag_off = kn->row(kn->k, 2, off, up, mid, dn, W, 0.0f);
+            if (memcmp(on, off, sizeof on))
+                fail_msg("variant %zu: the screened and unscreened kernels differ", i);
+            assert_int_equal(flag_on, nan);
+            assert_int_equal(flag_off, 0);
+            f.cur[2 * f.stride + 30] = NAN;
+        }
+        ops->free(priv);
+        free(priv);
+        field_free(&f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_growth_reported_at_the_right_frame),
         cmocka_unit_test(test_screen_flags),
+        cmocka_unit_test(test_kernel_screen_switch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,7 +31,20 @@ static int test_row(const void *k, int y, float *out, const float *up, const flo
                   + (up[x - 1] * 0.01f + dn[x + 1] * 0.02f) - out[x] * 0.5f) * d;
         m = tblock_mag_max(m, out[x]);
     }
-    return tblock_beyond(m, limit);
+    return limit > 0 && tblock_beyond(m, limit);
+}
+
+/* The same with the 4-neighbour reach (no up[x -+ 1], dn[x -+ 1]): the
+ * drivers then set each band's ghosts without waiting for the others. */
+static int test_row4(const void *k, int y, float *out, const float *up, const float *mid, const float *dn, int w,
+                     float limit)
+{
+    const float d = *(const float *)k;
+    (void)y;
+    (void)limit;
+    for (int x = 0; x < w; x++)
+        out[x] = ((mid[x - 1] * 0.24f + mid[x + 1] * 0.26f) + (up[x] * 0.23f + dn[x] * 0.27f) - out[x] * 0.5f) * d;
+    return 0;
 }
 
 static void random_field(struct field *f, uint64_t seed)
@@ -87,7 +100,7 @@ static void compare(int w, int h, int n, const enum edge_kind edges[4], int wall
     zero_walls(&a, walls, nw);
     zero_walls(&b, walls, nw);
     const float damp = 0.999f;
-    const struct tblock_kernel kn = { .row = test_row, .k = &damp, .edges = edges };
+    const struct tblock_kernel kn = { .row = test_row, .k = &damp, .edges = edges, .diagonal = 1 };
     omp_set_num_threads(threads);
     for (int s = 0; s < n; s++) {
         tblock_step(&a, &kn);
@@ -133,7 +146,7 @@ static void test_wrap_declined(void **state)
     float *cur = f.cur;
     float before = cur[3 * f.stride + 3];
     const float damp = 1.0f;
-    const struct tblock_kernel kn = { .row = test_row, .k = &damp, .edges = edges };
+    const struct tblock_kernel kn = { .row = test_row, .k = &damp, .edges = edges, .diagonal = 1 };
     assert_int_equal(tblock_advance(&f, &kn, 4, NULL, 0), 0);
     assert_ptr_equal(f.cur, cur);
     assert_true(cur[3 * f.stride + 3] == before);
@@ -156,10 +169,68 @@ static void test_max_steps(void **state)
     field_free(&f);
 }
 
+/* tblock_step on 1 to 3 threads (each setting its own rows' ghosts) gives
+ * the bits of the plain serial step written out here: field_fill_ghosts,
+ * then the kernel row by row. Every edge kind, wrap of all four edges
+ * included (tblock_step takes it), both reaches, and grids with fewer rows
+ * than threads. */
+static void test_step_matches_serial(void **state)
+{
+    (void)state;
+    static const enum edge_kind edge_sets[][4] = {
+        { EDGE_FIXED, EDGE_FIXED, EDGE_FIXED, EDGE_FIXED }, { EDGE_CLAMP, EDGE_CLAMP, EDGE_CLAMP, EDGE_CLAMP },
+        { EDGE_WRAP, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP },     { EDGE_WRAP, EDGE_FIXED, EDGE_CLAMP, EDGE_WRAP },
+        { EDGE_ABSORB, EDGE_WRAP, EDGE_WRAP, EDGE_FIXED },
+    };
+    static const int shapes[][2] = { { 37, 29 }, { 5, 2 }, { 1, 1 }, { 64, 3 } };
+    const float damp = 0.999f;
+    const tblock_row_fn rows[2] = { test_row4, test_row };
+    for (size_t k = 0; k < sizeof edge_sets / sizeof *edge_sets; k++)
+        for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+            for (int diagonal = 0; diagonal < 2; diagonal++)
+                for (int threads = 1; threads <= 3; threads++) {
+                    const int w = shapes[sh][0], h = shapes[sh][1];
+                    const struct tblock_kernel kn = {
+                        .row = rows[diagonal], .k = &damp, .edges = edge_sets[k], .diagonal = diagonal,
+                    };
+                    struct field a, b;
+                    struct rr_err e = { 0 };
+                    assert_int_equal(field_init(&a, w, h, &e), 0);
+                    assert_int_equal(field_init(&b, w, h, &e), 0);
+                    random_field(&a, 99 + k);
+                    random_field(&b, 99 + k);
+                    for (int step = 0; step < 3; step++) {
+                        field_fill_ghosts(&a, a.cur, kn.edges);
+                        for (int y = 0; y < h; y++)
+                            kn.row(kn.k, y, a.prev + y * a.stride, a.cur + (y - 1) * a.stride, a.cur + y * a.stride,
+                                   a.cur + (y + 1) * a.stride, w, 0.0f);
+                        field_swap(&a);
+                        omp_set_num_threads(threads);
+                        tblock_step(&b, &kn);
+                    }
+                    /* Both fields' older plane holds the ghosts the last step read. */
+                    char what[160];
+                    snprintf(what, sizeof what, "%dx%d, edges %d %d %d %d, diagonal %d, %d threads", w, h,
+                             kn.edges[0], kn.edges[1], kn.edges[2], kn.edges[3], diagonal, threads);
+                    for (int y = -1; y <= h; y++)
+                        for (int x = -1; x <= w; x++) {
+                            float ca = a.cur[y * a.stride + x], cb = b.cur[y * b.stride + x];
+                            float pa = a.prev[y * a.stride + x], pb = b.prev[y * b.stride + x];
+                            int ghost = x < 0 || y < 0 || x == w || y == h;
+                            if ((!ghost && memcmp(&ca, &cb, sizeof ca)) || memcmp(&pa, &pb, sizeof pa))
+                                fail_msg("%s: (%d,%d) cur %a/%a prev %a/%a", what, x, y, (double)ca, (double)cb,
+                                         (double)pa, (double)pb);
+                        }
+                    field_free(&a);
+                    field_free(&b);
+                }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fused_equals_plain),
+        cmocka_unit_test(test_step_matches_serial),
         cmocka_unit_test(test_wrap_declined),
         cmocka_unit_test(test_max_steps),
     };
