@@ -28,6 +28,7 @@
  * before its ghosts are set, as sim.c's zero_walls does after a plain step. */
 #include "tblock.h"
 
+#include <math.h>
 #include <omp.h>
 #include <string.h>
 
@@ -74,10 +75,59 @@ static void band_ghosts(const struct field *f, const struct tblock_kernel *kn, i
         field_fill_end_ghosts(f, f->cur, kn->edges, 1);
 }
 
-/* The rows [a, b) of thread t of nt. */
-static int band_start(int h, int t, int nt) { return (int)((long)h * t / nt); }
+void tblock_balance_split(const struct tblock_balance *b, int h, int nt, int min_rows, int *start)
+{
+    double total = 0;
+    const int known = b->threads == nt;
+    for (int t = 0; known && t < nt; t++)
+        total += b->speed[t];
+    if (!known || !(total > 0) || (long)nt * min_rows > h) {
+        for (int t = 0; t <= nt; t++)
+            start[t] = (int)((long)h * t / nt);
+        return;
+    }
+    double sum = 0;
+    start[0] = 0;
+    for (int t = 1; t < nt; t++) {
+        sum += b->speed[t - 1];
+        long at = lround(h * (sum / total));
+        long lo = start[t - 1] + (long)min_rows, hi = h - (long)(nt - t) * min_rows;
+        start[t] = (int)(at < lo ? lo : at > hi ? hi : at);
+    }
+    start[nt] = h;
+}
 
-void tblock_step(struct field *f, const struct tblock_kernel *kn)
+void tblock_balance_learn(struct tblock_balance *b, int nt, const int *rows, const double *seconds)
+{
+    const int known = b->threads == nt;
+    for (int t = 0; t < nt; t++) {
+        if (rows[t] <= 0 || !(seconds[t] > 0)) {
+            if (!known)
+                return;   /* nothing to start from: keep equal bands */
+            continue;
+        }
+        double rate = rows[t] / seconds[t];
+        if (known) {
+            double old = b->speed[t];
+            rate = rate < old / 2 ? old / 2 : rate > old * 2 ? old * 2 : rate;
+            rate = old + (rate - old) / 4;
+        }
+        b->speed[t] = rate;
+    }
+    b->threads = nt;
+}
+
+/* The threads of a pass over h rows: OpenMP's, at most one a row and at
+ * most TBLOCK_MAX_THREADS (the size of the balance's tables). */
+static int team_size(int h)
+{
+    int n = omp_get_max_threads();
+    n = n < h ? n : h;
+    n = n < TBLOCK_MAX_THREADS ? n : TBLOCK_MAX_THREADS;
+    return n < 1 ? 1 : n;
+}
+
+void tblock_step(struct field *f, struct tblock_kernel *kn)
 {
     const int w = f->w, h = f->h;
     const ptrdiff_t s = f->stride;
@@ -86,18 +136,27 @@ void tblock_step(struct field *f, const struct tblock_kernel *kn)
     const tblock_row_fn row = kn->row;
     const void *k = kn->k;
     const float limit = screen.limit;
-    int over = 0;
-#pragma omp parallel reduction(| : over)
+    int over = 0, team = 1, rows[TBLOCK_MAX_THREADS];
+    double seconds[TBLOCK_MAX_THREADS];
+#pragma omp parallel num_threads(team_size(h)) reduction(| : over)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        const int a = band_start(h, t, nt), b = band_start(h, t + 1, nt);
+        int start[TBLOCK_MAX_THREADS + 1];
+        tblock_balance_split(&kn->balance, h, nt, 0, start);
+        const int a = start[t], b = start[t + 1];
+        const double t0 = omp_get_wtime();
         band_ghosts(f, kn, a, b);
         if (kn->diagonal) {
 #pragma omp barrier
         }
         for (int y = a; y < b; y++)
             over |= row(k, y, prev + y * s, cur + (y - 1) * s, cur + y * s, cur + (y + 1) * s, w, limit);
+        rows[t] = b - a;
+        seconds[t] = omp_get_wtime() - t0;
+        if (t == 0)
+            team = nt;
     }
+    tblock_balance_learn(&kn->balance, team, rows, seconds);
     field_swap(f);
     screen.plane = f->cur;
     screen.over = over;
@@ -191,8 +250,7 @@ static int gap(const struct pass *p, int n, int c)
     return over;
 }
 
-int tblock_advance(struct field *f, const struct tblock_kernel *kn, int n, const ptrdiff_t *walls,
-                   size_t n_walls)
+int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdiff_t *walls, size_t n_walls)
 {
     if (kn->edges[EDGE_TOP] == EDGE_WRAP || kn->edges[EDGE_BOTTOM] == EDGE_WRAP)
         return 0;
@@ -200,28 +258,33 @@ int tblock_advance(struct field *f, const struct tblock_kernel *kn, int n, const
         .f = f, .kn = kn, .plane = { f->cur, f->prev }, .walls = walls, .n_walls = n_walls,
         .last = n, .limit = screen.limit,
     };
-    const int h = f->h;
+    const int h = f->h, min_rows = 2 * n + 2;
     /* Bands at least 2n + 2 rows high keep the gaps of phase 2 apart. */
-    int bands = omp_get_max_threads();
-    if (bands > h / (2 * n + 2))
-        bands = h / (2 * n + 2);
-    if (bands < 1)
-        bands = 1;
-    int over = 0;
+    int bands = team_size(h / min_rows);
+    int over = 0, team = 1, rows[TBLOCK_MAX_THREADS];
+    double seconds[TBLOCK_MAX_THREADS];
 #pragma omp parallel num_threads(bands) reduction(| : over)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-        const int a = band_start(h, t, nt), b = band_start(h, t + 1, nt);
+        int start[TBLOCK_MAX_THREADS + 1];
+        tblock_balance_split(&kn->balance, h, nt, min_rows, start);
+        const int a = start[t], b = start[t + 1];
+        const double t0 = omp_get_wtime();
         band_ghosts(f, kn, a, b);
         if (kn->diagonal) {
 #pragma omp barrier
         }
         over |= band(&p, n, a, b);
+        rows[t] = b - a;
+        seconds[t] = omp_get_wtime() - t0;
+        if (t == 0)
+            team = nt;
 #pragma omp barrier
 #pragma omp for schedule(static)
         for (int i = 1; i < nt; i++)
-            over |= gap(&p, n, band_start(h, i, nt));
+            over |= gap(&p, n, start[i]);
     }
+    tblock_balance_learn(&kn->balance, team, rows, seconds);
     if (n & 1)
         field_swap(f);
     screen.plane = f->cur;

@@ -70,17 +70,44 @@ static inline int tblock_beyond(int32_t m, float limit)
                          : body(k, y, out, up, mid, dn, w, limit, variant, 0);                            \
     }
 
+/* How the drivers share a grid's rows among their threads: in bands, one a
+ * thread, whose heights follow each thread's speed measured on the passes
+ * before (rows per second, smoothed), so that a core that runs slower, with
+ * another program on it or in a hybrid CPU's smaller cores, gets fewer rows
+ * and the faster one does not wait for it at the end of every pass. On the
+ * shared machine of docs/performance.md the same kernel ran 30 % slower on
+ * one core than on the other for minutes at a time. The split never changes
+ * the bits: every row is computed from the same inputs whichever thread
+ * computes it (test_tblock). */
+#define TBLOCK_MAX_THREADS 64
+struct tblock_balance {
+    int threads;                        /* the team the speeds are for; 0: none yet (equal bands) */
+    double speed[TBLOCK_MAX_THREADS];   /* rows per second of each thread */
+};
+
+/* The bands of nt threads over h rows: band t is rows [start[t], start[t+1]),
+ * start[0] = 0 and start[nt] = h; heights in proportion to the speeds when
+ * b has them for nt threads, else equal; each at least min_rows when
+ * nt * min_rows <= h (the caller makes it so when it needs it). */
+void tblock_balance_split(const struct tblock_balance *b, int h, int nt, int min_rows, int *start);
+
+/* Learns from one pass of nt threads: thread t did rows[t] rows in
+ * seconds[t]. A new figure moves a thread's speed a quarter of the way, and
+ * at most by a factor 2, so that one preempted pass does not upset the split. */
+void tblock_balance_learn(struct tblock_balance *b, int nt, const int *rows, const double *seconds);
+
 struct tblock_kernel {
     tblock_row_fn row;
     const void *k;
     const enum edge_kind *edges;   /* the 4 boundary kinds, as field_fill_ghosts takes them */
     int diagonal;                  /* the kernel reads up[-1], up[w], dn[-1], dn[w] (8 neighbours) */
+    struct tblock_balance balance; /* the drivers' split, learned as they run */
 };
 
 /* One step: fills the ghosts of f->cur, runs the row kernel over every row
- * (OpenMP, a band of rows a thread, each thread setting its own rows'
- * ghosts) writing into f->prev, and swaps. Cannot fail. */
-void tblock_step(struct field *f, const struct tblock_kernel *kn);
+ * (OpenMP, a band of rows a thread as kn->balance splits them, each thread
+ * setting its own rows' ghosts) writing into f->prev, and swaps. Cannot fail. */
+void tblock_step(struct field *f, struct tblock_kernel *kn);
 
 /* solver_ops.step and .advance for a solver whose private state begins
  * with its struct tblock_kernel, filled once at init (elias, flow, wave). */
@@ -98,8 +125,7 @@ int tblock_max_steps(const struct field *f);
  * the n steps (no sources, no sponges): the caller checks that.
  * Returns n, or 0 (f untouched) when the boundaries do not allow it: a wrap
  * of the top or bottom edge joins the last row to the first. */
-int tblock_advance(struct field *f, const struct tblock_kernel *kn, int n, const ptrdiff_t *walls,
-                   size_t n_walls);
+int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdiff_t *walls, size_t n_walls);
 
 /* The blow-up screen, so that sim.c need not read the whole grid again after
  * each frame. After tblock_screen_arm(limit) on a thread, each tblock_step or

@@ -128,7 +128,7 @@ static void test_screen_flags(void **state)
     struct field f;
     struct rr_err e = { 0 };
     const enum edge_kind edges[4] = { EDGE_FIXED, EDGE_FIXED, EDGE_FIXED, EDGE_FIXED };
-    const struct tblock_kernel kn = { .row = copy_row, .k = &ident_k, .edges = edges };
+    struct tblock_kernel kn = { .row = copy_row, .k = &ident_k, .edges = edges };
     assert_int_equal(field_init(&f, 40, 30, &e), 0);
     /* The first floats past the limit either way, as well as the far ones:
      * the screen compares bit patterns as integers (tblock_mag). */

@@ -2,7 +2,9 @@
  * plain steps: n steps fused in one pass against n single steps each followed
  * by zeroing the walls, compared cell by cell in both planes, ghosts of the
  * newest level included, for many grid shapes, step counts, boundary kinds,
- * wall layouts and thread counts. Also: a top/bottom wrap is declined. */
+ * wall layouts, thread counts and uneven bands. Also: a top/bottom wrap is
+ * declined; a threaded step equals a serial one; the balance of the bands
+ * (tblock_balance_split, _learn) by hand. */
 #include <omp.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -45,6 +47,16 @@ static int test_row4(const void *k, int y, float *out, const float *up, const fl
     for (int x = 0; x < w; x++)
         out[x] = ((mid[x - 1] * 0.24f + mid[x + 1] * 0.26f) + (up[x] * 0.23f + dn[x] * 0.27f) - out[x] * 0.5f) * d;
     return 0;
+}
+
+/* Uneven bands for the next pass of `threads` threads, different for each
+ * pass (kn->balance, which the drivers otherwise learn from their timings):
+ * the split must never change the bits. */
+static void skew(struct tblock_kernel *kn, int threads, int pass)
+{
+    kn->balance.threads = threads;
+    for (int t = 0; t < threads; t++)
+        kn->balance.speed[t] = 1.0 + (double)((t + pass) % 3) * 2.5;
 }
 
 static void random_field(struct field *f, uint64_t seed)
@@ -100,13 +112,15 @@ static void compare(int w, int h, int n, const enum edge_kind edges[4], int wall
     zero_walls(&a, walls, nw);
     zero_walls(&b, walls, nw);
     const float damp = 0.999f;
-    const struct tblock_kernel kn = { .row = test_row, .k = &damp, .edges = edges, .diagonal = 1 };
+    struct tblock_kernel kn = { .row = test_row, .k = &damp, .edges = edges, .diagonal = 1 };
     omp_set_num_threads(threads);
     for (int s = 0; s < n; s++) {
+        skew(&kn, threads, s);
         tblock_step(&a, &kn);
         zero_walls(&a, walls, nw);
     }
     field_fill_ghosts(&a, a.cur, edges);   /* what the next step would read */
+    skew(&kn, threads, n);
     assert_int_equal(tblock_advance(&b, &kn, n, walls, nw), n);
     char what[160];
     snprintf(what, sizeof what, "%dx%d, %d steps, edges %d %d %d %d, walls every %d, %d threads", w, h, n,
@@ -146,7 +160,7 @@ static void test_wrap_declined(void **state)
     float *cur = f.cur;
     float before = cur[3 * f.stride + 3];
     const float damp = 1.0f;
-    const struct tblock_kernel kn = { .row = test_row, .k = &damp, .edges = edges, .diagonal = 1 };
+    struct tblock_kernel kn = { .row = test_row, .k = &damp, .edges = edges, .diagonal = 1 };
     assert_int_equal(tblock_advance(&f, &kn, 4, NULL, 0), 0);
     assert_ptr_equal(f.cur, cur);
     assert_true(cur[3 * f.stride + 3] == before);
@@ -190,7 +204,7 @@ static void test_step_matches_serial(void **state)
             for (int diagonal = 0; diagonal < 2; diagonal++)
                 for (int threads = 1; threads <= 3; threads++) {
                     const int w = shapes[sh][0], h = shapes[sh][1];
-                    const struct tblock_kernel kn = {
+                    struct tblock_kernel kn = {
                         .row = rows[diagonal], .k = &damp, .edges = edge_sets[k], .diagonal = diagonal,
                     };
                     struct field a, b;
@@ -206,6 +220,8 @@ static void test_step_matches_serial(void **state)
                                    a.cur + (y + 1) * a.stride, w, 0.0f);
                         field_swap(&a);
                         omp_set_num_threads(threads);
+                        if (step > 0)   /* the first step with equal bands, the others skewed */
+                            skew(&kn, threads < h ? threads : h, step);
                         tblock_step(&b, &kn);
                     }
                     /* Both fields' older plane holds the ghosts the last step read. */
@@ -226,11 +242,77 @@ static void test_step_matches_serial(void **state)
                 }
 }
 
+/* The split by hand: bands in proportion to the speeds, rounded to the
+ * nearest row; equal bands without speeds for this team; each band at
+ * least min_rows, when the grid allows it. */
+static void test_balance_split(void **state)
+{
+    (void)state;
+    struct tblock_balance b = { .threads = 2, .speed = { 1, 3 } };
+    int start[5];
+    tblock_balance_split(&b, 100, 2, 0, start);
+    assert_int_equal(start[0], 0);
+    assert_int_equal(start[1], 25);
+    assert_int_equal(start[2], 100);
+    b = (struct tblock_balance){ .threads = 3, .speed = { 1, 1, 1 } };
+    tblock_balance_split(&b, 10, 3, 0, start);   /* 10/3 -> 3, 20/3 -> 7 */
+    assert_int_equal(start[1], 3);
+    assert_int_equal(start[2], 7);
+    assert_int_equal(start[3], 10);
+    b = (struct tblock_balance){ .threads = 2, .speed = { 1, 100 } };
+    tblock_balance_split(&b, 100, 2, 10, start);   /* 1 row wanted, 10 at least */
+    assert_int_equal(start[1], 10);
+    b = (struct tblock_balance){ .threads = 2, .speed = { 100, 1 } };
+    tblock_balance_split(&b, 100, 2, 10, start);   /* 99 wanted, 90 at most */
+    assert_int_equal(start[1], 90);
+    b = (struct tblock_balance){ .threads = 3, .speed = { 1, 1000, 1 } };
+    tblock_balance_split(&b, 40, 3, 6, start);     /* both ends held at 6 rows */
+    assert_int_equal(start[1], 6);
+    assert_int_equal(start[2], 34);
+    b = (struct tblock_balance){ .threads = 2, .speed = { 1, 3 } };
+    tblock_balance_split(&b, 100, 4, 0, start);   /* speeds for another team: equal */
+    for (int t = 0; t <= 4; t++)
+        assert_int_equal(start[t], 25 * t);
+    tblock_balance_split(&b, 15, 2, 8, start);    /* 2 x 8 > 15: equal */
+    assert_int_equal(start[1], 7);
+    b = (struct tblock_balance){ .threads = 2, .speed = { 0, 0 } };
+    tblock_balance_split(&b, 9, 2, 0, start);     /* no speed known: equal */
+    assert_int_equal(start[1], 4);
+}
+
+/* Learning by hand: the first pass sets the speeds; later ones move each a
+ * quarter of the way, the new figure first held within half and twice the
+ * old; a team of another size starts again. */
+static void test_balance_learn(void **state)
+{
+    (void)state;
+    struct tblock_balance b = { 0 };
+    int rows[3] = { 10, 30, 0 };
+    double seconds[3] = { 1, 1, 0 };
+    tblock_balance_learn(&b, 2, rows, seconds);
+    assert_int_equal(b.threads, 2);
+    assert_true(b.speed[0] == 10 && b.speed[1] == 30);
+    seconds[0] = 2;                 /* 5 rows/s: within half of 10; 10 + (5 - 10) / 4 */
+    seconds[1] = 0.1;               /* 300 rows/s: held at 60; 30 + (60 - 30) / 4 */
+    tblock_balance_learn(&b, 2, rows, seconds);
+    assert_true(b.speed[0] == 8.75 && b.speed[1] == 37.5);
+    rows[1] = 0;                    /* a thread with no rows keeps its speed */
+    tblock_balance_learn(&b, 2, rows, seconds);
+    assert_true(b.speed[1] == 37.5);
+    rows[0] = rows[1] = rows[2] = 6;
+    seconds[0] = seconds[1] = seconds[2] = 2;
+    tblock_balance_learn(&b, 3, rows, seconds);
+    assert_int_equal(b.threads, 3);
+    assert_true(b.speed[0] == 3 && b.speed[1] == 3 && b.speed[2] == 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fused_equals_plain),
         cmocka_unit_test(test_step_matches_serial),
+        cmocka_unit_test(test_balance_split),
+        cmocka_unit_test(test_balance_learn),
         cmocka_unit_test(test_wrap_declined),
         cmocka_unit_test(test_max_steps),
     };
