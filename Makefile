@@ -160,6 +160,10 @@ $(BUILD)/tests/bench_yuv: $(BUILD)/tests/bench/bench_yuv.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
 
+$(BUILD)/tests/bench_cores: $(BUILD)/tests/bench/bench_cores.o $(BUILD)/tests/bench/bench_ref.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
+
 $(BUILD)/tests/bench/bench_ref.o: tests/bench/bench_ref.c
 	$(call msg,CC,$<)
 	@mkdir -p $(@D)
@@ -175,7 +179,8 @@ $(BUILD)/tests/malloc_count.so: tests/bench/malloc_count.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -O2 $(WARN) -shared -fPIC -o $@ $<
 
-bench: $(BIN_OUT) $(BUILD)/tests/bench_solvers $(BUILD)/tests/bench_yuv $(BUILD)/tests/malloc_count.so
+bench: $(BIN_OUT) $(BUILD)/tests/bench_solvers $(BUILD)/tests/bench_cores $(BUILD)/tests/bench_yuv \
+       $(BUILD)/tests/malloc_count.so
 	$(Q)sh tests/bench.sh $(BIN_OUT) $(BUILD)
 
 # The man page, the bash completion and the scene schema go with the binary.

@@ -1,6 +1,7 @@
 #!/bin/sh
 # make bench: solver throughput against a reference loop and the streaming
-# bound (tests/bench/bench_solvers.c), the video sink's rgb24 -> yuv420p
+# bound (tests/bench/bench_solvers.c), each core's own speed at the row
+# kernels (tests/bench/bench_cores.c), the video sink's rgb24 -> yuv420p
 # conversion against libswscale (tests/bench/bench_yuv.c), end-to-end 1080p
 # mp4 against the ffmpeg program on the same frames, peak memory against what
 # the grids and frame buffers need, and allocations per frame. Numbers only;
@@ -25,6 +26,10 @@ shorter() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a < b) ? a : b }'
 echo "== solvers (cells per second; load: $(cut -d' ' -f1-3 /proc/loadavg))"
 echo '{ "time": { "steps_per_frame": 2 }, "drops": [ { "x": 10, "y": 10 } ] }' > "$T/bench.json"
 [ "${BENCH_SOLVERS:-1}" = 0 ] || "$build/tests/bench_solvers" "$T/bench.json"
+
+echo
+echo "== the cores one at a time (are they equally fast just now?)"
+"$build/tests/bench_cores" "$T/bench.json"
 
 echo
 "$build/tests/bench_yuv"
