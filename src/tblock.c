@@ -127,6 +127,38 @@ static int team_size(int h)
     return n < 1 ? 1 : n;
 }
 
+/* What a pass learns its next split from: each thread's rows and time. */
+struct pass_times {
+    int team;
+    int rows[TBLOCK_MAX_THREADS];
+    double seconds[TBLOCK_MAX_THREADS];
+};
+
+/* On each thread of a pass, before its band: the split (start, nt + 1
+ * entries), the band's ghosts (with the barrier kernels of diagonal reach
+ * need), and the clock. Returns the start time for band_done. */
+static double band_begin(const struct field *f, const struct tblock_kernel *kn, int min_rows, int *start)
+{
+    const int t = omp_get_thread_num();
+    tblock_balance_split(&kn->balance, f->h, omp_get_num_threads(), min_rows, start);
+    const double t0 = omp_get_wtime();
+    band_ghosts(f, kn, start[t], start[t + 1]);
+    if (kn->diagonal) {
+#pragma omp barrier
+    }
+    return t0;
+}
+
+/* On each thread, after its band: its rows and time, for the next split. */
+static void band_done(struct pass_times *pt, const int *start, double t0)
+{
+    const int t = omp_get_thread_num();
+    pt->rows[t] = start[t + 1] - start[t];
+    pt->seconds[t] = omp_get_wtime() - t0;
+    if (t == 0)
+        pt->team = omp_get_num_threads();
+}
+
 void tblock_step(struct field *f, struct tblock_kernel *kn)
 {
     const int w = f->w, h = f->h;
@@ -136,27 +168,18 @@ void tblock_step(struct field *f, struct tblock_kernel *kn)
     const tblock_row_fn row = kn->row;
     const void *k = kn->k;
     const float limit = screen.limit;
-    int over = 0, team = 1, rows[TBLOCK_MAX_THREADS];
-    double seconds[TBLOCK_MAX_THREADS];
+    int over = 0;
+    struct pass_times pt;
 #pragma omp parallel num_threads(team_size(h)) reduction(| : over)
     {
-        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
         int start[TBLOCK_MAX_THREADS + 1];
-        tblock_balance_split(&kn->balance, h, nt, 0, start);
-        const int a = start[t], b = start[t + 1];
-        const double t0 = omp_get_wtime();
-        band_ghosts(f, kn, a, b);
-        if (kn->diagonal) {
-#pragma omp barrier
-        }
-        for (int y = a; y < b; y++)
+        const double t0 = band_begin(f, kn, 0, start);
+        const int t = omp_get_thread_num();
+        for (int y = start[t]; y < start[t + 1]; y++)
             over |= row(k, y, prev + y * s, cur + (y - 1) * s, cur + y * s, cur + (y + 1) * s, w, limit);
-        rows[t] = b - a;
-        seconds[t] = omp_get_wtime() - t0;
-        if (t == 0)
-            team = nt;
+        band_done(&pt, start, t0);
     }
-    tblock_balance_learn(&kn->balance, team, rows, seconds);
+    tblock_balance_learn(&kn->balance, pt.team, pt.rows, pt.seconds);
     field_swap(f);
     screen.plane = f->cur;
     screen.over = over;
@@ -260,31 +283,21 @@ int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdi
     };
     const int h = f->h, min_rows = 2 * n + 2;
     /* Bands at least 2n + 2 rows high keep the gaps of phase 2 apart. */
-    int bands = team_size(h / min_rows);
-    int over = 0, team = 1, rows[TBLOCK_MAX_THREADS];
-    double seconds[TBLOCK_MAX_THREADS];
-#pragma omp parallel num_threads(bands) reduction(| : over)
+    int over = 0;
+    struct pass_times pt;
+#pragma omp parallel num_threads(team_size(h / min_rows)) reduction(| : over)
     {
-        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
         int start[TBLOCK_MAX_THREADS + 1];
-        tblock_balance_split(&kn->balance, h, nt, min_rows, start);
-        const int a = start[t], b = start[t + 1];
-        const double t0 = omp_get_wtime();
-        band_ghosts(f, kn, a, b);
-        if (kn->diagonal) {
-#pragma omp barrier
-        }
-        over |= band(&p, n, a, b);
-        rows[t] = b - a;
-        seconds[t] = omp_get_wtime() - t0;
-        if (t == 0)
-            team = nt;
+        const double t0 = band_begin(f, kn, min_rows, start);
+        const int t = omp_get_thread_num();
+        over |= band(&p, n, start[t], start[t + 1]);
+        band_done(&pt, start, t0);
 #pragma omp barrier
 #pragma omp for schedule(static)
-        for (int i = 1; i < nt; i++)
+        for (int i = 1; i < omp_get_num_threads(); i++)
             over |= gap(&p, n, start[i]);
     }
-    tblock_balance_learn(&kn->balance, team, rows, seconds);
+    tblock_balance_learn(&kn->balance, pt.team, pt.rows, pt.seconds);
     if (n & 1)
         field_swap(f);
     screen.plane = f->cur;

@@ -50,6 +50,20 @@ static inline int tblock_beyond(int32_t m, float limit)
     return m > tblock_mag(limit);
 }
 
+/* The same for a kernel built with the screen on or off (TBLOCK_ROW_KERNEL):
+ *     m = tblock_screen_keep(m, v, screen)    for each new cell,
+ *     return tblock_screen_found(m, limit, screen);
+ * with screen off they keep nothing and find nothing. */
+static inline int32_t tblock_screen_keep(int32_t m, float v, int screen)
+{
+    return screen ? tblock_mag_max(m, v) : m;
+}
+
+static inline int tblock_screen_found(int32_t m, float limit, int screen)
+{
+    return screen && tblock_beyond(m, limit);
+}
+
 /* Defines `name`, a tblock_row_fn for AVX2 (x86-64-v3) and the baseline,
  * picked at load time, from an always-inline body
  *     int body(const void *k, int y, float *restrict out, const float *restrict up,
@@ -57,8 +71,8 @@ static inline int tblock_beyond(int32_t m, float limit)
  *              int variant, int screen)
  * inlined with `variant` (the solver's own switch between kernel forms) and
  * `screen` (limit > 0) constants, so that each is one straight vectorised
- * loop. The body keeps m = tblock_mag_max(m, v) only when screen is set and
- * returns screen && tblock_beyond(m, limit). Both builds do the same
+ * loop. The body keeps the screen with tblock_screen_keep and returns
+ * tblock_screen_found. Both builds do the same
  * operations in the same order on IEEE floats (no fused multiply-add:
  * -std=c11 keeps contraction off), so the frames are the same bits on either. */
 #define TBLOCK_ROW_KERNEL(name, body, variant)                                                            \

@@ -80,10 +80,9 @@ BODY int row4(const void *k, int y, float *restrict out, const float *restrict u
         float v = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) * 0.5f - out[x];
         v = damp(k, v, shift);
         out[x] = v;
-        if (screen)
-            m = tblock_mag_max(m, v);
+        m = tblock_screen_keep(m, v, screen);
     }
-    return screen && tblock_beyond(m, limit);
+    return tblock_screen_found(m, limit, screen);
 }
 
 BODY int row8(const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,
@@ -97,10 +96,9 @@ BODY int row8(const void *k, int y, float *restrict out, const float *restrict u
         float v = (edge + diag) * 0.25f - out[x];
         v = damp(k, v, shift);
         out[x] = v;
-        if (screen)
-            m = tblock_mag_max(m, v);
+        m = tblock_screen_keep(m, v, screen);
     }
-    return screen && tblock_beyond(m, limit);
+    return tblock_screen_found(m, limit, screen);
 }
 
 TBLOCK_ROW_KERNEL(row4_mul, row4, 0)

@@ -66,10 +66,9 @@ BODY int row(const void *k, int y, float *restrict out, const float *restrict up
         float sum = 2.0f * (mean * F + mid[x]);
         float v = ((by_power_of_two ? sum * inv : sum / F1) - out[x]) * damp;
         out[x] = v;
-        if (screen)
-            m = tblock_mag_max(m, v);
+        m = tblock_screen_keep(m, v, screen);
     }
-    return screen && tblock_beyond(m, limit);
+    return tblock_screen_found(m, limit, screen);
 }
 
 TBLOCK_ROW_KERNEL(row_divide, row, 0)

@@ -137,10 +137,9 @@ BODY int row(const void *k, int y, float *restrict out, const float *restrict up
         float lap = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) - 4.0f * mid[x];
         float v = c1 * mid[x] - c2 * out[x] + (mapped ? qrow[x] : q) * lap;
         out[x] = v;
-        if (screen)
-            m = tblock_mag_max(m, v);
+        m = tblock_screen_keep(m, v, screen);
     }
-    return screen && tblock_beyond(m, limit);
+    return tblock_screen_found(m, limit, screen);
 }
 
 TBLOCK_ROW_KERNEL(row_uniform, row, 0)
