@@ -30,12 +30,31 @@
 
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
-/* Bytes of L2 cache that a pass may fill with the rows it keeps in flight:
- * most of the 512 KiB per core of the machine it was tuned on (docs/performance.md). */
-#define TBLOCK_L2_BYTES (384 * 1024)
 #define TBLOCK_MAX_LEVELS 16
+
+/* One core's L2 cache in bytes, read once: the rows a pass keeps in flight
+ * are sized by it (tblock_max_steps). 512 KiB, the smaller of the machines
+ * of docs/performance.md, where the C library cannot tell. It sets the
+ * speed only, never the bits. */
+static long cache_l2 = 512 * 1024;
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+
+static void read_cache_size(void)
+{
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (l2 >= 128 * 1024)
+        cache_l2 = l2;
+}
+
+long tblock_l2_bytes(void)
+{
+    pthread_once(&cache_once, read_cache_size);
+    return cache_l2;
+}
 
 /* The screen (tblock.h): armed with a limit (0: off), and what the last
  * pass on this thread found. */
@@ -195,9 +214,11 @@ int tblock_solver_advance(void *priv, struct field *f, int n, const ptrdiff_t *w
     return tblock_advance(f, priv, n, walls, n_walls);
 }
 
+/* The rows in flight, about n + 2 of each plane, fill at most three
+ * quarters of L2, leaving room for the rows arriving ahead of the pass. */
 int tblock_max_steps(const struct field *f)
 {
-    long m = TBLOCK_L2_BYTES / (2 * (long)f->stride * (long)sizeof(float)) - 3;
+    long m = tblock_l2_bytes() * 3 / 4 / (2 * (long)f->stride * (long)sizeof(float)) - 3;
     return m < 2 ? 2 : m > TBLOCK_MAX_LEVELS ? TBLOCK_MAX_LEVELS : (int)m;
 }
 

@@ -64,19 +64,23 @@ static inline int tblock_screen_found(int32_t m, float limit, int screen)
     return screen && tblock_beyond(m, limit);
 }
 
-/* Defines `name`, a tblock_row_fn for AVX2 (x86-64-v3) and the baseline,
- * picked at load time, from an always-inline body
+/* Defines `name`, a tblock_row_fn for AVX-512 (x86-64-v4), AVX2 (x86-64-v3)
+ * and the baseline, picked at load time, from an always-inline body
  *     int body(const void *k, int y, float *restrict out, const float *restrict up,
  *              const float *restrict mid, const float *restrict dn, int w, float limit,
  *              int variant, int screen)
  * inlined with `variant` (the solver's own switch between kernel forms) and
  * `screen` (limit > 0) constants, so that each is one straight vectorised
  * loop. The body keeps the screen with tblock_screen_keep and returns
- * tblock_screen_found. Both builds do the same
- * operations in the same order on IEEE floats (no fused multiply-add:
- * -std=c11 keeps contraction off), so the frames are the same bits on either. */
+ * tblock_screen_found. The Makefile's -mprefer-vector-width=512 lets the
+ * AVX-512 build use 64-byte vectors (GCC's default for it is 32 bytes; on
+ * the Zen 5 of docs/performance.md the wider vectors gave 1.2-1.5x the
+ * cells per second, and seed 004's loop built with -march=native uses them
+ * too). All builds do the same operations in the same order on IEEE floats
+ * (no fused multiply-add: -std=c11 keeps contraction off), so the frames are
+ * the same bits on each. */
 #define TBLOCK_ROW_KERNEL(name, body, variant)                                                            \
-    __attribute__((target_clones("arch=x86-64-v3", "default"))) static int name(                          \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) static int name(       \
         const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,   \
         const float *restrict dn, int w, float limit)                                                     \
     {                                                                                                     \
@@ -131,6 +135,10 @@ int tblock_solver_advance(void *priv, struct field *f, int n, const ptrdiff_t *w
 /* The most steps tblock_advance fuses in one pass for a field of this stride,
  * so that the rows a pass keeps in flight fit a core's L2 cache. */
 int tblock_max_steps(const struct field *f);
+
+/* One core's L2 cache in bytes, as tblock_max_steps sizes a pass by: what
+ * the C library reads from the CPU, or 512 KiB where it cannot tell. */
+long tblock_l2_bytes(void);
 
 /* Advances f by n steps (2 <= n <= tblock_max_steps) in one pass, giving the
  * same bits as n times { tblock_step; zero the wall cells of f->cur }:

@@ -62,8 +62,9 @@ static int elias_init(void *priv, const struct scene *sc, struct field *f, struc
  * same bits under every mirror and rotation of the grid (float addition is
  * commutative but not associative).
  *
- * The row kernels are built by TBLOCK_ROW_KERNEL (src/tblock.h): for AVX2
- * and the baseline, each with the damping form and the screen constants. */
+ * The row kernels are built by TBLOCK_ROW_KERNEL (src/tblock.h): for
+ * AVX-512, AVX2 and the baseline, each with the damping form and the
+ * screen constants. */
 #define BODY static inline __attribute__((always_inline))
 
 BODY float damp(const struct elias *el, float v, int shift)

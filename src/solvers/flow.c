@@ -44,7 +44,7 @@ static int flow_init(void *priv, const struct scene *sc, struct field *f, struct
  * so that F = 1 gives the seed's bits); the neighbour sum is grouped
  * (E + W) + (S + N) for mirror symmetry, which for the seed's sum order
  * E + W + S + N changes at most the last bit. One row (src/tblock.h), built
- * for AVX2 and the baseline as in elias.c (the same bits on either).
+ * for AVX-512, AVX2 and the baseline as in elias.c (the same bits on each).
  *
  * A division per cell bounds the speed (an AVX2 divide issues about once per
  * four cycles, the rest of the cell's work fits in fewer). When F + 1 is a

@@ -121,8 +121,8 @@ static int wave_init(void *priv, const struct scene *sc, struct field *f, struct
 
 /* The Laplacian sums (W + E) + (N + S) as elias.c does, so that a centred drop
  * stays bit-exactly symmetric. Two row kernels, for a uniform speed and for a
- * speed map (q per cell, row y of qmap), each built for AVX2 and the
- * baseline by TBLOCK_ROW_KERNEL (same operations, same bits); the drivers in
+ * speed map (q per cell, row y of qmap), each built for AVX-512, AVX2
+ * and the baseline by TBLOCK_ROW_KERNEL (same operations, same bits); the drivers in
  * src/tblock.c run them one step at a time or several steps fused. */
 #define BODY static inline __attribute__((always_inline))
 
