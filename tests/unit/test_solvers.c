@@ -421,11 +421,24 @@ static void test_flow_seed(void **state)
     rig_close(&r);
 }
 
+/* A height for test_flow_kernels_exact: mostly within 2^-20 .. 2^20 of
+ * either sign, one in five near or below the smallest normal float (the
+ * subnormals a wave front leaves behind), one in eleven a zero of either sign. */
+static float test_value(uint32_t *u)
+{
+    *u = *u * 1664525u + 1013904223u;
+    const float mant = (float)(*u >> 8) / 16777216.0f - 0.5f;
+    if (*u % 11 == 0)
+        return *u % 2 ? -0.0f : 0.0f;
+    return ldexpf(mant, *u % 5 == 0 ? (int)(*u % 30) - 150 : (int)(*u % 40) - 20);
+}
+
 /* The flow kernels against the formula with its division, written out
  * plainly, bit for bit, over ten steps of a 37 x 23 field of mixed signs and
- * magnitudes (odd sizes: the vector loops' remainders too): F = 1 and F = 0
- * take the kernel that multiplies by 1 / (F + 1) (exact for a power of two),
- * F = 0.3 the one that divides. */
+ * magnitudes, subnormals and signed zeros included (odd sizes: the vector
+ * loops' remainders too): F = 1 takes the kernel that skips the identities
+ * (mean * 1, then 2 x / 2), F = 0 the one that multiplies by 1 / (F + 1)
+ * (exact for a power of two), F = 0.3 the one that divides. */
 static void test_flow_kernels_exact(void **state)
 {
     (void)state;
@@ -444,10 +457,7 @@ static void test_flow_kernels_exact(void **state)
         uint32_t u = 12345u + (uint32_t)t;
         for (int y = 0; y < H; y++)
             for (int x = 0; x < W; x++) {
-                u = u * 1664525u + 1013904223u;
-                float a = ldexpf((float)(u >> 8) / 16777216.0f - 0.5f, (int)(u % 40) - 20);
-                u = u * 1664525u + 1013904223u;
-                float b = ldexpf((float)(u >> 8) / 16777216.0f - 0.5f, (int)(u % 40) - 20);
+                float a = test_value(&u), b = test_value(&u);
                 cur[y + 1][x + 1] = AT(&r.f, r.f.cur, x, y) = a;
                 prev[y + 1][x + 1] = AT(&r.f, r.f.prev, x, y) = b;
             }
