@@ -120,22 +120,29 @@ static int wave_init(void *priv, const struct scene *sc, struct field *f, struct
 }
 
 /* The Laplacian sums (W + E) + (N + S) as elias.c does, so that a centred drop
- * stays bit-exactly symmetric. Two row kernels, for a uniform speed and for a
- * speed map (q per cell, row y of qmap), each built for AVX-512, AVX2
- * and the baseline by TBLOCK_ROW_KERNEL (same operations, same bits); the drivers in
- * src/tblock.c run them one step at a time or several steps fused. */
+ * stays bit-exactly symmetric. Row kernels for a uniform speed and for a
+ * speed map (q per cell, row y of qmap), each with decay and without: with
+ * none (a = 0, the default) c2 is exactly 1 and c2 * p is p, the same bits
+ * for every p, so that kernel skips the multiply. Each is built for
+ * AVX-512, AVX2 and the baseline by TBLOCK_ROW_KERNEL (same operations, same
+ * bits); the drivers in src/tblock.c run them one step at a time or several
+ * steps fused. */
 #define BODY static inline __attribute__((always_inline))
 
+/* TBLOCK_ROW_KERNEL's `variant`: these flags or'ed. */
+enum { WAVE_MAPPED = 1, WAVE_UNDAMPED = 2 };
+
 BODY int row(const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,
-             const float *restrict dn, int w, float limit, int mapped, int screen)
+             const float *restrict dn, int w, float limit, int form, int screen)
 {
     const struct wave *wv = k;
     const float c1 = wv->c1, c2 = wv->c2, q = wv->q;
+    const int mapped = form & WAVE_MAPPED, undamped = form & WAVE_UNDAMPED;
     const float *restrict qrow = mapped ? wv->qmap + (size_t)y * (size_t)w : NULL;
     int32_t m = 0;
     for (int x = 0; x < w; x++) {
         float lap = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) - 4.0f * mid[x];
-        float v = c1 * mid[x] - c2 * out[x] + (mapped ? qrow[x] : q) * lap;
+        float v = c1 * mid[x] - (undamped ? out[x] : c2 * out[x]) + (mapped ? qrow[x] : q) * lap;
         out[x] = v;
         m = tblock_screen_keep(m, v, screen);
     }
@@ -143,12 +150,15 @@ BODY int row(const void *k, int y, float *restrict out, const float *restrict up
 }
 
 TBLOCK_ROW_KERNEL(row_uniform, row, 0)
-TBLOCK_ROW_KERNEL(row_mapped, row, 1)
+TBLOCK_ROW_KERNEL(row_mapped, row, WAVE_MAPPED)
+TBLOCK_ROW_KERNEL(row_uniform_undamped, row, WAVE_UNDAMPED)
+TBLOCK_ROW_KERNEL(row_mapped_undamped, row, WAVE_MAPPED | WAVE_UNDAMPED)
 
-/* The speed-map kernel when there is a map, else the uniform one. */
+/* The kernel for a speed map or none, with decay or none. */
 static void choose_kernel(struct wave *wv)
 {
-    wv->kn = (struct tblock_kernel){ .row = wv->qmap ? row_mapped : row_uniform, .k = wv, .edges = wv->edges };
+    const tblock_row_fn kernels[2][2] = { { row_uniform, row_mapped }, { row_uniform_undamped, row_mapped_undamped } };
+    wv->kn = (struct tblock_kernel){ .row = kernels[wv->c2 == 1.0f][wv->qmap != NULL], .k = wv, .edges = wv->edges };
 }
 
 static double wave_cell_speed(const void *priv, int x, int y)

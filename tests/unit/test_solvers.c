@@ -433,55 +433,115 @@ static float test_value(uint32_t *u)
     return ldexpf(mant, *u % 5 == 0 ? (int)(*u % 30) - 150 : (int)(*u % 40) - 20);
 }
 
-/* The flow kernels against the formula with its division, written out
- * plainly, bit for bit, over ten steps of a 37 x 23 field of mixed signs and
- * magnitudes, subnormals and signed zeros included (odd sizes: the vector
- * loops' remainders too): F = 1 takes the kernel that skips the identities
+/* One cell of a solver's step written out plainly: the new height from the
+ * neighbours W, E, N, S, the centre h and the height one step back p. */
+typedef float (*cell_formula)(const void *c, float w, float e, float n, float s, float h, float p);
+
+/* The solver of sc (fixed edges) against `cell`, bit for bit, over ten
+ * steps of a 37 x 23 field of test_value heights (odd sizes: the vector
+ * loops' remainders too). */
+static void expect_kernel_formula(const struct scene *sc, cell_formula cell, const void *c, uint32_t seed,
+                                  const char *what)
+{
+    enum { W = 37, H = 23 };
+    assert_true(sc->grid.width == W && sc->grid.height == H);
+    struct rig r;
+    rig_open(&r, sc);
+    static float cur[H + 2][W + 2], prev[H + 2][W + 2];   /* zero border: fixed edges */
+    memset(cur, 0, sizeof cur);
+    memset(prev, 0, sizeof prev);
+    uint32_t u = seed;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            float a = test_value(&u), b = test_value(&u);
+            cur[y + 1][x + 1] = AT(&r.f, r.f.cur, x, y) = a;
+            prev[y + 1][x + 1] = AT(&r.f, r.f.prev, x, y) = b;
+        }
+    for (int step = 0; step < 10; step++) {
+        for (int y = 1; y <= H; y++)
+            for (int x = 1; x <= W; x++)
+                prev[y][x] = cell(c, cur[y][x - 1], cur[y][x + 1], cur[y - 1][x], cur[y + 1][x], cur[y][x], prev[y][x]);
+        for (int y = 1; y <= H; y++)
+            for (int x = 1; x <= W; x++) {
+                float tmp = cur[y][x];
+                cur[y][x] = prev[y][x];
+                prev[y][x] = tmp;
+            }
+        r.ops->step(r.priv, &r.f);
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++)
+                if (memcmp(&AT(&r.f, r.f.cur, x, y), &cur[y + 1][x + 1], sizeof(float)))
+                    fail_msg("%s, step %d, cell (%d,%d): kernel %a, formula %a", what, step, x, y,
+                             (double)AT(&r.f, r.f.cur, x, y), (double)cur[y + 1][x + 1]);
+    }
+    rig_close(&r);
+}
+
+/* seed 000's formula, with its division by F + 1. */
+struct flow_consts {
+    float F, F1, d;
+};
+
+static float flow_cell(const void *c, float w, float e, float n, float s, float h, float p)
+{
+    const struct flow_consts *k = c;
+    float mean = ((e + w) + (s + n)) / 4.0f;
+    return (2.0f * (mean * k->F + h) / k->F1 - p) * k->d;
+}
+
+/* The flow kernels against the formula with its division, subnormals and
+ * signed zeros included: F = 1 takes the kernel that skips the identities
  * (mean * 1, then 2 x / 2), F = 0 the one that multiplies by 1 / (F + 1)
  * (exact for a power of two), F = 0.3 the one that divides. */
 static void test_flow_kernels_exact(void **state)
 {
     (void)state;
-    enum { W = 37, H = 23 };
     const double factors[3] = { 1.0, 0.0, 0.3 };
     for (int t = 0; t < 3; t++) {
         struct scene sc;
-        base_scene(&sc, SOLVER_FLOW, W, H, EDGE_FIXED);
+        base_scene(&sc, SOLVER_FLOW, 37, 23, EDGE_FIXED);
         sc.solver.flow = factors[t];
         sc.solver.damping = 0.97;
-        struct rig r;
-        rig_open(&r, &sc);
-        static float cur[H + 2][W + 2], prev[H + 2][W + 2];   /* zero border: fixed edges */
-        memset(cur, 0, sizeof cur);
-        memset(prev, 0, sizeof prev);
-        uint32_t u = 12345u + (uint32_t)t;
-        for (int y = 0; y < H; y++)
-            for (int x = 0; x < W; x++) {
-                float a = test_value(&u), b = test_value(&u);
-                cur[y + 1][x + 1] = AT(&r.f, r.f.cur, x, y) = a;
-                prev[y + 1][x + 1] = AT(&r.f, r.f.prev, x, y) = b;
-            }
-        const float F = (float)factors[t], F1 = F + 1.0f, d = 0.97f;
-        for (int step = 0; step < 10; step++) {
-            for (int y = 1; y <= H; y++)
-                for (int x = 1; x <= W; x++) {
-                    float mean = ((cur[y][x + 1] + cur[y][x - 1]) + (cur[y + 1][x] + cur[y - 1][x])) / 4.0f;
-                    prev[y][x] = (2.0f * (mean * F + cur[y][x]) / F1 - prev[y][x]) * d;
-                }
-            for (int y = 1; y <= H; y++)
-                for (int x = 1; x <= W; x++) {
-                    float tmp = cur[y][x];
-                    cur[y][x] = prev[y][x];
-                    prev[y][x] = tmp;
-                }
-            r.ops->step(r.priv, &r.f);
-            for (int y = 0; y < H; y++)
-                for (int x = 0; x < W; x++)
-                    if (memcmp(&AT(&r.f, r.f.cur, x, y), &cur[y + 1][x + 1], sizeof(float)))
-                        fail_msg("F = %g, step %d, cell (%d,%d): kernel %a, formula %a", factors[t], step, x, y,
-                                 (double)AT(&r.f, r.f.cur, x, y), (double)cur[y + 1][x + 1]);
-        }
-        rig_close(&r);
+        const float F = (float)factors[t];
+        const struct flow_consts k = { F, F + 1.0f, 0.97f };
+        char what[32];
+        snprintf(what, sizeof what, "F = %g", factors[t]);
+        expect_kernel_formula(&sc, flow_cell, &k, 12345u + (uint32_t)t, what);
+    }
+}
+
+/* The wave update of src/solvers/wave.c written out with all its factors. */
+struct wave_consts {
+    float c1, c2, q;
+};
+
+static float wave_cell(const void *c, float w, float e, float n, float s, float h, float p)
+{
+    const struct wave_consts *k = c;
+    float lap = ((w + e) + (n + s)) - 4.0f * h;
+    return k->c1 * h - k->c2 * p + k->q * lap;
+}
+
+/* The wave kernels against that formula, subnormals and signed zeros
+ * included: without decay (c2 = 1, the kernel that skips c2 * p) and with it
+ * (a = tanh(gamma dt), c1 = 2 / (1 + a), c2 = (1 - a) / (1 + a), q = nu^2 / (1 + a)). */
+static void test_wave_kernels_exact(void **state)
+{
+    (void)state;
+    const double decays[2] = { 0.0, 3.0 };
+    for (int t = 0; t < 2; t++) {
+        struct scene sc;
+        base_scene(&sc, SOLVER_WAVE, 37, 23, EDGE_FIXED);
+        sc.grid.cell_size = 0.01;
+        sc.solver.speed = 0.1;
+        sc.solver.decay = decays[t];
+        const double dt = scene_dt(&sc), nu = sc.solver.speed * dt / sc.grid.cell_size;
+        const double a = tanh(decays[t] * dt);
+        const struct wave_consts k = { (float)(2 / (1 + a)), (float)((1 - a) / (1 + a)), (float)(nu * nu / (1 + a)) };
+        assert_true((k.c2 == 1.0f) == (t == 0));
+        char what[32];
+        snprintf(what, sizeof what, "decay %g", decays[t]);
+        expect_kernel_formula(&sc, wave_cell, &k, 777u + (uint32_t)t, what);
     }
 }
 
@@ -669,6 +729,7 @@ int main(void)
         cmocka_unit_test(test_walls_hold_zero),
         cmocka_unit_test(test_flow_seed),
         cmocka_unit_test(test_flow_kernels_exact),
+        cmocka_unit_test(test_wave_kernels_exact),
         cmocka_unit_test(test_flow_speed),
         cmocka_unit_test(test_spring_step),
         cmocka_unit_test(test_spring_spreads),
