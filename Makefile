@@ -84,8 +84,8 @@ $(BUILD)/%.o: %.c
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # The stencil kernels and the per-step/per-frame sweeps of sim.c (sponges, the
-# blow-up check): -O3 vectorises their row loops (check with
-# `make KERNEL_OPT='-O3 -fopt-info-vec' build/src/solvers/elias.o`); the
+# blow-up check): -O3 vectorises their row loops (check with `make
+# KERNEL_OPT='-O3 -mprefer-vector-width=512 -fopt-info-vec' build/src/solvers/elias.o`); the
 # bits do not change (no -ffast-math, no contraction). 512-bit vectors for
 # the row kernels' AVX-512 builds (src/tblock.h: GCC picks 256 otherwise);
 # no other code is built for AVX-512, so the flag touches nothing else.

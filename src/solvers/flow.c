@@ -59,9 +59,10 @@ static int flow_init(void *priv, const struct scene *sc, struct field *f, struct
  * height reaches only far past the blow-up limit (1e6, src/sim.c): such a
  * frame fails the blow-up check with either kernel, which may then report
  * a different height (finite, or infinity). Measured: 4.8 % more cells
- * per second at 512^2 on two threads, most of it while the wave fronts
- * leave subnormals behind (a multiply that underflows to a subnormal took
- * twice as long as a normal one on the Zen 5 of docs/performance.md).
+ * per second at 512^2 on two threads, and 12.1-12.3 against 11.3-11.7
+ * Gcells/s for the row kernel alone on rows in L1 (docs/performance.md).
+ * Two of the three multiplies skipped could underflow to subnormals behind a
+ * wave front, which costs twice a normal multiply on the Zen 5 measured there.
  * All three are built by TBLOCK_ROW_KERNEL (src/tblock.h). */
 #define BODY static inline __attribute__((always_inline))
 

@@ -421,7 +421,7 @@ static void test_flow_seed(void **state)
     rig_close(&r);
 }
 
-/* A height for test_flow_kernels_exact: mostly within 2^-20 .. 2^20 of
+/* A height for expect_kernel_formula: mostly within 2^-20 .. 2^20 of
  * either sign, one in five near or below the smallest normal float (the
  * subnormals a wave front leaves behind), one in eleven a zero of either sign. */
 static float test_value(uint32_t *u)
