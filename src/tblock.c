@@ -178,6 +178,35 @@ static void band_done(struct pass_times *pt, const int *start, double t0)
         pt->team = omp_get_num_threads();
 }
 
+/* Whether tblock_step prefetches the two rows the next row needs while the
+ * kernel works on this one: while the two planes are within four L2 caches.
+ * Such a grid comes from the L3 cache, whose latency the hardware
+ * prefetchers did not hide here (the Zen 5 of docs/performance.md; a driver
+ * timing sim_advance_frame at 512^2, one step a frame, four rounds
+ * alternated with the build before: two threads, elias 10.7-11.4 against
+ * 8.9-10.3 Gcells/s, flow 9.8-11.0 against 8.9-9.5, wave 9.8-10.8 against
+ * 8.1-8.9, faster in every round; one thread 10-40 % faster; 640^2 +7 %).
+ * A grid that comes from memory ran slower with it (1024^2 -10 %, 2048^2
+ * -20 %: the bursts of prefetches get in the way of the hardware's), and so
+ * did the fused passes of tblock_advance, whose rows mostly come from L2.
+ * Counted in L2 sizes, which the C library reads reliably: in a virtual
+ * machine the L3 size it reports can be anything (508 MiB here). */
+static int prefetching(const struct field *f)
+{
+    return 2 * (long)f->stride * (f->h + 2) * (long)sizeof(float) <= 4 * tblock_l2_bytes();
+}
+
+/* Prefetches into L1 the w cells of a row to be read (`in`) and of one to
+ * be read and rewritten (`out`). Never changes a value. */
+static inline void prefetch_rows(const float *in, const float *out, int w)
+{
+    const char *a = (const char *)in, *b = (const char *)out;
+    for (size_t x = 0; x < (size_t)w * sizeof(float); x += 64) {
+        __builtin_prefetch(a + x, 0, 3);
+        __builtin_prefetch(b + x, 1, 3);
+    }
+}
+
 void tblock_step(struct field *f, struct tblock_kernel *kn)
 {
     const int w = f->w, h = f->h;
@@ -187,15 +216,19 @@ void tblock_step(struct field *f, struct tblock_kernel *kn)
     const tblock_row_fn row = kn->row;
     const void *k = kn->k;
     const float limit = screen.limit;
+    const int pf = prefetching(f);
     int over = 0;
     struct pass_times pt;
 #pragma omp parallel num_threads(team_size(h)) reduction(| : over)
     {
         int start[TBLOCK_MAX_THREADS + 1];
         const double t0 = band_begin(f, kn, 0, start);
-        const int t = omp_get_thread_num();
-        for (int y = start[t]; y < start[t + 1]; y++)
+        const int t = omp_get_thread_num(), end = start[t + 1];
+        for (int y = start[t]; y < end; y++) {
+            if (pf && y + 1 < end)   /* row y + 1 reads row y + 2 (at most the ghost row h) */
+                prefetch_rows(cur + (y + 2) * s, prev + (y + 1) * s, w);
             over |= row(k, y, prev + y * s, cur + (y - 1) * s, cur + y * s, cur + (y + 1) * s, w, limit);
+        }
         band_done(&pt, start, t0);
     }
     tblock_balance_learn(&kn->balance, pt.team, pt.rows, pt.seconds);

@@ -124,7 +124,9 @@ struct tblock_kernel {
 
 /* One step: fills the ghosts of f->cur, runs the row kernel over every row
  * (OpenMP, a band of rows a thread as kn->balance splits them, each thread
- * setting its own rows' ghosts) writing into f->prev, and swaps. Cannot fail. */
+ * setting its own rows' ghosts, and on grids that fit a few L2 caches
+ * prefetching the next row's inputs) writing into f->prev, and swaps.
+ * Cannot fail. */
 void tblock_step(struct field *f, struct tblock_kernel *kn);
 
 /* solver_ops.step and .advance for a solver whose private state begins
