@@ -8,7 +8,9 @@
  * on rows that stay in L1 (8 rows of 512 cells), the row kernel of elias
  * (4 neighbours, damping multiply), flow (F = 1) and wave (uniform speed),
  * with the blow-up screen on and off, and seed 004's loop on a 256^2 grid
- * (in L2; bench_ref.c). Cells per second, best of several runs; asserts
+ * (in L2; bench_ref.c). Cells per second, best of several runs. Then what
+ * the OpenMP team costs on all cores: an empty parallel region (what each
+ * tblock_step pays once) and a barrier, best of several runs. Asserts
  * nothing.
  *
  *     make build/tests/bench_cores && build/tests/bench_cores scene.json
@@ -16,6 +18,7 @@
  * The scene is any valid scene file (the bench's own: tests/bench.sh); the
  * solver, grid and units are set here. */
 #define _GNU_SOURCE
+#include <omp.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +96,35 @@ static void rig_close(struct solver_rig *r)
     field_free(&r->f);
 }
 
+/* Microseconds of an empty parallel region and of a barrier on the whole
+ * team, best of 5 runs of 20000. On a 2-core virtual machine a region cost
+ * 3.4 us (docs/performance.md): an eighth of a 512^2 step on two threads. */
+static void team_costs(void)
+{
+    enum { REPS = 20000, RUNS = 5 };
+    double region = 1e30, barrier = 1e30;
+    volatile int sink = 0;
+    for (int r = 0; r < RUNS; r++) {
+        double t0 = bench_now();
+        for (int i = 0; i < REPS; i++) {
+#pragma omp parallel
+            if (omp_get_thread_num() == 0)
+                sink = sink + 1;
+        }
+        double dt = (bench_now() - t0) / REPS;
+        region = dt < region ? dt : region;
+        t0 = bench_now();
+#pragma omp parallel
+        for (int i = 0; i < REPS; i++) {
+#pragma omp barrier
+        }
+        dt = (bench_now() - t0) / REPS;
+        barrier = dt < barrier ? dt : barrier;
+    }
+    printf("OpenMP, %d threads: an empty parallel region %.2f us, a barrier %.2f us (best of %d x %d)\n",
+           omp_get_max_threads(), region * 1e6, barrier * 1e6, RUNS, REPS);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -135,6 +167,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     sched_setaffinity(0, sizeof allowed, &allowed);
+    team_costs();
     for (int i = 0; i < N; i++)
         if (open[i])
             rig_close(&rigs[i]);
