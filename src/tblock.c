@@ -185,10 +185,11 @@ static void band_done(struct pass_times *pt, const int *start, double t0)
  * timing sim_advance_frame at 512^2, one step a frame, four rounds
  * alternated with the build before: two threads, elias 10.7-11.4 against
  * 8.9-10.3 Gcells/s, flow 9.8-11.0 against 8.9-9.5, wave 9.8-10.8 against
- * 8.1-8.9, faster in every round; one thread 10-40 % faster; 640^2 +7 %).
- * A grid that comes from memory ran slower with it (1024^2 -10 %, 2048^2
- * -20 %: the bursts of prefetches get in the way of the hardware's), and so
- * did the fused passes of tblock_advance, whose rows mostly come from L2.
+ * 8.1-8.9, faster in every round; one thread 10-40 % faster; 384^2 and
+ * 640^2 6-10 %). A grid that comes from memory ran slower with it (1024^2
+ * -10 %, 2048^2 -20 %: the bursts of prefetches get in the way of the
+ * hardware's); the fused passes of tblock_advance, whose rows mostly come
+ * from L2, gained nothing from it and do without.
  * Counted in L2 sizes, which the C library reads reliably: in a virtual
  * machine the L3 size it reports can be anything (508 MiB here). */
 static int prefetching(const struct field *f)

@@ -98,7 +98,7 @@ static void rig_close(struct solver_rig *r)
 
 /* Microseconds of an empty parallel region and of a barrier on the whole
  * team, best of 5 runs of 20000. On a 2-core virtual machine a region cost
- * 3.4 us (docs/performance.md): an eighth of a 512^2 step on two threads. */
+ * 3.0-3.4 us (docs/performance.md): an eighth of a 512^2 step on two threads. */
 static void team_costs(void)
 {
     enum { REPS = 20000, RUNS = 5 };
