@@ -50,6 +50,42 @@ static void read_cache_size(void)
         cache_l2 = l2;
 }
 
+static int avx512_allowed = 1;
+
+int tblock_avx512(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    return avx512_allowed && __builtin_cpu_supports("x86-64-v4");
+#else
+    return 0;
+#endif
+}
+
+void tblock_allow_avx512(int allow) { avx512_allowed = allow; }
+
+int tblock_tuner_pick(struct tblock_tuner *t, int ways)
+{
+    if (t->ways == 0) {
+        *t = (struct tblock_tuner){ .ways = ways < 1 ? 1 : ways > TBLOCK_TUNE_MAX ? TBLOCK_TUNE_MAX : ways };
+        for (int i = 0; i < TBLOCK_TUNE_MAX; i++)
+            t->best[i] = HUGE_VAL;
+    }
+    return t->passes < t->ways * TBLOCK_TUNE_ROUNDS ? t->passes % t->ways : t->chosen;
+}
+
+void tblock_tuner_learn(struct tblock_tuner *t, int way, double seconds)
+{
+    const int trials = t->ways * TBLOCK_TUNE_ROUNDS;
+    if (t->passes >= trials || way < 0 || way >= t->ways)
+        return;
+    if (seconds < t->best[way])
+        t->best[way] = seconds;
+    if (++t->passes == trials)
+        for (int i = 1; i < t->ways; i++)
+            if (t->best[i] < t->best[t->chosen])
+                t->chosen = i;
+}
+
 long tblock_l2_bytes(void)
 {
     pthread_once(&cache_once, read_cache_size);
@@ -178,21 +214,18 @@ static void band_done(struct pass_times *pt, const int *start, double t0)
         pt->team = omp_get_num_threads();
 }
 
-/* Whether tblock_step prefetches the two rows the next row needs while the
- * kernel works on this one: while the two planes are within four L2 caches.
- * Such a grid comes from the L3 cache, whose latency the hardware
- * prefetchers did not hide here (the Zen 5 of docs/performance.md; a driver
- * timing sim_advance_frame at 512^2, one step a frame, four rounds
- * alternated with the build before: two threads, elias 10.7-11.4 against
- * 8.9-10.3 Gcells/s, flow 9.8-11.0 against 8.9-9.5, wave 9.8-10.8 against
- * 8.1-8.9, faster in every round; one thread 10-40 % faster; 384^2 and
- * 640^2 6-10 %). A grid that comes from memory ran slower with it (1024^2
- * -10 %, 2048^2 -20 %: the bursts of prefetches get in the way of the
- * hardware's); the fused passes of tblock_advance, whose rows mostly come
- * from L2, gained nothing from it and do without.
- * Counted in L2 sizes, which the C library reads reliably: in a virtual
- * machine the L3 size it reports can be anything (508 MiB here). */
-static int prefetching(const struct field *f)
+/* Whether tblock_step may prefetch the two rows the next row needs while
+ * the kernel works on this one (one of the ways its tuner times): while the
+ * two planes are within four L2 caches. Such a grid comes from the L3 cache,
+ * whose latency the hardware prefetchers did not hide on the Zen 5 of
+ * docs/performance.md (512^2, one step a frame: two threads 5-20 % faster
+ * with it, one thread 10-40 %), but on the Zen 4 after it the same step ran
+ * 10-17 % slower with it. A grid that comes from memory ran slower with it
+ * on the Zen 5 (1024^2 -10 %, 2048^2 -20 %: the bursts of prefetches get in
+ * the way of the hardware's), so it is not tried there. Counted in L2 sizes,
+ * which the C library reads reliably: in a virtual machine the L3 size it
+ * reports can be anything (508 MiB on the Zen 5). */
+static int may_prefetch(const struct field *f)
 {
     return 2 * (long)f->stride * (f->h + 2) * (long)sizeof(float) <= 4 * tblock_l2_bytes();
 }
@@ -208,18 +241,34 @@ static inline void prefetch_rows(const float *in, const float *out, int w)
     }
 }
 
+/* The row kernel of a tuner's way: bit 0 of the way picks the AVX-512
+ * kernel, when the solver offers one. */
+static int kernel_ways(const struct tblock_kernel *kn)
+{
+    return kn->row_avx512 ? 2 : 1;
+}
+
+static tblock_row_fn way_kernel(const struct tblock_kernel *kn, int way)
+{
+    return kn->row_avx512 && (way & 1) ? kn->row_avx512 : kn->row;
+}
+
 void tblock_step(struct field *f, struct tblock_kernel *kn)
 {
     const int w = f->w, h = f->h;
     const ptrdiff_t s = f->stride;
     const float *cur = f->cur;
     float *prev = f->prev;
-    const tblock_row_fn row = kn->row;
+    /* the ways: bit 0 the kernel (kernel_ways), the next bit prefetching */
+    const int kernels = kernel_ways(kn);
+    const int way = tblock_tuner_pick(&kn->step_tuner, kernels * (may_prefetch(f) ? 2 : 1));
+    const tblock_row_fn row = way_kernel(kn, way);
+    const int pf = way >= kernels;
     const void *k = kn->k;
     const float limit = screen.limit;
-    const int pf = prefetching(f);
     int over = 0;
     struct pass_times pt;
+    const double start_time = omp_get_wtime();
 #pragma omp parallel num_threads(team_size(h)) reduction(| : over)
     {
         int start[TBLOCK_MAX_THREADS + 1];
@@ -232,6 +281,7 @@ void tblock_step(struct field *f, struct tblock_kernel *kn)
         }
         band_done(&pt, start, t0);
     }
+    tblock_tuner_learn(&kn->step_tuner, way, omp_get_wtime() - start_time);
     tblock_balance_learn(&kn->balance, pt.team, pt.rows, pt.seconds);
     field_swap(f);
     screen.plane = f->cur;
@@ -259,6 +309,7 @@ int tblock_max_steps(const struct field *f)
 struct pass {
     const struct field *f;
     const struct tblock_kernel *kn;
+    tblock_row_fn row;            /* kn's kernel the tuner picked */
     float *plane[2];              /* plane[j & 1] holds level j */
     const ptrdiff_t *walls;
     size_t n_walls;
@@ -292,7 +343,7 @@ static int level_row(const struct pass *p, int j, int y)
     float *base = p->plane[j & 1], *row = base + y * s;
     /* Only the last level is screened (tblock.h: the screen's cost). */
     const float limit = j == p->last ? p->limit : 0.0f;
-    int over = p->kn->row(p->kn->k, y, row, src + (y - 1) * s, src + y * s, src + (y + 1) * s, w, limit);
+    int over = p->row(p->kn->k, y, row, src + (y - 1) * s, src + y * s, src + (y + 1) * s, w, limit);
     for (size_t i = p->n_walls ? first_wall(p, y * s) : 0; i < p->n_walls && p->walls[i] < y * s + w; i++)
         base[p->walls[i]] = 0.0f;
     field_fill_side_ghosts(f, base, p->kn->edges, y, y + 1);
@@ -332,10 +383,12 @@ int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdi
 {
     if (kn->edges[EDGE_TOP] == EDGE_WRAP || kn->edges[EDGE_BOTTOM] == EDGE_WRAP)
         return 0;
+    const int way = tblock_tuner_pick(&kn->pass_tuner, kernel_ways(kn));
     const struct pass p = {
-        .f = f, .kn = kn, .plane = { f->cur, f->prev }, .walls = walls, .n_walls = n_walls,
-        .last = n, .limit = screen.limit,
+        .f = f, .kn = kn, .row = way_kernel(kn, way), .plane = { f->cur, f->prev }, .walls = walls,
+        .n_walls = n_walls, .last = n, .limit = screen.limit,
     };
+    const double start_time = omp_get_wtime();
     const int h = f->h, min_rows = 2 * n + 2;
     /* Bands at least 2n + 2 rows high keep the gaps of phase 2 apart. */
     int over = 0;
@@ -352,6 +405,7 @@ int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdi
         for (int i = 1; i < omp_get_num_threads(); i++)
             over |= gap(&p, n, start[i]);
     }
+    tblock_tuner_learn(&kn->pass_tuner, way, (omp_get_wtime() - start_time) / n);
     tblock_balance_learn(&kn->balance, pt.team, pt.rows, pt.seconds);
     if (n & 1)
         field_swap(f);

@@ -88,6 +88,43 @@ static inline int tblock_screen_found(int32_t m, float limit, int screen)
                          : body(k, y, out, up, mid, dn, w, limit, variant, 0);                            \
     }
 
+/* Whether the solvers offer their AVX-512 row kernels (src/tblock_avx512.h)
+ * to the drivers: when the CPU has AVX-512 (x86-64-v4) and
+ * tblock_allow_avx512 has not said no. Read when a solver sets up its
+ * kernel (at init). */
+int tblock_avx512(void);
+
+/* 0: the solvers initialised from now on offer only their portable kernels,
+ * even on an AVX-512 CPU; 1: the default. For the tests and for comparing
+ * the two (the bits are the same). */
+void tblock_allow_avx512(int allow);
+
+/* How a driver picks among ways of doing a pass that give the same bits
+ * (the portable or the AVX-512 row kernel; prefetching the next rows or
+ * not): by timing them on the pass itself, as FFTW's planner times its
+ * algorithms. Which is faster depends on the CPU, and the project's machines
+ * differ: on the Zen 5 of docs/performance.md prefetching made a 512^2 step
+ * 10-40 % faster, on the Zen 4 after it 10-17 % slower; the AVX-512 kernels
+ * were 12-31 % faster on the Zen 4. The first passes take the ways in
+ * turn, TBLOCK_TUNE_ROUNDS passes each, and every pass after them the way
+ * whose fastest pass was fastest. Only the speed depends on the choice,
+ * never the frames. */
+#define TBLOCK_TUNE_MAX 4
+#define TBLOCK_TUNE_ROUNDS 6
+struct tblock_tuner {
+    int ways;                       /* 0: not set up yet */
+    int passes;                     /* passes timed so far */
+    int chosen;                     /* the way, once passes reaches ways * TBLOCK_TUNE_ROUNDS */
+    double best[TBLOCK_TUNE_MAX];   /* the fastest pass of each way, in seconds a step */
+};
+
+/* The way (0 .. ways - 1) for the next pass, setting t up for `ways` ways
+ * (1 .. TBLOCK_TUNE_MAX) on its first call. */
+int tblock_tuner_pick(struct tblock_tuner *t, int ways);
+
+/* Records that a pass the way `way` took took `seconds` a step. */
+void tblock_tuner_learn(struct tblock_tuner *t, int way, double seconds);
+
 /* How the drivers share a grid's rows among their threads: in bands, one a
  * thread, whose heights follow each thread's speed measured on the passes
  * before (rows per second, smoothed), so that a core that runs slower, with
@@ -115,17 +152,18 @@ void tblock_balance_split(const struct tblock_balance *b, int h, int nt, int min
 void tblock_balance_learn(struct tblock_balance *b, int nt, const int *rows, const double *seconds);
 
 struct tblock_kernel {
-    tblock_row_fn row;
+    tblock_row_fn row;             /* the portable kernel */
+    tblock_row_fn row_avx512;      /* the same for AVX-512 CPUs (tblock_avx512.h), or NULL */
     const void *k;
     const enum edge_kind *edges;   /* the 4 boundary kinds, as field_fill_ghosts takes them */
     int diagonal;                  /* the kernel reads up[-1], up[w], dn[-1], dn[w] (8 neighbours) */
     struct tblock_balance balance; /* the drivers' split, learned as they run */
+    struct tblock_tuner step_tuner, pass_tuner;   /* tblock_step's and tblock_advance's ways */
 };
 
 /* One step: fills the ghosts of f->cur, runs the row kernel over every row
  * (OpenMP, a band of rows a thread as kn->balance splits them, each thread
- * setting its own rows' ghosts, and on grids that fit a few L2 caches
- * prefetching the next row's inputs) writing into f->prev, and swaps.
+ * setting its own rows' ghosts) writing into f->prev, and swaps.
  * Cannot fail. */
 void tblock_step(struct field *f, struct tblock_kernel *kn);
 

@@ -11,6 +11,7 @@
 
 #include "solver.h"
 #include "tblock.h"
+#include "tblock_avx512.h"
 
 extern const struct solver_ops solver_flow;
 
@@ -63,28 +64,32 @@ static int flow_init(void *priv, const struct scene *sc, struct field *f, struct
  * Gcells/s for the row kernel alone on rows in L1 (docs/performance.md).
  * Two of the three multiplies skipped could underflow to subnormals behind a
  * wave front, which costs twice a normal multiply on the Zen 5 measured there.
- * All three are built by TBLOCK_ROW_KERNEL (src/tblock.h). */
+ * All three are built by TBLOCK_ROW_KERNEL (src/tblock.h), and for AVX-512
+ * CPUs by TBLOCK_ROW_KERNEL_AVX512 (src/tblock_avx512.h: each row loaded
+ * once, not three times), from the one update FLOW_NEW. */
 #define BODY static inline __attribute__((always_inline))
 
 /* The kernel forms, TBLOCK_ROW_KERNEL's `variant`. */
 enum flow_form { FLOW_DIVIDE, FLOW_POWER_OF_TWO, FLOW_UNIT };
 
+/* The new height from the 4-neighbour sum s, the centre h and the height
+ * one step back p, in the given form: on a float or on a vector of 16, so
+ * that the row loop and the AVX-512 driver (src/tblock_avx512.h) share it.
+ * Both sum the neighbours (W + E) + (N + S): the seed-order grouping
+ * (E + W) + (S + N) above, as float addition commutes exactly. */
+#define FLOW_NEW(fl, form, s, h, p)                                                                         \
+    ((form) == FLOW_UNIT ? (((s) / 4.0f + (h)) - (p)) * (fl)->damp                                         \
+     : (form) == FLOW_POWER_OF_TWO ? ((2.0f * ((s) / 4.0f * (fl)->F + (h))) * (fl)->inv_F1 - (p)) * (fl)->damp \
+                                   : ((2.0f * ((s) / 4.0f * (fl)->F + (h))) / (fl)->F1 - (p)) * (fl)->damp)
+
 BODY int row(const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,
              const float *restrict dn, int w, float limit, int form, int screen)
 {
     const struct flow *fl = k;
-    const float F = fl->F, F1 = fl->F1, inv = fl->inv_F1, damp = fl->damp;
     int32_t m = 0;
     (void)y;
     for (int x = 0; x < w; x++) {
-        float mean = ((mid[x + 1] + mid[x - 1]) + (dn[x] + up[x])) / 4.0f;
-        float v;
-        if (form == FLOW_UNIT) {
-            v = ((mean + mid[x]) - out[x]) * damp;
-        } else {
-            float sum = 2.0f * (mean * F + mid[x]);
-            v = ((form == FLOW_POWER_OF_TWO ? sum * inv : sum / F1) - out[x]) * damp;
-        }
+        float v = FLOW_NEW(fl, form, (mid[x - 1] + mid[x + 1]) + (up[x] + dn[x]), mid[x], out[x]);
         out[x] = v;
         m = tblock_screen_keep(m, v, screen);
     }
@@ -95,12 +100,32 @@ TBLOCK_ROW_KERNEL(row_divide, row, FLOW_DIVIDE)
 TBLOCK_ROW_KERNEL(row_power_of_two, row, FLOW_POWER_OF_TWO)
 TBLOCK_ROW_KERNEL(row_unit, row, FLOW_UNIT)
 
-/* F = 1 (the default) gets the unit kernel; another F whose F + 1 is a
- * power of two the multiplying one; any other F the dividing one. */
+#ifdef TBLOCK_HAVE_AVX512_DRIVER
+TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16
+update16(const void *k, int form, int y, int x, __mmask16 live, tblock_v16 s, tblock_v16 h, tblock_v16 p)
+{
+    (void)y, (void)x, (void)live;
+    return FLOW_NEW((const struct flow *)k, form, s, h, p);
+}
+
+TBLOCK_ROW_KERNEL_AVX512(row_divide_avx512, update16, FLOW_DIVIDE)
+TBLOCK_ROW_KERNEL_AVX512(row_power_of_two_avx512, update16, FLOW_POWER_OF_TWO)
+TBLOCK_ROW_KERNEL_AVX512(row_unit_avx512, update16, FLOW_UNIT)
+#endif
+
+/* F = 1 (the default) gets the unit kernels; another F whose F + 1 is a
+ * power of two the multiplying ones; any other F the dividing ones: the
+ * portable one and on CPUs that have it the AVX-512 one (the drivers time
+ * both and keep the faster: tblock_tuner). */
 static void choose_kernel(struct flow *fl)
 {
-    const tblock_row_fn kernel = fl->F == 1.0f ? row_unit : fl->inv_F1 > 0 ? row_power_of_two : row_divide;
-    fl->kn = (struct tblock_kernel){ .row = kernel, .k = fl, .edges = fl->edges };
+    const int form = fl->F == 1.0f ? FLOW_UNIT : fl->inv_F1 > 0 ? FLOW_POWER_OF_TWO : FLOW_DIVIDE;
+    const tblock_row_fn kernels[3] = { row_divide, row_power_of_two, row_unit };
+    const tblock_row_fn kernels_avx512[3] = {
+        TBLOCK_IF_AVX512(row_divide_avx512), TBLOCK_IF_AVX512(row_power_of_two_avx512),
+        TBLOCK_IF_AVX512(row_unit_avx512),
+    };
+    fl->kn = (struct tblock_kernel){ .row = kernels[form], .row_avx512 = kernels_avx512[form], .k = fl, .edges = fl->edges };
 }
 
 static void flow_free(void *priv) { (void)priv; }

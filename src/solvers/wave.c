@@ -18,6 +18,7 @@
 #include "image.h"
 #include "solver.h"
 #include "tblock.h"
+#include "tblock_avx512.h"
 
 extern const struct solver_ops solver_wave;
 
@@ -125,24 +126,31 @@ static int wave_init(void *priv, const struct scene *sc, struct field *f, struct
  * none (a = 0, the default) c2 is exactly 1 and c2 * p is p, the same bits
  * for every p, so that kernel skips the multiply. Each is built for
  * AVX-512, AVX2 and the baseline by TBLOCK_ROW_KERNEL (same operations, same
- * bits); the drivers in src/tblock.c run them one step at a time or several
- * steps fused. */
+ * bits), and for AVX-512 CPUs by TBLOCK_ROW_KERNEL_AVX512 (src/tblock_avx512.h:
+ * each row loaded once, not three times), from the one update WAVE_NEW;
+ * the drivers in src/tblock.c run them one step at a time or several steps
+ * fused. */
 #define BODY static inline __attribute__((always_inline))
 
 /* TBLOCK_ROW_KERNEL's `variant`: these flags or'ed. */
 enum { WAVE_MAPPED = 1, WAVE_UNDAMPED = 2 };
 
+/* The new height from the 4-neighbour sum s, the centre h, the height one
+ * step back p and the cell's q, in the given form: on a float or on a vector
+ * of 16, so that the row loop and the AVX-512 driver (src/tblock_avx512.h)
+ * share it. */
+#define WAVE_NEW(wv, form, s, h, p, q) \
+    ((wv)->c1 * (h) - ((form) & WAVE_UNDAMPED ? (p) : (wv)->c2 * (p)) + (q) * ((s) - 4.0f * (h)))
+
 BODY int row(const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,
              const float *restrict dn, int w, float limit, int form, int screen)
 {
     const struct wave *wv = k;
-    const float c1 = wv->c1, c2 = wv->c2, q = wv->q;
-    const int mapped = form & WAVE_MAPPED, undamped = form & WAVE_UNDAMPED;
-    const float *restrict qrow = mapped ? wv->qmap + (size_t)y * (size_t)w : NULL;
+    const float *restrict qrow = form & WAVE_MAPPED ? wv->qmap + (size_t)y * (size_t)w : NULL;
     int32_t m = 0;
     for (int x = 0; x < w; x++) {
-        float lap = ((mid[x - 1] + mid[x + 1]) + (up[x] + dn[x])) - 4.0f * mid[x];
-        float v = c1 * mid[x] - (undamped ? out[x] : c2 * out[x]) + (mapped ? qrow[x] : q) * lap;
+        float v = WAVE_NEW(wv, form, (mid[x - 1] + mid[x + 1]) + (up[x] + dn[x]), mid[x], out[x],
+                           form & WAVE_MAPPED ? qrow[x] : wv->q);
         out[x] = v;
         m = tblock_screen_keep(m, v, screen);
     }
@@ -154,11 +162,38 @@ TBLOCK_ROW_KERNEL(row_mapped, row, WAVE_MAPPED)
 TBLOCK_ROW_KERNEL(row_uniform_undamped, row, WAVE_UNDAMPED)
 TBLOCK_ROW_KERNEL(row_mapped_undamped, row, WAVE_MAPPED | WAVE_UNDAMPED)
 
-/* The kernel for a speed map or none, with decay or none. */
+#ifdef TBLOCK_HAVE_AVX512_DRIVER
+TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16
+update16(const void *k, int form, int y, int x, __mmask16 live, tblock_v16 s, tblock_v16 h, tblock_v16 p)
+{
+    const struct wave *wv = k;
+    if (form & WAVE_MAPPED) {
+        const float *qrow = wv->qmap + (size_t)y * (size_t)wv->w + x;
+        return WAVE_NEW(wv, form, s, h, p, (tblock_v16)_mm512_maskz_loadu_ps(live, qrow));
+    }
+    return WAVE_NEW(wv, form, s, h, p, wv->q);
+}
+
+TBLOCK_ROW_KERNEL_AVX512(row_uniform_avx512, update16, 0)
+TBLOCK_ROW_KERNEL_AVX512(row_mapped_avx512, update16, WAVE_MAPPED)
+TBLOCK_ROW_KERNEL_AVX512(row_uniform_undamped_avx512, update16, WAVE_UNDAMPED)
+TBLOCK_ROW_KERNEL_AVX512(row_mapped_undamped_avx512, update16, WAVE_MAPPED | WAVE_UNDAMPED)
+#endif
+
+/* The kernels for a speed map or none, with decay or none: the portable one
+ * and on CPUs that have it the AVX-512 one (the drivers time both and keep
+ * the faster: tblock_tuner). */
 static void choose_kernel(struct wave *wv)
 {
     const tblock_row_fn kernels[2][2] = { { row_uniform, row_mapped }, { row_uniform_undamped, row_mapped_undamped } };
-    wv->kn = (struct tblock_kernel){ .row = kernels[wv->c2 == 1.0f][wv->qmap != NULL], .k = wv, .edges = wv->edges };
+    const tblock_row_fn kernels_avx512[2][2] = {
+        { TBLOCK_IF_AVX512(row_uniform_avx512), TBLOCK_IF_AVX512(row_mapped_avx512) },
+        { TBLOCK_IF_AVX512(row_uniform_undamped_avx512), TBLOCK_IF_AVX512(row_mapped_undamped_avx512) },
+    };
+    const int undamped = wv->c2 == 1.0f, mapped = wv->qmap != NULL;
+    wv->kn = (struct tblock_kernel){
+        .row = kernels[undamped][mapped], .row_avx512 = kernels_avx512[undamped][mapped], .k = wv, .edges = wv->edges,
+    };
 }
 
 static double wave_cell_speed(const void *priv, int x, int y)

@@ -158,64 +158,155 @@ static void test_screen_flags(void **state)
     field_free(&f);
 }
 
-/* Each solver's row kernels (every damping form, stencil and division form)
- * give the same bits with the screen on (limit 1e6) and off (limit 0), and
- * flag a NaN only when it is on: the drivers run most steps unscreened. */
+/* The row-driven solvers' kernel forms: every damping form, stencil,
+ * division form and wave with and without decay. */
+struct variant {
+    enum solver_type type;
+    int neighbors, damping_shift;
+    double flow, decay;
+};
+static const struct variant variants[] = {
+    { SOLVER_ELIAS, 4, 0, 1, 0 }, { SOLVER_ELIAS, 8, 0, 1, 0 },   { SOLVER_ELIAS, 4, 5, 1, 0 },
+    { SOLVER_ELIAS, 8, 5, 1, 0 }, { SOLVER_FLOW, 4, 0, 1, 0 },    { SOLVER_FLOW, 4, 0, 0.3, 0 },
+    { SOLVER_FLOW, 4, 0, 0, 0 },  { SOLVER_WAVE, 4, 0, 1, 0 },    { SOLVER_WAVE, 4, 0, 1, 3.0 },
+};
+enum { N_VARIANTS = sizeof variants / sizeof *variants };
+
+/* Variant i's solver state on a w x h field of values in [-1, 1), ghosts
+ * included; its struct tblock_kernel comes first. */
+static void *open_variant(size_t i, int w, int h, struct field *f)
+{
+    struct scene sc;
+    struct drop d;
+    grow_scene(&sc, &d, variants[i].type, 1);
+    sc.solver.damping = 0.98;
+    sc.solver.neighbors = variants[i].neighbors;
+    sc.solver.damping_shift = variants[i].damping_shift;
+    sc.solver.flow = variants[i].flow;
+    sc.solver.decay = variants[i].decay;
+    sc.grid.cell_size = 0.01;   /* wave: Courant number 0.67 at 0.2 m/s */
+    sc.solver.speed = 0.2;
+    struct rr_err e = { 0 };
+    assert_int_equal(field_init(f, w, h, &e), 0);
+    const struct solver_ops *ops = solver_find(sc.solver.type);
+    assert_non_null(ops);
+    void *priv = calloc(1, ops->priv_size);
+    assert_non_null(priv);
+    if (ops->init(priv, &sc, f, &e) < 0)
+        fail_msg("variant %zu: init: %s", i, e.msg);
+    uint32_t u = 977u + (uint32_t)i;
+    for (int y = -1; y <= h; y++)
+        for (int x = -1; x <= w; x++) {
+            u = u * 1664525u + 1013904223u;
+            f->cur[y * f->stride + x] = (float)(u >> 8) / 8388608.0f - 1.0f;
+        }
+    return priv;
+}
+
+static void close_variant(size_t i, void *priv, struct field *f)
+{
+    solver_find(variants[i].type)->free(priv);
+    free(priv);
+    field_free(f);
+}
+
+/* Each solver's row kernels, the portable one and the AVX-512 one where the
+ * CPU has it, give the same bits with the screen on (limit 1e6) and off
+ * (limit 0), and flag a NaN only when it is on: the drivers run most steps
+ * unscreened. */
 static void test_kernel_screen_switch(void **state)
 {
     (void)state;
     enum { W = 45, H = 6 };
-    struct variant {
-        enum solver_type type;
-        int neighbors, damping_shift;
-        double flow;
-    } const variants[] = {
-        { SOLVER_ELIAS, 4, 0, 1 }, { SOLVER_ELIAS, 8, 0, 1 }, { SOLVER_ELIAS, 4, 5, 1 },
-        { SOLVER_ELIAS, 8, 5, 1 }, { SOLVER_FLOW, 4, 0, 1 },  { SOLVER_FLOW, 4, 0, 0.3 },
-        { SOLVER_WAVE, 4, 0, 1 },
-    };
-    for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
-        struct scene sc;
-        struct drop d;
-        grow_scene(&sc, &d, variants[i].type, 1);
-        sc.solver.damping = 0.98;
-        sc.solver.neighbors = variants[i].neighbors;
-        sc.solver.damping_shift = variants[i].damping_shift;
-        sc.solver.flow = variants[i].flow;
-        sc.grid.cell_size = 0.01;   /* wave: Courant number 0.67 at 0.2 m/s */
-        sc.solver.speed = 0.2;
+    for (size_t i = 0; i < N_VARIANTS; i++) {
         struct field f;
-        struct rr_err e = { 0 };
-        assert_int_equal(field_init(&f, W, H, &e), 0);
-        const struct solver_ops *ops = solver_find(sc.solver.type);
-        assert_non_null(ops);
-        void *priv = calloc(1, ops->priv_size);
-        assert_non_null(priv);
-        if (ops->init(priv, &sc, &f, &e) < 0)
-            fail_msg("variant %zu: init: %s", i, e.msg);
-        const struct tblock_kernel *kn = priv;   /* first in every row-driven solver's state */
-        uint32_t u = 977u + (uint32_t)i;
-        for (int y = -1; y <= H; y++)
-            for (int x = -1; x <= W; x++) {
-                u = u * 1664525u + 1013904223u;
-                f.cur[y * f.stride + x] = (float)(u >> 8) / 8388608.0f - 1.0f;
+        void *priv = open_variant(i, W, H, &f);
+        const struct tblock_kernel *kn = priv;
+        const tblock_row_fn kernels[2] = { kn->row, kn->row_avx512 };
+        for (int kind = 0; kind < 2 && kernels[kind]; kind++) {
+            f.cur[2 * f.stride + 30] = 0.25f;
+            for (int nan = 0; nan < 2; nan++) {
+                const float *up = f.cur + 1 * f.stride, *mid = f.cur + 2 * f.stride, *dn = f.cur + 3 * f.stride;
+                float on[W], off[W];
+                for (int x = 0; x < W; x++)
+                    on[x] = off[x] = (float)x / W - 0.5f;
+                int flag_on = kernels[kind](kn->k, 2, on, up, mid, dn, W, 1e6f);
+                int flag_off = kernels[kind](kn->k, 2, off, up, mid, dn, W, 0.0f);
+                if (memcmp(on, off, sizeof on))
+                    fail_msg("variant %zu, kernel %d: the screened and unscreened kernels differ", i, kind);
+                assert_int_equal(flag_on, nan);
+                assert_int_equal(flag_off, 0);
+                f.cur[2 * f.stride + 30] = NAN;
             }
-        for (int nan = 0; nan < 2; nan++) {
-            const float *up = f.cur + 1 * f.stride, *mid = f.cur + 2 * f.stride, *dn = f.cur + 3 * f.stride;
-            float on[W], off[W];
-            for (int x = 0; x < W; x++)
-                on[x] = off[x] = (float)x / W - 0.5f;
-            int flag_on = kn->row(kn->k, 2, on, up, mid, dn, W, 1e6f);
-            int flag_off = kn->row(kn->k, 2, off, up, mid, dn, W, 0.0f);
-            if (memcmp(on, off, sizeof on))
-                fail_msg("variant %zu: the screened and unscreened kernels differ", i);
-            assert_int_equal(flag_on, nan);
-            assert_int_equal(flag_off, 0);
-            f.cur[2 * f.stride + 30] = NAN;
         }
-        ops->free(priv);
-        free(priv);
-        field_free(&f);
+        close_variant(i, priv, &f);
+    }
+}
+
+/* The AVX-512 kernels (src/tblock_avx512.h) against the portable ones, bit
+ * for bit, for every row length from 1 to 100 (the masked ends: 1 to 31
+ * cells past the last whole pair of vectors) and into an unaligned row,
+ * with subnormals and signed zeros among the inputs; they write nothing past
+ * the row's end, and screen alike. Skipped on a CPU without AVX-512. */
+static void test_avx512_kernels_match(void **state)
+{
+    (void)state;
+    enum { W = 100, H = 4, GUARD = 20 };
+    if (!tblock_avx512())
+        skip();
+    for (size_t i = 0; i < N_VARIANTS; i++) {
+        struct field f;
+        void *priv = open_variant(i, W, H, &f);
+        const struct tblock_kernel *kn = priv;
+        if (!kn->row_avx512) {   /* 8 neighbours: portable only */
+            assert_int_equal(variants[i].neighbors, 8);
+            close_variant(i, priv, &f);
+            continue;
+        }
+        float *mid = f.cur + 2 * f.stride;
+        mid[7] = 1e-40f, mid[8] = -0.0f, mid[40] = -1e-39f, mid[41] = 0.0f;
+        const float *up = f.cur + 1 * f.stride, *dn = f.cur + 3 * f.stride;
+        for (int w = 1; w <= W; w++)
+            for (int shift = 0; shift < 2; shift++) {
+                float a[W + GUARD + 1], b[W + GUARD + 1];
+                for (int x = 0; x < W + GUARD + 1; x++)
+                    a[x] = b[x] = x % 9 == 4 ? -0.0f : (float)(x % 13) / 13.0f - 0.4f;
+                float *pa = a + shift, *pb = b + shift;
+                int fa = kn->row(kn->k, 2, pa, up, mid, dn, w, 1e6f);
+                int fb = kn->row_avx512(kn->k, 2, pb, up, mid, dn, w, 1e6f);
+                if (memcmp(a, b, sizeof a))
+                    fail_msg("variant %zu, w %d, offset %d: the AVX-512 kernel differs", i, w, shift);
+                assert_int_equal(fa, fb);
+            }
+        close_variant(i, priv, &f);
+    }
+}
+
+/* The tuner takes each way in turn for TBLOCK_TUNE_ROUNDS passes, keeps
+ * each way's fastest pass, then stays with the way whose fastest was
+ * fastest (even when one slow pass of it was the slowest of all), and
+ * learns nothing after. One way: always way 0. */
+static void test_tuner(void **state)
+{
+    (void)state;
+    struct tblock_tuner t = { 0 };
+    const double cost[3][TBLOCK_TUNE_ROUNDS] = {
+        { 5, 4, 4, 5, 6, 4 }, { 9, 3.5, 8, 8, 8, 8 }, { 3.9, 3.9, 3.9, 3.9, 3.9, 3.9 },
+    };
+    for (int pass = 0; pass < 3 * TBLOCK_TUNE_ROUNDS; pass++) {
+        int way = tblock_tuner_pick(&t, 3);
+        assert_int_equal(way, pass % 3);
+        tblock_tuner_learn(&t, way, cost[way][pass / 3]);
+    }
+    for (int pass = 0; pass < 5; pass++) {
+        assert_int_equal(tblock_tuner_pick(&t, 3), 1);
+        tblock_tuner_learn(&t, 1, 100.0);
+    }
+    assert_int_equal(tblock_tuner_pick(&t, 3), 1);
+    struct tblock_tuner one = { 0 };
+    for (int pass = 0; pass < 20; pass++) {
+        assert_int_equal(tblock_tuner_pick(&one, 1), 0);
+        tblock_tuner_learn(&one, 0, 1.0 + pass);
     }
 }
 
@@ -225,6 +316,8 @@ int main(void)
         cmocka_unit_test(test_growth_reported_at_the_right_frame),
         cmocka_unit_test(test_screen_flags),
         cmocka_unit_test(test_kernel_screen_switch),
+        cmocka_unit_test(test_avx512_kernels_match),
+        cmocka_unit_test(test_tuner),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,126 @@
+/* tblock_avx512.h: an AVX-512 row driver for the 4-neighbour stencils
+ * (elias, flow, wave), beside the portable row kernels of tblock.h.
+ *
+ * Why a hand-written driver: GCC's vectorised row loops load W and E, the
+ * row's cells one to the left and one to the right, as two unaligned 64-byte
+ * loads, and with 64-byte vectors every such load straddles two cache lines.
+ * Where the rows come from L2 (a 512^2 grid on two threads, the fused
+ * passes), those split loads set the pace. This driver loads each 16 cells of
+ * the row once, aligned, and makes W and E from this vector and its
+ * neighbours with `valignd` (a register shuffle): one load of the row a
+ * vector instead of three, two of them split. Measured on the Zen 5 of
+ * docs/performance.md against the same loop vectorised by GCC (a driver
+ * timing sim_advance_frame, rounds alternated): elias at 512^2 with 4 steps
+ * a frame 15.3 against 12.8 Gcells/s; docs/performance.md has the rest.
+ *
+ * The same bits as the portable kernels: W and E are the same values, the
+ * sum is (W + E) + (N + S) in that order (float addition commutes exactly,
+ * so flow's (E + W) + (S + N) is the same), and each solver's update after
+ * the sum is one macro used by both (no fused multiply-add: -std=c11 keeps
+ * contraction off, for vector arithmetic too).
+ *
+ * Memory: reads mid[-1 .. w], up, dn and out [0 .. w) only, as tblock_row_fn
+ * promises (masked loads and stores at the row's end), so it runs on any
+ * rows the portable kernels run on. */
+#ifndef RR_TBLOCK_AVX512_H
+#define RR_TBLOCK_AVX512_H
+
+#include "tblock.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+#define TBLOCK_HAVE_AVX512_DRIVER 1
+#define TBLOCK_AVX512 __attribute__((target("arch=x86-64-v4")))
+
+/* 16 floats, as GCC's vector arithmetic takes them (the same type as __m512). */
+typedef float tblock_v16 __attribute__((vector_size(64)));
+
+/* A solver's update for 16 cells: the new heights from the 4-neighbour sum
+ * s, the centre h and the heights one step back p, at cells x .. x + 15 of
+ * row y, of which the lanes in `live` are in the row (for per-cell data:
+ * load them masked). */
+typedef tblock_v16 (*tblock_update16_fn)(const void *k, int variant, int y, int x, __mmask16 live, tblock_v16 s,
+                                         tblock_v16 h, tblock_v16 p);
+
+TBLOCK_AVX512 static inline __attribute__((always_inline)) __mmask16 tblock_lanes(int n)
+{
+    return n <= 0 ? (__mmask16)0 : n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1);
+}
+
+/* Lanes 15 of a, then 0 .. 14 of b: cells x - 1 .. x + 14 when a holds
+ * x - 16 .. x - 1 and b holds x .. x + 15. */
+TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_west(tblock_v16 a, tblock_v16 b)
+{
+    return (tblock_v16)_mm512_alignr_epi32((__m512i)b, (__m512i)a, 15);
+}
+
+/* Lanes 1 .. 15 of b, then 0 of c: cells x + 1 .. x + 16. */
+TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_east(tblock_v16 b, tblock_v16 c)
+{
+    return (tblock_v16)_mm512_alignr_epi32((__m512i)c, (__m512i)b, 1);
+}
+
+/* The screen over 16 new heights (tblock.h): the largest magnitude's bits. */
+TBLOCK_AVX512 static inline __attribute__((always_inline)) __m512i tblock_keep16(__m512i m, __mmask16 live,
+                                                                                 tblock_v16 v)
+{
+    return _mm512_mask_max_epi32(m, live, m, _mm512_and_si512((__m512i)v, _mm512_set1_epi32(INT32_MAX)));
+}
+
+/* The row loop: whole vectors while the next one is whole too (plain loads),
+ * then at most two with masks. `update` and the constants inline. */
+TBLOCK_AVX512 static inline __attribute__((always_inline)) int
+tblock_row16(const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,
+             const float *restrict dn, int w, float limit, int variant, int screen, tblock_update16_fn update)
+{
+    __m512i m = _mm512_setzero_si512();
+    tblock_v16 before = (tblock_v16)_mm512_set1_ps(mid[-1]);
+    tblock_v16 here = (tblock_v16)_mm512_maskz_loadu_ps(tblock_lanes(w + 1), mid);
+    int x = 0;
+    for (; x + 32 <= w; x += 16) {
+        tblock_v16 next = (tblock_v16)_mm512_loadu_ps(mid + x + 16);
+        tblock_v16 ns = (tblock_v16)_mm512_loadu_ps(up + x) + (tblock_v16)_mm512_loadu_ps(dn + x);
+        tblock_v16 s = (tblock_west(before, here) + tblock_east(here, next)) + ns;
+        tblock_v16 v = update(k, variant, y, x, 0xffff, s, here, (tblock_v16)_mm512_loadu_ps(out + x));
+        _mm512_storeu_ps(out + x, (__m512)v);
+        if (screen)
+            m = tblock_keep16(m, 0xffff, v);
+        before = here;
+        here = next;
+    }
+    for (; x < w; x += 16) {
+        const __mmask16 live = tblock_lanes(w - x);
+        /* cells x + 16 .. w: the next vector's, up to the ghost at w */
+        tblock_v16 next = (tblock_v16)_mm512_maskz_loadu_ps(tblock_lanes(w + 1 - (x + 16)), mid + x + 16);
+        tblock_v16 ns = (tblock_v16)_mm512_maskz_loadu_ps(live, up + x) + (tblock_v16)_mm512_maskz_loadu_ps(live, dn + x);
+        tblock_v16 s = (tblock_west(before, here) + tblock_east(here, next)) + ns;
+        tblock_v16 v = update(k, variant, y, x, live, s, here, (tblock_v16)_mm512_maskz_loadu_ps(live, out + x));
+        _mm512_mask_storeu_ps(out + x, live, (__m512)v);
+        if (screen)
+            m = tblock_keep16(m, live, v);
+        before = here;
+        here = next;
+    }
+    return screen && _mm512_reduce_max_epi32(m) > tblock_mag(limit);
+}
+
+/* Defines `name`, a tblock_row_fn for AVX-512 CPUs only (the solver offers
+ * it as tblock_kernel.row_avx512 with TBLOCK_IF_AVX512), from a solver's
+ * update for 16 cells. */
+#define TBLOCK_ROW_KERNEL_AVX512(name, update, variant)                                                   \
+    TBLOCK_AVX512 static int name(const void *k, int y, float *restrict out, const float *restrict up,    \
+                                  const float *restrict mid, const float *restrict dn, int w, float limit) \
+    {                                                                                                     \
+        return limit > 0 ? tblock_row16(k, y, out, up, mid, dn, w, limit, variant, 1, update)             \
+                         : tblock_row16(k, y, out, up, mid, dn, w, limit, variant, 0, update);            \
+    }
+
+/* tblock_kernel.row_avx512: the kernel when tblock_avx512() says so, else NULL. */
+#define TBLOCK_IF_AVX512(kernel) (tblock_avx512() ? (kernel) : NULL)
+
+#else
+#define TBLOCK_IF_AVX512(kernel) NULL
+#endif
+
+#endif
