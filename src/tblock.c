@@ -259,11 +259,15 @@ void tblock_step(struct field *f, struct tblock_kernel *kn)
     const ptrdiff_t s = f->stride;
     const float *cur = f->cur;
     float *prev = f->prev;
-    /* the ways: bit 0 the kernel (kernel_ways), the next bit prefetching */
-    const int kernels = kernel_ways(kn);
-    const int way = tblock_tuner_pick(&kn->step_tuner, kernels * (may_prefetch(f) ? 2 : 1));
+    /* The ways: bit 0 the kernel (kernel_ways); on grids that may prefetch,
+     * ways from `kernels` on prefetch, and on the others (which come from
+     * memory) the last way, when the solver has one, is three rows a loop. */
+    const int kernels = kernel_ways(kn), pf_ok = may_prefetch(f);
+    const int ways = pf_ok ? 2 * kernels : kernels + (kn->rows3 != NULL);
+    const int way = tblock_tuner_pick(&kn->step_tuner, ways);
     const tblock_row_fn row = way_kernel(kn, way);
-    const int pf = way >= kernels;
+    const int pf = pf_ok && way >= kernels;
+    const tblock_rows3_fn rows3 = !pf_ok && way >= kernels ? kn->rows3 : NULL;
     const void *k = kn->k;
     const float limit = screen.limit;
     int over = 0;
@@ -274,7 +278,11 @@ void tblock_step(struct field *f, struct tblock_kernel *kn)
         int start[TBLOCK_MAX_THREADS + 1];
         const double t0 = band_begin(f, kn, 0, start);
         const int t = omp_get_thread_num(), end = start[t + 1];
-        for (int y = start[t]; y < end; y++) {
+        int y = start[t];
+        for (; rows3 && y + 3 <= end; y += 3)
+            over |= rows3(k, y, prev + y * s, prev + (y + 1) * s, prev + (y + 2) * s, cur + (y - 1) * s, cur + y * s,
+                          cur + (y + 1) * s, cur + (y + 2) * s, cur + (y + 3) * s, w, limit);
+        for (; y < end; y++) {
             if (pf && y + 1 < end)   /* row y + 1 reads row y + 2 (at most the ghost row h) */
                 prefetch_rows(cur + (y + 2) * s, prev + (y + 1) * s, w);
             over |= row(k, y, prev + y * s, cur + (y - 1) * s, cur + y * s, cur + (y + 1) * s, w, limit);

@@ -88,6 +88,57 @@ static inline int tblock_screen_found(int32_t m, float limit, int screen)
                          : body(k, y, out, up, mid, dn, w, limit, variant, 0);                            \
     }
 
+/* Three rows of one step in one loop along x: rows y, y + 1 and y + 2 into
+ * out0, out1, out2 (on entry, those rows one step before), from the five
+ * rows y - 1 .. y + 3 of the current level, r0 .. r4 (readable from [-1] to
+ * [w]). The same bits as three calls of the solver's tblock_row_fn, and the
+ * same screen (limit: as there). For the 4-neighbour stencils, where a grid
+ * does not fit the caches: each row of the current level is read once for
+ * three new rows where single rows read it three times, and with rows of 8
+ * KB and more the three do not stay in a 32 KiB L1 (docs/performance.md,
+ * "Three rows a loop"). TBLOCK_ROWS3_KERNEL builds one. */
+typedef int (*tblock_rows3_fn)(const void *k, int y, float *out0, float *out1, float *out2, const float *r0,
+                               const float *r1, const float *r2, const float *r3, const float *r4, int w,
+                               float limit);
+
+/* A solver's update for one cell: the new height from the 4-neighbour sum
+ * s = (W + E) + (N + S), the centre h and the height one step back p, at
+ * cell x of row y (for per-cell coefficients); `variant` as in
+ * TBLOCK_ROW_KERNEL. */
+typedef float (*tblock_update1_fn)(const void *k, int variant, int y, int x, float s, float h, float p);
+
+/* TBLOCK_ROWS3_KERNEL's loop: for each x, the three cells in row order,
+ * each as the single-row kernels compute it. `update` inlines. */
+static inline __attribute__((always_inline)) int
+tblock_rows3(const void *k, int y, float *restrict o0, float *restrict o1, float *restrict o2,
+             const float *restrict r0, const float *restrict r1, const float *restrict r2, const float *restrict r3,
+             const float *restrict r4, int w, float limit, int variant, int screen, tblock_update1_fn update)
+{
+    int32_t m = 0;
+    for (int x = 0; x < w; x++) {
+        float v0 = update(k, variant, y, x, (r1[x - 1] + r1[x + 1]) + (r0[x] + r2[x]), r1[x], o0[x]);
+        float v1 = update(k, variant, y + 1, x, (r2[x - 1] + r2[x + 1]) + (r1[x] + r3[x]), r2[x], o1[x]);
+        float v2 = update(k, variant, y + 2, x, (r3[x - 1] + r3[x + 1]) + (r2[x] + r4[x]), r3[x], o2[x]);
+        o0[x] = v0;
+        o1[x] = v1;
+        o2[x] = v2;
+        m = tblock_screen_keep(tblock_screen_keep(tblock_screen_keep(m, v0, screen), v1, screen), v2, screen);
+    }
+    return tblock_screen_found(m, limit, screen);
+}
+
+/* Defines `name`, a tblock_rows3_fn for AVX-512, AVX2 and the baseline as
+ * TBLOCK_ROW_KERNEL does, from a solver's update for one cell. */
+#define TBLOCK_ROWS3_KERNEL(name, update, variant)                                                         \
+    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) static int name(        \
+        const void *k, int y, float *restrict o0, float *restrict o1, float *restrict o2,                  \
+        const float *restrict r0, const float *restrict r1, const float *restrict r2,                      \
+        const float *restrict r3, const float *restrict r4, int w, float limit)                            \
+    {                                                                                                      \
+        return limit > 0 ? tblock_rows3(k, y, o0, o1, o2, r0, r1, r2, r3, r4, w, limit, variant, 1, update) \
+                         : tblock_rows3(k, y, o0, o1, o2, r0, r1, r2, r3, r4, w, limit, variant, 0, update); \
+    }
+
 /* Whether the solvers offer their AVX-512 row kernels (src/tblock_avx512.h)
  * to the drivers: when the CPU has AVX-512 (x86-64-v4) and
  * tblock_allow_avx512 has not said no. Read when a solver sets up its
@@ -154,6 +205,7 @@ void tblock_balance_learn(struct tblock_balance *b, int nt, const int *rows, con
 struct tblock_kernel {
     tblock_row_fn row;             /* the portable kernel */
     tblock_row_fn row_avx512;      /* the same for AVX-512 CPUs (tblock_avx512.h), or NULL */
+    tblock_rows3_fn rows3;         /* the same three rows at a time, or NULL (4 neighbours only) */
     const void *k;
     const enum edge_kind *edges;   /* the 4 boundary kinds, as field_fill_ghosts takes them */
     int diagonal;                  /* the kernel reads up[-1], up[w], dn[-1], dn[w] (8 neighbours) */

@@ -112,6 +112,16 @@ TBLOCK_ROW_KERNEL(row4_shift, row4, 1)
 TBLOCK_ROW_KERNEL(row8_mul, row8, 0)
 TBLOCK_ROW_KERNEL(row8_shift, row8, 1)
 
+static inline __attribute__((always_inline)) float update1(const void *k, int shift, int y, int x, float s, float h,
+                                                             float p)
+{
+    (void)y, (void)x, (void)h;
+    return ELIAS_NEW4((const struct elias *)k, shift, s, p);
+}
+
+TBLOCK_ROWS3_KERNEL(rows3_mul, update1, 0)
+TBLOCK_ROWS3_KERNEL(rows3_shift, update1, 1)
+
 #ifdef TBLOCK_HAVE_AVX512_DRIVER
 TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16
 update16(const void *k, int shift, int y, int x, __mmask16 live, tblock_v16 s, tblock_v16 h, tblock_v16 p)
@@ -125,8 +135,9 @@ TBLOCK_ROW_KERNEL_AVX512(row4_shift_avx512, update16, 1)
 #endif
 
 /* The row kernels of this damping form and stencil: the portable one, and
- * for 4 neighbours the AVX-512 one on CPUs that have it (the drivers time
- * both and keep the faster: tblock_tuner). */
+ * for 4 neighbours the AVX-512 one on CPUs that have it and the one for
+ * three rows at a time (the drivers time them and keep the fastest:
+ * tblock_tuner). */
 static void choose_kernel(struct elias *el)
 {
     const bool shift = el->sub != 0.0f;
@@ -134,8 +145,9 @@ static void choose_kernel(struct elias *el)
     const tblock_row_fn row = eight ? (shift ? row8_shift : row8_mul) : shift ? row4_shift : row4_mul;
     const tblock_row_fn row_avx512 = eight ? NULL : shift ? TBLOCK_IF_AVX512(row4_shift_avx512)
                                                           : TBLOCK_IF_AVX512(row4_mul_avx512);
+    const tblock_rows3_fn rows3 = eight ? NULL : shift ? rows3_shift : rows3_mul;
     el->kn = (struct tblock_kernel){
-        .row = row, .row_avx512 = row_avx512, .k = el, .edges = el->edges, .diagonal = eight,
+        .row = row, .row_avx512 = row_avx512, .rows3 = rows3, .k = el, .edges = el->edges, .diagonal = eight,
     };
 }
 

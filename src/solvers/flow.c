@@ -100,6 +100,17 @@ TBLOCK_ROW_KERNEL(row_divide, row, FLOW_DIVIDE)
 TBLOCK_ROW_KERNEL(row_power_of_two, row, FLOW_POWER_OF_TWO)
 TBLOCK_ROW_KERNEL(row_unit, row, FLOW_UNIT)
 
+static inline __attribute__((always_inline)) float update1(const void *k, int form, int y, int x, float s, float h,
+                                                             float p)
+{
+    (void)y, (void)x;
+    return FLOW_NEW((const struct flow *)k, form, s, h, p);
+}
+
+TBLOCK_ROWS3_KERNEL(rows3_divide, update1, FLOW_DIVIDE)
+TBLOCK_ROWS3_KERNEL(rows3_power_of_two, update1, FLOW_POWER_OF_TWO)
+TBLOCK_ROWS3_KERNEL(rows3_unit, update1, FLOW_UNIT)
+
 #ifdef TBLOCK_HAVE_AVX512_DRIVER
 TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16
 update16(const void *k, int form, int y, int x, __mmask16 live, tblock_v16 s, tblock_v16 h, tblock_v16 p)
@@ -115,8 +126,9 @@ TBLOCK_ROW_KERNEL_AVX512(row_unit_avx512, update16, FLOW_UNIT)
 
 /* F = 1 (the default) gets the unit kernels; another F whose F + 1 is a
  * power of two the multiplying ones; any other F the dividing ones: the
- * portable one and on CPUs that have it the AVX-512 one (the drivers time
- * both and keep the faster: tblock_tuner). */
+ * portable one, on CPUs that have it the AVX-512 one, and the one for
+ * three rows at a time (the drivers time them and keep the fastest:
+ * tblock_tuner). */
 static void choose_kernel(struct flow *fl)
 {
     const int form = fl->F == 1.0f ? FLOW_UNIT : fl->inv_F1 > 0 ? FLOW_POWER_OF_TWO : FLOW_DIVIDE;
@@ -125,7 +137,10 @@ static void choose_kernel(struct flow *fl)
         TBLOCK_IF_AVX512(row_divide_avx512), TBLOCK_IF_AVX512(row_power_of_two_avx512),
         TBLOCK_IF_AVX512(row_unit_avx512),
     };
-    fl->kn = (struct tblock_kernel){ .row = kernels[form], .row_avx512 = kernels_avx512[form], .k = fl, .edges = fl->edges };
+    const tblock_rows3_fn kernels3[3] = { rows3_divide, rows3_power_of_two, rows3_unit };
+    fl->kn = (struct tblock_kernel){
+        .row = kernels[form], .row_avx512 = kernels_avx512[form], .rows3 = kernels3[form], .k = fl, .edges = fl->edges,
+    };
 }
 
 static void flow_free(void *priv) { (void)priv; }

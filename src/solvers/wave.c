@@ -162,6 +162,18 @@ TBLOCK_ROW_KERNEL(row_mapped, row, WAVE_MAPPED)
 TBLOCK_ROW_KERNEL(row_uniform_undamped, row, WAVE_UNDAMPED)
 TBLOCK_ROW_KERNEL(row_mapped_undamped, row, WAVE_MAPPED | WAVE_UNDAMPED)
 
+static inline __attribute__((always_inline)) float update1(const void *k, int form, int y, int x, float s, float h,
+                                                             float p)
+{
+    const struct wave *wv = k;
+    return WAVE_NEW(wv, form, s, h, p, form & WAVE_MAPPED ? wv->qmap[(size_t)y * (size_t)wv->w + (size_t)x] : wv->q);
+}
+
+TBLOCK_ROWS3_KERNEL(rows3_uniform, update1, 0)
+TBLOCK_ROWS3_KERNEL(rows3_mapped, update1, WAVE_MAPPED)
+TBLOCK_ROWS3_KERNEL(rows3_uniform_undamped, update1, WAVE_UNDAMPED)
+TBLOCK_ROWS3_KERNEL(rows3_mapped_undamped, update1, WAVE_MAPPED | WAVE_UNDAMPED)
+
 #ifdef TBLOCK_HAVE_AVX512_DRIVER
 TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16
 update16(const void *k, int form, int y, int x, __mmask16 live, tblock_v16 s, tblock_v16 h, tblock_v16 p)
@@ -180,9 +192,9 @@ TBLOCK_ROW_KERNEL_AVX512(row_uniform_undamped_avx512, update16, WAVE_UNDAMPED)
 TBLOCK_ROW_KERNEL_AVX512(row_mapped_undamped_avx512, update16, WAVE_MAPPED | WAVE_UNDAMPED)
 #endif
 
-/* The kernels for a speed map or none, with decay or none: the portable one
- * and on CPUs that have it the AVX-512 one (the drivers time both and keep
- * the faster: tblock_tuner). */
+/* The kernels for a speed map or none, with decay or none: the portable one,
+ * on CPUs that have it the AVX-512 one, and the one for three rows at a
+ * time (the drivers time them and keep the fastest: tblock_tuner). */
 static void choose_kernel(struct wave *wv)
 {
     const tblock_row_fn kernels[2][2] = { { row_uniform, row_mapped }, { row_uniform_undamped, row_mapped_undamped } };
@@ -190,9 +202,13 @@ static void choose_kernel(struct wave *wv)
         { TBLOCK_IF_AVX512(row_uniform_avx512), TBLOCK_IF_AVX512(row_mapped_avx512) },
         { TBLOCK_IF_AVX512(row_uniform_undamped_avx512), TBLOCK_IF_AVX512(row_mapped_undamped_avx512) },
     };
+    const tblock_rows3_fn kernels3[2][2] = {
+        { rows3_uniform, rows3_mapped }, { rows3_uniform_undamped, rows3_mapped_undamped },
+    };
     const int undamped = wv->c2 == 1.0f, mapped = wv->qmap != NULL;
     wv->kn = (struct tblock_kernel){
-        .row = kernels[undamped][mapped], .row_avx512 = kernels_avx512[undamped][mapped], .k = wv, .edges = wv->edges,
+        .row = kernels[undamped][mapped], .row_avx512 = kernels_avx512[undamped][mapped],
+        .rows3 = kernels3[undamped][mapped], .k = wv, .edges = wv->edges,
     };
 }
 

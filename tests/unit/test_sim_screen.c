@@ -243,42 +243,94 @@ static void test_kernel_screen_switch(void **state)
     }
 }
 
-/* The AVX-512 kernels (src/tblock_avx512.h) against the portable ones, bit
- * for bit, for every row length from 1 to 100 (the masked ends: 1 to 31
- * cells past the last whole pair of vectors) and into an unaligned row,
- * with subnormals and signed zeros among the inputs; they write nothing past
- * the row's end, and screen alike. Skipped on a CPU without AVX-512. */
-static void test_avx512_kernels_match(void **state)
+/* The other kernels of a solver against its portable row kernel, bit for
+ * bit: the AVX-512 one (src/tblock_avx512.h; where the CPU has AVX-512) and
+ * the one for three rows at a time, for every row length from 1 to 100
+ * (the AVX-512 one's masked ends: 1 to 31 cells past the last whole pair of
+ * vectors) and into an unaligned row, with subnormals and signed zeros
+ * among the inputs; they write nothing past the row's end, and screen
+ * alike. */
+static void test_kernels_match(void **state)
 {
     (void)state;
-    enum { W = 100, H = 4, GUARD = 20 };
-    if (!tblock_avx512())
-        skip();
+    enum { W = 100, H = 6, GUARD = 20, LEN = W + GUARD + 1 };
     for (size_t i = 0; i < N_VARIANTS; i++) {
         struct field f;
         void *priv = open_variant(i, W, H, &f);
         const struct tblock_kernel *kn = priv;
-        if (!kn->row_avx512) {   /* 8 neighbours: portable only */
-            assert_int_equal(variants[i].neighbors, 8);
+        assert_true((kn->row_avx512 != NULL) == (tblock_avx512() && variants[i].neighbors == 4));
+        assert_true((kn->rows3 != NULL) == (variants[i].neighbors == 4));
+        if (!kn->rows3) {
             close_variant(i, priv, &f);
             continue;
         }
         float *mid = f.cur + 2 * f.stride;
         mid[7] = 1e-40f, mid[8] = -0.0f, mid[40] = -1e-39f, mid[41] = 0.0f;
-        const float *up = f.cur + 1 * f.stride, *dn = f.cur + 3 * f.stride;
+        const float *r[5];
+        for (int j = 0; j < 5; j++)
+            r[j] = f.cur + j * f.stride;
         for (int w = 1; w <= W; w++)
             for (int shift = 0; shift < 2; shift++) {
-                float a[W + GUARD + 1], b[W + GUARD + 1];
-                for (int x = 0; x < W + GUARD + 1; x++)
-                    a[x] = b[x] = x % 9 == 4 ? -0.0f : (float)(x % 13) / 13.0f - 0.4f;
-                float *pa = a + shift, *pb = b + shift;
-                int fa = kn->row(kn->k, 2, pa, up, mid, dn, w, 1e6f);
-                int fb = kn->row_avx512(kn->k, 2, pb, up, mid, dn, w, 1e6f);
+                static float a[3][LEN], b[3][LEN], c[3][LEN];
+                for (int j = 0; j < 3; j++)
+                    for (int x = 0; x < LEN; x++)
+                        a[j][x] = b[j][x] = c[j][x] = x % 9 == 4 ? -0.0f : (float)(x % 13 + j) / 13.0f - 0.4f;
+                int fa = 0;
+                for (int j = 0; j < 3; j++)
+                    fa |= kn->row(kn->k, 1 + j, a[j] + shift, r[j], r[j + 1], r[j + 2], w, 1e6f);
+                int fc = kn->rows3(kn->k, 1, c[0] + shift, c[1] + shift, c[2] + shift, r[0], r[1], r[2], r[3], r[4],
+                                   w, 1e6f);
+                if (memcmp(a, c, sizeof a))
+                    fail_msg("variant %zu, w %d, offset %d: the three-row kernel differs", i, w, shift);
+                assert_int_equal(fa, fc);
+                if (!kn->row_avx512)
+                    continue;
+                int fb = 0;
+                for (int j = 0; j < 3; j++)
+                    fb |= kn->row_avx512(kn->k, 1 + j, b[j] + shift, r[j], r[j + 1], r[j + 2], w, 1e6f);
                 if (memcmp(a, b, sizeof a))
                     fail_msg("variant %zu, w %d, offset %d: the AVX-512 kernel differs", i, w, shift);
                 assert_int_equal(fa, fb);
             }
         close_variant(i, priv, &f);
+    }
+}
+
+/* A grid too large for the caches (1030 x 1030: two planes of 8.7 MB), where
+ * tblock_step's tuner also tries three rows a loop, against the serial step
+ * written out here (field_fill_ghosts, then the portable kernel row by row),
+ * bit for bit, over the first steps, which take every way in turn. */
+static void test_step_ways_on_a_large_grid(void **state)
+{
+    (void)state;
+    enum { N = 1030, STEPS = 8 };
+    const size_t picks[2] = { 0, 8 };   /* elias, and wave with decay */
+    for (size_t v = 0; v < 2; v++) {
+        const size_t i = picks[v];
+        struct field a, b;
+        void *priv = open_variant(i, N, N, &a);
+        struct tblock_kernel *kn = priv;
+        struct rr_err e = { 0 };
+        assert_int_equal(field_init(&b, N, N, &e), 0);
+        for (int y = -1; y <= N; y++) {
+            memcpy(b.cur + y * b.stride - 1, a.cur + y * a.stride - 1, (N + 2) * sizeof(float));
+            for (int x = 0; x < N; x++)
+                a.prev[y * a.stride + x] = b.prev[y * b.stride + x] = (float)((x * 7 + y * 3) % 11) / 11.0f - 0.5f;
+        }
+        for (int step = 0; step < STEPS; step++) {
+            tblock_step(&a, kn);
+            field_fill_ghosts(&b, b.cur, kn->edges);
+            for (int y = 0; y < N; y++)
+                kn->row(kn->k, y, b.prev + y * b.stride, b.cur + (y - 1) * b.stride, b.cur + y * b.stride,
+                        b.cur + (y + 1) * b.stride, N, 0.0f);
+            field_swap(&b);
+            for (int y = 0; y < N; y++)
+                if (memcmp(a.cur + y * a.stride, b.cur + y * b.stride, N * sizeof(float)))
+                    fail_msg("variant %zu, step %d, row %d: tblock_step differs from the serial step", i, step, y);
+        }
+        assert_true(kn->step_tuner.ways == 1 + (kn->row_avx512 != NULL) + 1);
+        close_variant(i, priv, &a);
+        field_free(&b);
     }
 }
 
@@ -316,7 +368,8 @@ int main(void)
         cmocka_unit_test(test_growth_reported_at_the_right_frame),
         cmocka_unit_test(test_screen_flags),
         cmocka_unit_test(test_kernel_screen_switch),
-        cmocka_unit_test(test_avx512_kernels_match),
+        cmocka_unit_test(test_kernels_match),
+        cmocka_unit_test(test_step_ways_on_a_large_grid),
         cmocka_unit_test(test_tuner),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
