@@ -241,8 +241,8 @@ static inline void prefetch_rows(const float *in, const float *out, int w)
     }
 }
 
-/* The row kernel of a tuner's way: bit 0 of the way picks the AVX-512
- * kernel, when the solver offers one. */
+/* The row kernel of a tuner's way: the way's remainder by kernel_ways
+ * picks the AVX-512 kernel, when the solver offers one. */
 static int kernel_ways(const struct tblock_kernel *kn)
 {
     return kn->row_avx512 ? 2 : 1;
@@ -250,7 +250,7 @@ static int kernel_ways(const struct tblock_kernel *kn)
 
 static tblock_row_fn way_kernel(const struct tblock_kernel *kn, int way)
 {
-    return kn->row_avx512 && (way & 1) ? kn->row_avx512 : kn->row;
+    return kn->row_avx512 && way % 2 ? kn->row_avx512 : kn->row;
 }
 
 void tblock_step(struct field *f, struct tblock_kernel *kn)
@@ -259,15 +259,23 @@ void tblock_step(struct field *f, struct tblock_kernel *kn)
     const ptrdiff_t s = f->stride;
     const float *cur = f->cur;
     float *prev = f->prev;
-    /* The ways: bit 0 the kernel (kernel_ways); on grids that may prefetch,
-     * ways from `kernels` on prefetch, and on the others (which come from
-     * memory) the last way, when the solver has one, is three rows a loop. */
-    const int kernels = kernel_ways(kn), pf_ok = may_prefetch(f);
-    const int ways = pf_ok ? 2 * kernels : kernels + (kn->rows3 != NULL);
-    const int way = tblock_tuner_pick(&kn->step_tuner, ways);
+    /* The ways: each kernel (kernel_ways) one row at a time, then the same
+     * prefetching (on grids that may), then three rows a loop (when the
+     * solver has such kernels). */
+    enum { ONE_ROW, PREFETCH, THREE_ROWS } modes[3];
+    int n_modes = 0;
+    modes[n_modes++] = ONE_ROW;
+    if (may_prefetch(f))
+        modes[n_modes++] = PREFETCH;
+    if (kn->rows3)
+        modes[n_modes++] = THREE_ROWS;
+    const int kernels = kernel_ways(kn);
+    const int way = tblock_tuner_pick(&kn->step_tuner, n_modes * kernels);
     const tblock_row_fn row = way_kernel(kn, way);
-    const int pf = pf_ok && way >= kernels;
-    const tblock_rows3_fn rows3 = !pf_ok && way >= kernels ? kn->rows3 : NULL;
+    const int pf = modes[way / kernels] == PREFETCH;
+    const tblock_rows3_fn rows3 = modes[way / kernels] != THREE_ROWS ? NULL
+                                  : kn->rows3_avx512 && row == kn->row_avx512 ? kn->rows3_avx512
+                                                                               : kn->rows3;
     const void *k = kn->k;
     const float limit = screen.limit;
     int over = 0;

@@ -160,7 +160,7 @@ void tblock_allow_avx512(int allow);
  * turn, TBLOCK_TUNE_ROUNDS passes each, and every pass after them the way
  * whose fastest pass was fastest. Only the speed depends on the choice,
  * never the frames. */
-#define TBLOCK_TUNE_MAX 4
+#define TBLOCK_TUNE_MAX 6
 #define TBLOCK_TUNE_ROUNDS 6
 struct tblock_tuner {
     int ways;                       /* 0: not set up yet */
@@ -206,6 +206,7 @@ struct tblock_kernel {
     tblock_row_fn row;             /* the portable kernel */
     tblock_row_fn row_avx512;      /* the same for AVX-512 CPUs (tblock_avx512.h), or NULL */
     tblock_rows3_fn rows3;         /* the same three rows at a time, or NULL (4 neighbours only) */
+    tblock_rows3_fn rows3_avx512;  /* and for AVX-512 CPUs, or NULL */
     const void *k;
     const enum edge_kind *edges;   /* the 4 boundary kinds, as field_fill_ghosts takes them */
     int diagonal;                  /* the kernel reads up[-1], up[w], dn[-1], dn[w] (8 neighbours) */

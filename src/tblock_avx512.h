@@ -21,7 +21,8 @@
  *
  * Memory: reads mid[-1 .. w], up, dn and out [0 .. w) only, as tblock_row_fn
  * promises (masked loads and stores at the row's end), so it runs on any
- * rows the portable kernels run on. */
+ * rows the portable kernels run on. The same for three rows at a time
+ * (tblock_rows3_fn). */
 #ifndef RR_TBLOCK_AVX512_H
 #define RR_TBLOCK_AVX512_H
 
@@ -104,6 +105,85 @@ tblock_row16(const void *k, int y, float *restrict out, const float *restrict up
     }
     return screen && _mm512_reduce_max_epi32(m) > tblock_mag(limit);
 }
+
+/* 16 cells (x .. x + 15) of three rows for tblock_rows16x3: `live` lanes in
+ * the rows, `ahead` lanes of the vectors after them up to the ghost at w;
+ * `whole` (a constant) when both are all 16, for plain loads and stores. */
+struct tblock_rows16x3 {
+    tblock_v16 before[3], here[3];   /* rows r1, r2, r3 at x - 16 and x */
+    __m512i m;                        /* the screen */
+};
+
+TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_load16(const float *p, __mmask16 live,
+                                                                                     int whole)
+{
+    return whole ? (tblock_v16)_mm512_loadu_ps(p) : (tblock_v16)_mm512_maskz_loadu_ps(live, p);
+}
+
+TBLOCK_AVX512 static inline __attribute__((always_inline)) void
+tblock_block16x3(struct tblock_rows16x3 *st, const void *k, int y, int x, float *const out[3],
+                 const float *const rows[5], __mmask16 live, __mmask16 ahead, int whole, int variant, int screen,
+                 tblock_update16_fn update)
+{
+    tblock_v16 next[3];
+    for (int i = 0; i < 3; i++)
+        next[i] = tblock_load16(rows[i + 1] + x + 16, ahead, whole);
+    const tblock_v16 north = tblock_load16(rows[0] + x, live, whole), south = tblock_load16(rows[4] + x, live, whole);
+    for (int i = 0; i < 3; i++) {
+        const tblock_v16 n = i == 0 ? north : st->here[i - 1], s = i == 2 ? south : st->here[i + 1];
+        const tblock_v16 sum = (tblock_west(st->before[i], st->here[i]) + tblock_east(st->here[i], next[i])) + (n + s);
+        const tblock_v16 v = update(k, variant, y + i, x, live, sum, st->here[i], tblock_load16(out[i] + x, live, whole));
+        if (whole)
+            _mm512_storeu_ps(out[i] + x, (__m512)v);
+        else
+            _mm512_mask_storeu_ps(out[i] + x, live, (__m512)v);
+        if (screen)
+            st->m = tblock_keep16(st->m, live, v);
+    }
+    for (int i = 0; i < 3; i++) {
+        st->before[i] = st->here[i];
+        st->here[i] = next[i];
+    }
+}
+
+/* Three rows (tblock_rows3_fn) in one loop, each row's cells as tblock_row16
+ * computes them: rows r1, r2, r3 loaded once each (aligned, W and E by
+ * `valignd`) and used as the north, centre and south of the new rows. On
+ * the Zen 4 of docs/performance.md, in a throwaway loop, 512^2 on one
+ * thread: 10.1-10.2 against 7.4-7.8 Gcells/s for single rows. */
+TBLOCK_AVX512 static inline __attribute__((always_inline)) int
+tblock_rows16x3(const void *k, int y, float *restrict o0, float *restrict o1, float *restrict o2,
+                const float *restrict r0, const float *restrict r1, const float *restrict r2,
+                const float *restrict r3, const float *restrict r4, int w, float limit, int variant, int screen,
+                tblock_update16_fn update)
+{
+    float *const out[3] = { o0, o1, o2 };
+    const float *const rows[5] = { r0, r1, r2, r3, r4 };
+    struct tblock_rows16x3 st = { .m = _mm512_setzero_si512() };
+    for (int i = 0; i < 3; i++) {
+        st.before[i] = (tblock_v16)_mm512_set1_ps(rows[i + 1][-1]);
+        st.here[i] = (tblock_v16)_mm512_maskz_loadu_ps(tblock_lanes(w + 1), rows[i + 1]);
+    }
+    int x = 0;
+    for (; x + 32 <= w; x += 16)
+        tblock_block16x3(&st, k, y, x, out, rows, 0xffff, 0xffff, 1, variant, screen, update);
+    for (; x < w; x += 16)
+        tblock_block16x3(&st, k, y, x, out, rows, tblock_lanes(w - x), tblock_lanes(w + 1 - (x + 16)), 0, variant,
+                         screen, update);
+    return screen && _mm512_reduce_max_epi32(st.m) > tblock_mag(limit);
+}
+
+/* Defines `name`, a tblock_rows3_fn for AVX-512 CPUs only (offered as
+ * tblock_kernel.rows3_avx512 with TBLOCK_IF_AVX512). */
+#define TBLOCK_ROWS3_KERNEL_AVX512(name, update, variant)                                                  \
+    TBLOCK_AVX512 static int name(const void *k, int y, float *restrict o0, float *restrict o1,            \
+                                  float *restrict o2, const float *restrict r0, const float *restrict r1,  \
+                                  const float *restrict r2, const float *restrict r3,                      \
+                                  const float *restrict r4, int w, float limit)                            \
+    {                                                                                                      \
+        return limit > 0 ? tblock_rows16x3(k, y, o0, o1, o2, r0, r1, r2, r3, r4, w, limit, variant, 1, update) \
+                         : tblock_rows16x3(k, y, o0, o1, o2, r0, r1, r2, r3, r4, w, limit, variant, 0, update); \
+    }
 
 /* Defines `name`, a tblock_row_fn for AVX-512 CPUs only (the solver offers
  * it as tblock_kernel.row_avx512 with TBLOCK_IF_AVX512), from a solver's

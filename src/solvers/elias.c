@@ -132,6 +132,8 @@ update16(const void *k, int shift, int y, int x, __mmask16 live, tblock_v16 s, t
 
 TBLOCK_ROW_KERNEL_AVX512(row4_mul_avx512, update16, 0)
 TBLOCK_ROW_KERNEL_AVX512(row4_shift_avx512, update16, 1)
+TBLOCK_ROWS3_KERNEL_AVX512(rows3_mul_avx512, update16, 0)
+TBLOCK_ROWS3_KERNEL_AVX512(rows3_shift_avx512, update16, 1)
 #endif
 
 /* The row kernels of this damping form and stencil: the portable one, and
@@ -146,8 +148,11 @@ static void choose_kernel(struct elias *el)
     const tblock_row_fn row_avx512 = eight ? NULL : shift ? TBLOCK_IF_AVX512(row4_shift_avx512)
                                                           : TBLOCK_IF_AVX512(row4_mul_avx512);
     const tblock_rows3_fn rows3 = eight ? NULL : shift ? rows3_shift : rows3_mul;
+    const tblock_rows3_fn rows3_avx512 = eight ? NULL : shift ? TBLOCK_IF_AVX512(rows3_shift_avx512)
+                                                              : TBLOCK_IF_AVX512(rows3_mul_avx512);
     el->kn = (struct tblock_kernel){
-        .row = row, .row_avx512 = row_avx512, .rows3 = rows3, .k = el, .edges = el->edges, .diagonal = eight,
+        .row = row, .row_avx512 = row_avx512, .rows3 = rows3, .rows3_avx512 = rows3_avx512,
+        .k = el, .edges = el->edges, .diagonal = eight,
     };
 }
 

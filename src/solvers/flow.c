@@ -122,6 +122,9 @@ update16(const void *k, int form, int y, int x, __mmask16 live, tblock_v16 s, tb
 TBLOCK_ROW_KERNEL_AVX512(row_divide_avx512, update16, FLOW_DIVIDE)
 TBLOCK_ROW_KERNEL_AVX512(row_power_of_two_avx512, update16, FLOW_POWER_OF_TWO)
 TBLOCK_ROW_KERNEL_AVX512(row_unit_avx512, update16, FLOW_UNIT)
+TBLOCK_ROWS3_KERNEL_AVX512(rows3_divide_avx512, update16, FLOW_DIVIDE)
+TBLOCK_ROWS3_KERNEL_AVX512(rows3_power_of_two_avx512, update16, FLOW_POWER_OF_TWO)
+TBLOCK_ROWS3_KERNEL_AVX512(rows3_unit_avx512, update16, FLOW_UNIT)
 #endif
 
 /* F = 1 (the default) gets the unit kernels; another F whose F + 1 is a
@@ -138,8 +141,13 @@ static void choose_kernel(struct flow *fl)
         TBLOCK_IF_AVX512(row_unit_avx512),
     };
     const tblock_rows3_fn kernels3[3] = { rows3_divide, rows3_power_of_two, rows3_unit };
+    const tblock_rows3_fn kernels3_avx512[3] = {
+        TBLOCK_IF_AVX512(rows3_divide_avx512), TBLOCK_IF_AVX512(rows3_power_of_two_avx512),
+        TBLOCK_IF_AVX512(rows3_unit_avx512),
+    };
     fl->kn = (struct tblock_kernel){
-        .row = kernels[form], .row_avx512 = kernels_avx512[form], .rows3 = kernels3[form], .k = fl, .edges = fl->edges,
+        .row = kernels[form], .row_avx512 = kernels_avx512[form], .rows3 = kernels3[form],
+        .rows3_avx512 = kernels3_avx512[form], .k = fl, .edges = fl->edges,
     };
 }
 

@@ -190,6 +190,10 @@ TBLOCK_ROW_KERNEL_AVX512(row_uniform_avx512, update16, 0)
 TBLOCK_ROW_KERNEL_AVX512(row_mapped_avx512, update16, WAVE_MAPPED)
 TBLOCK_ROW_KERNEL_AVX512(row_uniform_undamped_avx512, update16, WAVE_UNDAMPED)
 TBLOCK_ROW_KERNEL_AVX512(row_mapped_undamped_avx512, update16, WAVE_MAPPED | WAVE_UNDAMPED)
+TBLOCK_ROWS3_KERNEL_AVX512(rows3_uniform_avx512, update16, 0)
+TBLOCK_ROWS3_KERNEL_AVX512(rows3_mapped_avx512, update16, WAVE_MAPPED)
+TBLOCK_ROWS3_KERNEL_AVX512(rows3_uniform_undamped_avx512, update16, WAVE_UNDAMPED)
+TBLOCK_ROWS3_KERNEL_AVX512(rows3_mapped_undamped_avx512, update16, WAVE_MAPPED | WAVE_UNDAMPED)
 #endif
 
 /* The kernels for a speed map or none, with decay or none: the portable one,
@@ -205,10 +209,15 @@ static void choose_kernel(struct wave *wv)
     const tblock_rows3_fn kernels3[2][2] = {
         { rows3_uniform, rows3_mapped }, { rows3_uniform_undamped, rows3_mapped_undamped },
     };
+    const tblock_rows3_fn kernels3_avx512[2][2] = {
+        { TBLOCK_IF_AVX512(rows3_uniform_avx512), TBLOCK_IF_AVX512(rows3_mapped_avx512) },
+        { TBLOCK_IF_AVX512(rows3_uniform_undamped_avx512), TBLOCK_IF_AVX512(rows3_mapped_undamped_avx512) },
+    };
     const int undamped = wv->c2 == 1.0f, mapped = wv->qmap != NULL;
     wv->kn = (struct tblock_kernel){
         .row = kernels[undamped][mapped], .row_avx512 = kernels_avx512[undamped][mapped],
-        .rows3 = kernels3[undamped][mapped], .k = wv, .edges = wv->edges,
+        .rows3 = kernels3[undamped][mapped], .rows3_avx512 = kernels3_avx512[undamped][mapped],
+        .k = wv, .edges = wv->edges,
     };
 }
 

@@ -244,8 +244,8 @@ static void test_kernel_screen_switch(void **state)
 }
 
 /* The other kernels of a solver against its portable row kernel, bit for
- * bit: the AVX-512 one (src/tblock_avx512.h; where the CPU has AVX-512) and
- * the one for three rows at a time, for every row length from 1 to 100
+ * bit: the ones for three rows at a time and, where the CPU has AVX-512,
+ * the AVX-512 ones for one and for three rows (src/tblock_avx512.h), for every row length from 1 to 100
  * (the AVX-512 one's masked ends: 1 to 31 cells past the last whole pair of
  * vectors) and into an unaligned row, with subnormals and signed zeros
  * among the inputs; they write nothing past the row's end, and screen
@@ -260,6 +260,7 @@ static void test_kernels_match(void **state)
         const struct tblock_kernel *kn = priv;
         assert_true((kn->row_avx512 != NULL) == (tblock_avx512() && variants[i].neighbors == 4));
         assert_true((kn->rows3 != NULL) == (variants[i].neighbors == 4));
+        assert_true((kn->rows3_avx512 != NULL) == (kn->row_avx512 != NULL));
         if (!kn->rows3) {
             close_variant(i, priv, &f);
             continue;
@@ -291,6 +292,14 @@ static void test_kernels_match(void **state)
                 if (memcmp(a, b, sizeof a))
                     fail_msg("variant %zu, w %d, offset %d: the AVX-512 kernel differs", i, w, shift);
                 assert_int_equal(fa, fb);
+                for (int j = 0; j < 3; j++)
+                    for (int x = 0; x < LEN; x++)
+                        b[j][x] = x % 9 == 4 ? -0.0f : (float)(x % 13 + j) / 13.0f - 0.4f;
+                int fd = kn->rows3_avx512(kn->k, 1, b[0] + shift, b[1] + shift, b[2] + shift, r[0], r[1], r[2],
+                                          r[3], r[4], w, 1e6f);
+                if (memcmp(a, b, sizeof a))
+                    fail_msg("variant %zu, w %d, offset %d: the AVX-512 three-row kernel differs", i, w, shift);
+                assert_int_equal(fa, fd);
             }
         close_variant(i, priv, &f);
     }
@@ -328,7 +337,7 @@ static void test_step_ways_on_a_large_grid(void **state)
                 if (memcmp(a.cur + y * a.stride, b.cur + y * b.stride, N * sizeof(float)))
                     fail_msg("variant %zu, step %d, row %d: tblock_step differs from the serial step", i, step, y);
         }
-        assert_true(kn->step_tuner.ways == 1 + (kn->row_avx512 != NULL) + 1);
+        assert_true(kn->step_tuner.ways == 2 * (1 + (kn->row_avx512 != NULL)));   /* one row, three rows */
         close_variant(i, priv, &a);
         field_free(&b);
     }
