@@ -92,11 +92,12 @@ static inline int tblock_screen_found(int32_t m, float limit, int screen)
  * out0, out1, out2 (on entry, those rows one step before), from the five
  * rows y - 1 .. y + 3 of the current level, r0 .. r4 (readable from [-1] to
  * [w]). The same bits as three calls of the solver's tblock_row_fn, and the
- * same screen (limit: as there). For the 4-neighbour stencils, where a grid
- * does not fit the caches: each row of the current level is read once for
- * three new rows where single rows read it three times, and with rows of 8
- * KB and more the three do not stay in a 32 KiB L1 (docs/performance.md,
- * "Three rows a loop"). TBLOCK_ROWS3_KERNEL builds one. */
+ * same screen (limit: as there). For the 4-neighbour stencils: each row of
+ * the current level is read once for three new rows where single rows read
+ * it three times, which pays where rows come from L2 or memory (with rows of
+ * 8 KB and more the three do not even stay in a 32 KiB L1;
+ * docs/performance.md, "Three rows a loop"). TBLOCK_ROWS3_KERNEL builds
+ * one, TBLOCK_ROWS3_KERNEL_AVX512 (tblock_avx512.h) one for AVX-512. */
 typedef int (*tblock_rows3_fn)(const void *k, int y, float *out0, float *out1, float *out2, const float *r0,
                                const float *r1, const float *r2, const float *r3, const float *r4, int w,
                                float limit);
