@@ -253,6 +253,12 @@ static tblock_row_fn way_kernel(const struct tblock_kernel *kn, int way)
     return kn->row_avx512 && way % 2 ? kn->row_avx512 : kn->row;
 }
 
+/* The three-row kernel of the same kind as the row kernel `row`. */
+static tblock_rows3_fn rows3_kernel(const struct tblock_kernel *kn, tblock_row_fn row)
+{
+    return kn->rows3_avx512 && row == kn->row_avx512 ? kn->rows3_avx512 : kn->rows3;
+}
+
 void tblock_step(struct field *f, struct tblock_kernel *kn)
 {
     const int w = f->w, h = f->h;
@@ -273,9 +279,7 @@ void tblock_step(struct field *f, struct tblock_kernel *kn)
     const int way = tblock_tuner_pick(&kn->step_tuner, n_modes * kernels);
     const tblock_row_fn row = way_kernel(kn, way);
     const int pf = modes[way / kernels] == PREFETCH;
-    const tblock_rows3_fn rows3 = modes[way / kernels] != THREE_ROWS ? NULL
-                                  : kn->rows3_avx512 && row == kn->row_avx512 ? kn->rows3_avx512
-                                                                               : kn->rows3;
+    const tblock_rows3_fn rows3 = modes[way / kernels] == THREE_ROWS ? rows3_kernel(kn, row) : NULL;
     const void *k = kn->k;
     const float limit = screen.limit;
     int over = 0;
@@ -326,6 +330,7 @@ struct pass {
     const struct field *f;
     const struct tblock_kernel *kn;
     tblock_row_fn row;            /* kn's kernel the tuner picked */
+    tblock_rows3_fn rows3;        /* and its three-row kernel, or NULL: one row at a time */
     float *plane[2];              /* plane[j & 1] holds level j */
     const ptrdiff_t *walls;
     size_t n_walls;
@@ -347,40 +352,73 @@ static size_t first_wall(const struct pass *p, ptrdiff_t off)
     return lo;
 }
 
-/* Level j >= 1 at row y, then its walls and ghosts, as the plain path has
- * them when the next step reads this row. Returns 1 when the screen is on,
- * j is the last level and the row has a cell beyond the limit. */
-static int level_row(const struct pass *p, int j, int y)
+/* The walls and ghosts of level j's row y, just computed, as the plain path
+ * has them when the next step reads this row. */
+static void finish_row(const struct pass *p, int j, int y)
 {
     const struct field *f = p->f;
-    const int w = f->w, h = f->h;
     const ptrdiff_t s = f->stride;
-    const float *src = p->plane[(j - 1) & 1];
-    float *base = p->plane[j & 1], *row = base + y * s;
-    /* Only the last level is screened (tblock.h: the screen's cost). */
-    const float limit = j == p->last ? p->limit : 0.0f;
-    int over = p->row(p->kn->k, y, row, src + (y - 1) * s, src + y * s, src + (y + 1) * s, w, limit);
-    for (size_t i = p->n_walls ? first_wall(p, y * s) : 0; i < p->n_walls && p->walls[i] < y * s + w; i++)
+    float *base = p->plane[j & 1];
+    for (size_t i = p->n_walls ? first_wall(p, y * s) : 0; i < p->n_walls && p->walls[i] < y * s + f->w; i++)
         base[p->walls[i]] = 0.0f;
     field_fill_side_ghosts(f, base, p->kn->edges, y, y + 1);
     if (y == 0)
         field_fill_end_ghosts(f, base, p->kn->edges, 0);
-    if (y == h - 1)
+    if (y == f->h - 1)
         field_fill_end_ghosts(f, base, p->kn->edges, 1);
+}
+
+/* Level j >= 1 at row y, then its walls and ghosts. Returns 1 when the
+ * screen is on, j is the last level and the row has a cell beyond the
+ * limit. */
+static int level_row(const struct pass *p, int j, int y)
+{
+    const ptrdiff_t s = p->f->stride;
+    const float *src = p->plane[(j - 1) & 1];
+    /* Only the last level is screened (tblock.h: the screen's cost). */
+    const float limit = j == p->last ? p->limit : 0.0f;
+    int over = p->row(p->kn->k, y, p->plane[j & 1] + y * s, src + (y - 1) * s, src + y * s, src + (y + 1) * s,
+                      p->f->w, limit);
+    finish_row(p, j, y);
     return over;
 }
 
-/* Phase 1 on the band [a, b) of rows. Returns the screen's finding. */
+/* Level j at rows y, y + 1, y + 2 by the three-row kernel, then their walls
+ * and ghosts; as three level_row calls. */
+static int level_rows3(const struct pass *p, int j, int y)
+{
+    const ptrdiff_t s = p->f->stride;
+    const float *src = p->plane[(j - 1) & 1];
+    float *out = p->plane[j & 1] + y * s;
+    const float limit = j == p->last ? p->limit : 0.0f;
+    int over = p->rows3(p->kn->k, y, out, out + s, out + 2 * s, src + (y - 1) * s, src + y * s, src + (y + 1) * s,
+                        src + (y + 2) * s, src + (y + 3) * s, p->f->w, limit);
+    for (int i = 0; i < 3; i++)
+        finish_row(p, j, y + i);
+    return over;
+}
+
+/* Phase 1 on the band [a, b) of rows: the wavefront advances one row a
+ * step, or three with the three-row kernel (level j then computes rows
+ * r - j + 1 .. r - j + 3 of each three; it still needs level j - 1 only up
+ * to one row below its own last, which level j - 1 computed just before,
+ * and overwrites level j - 2 only where level j - 1 no longer needs it).
+ * Returns the screen's finding. */
 static int band(const struct pass *p, int n, int a, int b)
 {
-    const int h = p->f->h;
+    const int h = p->f->h, step = p->rows3 ? 3 : 1;
     int over = 0;
-    for (int r = a; r < b + n - 1; r++)
+    for (int r = a; r < b + n - 1; r += step)
         for (int j = 1; j <= n; j++) {
-            int y = r - (j - 1);
             int lo = a == 0 ? 0 : a + j - 1, hi = b == h ? h : b - j + 1;
-            if (y >= lo && y < hi)
-                over |= level_row(p, j, y);
+            int y0 = r - (j - 1), y1 = y0 + step;
+            y0 = y0 > lo ? y0 : lo;
+            y1 = y1 < hi ? y1 : hi;
+            if (y1 - y0 == 3)
+                over |= level_rows3(p, j, y0);
+            else
+                for (int y = y0; y < y1; y++)
+                    over |= level_row(p, j, y);
         }
     return over;
 }
@@ -399,9 +437,14 @@ int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdi
 {
     if (kn->edges[EDGE_TOP] == EDGE_WRAP || kn->edges[EDGE_BOTTOM] == EDGE_WRAP)
         return 0;
-    const int way = tblock_tuner_pick(&kn->pass_tuner, kernel_ways(kn));
+    /* The ways: each kernel (kernel_ways) one row at a time, then three
+     * rows a loop when the solver has such kernels. */
+    const int kernels = kernel_ways(kn);
+    const int way = tblock_tuner_pick(&kn->pass_tuner, kernels * (kn->rows3 ? 2 : 1));
+    const tblock_row_fn row = way_kernel(kn, way);
+    const tblock_rows3_fn rows3 = way >= kernels ? rows3_kernel(kn, row) : NULL;
     const struct pass p = {
-        .f = f, .kn = kn, .row = way_kernel(kn, way), .plane = { f->cur, f->prev }, .walls = walls,
+        .f = f, .kn = kn, .row = row, .rows3 = rows3, .plane = { f->cur, f->prev }, .walls = walls,
         .n_walls = n_walls, .last = n, .limit = screen.limit,
     };
     const double start_time = omp_get_wtime();

@@ -49,6 +49,18 @@ static int test_row4(const void *k, int y, float *out, const float *up, const fl
     return 0;
 }
 
+/* test_row4 three rows at a time, as a tblock_rows3_fn: the drivers' three-row
+ * way, whose order of rows and levels is what test_fused_equals_plain checks. */
+static int test_rows3_4(const void *k, int y, float *o0, float *o1, float *o2, const float *r0, const float *r1,
+                        const float *r2, const float *r3, const float *r4, int w, float limit)
+{
+    float *const out[3] = { o0, o1, o2 };
+    const float *const rows[5] = { r0, r1, r2, r3, r4 };
+    for (int i = 0; i < 3; i++)
+        test_row4(k, y + i, out[i], rows[i], rows[i + 1], rows[i + 2], w, limit);
+    return 0;
+}
+
 /* Uneven bands for the next pass of `threads` threads, different for each
  * pass (kn->balance, which the drivers otherwise learn from their timings):
  * the split must never change the bits. */
@@ -94,8 +106,11 @@ static void expect_same(const struct field *a, const struct field *b, const char
 }
 
 /* One comparison: a w x h grid, n steps, the given edges, walls at every
- * cell whose index is a multiple of wall_every (0: none), `threads` threads. */
-static void compare(int w, int h, int n, const enum edge_kind edges[4], int wall_every, int threads)
+ * cell whose index is a multiple of wall_every (0: none), `threads` threads;
+ * with three_rows, the 4-neighbour kernel and the fused pass in its
+ * three-row way (its tuner set to take that way next), against plain steps
+ * one row at a time. */
+static void compare(int w, int h, int n, const enum edge_kind edges[4], int wall_every, int threads, int three_rows)
 {
     struct field a, b;
     struct rr_err e = { 0 };
@@ -113,6 +128,8 @@ static void compare(int w, int h, int n, const enum edge_kind edges[4], int wall
     zero_walls(&b, walls, nw);
     const float damp = 0.999f;
     struct tblock_kernel kn = { .row = test_row, .k = &damp, .edges = edges, .diagonal = 1 };
+    if (three_rows)
+        kn = (struct tblock_kernel){ .row = test_row4, .k = &damp, .edges = edges };
     omp_set_num_threads(threads);
     for (int s = 0; s < n; s++) {
         skew(&kn, threads, s);
@@ -120,11 +137,15 @@ static void compare(int w, int h, int n, const enum edge_kind edges[4], int wall
         zero_walls(&a, walls, nw);
     }
     field_fill_ghosts(&a, a.cur, edges);   /* what the next step would read */
+    if (three_rows) {
+        kn.rows3 = test_rows3_4;
+        kn.pass_tuner = (struct tblock_tuner){ .ways = 2, .passes = 1 };   /* way 1: three rows */
+    }
     skew(&kn, threads, n);
     assert_int_equal(tblock_advance(&b, &kn, n, walls, nw), n);
     char what[160];
-    snprintf(what, sizeof what, "%dx%d, %d steps, edges %d %d %d %d, walls every %d, %d threads", w, h, n,
-             edges[0], edges[1], edges[2], edges[3], wall_every, threads);
+    snprintf(what, sizeof what, "%dx%d, %d steps, edges %d %d %d %d, walls every %d, %d threads%s", w, h, n,
+             edges[0], edges[1], edges[2], edges[3], wall_every, threads, three_rows ? ", three rows" : "");
     expect_same(&a, &b, what);
     free(walls);
     field_free(&a);
@@ -146,7 +167,9 @@ static void test_fused_equals_plain(void **state)
         for (size_t n = 0; n < sizeof steps / sizeof *steps; n++)
             for (size_t k = 0; k < sizeof edge_sets / sizeof *edge_sets; k++)
                 for (int threads = 1; threads <= 3; threads++)
-                    compare(shapes[s][0], shapes[s][1], steps[n], edge_sets[k], (int)(s + k) % 3 * 7, threads);
+                    for (int three_rows = 0; three_rows < 2; three_rows++)
+                        compare(shapes[s][0], shapes[s][1], steps[n], edge_sets[k], (int)(s + k) % 3 * 7, threads,
+                                three_rows);
 }
 
 static void test_wrap_declined(void **state)
