@@ -215,10 +215,11 @@ struct tblock_kernel {
     struct tblock_tuner step_tuner, pass_tuner;   /* tblock_step's and tblock_advance's ways */
 };
 
-/* One step: fills the ghosts of f->cur, runs the row kernel over every row
+/* One step: fills the ghosts of f->cur, runs the row kernels over every row
  * (OpenMP, a band of rows a thread as kn->balance splits them, each thread
- * setting its own rows' ghosts) writing into f->prev, and swaps.
- * Cannot fail. */
+ * setting its own rows' ghosts) writing into f->prev, and swaps. Which of
+ * kn's kernels, one row or three at a time, prefetching or not, is
+ * kn->step_tuner's choice: the bits are the same. Cannot fail. */
 void tblock_step(struct field *f, struct tblock_kernel *kn);
 
 /* solver_ops.step and .advance for a solver whose private state begins
@@ -240,7 +241,8 @@ long tblock_l2_bytes(void);
  * increasing order (NULL when n_walls is 0). Nothing else may happen between
  * the n steps (no sources, no sponges): the caller checks that.
  * Returns n, or 0 (f untouched) when the boundaries do not allow it: a wrap
- * of the top or bottom edge joins the last row to the first. */
+ * of the top or bottom edge joins the last row to the first. The kernels,
+ * one row or three at a time, are kn->pass_tuner's choice. */
 int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdiff_t *walls, size_t n_walls);
 
 /* The blow-up screen, so that sim.c need not read the whole grid again after
