@@ -76,14 +76,24 @@ int tblock_tuner_pick(struct tblock_tuner *t, int ways)
 void tblock_tuner_learn(struct tblock_tuner *t, int way, double seconds)
 {
     const int trials = t->ways * TBLOCK_TUNE_ROUNDS;
-    if (t->passes >= trials || way < 0 || way >= t->ways)
+    if (way < 0 || way >= t->ways)
         return;
+    if (t->passes >= trials) {   /* settled: try them all again after a while */
+        if (++t->since_choice == TBLOCK_RETUNE_PASSES) {
+            t->passes = t->since_choice = 0;
+            for (int i = 0; i < TBLOCK_TUNE_MAX; i++)
+                t->best[i] = HUGE_VAL;
+        }
+        return;
+    }
     if (seconds < t->best[way])
         t->best[way] = seconds;
-    if (++t->passes == trials)
+    if (++t->passes == trials) {
+        t->chosen = 0;
         for (int i = 1; i < t->ways; i++)
             if (t->best[i] < t->best[t->chosen])
                 t->chosen = i;
+    }
 }
 
 long tblock_l2_bytes(void)

@@ -159,14 +159,19 @@ void tblock_allow_avx512(int allow);
  * 10-40 % faster, on the Zen 4 after it 10-17 % slower; the AVX-512 kernels
  * were 12-31 % faster on the Zen 4. The first passes take the ways in
  * turn, TBLOCK_TUNE_ROUNDS passes each, and every pass after them the way
- * whose fastest pass was fastest. Only the speed depends on the choice,
- * never the frames. */
+ * whose fastest pass was fastest; after TBLOCK_RETUNE_PASSES passes the
+ * trials start again, so that a choice made while another program was busy
+ * on the machine does not stay for the rest of a long render (the trials
+ * of slower ways cost well under 1 % of those passes). Only the speed
+ * depends on the choice, never the frames. */
 #define TBLOCK_TUNE_MAX 6
 #define TBLOCK_TUNE_ROUNDS 6
+#define TBLOCK_RETUNE_PASSES 4096
 struct tblock_tuner {
     int ways;                       /* 0: not set up yet */
-    int passes;                     /* passes timed so far */
+    int passes;                     /* passes timed in this round of trials */
     int chosen;                     /* the way, once passes reaches ways * TBLOCK_TUNE_ROUNDS */
+    int since_choice;               /* passes since then */
     double best[TBLOCK_TUNE_MAX];   /* the fastest pass of each way, in seconds a step */
 };
 

@@ -345,8 +345,9 @@ static void test_step_ways_on_a_large_grid(void **state)
 
 /* The tuner takes each way in turn for TBLOCK_TUNE_ROUNDS passes, keeps
  * each way's fastest pass, then stays with the way whose fastest was
- * fastest (even when one slow pass of it was the slowest of all), and
- * learns nothing after. One way: always way 0. */
+ * fastest (even when one slow pass of it was the slowest of all), learning
+ * nothing for TBLOCK_RETUNE_PASSES passes; then it tries them all again,
+ * from scratch. One way: always way 0. */
 static void test_tuner(void **state)
 {
     (void)state;
@@ -359,11 +360,17 @@ static void test_tuner(void **state)
         assert_int_equal(way, pass % 3);
         tblock_tuner_learn(&t, way, cost[way][pass / 3]);
     }
-    for (int pass = 0; pass < 5; pass++) {
+    for (int pass = 0; pass < TBLOCK_RETUNE_PASSES; pass++) {
         assert_int_equal(tblock_tuner_pick(&t, 3), 1);
         tblock_tuner_learn(&t, 1, 100.0);
     }
-    assert_int_equal(tblock_tuner_pick(&t, 3), 1);
+    /* The second round of trials: way 1 is now the slowest, way 0 the fastest. */
+    for (int pass = 0; pass < 3 * TBLOCK_TUNE_ROUNDS; pass++) {
+        int way = tblock_tuner_pick(&t, 3);
+        assert_int_equal(way, pass % 3);
+        tblock_tuner_learn(&t, way, way == 0 ? 1.0 : way == 1 ? 9.0 : 5.0);
+    }
+    assert_int_equal(tblock_tuner_pick(&t, 3), 0);
     struct tblock_tuner one = { 0 };
     for (int pass = 0; pass < 20; pass++) {
         assert_int_equal(tblock_tuner_pick(&one, 1), 0);
