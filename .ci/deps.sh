@@ -9,9 +9,9 @@ libavfilter-dev libpng-dev libcjson-dev libfftw3-dev ffmpeg"
 # Test-only: cmocka (unit tests), the scene schema's validator (Draft 2020-12, tests/cli/test_schema.sh),
 # GNU parallel (tests/cli/test_sweeps.sh), a real browser that plays our videos
 # (tests/cli/test_players.sh), man (the man page renders cleanly, tests/cli/test_install.sh),
-# valgrind (a CPU without AVX-512 as far as the binary can tell: the other kernel builds
-# give the same heights, tests/cli/test_kernels.sh).
-TEST_PKGS="libcmocka-dev python3-jsonschema parallel chromium man-db valgrind"
+# qemu-user (the binary run on emulated CPUs without AVX-512 and without AVX: the other
+# kernel builds give the same heights, tests/cli/test_kernels.sh).
+TEST_PKGS="libcmocka-dev python3-jsonschema parallel chromium man-db qemu-user"
 [ "$1" = test ] && PKGS="$PKGS $TEST_PKGS"
 missing=""
 for p in $PKGS; do
