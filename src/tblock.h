@@ -218,11 +218,14 @@ struct tblock_kernel {
     int diagonal;                  /* the kernel reads up[-1], up[w], dn[-1], dn[w] (8 neighbours) */
     struct tblock_balance balance; /* the drivers' split, learned as they run */
     struct tblock_tuner step_tuner, pass_tuner;   /* tblock_step's and tblock_advance's ways */
+    unsigned sweeps;               /* tblock_step's count: odd ones go up (served_by_l3 in tblock.c) */
 };
 
 /* One step: fills the ghosts of f->cur, runs the row kernels over every row
  * (OpenMP, a band of rows a thread as kn->balance splits them, each thread
- * setting its own rows' ghosts) writing into f->prev, and swaps. Which of
+ * setting its own rows' ghosts; on grids the L3 cache serves, every other
+ * step from the band's last row up, tblock.c says why) writing into
+ * f->prev, and swaps. Which of
  * kn's kernels, one row or three at a time, prefetching or not, is
  * kn->step_tuner's choice: the bits are the same. Cannot fail. */
 void tblock_step(struct field *f, struct tblock_kernel *kn);

@@ -305,42 +305,60 @@ static void test_kernels_match(void **state)
     }
 }
 
-/* A grid too large for the caches (1030 x 1030: two planes of 8.7 MB), where
- * tblock_step's tuner also tries three rows a loop, against the serial step
- * written out here (field_fill_ghosts, then the portable kernel row by row),
- * bit for bit, over the first steps, which take every way in turn. */
-static void test_step_ways_on_a_large_grid(void **state)
+/* tblock_step on an n x n grid against the serial step written out here
+ * (field_fill_ghosts, then the portable kernel row by row), bit for bit, for
+ * 4 * ways steps, which take every way of its tuner in turn: the first half
+ * with the sweep count as the field starts it, the second half with it moved
+ * by one, so that each way also runs in the other direction where the
+ * sweeps go down and up in turn. `modes`: the ways of each kernel the tuner
+ * must find (one row, prefetching, three rows). */
+static void check_step_ways(int n, int modes)
 {
-    (void)state;
-    enum { N = 1030, STEPS = 8 };
     const size_t picks[2] = { 0, 8 };   /* elias, and wave with decay */
     for (size_t v = 0; v < 2; v++) {
         const size_t i = picks[v];
         struct field a, b;
-        void *priv = open_variant(i, N, N, &a);
+        void *priv = open_variant(i, n, n, &a);
         struct tblock_kernel *kn = priv;
         struct rr_err e = { 0 };
-        assert_int_equal(field_init(&b, N, N, &e), 0);
-        for (int y = -1; y <= N; y++) {
-            memcpy(b.cur + y * b.stride - 1, a.cur + y * a.stride - 1, (N + 2) * sizeof(float));
-            for (int x = 0; x < N; x++)
+        assert_int_equal(field_init(&b, n, n, &e), 0);
+        for (int y = -1; y <= n; y++) {
+            memcpy(b.cur + y * b.stride - 1, a.cur + y * a.stride - 1, (n + 2) * sizeof(float));
+            for (int x = 0; x < n; x++)
                 a.prev[y * a.stride + x] = b.prev[y * b.stride + x] = (float)((x * 7 + y * 3) % 11) / 11.0f - 0.5f;
         }
-        for (int step = 0; step < STEPS; step++) {
-            tblock_step(&a, kn);
+        tblock_step(&a, kn);   /* the first step sets the tuner up */
+        const int ways = kn->step_tuner.ways;
+        assert_int_equal(ways, modes * (1 + (kn->row_avx512 != NULL)));
+        for (int step = 0; step <= 4 * ways; step++) {
+            if (step == 2 * ways)
+                kn->sweeps++;
+            if (step > 0)
+                tblock_step(&a, kn);
             field_fill_ghosts(&b, b.cur, kn->edges);
-            for (int y = 0; y < N; y++)
+            for (int y = 0; y < n; y++)
                 kn->row(kn->k, y, b.prev + y * b.stride, b.cur + (y - 1) * b.stride, b.cur + y * b.stride,
-                        b.cur + (y + 1) * b.stride, N, 0.0f);
+                        b.cur + (y + 1) * b.stride, n, 0.0f);
             field_swap(&b);
-            for (int y = 0; y < N; y++)
-                if (memcmp(a.cur + y * a.stride, b.cur + y * b.stride, N * sizeof(float)))
-                    fail_msg("variant %zu, step %d, row %d: tblock_step differs from the serial step", i, step, y);
+            for (int y = 0; y < n; y++)
+                if (memcmp(a.cur + y * a.stride, b.cur + y * b.stride, n * sizeof(float)))
+                    fail_msg("%d^2, variant %zu, step %d, row %d: tblock_step differs from the serial step", n, i,
+                             step, y);
         }
-        assert_true(kn->step_tuner.ways == 2 * (1 + (kn->row_avx512 != NULL)));   /* one row, three rows */
         close_variant(i, priv, &a);
         field_free(&b);
     }
+}
+
+/* A grid too large for the caches (1030 x 1030: two planes of 8.7 MB), where
+ * the ways are the kernels one row and three rows a loop; and one the L3
+ * serves (301 x 301, under 0.8 MB), where prefetching is a way too and the
+ * sweeps go down and up in turn. */
+static void test_step_ways(void **state)
+{
+    (void)state;
+    check_step_ways(1030, 2);
+    check_step_ways(301, 3);
 }
 
 /* The tuner takes each way in turn for TBLOCK_TUNE_ROUNDS passes, keeps
@@ -385,7 +403,7 @@ int main(void)
         cmocka_unit_test(test_screen_flags),
         cmocka_unit_test(test_kernel_screen_switch),
         cmocka_unit_test(test_kernels_match),
-        cmocka_unit_test(test_step_ways_on_a_large_grid),
+        cmocka_unit_test(test_step_ways),
         cmocka_unit_test(test_tuner),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
