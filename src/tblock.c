@@ -235,7 +235,7 @@ static void band_done(struct pass_times *pt, const int *start, double t0)
  * ended finds the most recent L2's worth of rows still there. The order of
  * the rows never changes a value (each new row reads only the level before
  * and its own old row). On the Zen 5 of docs/performance.md, 512^2 on one
- * thread went from 5.1-6.4 to 7.0-7.9 Gcells/s, on two threads (a band
+ * thread went from 5.6-6.7 to 7.3-7.5 Gcells/s, on two threads (a band
  * about the L2's size each) it made no difference, and at 4096^2, from
  * memory, the upward sweeps ran 15-25 % slower (the hardware prefetchers
  * follow rows going up less well), hence only here.
