@@ -323,7 +323,7 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     }
     if (budget_check_run(sc, e) < 0)   /* before anything large is allocated */
         return -1;
-    /* Before the pipeline, which takes the OpenMP team down to one thread
+    /* Before the pipeline, which takes the threads down to one
      * while the encoder is the bottleneck: the manifest records the -j asked for. */
     if (o->manifest && manifest_create(&r->manifest, o->manifest, o->overwrite, sc->time.frames, argc, o->args, e) < 0)
         return -1;

@@ -2,15 +2,16 @@
  * pipeline.h). One producer (the frame loop) and one consumer (the thread
  * that calls sink_write), a mutex and a condition variable for both ways.
  *
- * Threads: the frame loop's OpenMP threads and the encoder's own threads
- * share the cores; the producer blocks (sleeps on the condition variable)
- * when the ring is full, so a fast simulation yields the cores to the
- * encoder instead of running ahead. Two things waste those cores: an idle
- * OpenMP thread spins for libgomp's default 300000 rounds (milliseconds)
- * before it sleeps, and a team of two waits at every barrier for whichever
- * thread the encoder's threads pushed off a core. Measured here at 1080p
+ * Threads: the frame loop's threads (src/team.h's pool; OpenMP's for the
+ * spectral solver) and the encoder's own threads share the cores; the
+ * producer blocks (sleeps on the condition variable) when the ring is full,
+ * so a fast simulation yields the cores to the encoder instead of running
+ * ahead. Two things waste those cores: an idle worker spins before it
+ * sleeps (OpenMP's for libgomp's default 300000 rounds, milliseconds; the
+ * pool's for TEAM_SPIN_US), and a team of two waits at every barrier for
+ * whichever thread the encoder's threads pushed off a core. Measured here at 1080p
  * with libx264, a one-thread frame loop beside the encoder was 1.3x faster
- * than a two-thread one. So the frame loop starts on one OpenMP thread and,
+ * than a two-thread one. So the frame loop starts on one thread and,
  * after PIPE_PROBE frames, compares the CPU time it used (this thread) with
  * the rest of the process's (the writer and the encoder's threads): only
  * when the frame loop needs clearly more (a cheap sink: hashes, npy) does it

@@ -3,6 +3,7 @@
  * here; the water modes' kernels are in src/render_*.c (render_modes.h). */
 #include "render.h"
 #include "render_modes.h"
+#include "team.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -348,20 +349,52 @@ static void copy_heights(struct renderer *r, const struct field *f, struct frame
     fr->heights = r->heights;
 }
 
+/* A frame's rows for the team (team_for): the renderer, the field and,
+ * by the loop, the walls and the picture they go to. */
+struct rows_job {
+    struct renderer *r;
+    const struct field *f;
+    const unsigned char *walls;
+    uint8_t *dst;
+};
+
+static void copy_heights_rows(void *arg, int lo, int hi)
+{
+    const struct rows_job *j = arg;
+    for (int y = lo; y < hi; y++)
+        memcpy(j->r->surf.cur + (ptrdiff_t)y * j->r->surf.stride, j->f->cur + (ptrdiff_t)y * j->f->stride,
+               (size_t)j->r->gw * sizeof(float));
+}
+
 /* refract and caustics: copies the heights beside ghost cells filled from
  * the scene's boundary kinds, takes the slopes (and the caustics' light).
  * Cannot fail. */
 static void water_prepare(struct renderer *r, const struct field *f)
 {
-#pragma omp parallel for schedule(static) if ((long)r->gw * r->gh >= 65536)
-    for (int y = 0; y < r->gh; y++)
-        memcpy(r->surf.cur + (ptrdiff_t)y * r->surf.stride, f->cur + (ptrdiff_t)y * f->stride,
-               (size_t)r->gw * sizeof(float));
+    struct rows_job j = { .r = r, .f = f };
+    team_for(r->gh, team_threads_for((long)r->gw * r->gh, 65536), copy_heights_rows, &j);
     field_fill_ghosts(&r->surf, r->surf.cur, r->edges);
     water_slopes(&r->surf, r->look.hs, r->gx, r->gy);
     if (r->mode == RENDER_CAUSTICS)
         caustics_gather(r->gx, r->gy, r->gw, r->gh, r->look.depth, r->edges[EDGE_LEFT] == EDGE_WRAP,
                         r->edges[EDGE_TOP] == EDGE_WRAP, r->rays, r->light);
+}
+
+static void refract_rows(void *arg, int lo, int hi)
+{
+    const struct rows_job *j = arg;
+    const struct renderer *r = j->r;
+    const int rw = r->rw, rh = r->rh, gw = r->gw, gh = r->gh;
+    for (int y = lo; y < hi; y++) {
+        uint8_t *out = j->dst + (size_t)y * rw * 3;
+        refract_row(&r->look, r->gx, r->gy, gw, gh, r->bg.rgb, rw, rh, y, out);
+        if (!j->walls)
+            continue;
+        const unsigned char *wr = j->walls + (size_t)((long)y * gh / rh) * gw;
+        for (int x = 0; x < rw; x++)
+            if (wr[(long)x * gw / rw] == 1)
+                memcpy(out + 3 * x, r->wall, 3);
+    }
 }
 
 /* refract renders at render size directly; a pixel is a wall when the grid
@@ -370,17 +403,8 @@ static int refract_frame(struct renderer *r, const struct field *f, const unsign
                          uint8_t *dst, struct frame *fr)
 {
     const int rw = r->rw, rh = r->rh, gw = r->gw, gh = r->gh;
-#pragma omp parallel for schedule(static) if ((long)rw * rh >= 65536)
-    for (int y = 0; y < rh; y++) {
-        uint8_t *out = dst + (size_t)y * rw * 3;
-        refract_row(&r->look, r->gx, r->gy, gw, gh, r->bg.rgb, rw, rh, y, out);
-        if (!walls)
-            continue;
-        const unsigned char *wr = walls + (size_t)((long)y * gh / rh) * gw;
-        for (int x = 0; x < rw; x++)
-            if (wr[(long)x * gw / rw] == 1)
-                memcpy(out + 3 * x, r->wall, 3);
-    }
+    struct rows_job j = { .r = r, .f = f, .walls = walls, .dst = dst };
+    team_for(rh, team_threads_for((long)rw * rh, 65536), refract_rows, &j);
     memset(fr, 0, sizeof *fr);
     fr->index = index;
     fr->width = rw;
@@ -390,6 +414,19 @@ static int refract_frame(struct renderer *r, const struct field *f, const unsign
     fr->rgb = dst;
     copy_heights(r, f, fr);
     return 0;
+}
+
+/* The grid-size picture's rows (and 16-bit grey rows, when the output
+ * wants them). */
+static void render_rows(void *arg, int lo, int hi)
+{
+    const struct rows_job *j = arg;
+    const struct renderer *r = j->r;
+    const bool g16 = r->g16_grid != NULL;
+    for (int y = lo; y < hi; y++)
+        render_row(r, j->f, y, j->f->cur + (ptrdiff_t)y * j->f->stride,
+                   j->walls ? j->walls + (size_t)y * r->gw : NULL, j->dst + (size_t)y * r->rgb_grid_stride,
+                   g16 ? (uint16_t *)((uint8_t *)r->g16_grid + (size_t)y * r->g16_grid_stride) : NULL);
 }
 
 int render_frame(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
@@ -413,12 +450,8 @@ int render_frame_to(struct renderer *r, const struct field *f, const unsigned ch
     }
     /* Unscaled, the grid-size picture is the frame (rows of gw * 3 bytes). */
     uint8_t *grid_rgb = r->scaled || !target ? r->rgb_grid : target;
-#pragma omp parallel for schedule(static) if ((long)gw * gh >= 65536)
-    for (int y = 0; y < gh; y++) {
-        render_row(r, f, y, f->cur + (ptrdiff_t)y * f->stride, walls ? walls + (size_t)y * gw : NULL,
-                   grid_rgb + (size_t)y * r->rgb_grid_stride,
-                   g16 ? (uint16_t *)((uint8_t *)r->g16_grid + (size_t)y * r->g16_grid_stride) : NULL);
-    }
+    struct rows_job j = { .r = r, .f = f, .walls = walls, .dst = grid_rgb };
+    team_for(gh, team_threads_for((long)gw * gh, 65536), render_rows, &j);
     memset(fr, 0, sizeof *fr);
     fr->index = index;
     fr->width = r->rw;

@@ -2,6 +2,7 @@
  * a floor below it, gathered so that no light is made or lost. See
  * render_modes.h and docs/render.md. */
 #include "render_modes.h"
+#include "team.h"
 
 #include <math.h>
 #include <string.h>
@@ -30,6 +31,40 @@ static inline void land(float p, int n, bool wrap, int *i0, int *i1, float *f)
     *f = p - (float)a;
 }
 
+/* The first pass's job: the landing points of the sub-rays of rows. */
+struct landing_job {
+    const float *gx, *gy;
+    int w, h;
+    float depth;
+    float *at;
+};
+
+static void landing_rows(void *arg, int lo, int hi)
+{
+    const struct landing_job *j = arg;
+    const int w = j->w, h = j->h;
+    for (int y = lo; y < hi; y++) {
+        float *out = j->at + (size_t)y * w * (2 * SUB * SUB);
+        for (int x = 0; x < w; x++) {
+            for (int sy = 0; sy < SUB; sy++) {
+                for (int sx = 0; sx < SUB; sx++) {
+                    float px = (float)x + ((float)sx + 0.5f) / SUB - 0.5f;
+                    float py = (float)y + ((float)sy + 0.5f) / SUB - 0.5f;
+                    float ax = grid_at(j->gx, w, h, px, py), ay = grid_at(j->gy, w, h, px, py);
+                    float inv = 1.0f / sqrtf(ax * ax + ay * ay + 1.0f);
+                    float n[3] = { -ax * inv, -ay * inv, inv };
+                    float k = 1.0f - ETA * ETA * (1.0f - n[2] * n[2]);
+                    float m = ETA * n[2] - sqrtf(k);
+                    float t[3] = { m * n[0], m * n[1], -ETA + m * n[2] };
+                    float reach = j->depth / -t[2];
+                    *out++ = px + t[0] * reach;
+                    *out++ = py + t[1] * reach;
+                }
+            }
+        }
+    }
+}
+
 /* A ray straight down, i = (0, 0, -1), refracts at the unit normal
  * n = (-gx, -gy, 1)/|.| into t = eta i + (eta cos_i - sqrt(k)) n with
  * cos_i = n.z and k = 1 - eta^2 (1 - cos_i^2) (Snell's law in vector form;
@@ -43,27 +78,8 @@ static inline void land(float p, int n, bool wrap, int *i0, int *i1, float *f)
 void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
                      float *restrict at, float *restrict light)
 {
-#pragma omp parallel for schedule(static) if ((long)w * h >= 16384)
-    for (int y = 0; y < h; y++) {
-        float *out = at + (size_t)y * w * (2 * SUB * SUB);
-        for (int x = 0; x < w; x++) {
-            for (int sy = 0; sy < SUB; sy++) {
-                for (int sx = 0; sx < SUB; sx++) {
-                    float px = (float)x + ((float)sx + 0.5f) / SUB - 0.5f;
-                    float py = (float)y + ((float)sy + 0.5f) / SUB - 0.5f;
-                    float ax = grid_at(gx, w, h, px, py), ay = grid_at(gy, w, h, px, py);
-                    float inv = 1.0f / sqrtf(ax * ax + ay * ay + 1.0f);
-                    float n[3] = { -ax * inv, -ay * inv, inv };
-                    float k = 1.0f - ETA * ETA * (1.0f - n[2] * n[2]);
-                    float m = ETA * n[2] - sqrtf(k);
-                    float t[3] = { m * n[0], m * n[1], -ETA + m * n[2] };
-                    float reach = depth / -t[2];
-                    *out++ = px + t[0] * reach;
-                    *out++ = py + t[1] * reach;
-                }
-            }
-        }
-    }
+    struct landing_job j = { .gx = gx, .gy = gy, .w = w, .h = h, .depth = depth, .at = at };
+    team_for(h, team_threads_for((long)w * h, 16384), landing_rows, &j);
     memset(light, 0, (size_t)w * h * sizeof *light);
     const float share = 1.0f / (SUB * SUB);
     const size_t rays = (size_t)w * h * SUB * SUB;

@@ -2,6 +2,7 @@
  * surface (render.mode "shaded") and the tangent-space normal map ("normals").
  * See render_modes.h and docs/render.md. */
 #include "render_modes.h"
+#include "team.h"
 
 #include <math.h>
 #include <string.h>
@@ -39,20 +40,32 @@ void water_look_init(struct water_look *lk, const struct render_config *rc)
     lk->depth = (float)rc->depth;
 }
 
-void water_slopes(const struct field *f, float hs, float *restrict gx, float *restrict gy)
+struct slopes_job {
+    const struct field *f;
+    float k;   /* hs / 2 */
+    float *gx, *gy;
+};
+
+static void slopes_rows(void *arg, int lo, int hi)
 {
-    const int w = f->w, h = f->h;
-    const ptrdiff_t s = f->stride;
-    const float k = 0.5f * hs;
-#pragma omp parallel for schedule(static) if ((long)w * h >= 65536)
-    for (int y = 0; y < h; y++) {
-        const float *restrict c = f->cur + (ptrdiff_t)y * s;
-        float *restrict ox = gx + (size_t)y * w, *restrict oy = gy + (size_t)y * w;
+    const struct slopes_job *j = arg;
+    const int w = j->f->w;
+    const ptrdiff_t s = j->f->stride;
+    const float k = j->k;
+    for (int y = lo; y < hi; y++) {
+        const float *restrict c = j->f->cur + (ptrdiff_t)y * s;
+        float *restrict ox = j->gx + (size_t)y * w, *restrict oy = j->gy + (size_t)y * w;
         for (int x = 0; x < w; x++) {
             ox[x] = k * (c[x + 1] - c[x - 1]);
             oy[x] = k * (c[x + s] - c[x - s]);
         }
     }
+}
+
+void water_slopes(const struct field *f, float hs, float *restrict gx, float *restrict gy)
+{
+    struct slopes_job j = { .f = f, .k = 0.5f * hs, .gx = gx, .gy = gy };
+    team_for(f->h, team_threads_for((long)f->w * f->h, 65536), slopes_rows, &j);
 }
 
 static inline __attribute__((always_inline)) uint8_t to_byte(float v)

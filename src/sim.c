@@ -12,6 +12,7 @@
 #include "sim.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "solver.h"
 #include "sources.h"
 #include "tblock.h"
+#include "team.h"
 
 /* Strength of the sponge layer of `absorb` edges (see sponge_profile): weak,
  * because Mur's condition on the edge takes what arrives head-on; the layer
@@ -140,24 +142,40 @@ static void apply_mur(struct sim *s)
     }
 }
 
+/* A loop over the rows of one plane (team_for). */
+struct plane_job {
+    const struct sim *s;
+    float *g;
+    atomic_int found;   /* check_finite: a row with a bad cell */
+};
+
+/* The left and right absorbing layers of rows lo .. hi - 1. */
+static void sponge_sides(void *arg, int lo, int hi)
+{
+    const struct plane_job *j = arg;
+    const int w = j->s->f.w;
+    const ptrdiff_t st = j->s->f.stride;
+    const float *pl = j->s->sponge[EDGE_LEFT], *pr = j->s->sponge[EDGE_RIGHT];
+    const int nl = j->s->sponge_n[EDGE_LEFT], nr = j->s->sponge_n[EDGE_RIGHT];
+    for (int y = lo; y < hi; y++) {
+        float *row = j->g + y * st;
+        for (int i = 0; i < nl; i++)
+            row[i] *= pl[i];
+        for (int i = 0; i < nr; i++)
+            row[w - 1 - i] *= pr[i];
+    }
+}
+
 /* Multiplies one plane's cells in the absorbing layers by the sponge factors. */
 static void sponge_plane(const struct sim *s, float *g)
 {
     const int w = s->f.w, h = s->f.h;
     const ptrdiff_t st = s->f.stride;
-    const float *pl = s->sponge[EDGE_LEFT], *pr = s->sponge[EDGE_RIGHT];
     const float *pt = s->sponge[EDGE_TOP], *pb = s->sponge[EDGE_BOTTOM];
-    const int nl = s->sponge_n[EDGE_LEFT], nr = s->sponge_n[EDGE_RIGHT];
     const int nt = s->sponge_n[EDGE_TOP], nb = s->sponge_n[EDGE_BOTTOM];
-    if (pl || pr) {
-#pragma omp parallel for schedule(static)
-        for (int y = 0; y < h; y++) {
-            float *row = g + y * st;
-            for (int i = 0; i < nl; i++)
-                row[i] *= pl[i];
-            for (int i = 0; i < nr; i++)
-                row[w - 1 - i] *= pr[i];
-        }
+    if (s->sponge[EDGE_LEFT] || s->sponge[EDGE_RIGHT]) {
+        struct plane_job j = { .s = s, .g = g };
+        team_for(h, team_threads(), sponge_sides, &j);
     }
     /* Top and bottom one after the other: a row in both layers (a grid less
      * than two layers high) gets both factors, without a race. */
@@ -273,22 +291,32 @@ static const char *blowup_advice(const struct solver_config *c)
     }
 }
 
-/* Deterministic for any thread count: the parallel part only ORs one flag
- * per row; the first bad cell is then found in row-major order on one thread. */
+/* Sets j->found when a cell of rows lo .. hi - 1 of the current plane is
+ * beyond the blow-up limit or NaN. */
+static void find_bad_rows(void *arg, int lo, int hi)
+{
+    struct plane_job *j = arg;
+    const struct field *f = &j->s->f;
+    int rb = 0;
+    for (int y = lo; y < hi; y++) {
+        const float *row = f->cur + y * f->stride;
+        for (int x = 0; x < f->w; x++)
+            rb |= !(fabsf(row[x]) <= BLOWUP_LIMIT);
+    }
+    if (rb)
+        atomic_store_explicit(&j->found, 1, memory_order_relaxed);
+}
+
+/* Deterministic for any thread count: the parallel part only sets a flag;
+ * the first bad cell is then found in row-major order on one thread. */
 static int check_finite(const struct sim *s, struct rr_err *e)
 {
     const struct field *f = &s->f;
     const int w = f->w, h = f->h;
-    int bad = 0;
-#pragma omp parallel for schedule(static) reduction(|| : bad)
-    for (int y = 0; y < h; y++) {
-        const float *row = f->cur + y * f->stride;
-        int rb = 0;
-        for (int x = 0; x < w; x++)
-            rb |= !(fabsf(row[x]) <= BLOWUP_LIMIT);
-        bad = bad || rb;
-    }
-    if (!bad)
+    struct plane_job j = { .s = s };
+    atomic_init(&j.found, 0);
+    team_for(h, team_threads(), find_bad_rows, &j);
+    if (!atomic_load(&j.found))
         return 0;
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {

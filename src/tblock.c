@@ -27,10 +27,12 @@
  * level, so tblock_advance declines it. Wall cells are zeroed in each new row
  * before its ghosts are set, as sim.c's zero_walls does after a plain step. */
 #include "tblock.h"
+#include "team.h"
 
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -160,10 +162,26 @@ void tblock_balance_split(const struct tblock_balance *b, int h, int nt, int min
         start[t] = (int)(at < lo ? lo : at > hi ? hi : at);
     }
     start[nt] = h;
+    /* Keep the last pass's bands when these are within the dead band. */
+    if (b->last_team != nt || b->last[nt] != h)
+        return;
+    const int dead = TBLOCK_BALANCE_DEAD_BAND(h);
+    for (int t = 1; t < nt; t++) {
+        int band = b->last[t] - b->last[t - 1], moved = abs(start[t] - b->last[t]);
+        if (moved > dead || band < min_rows)
+            return;
+    }
+    if (b->last[nt] - b->last[nt - 1] < min_rows)
+        return;
+    memcpy(start, b->last, (size_t)(nt + 1) * sizeof *start);
 }
 
 void tblock_balance_learn(struct tblock_balance *b, int nt, const int *rows, const double *seconds)
 {
+    b->last_team = nt;
+    b->last[0] = 0;
+    for (int t = 0; t < nt; t++)
+        b->last[t + 1] = b->last[t] + rows[t];
     const int known = b->threads == nt;
     for (int t = 0; t < nt; t++) {
         if (rows[t] <= 0 || !(seconds[t] > 0)) {
@@ -182,46 +200,47 @@ void tblock_balance_learn(struct tblock_balance *b, int nt, const int *rows, con
     b->threads = nt;
 }
 
-/* The threads of a pass over h rows: OpenMP's, at most one a row and at
- * most TBLOCK_MAX_THREADS (the size of the balance's tables). */
+/* The threads of a pass over h rows: the team's (team.h), at most one a
+ * row and at most TBLOCK_MAX_THREADS (the size of the balance's tables). */
 static int team_size(int h)
 {
-    int n = omp_get_max_threads();
+    int n = team_threads();
     n = n < h ? n : h;
     n = n < TBLOCK_MAX_THREADS ? n : TBLOCK_MAX_THREADS;
     return n < 1 ? 1 : n;
 }
 
-/* What a pass learns its next split from: each thread's rows and time. */
+/* What each thread of a pass reports: its rows and time (the next split is
+ * learned from them) and its screen's finding. */
 struct pass_times {
     int team;
     int rows[TBLOCK_MAX_THREADS];
     double seconds[TBLOCK_MAX_THREADS];
+    int over[TBLOCK_MAX_THREADS];
 };
 
-/* On each thread of a pass, before its band: the split (start, nt + 1
+/* On thread t of nt of a pass, before its band: the split (start, nt + 1
  * entries), the band's ghosts (with the barrier kernels of diagonal reach
- * need), and the clock. Returns the start time for band_done. */
-static double band_begin(const struct field *f, const struct tblock_kernel *kn, int min_rows, int *start)
+ * need: they read the next bands' ghost columns), and the clock. Returns the
+ * start time for band_done. */
+static double band_begin(const struct field *f, const struct tblock_kernel *kn, int min_rows, int *start, int t,
+                         int nt)
 {
-    const int t = omp_get_thread_num();
-    tblock_balance_split(&kn->balance, f->h, omp_get_num_threads(), min_rows, start);
+    tblock_balance_split(&kn->balance, f->h, nt, min_rows, start);
     const double t0 = omp_get_wtime();
     band_ghosts(f, kn, start[t], start[t + 1]);
-    if (kn->diagonal) {
-#pragma omp barrier
-    }
+    if (kn->diagonal)
+        team_barrier(nt);
     return t0;
 }
 
-/* On each thread, after its band: its rows and time, for the next split. */
-static void band_done(struct pass_times *pt, const int *start, double t0)
+/* On thread t of nt, after its band: its rows and time, for the next split. */
+static void band_done(struct pass_times *pt, const int *start, double t0, int t, int nt)
 {
-    const int t = omp_get_thread_num();
     pt->rows[t] = start[t + 1] - start[t];
     pt->seconds[t] = omp_get_wtime() - t0;
     if (t == 0)
-        pt->team = omp_get_num_threads();
+        pt->team = nt;
 }
 
 /* Whether the two planes are within four L2 caches: a grid that the L3
@@ -283,12 +302,71 @@ static tblock_rows3_fn rows3_kernel(const struct tblock_kernel *kn, tblock_row_f
     return kn->rows3_avx512 && row == kn->row_avx512 ? kn->rows3_avx512 : kn->rows3;
 }
 
-void tblock_step(struct field *f, struct tblock_kernel *kn)
+/* One plain step's job for the team: the kernels and the way the tuner
+ * picked, and what each thread reports back. */
+struct step_job {
+    const struct field *f;
+    const struct tblock_kernel *kn;
+    tblock_row_fn row;
+    tblock_rows3_fn rows3;   /* NULL: one row at a time */
+    int prefetch, upward;
+    float limit;
+    struct pass_times pt;
+};
+
+/* Thread t's band of the step (a team_fn). */
+static void step_band(void *arg, int t, int nt)
 {
-    const int w = f->w, h = f->h;
+    struct step_job *jb = arg;
+    const struct field *f = jb->f;
+    const int w = f->w;
     const ptrdiff_t s = f->stride;
     const float *cur = f->cur;
     float *prev = f->prev;
+    const void *k = jb->kn->k;
+    const tblock_row_fn row = jb->row;
+    const tblock_rows3_fn rows3 = jb->rows3;
+    const float limit = jb->limit;
+    const int pf = jb->prefetch;
+    int start[TBLOCK_MAX_THREADS + 1], over = 0;
+    const double t0 = band_begin(f, jb->kn, 0, start, t, nt);
+    const int begin = start[t], end = start[t + 1];
+    if (!jb->upward) {
+        int y = begin;
+        for (; rows3 && y + 3 <= end; y += 3)
+            over |= rows3(k, y, prev + y * s, prev + (y + 1) * s, prev + (y + 2) * s, cur + (y - 1) * s, cur + y * s,
+                          cur + (y + 1) * s, cur + (y + 2) * s, cur + (y + 3) * s, w, limit);
+        for (; y < end; y++) {
+            if (pf && y + 1 < end)   /* row y + 1 reads row y + 2 (at most the ghost row h) */
+                prefetch_rows(cur + (y + 2) * s, prev + (y + 1) * s, w);
+            over |= row(k, y, prev + y * s, cur + (y - 1) * s, cur + y * s, cur + (y + 1) * s, w, limit);
+        }
+    } else {
+        int y = end;
+        for (; rows3 && y - 3 >= begin; y -= 3)
+            over |= rows3(k, y - 3, prev + (y - 3) * s, prev + (y - 2) * s, prev + (y - 1) * s, cur + (y - 4) * s,
+                          cur + (y - 3) * s, cur + (y - 2) * s, cur + (y - 1) * s, cur + y * s, w, limit);
+        for (y--; y >= begin; y--) {
+            if (pf && y - 1 >= begin)   /* row y - 1 reads row y - 2 (at least the ghost row -1) */
+                prefetch_rows(cur + (y - 2) * s, prev + (y - 1) * s, w);
+            over |= row(k, y, prev + y * s, cur + (y - 1) * s, cur + y * s, cur + (y + 1) * s, w, limit);
+        }
+    }
+    jb->pt.over[t] = over;
+    band_done(&jb->pt, start, t0, t, nt);
+}
+
+/* The screen's finding of a pass: any thread's. */
+static int any_over(const struct pass_times *pt)
+{
+    int o = 0;
+    for (int t = 0; t < pt->team; t++)
+        o |= pt->over[t];
+    return o;
+}
+
+void tblock_step(struct field *f, struct tblock_kernel *kn)
+{
     /* The ways: each kernel (kernel_ways) one row at a time, then the same
      * prefetching (on grids that may), then three rows a loop (when the
      * solver has such kernels). */
@@ -302,49 +380,18 @@ void tblock_step(struct field *f, struct tblock_kernel *kn)
         modes[n_modes++] = THREE_ROWS;
     const int kernels = kernel_ways(kn);
     const int way = tblock_tuner_pick(&kn->step_tuner, n_modes * kernels);
-    const tblock_row_fn row = way_kernel(kn, way);
-    const int pf = modes[way / kernels] == PREFETCH;
-    const tblock_rows3_fn rows3 = modes[way / kernels] == THREE_ROWS ? rows3_kernel(kn, row) : NULL;
-    const void *k = kn->k;
-    const float limit = screen.limit;
-    int over = 0;
-    struct pass_times pt;
-    const int upward = in_l3 && (kn->sweeps++ & 1);
+    struct step_job jb = {
+        .f = f, .kn = kn, .row = way_kernel(kn, way), .prefetch = modes[way / kernels] == PREFETCH,
+        .upward = in_l3 && (kn->sweeps++ & 1), .limit = screen.limit,
+    };
+    jb.rows3 = modes[way / kernels] == THREE_ROWS ? rows3_kernel(kn, jb.row) : NULL;
     const double start_time = omp_get_wtime();
-#pragma omp parallel num_threads(team_size(h)) reduction(| : over)
-    {
-        int start[TBLOCK_MAX_THREADS + 1];
-        const double t0 = band_begin(f, kn, 0, start);
-        const int t = omp_get_thread_num(), begin = start[t], end = start[t + 1];
-        if (!upward) {
-            int y = begin;
-            for (; rows3 && y + 3 <= end; y += 3)
-                over |= rows3(k, y, prev + y * s, prev + (y + 1) * s, prev + (y + 2) * s, cur + (y - 1) * s,
-                              cur + y * s, cur + (y + 1) * s, cur + (y + 2) * s, cur + (y + 3) * s, w, limit);
-            for (; y < end; y++) {
-                if (pf && y + 1 < end)   /* row y + 1 reads row y + 2 (at most the ghost row h) */
-                    prefetch_rows(cur + (y + 2) * s, prev + (y + 1) * s, w);
-                over |= row(k, y, prev + y * s, cur + (y - 1) * s, cur + y * s, cur + (y + 1) * s, w, limit);
-            }
-        } else {
-            int y = end;
-            for (; rows3 && y - 3 >= begin; y -= 3)
-                over |= rows3(k, y - 3, prev + (y - 3) * s, prev + (y - 2) * s, prev + (y - 1) * s,
-                              cur + (y - 4) * s, cur + (y - 3) * s, cur + (y - 2) * s, cur + (y - 1) * s,
-                              cur + y * s, w, limit);
-            for (y--; y >= begin; y--) {
-                if (pf && y - 1 >= begin)   /* row y - 1 reads row y - 2 (at least the ghost row -1) */
-                    prefetch_rows(cur + (y - 2) * s, prev + (y - 1) * s, w);
-                over |= row(k, y, prev + y * s, cur + (y - 1) * s, cur + y * s, cur + (y + 1) * s, w, limit);
-            }
-        }
-        band_done(&pt, start, t0);
-    }
+    team_run(team_size(f->h), step_band, &jb);
     tblock_tuner_learn(&kn->step_tuner, way, omp_get_wtime() - start_time);
-    tblock_balance_learn(&kn->balance, pt.team, pt.rows, pt.seconds);
+    tblock_balance_learn(&kn->balance, jb.pt.team, jb.pt.rows, jb.pt.seconds);
     field_swap(f);
     screen.plane = f->cur;
-    screen.over = over;
+    screen.over = any_over(&jb.pt);
 }
 
 void tblock_solver_step(void *priv, struct field *f)
@@ -472,6 +519,29 @@ static int gap(const struct pass *p, int n, int c)
     return over;
 }
 
+/* One fused pass's job for the team. */
+struct pass_job {
+    const struct pass *p;
+    int n;
+    struct pass_times pt;
+};
+
+/* Thread t's part of the pass (a team_fn): its band, then, once every band
+ * is done, the gap above its band (thread 0's band has none). */
+static void pass_band(void *arg, int t, int nt)
+{
+    struct pass_job *jb = arg;
+    const struct pass *p = jb->p;
+    int start[TBLOCK_MAX_THREADS + 1];
+    const double t0 = band_begin(p->f, p->kn, 2 * jb->n + 2, start, t, nt);
+    int over = band(p, jb->n, start[t], start[t + 1]);
+    band_done(&jb->pt, start, t0, t, nt);
+    team_barrier(nt);
+    if (t > 0)
+        over |= gap(p, jb->n, start[t]);
+    jb->pt.over[t] = over;
+}
+
 int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdiff_t *walls, size_t n_walls)
 {
     if (kn->edges[EDGE_TOP] == EDGE_WRAP || kn->edges[EDGE_BOTTOM] == EDGE_WRAP)
@@ -486,28 +556,15 @@ int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdi
         .f = f, .kn = kn, .row = row, .rows3 = rows3, .plane = { f->cur, f->prev }, .walls = walls,
         .n_walls = n_walls, .last = n, .limit = screen.limit,
     };
+    struct pass_job jb = { .p = &p, .n = n };
     const double start_time = omp_get_wtime();
-    const int h = f->h, min_rows = 2 * n + 2;
     /* Bands at least 2n + 2 rows high keep the gaps of phase 2 apart. */
-    int over = 0;
-    struct pass_times pt;
-#pragma omp parallel num_threads(team_size(h / min_rows)) reduction(| : over)
-    {
-        int start[TBLOCK_MAX_THREADS + 1];
-        const double t0 = band_begin(f, kn, min_rows, start);
-        const int t = omp_get_thread_num();
-        over |= band(&p, n, start[t], start[t + 1]);
-        band_done(&pt, start, t0);
-#pragma omp barrier
-#pragma omp for schedule(static)
-        for (int i = 1; i < omp_get_num_threads(); i++)
-            over |= gap(&p, n, start[i]);
-    }
+    team_run(team_size(f->h / (2 * n + 2)), pass_band, &jb);
     tblock_tuner_learn(&kn->pass_tuner, way, (omp_get_wtime() - start_time) / n);
-    tblock_balance_learn(&kn->balance, pt.team, pt.rows, pt.seconds);
+    tblock_balance_learn(&kn->balance, jb.pt.team, jb.pt.rows, jb.pt.seconds);
     if (n & 1)
         field_swap(f);
     screen.plane = f->cur;
-    screen.over = over;
+    screen.over = any_over(&jb.pt);
     return n;
 }

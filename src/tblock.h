@@ -195,17 +195,27 @@ void tblock_tuner_learn(struct tblock_tuner *t, int way, double seconds);
 struct tblock_balance {
     int threads;                        /* the team the speeds are for; 0: none yet (equal bands) */
     double speed[TBLOCK_MAX_THREADS];   /* rows per second of each thread */
+    int last_team;                      /* the last pass's team, 0: none */
+    int last[TBLOCK_MAX_THREADS + 1];   /* and its bands, as start below */
 };
 
 /* The bands of nt threads over h rows: band t is rows [start[t], start[t+1]),
  * start[0] = 0 and start[nt] = h; heights in proportion to the speeds when
  * b has them for nt threads, else equal; each at least min_rows when
- * nt * min_rows <= h (the caller makes it so when it needs it). */
+ * nt * min_rows <= h (the caller makes it so when it needs it). When every
+ * band edge would move by at most TBLOCK_BALANCE_DEAD_BAND(h) rows from
+ * the last pass's (same h and team), the last pass's bands are kept: rows
+ * that change thread come from the other core's cache, and a split that
+ * followed each pass's timing moved a dozen rows back and forth at 512^2,
+ * each pass slowing the thread that took them (one thread 12-13 us, the
+ * other 19-20, every step; docs/performance.md). */
+#define TBLOCK_BALANCE_DEAD_BAND(h) ((h) / 32 > 2 ? (h) / 32 : 2)
 void tblock_balance_split(const struct tblock_balance *b, int h, int nt, int min_rows, int *start);
 
 /* Learns from one pass of nt threads: thread t did rows[t] rows in
- * seconds[t]. A new figure moves a thread's speed a quarter of the way, and
- * at most by a factor 2, so that one preempted pass does not upset the split. */
+ * seconds[t] (and the pass's bands were those rows in order). A new figure
+ * moves a thread's speed a quarter of the way, and at most by a factor 2,
+ * so that one preempted pass does not upset the split. */
 void tblock_balance_learn(struct tblock_balance *b, int nt, const int *rows, const double *seconds);
 
 struct tblock_kernel {
@@ -222,12 +232,12 @@ struct tblock_kernel {
 };
 
 /* One step: fills the ghosts of f->cur, runs the row kernels over every row
- * (OpenMP, a band of rows a thread as kn->balance splits them, each thread
- * setting its own rows' ghosts; on grids the L3 cache serves, every other
- * step from the band's last row up, tblock.c says why) writing into
- * f->prev, and swaps. Which of
- * kn's kernels, one row or three at a time, prefetching or not, is
- * kn->step_tuner's choice: the bits are the same. Cannot fail. */
+ * (on src/team.h's threads, a band of rows a thread as kn->balance splits
+ * them, each thread setting its own rows' ghosts; on grids the L3 cache
+ * serves, every other step from the band's last row up, tblock.c says why)
+ * writing into f->prev, and swaps. Which of kn's kernels, one row or three
+ * at a time, prefetching or not, is kn->step_tuner's choice: the bits are
+ * the same. Cannot fail. */
 void tblock_step(struct field *f, struct tblock_kernel *kn);
 
 /* solver_ops.step and .advance for a solver whose private state begins

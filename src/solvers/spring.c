@@ -24,6 +24,7 @@
 #include <math.h>
 
 #include "solver.h"
+#include "team.h"
 
 extern const struct solver_ops solver_spring;
 
@@ -61,17 +62,25 @@ static int spring_init(void *priv, const struct scene *sc, struct field *f, stru
     return 0;
 }
 
-static void blur_pass(const struct spring *sp, const struct field *f, const float *in, float *outp)
+/* One of the step's loops over the rows (team_for): from `in` to `out`. */
+struct spring_job {
+    const struct spring *sp;
+    const struct field *f;
+    const float *in;
+    float *out;
+};
+
+static void blur_rows(void *arg, int lo, int hi)
 {
-    const int w = f->w, h = f->h;
-    const ptrdiff_t s = f->stride;
-    const float b = sp->blend;
-#pragma omp parallel for schedule(static)
-    for (int y = 0; y < h; y++) {
-        const float *restrict up = in + (y - 1) * s;
-        const float *restrict mid = in + y * s;
-        const float *restrict dn = in + (y + 1) * s;
-        float *restrict out = outp + y * s;
+    const struct spring_job *j = arg;
+    const int w = j->f->w;
+    const ptrdiff_t s = j->f->stride;
+    const float b = j->sp->blend;
+    for (int y = lo; y < hi; y++) {
+        const float *restrict up = j->in + (y - 1) * s;
+        const float *restrict mid = j->in + y * s;
+        const float *restrict dn = j->in + (y + 1) * s;
+        float *restrict out = j->out + y * s;
         for (int x = 0; x < w; x++) {
             float c = mid[x];
             float lw = c + (mid[x - 1] - c) * b, le = c + (mid[x + 1] - c) * b;
@@ -81,24 +90,35 @@ static void blur_pass(const struct spring *sp, const struct field *f, const floa
     }
 }
 
-static void spring_step(void *priv, struct field *f)
+static void blur_pass(const struct spring *sp, const struct field *f, const float *in, float *out)
 {
-    struct spring *sp = priv;
-    const int w = f->w, h = f->h;
-    const ptrdiff_t s = f->stride;
-    const float damp = sp->damp;
-    const float *cur = f->cur;
-    float *prev = f->prev;
-    /* The velocity step writes h' over p (p is not needed afterwards). */
-#pragma omp parallel for schedule(static)
-    for (int y = 0; y < h; y++) {
-        const float *restrict hc = cur + y * s;
-        float *restrict out = prev + y * s;
+    struct spring_job j = { .sp = sp, .f = f, .in = in, .out = out };
+    team_for(f->h, team_threads(), blur_rows, &j);
+}
+
+/* The velocity step, h' = (h + (h - p)) * damping, over p's rows. */
+static void velocity_rows(void *arg, int lo, int hi)
+{
+    const struct spring_job *j = arg;
+    const int w = j->f->w;
+    const ptrdiff_t s = j->f->stride;
+    const float damp = j->sp->damp;
+    for (int y = lo; y < hi; y++) {
+        const float *restrict hc = j->in + y * s;
+        float *restrict out = j->out + y * s;
         for (int x = 0; x < w; x++) {
             float v = hc[x] - out[x];
             out[x] = (hc[x] + v) * damp;
         }
     }
+}
+
+static void spring_step(void *priv, struct field *f)
+{
+    struct spring *sp = priv;
+    /* The velocity step writes h' over p (p is not needed afterwards). */
+    struct spring_job j = { .sp = sp, .f = f, .in = f->cur, .out = f->prev };
+    team_for(f->h, team_threads(), velocity_rows, &j);
     /* Blur h' (in f->prev) into the scratch plane, then trade the two planes
      * and their allocations (field.c keeps mem[1] behind prev). */
     for (int k = 0; k < sp->passes; k++) {

@@ -304,6 +304,45 @@ static void test_balance_split(void **state)
     assert_int_equal(start[1], 4);
 }
 
+/* The dead band: bands within TBLOCK_BALANCE_DEAD_BAND(h) rows of the last
+ * pass's (3 rows at h = 100) are kept; a larger move, another h or team, or
+ * last bands below min_rows give the speeds' split. */
+static void test_balance_dead_band(void **state)
+{
+    (void)state;
+    int start[4];
+    assert_int_equal(TBLOCK_BALANCE_DEAD_BAND(100), 3);
+    assert_int_equal(TBLOCK_BALANCE_DEAD_BAND(512), 16);
+    struct tblock_balance b = { .threads = 2, .speed = { 1, 1 }, .last_team = 2, .last = { 0, 53, 100 } };
+    tblock_balance_split(&b, 100, 2, 0, start);   /* 50 wanted, 53 within 3 */
+    assert_int_equal(start[1], 53);
+    b.last[1] = 54;
+    tblock_balance_split(&b, 100, 2, 0, start);   /* 54 is 4 away */
+    assert_int_equal(start[1], 50);
+    b.last[1] = 47;
+    tblock_balance_split(&b, 100, 2, 0, start);
+    assert_int_equal(start[1], 47);
+    tblock_balance_split(&b, 100, 2, 48, start);   /* 47 rows are below min_rows 48 */
+    assert_int_equal(start[1], 50);
+    tblock_balance_split(&b, 101, 2, 0, start);   /* another h */
+    assert_int_equal(start[1], 51);
+    b.speed[1] = 1.2;                               /* 45 wanted: 2 rows from 47 */
+    tblock_balance_split(&b, 100, 2, 0, start);
+    assert_int_equal(start[1], 47);
+    b.speed[1] = 1.5;                               /* 40 wanted: 7 rows */
+    tblock_balance_split(&b, 100, 2, 0, start);
+    assert_int_equal(start[1], 40);
+    assert_int_equal(start[2], 100);
+    /* learn records the pass's bands */
+    int rows[3] = { 30, 40, 30 };
+    double seconds[3] = { 1, 1, 1 };
+    tblock_balance_learn(&b, 3, rows, seconds);
+    assert_int_equal(b.last_team, 3);
+    assert_true(b.last[0] == 0 && b.last[1] == 30 && b.last[2] == 70 && b.last[3] == 100);
+    tblock_balance_split(&b, 100, 3, 0, start);   /* speeds 30, 40, 30 rows/s: the same bands */
+    assert_true(start[1] == 30 && start[2] == 70);
+}
+
 /* Learning by hand: the first pass sets the speeds; later ones move each a
  * quarter of the way, the new figure first held within half and twice the
  * old; a team of another size starts again. */
@@ -337,6 +376,7 @@ int main(void)
         cmocka_unit_test(test_step_matches_serial),
         cmocka_unit_test(test_balance_split),
         cmocka_unit_test(test_balance_learn),
+        cmocka_unit_test(test_balance_dead_band),
         cmocka_unit_test(test_wrap_declined),
         cmocka_unit_test(test_max_steps),
     };

@@ -1,0 +1,67 @@
+/* team.h: the threads of the program's short parallel loops (the plain and
+ * fused steps, the renderer's rows, the sponges, the blow-up check), started
+ * and joined by spinning on shared counters instead of OpenMP's regions.
+ *
+ * Why: a plain step of a grid the L3 serves takes 15-30 us on two threads,
+ * and an OpenMP parallel region cost 3-7 us of it on the Zen 5 of
+ * docs/performance.md (libgomp's team start and end barrier, with futex
+ * calls, which page-table isolation makes dear in that virtual machine),
+ * against 0.6 us for a handshake over two cache lines. One pool serves every
+ * short loop: two pools (this beside OpenMP's) would each spin while the
+ * other works, and on two cores they fought (docs/performance.md, "Tried
+ * and dropped"). The spectral solver's step, milliseconds long with dynamic
+ * schedules, stays on OpenMP.
+ *
+ * Usage:
+ *     team_run(nt, fn, arg);   fn(arg, t, nt) for t = 0 .. nt - 1, t = 0 on
+ *                              the calling thread; returns when all are done
+ *     team_for(n, nt, body, arg);   body(arg, lo, hi) over [0, n) in nt
+ *                              contiguous chunks, as schedule(static)
+ *     team_threads()           how many threads a loop may use: OpenMP's
+ *                              omp_get_max_threads(), so -j and
+ *                              omp_set_num_threads still decide
+ * Idle workers spin (with `pause`) for TEAM_SPIN_US, then sleep on a
+ * condition variable: an idle pool costs nothing, a busy one no system
+ * call. team_run is for one caller at a time: a second thread calling it
+ * meanwhile, or a call from inside fn, gets OpenMP instead, as does every
+ * call when the pool cannot start its threads. Which never changes a
+ * result. */
+#ifndef RR_TEAM_H
+#define RR_TEAM_H
+
+/* How long an idle worker spins before it sleeps, in microseconds: longer
+ * than what a frame does between two loops (sources, the blow-up screen),
+ * short enough that the spin after the last loop of a frame costs nothing
+ * that shows beside the encoder. */
+#define TEAM_SPIN_US 200
+
+/* The most threads a team_run takes (more are clamped to it). */
+#define TEAM_MAX 64
+
+typedef void (*team_fn)(void *arg, int t, int nt);
+typedef void (*team_body)(void *arg, int lo, int hi);
+
+/* Runs fn(arg, t, nt) for t = 0 .. nt - 1 (nt clamped to 1 .. TEAM_MAX) and
+ * returns when every call has returned; their writes are then visible to
+ * the caller. nt 1 runs fn on the caller alone. Cannot fail. */
+void team_run(int nt, team_fn fn, void *arg);
+
+/* Runs body(arg, lo, hi) on chunks covering [0, n) once, chunk t of nt
+ * being [n t / nt, n (t + 1) / nt) (nt clamped to 1 .. n). Cannot fail. */
+void team_for(int n, int nt, team_body body, void *arg);
+
+/* Inside fn: returns when all nt calls of the job have reached it. */
+void team_barrier(int nt);
+
+/* The threads a loop may take: omp_get_max_threads(), at least 1. */
+int team_threads(void);
+
+/* team_threads() for a loop of `work` units when work >= min_work, else 1:
+ * a small loop does not pay a handshake. */
+int team_threads_for(long work, long min_work);
+
+/* Whether the last team_run of more than one thread on this thread ran on
+ * the pool (1) or on OpenMP (0): for the tests. */
+int team_ran_on_pool(void);
+
+#endif
