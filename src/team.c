@@ -11,6 +11,7 @@
  * broadcast, under the mutex, cannot fall between its look and its wait).
  * The counters sit on cache lines of their own: the handshake is two lines
  * going back and forth. */
+#define _GNU_SOURCE   /* sched_getaffinity, CPU_COUNT */
 #include "team.h"
 
 #include <omp.h>
@@ -36,6 +37,8 @@ static struct {
     team_fn fn;                     /* the job, set before `job` is bumped */
     void *arg;
     int nt;
+    atomic_int spin_us;             /* how long waits spin: TEAM_SPIN_US, or 0 with more threads than CPUs */
+    int cpus;                       /* the CPUs this process may run on; 0: not read yet */
     unsigned workers;               /* started, ids 1 .. workers */
     int broken;                     /* a worker could not start: OpenMP from now on */
     unsigned first_seen[TEAM_MAX];  /* `job` as worker id started: its first job is the next */
@@ -54,16 +57,21 @@ static double now_us(void)
 }
 
 /* One look of a spinning wait: `pause`, and once the looks (i counts them
- * from 1; *t0 starts at 0) have taken TEAM_SPIN_US, a yield of the core
+ * from 1; *t0 starts at 0) have taken pool.spin_us, a yield of the core
  * between looks, for when the thread awaited is not running. */
 static void wait_pause(unsigned i, double *t0)
 {
+    const int spin_us = atomic_load_explicit(&pool.spin_us, memory_order_relaxed);
+    if (spin_us == 0) {
+        sched_yield();
+        return;
+    }
     cpu_relax();
     if (i % 64 == 0) {
         double t = now_us();
         if (*t0 == 0)
             *t0 = t;
-        else if (t - *t0 > TEAM_SPIN_US)
+        else if (t - *t0 > spin_us)
             sched_yield();
     }
 }
@@ -72,12 +80,15 @@ static void wait_pause(unsigned i, double *t0)
 static unsigned next_job(unsigned seen)
 {
     const double t0 = now_us();
+    const int spin_us = atomic_load_explicit(&pool.spin_us, memory_order_relaxed);
     for (unsigned i = 1;; i++) {
         unsigned j = atomic_load_explicit(&pool.job, memory_order_acquire);
         if (j != seen)
             return j;
+        if (spin_us == 0)
+            break;
         cpu_relax();
-        if (i % 64 == 0 && now_us() - t0 > TEAM_SPIN_US)
+        if (i % 64 == 0 && now_us() - t0 > spin_us)
             break;
     }
     pthread_mutex_lock(&pool.mu);
@@ -102,6 +113,16 @@ static void *worker(void *idp)
         atomic_fetch_add_explicit(&pool.done, 1, memory_order_release);
     }
     return NULL;
+}
+
+/* The CPUs this process may run on (its affinity mask), at least 1. */
+static int usable_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return 1;
+    int n = CPU_COUNT(&set);
+    return n < 1 ? 1 : n;
 }
 
 /* Starts workers up to id n - 1. Returns 0, or -1 (pool.broken set). */
@@ -153,6 +174,12 @@ void team_run(int nt, team_fn fn, void *arg)
         return;
     }
     on_pool = 1;
+    if (pool.cpus == 0)
+        pool.cpus = usable_cpus();
+    /* More threads than CPUs: a spinning thread would hold the CPU the
+     * thread it waits for needs, so every wait yields at once (as libgomp
+     * throttles its spinning then). */
+    atomic_store_explicit(&pool.spin_us, nt <= pool.cpus ? TEAM_SPIN_US : 0, memory_order_relaxed);
     pool.fn = fn;
     pool.arg = arg;
     pool.nt = nt;
