@@ -166,13 +166,9 @@ void tblock_balance_split(const struct tblock_balance *b, int h, int nt, int min
     if (b->last_team != nt || b->last[nt] != h)
         return;
     const int dead = TBLOCK_BALANCE_DEAD_BAND(h);
-    for (int t = 1; t < nt; t++) {
-        int band = b->last[t] - b->last[t - 1], moved = abs(start[t] - b->last[t]);
-        if (moved > dead || band < min_rows)
+    for (int t = 0; t < nt; t++)
+        if (b->last[t + 1] - b->last[t] < min_rows || abs(start[t] - b->last[t]) > dead)
             return;
-    }
-    if (b->last[nt] - b->last[nt - 1] < min_rows)
-        return;
     memcpy(start, b->last, (size_t)(nt + 1) * sizeof *start);
 }
 
@@ -523,6 +519,7 @@ static int gap(const struct pass *p, int n, int c)
 struct pass_job {
     const struct pass *p;
     int n;
+    int min_rows;   /* of a band: 2n + 2 keeps the gaps of phase 2 apart */
     struct pass_times pt;
 };
 
@@ -533,7 +530,7 @@ static void pass_band(void *arg, int t, int nt)
     struct pass_job *jb = arg;
     const struct pass *p = jb->p;
     int start[TBLOCK_MAX_THREADS + 1];
-    const double t0 = band_begin(p->f, p->kn, 2 * jb->n + 2, start, t, nt);
+    const double t0 = band_begin(p->f, p->kn, jb->min_rows, start, t, nt);
     int over = band(p, jb->n, start[t], start[t + 1]);
     band_done(&jb->pt, start, t0, t, nt);
     team_barrier(nt);
@@ -556,10 +553,9 @@ int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdi
         .f = f, .kn = kn, .row = row, .rows3 = rows3, .plane = { f->cur, f->prev }, .walls = walls,
         .n_walls = n_walls, .last = n, .limit = screen.limit,
     };
-    struct pass_job jb = { .p = &p, .n = n };
+    struct pass_job jb = { .p = &p, .n = n, .min_rows = 2 * n + 2 };
     const double start_time = omp_get_wtime();
-    /* Bands at least 2n + 2 rows high keep the gaps of phase 2 apart. */
-    team_run(team_size(f->h / (2 * n + 2)), pass_band, &jb);
+    team_run(team_size(f->h / jb.min_rows), pass_band, &jb);
     tblock_tuner_learn(&kn->pass_tuner, way, (omp_get_wtime() - start_time) / n);
     tblock_balance_learn(&kn->balance, jb.pt.team, jb.pt.rows, jb.pt.seconds);
     if (n & 1)
