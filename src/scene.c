@@ -682,6 +682,76 @@ static int load_time(struct ld *ld, const cJSON *root)
     return 0;
 }
 
+/* The solvers that use each solver key; "type" and "half_life" (not listed)
+ * apply to all. A key given for a solver that does not use it is refused,
+ * and --print-scene writes only the keys of the scene's solver. */
+#define BY(t) (1u << (t))
+static const struct {
+    const char *key;
+    unsigned by;
+} solver_key_use[] = {
+    { "damping", BY(SOLVER_ELIAS) | BY(SOLVER_FLOW) | BY(SOLVER_SPRING) },
+    { "damping_shift", BY(SOLVER_ELIAS) | BY(SOLVER_FLOW) | BY(SOLVER_SPRING) },
+    { "neighbors", BY(SOLVER_ELIAS) },
+    { "flow", BY(SOLVER_FLOW) },
+    { "blend", BY(SOLVER_SPRING) },
+    { "passes", BY(SOLVER_SPRING) },
+    { "speed", BY(SOLVER_WAVE) },
+    { "speed_map", BY(SOLVER_WAVE) },
+    { "speed_range", BY(SOLVER_WAVE) },
+    { "decay", BY(SOLVER_WAVE) },
+    { "gravity", BY(SOLVER_SPECTRAL) },
+    { "surface_tension", BY(SOLVER_SPECTRAL) },
+    { "density", BY(SOLVER_SPECTRAL) },
+    { "depth", BY(SOLVER_SPECTRAL) },
+    { "viscosity", BY(SOLVER_SPECTRAL) },
+};
+#define N_SOLVER_KEYS (sizeof solver_key_use / sizeof solver_key_use[0])
+
+/* The solvers without the per-step damping factors, and their own rate. */
+static const char *const own_damping[] = { [SOLVER_WAVE] = "decay", [SOLVER_SPECTRAL] = "viscosity" };
+
+/* The solvers that use `key` (a bit per type). */
+static unsigned solver_key_users(const char *key)
+{
+    for (size_t k = 0; k < N_SOLVER_KEYS; k++)
+        if (!strcmp(solver_key_use[k].key, key))
+            return solver_key_use[k].by;
+    return ~0u;
+}
+
+static bool solver_uses(enum solver_type t, const char *key) { return solver_key_users(key) & BY(t); }
+
+/* Refuses the first key of the solver object o that solver t does not use,
+ * naming t and the keys that apply instead. */
+static int refuse_unused_solver_keys(struct ld *ld, const cJSON *o, enum solver_type t)
+{
+    for (const cJSON *m = o->child; m; m = m->next) {
+        unsigned users = solver_key_users(m->string);
+        if (users & BY(t))
+            continue;
+        char p[PATH_LEN], got[80], whose[96] = "", keys[320] = "solver.half_life";
+        size_t at = strlen(keys);
+        join(p, "solver", m->string);
+        describe(m, got, sizeof got);
+        if (own_damping[t] && (!strcmp(m->string, "damping") || !strcmp(m->string, "damping_shift")))
+            return fail_key(ld, m, p,
+                            "not used by the %s solver (a per-step factor); use solver.half_life or solver.%s, got %s",
+                            scene_solver_name(t), own_damping[t], got);
+        for (int u = 0, n = 0; u <= SOLVER_SPECTRAL; u++)
+            if (users & BY(u))
+                snprintf(whose + strlen(whose), sizeof whose - strlen(whose), "%s%s", n++ ? ", " : "",
+                         scene_solver_name((enum solver_type)u));
+        for (size_t k = 0; k < N_SOLVER_KEYS; k++)
+            if (solver_key_use[k].by & BY(t))
+                at += (size_t)snprintf(keys + at, at < sizeof keys ? sizeof keys - at : 0, ", solver.%s",
+                                       solver_key_use[k].key);
+        return fail_key(ld, m, p, "not used by the %s solver (a key of %s); %s takes %s, got %s",
+                        scene_solver_name(t), whose, scene_solver_name(t), keys, got);
+    }
+    return 0;
+}
+
 static int load_solver(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = {
@@ -702,6 +772,8 @@ static int load_solver(struct ld *ld, const cJSON *root)
         || exclusive(ld, o, "solver", "damping_shift", "half_life") < 0)
         return -1;
     GET_ENUM(ld, o, "solver", "type", solver_names, s->type);
+    if (refuse_unused_solver_keys(ld, o, s->type) < 0)
+        return -1;
     int neighbors = s->neighbors;
     if (get_number(ld, o, "solver", "damping", damping, &s->damping) < 0
         || get_int(ld, o, "solver", "damping_shift", 1, 30, &s->damping_shift) < 0
@@ -1287,7 +1359,7 @@ static int set_defaults(struct scene *sc)
     sc->solver = (struct solver_config){
         .type = SOLVER_ELIAS, .damping = 0.99, .neighbors = 4,
         .flow = 1.0,                           /* seed 000: full speed */
-        .blend = 0.99, .passes = 1,            /* seed 002's blendFactor, one blur */
+        .blend = 0.99, .passes = 2,            /* seed 002's blendFactor; an even count is stable in 2-D */
         .speed = 0.2, .speed_range = { 0.1, 0.3 },
         .gravity = 9.81, .surface_tension = 0.0728, .density = 1000, .viscosity = 1e-6,
     };
@@ -1341,6 +1413,11 @@ static int load_root(struct ld *ld, const cJSON *root)
         || load_movers(ld, root) < 0 || load_initial(ld, root) < 0 || load_probes(ld, root) < 0
         || load_obstacles(ld, root) < 0 || load_render(ld, root) < 0 || load_output(ld, root) < 0)
         return -1;
+    /* steps_per_frame not given: "auto" for a solver with a stability limit
+     * (its default speed may need more than 2), 2 for the others */
+    const cJSON *time = member(root, "time");
+    if (!(time && member(time, "steps_per_frame")) && solver_has_step_limit(sc->solver.type))
+        sc->time.steps_auto = true;
     if (sc->time.steps_auto)   /* "auto": the smallest stable count (src/solver.c) */
         sc->time.steps_per_frame = solver_auto_steps(sc);
     return 0;
@@ -1618,30 +1695,40 @@ static void print_solver(cJSON *root, const struct solver_config *s, bool *ok)
     cJSON *o = add_obj(root, "solver", ok);
     if (!o)
         return;
-    add_str(o, "type", scene_solver_name(s->type), ok);
-    /* Only the damping form in use: the three exclude each other. */
+    const enum solver_type t = s->type;
+    add_str(o, "type", scene_solver_name(t), ok);
+    /* Only the keys of this solver (the others would be refused on reading
+     * it back), and only the damping form in use: the three exclude each other. */
     if (s->half_life > 0)
         add_num(o, "half_life", s->half_life, ok);
-    else if (s->damping_shift > 0)
+    else if (s->damping_shift > 0 && solver_uses(t, "damping_shift"))
         add_num(o, "damping_shift", s->damping_shift, ok);
-    else
+    else if (solver_uses(t, "damping"))
         add_num(o, "damping", s->damping, ok);
-    add_num(o, "neighbors", s->neighbors, ok);
-    add_num(o, "flow", s->flow, ok);
-    add_num(o, "blend", s->blend, ok);
-    add_num(o, "passes", s->passes, ok);
-    add_num(o, "speed", s->speed, ok);
-    if (s->speed_map)
-        add_str(o, "speed_map", s->speed_map, ok);
-    else
-        *ok = *ok && cJSON_AddNullToObject(o, "speed_map");
-    add_pair(o, "speed_range", s->speed_range, ok);
-    add_num(o, "decay", s->decay, ok);
-    add_num(o, "gravity", s->gravity, ok);
-    add_num(o, "surface_tension", s->surface_tension, ok);
-    add_num(o, "density", s->density, ok);
-    add_num(o, "depth", s->depth, ok);
-    add_num(o, "viscosity", s->viscosity, ok);
+    if (solver_uses(t, "neighbors"))
+        add_num(o, "neighbors", s->neighbors, ok);
+    if (solver_uses(t, "flow"))
+        add_num(o, "flow", s->flow, ok);
+    if (solver_uses(t, "blend")) {
+        add_num(o, "blend", s->blend, ok);
+        add_num(o, "passes", s->passes, ok);
+    }
+    if (solver_uses(t, "speed")) {
+        add_num(o, "speed", s->speed, ok);
+        if (s->speed_map)
+            add_str(o, "speed_map", s->speed_map, ok);
+        else
+            *ok = *ok && cJSON_AddNullToObject(o, "speed_map");
+        add_pair(o, "speed_range", s->speed_range, ok);
+        add_num(o, "decay", s->decay, ok);
+    }
+    if (solver_uses(t, "gravity")) {
+        add_num(o, "gravity", s->gravity, ok);
+        add_num(o, "surface_tension", s->surface_tension, ok);
+        add_num(o, "density", s->density, ok);
+        add_num(o, "depth", s->depth, ok);
+        add_num(o, "viscosity", s->viscosity, ok);
+    }
 }
 
 static void print_boundary(cJSON *root, const struct scene *sc, bool *ok)

@@ -75,7 +75,8 @@ static float *sponge_profile(int width, double strength)
  * boundary condition: the solver's own when it knows it (wave, with a speed
  * map), else from the long-wave limit of each seed solver's dispersion
  * relation (docs/solvers.md): elias 1/sqrt(2) (4 neighbours) or sqrt(3)/2
- * (8), flow sqrt(F / (2 (F + 1))), spring sqrt(passes * blend / 5).
+ * (8), flow sqrt(F / (2 (F + 1))), spring sqrt(passes * blend / (1 + 2m)), m
+ * the axes its blur spans (solver_spring_axes: 2, or 1 on a W x 1 grid).
  * -1 for a solver that gives none and is not one of those (its edges get the
  * sponge only: Mur's condition assumes a leapfrog pair of planes). */
 static double long_wave_speed(const struct sim *s, int x, int y)
@@ -86,7 +87,7 @@ static double long_wave_speed(const struct sim *s, int x, int y)
     switch (c->type) {
     case SOLVER_ELIAS: return c->neighbors == 8 ? sqrt(0.75) : sqrt(0.5);
     case SOLVER_FLOW: return sqrt(c->flow / (2 * (c->flow + 1)));
-    case SOLVER_SPRING: return sqrt(c->passes * c->blend / 5);
+    case SOLVER_SPRING: return sqrt(c->passes * c->blend / (1 + 2 * solver_spring_axes(s->sc)));
     default: return -1;
     }
 }

@@ -19,15 +19,30 @@ const struct solver_ops *solver_find(enum solver_type type)
     }
 }
 
-/* Every solver here multiplies the new height by d in a leapfrog step
- * h' = d (2 B h - p) (B the stencil's factor for a mode), whose roots have
- * |lambda|^2 = d: a ripple's amplitude shrinks by sqrt(d) per step. So the
- * half-life T needs sqrt(d)^(T / dt) = 1/2, i.e. d = 0.25^(dt / T). */
+/* The formula and its reason: src/solver.h. */
 double solver_damping_per_step(const struct scene *sc)
 {
     if (sc->solver.half_life > 0)
         return pow(0.25, scene_dt(sc) / sc->solver.half_life);
+    if (sc->solver.damping_shift > 0)
+        return 1.0 - ldexp(1.0, -sc->solver.damping_shift);
     return sc->solver.damping;
+}
+
+int solver_spring_axes(const struct scene *sc)
+{
+    return (sc->grid.width > 1) + (sc->grid.height > 1);
+}
+
+double solver_spring_blur(const struct scene *sc, double cx, double cy)
+{
+    const double b = sc->solver.blend;
+    double sum = 1;
+    if (sc->grid.width > 1)
+        sum += 2 * (1 - b) + 2 * b * cx;
+    if (sc->grid.height > 1)
+        sum += 2 * (1 - b) + 2 * b * cy;
+    return sum / (1 + 2 * solver_spring_axes(sc));
 }
 
 int solver_wave_stable(double cmax, double fps, int steps, double dx)
@@ -45,9 +60,14 @@ int solver_wave_min_steps(double cmax, double fps, double dx)
     return n;
 }
 
+bool solver_has_step_limit(enum solver_type type)
+{
+    return type == SOLVER_WAVE;
+}
+
 int solver_auto_steps(const struct scene *sc)
 {
-    if (sc->solver.type != SOLVER_WAVE)
+    if (!solver_has_step_limit(sc->solver.type))
         return 1;
     double c = sc->solver.speed_map ? fmax(sc->solver.speed_range[0], sc->solver.speed_range[1]) : sc->solver.speed;
     int n = solver_wave_min_steps(c, sc->time.fps, sc->grid.cell_size);

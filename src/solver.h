@@ -8,6 +8,7 @@
 #ifndef RR_SOLVER_H
 #define RR_SOLVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "field.h"
@@ -39,10 +40,27 @@ struct solver_ops {
 /* The registry: the ops for a solver type, or NULL when this build has none. */
 const struct solver_ops *solver_find(enum solver_type type);
 
-/* The per-step damping factor for a scene: `damping`, or the factor that halves
- * an undriven ripple in `half_life` seconds: 0.5^(dt / half_life).
- * Ignores damping_shift (callers apply that form themselves). */
+/* The per-step factor d that the seed solvers (elias, flow, spring) multiply
+ * each new height by: from `half_life` T when given, else 1 - 2^-n for
+ * `damping_shift` n, else `damping`. elias and flow step h' = d (2 B h - p)
+ * (B the stencil's factor for one Fourier mode), whose two roots have
+ * |lambda|^2 = d; spring steps h' = B^P d (2h - p), |lambda|^2 = B^P d with
+ * B -> 1 for long waves. Either way the height shrinks by sqrt(d) per step
+ * (on top of spring's blur), not by d: halving it in T seconds,
+ * sqrt(d)^(T / dt) = 1/2, needs d = 0.25^(dt / T), dt = scene_dt. wave turns
+ * d into its rate gamma = -ln d / (2 dt) = ln 2 / T. elias applies
+ * damping_shift itself, as h' - h' 2^-n (seed 003's form). */
 double solver_damping_per_step(const struct scene *sc);
+
+/* The number of grid axes along which the spring solver's blur has
+ * neighbours: 2 on a W x H grid, 1 on a W x 1 or 1 x H grid (seed 002's 1-D
+ * blur), 0 on a single cell. */
+int solver_spring_axes(const struct scene *sc);
+
+/* The factor by which one pass of the spring blur multiplies the Fourier mode
+ * with cos kx = cx, cos ky = cy: with b = blend and m = solver_spring_axes,
+ * B = (1 + sum over those axes of (2 (1 - b) + 2 b cos k)) / (1 + 2 m). */
+double solver_spring_blur(const struct scene *sc, double cx, double cy);
 
 /* The wave solver's Courant condition, shared by its init and by "auto" steps:
  * stable when c dt / dx <= 1/sqrt(2) with dt = 1 / (fps * steps), c the fastest
@@ -51,6 +69,10 @@ int solver_wave_stable(double cmax, double fps, int steps, double dx);
 
 /* The smallest steps_per_frame (>= 1) that solver_wave_stable accepts. */
 int solver_wave_min_steps(double cmax, double fps, double dx);
+
+/* Whether the solver has a stability limit on its time step (wave): its
+ * time.steps_per_frame defaults to "auto" instead of 2. */
+bool solver_has_step_limit(enum solver_type type);
 
 /* What time.steps_per_frame "auto" resolves to: for wave the smallest stable
  * count at the fastest speed the scene allows (`speed`, or the larger end of

@@ -10,6 +10,7 @@
 
 #include "image.h"
 #include "rng.h"
+#include "solver.h"
 
 #define PI 3.14159265358979323846
 /* The most drops that a scene may plan (rain included): about 160 MB of plan. */
@@ -318,8 +319,7 @@ static double omega(const struct scene *sc, double kx, double ky)
         break;
     }
     case SOLVER_SPRING: {
-        double b = sc->solver.blend;
-        double B = pow((1 + 4 * (1 - b) + b * (2 * cx + 2 * cy)) / 5, sc->solver.passes);
+        double B = pow(solver_spring_blur(sc, cx, cy), sc->solver.passes);
         c = sqrt(fmax(B, 0));
         break;
     }

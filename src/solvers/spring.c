@@ -1,9 +1,12 @@
-/* spring.c: seed 002_bdc2bd49ae2373c4.txt (1-D "velocity + diffusion"),
- * carried to two dimensions:
+/* spring.c: seed 002_bdc2bd49ae2373c4.txt ("velocity + diffusion"), whose
+ * 1-D blur is
+ *     blurred = h + lerp(h, left, blend) + lerp(h, right, blend);  h = blurred / 3
+ * here on the grid's axes that have neighbours (two on a W x H grid; on a
+ * W x 1 or 1 x H grid the seed's 1-D form, whatever the other edges):
  *     v  = h - p
  *     h' = (h + v) * damping                          (= (2h - p) * damping)
- *     then `passes` times:  h' <- (h' + sum over the 4 neighbours n of
- *                                  lerp(h', n, blend)) / (1 + 4)
+ *     then `passes` times:  h' <- (h' + sum over the 2m neighbours n of
+ *                                  lerp(h', n, blend)) / (1 + 2m)
  *
  * The sign of the velocity step. The seed writes newHeight = currentHeight -
  * velocity, which is h - (h - p) = p: the new height is the old previous one,
@@ -11,16 +14,18 @@
  * travels (its 1-D demo moves because of its own extra terms). We take
  * h + v: h' = 2h - p is the inertia of the leapfrog wave equation, and the blur
  * B supplies the restoring force. For a Fourier mode the blur multiplies by
- * B = (1 + 4(1 - b) + b (2 cos kx + 2 cos ky)) / 5 per pass, and the step
- * becomes lambda^2 - 2 B^P d lambda + B^P d = 0: for 0 < B^P d < 1 the roots are
+ * B = (1 + sum over the m axes of (2 (1 - b) + 2 b cos k)) / (1 + 2m) per pass
+ * (solver_spring_blur), and the step becomes
+ * lambda^2 - 2 B^P d lambda + B^P d = 0: for 0 < B^P d < 1 the roots are
  * complex with |lambda|^2 = B^P d, i.e. an oscillation that travels, long waves
- * at sqrt(P * blend / 5) cells per step, short ones damped more (the blur).
+ * at sqrt(P * blend / (1 + 2m)) cells per step, short ones damped more (the blur).
  *
- * Stability: B is negative for the checkerboard mode when blend > 5/8; with an
- * odd number of passes the roots are then real and one of them has modulus
- * > 1 unless |B_min|^P d <= 1/3. init refuses blends past that limit (for one
- * pass: blend <= about 0.83), naming the keys; even pass counts are always
- * stable. docs/solvers.md has the derivation. */
+ * Stability: B is negative for the checkerboard mode when blend > (1 + 2m) / 4m
+ * (5/8 in 2-D); with an odd number of passes the roots are then real and one of
+ * them has modulus > 1 unless |B_min|^P d <= 1/3. init refuses blends past that
+ * limit (in 2-D, one pass: blend <= about 0.83; the seed's 1-D blur is stable
+ * for every blend), naming the keys; even pass counts are always stable.
+ * docs/solvers.md has the derivation. */
 #include <math.h>
 
 #include "solver.h"
@@ -32,6 +37,8 @@ struct spring {
     enum edge_kind edges[4];
     int passes;
     float blend, damp;
+    int axes;               /* solver_spring_axes: 2 for the 2-D blur, else the 1-D one */
+    ptrdiff_t axis;         /* the 1-D blur's neighbour offset, 0 for none */
     struct field scratch;   /* its cur plane is the blur's output plane */
 };
 
@@ -39,14 +46,14 @@ static int spring_init(void *priv, const struct scene *sc, struct field *f, stru
 {
     struct spring *sp = priv;
     double b = sc->solver.blend, d = solver_damping_per_step(sc);
-    int P = sc->solver.passes;
+    int P = sc->solver.passes, m = solver_spring_axes(sc);
     if (!(b >= 0 && b <= 1))
         return rr_fail(e, RR_EXIT_USAGE, "solver.blend: expected a number in [0, 1], got %g", b);
     if (P < 0 || P > 1000)
         return rr_fail(e, RR_EXIT_USAGE, "solver.passes: expected 0 to 1000, got %d", P);
-    double bmin = (5.0 - 8.0 * b) / 5.0;   /* blur factor of the checkerboard mode */
+    double bmin = solver_spring_blur(sc, -1, -1);   /* blur factor of the checkerboard mode */
     if (P % 2 == 1 && bmin < 0 && pow(-bmin, P) * d > 1.0 / 3.0) {
-        double bmax = (5.0 + 5.0 * pow(1.0 / (3.0 * d), 1.0 / P)) / 8.0;
+        double bmax = (1 + 2 * m) * (1 + pow(1.0 / (3.0 * d), 1.0 / P)) / (4.0 * m);
         return rr_fail(e, RR_EXIT_USAGE,
                        "solver.blend: %g with solver.passes %d is unstable on a 2-D grid (the checkerboard "
                        "ripple grows); use blend <= %.3f or an even number of passes",
@@ -57,6 +64,10 @@ static int spring_init(void *priv, const struct scene *sc, struct field *f, stru
     sp->passes = P;
     sp->blend = (float)b;
     sp->damp = (float)d;
+    /* 1-D: the neighbours along the one long axis (offset 1 along x, the
+     * row stride along y), or none */
+    sp->axes = m;
+    sp->axis = f->w > 1 ? 1 : f->h > 1 ? f->stride : 0;
     if (P > 0 && field_init(&sp->scratch, f->w, f->h, e) < 0)
         return -1;
     return 0;
@@ -90,10 +101,29 @@ static void blur_rows(void *arg, int lo, int hi)
     }
 }
 
+/* Seed 002's 1-D blur, (h + (lerp(h, a, b) + lerp(h, z, b))) / 3 with a, z
+ * the cells `axis` before and after (the two lerps summed first, as the 2-D
+ * blur does, for mirror symmetry); with no neighbours (1 x 1) a copy. */
+static void blur_rows_1d(void *arg, int lo, int hi)
+{
+    const struct spring_job *j = arg;
+    const int w = j->f->w;
+    const ptrdiff_t s = j->f->stride, a = j->sp->axis;
+    const float b = j->sp->blend;
+    for (int y = lo; y < hi; y++) {
+        const float *restrict mid = j->in + y * s;
+        float *restrict out = j->out + y * s;
+        for (int x = 0; x < w; x++) {
+            float c = mid[x];
+            out[x] = a ? (c + ((c + (mid[x - a] - c) * b) + (c + (mid[x + a] - c) * b))) / 3.0f : c;
+        }
+    }
+}
+
 static void blur_pass(const struct spring *sp, const struct field *f, const float *in, float *out)
 {
     struct spring_job j = { .sp = sp, .f = f, .in = in, .out = out };
-    team_for(f->h, team_threads(), blur_rows, &j);
+    team_for(f->h, team_threads(), sp->axes == 2 ? blur_rows : blur_rows_1d, &j);
 }
 
 /* The velocity step, h' = (h + (h - p)) * damping, over p's rows. */

@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 # schema_check.py: validates JSON files against scenes/scene.schema.json with
 # Debian's python3-jsonschema (Draft 2020-12), and compares the schema's
-# keys and defaults with the loader's (the --print-scene output of "{}").
+# keys and defaults with the loader's (the --print-scene output of "{}", and
+# of "{"solver": {"type": T}}" for the keys of the other solvers).
 #   schema_check.py validate SCHEMA FILE...   exit 0 when every file is valid
 #   schema_check.py invalid SCHEMA FILE...    exit 0 when every file is invalid
-#   schema_check.py defaults SCHEMA RESOLVED  exit 0 when every default agrees
+#   schema_check.py defaults SCHEMA RESOLVED...  exit 0 when every default agrees
+#                                             (each key taken from the first file that has it)
 # Run with /usr/bin/python3: the Debian package installs into its dist-packages.
 import json
 import sys
@@ -76,16 +78,23 @@ NOT_PRINTED = {
 }
 
 
-def cmd_defaults(schema, resolved_path):
-    resolved = load(resolved_path)
+def lookup(resolved, path):
+    node = resolved
+    for part in path.split("."):
+        if not (isinstance(node, dict) and part in node):
+            return False, None
+        node = node[part]
+    return True, node
+
+
+def cmd_defaults(schema, resolved_paths):
+    files = [load(p) for p in resolved_paths]
     bad = 0
     for path, sub in section_keys(schema):
-        node, found = resolved, True
-        for part in path.split("."):
-            if isinstance(node, dict) and part in node:
-                node = node[part]
-            else:
-                found = False
+        found, node = False, None
+        for resolved in files:
+            found, node = lookup(resolved, path)
+            if found:
                 break
         if not found:
             if path not in NOT_PRINTED:
@@ -109,7 +118,7 @@ def main(argv):
     if argv[1] == "invalid":
         return cmd_invalid(v, argv[3:])
     if argv[1] == "defaults":
-        return cmd_defaults(schema, argv[3])
+        return cmd_defaults(schema, argv[3:])
     print(f"unknown command {argv[1]}", file=sys.stderr)
     return 2
 

@@ -28,7 +28,12 @@ check every-print-scene-valid sc validate "$S" $resolved
 
 # --- keys and defaults agree with the loader's ---------------------------------------------------
 echo '{}' | "$RR" - --print-scene > "$T/empty.json"
-check defaults-agree sc defaults "$S" "$T/empty.json"
+solvers=""   # each solver's keys: --print-scene writes only those of the scene's solver
+for t in flow spring wave spectral; do
+    echo "{ \"solver\": { \"type\": \"$t\" } }" | "$RR" - --print-scene > "$T/$t.json"; solvers="$solvers $T/$t.json"
+done
+check defaults-agree sc defaults "$S" "$T/empty.json" $solvers
+check print-scene-solvers-valid sc validate "$S" $solvers
 check print-scene-empty-valid sc validate "$S" "$T/empty.json"
 
 # A scene that uses every list and every kind of element: its resolved form is valid too.
@@ -94,6 +99,11 @@ done <<'JSON'
 { "$schema": 3 }
 # alternatives that exclude each other, and required keys
 { "solver": { "damping": 0.9, "half_life": 1 } }
+# a key of another solver
+{ "solver": { "type": "wave", "damping": 0.9 } }
+{ "solver": { "type": "spectral", "damping_shift": 4 } }
+{ "solver": { "blend": 0.5 } }
+{ "solver": { "type": "flow", "speed_map": null } }
 { "drops": [ { "time": 1, "frame": 2 } ] }
 { "oscillators": [ { "x": 1, "from": [0, 0], "to": [1, 1] } ] }
 { "oscillators": [ { "from": [0, 0] } ] }

@@ -112,7 +112,7 @@ static void test_defaults(void **state)
     assert_int_equal(sc.solver.neighbors, 4);
     assert_true(sc.solver.flow == 1.0);
     assert_true(sc.solver.blend == 0.99);
-    assert_int_equal(sc.solver.passes, 1);
+    assert_int_equal(sc.solver.passes, 2);
     assert_true(sc.solver.speed == 0.2);
     assert_null(sc.solver.speed_map);
     assert_true(sc.solver.speed_range[0] == 0.1 && sc.solver.speed_range[1] == 0.3);
@@ -190,10 +190,7 @@ static const char full_scene[] =
     "{\n"
     "  \"grid\":   { \"width\": 64, \"height\": 48, \"cell_size\": 0.0005 },\n"
     "  \"time\":   { \"fps\": 25, \"frames\": 40, \"steps_per_frame\": 3 },\n"
-    "  \"solver\": { \"type\": \"spring\", \"half_life\": 1.5, \"neighbors\": 8, \"flow\": 0.5,\n"
-    "              \"blend\": 0.25, \"passes\": 3, \"speed\": 0.3, \"speed_map\": \"walls.png\",\n"
-    "              \"speed_range\": [0.2, 0.4], \"decay\": 0.5, \"gravity\": 9.8, \"surface_tension\": 0.07,\n"
-    "              \"density\": 998, \"depth\": 0.02, \"viscosity\": 2e-6 },\n"
+    "  \"solver\": { \"type\": \"spring\", \"half_life\": 1.5, \"blend\": 0.25, \"passes\": 3 },\n"
     "  \"boundary\": { \"left\": \"wrap\", \"right\": \"wrap\", \"top\": \"absorb\", \"bottom\": \"clamp\",\n"
     "                \"absorb_width\": 8 },\n"
     "  \"drops\": [ { \"frame\": 4, \"x\": 10, \"y\": 12, \"radius\": 0, \"amplitude\": 2,\n"
@@ -239,15 +236,8 @@ static void test_every_key(void **state)
     assert_int_equal(sc.solver.type, SOLVER_SPRING);
     assert_true(sc.solver.half_life == 1.5);
     assert_true(sc.solver.damping == 0.99);
-    assert_int_equal(sc.solver.neighbors, 8);
-    assert_true(sc.solver.flow == 0.5 && sc.solver.blend == 0.25);
+    assert_true(sc.solver.blend == 0.25);
     assert_int_equal(sc.solver.passes, 3);
-    assert_true(sc.solver.speed == 0.3);
-    assert_string_equal(sc.solver.speed_map, resolved);
-    assert_true(sc.solver.speed_range[0] == 0.2 && sc.solver.speed_range[1] == 0.4);
-    assert_true(sc.solver.decay == 0.5 && sc.solver.gravity == 9.8);
-    assert_true(sc.solver.surface_tension == 0.07 && sc.solver.density == 998);
-    assert_true(sc.solver.depth == 0.02 && sc.solver.viscosity == 2e-6);
     assert_int_equal(sc.boundary[EDGE_LEFT], EDGE_WRAP);
     assert_int_equal(sc.boundary[EDGE_RIGHT], EDGE_WRAP);
     assert_int_equal(sc.boundary[EDGE_TOP], EDGE_ABSORB);
@@ -483,8 +473,8 @@ static void test_value_errors2(void **state)
     expect_file_error("{\"drops\": [{\"frame\": 1.5}]}", ":1:22: drops.0.frame: expected an integer in [0, 2147483647], got 1.5");
     expect_file_error("{\"rain\": {\"seed\": -1}}", ":1:19: rain.seed: expected an integer in [0, 9007199254740992], got -1");
     /* non-finite */
-    expect_file_error("{\"solver\": {\"speed\": -1e400}}",
-                      ":1:22: solver.speed: expected a number > 0, got a number too large for a double");
+    expect_file_error("{\"solver\": {\"type\": \"wave\", \"speed\": -1e400}}",
+                      ":1:38: solver.speed: expected a number > 0, got a number too large for a double");
     /* enums */
     expect_file_error("{\"drops\": [{\"shape\": \"square\"}]}",
                       ":1:22: drops.0.shape: expected one of \"point\", \"disc\", \"gaussian\", \"cosine\", got \"square\"");
@@ -523,7 +513,7 @@ static void test_files(void **state)
     expect_file_error("{\"obstacles\": [\n  {\"type\": \"mask\", \"path\": \"nowhere.png\"}\n]}",
                       ":2:28: obstacles.0.path: cannot open \"nowhere.png\": No such file or directory");
     expect_file_error("{\"initial\": [{\"type\": \"image\"}]}", ":1:14: initial.0: missing required key \"path\"");
-    expect_file_error("{\"solver\": {\"speed_map\": \"/\"}}", ":1:26: solver.speed_map: cannot open \"/\": Is a directory");
+    expect_file_error("{\"solver\": {\"type\": \"wave\", \"speed_map\": \"/\"}}", ":1:42: solver.speed_map: cannot open \"/\": Is a directory");
 
     /* An absolute path stays as given. */
     struct scene sc;
@@ -596,6 +586,101 @@ static void test_print_round_trip(void **state)
     assert_non_null(strstr(p, "\"rain\":\tnull"));
     assert_non_null(strstr(p, "\"obstacles\":\t[]"));
     free(p);
+    scene_free(&sc);
+}
+
+/* Each solver takes its own keys (every one given here, none a default) and
+ * the scene prints and reads back; any key of another solver is refused,
+ * naming the solver and the keys that apply (docs/scene.md, "used by"). */
+static void test_solver_keys(void **state)
+{
+    (void)state;
+    static const char *const own[] = {
+        "{\"solver\": {\"type\": \"elias\", \"damping_shift\": 5, \"neighbors\": 8}}",
+        "{\"solver\": {\"type\": \"flow\", \"damping\": 0.9, \"flow\": 0.5}}",
+        "{\"solver\": {\"type\": \"spring\", \"damping_shift\": 3, \"blend\": 0.5, \"passes\": 3}}",
+        "{\"solver\": {\"type\": \"wave\", \"half_life\": 2, \"speed\": 0.3, \"speed_map\": \"walls.png\","
+        " \"speed_range\": [0.2, 0.4], \"decay\": 0.5}}",
+        "{\"solver\": {\"type\": \"spectral\", \"half_life\": 2, \"gravity\": 9.8, \"surface_tension\": 0.07,"
+        " \"density\": 998, \"depth\": 0.02, \"viscosity\": 2e-6}}",
+    };
+    struct scene sc;
+    struct rr_err e;
+    char want[160], text[256];
+    for (int t = 0; t < 5; t++) {
+        assert_int_equal(load(own[t], NULL, 0, &sc, &e), 0);
+        assert_int_equal(sc.solver.type, t);
+        switch (t) {
+        case SOLVER_ELIAS: assert_true(sc.solver.damping_shift == 5 && sc.solver.neighbors == 8); break;
+        case SOLVER_FLOW: assert_true(sc.solver.damping == 0.9 && sc.solver.flow == 0.5); break;
+        case SOLVER_SPRING:
+            assert_true(sc.solver.damping_shift == 3 && sc.solver.blend == 0.5 && sc.solver.passes == 3);
+            break;
+        case SOLVER_WAVE:
+            snprintf(want, sizeof want, "%s/walls.png", tmpdir);
+            assert_string_equal(sc.solver.speed_map, want);
+            assert_true(sc.solver.half_life == 2 && sc.solver.speed == 0.3 && sc.solver.decay == 0.5);
+            assert_true(sc.solver.speed_range[0] == 0.2 && sc.solver.speed_range[1] == 0.4);
+            break;
+        default:
+            assert_true(sc.solver.gravity == 9.8 && sc.solver.surface_tension == 0.07);
+            assert_true(sc.solver.density == 998 && sc.solver.depth == 0.02 && sc.solver.viscosity == 2e-6);
+        }
+        scene_free(&sc);
+        round_trip(own[t]);
+    }
+    /* Every key with a valid value, for every solver that does not use it. */
+    static const struct {
+        const char *key, *value;
+        unsigned by;   /* bit per solver type */
+    } keys[] = {
+        { "damping", "0.5", 7 }, { "damping_shift", "3", 7 }, { "neighbors", "8", 1 }, { "flow", "0.5", 2 },
+        { "blend", "0.5", 4 }, { "passes", "2", 4 }, { "speed", "0.3", 8 }, { "speed_map", "null", 8 },
+        { "speed_range", "[0.2, 0.4]", 8 }, { "decay", "1", 8 }, { "gravity", "9", 16 },
+        { "surface_tension", "0.07", 16 }, { "density", "998", 16 }, { "depth", "0.1", 16 },
+        { "viscosity", "1e-6", 16 },
+    };
+    static const char *const takes[] = {
+        "elias takes solver.half_life, solver.damping, solver.damping_shift, solver.neighbors",
+        "flow takes solver.half_life, solver.damping, solver.damping_shift, solver.flow",
+        "spring takes solver.half_life, solver.damping, solver.damping_shift, solver.blend, solver.passes",
+        "wave takes solver.half_life, solver.speed, solver.speed_map, solver.speed_range, solver.decay",
+        "spectral takes solver.half_life, solver.gravity, solver.surface_tension, solver.density, "
+        "solver.depth, solver.viscosity",
+    };
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        for (int t = 0; t < 5; t++) {
+            if (keys[k].by & (1u << t))
+                continue;
+            const char *name = scene_solver_name((enum solver_type)t);
+            snprintf(text, sizeof text, "{\"solver\": {\"type\": \"%s\", \"%s\": %s}}", name, keys[k].key,
+                     keys[k].value);
+            assert_int_equal(load(text, NULL, 0, &sc, &e), -1);
+            assert_int_equal(e.status, RR_EXIT_USAGE);
+            snprintf(want, sizeof want, "solver.%s: not used by the %s solver (", keys[k].key, name);
+            if (!strstr(e.msg, want) || !strstr(e.msg, scene_path))
+                fail_msg("%s: %s", text, e.msg);
+            if (keys[k].by == 7)   /* a per-step factor: the solver's own rate instead */
+                snprintf(want, sizeof want, "use solver.half_life or solver.%s, got %s",
+                         t == SOLVER_WAVE ? "decay" : "viscosity", keys[k].value);
+            else
+                snprintf(want, sizeof want, "; %s, got ", takes[t]);
+            if (!strstr(e.msg, want))
+                fail_msg("%s: %s", text, e.msg);
+            scene_free(&sc);
+        }
+    /* The position is the key's; a --set key is named as such. */
+    expect_file_error("{\"solver\": {\"type\": \"wave\",\n  \"damping\": 0.98}}",
+                      ":2:3: solver.damping: not used by the wave solver (a per-step factor); use "
+                      "solver.half_life or solver.decay, got 0.98");
+    expect_set_error("{\"solver\": {\"type\": \"elias\"}}", "solver.blend=0.5",
+                     "--set solver.blend: not used by the elias solver (a key of spring); elias takes "
+                     "solver.half_life, solver.damping, solver.damping_shift, solver.neighbors, got 0.5");
+    /* the keys are checked against the type --set gives */
+    const char *sets[] = { "solver.type=flow" };
+    assert_int_equal(load("{\"solver\": {\"neighbors\": 8}}", sets, 1, &sc, &e), -1);
+    assert_non_null(strstr(e.msg, ":1:13: solver.neighbors: not used by the flow solver (a key of elias); flow takes "
+                                  "solver.half_life, solver.damping, solver.damping_shift, solver.flow, got 8"));
     scene_free(&sc);
 }
 
@@ -745,6 +830,7 @@ int main(void)
         cmocka_unit_test(test_exclusive_and_pairs),
         cmocka_unit_test(test_files),
         cmocka_unit_test(test_print_round_trip),
+        cmocka_unit_test(test_solver_keys),
         cmocka_unit_test(test_render_keys),
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_json_suite),

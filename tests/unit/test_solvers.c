@@ -223,6 +223,8 @@ static void test_half_life(void **state)
     sc.solver.half_life = 0;
     sc.solver.damping = 0.97;
     assert_true(solver_damping_per_step(&sc) == 0.97);
+    sc.solver.damping_shift = 4;   /* 1 - 1/16 */
+    assert_true(solver_damping_per_step(&sc) == 0.9375);
 }
 
 /* ---- simulations ------------------------------------------------------------ */
@@ -244,6 +246,38 @@ static uint32_t bits(float v)
     uint32_t u;
     memcpy(&u, &v, sizeof u);
     return u;
+}
+
+/* flow and spring take damping_shift n as the factor 1 - 2^-n: the same
+ * frames as that damping, and not those of the default damping 0.99. */
+static void test_damping_shift_factor(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct drop d = { .at = { .is_frame = true }, .x = 10, .y = 10, .radius = 3, .amplitude = -1,
+                      .shape = SHAPE_DISC };
+    const enum solver_type types[] = { SOLVER_FLOW, SOLVER_SPRING };
+    for (int k = 0; k < 2; k++) {
+        struct sim *s[3];
+        for (int v = 0; v < 3; v++) {
+            base_scene(&sc, types[k], 21, 21, EDGE_FIXED);
+            sc.drops = &d;
+            sc.n_drops = 1;
+            sc.solver.damping = v == 1 ? 0.9375 : 0.99;
+            sc.solver.damping_shift = v == 0 ? 4 : 0;
+            s[v] = run(&sc, 5);
+        }
+        const struct field *a = sim_field(s[0]), *b = sim_field(s[1]), *c = sim_field(s[2]);
+        int differs = 0;
+        for (int y = 0; y < 21; y++)
+            for (int x = 0; x < 21; x++) {
+                assert_true(bits(AT(a, a->cur, x, y)) == bits(AT(b, b->cur, x, y)));
+                differs |= AT(a, a->cur, x, y) != AT(c, c->cur, x, y);
+            }
+        assert_true(differs);
+        for (int v = 0; v < 3; v++)
+            sim_free(s[v]);
+    }
 }
 
 static void symmetry(int neighbors, enum solver_type t)
@@ -606,6 +640,44 @@ static void test_spring_step(void **state)
     rig_close(&r);
 }
 
+/* On a W x 1 grid (and a 1 x H one) spring blurs in 1-D as seed 002 does:
+ * h <- (h + lerp(h, left, b) + lerp(h, right, b)) / 3, whatever the other
+ * two edges are. */
+static void test_spring_1d(void **state)
+{
+    (void)state;
+    struct scene sc;
+    /* velocity step: h' = 2 at x = 2 of 5. blur, blend 1/2: centre: lerps
+     * 2 + (0 - 2)/2 = 1 each: (2 + 2) / 3 = 4/3; its neighbours: one lerp
+     * 0 + (2 - 0)/2 = 1: 1/3; the ends 0. (The 2-D blur would give 6/5 at the
+     * centre, its lerps towards the fixed rows above and below.) */
+    const float want[5] = { 0, 1.0f / 3, 4.0f / 3, 1.0f / 3, 0 };
+    for (int k = 0; k < 4; k++) {
+        const int column = k >= 2;
+        base_scene(&sc, SOLVER_SPRING, column ? 1 : 5, column ? 5 : 1, EDGE_FIXED);
+        if (k % 2) /* the edges across the line do not matter */
+            for (int e = column ? EDGE_LEFT : EDGE_TOP, n = 0; n < 2; n++)
+                sc.boundary[e + n] = EDGE_WRAP;
+        struct rig r;
+        rig_open(&r, &sc);
+        AT(&r.f, r.f.cur, column ? 0 : 2, column ? 2 : 0) = 1.0f;
+        r.ops->step(r.priv, &r.f);
+        for (int i = 0; i < 5; i++)
+            if (AT(&r.f, r.f.cur, column ? 0 : i, column ? i : 0) != want[i])
+                fail_msg("case %d, cell %d: got %.9g, want %.9g", k, i,
+                         (double)AT(&r.f, r.f.cur, column ? 0 : i, column ? i : 0), (double)want[i]);
+        rig_close(&r);
+    }
+    /* The seed's own blend 0.99 with one pass is stable in 1-D (the
+     * checkerboard factor (3 - 4 * 0.99) / 3 = -0.32 > -1/3), unlike in 2-D. */
+    struct sim *s = NULL;
+    struct rr_err e = { 0 };
+    base_scene(&sc, SOLVER_SPRING, 64, 1, EDGE_FIXED);
+    sc.solver.blend = 0.99;
+    assert_int_equal(sim_create(&s, &sc, &e), 0);
+    sim_free(s);
+}
+
 static void test_spring_spreads(void **state)
 {
     (void)state;
@@ -723,6 +795,7 @@ int main(void)
         cmocka_unit_test(test_elias8_wrap),
         cmocka_unit_test(test_elias_damping),
         cmocka_unit_test(test_half_life),
+        cmocka_unit_test(test_damping_shift_factor),
         cmocka_unit_test(test_elias_symmetry),
         cmocka_unit_test(test_wrap_translation),
         cmocka_unit_test(test_threads),
@@ -732,6 +805,7 @@ int main(void)
         cmocka_unit_test(test_wave_kernels_exact),
         cmocka_unit_test(test_flow_speed),
         cmocka_unit_test(test_spring_step),
+        cmocka_unit_test(test_spring_1d),
         cmocka_unit_test(test_spring_spreads),
         cmocka_unit_test(test_spring_unstable_refused),
         cmocka_unit_test(test_sponge),

@@ -406,9 +406,30 @@ static void test_half_life_measured(void **state)
     sc.solver.half_life = 0;
     sc.solver.decay = log(2.0) / 0.5;
     double wd = measured_half_life(&sc, 20, 120);
-    print_message("measured half-life: elias %.4f s (want 1), wave %.4f s and %.4f s by decay (want 0.5)\n", el,
-                  wv, wd);
+    /* flow (F = 1) and elias with 8 neighbours, as elias above */
+    wave_scene(&sc, 20, 20, 0.001, 0.1, 1);
+    sc.time.fps = 60;
+    sc.solver.half_life = 1.0;
+    sc.solver.type = SOLVER_FLOW;
+    double fl = measured_half_life(&sc, 20, 240);
+    sc.solver.type = SOLVER_ELIAS;
+    sc.solver.neighbors = 8;
+    double e8 = measured_half_life(&sc, 20, 240);
+    /* spring (blend 1/2, 2 passes): its blur damps the mode too, |lambda|^2 =
+     * B^2 d, so the height falls by sqrt(B^2) per step on top of half_life's
+     * sqrt(d): rates add, 1/T = 1/half_life + 1/T_blur with T_blur = ln 2 dt /
+     * -ln |B| (B for the mode's k = pi / 21 on both axes: 2.57 s) */
+    sc.solver.type = SOLVER_SPRING;
+    const double ck = cos(PI / 21), dt = 1.0 / 60;
+    const double t_blur = log(2.0) * dt / -log(fabs(solver_spring_blur(&sc, ck, ck)));
+    const double sp_want = 1 / (1 / sc.solver.half_life + 1 / t_blur);
+    double sp = measured_half_life(&sc, 20, 240);
+    print_message("measured half-life: elias %.4f s, flow %.4f s, elias 8 %.4f s (want 1), spring %.4f s (want "
+                  "%.4f), wave %.4f s and %.4f s by decay (want 0.5)\n", el, fl, e8, sp, sp_want, wv, wd);
     assert_true(fabs(el - 1.0) < 0.01);
+    assert_true(fabs(fl - 1.0) < 0.01);
+    assert_true(fabs(e8 - 1.0) < 0.01);
+    assert_true(fabs(sp - sp_want) < 0.01 * sp_want);
     assert_true(fabs(wv - 0.5) < 0.005);
     assert_true(fabs(wd - 0.5) < 0.005);
 }
