@@ -16,11 +16,15 @@
  *   cosine    (1 + cos(pi d / r)) / 2 for d < r
  * A radius below 1/2 stamps at least the nearest cell, weight 1, for every
  * shape. Stamps are clipped to the grid and skip wall cells.
- * Drops: mode add h += amplitude * w; mode set h = h (1 - w) + amplitude * w
- * (seed 003's init). Oscillators, a hard source while start <= t < end:
+ * Drops, on the current plane: mode add h += amplitude * w; mode set
+ * h = h (1 - w) + amplitude * w. (Seed 003's init() sets its previous plane,
+ * nwater2 = energy, and its radius 1 is one cell: on still water that is,
+ * one step later, a point drop of amplitude -energy * damping; docs/solvers.md.)
+ * Oscillators, a hard source while start <= t < end:
  * h = h (1 - w) + amplitude sin(2 pi frequency t + phase) w, t = step * dt.
  * Movers: at every step from the path's first time to its last, h +=
- * amplitude * w at the piecewise-linear position (seed 003's moving body). */
+ * amplitude * w at the piecewise-linear position (seed 003's moving body,
+ * "a negative impulse should be added to the mesh"). */
 #ifndef RR_SOURCES_H
 #define RR_SOURCES_H
 

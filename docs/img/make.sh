@@ -7,9 +7,15 @@
 set -e
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 for s in elias flow spring wave; do
-    ./ripplerender docs/img/solvers.json -s solver.type=$s -o "$t/$s%02d.png" -f 90 -y -q
+    case $s in   # each solver with its own keys (a key of another solver is refused)
+        elias) k='{"type": "elias", "damping": 1}' ;;
+        flow) k='{"type": "flow", "damping": 1, "flow": 1}' ;;
+        spring) k='{"type": "spring", "damping": 1, "blend": 0.5, "passes": 2}' ;;
+        wave) k='{"type": "wave", "speed": 0.04}' ;;
+    esac
+    ./ripplerender docs/img/solvers.json -s "solver=$k" -o "$t/$s%02d.png" -f 90 -y -q
 done
-./ripplerender docs/img/solvers.json -s solver.type=spectral -s grid.cell_size=0.002 \
+./ripplerender docs/img/solvers.json -s 'solver={"type": "spectral"}' -s grid.cell_size=0.002 \
     -s oscillators.0.frequency=6 -s time.steps_per_frame=8 -o "$t/spectral%02d.png" -f 90 -y -q
 ffmpeg -v error -y -i "$t/elias89.png" -i "$t/flow89.png" -i "$t/spring89.png" -i "$t/wave89.png" \
     -i "$t/spectral89.png" -filter_complex hstack=inputs=5 docs/img/solvers.png

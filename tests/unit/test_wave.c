@@ -1,6 +1,6 @@
 /* test_wave.c: the wave solver against theory (driven wavelength, discrete
  * energy, standing-mode frequency, Courant check and "auto" steps, decay and
- * half-life), the measured half-life of a seed solver, the reflection
+ * half-life), the measured half-life of each seed solver, the reflection
  * coefficient of `absorb` edges, and the V-shaped wake of a fast mover.
  * Scenes are filled by hand; grids are small so that this runs in seconds. */
 #include <math.h>
