@@ -238,7 +238,7 @@ int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
     if (sources_create(&s->src, sc, e) < 0)
         goto fail;
     sources_set_walls(s->src, s->walls);
-    if (sources_initial(sc, &s->f, e) < 0)
+    if (sources_initial(sc, &s->f, ops->displaces_at_rest ? INITIAL_WAVES : INITIAL_ALL, e) < 0)
         goto fail;
     if (ops->priv_size && !(s->priv = calloc(1, ops->priv_size))) {
         rr_fail(e, RR_EXIT_RUNTIME, "solver: out of memory");
@@ -249,6 +249,8 @@ int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
         goto fail;
     }
     s->ops = ops;
+    if (ops->displaces_at_rest && sources_initial(sc, &s->f, INITIAL_IMAGES_CUR, e) < 0)
+        goto fail;
     s->sponge_old_plane = long_wave_speed(s, 0, 0) >= 0;
     for (int side = 0; side < 4; side++) {
         if (sc->boundary[side] != EDGE_ABSORB)

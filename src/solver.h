@@ -34,6 +34,10 @@ struct solver_ops {
     /* Optional: the speed of long waves at cell (x, y) in cells per step, for
      * the absorbing edges (src/sim.c). NULL: sim.c derives it from the scene. */
     double (*cell_speed)(const void *priv, int x, int y);
+    /* Set when the solver itself takes what sim.c changes in f->cur between
+     * steps as water displaced at rest (spectral): sim.c then puts the
+     * initial images into f->cur alone, after init (sources_initial). */
+    bool displaces_at_rest;
 };
 
 /* The registry: the ops for a solver type, or NULL when this build has none. */
