@@ -29,7 +29,7 @@
 #define SPONGE_A 0.02
 /* Solvers without Mur's condition (spectral, whose FFT domain has its own
  * absorbing pad beyond the grid) keep the strong sponge on the new plane only:
- * spectral carries what sim.c changes in the new plane over to the old one
+ * spectral takes what sim.c changes in the new plane as displaced at rest
  * itself (docs/solvers.md), so touching its old plane too would count twice. */
 #define SPONGE_A_ALONE 0.5
 #define BLOWUP_LIMIT 1e6f

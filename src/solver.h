@@ -56,10 +56,17 @@ int solver_wave_stable(double cmax, double fps, int steps, double dx);
 /* The smallest steps_per_frame (>= 1) that solver_wave_stable accepts. */
 int solver_wave_min_steps(double cmax, double fps, double dx);
 
+/* The angular frequency (rad/s) of linear water waves of wavenumber k (rad/m)
+ * for the spectral solver's keys: omega^2 = (g k + (sigma / rho) k^3) tanh(k d),
+ * tanh -> 1 without a depth. */
+double solver_water_omega(const struct solver_config *c, double k);
+
 /* What time.steps_per_frame "auto" resolves to: for wave the smallest stable
  * count at the fastest speed the scene allows (`speed`, or the larger end of
- * `speed_range` with a speed_map), capped at 1000; 1 for the other solvers,
- * which are stable at any step count. */
+ * `speed_range` with a speed_map); for spectral the smallest count with
+ * omega(pi / cell_size) dt < pi (the grid's shortest waves turn less than half
+ * a period per step, so oscillators do not drive them by aliasing); both
+ * capped at 1000; 1 for the other solvers, which are stable at any count. */
 int solver_auto_steps(const struct scene *sc);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "image.h"
 #include "rng.h"
+#include "solver.h"
 
 #define PI 3.14159265358979323846
 /* The most drops that a scene may plan (rain included): about 160 MB of plan. */
@@ -330,12 +331,8 @@ static double omega(const struct scene *sc, double kx, double ky)
         c = 1 - nu * nu * (2 - cx - cy);
         break;
     }
-    case SOLVER_SPECTRAL: {   /* exact: omega^2 = (g k + sigma/rho k^3) tanh(k d), per step */
-        const struct solver_config *v = &sc->solver;
-        double k = hypot(kx, ky) / sc->grid.cell_size;
-        double w2 = v->gravity * k + v->surface_tension / v->density * k * k * k;
-        return sqrt(v->depth > 0 ? w2 * tanh(k * v->depth) : w2) * scene_dt(sc);
-    }
+    case SOLVER_SPECTRAL:   /* exact: omega^2 = (g k + sigma/rho k^3) tanh(k d), per step */
+        return solver_water_omega(&sc->solver, hypot(kx, ky) / sc->grid.cell_size) * scene_dt(sc);
     default:   /* other solvers set their own; the 4-neighbour relation is a fair start */
         c = (cx + cy) / 2;
         break;

@@ -25,8 +25,9 @@
  * unconditionally stable. dt still matters where physical space does: sources
  * are applied once per step, so an oscillator also drives the short waves
  * whose omega dt aliases to its own 2 pi f dt unless the fastest mode of the
- * grid turns less than pi per step (dt < pi / omega(pi / cell_size)), and a
- * sponge only absorbs waves that take several steps to cross it.
+ * grid turns less than pi per step (dt < pi / omega(pi / cell_size): what
+ * time.steps_per_frame "auto" picks, solver_auto_steps), and a sponge only
+ * absorbs waves that take several steps to cross it.
  *
  * Sources, walls, sponges: sim.c changes h_n in physical space between steps
  * (drops, oscillators, movers, initial images; walls set to 0; absorb
@@ -302,7 +303,7 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     /* The per-mode coefficients; 1 / (2 nx ny): the separation's 1/2 and the
      * unnormalised inverse transform. */
     const double q = c->half_life > 0 ? pow(0.5, dt / c->half_life) : 1.0;
-    const double tension = c->surface_tension / c->density, norm = 0.5 / (double)n;
+    const double norm = 0.5 / (double)n;
     /* Columns i and nx - i, rows j and ny - j have the same |k|: one
      * quarter of the modes holds all the coefficients. */
     const size_t nyh = (size_t)ny / 2 + 1;
@@ -312,11 +313,8 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
             double ky = wavenumber(j, ny, dx), k = hypot(kx, ky);
             double a = 1.0, b = 0.0;   /* the mean level stays */
             if (k > 0) {
-                double w2 = c->gravity * k + tension * k * k * k;
-                if (c->depth > 0)
-                    w2 *= tanh(k * c->depth);
                 double damp = q * exp(-2.0 * c->viscosity * k * k * dt);
-                a = 2.0 * damp * cos(sqrt(w2) * dt);
+                a = 2.0 * damp * cos(solver_water_omega(c, k) * dt);
                 b = damp * damp;
             }
             sp->AB[2 * ((size_t)i * nyh + j)] = (float)(a * norm);
@@ -326,14 +324,11 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     /* The pad's sponge: a damping rate s(u) = s_max u^2 (1/s) at depth
      * u = (i + 1) / maxpad, applied as exp(-s dt) per step so that it does not
      * depend on dt. s_max = omega / 2 of the wave twice as long as the pad:
-     * gentle enough not to reflect. Chosen by measurement (test_edge_pads, a
-     * pad of 4 wavelengths alone): it reflects 0.3% of a 10 Hz wave, where
-     * s_max = omega of a wave of a third of the pad reflected 15%. */
+     * gentle enough not to reflect. Chosen by measurement against a steeper
+     * s_max = omega of a wave of a third of the pad (test_edge_pads, a pad
+     * of 4 wavelengths alone; the values are in docs/solvers.md). */
     const double kp = 2.0 * M_PI * SPONGE_WAVES / ((maxpad > 0 ? maxpad : 1) * dx);
-    double wp2 = c->gravity * kp + tension * kp * kp * kp;
-    if (c->depth > 0)
-        wp2 *= tanh(kp * c->depth);
-    const double smax = SPONGE_RATE * sqrt(wp2);
+    const double smax = SPONGE_RATE * solver_water_omega(c, kp);
     for (int i = 0; i < maxpad; i++) {
         double u = (i + 1.0) / maxpad;
         sp->sponge[i] = (float)exp(-smax * u * u * dt);

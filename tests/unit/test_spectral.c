@@ -698,6 +698,32 @@ static void test_threads_identical(void **state)
     free(out[1]);
 }
 
+/* time.steps_per_frame "auto" (solver_auto_steps): the smallest n with
+ * omega(pi / cell_size) dt < pi, dt = 1 / (fps n), omega here from the test's
+ * own formula: 0.5 mm cells at 30 fps 46 (omega 4257 rad/s), 1 mm 17
+ * (1513 rad/s); 1 cm cells at 10 fps 3 deep (73 rad/s), 2 on 2 mm of water
+ * (55 rad/s: depth counts); 20 um cells need more than 1000 and get 1000. */
+static void test_auto_steps(void **state)
+{
+    (void)state;
+    static const struct { double dx, fps, depth; int want; } cases[] = {
+        { 5e-4, 30, 0, 46 }, { 1e-3, 30, 0, 17 }, { 1e-2, 10, 0, 3 }, { 1e-2, 10, 0.002, 2 }, { 2e-5, 30, 0, 1000 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct scene sc;
+        base_scene(&sc, 8, 8, cases[i].dx, cases[i].fps, 1);
+        sc.solver.depth = cases[i].depth;
+        sc.time.steps_auto = true;
+        const int n = solver_auto_steps(&sc);
+        const double w = omega_of(M_PI / cases[i].dx, G, SIGMA, cases[i].depth);
+        print_message("  cell %g m, %g fps, depth %g m: omega %.1f rad/s, %d steps per frame\n", cases[i].dx,
+                      cases[i].fps, cases[i].depth, w, n);
+        assert_int_equal(n, cases[i].want);
+        if (n < 1000)
+            assert_true(w / (cases[i].fps * n) < M_PI && (n == 1 || w / (cases[i].fps * (n - 1)) >= M_PI));
+    }
+}
+
 /* cell_size must be positive (scene.c checks it; the solver refuses it too). */
 static void test_needs_cell_size(void **state)
 {
@@ -726,6 +752,7 @@ int main(void)
         cmocka_unit_test(test_cauchy_poisson),
         cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_needs_cell_size),
+        cmocka_unit_test(test_auto_steps),
     };
     return cmocka_run_group_tests_name("spectral", tests, NULL, NULL);
 }
