@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <png.h>
 
 #include "field.h"
+#include "gray_png.h"
 #include "scene.h"
 #include "sim.h"
 #include "solver.h"
@@ -533,13 +533,7 @@ static void test_at_rest_any_step_count(void **state)
             double r2 = (x - 40.0) * (x - 40.0) + (y - 18.0) * (y - 18.0);
             px[y * W + x] = (unsigned char)lround(128 + 120 * exp(-r2 / (2 * 4.0 * 4.0)));
         }
-    png_image pi;
-    memset(&pi, 0, sizeof pi);
-    pi.version = PNG_IMAGE_VERSION;
-    pi.width = W;
-    pi.height = H;
-    pi.format = PNG_FORMAT_GRAY;
-    assert_true(png_image_write_to_file(&pi, path, 0, px, 0, NULL));
+    write_gray_png(path, W, H, px);
     struct drop d[2] = {
         { .x = 20, .y = 20, .radius = 5, .amplitude = -1, .shape = SHAPE_COSINE },
         { .at = { .is_frame = true, .frame = 2 }, .x = 44, .y = 34, .radius = 4, .amplitude = -0.8,
