@@ -282,7 +282,8 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     sp->sponge = malloc((size_t)(maxpad > 0 ? maxpad : 1) * sizeof *sp->sponge);
     sp->Z = fftwf_malloc(sp->nyp * nx * sizeof *sp->Z);
     sp->buf = fftwf_malloc((size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
-    if (!sp->H || !sp->P || !sp->last || !sp->wx || !sp->wy || !sp->dsum || !sp->AB || !sp->sponge || !sp->Z || !sp->buf) {
+    if (!sp->H || !sp->P || !sp->last || !sp->wx || !sp->wy || !sp->dsum || !sp->AB || !sp->sponge || !sp->Z
+        || !sp->buf) {
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
     }

@@ -606,7 +606,8 @@ static void test_cauchy_poisson(void **state)
                     double complex s = 0;
                     for (int y = 0; y < H; y++)
                         for (int x = 0; x < W; x++)
-                            s += D[j][y * W + x] * cexp(CMPLX(0, -2 * M_PI * ((double)kx * x / W + (double)ky * y / H)));
+                            s += D[j][y * W + x]
+                                 * cexp(CMPLX(0, -2 * M_PI * ((double)kx * x / W + (double)ky * y / H)));
                     Dk[j][ky * W + kx] = s;
                 }
         }
