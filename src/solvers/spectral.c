@@ -419,12 +419,18 @@ static void pack_row(const struct spectral *sp, const struct field *f, int y, ff
     const float *cur = f->cur + gy * f->stride, *prev = f->prev + gy * f->stride;
     const float *last = sp->last + (size_t)gy * ax->m;
     fftwf_complex *in = z + ax->lo;
-    double ds = 0;
     for (int x = 0; x < ax->m; x++) {
         in[x][0] = 0.5f * (cur[x] + last[x]);
         in[x][1] = prev[x];
-        ds += (double)sp->wx[x] * (double)(cur[x] - last[x]);
     }
+    /* D's sum for the mean, vectorised (a serial sum would be a chain of
+     * dependent additions): the lanes' partial sums are added in an order
+     * fixed when compiled, so the bits are the same on any thread. */
+    double ds = 0;
+    const float *wx = sp->wx;
+#pragma omp simd reduction(+ : ds)
+    for (int x = 0; x < ax->m; x++)
+        ds += (double)wx[x] * (double)(cur[x] - last[x]);
     sp->dsum[gy] = ds;
     for (int side = 0; side < 2; side++) {
         const enum edge_kind e = side ? ax->e_hi : ax->e_lo;
