@@ -29,7 +29,7 @@
 #define SPONGE_A 0.02
 /* Solvers without Mur's condition (spectral, whose FFT domain has its own
  * absorbing pad beyond the grid) keep the strong sponge on the new plane only:
- * spectral carries what sim.c changes in the new plane over to the old one
+ * spectral takes what sim.c changes in the new plane as displaced at rest
  * itself (docs/solvers.md), so touching its old plane too would count twice. */
 #define SPONGE_A_ALONE 0.5
 #define BLOWUP_LIMIT 1e6f
@@ -239,7 +239,7 @@ int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
     if (sources_create(&s->src, sc, e) < 0)
         goto fail;
     sources_set_walls(s->src, s->walls);
-    if (sources_initial(sc, &s->f, e) < 0)
+    if (sources_initial(sc, &s->f, ops->displaces_at_rest ? INITIAL_WAVES : INITIAL_ALL, e) < 0)
         goto fail;
     if (ops->priv_size && !(s->priv = calloc(1, ops->priv_size))) {
         rr_fail(e, RR_EXIT_RUNTIME, "solver: out of memory");
@@ -250,6 +250,8 @@ int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
         goto fail;
     }
     s->ops = ops;
+    if (ops->displaces_at_rest && sources_initial(sc, &s->f, INITIAL_IMAGES_CUR, e) < 0)
+        goto fail;
     s->sponge_old_plane = long_wave_speed(s, 0, 0) >= 0;
     for (int side = 0; side < 4; side++) {
         if (sc->boundary[side] != EDGE_ABSORB)

@@ -65,11 +65,32 @@ bool solver_has_step_limit(enum solver_type type)
     return type == SOLVER_WAVE;
 }
 
+double solver_water_omega(const struct solver_config *c, double k)
+{
+    double w2 = c->gravity * k + c->surface_tension / c->density * k * k * k;
+    return sqrt(c->depth > 0 ? w2 * tanh(k * c->depth) : w2);
+}
+
+/* The smallest n with omega(pi / dx) dt < pi, dt = 1 / (fps n): the
+ * shortest waves of the grid turn less than half a period per step, so a
+ * source applied once per step cannot drive them by aliasing (a mode turning
+ * omega dt per step looks like one turning 2 pi - omega dt). Strict: the
+ * recurrence is exact at any dt, so no margin beyond it. */
+static int spectral_min_steps(const struct scene *sc)
+{
+    double n = floor(solver_water_omega(&sc->solver, M_PI / sc->grid.cell_size) / (M_PI * sc->time.fps)) + 1;
+    return n < 1 ? 1 : n > 1e6 ? 1000000 : (int)n;
+}
+
 int solver_auto_steps(const struct scene *sc)
 {
-    if (!solver_has_step_limit(sc->solver.type))
-        return 1;
-    double c = sc->solver.speed_map ? fmax(sc->solver.speed_range[0], sc->solver.speed_range[1]) : sc->solver.speed;
-    int n = solver_wave_min_steps(c, sc->time.fps, sc->grid.cell_size);
+    int n = 1;
+    if (sc->solver.type == SOLVER_WAVE) {
+        double c = sc->solver.speed_map ? fmax(sc->solver.speed_range[0], sc->solver.speed_range[1])
+                                        : sc->solver.speed;
+        n = solver_wave_min_steps(c, sc->time.fps, sc->grid.cell_size);
+    } else if (sc->solver.type == SOLVER_SPECTRAL) {
+        n = spectral_min_steps(sc);
+    }
     return n > 1000 ? 1000 : n;
 }

@@ -35,6 +35,10 @@ struct solver_ops {
     /* Optional: the speed of long waves at cell (x, y) in cells per step, for
      * the absorbing edges (src/sim.c). NULL: sim.c derives it from the scene. */
     double (*cell_speed)(const void *priv, int x, int y);
+    /* Set when the solver itself takes what sim.c changes in f->cur between
+     * steps as water displaced at rest (spectral): sim.c then puts the
+     * initial images into f->cur alone, after init (sources_initial). */
+    bool displaces_at_rest;
 };
 
 /* The registry: the ops for a solver type, or NULL when this build has none. */
@@ -74,10 +78,17 @@ int solver_wave_min_steps(double cmax, double fps, double dx);
  * time.steps_per_frame defaults to "auto" instead of 2. */
 bool solver_has_step_limit(enum solver_type type);
 
+/* The angular frequency (rad/s) of linear water waves of wavenumber k (rad/m)
+ * for the spectral solver's keys: omega^2 = (g k + (sigma / rho) k^3) tanh(k d),
+ * tanh -> 1 without a depth. */
+double solver_water_omega(const struct solver_config *c, double k);
+
 /* What time.steps_per_frame "auto" resolves to: for wave the smallest stable
  * count at the fastest speed the scene allows (`speed`, or the larger end of
- * `speed_range` with a speed_map), capped at 1000; 1 for the other solvers,
- * which are stable at any step count. */
+ * `speed_range` with a speed_map); for spectral the smallest count with
+ * omega(pi / cell_size) dt < pi (the grid's shortest waves turn less than half
+ * a period per step, so oscillators do not drive them by aliasing); both
+ * capped at 1000; 1 for the other solvers, which are stable at any count. */
 int solver_auto_steps(const struct scene *sc);
 
 #endif

@@ -330,12 +330,8 @@ static double omega(const struct scene *sc, double kx, double ky)
         c = 1 - nu * nu * (2 - cx - cy);
         break;
     }
-    case SOLVER_SPECTRAL: {   /* exact: omega^2 = (g k + sigma/rho k^3) tanh(k d), per step */
-        const struct solver_config *v = &sc->solver;
-        double k = hypot(kx, ky) / sc->grid.cell_size;
-        double w2 = v->gravity * k + v->surface_tension / v->density * k * k * k;
-        return sqrt(v->depth > 0 ? w2 * tanh(k * v->depth) : w2) * scene_dt(sc);
-    }
+    case SOLVER_SPECTRAL:   /* exact: omega^2 = (g k + sigma/rho k^3) tanh(k d), per step */
+        return solver_water_omega(&sc->solver, hypot(kx, ky) / sc->grid.cell_size) * scene_dt(sc);
     default:   /* other solvers set their own; the 4-neighbour relation is a fair start */
         c = (cx + cy) / 2;
         break;
@@ -343,7 +339,7 @@ static double omega(const struct scene *sc, double kx, double ky)
     return acos(fmax(-1.0, fmin(1.0, c)));
 }
 
-static int initial_image(int idx, const struct initial *in, struct field *f,
+static int initial_image(int idx, const struct initial *in, struct field *f, bool both,
                          struct rr_err *e)
 {
     char what[48];
@@ -364,7 +360,8 @@ static int initial_image(int idx, const struct initial *in, struct field *f,
             double v = use->v[(size_t)y * f->w + x];
             float add = (float)((v - 0.5) * 2.0 * in->scale);
             f->cur[y * f->stride + x] += add;
-            f->prev[y * f->stride + x] += add;
+            if (both)
+                f->prev[y * f->stride + x] += add;
         }
     image_free(&img);
     image_free(&fit);
@@ -384,14 +381,14 @@ static void initial_wave(const struct scene *sc, const struct initial *in, struc
         }
 }
 
-int sources_initial(const struct scene *sc, struct field *f, struct rr_err *e)
+int sources_initial(const struct scene *sc, struct field *f, enum initial_part part, struct rr_err *e)
 {
     for (int k = 0; k < sc->n_initial; k++) {
         const struct initial *in = &sc->initial[k];
         if (in->type == INITIAL_IMAGE) {
-            if (initial_image(k, in, f, e) < 0)
+            if (part != INITIAL_WAVES && initial_image(k, in, f, part == INITIAL_ALL, e) < 0)
                 return -1;
-        } else if (in->wavelength > 0) {
+        } else if (in->wavelength > 0 && part != INITIAL_IMAGES_CUR) {
             initial_wave(sc, in, f);
         }
     }

@@ -66,15 +66,22 @@ const struct planned_drop *sources_drops(const struct sources *s, int *n);
 /* Frees everything; accepts NULL. */
 void sources_free(struct sources *s);
 
+/* Which of the `initial` list sources_initial sets: everything (images in
+ * both planes), or, for a solver that takes a change of f->cur as water
+ * displaced at rest itself (solver_ops.displaces_at_rest), the waves before
+ * its init and the images into f->cur alone after it. */
+enum initial_part { INITIAL_ALL, INITIAL_WAVES, INITIAL_IMAGES_CUR };
+
 /* Sets both planes from the scene's `initial` list (contributions add up;
- * none: the planes are left as they are). image: (v - 0.5) * 2 * scale, the
- * PNG resampled to the grid, both planes equal: the water starts at rest.
+ * none: the planes are left as they are), the entries of kind `part`.
+ * image: (v - 0.5) * 2 * scale, the PNG resampled to the grid, both planes
+ * equal (f->cur alone with INITIAL_IMAGES_CUR): the water starts at rest.
  * wave: amplitude cos(k . (x, y)) with |k| = 2 pi / wavelength in the
  * direction `angle` (degrees, x right, y down) in cur, and in prev the same
  * wave one step earlier, phase shifted by the solver's own discrete
  * frequency, so the wave travels in direction `angle` from the first step.
  * Returns 0, or -1 with e filled (a PNG that cannot be read: RR_EXIT_USAGE,
  * naming "initial.N.path"). */
-int sources_initial(const struct scene *sc, struct field *f, struct rr_err *e);
+int sources_initial(const struct scene *sc, struct field *f, enum initial_part part, struct rr_err *e);
 
 #endif

@@ -2,7 +2,7 @@
 # Renders docs/img/solvers.png: docs/img/solvers.json at frame 89 under each
 # solver, side by side (elias, flow, spring, wave, spectral). spectral runs in
 # real water units, so it gets 2 mm cells, a 6 Hz source (a 5 cm wave) and the
-# 8 steps per frame its oscillator needs (docs/solvers.md, spectral).
+# steps per frame "auto" gives its oscillator (docs/solvers.md, spectral).
 # Run from the repository root after `make`: sh docs/img/make.sh
 set -e
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
@@ -16,6 +16,6 @@ for s in elias flow spring wave; do
     ./ripplerender docs/img/solvers.json -s "solver=$k" -o "$t/$s%02d.png" -f 90 -y -q
 done
 ./ripplerender docs/img/solvers.json -s 'solver={"type": "spectral"}' -s grid.cell_size=0.002 \
-    -s oscillators.0.frequency=6 -s time.steps_per_frame=8 -o "$t/spectral%02d.png" -f 90 -y -q
+    -s oscillators.0.frequency=6 -s time.steps_per_frame=auto -o "$t/spectral%02d.png" -f 90 -y -q
 ffmpeg -v error -y -i "$t/elias89.png" -i "$t/flow89.png" -i "$t/spring89.png" -i "$t/wave89.png" \
     -i "$t/spectral89.png" -filter_complex hstack=inputs=5 docs/img/solvers.png

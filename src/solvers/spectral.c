@@ -25,16 +25,27 @@
  * unconditionally stable. dt still matters where physical space does: sources
  * are applied once per step, so an oscillator also drives the short waves
  * whose omega dt aliases to its own 2 pi f dt unless the fastest mode of the
- * grid turns less than pi per step (dt < pi / omega(pi / cell_size)), and a
- * sponge only absorbs waves that take several steps to cross it.
+ * grid turns less than pi per step (dt < pi / omega(pi / cell_size): what
+ * time.steps_per_frame "auto" picks, solver_auto_steps), and a sponge only
+ * absorbs waves that take several steps to cross it.
  *
  * Sources, walls, sponges: sim.c changes h_n in physical space between steps
- * (drops, oscillators, movers; walls set to 0; absorb sponges). The solver
- * remembers the heights it wrote; whatever differs at the next step was done
- * by those, and the same change is added to h_{n-1} as well, so that a drop is
- * a displacement of water at rest (the Cauchy-Poisson problem) and the
- * response does not depend on dt (the finite-difference solvers instead take
- * such a change as an impulse of velocity h/dt).
+ * (drops, oscillators, movers, initial images; walls set to 0; absorb
+ * sponges). The solver remembers the heights it wrote (`last`); whatever
+ * differs at the next step, D = h_n - last, was done by those, and it is
+ * taken as water displaced at rest (the Cauchy-Poisson problem) on top of the
+ * motion there was, so that the response does not depend on dt (the
+ * finite-difference solvers instead take such a change as an impulse of
+ * velocity h/dt). At rest in this recurrence: the part D_k of a mode must go
+ * on as D_k r^m cos(m omega dt), r = q e^{-gamma dt} (m steps on), whose value
+ * one step back (m = -1) is D_k cos(omega dt) / r = D_k a / (2 b). So h_{n-1}
+ * gets that, and the step becomes
+ *     h_{n+1} = a h_n - b (h_{n-1} + D a / (2 b)) = (a / 2) (h_n + last) - b h_{n-1},
+ * one FFT of the complex plane (h_n + last) / 2 + i h_{n-1}, at the cost of
+ * the plain step. The held mean (a = 1, b = 0) would keep only half of D's:
+ * its mode gets the other half, sum(D) / 2, added (`dsum`). The pads carry D
+ * too: fixed and clamp pads mirror (h_n + last) / 2 as they mirror h_n, and
+ * absorb pads are not touched by sim.c (D = 0 there).
  *
  * Edges: the FFT is periodic. `wrap` on an axis uses the grid's own size. Any
  * other edge gets a pad of at least PAD_MIN cells beyond the grid, inside the
@@ -123,6 +134,8 @@ struct spectral {
     struct axis ax, ay;
     float *H, *P;             /* nx * ny: h_n, h_{n-1}; only the absorb pads' cells are used */
     float *last;              /* w * h: the interior heights written by the last step */
+    float *wx, *wy;           /* w, h: each grid column's (row's) weight in a sum over the domain (mirror_weights) */
+    double *dsum;             /* h: sum of wx (h_n - last) over each grid row, from the row pass */
     float *AB;                /* (nx / 2 + 1) * (ny / 2 + 1) pairs (a, b) by column, normalisation folded in */
     float *sponge;            /* max pad: absorb factors by depth into the pad */
     fftwf_complex *Z;         /* the transform: nyp / ROWS groups of nx columns of ROWS values */
@@ -183,6 +196,9 @@ static void spectral_free(void *priv)
     free(sp->H);
     free(sp->P);
     free(sp->last);
+    free(sp->wx);
+    free(sp->wy);
+    free(sp->dsum);
     free(sp->AB);
     free(sp->sponge);
     memset(sp, 0, sizeof *sp);
@@ -231,6 +247,8 @@ static int item_columns(const struct spectral *sp, int t, int *col, int *kx, int
     return c;
 }
 
+static float *mirror_weights(const struct axis *a);
+
 static int spectral_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
 {
     struct spectral *sp = priv;
@@ -257,11 +275,15 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     sp->H = calloc(n, sizeof *sp->H);
     sp->P = calloc(n, sizeof *sp->P);
     sp->last = malloc((size_t)f->w * (size_t)f->h * sizeof *sp->last);
+    sp->wx = mirror_weights(&sp->ax);
+    sp->wy = mirror_weights(&sp->ay);
+    sp->dsum = malloc((size_t)f->h * sizeof *sp->dsum);
     sp->AB = malloc(((size_t)nx / 2 + 1) * ((size_t)ny / 2 + 1) * 2 * sizeof *sp->AB);
     sp->sponge = malloc((size_t)(maxpad > 0 ? maxpad : 1) * sizeof *sp->sponge);
     sp->Z = fftwf_malloc(sp->nyp * nx * sizeof *sp->Z);
     sp->buf = fftwf_malloc((size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
-    if (!sp->H || !sp->P || !sp->last || !sp->AB || !sp->sponge || !sp->Z || !sp->buf) {
+    if (!sp->H || !sp->P || !sp->last || !sp->wx || !sp->wy || !sp->dsum || !sp->AB || !sp->sponge || !sp->Z
+        || !sp->buf) {
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
     }
@@ -282,7 +304,7 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     /* The per-mode coefficients; 1 / (2 nx ny): the separation's 1/2 and the
      * unnormalised inverse transform. */
     const double q = c->half_life > 0 ? pow(0.5, dt / c->half_life) : 1.0;
-    const double tension = c->surface_tension / c->density, norm = 0.5 / (double)n;
+    const double norm = 0.5 / (double)n;
     /* Columns i and nx - i, rows j and ny - j have the same |k|: one
      * quarter of the modes holds all the coefficients. */
     const size_t nyh = (size_t)ny / 2 + 1;
@@ -292,11 +314,8 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
             double ky = wavenumber(j, ny, dx), k = hypot(kx, ky);
             double a = 1.0, b = 0.0;   /* the mean level stays */
             if (k > 0) {
-                double w2 = c->gravity * k + tension * k * k * k;
-                if (c->depth > 0)
-                    w2 *= tanh(k * c->depth);
                 double damp = q * exp(-2.0 * c->viscosity * k * k * dt);
-                a = 2.0 * damp * cos(sqrt(w2) * dt);
+                a = 2.0 * damp * cos(solver_water_omega(c, k) * dt);
                 b = damp * damp;
             }
             sp->AB[2 * ((size_t)i * nyh + j)] = (float)(a * norm);
@@ -306,20 +325,19 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     /* The pad's sponge: a damping rate s(u) = s_max u^2 (1/s) at depth
      * u = (i + 1) / maxpad, applied as exp(-s dt) per step so that it does not
      * depend on dt. s_max = omega / 2 of the wave twice as long as the pad:
-     * gentle enough not to reflect. Chosen by measurement (test_edge_pads, a
-     * pad of 4 wavelengths alone): it reflects 0.3% of a 10 Hz wave, where
-     * s_max = omega of a wave of a third of the pad reflected 15%. */
+     * gentle enough not to reflect. Chosen by measurement against a steeper
+     * s_max = omega of a wave of a third of the pad (test_edge_pads, a pad
+     * of 4 wavelengths alone; the values are in docs/solvers.md). */
     const double kp = 2.0 * M_PI * SPONGE_WAVES / ((maxpad > 0 ? maxpad : 1) * dx);
-    double wp2 = c->gravity * kp + tension * kp * kp * kp;
-    if (c->depth > 0)
-        wp2 *= tanh(kp * c->depth);
-    const double smax = SPONGE_RATE * sqrt(wp2);
+    const double smax = SPONGE_RATE * solver_water_omega(c, kp);
     for (int i = 0; i < maxpad; i++) {
         double u = (i + 1.0) / maxpad;
         sp->sponge[i] = (float)exp(-smax * u * u * dt);
     }
-    /* The first step then takes f->cur and f->prev as they are; the absorb
-     * pads start at rest (H and P are zeroed). */
+    /* The first step then takes f->cur and f->prev as they are (an initial
+     * wave's pair), and what sim.c adds to f->cur after this (drops at step
+     * 0, initial images) as displaced at rest; the absorb pads start at rest
+     * (H and P are zeroed). */
     for (int y = 0; y < f->h; y++)
         memcpy(sp->last + (size_t)y * f->w, f->cur + y * f->stride, (size_t)f->w * sizeof(float));
     return 0;
@@ -347,6 +365,28 @@ static float mirror(enum edge_kind e, int j, int m, int *src)
     return e == EDGE_CLAMP ? 1.0f : k < 0 ? 0.0f : -1.0f;
 }
 
+/* The weight of each of an axis's m grid cells in a sum over the domain's
+ * line: 1, plus the sign of every fixed or clamp pad cell that mirrors it
+ * (absorb pads hold their own values). The sum of D over the whole domain is
+ * then sum_y wy[y] sum_x wx[x] D(x, y): y pad rows mirror whole domain rows. */
+static float *mirror_weights(const struct axis *a)
+{
+    float *w = malloc((size_t)a->m * sizeof *w);
+    if (!w)
+        return NULL;
+    for (int x = 0; x < a->m; x++)
+        w[x] = 1.0f;
+    for (int side = 0; side < 2; side++) {
+        const enum edge_kind e = side ? a->e_hi : a->e_lo;
+        const int len = side ? a->hi : a->lo;
+        for (int j = 0, src; j < len && e != EDGE_ABSORB; j++) {
+            const float sign = mirror(e, j, a->m, &src);
+            w[side ? a->m - 1 - src : src] += sign;
+        }
+    }
+    return w;
+}
+
 /* Whether row y is transformed by the row passes: grid rows and absorb pad
  * rows. Fixed and clamp pad rows are mirrors of grid rows (odd or even
  * about the edge, as the x pads below), made from theirs by mirror_rows. */
@@ -357,12 +397,13 @@ static int row_kept(const struct spectral *sp, int y)
     return (gy >= 0 && gy < ay->m) || (gy < 0 ? ay->e_lo : ay->e_hi) == EDGE_ABSORB;
 }
 
-/* Row y of the domain (row_kept) as h_n + i h_{n-1} into z (nx values).
- * Grid cells: h_n from f->cur, h_{n-1} from f->prev plus what sim.c changed
- * since the last step (sources, walls, sponges: cur - last), so that such a
- * change is a displacement at rest. Pads: fixed and clamp mirror the row's
- * own cells; absorb pads (and absorb pad rows) are kept as they evolved, in
- * H and P. */
+/* Row y of the domain (row_kept) as (h_n + last) / 2 + i h_{n-1} into z (nx
+ * values), so that what sim.c changed since the last step (sources, walls,
+ * sponges: D = cur - last) is a displacement at rest (see the header); grid
+ * rows also leave the weighted sum of their D in dsum. Grid cells: h_n from
+ * f->cur, h_{n-1} from f->prev. Pads: fixed and clamp mirror the row's own
+ * cells; absorb pads (and absorb pad rows) are kept as they evolved, in H and
+ * P (no D there). */
 static void pack_row(const struct spectral *sp, const struct field *f, int y, fftwf_complex *z)
 {
     const struct axis *ax = &sp->ax, *ay = &sp->ay;
@@ -379,9 +420,18 @@ static void pack_row(const struct spectral *sp, const struct field *f, int y, ff
     const float *last = sp->last + (size_t)gy * ax->m;
     fftwf_complex *in = z + ax->lo;
     for (int x = 0; x < ax->m; x++) {
-        in[x][0] = cur[x];
-        in[x][1] = prev[x] + (cur[x] - last[x]);
+        in[x][0] = 0.5f * (cur[x] + last[x]);
+        in[x][1] = prev[x];
     }
+    /* D's sum for the mean, vectorised (a serial sum would be a chain of
+     * dependent additions): the lanes' partial sums are added in an order
+     * fixed when compiled, so the bits are the same on any thread. */
+    double ds = 0;
+    const float *wx = sp->wx;
+#pragma omp simd reduction(+ : ds)
+    for (int x = 0; x < ax->m; x++)
+        ds += (double)wx[x] * (double)(cur[x] - last[x]);
+    sp->dsum[gy] = ds;
     for (int side = 0; side < 2; side++) {
         const enum edge_kind e = side ? ax->e_hi : ax->e_lo;
         const int len = side ? ax->hi : ax->lo;
@@ -514,7 +564,9 @@ static void mirror_rows(const struct spectral *sp, fftwf_complex *b, int c)
  * about half the cost of a complex one, and the imaginary part, rounding
  * noise, is never made. With z = Z(k) and zm = conj(Z(-k)), FFT(h_n) =
  * (z + zm) / 2 and FFT(h_{n-1}) = (z - zm) / 2i, so a FFT(h_n) - b FFT(h_{n-1})
- * = A (z + zm) + i B (z - zm) with A = a/2, B = b/2 (and 1 / (nx ny)). */
+ * = A (z + zm) + i B (z - zm) with A = a/2, B = b/2 (and 1 / (nx ny)).
+ * Item 0 holds the mean (k = 0): it adds the half of sum(D) that the packed
+ * plane does not carry (pack_row), summed in row order on one thread. */
 static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fftwf_complex *b1)
 {
     const int ny = sp->ay.n;
@@ -536,6 +588,12 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
         mode_multiply(w[0], u[0], v[0], ab);
         multiply_rows(w, u, v, ab, ny, 1, nh + 1, 1);
         multiply_rows(w, u, v, ab, ny, nh + 1, ny, 0);
+    }
+    if (t == 0) {
+        double d = 0;
+        for (int y = 0; y < sp->ay.m; y++)
+            d += (double)sp->wy[y] * sp->dsum[y];
+        b0[0][0] += (float)(d * 0.5 / ((double)sp->ax.n * ny));
     }
     for (int s = 0; s < half; s++)
         fftwf_execute_dft(sp->iy, b0 + s * nyp, b1 + s * nyp);
@@ -605,4 +663,5 @@ const struct solver_ops solver_spectral = {
     .init = spectral_init,
     .step = spectral_step,
     .free = spectral_free,
+    .displaces_at_rest = true,
 };

@@ -43,6 +43,15 @@ if what == 'phase':
         worst = max(worst, abs(math.remainder(turn + omega * dt, 2 * math.pi)))
     print('worst phase error per frame: %.2e rad (omega dt = %.4f)' % (worst, omega * dt))
     sys.exit(0 if worst < 1e-3 else 1)
+if what == 'same-frame':
+    # frame N of this file against the same frame of another: RMS of the
+    # difference within 0.5 % of the other's peak
+    i, other = int(sys.argv[3]), load(sys.argv[4])[3]
+    a, b = d[i * h * w:(i + 1) * h * w], other[i * h * w:(i + 1) * h * w]
+    rms = math.sqrt(sum((x - y) ** 2 for x, y in zip(a, b)) / len(a))
+    peak = max(abs(y) for y in b)
+    print('frame %d: RMS of the difference %.4f %% of the peak' % (i, 100 * rms / peak))
+    sys.exit(0 if rms < 0.005 * peak else 1)
 sys.exit(2)
 EOF2
 
@@ -58,6 +67,37 @@ check capillary-hash-lines [ "$(wc -l < "$T/h1")" -eq 12 ]
 "$RR" scenes/capillary.json -s grid.width=503 -s grid.height=461 -f 2 --hash -q -j2 > "$T/b2"
 check spectral-large-threads-identical cmp -s "$T/b1" "$T/b2"
 check spectral-large-hash-lines [ "$(wc -l < "$T/b1")" -eq 2 ]
+
+# --- capillary's drops start at rest: on a wrap grid without the obstacle (nothing acts between
+# steps but the drops), frame 5 with 6 steps per frame (the scene's) is the one with 192 ---
+for n in 6 192; do
+    "$RR" scenes/capillary.json -s boundary=wrap -s 'obstacles=[]' -s time.steps_per_frame=$n -f 6 -o "$T/cap$n.npy" -q
+done
+check capillary-same-frames-any-step-count python3 "$T/npy.py" "$T/cap6.npy" same-frame 5 "$T/cap192.npy"
+
+# --- defaults render, and "auto" steps: omega(pi / cell_size) dt < pi, 17 steps at 1 mm and 30 fps ---
+echo '{ "solver": { "type": "spectral" } }' > "$T/def.json"
+"$RR" "$T/def.json" -f 3 -o "$T/def.npy" -q; check spectral-defaults-render [ $? -eq 0 ]
+cat > "$T/auto.json" <<'EOF2'
+{ "grid": { "width": 48, "height": 32, "cell_size": 0.001 },
+  "time": { "fps": 30, "frames": 3, "steps_per_frame": "auto" },
+  "solver": { "type": "spectral" }, "boundary": "absorb",
+  "oscillators": [ { "x": 20, "y": 16, "frequency": 8, "amplitude": 0.1 } ] }
+EOF2
+"$RR" "$T/auto.json" --hash -q > "$T/auto17"; check spectral-auto-exit-0 [ $? -eq 0 ]
+"$RR" "$T/auto.json" -s time.steps_per_frame=17 --hash -q > "$T/n17"
+"$RR" "$T/auto.json" -s time.steps_per_frame=16 --hash -q > "$T/n16"
+check spectral-auto-is-17-steps cmp -s "$T/auto17" "$T/n17"
+check spectral-auto-not-16-steps sh -c "! cmp -s '$T/auto17' '$T/n16'"
+"$RR" "$T/auto.json" --print-scene > "$T/auto-resolved.json"
+check spectral-print-scene-keeps-auto grep -q '"steps_per_frame":[[:space:]]*"auto"' "$T/auto-resolved.json"
+
+# --- every example scene renders with the spectral solver (the "auto" ones at its own count) ---
+for s in scenes/*.json; do
+    case "$s" in *scene.schema.json) continue ;; esac
+    "$RR" "$s" -s solver.type=spectral -f 2 --hash -q > /dev/null 2> "$T/err"; rc=$?
+    check "spectral-renders-$(basename "$s" .json)" [ $rc -eq 0 -a ! -s "$T/err" ]
+done
 
 # --- the dispersion relation through the scene keys (depth, gravity, surface_tension) ---
 cat > "$T/plane.json" <<'EOF2'

@@ -1,7 +1,6 @@
 /* test_obstacles.c: each obstacle shape rasterised on a small grid against a
  * hand-drawn mask ('#' wall, '.' water), and PNG masks with thresholds and
  * invert (PNGs written by the test into a temporary folder). */
-#include <png.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "gray_png.h"
 #include "obstacles.h"
 
 static void grid(struct scene *sc, int w, int h)
@@ -133,17 +133,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static void write_gray(const char *path, int w, int h, const unsigned char *px)
-{
-    png_image pi;
-    memset(&pi, 0, sizeof pi);
-    pi.version = PNG_IMAGE_VERSION;
-    pi.width = (png_uint_32)w;
-    pi.height = (png_uint_32)h;
-    pi.format = PNG_FORMAT_GRAY;
-    assert_true(png_image_write_to_file(&pi, path, 0, px, 0, NULL));
-}
-
 static void test_mask(void **state)
 {
     (void)state;
@@ -151,7 +140,7 @@ static void test_mask(void **state)
     snprintf(path, sizeof path, "%s/m.png", tmpdir);
     /* 4 x 2 grey: 0 127 128 255 / 255 200 50 128; 128 reads 128/255 = 0.502. */
     const unsigned char px[8] = { 0, 127, 128, 255, 255, 200, 50, 128 };
-    write_gray(path, 4, 2, px);
+    write_gray_png(path, 4, 2, px);
     struct obstacle o = { .type = OBST_MASK, .path = path, .threshold = 0.5 };
     expect(&o, 4, 2, "..##\n##.#\n");
     o.invert = true;

@@ -312,7 +312,7 @@ static void test_initial_wave(void **state)
     sc.initial = &in;
     sc.n_initial = 1;
     assert_int_equal(field_init(&f, 16, 4, &e), 0);
-    assert_int_equal(sources_initial(&sc, &f, &e), 0);
+    assert_int_equal(sources_initial(&sc, &f, INITIAL_ALL, &e), 0);
     /* 2 cos(2 pi x / 8) now; one step earlier the phase was ahead by w with
      * cos w = (cos(pi/4) + 1) / 2 (elias, 4 neighbours). */
     double w = acos((cos(M_PI / 4) + 1) / 2);

@@ -13,10 +13,10 @@
 
 #include <cmocka.h>
 #include <omp.h>
-#include <png.h>
 #include <unistd.h>
 
 #include "field.h"
+#include "gray_png.h"
 #include "scene.h"
 #include "sim.h"
 #include "solver.h"
@@ -254,13 +254,7 @@ static void test_speed_map(void **state)
         for (int x = 0; x < W; x++)
             px[y * W + x] = x < 120 ? 255 : 0;
     snprintf(path, sizeof path, "/tmp/rr_speed_map_%ld.png", (long)getpid());
-    png_image pi;
-    memset(&pi, 0, sizeof pi);
-    pi.version = PNG_IMAGE_VERSION;
-    pi.width = W;
-    pi.height = H;
-    pi.format = PNG_FORMAT_GRAY;
-    assert_true(png_image_write_to_file(&pi, path, 0, px, 0, NULL));
+    write_gray_png(path, W, H, px);
     struct scene sc;
     struct sim *s = NULL;
     struct rr_err e = { 0 };
