@@ -92,12 +92,8 @@ check spectral-auto-not-16-steps sh -c "! cmp -s '$T/auto17' '$T/n16'"
 "$RR" "$T/auto.json" --print-scene > "$T/auto-resolved.json"
 check spectral-print-scene-keeps-auto grep -q '"steps_per_frame":[[:space:]]*"auto"' "$T/auto-resolved.json"
 
-# --- every example scene renders with the spectral solver (the "auto" ones at its own count) ---
-for s in scenes/*.json; do
-    case "$s" in *scene.schema.json) continue ;; esac
-    "$RR" "$s" -s solver.type=spectral -f 2 --hash -q > /dev/null 2> "$T/err"; rc=$?
-    check "spectral-renders-$(basename "$s" .json)" [ $rc -eq 0 -a ! -s "$T/err" ]
-done
+# --- every example scene with the spectral solver: tests/cli/test_solver_types.sh
+# (renders, or is refused for a key of another solver that the scene gives) ---
 
 # --- the dispersion relation through the scene keys (depth, gravity, surface_tension) ---
 cat > "$T/plane.json" <<'EOF2'
