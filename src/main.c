@@ -66,7 +66,8 @@ static const char usage_text[] =
     "  -y, --overwrite          replace an existing output (without it, the run fails)\n"
     "      --hash               print each frame's index and the MD5 of its rgb24 pixels\n"
     "      --check FILE         compare every frame with a .framemd5 file or --hash lines;\n"
-    "                           exit 3 at the first frame that differs\n"
+    "                           exit 3 naming the size, pixel format or frame count that\n"
+    "                           differs, or the first frame; one line says when all match\n"
     "      --validate           load and check the scene (images included), render nothing\n"
     "      --print-scene        print the fully resolved scene as JSON, render nothing\n"
     "      --probes FILE.csv    write the height under each of the scene's probes, per frame\n"
@@ -293,8 +294,7 @@ struct run {
     struct sink *sink;
     struct pipeline *pipe;       /* writes to sink on its own thread */
     struct probe_log probes;
-    char (*expected)[33];        /* --check */
-    long n_expected;
+    struct framehash_golden expected;   /* --check */
     struct manifest *manifest;   /* --manifest */
 };
 
@@ -305,7 +305,7 @@ static void run_free(struct run *r)
     render_free(r->render);
     sim_free(r->sim);
     probes_free(&r->probes);
-    free(r->expected);
+    free(r->expected.md5s);
     manifest_free(r->manifest);
     scene_free(&r->sc);
 }
@@ -345,22 +345,22 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     }
     if (render_create(&r->render, sc, needs, e) < 0 || sim_create(&r->sim, sc, e) < 0)
         return -1;
-    if (o->check && framehash_load(o->check, &r->expected, &r->n_expected, e) < 0)
+    if (o->check && (framehash_load(o->check, &r->expected, e) < 0
+                     || framehash_fits(&r->expected, o->check, sc->render.width, sc->render.height,
+                                       sc->time.frames, e) < 0))
         return -1;
     if (o->probes && probes_open(&r->probes, o->probes, sc, o->overwrite, e) < 0)
         return -1;
     return 0;
 }
 
-/* Compares frame i with --check's list. Returns 0, or -1 with e filled (status 3). */
+/* Compares frame i with --check's list (as long as the scene's, framehash_fits).
+ * Returns 0, or -1 with e filled (status 3). */
 static int check_frame(const struct run *r, const char *file, long i, const char *md5, struct rr_err *e)
 {
-    if (i >= r->n_expected)
-        return rr_fail(e, RR_EXIT_MISMATCH, "%s: frame %ld differs: the file has only %ld frames", file, i,
-                       r->n_expected);
-    if (strcmp(r->expected[i], md5) != 0)
+    if (strcmp(r->expected.md5s[i], md5) != 0)
         return rr_fail(e, RR_EXIT_MISMATCH, "%s: frame %ld differs: expected %s, got %s", file, i,
-                       r->expected[i], md5);
+                       r->expected.md5s[i], md5);
     return 0;
 }
 
@@ -403,9 +403,6 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
     }
     if (show)
         fputc('\n', stderr);
-    if (!interrupted && o->check && r->n_expected > total)
-        return rr_fail(e, RR_EXIT_MISMATCH, "%s: frame %ld differs: the file has %ld frames, the scene %ld",
-                       o->check, total, r->n_expected, total);
     return 0;
 }
 
@@ -490,6 +487,8 @@ int main(int argc, char **argv)
         status = fail(&e);
         goto end;
     }
+    if (o.check && !interrupted)
+        fprintf(stderr, "ripplerender: %s: %ld frames match\n", o.check, done);
     if (interrupted) {
         fprintf(stderr, "ripplerender: interrupted after %ld of %d frames; %s holds the frames so far\n",
                 done, r.sc.time.frames, r.sink ? r.sc.output.path : "nothing");
