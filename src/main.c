@@ -72,7 +72,8 @@ static const char usage_text[] =
     "      --print-scene        print the fully resolved scene as JSON, render nothing\n"
     "      --probes FILE.csv    write the height under each of the scene's probes, per frame\n"
     "      --manifest FILE.json write the resolved scene, versions, frame hashes and timings\n"
-    "      --progress WHEN      auto (on a terminal), always or never\n"
+    "      --progress WHEN      a line of frames written (encoded), fps and ETA on stderr:\n"
+    "                           auto (on a terminal), always or never\n"
     "  -q, --quiet              same as --progress never\n"
     "  -h, --help               this text\n"
     "  -V, --version            the version of ripplerender and its libraries\n"
@@ -229,12 +230,46 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void show_progress(long done, long total, double started)
+/* The progress line counts the frames finished (sink_frames_done: encoded
+ * and written, not merely handed to the writer thread), and its rate and ETA
+ * come from those frames since the first one finished: the start-up and the
+ * encoder's lookahead, before any frame comes out, are not a rate. */
+struct progress {
+    bool show;
+    long total;
+    long first;              /* frames finished when the rate's clock started; -1 before */
+    double t_first;
+};
+
+static bool progress_open;   /* a progress line without its newline is on stderr */
+
+static void show_progress(struct progress *p, long done, const char *state)
 {
-    double elapsed = now_seconds() - started;
-    double fps = elapsed > 0 ? (double)done / elapsed : 0;
-    long eta = fps > 0 ? lround((double)(total - done) / fps) : 0;
-    fprintf(stderr, "\rframe %ld/%ld  %.1f fps  ETA %ld:%02ld ", done, total, fps, eta / 60, eta % 60);
+    if (!p->show)
+        return;
+    double now = now_seconds();
+    if (p->first < 0 && done > 0) {
+        p->first = done;
+        p->t_first = now;
+    }
+    double fps = p->first >= 0 && done > p->first && now > p->t_first ? (done - p->first) / (now - p->t_first) : 0;
+    fprintf(stderr, "\rframe %ld/%ld written  %.1f fps", done, p->total, fps);
+    if (fps > 0) {
+        long eta = lround((double)(p->total - done) / fps);
+        fprintf(stderr, "  ETA %ld:%02ld", eta / 60, eta % 60);
+    } else {
+        fputs("  ETA -:--", stderr);
+    }
+    fprintf(stderr, "%s%s ", state ? "  " : "", state ? state : "");
+    progress_open = true;
+}
+
+/* Ends the progress line, if one is open, before anything else is printed. */
+static void end_progress(void)
+{
+    if (progress_open)
+        fputc('\n', stderr);
+    progress_open = false;
 }
 
 /* The probe CSV: one row per frame, a column per probe (height at the nearest cell). */
@@ -296,6 +331,7 @@ struct run {
     struct probe_log probes;
     struct framehash_golden expected;   /* --check */
     struct manifest *manifest;   /* --manifest */
+    struct progress progress;
 };
 
 static void run_free(struct run *r)
@@ -364,13 +400,21 @@ static int check_frame(const struct run *r, const char *file, long i, const char
     return 0;
 }
 
-/* The frame loop. Returns 0, or -1 with e filled. *done counts the frames written. */
+/* Frames finished: by the sink when there is one, else (hashes only) the frames rendered. */
+static long frames_done(const struct run *r, long rendered)
+{
+    return r->sink ? sink_frames_done(r->sink) : rendered;
+}
+
+/* The frame loop. Returns 0, or -1 with e filled. *done counts the frames rendered. */
 static int run_frames(struct run *r, const struct options *o, long *done, struct rr_err *e)
 {
     const struct scene *sc = &r->sc;
     long total = sc->time.frames;
-    bool show = o->progress == PROGRESS_ALWAYS || (o->progress == PROGRESS_AUTO && isatty(2));
-    double started = now_seconds();
+    r->progress = (struct progress){
+        .show = o->progress == PROGRESS_ALWAYS || (o->progress == PROGRESS_AUTO && isatty(2)),
+        .total = total, .first = -1,
+    };
     for (long i = 0; i < total; i++) {
         if (interrupted)
             break;
@@ -398,16 +442,17 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
         if (r->manifest)
             manifest_frame(r->manifest, i, md5);
         *done = i + 1;
-        if (show)
-            show_progress(*done, total, started);
+        show_progress(&r->progress, frames_done(r, *done), NULL);
     }
-    if (show)
-        fputc('\n', stderr);
+    /* What the writer still holds and the encoder's lookahead are encoded now. */
+    if (r->sink)
+        show_progress(&r->progress, frames_done(r, *done), "flushing encoder");
     return 0;
 }
 
 static int fail(const struct rr_err *e)
 {
+    end_progress();
     fflush(stdout);
     fprintf(stderr, "ripplerender: %s\n", e->msg);
     return e->status ? e->status : RR_EXIT_RUNTIME;
@@ -477,6 +522,8 @@ int main(int argc, char **argv)
         status = fail(&e);
         goto end;
     }
+    show_progress(&r.progress, frames_done(&r, done), NULL);
+    end_progress();
     if ((o.probes && outfile_commit(&r.probes.file, &e) < 0)
         || (o.manifest && manifest_commit(r.manifest, &e) < 0)) {
         status = fail(&e);

@@ -178,22 +178,32 @@ static struct sink_params params(int w, int h, long frames, bool overwrite)
     return p;
 }
 
-/* Writes every frame of fs to path through the sink registry. */
-static void write_all(struct scene *sc, const struct frames *fs, bool overwrite)
+/* Writes every frame of fs to path through the sink registry, checking the
+ * progress count on the way: never more than the frames written, all of them
+ * once closed. Returns the most frames the sink held unfinished after a write. */
+static long write_all(struct scene *sc, const struct frames *fs, bool overwrite)
 {
     struct sink *s = NULL;
     struct rr_err e = { 0 };
     struct sink_params p = params(fs->w, fs->h, fs->n, overwrite);
     if (sink_open(&s, sc, &p, &e) < 0)
         fail_msg("sink_open: %s", e.msg);
+    assert_int_equal(sink_frames_done(s), 0);
+    long held = 0;
     for (int i = 0; i < fs->n; i++) {
         struct frame fr = frame_at(fs, i);
         if (sink_write(s, &fr, &e) < 0)
             fail_msg("sink_write: %s", e.msg);
+        long done = sink_frames_done(s);
+        if (done < 0 || done > i + 1)
+            fail_msg("%s: %ld frames done after %d written", sc->output.path, done, i + 1);
+        held = i + 1 - done > held ? i + 1 - done : held;
     }
     if (sink_close(s, &e) < 0)
         fail_msg("sink_close: %s", e.msg);
+    assert_int_equal(sink_frames_done(s), fs->n);
     sink_free(s);
+    return held;
 }
 
 /* ---- registry ---------------------------------------------------------------- */
@@ -358,7 +368,7 @@ static void test_framemd5(void **state)
     const char *path = in_dir("f.framemd5");
     struct scene sc;
     setup_scene(&sc, path, 8, 6);
-    write_all(&sc, &fs, false);
+    assert_int_equal(write_all(&sc, &fs, false), 0);   /* each frame done as written */
     char *txt = read_all(path, NULL);
     char md5[3][33];
     for (int i = 0; i < 3; i++) {
@@ -671,7 +681,8 @@ static void test_video_mp4(void **state)
     const char *path = in_dir("v.mp4");
     struct scene sc;
     setup_scene(&sc, path, 64, 48);
-    write_all(&sc, &fs, false);
+    /* libx264 holds frames for its lookahead: they are not done when written. */
+    assert_true(write_all(&sc, &fs, false) > 0);
     assert_int_equal(count_entries(".v.mp4."), 0);
     probe_video(path, "h264", "yuv420p", 64, 48, 10, "stream", "0.333333");
     if (have_program("ffprobe")) {
