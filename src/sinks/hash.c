@@ -339,12 +339,12 @@ int framehash_fits(const struct framehash_golden *g, const char *path, int width
     if (g->frame_bytes && g->frame_bytes != rgb24) {
         const char *guess = pix_fmt_guess(g->frame_bytes, width, height);
         return rr_fail(e, RR_EXIT_MISMATCH, "%s:%ld: pixel format differs: the file's frames are %ld bytes, "
-                       "rgb24 at %dx%d is %ld (the size of %s frames: made without -pix_fmt rgb24); %s", path,
-                       g->frame_line, g->frame_bytes, width, height, rgb24, guess ? guess : "other",
-                       remedy);
+                       "rgb24 at %dx%d is %ld (%s%s%s: made without -pix_fmt rgb24); %s", path, g->frame_line,
+                       g->frame_bytes, width, height, rgb24, guess ? "the size of " : "another pixel format",
+                       guess ? guess : "", guess ? " frames" : "", remedy);
     }
     if (g->count != frames)
-        return rr_fail(e, RR_EXIT_MISMATCH, "%s: frame count differs: the file has %ld frames, the scene renders %ld",
-                       path, g->count, frames);
+        return rr_fail(e, RR_EXIT_MISMATCH, "%s: frame count differs: the file has %ld frame%s, "
+                       "the scene renders %ld", path, g->count, g->count == 1 ? "" : "s", frames);
     return 0;
 }

@@ -465,6 +465,7 @@ static void test_framehash_fits(void **state)
     const char *path = in_dir("g.framemd5");
     const char *head = "#format: frame checksums\n#version: 2\n#hash: MD5\n#tb 0: 1/30\n";
     const char *md5 = "0123456789abcdef0123456789abcdef";
+#define REMEDY "make it with ffmpeg -i IN -pix_fmt rgb24 -f framemd5 OUT"
     struct {
         const char *media, *codec, *dims;
         int size;                 /* of each frame, bytes */
@@ -473,21 +474,20 @@ static void test_framehash_fits(void **state)
     } cases[] = {
         { "video", "rawvideo", "8x6", 144, 2, NULL },
         { "video", "rawvideo", "8x6", 144, 3, ": frame count differs: the file has 3 frames, the scene renders 2" },
-        { "video", "rawvideo", "8x6", 144, 1, ": frame count differs: the file has 1 frames, the scene renders 2" },
+        { "video", "rawvideo", "8x6", 144, 1, ": frame count differs: the file has 1 frame, the scene renders 2" },
         { "video", "rawvideo", "16x6", 288, 2,
           ": size differs: the file's frames are 16x6 (#dimensions 0), the scene renders 8x6" },
         { "video", "rawvideo", "8x6", 72, 2,
           ":9: pixel format differs: the file's frames are 72 bytes, rgb24 at 8x6 is 144 (the size of yuv420p "
-          "frames: made without -pix_fmt rgb24); make it with ffmpeg -i IN -pix_fmt rgb24 -f framemd5 OUT" },
+          "frames: made without -pix_fmt rgb24); " REMEDY },
         { "video", "rawvideo", "8x6", 100, 2,
-          ":9: pixel format differs: the file's frames are 100 bytes, rgb24 at 8x6 is 144 (the size of other "
-          "frames: made without -pix_fmt rgb24); make it with ffmpeg -i IN -pix_fmt rgb24 -f framemd5 OUT" },
+          ":9: pixel format differs: the file's frames are 100 bytes, rgb24 at 8x6 is 144 (another pixel "
+          "format: made without -pix_fmt rgb24); " REMEDY },
         { "video", "h264", "8x6", 31, 2,
           ": codec differs: the file hashes h264 packets (#codec_id 0), --check needs decoded rgb24 frames "
-          "(rawvideo); make it with ffmpeg -i IN -pix_fmt rgb24 -f framemd5 OUT" },
+          "(rawvideo); " REMEDY },
         { "audio", "pcm_s16le", "", 4, 2,
-          ": stream 0 differs: the file's header says audio (#media_type 0), --check needs video; make it "
-          "with ffmpeg -i IN -pix_fmt rgb24 -f framemd5 OUT" },
+          ": stream 0 differs: the file's header says audio (#media_type 0), --check needs video; " REMEDY },
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         char txt[2048], want[600];
@@ -512,6 +512,7 @@ static void test_framehash_fits(void **state)
         assert_string_equal(e.msg, want);
     }
     unlink(path);
+#undef REMEDY
 }
 
 /* ---- PNG sequences ------------------------------------------------------------------ */
