@@ -233,12 +233,15 @@ static double now_seconds(void)
 /* The progress line counts the frames finished (sink_frames_done: encoded
  * and written, not merely handed to the writer thread), and its rate and ETA
  * come from those frames since the first one finished: the start-up and the
- * encoder's lookahead, before any frame comes out, are not a rate. */
+ * encoder's lookahead, before any frame comes out, are not a rate. Until
+ * there is such a rate (and on the last line) the rate shown is the whole
+ * run's and there is no ETA. */
 struct progress {
     bool show;
     long total;
     long first;              /* frames finished when the rate's clock started; -1 before */
-    double t_first;
+    double t_first, t_start;
+    int width;               /* of the line last shown */
 };
 
 static bool progress_open;   /* a progress line without its newline is on stderr */
@@ -252,15 +255,21 @@ static void show_progress(struct progress *p, long done, const char *state)
         p->first = done;
         p->t_first = now;
     }
-    double fps = p->first >= 0 && done > p->first && now > p->t_first ? (done - p->first) / (now - p->t_first) : 0;
-    fprintf(stderr, "\rframe %ld/%ld written  %.1f fps", done, p->total, fps);
-    if (fps > 0) {
-        long eta = lround((double)(p->total - done) / fps);
-        fprintf(stderr, "  ETA %ld:%02ld", eta / 60, eta % 60);
-    } else {
-        fputs("  ETA -:--", stderr);
+    bool steady = p->first >= 0 && done > p->first && now > p->t_first;
+    double fps = steady ? (done - p->first) / (now - p->t_first)
+                        : now > p->t_start ? done / (now - p->t_start) : 0;
+    char line[160], eta[32] = "";
+    if (done < p->total && steady && fps > 0) {
+        long s = lround((double)(p->total - done) / fps);
+        snprintf(eta, sizeof eta, "  ETA %ld:%02ld", s / 60, s % 60);
+    } else if (done < p->total) {
+        snprintf(eta, sizeof eta, "  ETA -:--");
     }
-    fprintf(stderr, "%s%s ", state ? "  " : "", state ? state : "");
+    int n = snprintf(line, sizeof line, "frame %ld/%ld written  %.1f fps%s%s%s", done, p->total, fps, eta,
+                     state ? "  " : "", state ? state : "");
+    /* Blanks over the rest of a longer line before. */
+    fprintf(stderr, "\r%-*s", p->width > n ? p->width : n, line);
+    p->width = n;
     progress_open = true;
 }
 
@@ -413,7 +422,7 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
     long total = sc->time.frames;
     r->progress = (struct progress){
         .show = o->progress == PROGRESS_ALWAYS || (o->progress == PROGRESS_AUTO && isatty(2)),
-        .total = total, .first = -1,
+        .total = total, .first = -1, .t_start = now_seconds(),
     };
     for (long i = 0; i < total; i++) {
         if (interrupted)
@@ -445,8 +454,9 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
         show_progress(&r->progress, frames_done(r, *done), NULL);
     }
     /* What the writer still holds and the encoder's lookahead are encoded now. */
-    if (r->sink)
-        show_progress(&r->progress, frames_done(r, *done), "flushing encoder");
+    long finished = frames_done(r, *done);
+    if (finished < *done)
+        show_progress(&r->progress, finished, "flushing encoder");
     return 0;
 }
 
