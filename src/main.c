@@ -545,7 +545,7 @@ int main(int argc, char **argv)
         goto end;
     }
     if (o.check && !interrupted)
-        fprintf(stderr, "ripplerender: %s: %ld frames match\n", o.check, done);
+        fprintf(stderr, "ripplerender: %s: %ld %s\n", o.check, done, done == 1 ? "frame matches" : "frames match");
     if (interrupted) {
         fprintf(stderr, "ripplerender: interrupted after %ld of %d frames; %s holds the frames so far\n",
                 done, r.sc.time.frames, r.sink ? r.sc.output.path : "nothing");

@@ -90,6 +90,8 @@ verdict() {
 remedy='make it with ffmpeg -i IN -pix_fmt rgb24 -f framemd5 OUT'
 verdict check-ok-framemd5 0 "G: 10 frames match" --check "$T/a.framemd5"
 verdict check-ok-hash-lines 0 "G: 10 frames match" --check "$T/h.txt"
+head -n 1 "$T/h.txt" > "$T/h1.txt"
+verdict check-ok-one-frame 0 "G: 1 frame matches" --check "$T/h1.txt" -f 1
 # ffmpeg's decode of a lossless file, with -pix_fmt rgb24 (made above) and without it
 verdict check-ok-ffmpeg-rgb24 0 "G: 10 frames match" --check "$T/l-ffv1.md5"
 ffmpeg -v error -i "$T/a.mp4" -f framemd5 "$T/yuv.framemd5"
