@@ -19,9 +19,6 @@ PKGS    := libavformat libavcodec libavfilter libswscale libavutil libpng libcjs
 # fftw3f: the spectral solver's FFT (any length in O(n log n); av_tx 5.1 is O(n^2) for most non-power-of-two lengths)
 PKGS    += fftw3f
 TESTPKGS := cmocka
-# The public test suites (JSONTestSuite, PngSuite, libpng's crashers) live in
-# shared/ beside the clone; the tests fail loudly when it is missing.
-SHARED  ?= $(abspath ../shared)
 
 WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-prototypes \
            -Wdouble-promotion -Wformat=2 -Wvla
@@ -41,8 +38,7 @@ PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 TEST_CFLAGS = $(shell pkg-config --cflags $(TESTPKGS) 2>/dev/null)
 TEST_LIBS   = $(shell pkg-config --libs $(TESTPKGS) 2>/dev/null)
-TEST_CFLAGS += -DRR_SHARED_DIR='"$(SHARED)"' -DRR_SOURCE_DIR='"$(CURDIR)"'
-export RR_SHARED := $(SHARED)
+TEST_CFLAGS += -DRR_SOURCE_DIR='"$(CURDIR)"'
 ALL_CFLAGS  = $(BASEFLAGS) $(PKG_CFLAGS) $(CFLAGS) $(CPPFLAGS)
 ALL_LDLIBS  = $(SANLD) -fopenmp $(PKG_LIBS) -lm $(LDFLAGS) $(LDLIBS)
 
@@ -109,12 +105,6 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(TEST_LIBS) $(ALL_LDLIBS)
 
-# The tests that read SHARED are rebuilt when it changes (make test SHARED=...).
-$(BUILD)/tests/shared-dir: FORCE
-	@mkdir -p $(@D)
-	@echo '$(SHARED)' | cmp -s - $@ || echo '$(SHARED)' > $@
-$(BUILD)/tests/test_image.o $(BUILD)/tests/test_scene.o: $(BUILD)/tests/shared-dir
-FORCE:
 
 # ---- what users run ---------------------------------------------------------
 deps:
@@ -205,7 +195,7 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_LIBSRC
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LIBSRC) $(shell pkg-config --libs libcjson 2>/dev/null) -lm
 
 fuzz: $(BUILD)/fuzz/fuzz_scene $(BUILD)/fuzz/fuzz_set
-	$(Q)sh tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS) $(SHARED)
+	$(Q)sh tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
 
 # ---- allocation-failure injection (make failtest) ---------------------------------
 # A sanitizer build of ripplerender whose own malloc/calloc/realloc/

@@ -66,12 +66,14 @@ static const char usage_text[] =
     "  -y, --overwrite          replace an existing output (without it, the run fails)\n"
     "      --hash               print each frame's index and the MD5 of its rgb24 pixels\n"
     "      --check FILE         compare every frame with a .framemd5 file or --hash lines;\n"
-    "                           exit 3 at the first frame that differs\n"
+    "                           exit 3 naming the size, pixel format or frame count that\n"
+    "                           differs, or the first frame; one line says when all match\n"
     "      --validate           load and check the scene (images included), render nothing\n"
     "      --print-scene        print the fully resolved scene as JSON, render nothing\n"
     "      --probes FILE.csv    write the height under each of the scene's probes, per frame\n"
     "      --manifest FILE.json write the resolved scene, versions, frame hashes and timings\n"
-    "      --progress WHEN      auto (on a terminal), always or never\n"
+    "      --progress WHEN      a line of frames written (encoded), fps and ETA on stderr:\n"
+    "                           auto (on a terminal), always or never\n"
     "  -q, --quiet              same as --progress never\n"
     "  -h, --help               this text\n"
     "  -V, --version            the version of ripplerender and its libraries\n"
@@ -228,12 +230,55 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void show_progress(long done, long total, double started)
+/* The progress line counts the frames finished (sink_frames_done: encoded
+ * and written, not merely handed to the writer thread), and its rate and ETA
+ * come from those frames since the first one finished: the start-up and the
+ * encoder's lookahead, before any frame comes out, are not a rate. Until
+ * there is such a rate (and on the last line) the rate shown is the whole
+ * run's and there is no ETA. */
+struct progress {
+    bool show;
+    long total;
+    long first;              /* frames finished when the rate's clock started; -1 before */
+    double t_first, t_start;
+    int width;               /* of the line last shown */
+};
+
+static bool progress_open;   /* a progress line without its newline is on stderr */
+
+static void show_progress(struct progress *p, long done, const char *state)
 {
-    double elapsed = now_seconds() - started;
-    double fps = elapsed > 0 ? (double)done / elapsed : 0;
-    long eta = fps > 0 ? lround((double)(total - done) / fps) : 0;
-    fprintf(stderr, "\rframe %ld/%ld  %.1f fps  ETA %ld:%02ld ", done, total, fps, eta / 60, eta % 60);
+    if (!p->show)
+        return;
+    double now = now_seconds();
+    if (p->first < 0 && done > 0) {
+        p->first = done;
+        p->t_first = now;
+    }
+    bool steady = p->first >= 0 && done > p->first && now > p->t_first;
+    double fps = steady ? (done - p->first) / (now - p->t_first)
+                        : now > p->t_start ? done / (now - p->t_start) : 0;
+    char line[160], eta[32] = "";
+    if (done < p->total && steady && fps > 0) {
+        long s = lround((double)(p->total - done) / fps);
+        snprintf(eta, sizeof eta, "  ETA %ld:%02ld", s / 60, s % 60);
+    } else if (done < p->total) {
+        snprintf(eta, sizeof eta, "  ETA -:--");
+    }
+    int n = snprintf(line, sizeof line, "frame %ld/%ld written  %.1f fps%s%s%s", done, p->total, fps, eta,
+                     state ? "  " : "", state ? state : "");
+    /* Blanks over the rest of a longer line before. */
+    fprintf(stderr, "\r%-*s", p->width > n ? p->width : n, line);
+    p->width = n;
+    progress_open = true;
+}
+
+/* Ends the progress line, if one is open, before anything else is printed. */
+static void end_progress(void)
+{
+    if (progress_open)
+        fputc('\n', stderr);
+    progress_open = false;
 }
 
 /* The probe CSV: one row per frame, a column per probe (height at the nearest cell). */
@@ -293,9 +338,9 @@ struct run {
     struct sink *sink;
     struct pipeline *pipe;       /* writes to sink on its own thread */
     struct probe_log probes;
-    char (*expected)[33];        /* --check */
-    long n_expected;
+    struct framehash_golden expected;   /* --check */
     struct manifest *manifest;   /* --manifest */
+    struct progress progress;
 };
 
 static void run_free(struct run *r)
@@ -305,7 +350,7 @@ static void run_free(struct run *r)
     render_free(r->render);
     sim_free(r->sim);
     probes_free(&r->probes);
-    free(r->expected);
+    free(r->expected.md5s);
     manifest_free(r->manifest);
     scene_free(&r->sc);
 }
@@ -345,32 +390,40 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     }
     if (render_create(&r->render, sc, needs, e) < 0 || sim_create(&r->sim, sc, e) < 0)
         return -1;
-    if (o->check && framehash_load(o->check, &r->expected, &r->n_expected, e) < 0)
+    if (o->check && (framehash_load(o->check, &r->expected, e) < 0
+                     || framehash_fits(&r->expected, o->check, sc->render.width, sc->render.height,
+                                       sc->time.frames, e) < 0))
         return -1;
     if (o->probes && probes_open(&r->probes, o->probes, sc, o->overwrite, e) < 0)
         return -1;
     return 0;
 }
 
-/* Compares frame i with --check's list. Returns 0, or -1 with e filled (status 3). */
+/* Compares frame i with --check's list (as long as the scene's, framehash_fits).
+ * Returns 0, or -1 with e filled (status 3). */
 static int check_frame(const struct run *r, const char *file, long i, const char *md5, struct rr_err *e)
 {
-    if (i >= r->n_expected)
-        return rr_fail(e, RR_EXIT_MISMATCH, "%s: frame %ld differs: the file has only %ld frames", file, i,
-                       r->n_expected);
-    if (strcmp(r->expected[i], md5) != 0)
+    if (strcmp(r->expected.md5s[i], md5) != 0)
         return rr_fail(e, RR_EXIT_MISMATCH, "%s: frame %ld differs: expected %s, got %s", file, i,
-                       r->expected[i], md5);
+                       r->expected.md5s[i], md5);
     return 0;
 }
 
-/* The frame loop. Returns 0, or -1 with e filled. *done counts the frames written. */
+/* Frames finished: by the sink when there is one, else (hashes only) the frames rendered. */
+static long frames_done(const struct run *r, long rendered)
+{
+    return r->sink ? sink_frames_done(r->sink) : rendered;
+}
+
+/* The frame loop. Returns 0, or -1 with e filled. *done counts the frames rendered. */
 static int run_frames(struct run *r, const struct options *o, long *done, struct rr_err *e)
 {
     const struct scene *sc = &r->sc;
     long total = sc->time.frames;
-    bool show = o->progress == PROGRESS_ALWAYS || (o->progress == PROGRESS_AUTO && isatty(2));
-    double started = now_seconds();
+    r->progress = (struct progress){
+        .show = o->progress == PROGRESS_ALWAYS || (o->progress == PROGRESS_AUTO && isatty(2)),
+        .total = total, .first = -1, .t_start = now_seconds(),
+    };
     for (long i = 0; i < total; i++) {
         if (interrupted)
             break;
@@ -398,19 +451,18 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
         if (r->manifest)
             manifest_frame(r->manifest, i, md5);
         *done = i + 1;
-        if (show)
-            show_progress(*done, total, started);
+        show_progress(&r->progress, frames_done(r, *done), NULL);
     }
-    if (show)
-        fputc('\n', stderr);
-    if (!interrupted && o->check && r->n_expected > total)
-        return rr_fail(e, RR_EXIT_MISMATCH, "%s: frame %ld differs: the file has %ld frames, the scene %ld",
-                       o->check, total, r->n_expected, total);
+    /* What the writer still holds and the encoder's lookahead are encoded now. */
+    long finished = frames_done(r, *done);
+    if (finished < *done)
+        show_progress(&r->progress, finished, "flushing encoder");
     return 0;
 }
 
 static int fail(const struct rr_err *e)
 {
+    end_progress();
     fflush(stdout);
     fprintf(stderr, "ripplerender: %s\n", e->msg);
     return e->status ? e->status : RR_EXIT_RUNTIME;
@@ -480,6 +532,8 @@ int main(int argc, char **argv)
         status = fail(&e);
         goto end;
     }
+    show_progress(&r.progress, frames_done(&r, done), NULL);
+    end_progress();
     if ((o.probes && outfile_commit(&r.probes.file, &e) < 0)
         || (o.manifest && manifest_commit(r.manifest, &e) < 0)) {
         status = fail(&e);
@@ -490,6 +544,8 @@ int main(int argc, char **argv)
         status = fail(&e);
         goto end;
     }
+    if (o.check && !interrupted)
+        fprintf(stderr, "ripplerender: %s: %ld %s\n", o.check, done, done == 1 ? "frame matches" : "frames match");
     if (interrupted) {
         fprintf(stderr, "ripplerender: interrupted after %ld of %d frames; %s holds the frames so far\n",
                 done, r.sc.time.frames, r.sink ? r.sc.output.path : "nothing");

@@ -1,6 +1,5 @@
 /* render_refract.c: render.mode "refract": seed 004's ripple effect
- * (seeds/004_3a2d3bb1fd81942e.txt, "ripple effect motion of water on any
- * background"): a background picture seen through the surface, displaced by
+ * ("to stimulate ripple effect motion of water on any background"): a background picture seen through the surface, displaced by
  * its slope, plus the glints of a tilted surface. See render_modes.h. */
 #include "render_modes.h"
 

@@ -4,6 +4,7 @@
 #include "sinks/sinks.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -20,6 +21,7 @@ struct sink {
     void *priv;
     int needs;
     bool closed, close_failed;
+    atomic_long written;   /* writes that returned 0 */
 };
 
 const char *sink_extension(const char *path)
@@ -188,7 +190,19 @@ int sink_needs(const struct sink *s)
 
 int sink_write(struct sink *s, const struct frame *fr, struct rr_err *e)
 {
-    return s->ops->write(s->priv, fr, e);
+    if (s->ops->write(s->priv, fr, e) < 0)
+        return -1;
+    atomic_fetch_add(&s->written, 1);
+    return 0;
+}
+
+long sink_frames_done(const struct sink *s)
+{
+    long written = atomic_load(&s->written);
+    if (!s->ops->frames_done)
+        return written;
+    long done = s->ops->frames_done(s->priv);
+    return done < written ? done : written;
 }
 
 int sink_close(struct sink *s, struct rr_err *e)

@@ -38,6 +38,10 @@ struct sink_ops {
     int (*open)(void *priv, const struct output_config *o, const struct sink_params *p,
                 struct rr_err *e);
     int (*write)(void *priv, const struct frame *fr, struct rr_err *e);
+    /* Optional, for a sink whose frames are finished later than write
+     * returns (an encoder holding frames for its lookahead): the frames
+     * encoded and written so far. Called from another thread than write's. */
+    long (*frames_done)(void *priv);
     /* Finishes the file (trailer, header patch) and renames it into place. */
     int (*close)(void *priv, struct rr_err *e);
     /* Releases everything; removes temporary files if close did not succeed.
@@ -58,6 +62,10 @@ int sink_open(struct sink **out, const struct scene *sc, const struct sink_param
               struct rr_err *e);
 int sink_needs(const struct sink *s);
 int sink_write(struct sink *s, const struct frame *fr, struct rr_err *e);
+/* Frames the sink has finished: encoded and written, never more than the
+ * writes that returned (a video encoder's frames count once their packet is
+ * written). Safe to call while another thread calls sink_write. */
+long sink_frames_done(const struct sink *s);
 int sink_close(struct sink *s, struct rr_err *e);
 void sink_free(struct sink *s);   /* accepts NULL; removes temporaries if not closed */
 

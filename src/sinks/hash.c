@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,10 +188,22 @@ static int take_md5(char out[33], const char *s)
     return 0;
 }
 
-int framehash_load(const char *path, char (**md5s)[33], long *count, struct rr_err *e)
+/* Copies a header line's value ("#codec_id 0: rawvideo") into out if the line
+ * is that key of stream 0. Returns whether it was. */
+static bool header_value(const char *line, const char *key, char *out, size_t size)
 {
-    *md5s = NULL;
-    *count = 0;
+    size_t n = strlen(key);
+    if (strncmp(line, key, n) != 0 || strncmp(line + n, " 0:", 3) != 0)
+        return false;
+    snprintf(out, size, "%s", line + n + 3);
+    char *t = trim(out);
+    memmove(out, t, strlen(t) + 1);
+    return true;
+}
+
+int framehash_load(const char *path, struct framehash_golden *g, struct rr_err *e)
+{
+    memset(g, 0, sizeof *g);
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
     if (!f)
         return rr_fail(e, errno == ENOENT ? RR_EXIT_USAGE : RR_EXIT_RUNTIME, "%s: cannot read: %s", path,
@@ -209,6 +222,12 @@ int framehash_load(const char *path, char (**md5s)[33], long *count, struct rr_e
         if (!*s)
             continue;
         if (*s == '#') {
+            char dims[32];
+            if (header_value(s, "#dimensions", dims, sizeof dims)
+                && sscanf(dims, "%dx%d", &g->width, &g->height) != 2)
+                g->width = g->height = 0;
+            header_value(s, "#codec_id", g->codec, sizeof g->codec);
+            header_value(s, "#media_type", g->media, sizeof g->media);
             if (strncmp(s, "#hash:", 6) == 0 && strcmp(trim(s + 6), "MD5") != 0) {
                 r = rr_fail(e, RR_EXIT_USAGE, "%s:%ld: the file holds %s hashes, --check needs MD5 (a .framemd5 file)",
                             path, lineno, trim(s + 6));
@@ -232,6 +251,13 @@ int framehash_load(const char *path, char (**md5s)[33], long *count, struct rr_e
             if (stream != 0)
                 continue;
             hash = trim(comma + 1);
+            /* The size is the field before the hash. */
+            *comma = '\0';
+            char *size = strrchr(s, ',');
+            if (n == 0 && size) {
+                g->frame_bytes = strtol(size + 1, NULL, 10);
+                g->frame_line = lineno;
+            }
         } else {
             /* --hash: "INDEX MD5" */
             char *end;
@@ -277,7 +303,48 @@ out:
         free(list);
         return -1;
     }
-    *md5s = list;
-    *count = n;
+    g->md5s = list;
+    g->count = n;
+    return 0;
+}
+
+/* What a frame of `bytes` at width x height most likely is, for the message. */
+static const char *pix_fmt_guess(long bytes, int width, int height)
+{
+    static const struct { int num, den; const char *name; } fmts[] = {
+        { 3, 2, "yuv420p" }, { 2, 1, "yuv422p" }, { 4, 1, "rgba or bgr0" }, { 1, 1, "gray" },
+        { 6, 1, "rgb48" },
+    };
+    long px = (long)width * height;
+    for (size_t k = 0; k < sizeof fmts / sizeof *fmts; k++)
+        if (bytes * fmts[k].den == px * fmts[k].num)
+            return fmts[k].name;
+    return NULL;
+}
+
+int framehash_fits(const struct framehash_golden *g, const char *path, int width, int height, long frames,
+                   struct rr_err *e)
+{
+    static const char remedy[] = "make it with ffmpeg -i IN -pix_fmt rgb24 -f framemd5 OUT";
+    if (g->media[0] && strcmp(g->media, "video") != 0)
+        return rr_fail(e, RR_EXIT_MISMATCH, "%s: stream 0 differs: the file's header says %s (#media_type 0), "
+                       "--check needs video; %s", path, g->media, remedy);
+    if (g->codec[0] && strcmp(g->codec, "rawvideo") != 0)
+        return rr_fail(e, RR_EXIT_MISMATCH, "%s: codec differs: the file hashes %s packets (#codec_id 0), "
+                       "--check needs decoded rgb24 frames (rawvideo); %s", path, g->codec, remedy);
+    if (g->width && (g->width != width || g->height != height))
+        return rr_fail(e, RR_EXIT_MISMATCH, "%s: size differs: the file's frames are %dx%d (#dimensions 0), "
+                       "the scene renders %dx%d", path, g->width, g->height, width, height);
+    long rgb24 = (long)width * height * 3;
+    if (g->frame_bytes && g->frame_bytes != rgb24) {
+        const char *guess = pix_fmt_guess(g->frame_bytes, width, height);
+        return rr_fail(e, RR_EXIT_MISMATCH, "%s:%ld: pixel format differs: the file's frames are %ld bytes, "
+                       "rgb24 at %dx%d is %ld (%s%s%s: made without -pix_fmt rgb24); %s", path, g->frame_line,
+                       g->frame_bytes, width, height, rgb24, guess ? "the size of " : "another pixel format",
+                       guess ? guess : "", guess ? " frames" : "", remedy);
+    }
+    if (g->count != frames)
+        return rr_fail(e, RR_EXIT_MISMATCH, "%s: frame count differs: the file has %ld frame%s, "
+                       "the scene renders %ld", path, g->count, g->count == 1 ? "" : "s", frames);
     return 0;
 }

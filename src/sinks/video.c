@@ -9,6 +9,7 @@
 #include "sinks/yuv420.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,7 @@ struct video_sink {
     int ew, eh;                /* encoded size: padded to even for subsampled chroma */
     uint8_t *pad;              /* ew x eh rgb24 when padding, else NULL */
     int64_t next_pts;
+    atomic_long packets;       /* written to the muxer: one per encoded frame */
 };
 
 static int video_needs(const struct output_config *o, const struct scene *sc)
@@ -361,7 +363,14 @@ static int encode(struct video_sink *s, AVFrame *frame, struct rr_err *e)
         ret = av_interleaved_write_frame(s->oc, s->pkt);   /* takes the packet's reference */
         if (ret < 0)
             return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot write a packet", ret);
+        atomic_fetch_add(&s->packets, 1);
     }
+}
+
+static long video_frames_done(void *priv)
+{
+    struct video_sink *s = priv;
+    return atomic_load(&s->packets);
 }
 
 static int video_write(void *priv, const struct frame *fr, struct rr_err *e)
@@ -428,6 +437,7 @@ const struct sink_ops sink_video_ops = {
     .needs = video_needs,
     .open = video_open,
     .write = video_write,
+    .frames_done = video_frames_done,
     .close = video_close,
     .free = video_free,
 };

@@ -1,6 +1,8 @@
 /* bench_ref.c: the yardsticks of `make bench`, built by the bench with its own
  * flags (-O3 -march=native, see the Makefile): seed 004's loop
- * (seeds/004_3a2d3bb1fd81942e.txt) as a plain single-thread reference, and
+ * ("ResultMap[x, y] := ((CurrentSourceMap[x+1, y] + CurrentSourceMap[x-1, y]
+ * + CurrentSourceMap[x, y+1] + CurrentSourceMap[x, y-1]) DIV 2) -
+ * PreviousResultMap[x, y]", then damped) as a plain single-thread reference, and
  * the streaming bound: one sweep's memory traffic and no neighbours. */
 #include "bench_ref.h"
 

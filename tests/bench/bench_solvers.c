@@ -1,7 +1,7 @@
 /* bench_solvers.c: cell updates per second of each finite-difference solver
  * through the public sim API (sim_advance_frame: steps, walls, sources and
  * the blow-up check, as a render does), side by side in one run with
- *   - seed 004's loop (seeds/004_3a2d3bb1fd81942e.txt), one thread, built by
+ *   - seed 004's loop (the 4-neighbour ripple), one thread, built by
  *     the bench itself with -O3 -march=native (bench_ref.c),
  *   - the streaming bound of the grid: one sweep's memory traffic, no
  *     neighbours, every core (bench_ref.c),

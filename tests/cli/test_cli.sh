@@ -70,13 +70,49 @@ for codec in ffv1 utvideo png; do
     ffmpeg -v error -i "$T/l-$codec.mkv" -pix_fmt rgb24 -f framemd5 - > "$T/l-$codec.md5" 2>/dev/null
     check "lossless-$codec-decodes-to-same-frames" [ "$(md5col "$T/l-$codec.md5")" = "$(hashcol "$T/h.txt")" ]
 done
-"$RR" "$T/small.json" --check "$T/a.framemd5" -q; check check-framemd5-exit-0 [ $? -eq 0 ]
-"$RR" "$T/small.json" --check "$T/h.txt" -q; check check-hash-lines-exit-0 [ $? -eq 0 ]
 sed '5s/^\([0-9]*\) ./\1 0/' "$T/h.txt" > "$T/h-bad.txt"
 if ! cmp -s "$T/h.txt" "$T/h-bad.txt"; then :; else sed -i '5s/^\([0-9]*\) ./\1 1/' "$T/h-bad.txt"; fi
 "$RR" "$T/small.json" --check "$T/h-bad.txt" -q 2> "$T/err"; s=$?
 check check-mismatch-exit-3 [ $s -eq 3 ]
 check check-mismatch-names-frame grep -q 'frame 4 differs' "$T/err"
+
+# --- --check explains itself: one line on stderr, naming what differs ---------------------
+# verdict NAME STATUS LINE ARGS...: --check ends with STATUS and stderr is exactly LINE
+# ("G" in LINE stands for the golden's path, the first argument after ARGS' --check).
+verdict() {
+    name=$1 want=$2 line=$3; shift 3
+    "$RR" "$T/small.json" "$@" -q > /dev/null 2> "$T/err"; s=$?
+    g=$(printf '%s\n' "$@" | sed -n '/^--check$/{n;p;}')
+    exp="ripplerender: $(printf '%s' "$line" | sed "s|^G|$g|")"
+    if [ $s -eq "$want" ] && [ "$(cat "$T/err")" = "$exp" ]; then ok "$name"
+    else fail "$name" "status $s (want $want), stderr: $(cat "$T/err") (want: $exp)"; fi
+}
+remedy='make it with ffmpeg -i IN -pix_fmt rgb24 -f framemd5 OUT'
+verdict check-ok-framemd5 0 "G: 10 frames match" --check "$T/a.framemd5"
+verdict check-ok-hash-lines 0 "G: 10 frames match" --check "$T/h.txt"
+head -n 1 "$T/h.txt" > "$T/h1.txt"
+verdict check-ok-one-frame 0 "G: 1 frame matches" --check "$T/h1.txt" -f 1
+# ffmpeg's decode of a lossless file, with -pix_fmt rgb24 (made above) and without it
+verdict check-ok-ffmpeg-rgb24 0 "G: 10 frames match" --check "$T/l-ffv1.md5"
+ffmpeg -v error -i "$T/a.mp4" -f framemd5 "$T/yuv.framemd5"
+verdict check-ffmpeg-yuv420p 3 "G:11: pixel format differs: the file's frames are 4608 bytes, rgb24 at 64x48 is 9216 (the size of yuv420p frames: made without -pix_fmt rgb24); $remedy" --check "$T/yuv.framemd5"
+ffmpeg -v error -i "$T/l-ffv1.mkv" -f framemd5 "$T/bgr0.framemd5"
+verdict check-ffmpeg-bgr0 3 "G:11: pixel format differs: the file's frames are 12288 bytes, rgb24 at 64x48 is 9216 (the size of rgba or bgr0 frames: made without -pix_fmt rgb24); $remedy" --check "$T/bgr0.framemd5"
+ffmpeg -v error -i "$T/a.mp4" -c copy -f framemd5 "$T/packets.framemd5"
+verdict check-ffmpeg-packets 3 "G: codec differs: the file hashes h264 packets (#codec_id 0), --check needs decoded rgb24 frames (rawvideo); $remedy" --check "$T/packets.framemd5"
+verdict check-wrong-size 3 "G: size differs: the file's frames are 64x48 (#dimensions 0), the scene renders 32x24" --check "$T/a.framemd5" -s render.width=32 -s render.height=24
+verdict check-scene-shorter 3 "G: frame count differs: the file has 10 frames, the scene renders 6" --check "$T/a.framemd5" -f 6
+verdict check-scene-longer 3 "G: frame count differs: the file has 10 frames, the scene renders 12" --check "$T/a.framemd5" -f 12
+head -n -3 "$T/a.framemd5" > "$T/short.framemd5"
+verdict check-golden-shorter 3 "G: frame count differs: the file has 7 frames, the scene renders 10" --check "$T/short.framemd5"
+head -n 3 "$T/h.txt" > "$T/h-short.txt"
+verdict check-hash-lines-shorter 3 "G: frame count differs: the file has 3 frames, the scene renders 10" --check "$T/h-short.txt"
+# a corrupted line: a hash cut short is bad input (2); a wrong hash is a mismatch (3)
+sed '14s/, \([0-9a-f]*\)$/, \1zz/' "$T/a.framemd5" > "$T/garbled.framemd5"
+verdict check-garbled-line 2 "G:14: expected an MD5 of 32 hex digits, got \"$(sed -n '14s/.*, //p' "$T/garbled.framemd5")\"" --check "$T/garbled.framemd5"
+want=$(sed -n '14s/.*, //p' "$T/a.framemd5")
+sed '14s/, [0-9a-f]*$/, 00000000000000000000000000000000/' "$T/a.framemd5" > "$T/wrong.framemd5"
+verdict check-wrong-hash 3 "G: frame 4 differs: expected 00000000000000000000000000000000, got $want" --check "$T/wrong.framemd5"
 
 # --- PNG sequences --------------------------------------------------------------
 mkdir -p "$T/seq"

@@ -12,7 +12,7 @@ cat > "$T/small.json" <<'EOF'
   "drops": [ { "x": 20, "y": 20, "radius": 3, "amplitude": -1 } ],
   "render": { "mode": "colormap", "colormap": "viridis", "range": [-0.5, 0.5] } }
 EOF
-SHARED_DATA=${RR_SHARED:-../shared}/data
+PNG_DATA=$PWD/tests/data/png   # PngSuite and libpng's crashers (tests/data/README.md); absolute: scene paths are relative to the scene
 probe() { ffprobe -v error -select_streams v:0 -count_frames -show_entries "$2" -of default=nw=1:nk=1 "$1" 2>/dev/null | head -n 1; }
 one_line() { [ "$(wc -l < "$1")" -eq 1 ]; }
 no_temps() { [ -z "$(find "$1" -name '.*.tmp' 2>/dev/null)" ]; }
@@ -54,9 +54,9 @@ refuse bad-path-output-kind 2 "unknown output kind" "$T/small.json" -o "$T/r/out
 # --- the public suites through the loaders ------------------------------------------------------
 # Every PngSuite image loads as a mask and as an initial height image; every
 # crasher is read or refused with one line naming it, never a crash.
-if [ -d "$SHARED_DATA/png/pngsuite" ]; then
+if [ -d "$PNG_DATA/pngsuite" ]; then
     n=0 bad=""
-    for p in "$SHARED_DATA"/png/pngsuite/*.png; do
+    for p in "$PNG_DATA"/pngsuite/*.png; do
         for key in 'obstacles=[{"type":"mask","path":"'"$p"'"}]' 'initial=[{"type":"image","path":"'"$p"'"}]'; do
             "$RR" "$T/small.json" -s "$key" --validate -q > /dev/null 2> "$T/err" || bad="$bad $(basename "$p")"
         done
@@ -64,7 +64,7 @@ if [ -d "$SHARED_DATA/png/pngsuite" ]; then
     done
     cond pngsuite-all-load-as-mask-and-initial '[ -z "$bad" ] && [ "$n" -ge 60 ]'
     n=0 bad=""
-    for p in "$SHARED_DATA"/png/crashers/*.png; do
+    for p in "$PNG_DATA"/crashers/*.png; do
         "$RR" "$T/small.json" -s 'obstacles=[{"type":"mask","path":"'"$p"'"}]' --validate -q > /dev/null 2> "$T/err"
         s=$?
         if [ $s -eq 0 ] || { [ $s -eq 2 ] && one_line "$T/err" && grep -qF "$(basename "$p")" "$T/err"; }; then :
@@ -73,7 +73,7 @@ if [ -d "$SHARED_DATA/png/pngsuite" ]; then
     done
     cond crashers-clean-verdict '[ -z "$bad" ] && [ "$n" -ge 20 ]'
 else
-    fail shared-data "no $SHARED_DATA (set SHARED=DIR for make)"
+    fail png-data "no $PNG_DATA: run the tests from the repository root"
 fi
 
 # --- atomic outputs under a file-size limit: one line, exit 1, nothing left ---------------------------

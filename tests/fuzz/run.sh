@@ -1,10 +1,10 @@
 #!/bin/sh
 # Runs each libFuzzer target for a bounded time on one core, niced, with a
 # corpus kept in BUILD/fuzz/corpus/NAME between runs, seeded from scenes/,
-# tests/bad/, tests/fuzz/seeds/ and the JSONTestSuite in the shared data.
+# tests/bad/, tests/fuzz/seeds/ and the JSONTestSuite (tests/data/).
 # Prints libFuzzer's final line (#execs, cov:, ft:) per target; a crash leaves
-# its input in BUILD/fuzz/artifacts/ and fails. Usage: run.sh BUILD SECONDS SHARED
-build=$1; seconds=${2:-60}; shared=$3
+# its input in BUILD/fuzz/artifacts/ and fails. Usage: run.sh BUILD SECONDS
+build=$1; seconds=${2:-60}
 status=0
 for name in scene set; do
     bin=$build/fuzz/fuzz_$name
@@ -12,7 +12,7 @@ for name in scene set; do
     mkdir -p "$corpus" "$build/fuzz/artifacts"
     if [ "$name" = scene ]; then
         cp scenes/*.json tests/bad/*.json "$corpus"/ 2>/dev/null
-        [ -d "$shared/data/json-test-suite" ] && cp "$shared"/data/json-test-suite/*.json "$corpus"/
+        cp tests/data/json-test-suite/*.json "$corpus"/
         dict=tests/fuzz/scene.dict
     else
         cp tests/fuzz/seeds/set/* "$corpus"/

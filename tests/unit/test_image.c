@@ -17,11 +17,11 @@
 
 #include "image.h"
 
-/* The shared test data beside the clone (Makefile: SHARED ?= ../shared). */
-#ifndef RR_SHARED_DIR
-#error "build with -DRR_SHARED_DIR=\"...\" (the Makefile passes $(SHARED))"
+/* PngSuite and libpng's crashers, vendored in tests/data/png (tests/data/README.md). */
+#ifndef RR_SOURCE_DIR
+#error "build with -DRR_SOURCE_DIR=\"...\" (the Makefile passes the repository root)"
 #endif
-#define DATA RR_SHARED_DIR "/data/png"
+#define DATA RR_SOURCE_DIR "/tests/data/png"
 
 static char tmpdir[64];
 
@@ -50,7 +50,7 @@ static int each_png(const char *dir, void (*fn)(const char *path))
 {
     DIR *d = opendir(dir);
     if (!d)
-        fail_msg("cannot open %s: the shared test data is missing (set SHARED=DIR for make)", dir);
+        fail_msg("cannot open %s: the vendored test data is missing", dir);
     int n = 0;
     struct dirent *de;
     while ((de = readdir(d))) {

@@ -15,11 +15,11 @@
 
 #include "scene.h"
 
-/* The shared test data beside the clone (Makefile: SHARED ?= ../shared). */
-#ifndef RR_SHARED_DIR
-#error "build with -DRR_SHARED_DIR=\"...\" (the Makefile passes $(SHARED))"
+/* JSONTestSuite, vendored in tests/data/json-test-suite (tests/data/README.md). */
+#ifndef RR_SOURCE_DIR
+#error "build with -DRR_SOURCE_DIR=\"...\" (the Makefile passes the repository root)"
 #endif
-#define SUITE_DIR RR_SHARED_DIR "/data/json-test-suite"
+#define SUITE_DIR RR_SOURCE_DIR "/tests/data/json-test-suite"
 
 static char tmpdir[64];
 static char scene_path[128];   /* tmpdir/s.json: where each test writes its scene */
@@ -776,7 +776,7 @@ static void test_json_suite(void **state)
     (void)state;
     DIR *d = opendir(SUITE_DIR);
     if (!d)
-        fail_msg("cannot open %s: the shared test data is missing (set SHARED=DIR for make)", SUITE_DIR);
+        fail_msg("cannot open %s: the vendored test data is missing", SUITE_DIR);
     int files = 0, loaded = 0;
     struct dirent *de;
     while ((de = readdir(d))) {
