@@ -26,6 +26,7 @@ struct sink_params {
     int grid_w, grid_h;       /* height field size (npy) */
     double fps;
     long frames;              /* how many frames will be written */
+    long first;               /* the number of the first (--range), from 0 */
     bool overwrite;           /* -y */
     int threads;              /* encoder threads (0: the library's choice) */
 };
