@@ -236,6 +236,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         default: return usage_error("%s: unknown option", argv[optind - 1]);
         }
     }
+    o->farm.overwrite = o->overwrite;
     if (o->frames_set[0])       /* after the --set values, so -f wins */
         o->sets[o->n_sets++] = o->frames_set;
     if (optind >= argc)
