@@ -26,11 +26,11 @@
 #include <libavutil/sha.h>
 
 #include "outfile.h"
+#include "sink.h"
 #include "version.h"
 
 #define STATE_FORMAT "ripplerender-state"
 #define STATE_VERSION 1
-#define NPY_PREAMBLE 10   /* magic (6) + version (2) + header length (2) */
 
 /* Scene keys that change what is rendered or written, not the simulation:
  * a checkpoint serves runs that differ in them. time.frames only sets where
@@ -490,20 +490,13 @@ static uint8_t *buf_bytes(const struct solver_state_buf *b)
     return out;
 }
 
-/* The .npy header (format 1.0) of a rows x cols float32 array into h
- * (at least 128 bytes); returns its length, a multiple of 64. */
+/* The .npy header of a rows x cols float32 array into h (128 bytes);
+ * returns its length. */
 static size_t npy_header2d(char *h, int rows, int cols)
 {
-    char dict[112];
-    int n = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }", rows, cols);
-    size_t total = (NPY_PREAMBLE + (size_t)n + 1 + 63) / 64 * 64, hl = total - NPY_PREAMBLE;
-    memcpy(h, "\x93NUMPY\x01\x00", 8);
-    h[8] = (char)(hl & 0xff);
-    h[9] = (char)(hl >> 8);
-    memset(h + NPY_PREAMBLE, ' ', hl);
-    memcpy(h + NPY_PREAMBLE, dict, (size_t)n);
-    h[total - 1] = '\n';
-    return total;
+    char shape[48];
+    snprintf(shape, sizeof shape, "(%d, %d)", rows, cols);
+    return npy_float32_header(h, 128, shape, 0);
 }
 
 /* Writes len bytes to the temporary file of of. Returns 0, or -1 with e filled. */
