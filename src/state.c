@@ -673,10 +673,16 @@ static int load(struct state *st, struct sim *sim, struct rr_err *e)
         if (load_plane(st, p, &ss.bufs[i], e) < 0)
             return -1;
     }
+    /* The counters follow from the frame: a step is taken once its drops
+     * fell (sources_apply stamps every drop planned up to the step). */
     ss.frame = st->load_frame;
     ss.step = header_count(h, "step");
     ss.drops_applied = (long)header_count(h, "drops_applied");
-    if (ss.step != (long long)ss.frame * scene_steps_per_frame(st->sc) || sim_set_counters(sim, &ss) < 0)
+    long fallen = 0;
+    while (fallen < ss.n_drops && ss.drops[fallen].step <= ss.step)
+        fallen++;
+    if (ss.step != (long long)ss.frame * scene_steps_per_frame(st->sc) || ss.drops_applied != fallen
+        || sim_set_counters(sim, &ss) < 0)
         return rr_fail(e, RR_EXIT_USAGE, "--load-state %s: step and drops_applied: not those of frame %ld",
                        st->load, ss.frame);
     return 0;

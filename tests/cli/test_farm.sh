@@ -188,6 +188,13 @@ refused "a missing state refused" "--load-state $T/none.json: cannot read" \
 echo '{ "a": 1 }' > "$T/bad.json"
 refused "a JSON file that is not a state refused" "not a ripplerender state" \
     "$RR" "$s" --hash --load-state "$T/bad.json"
+sed 's/"drops_applied":.*/"drops_applied":	0,/' "$d/state-000004.json" > "$d/state-000004.x.json"
+refused "a header whose counters are not its frame's refused" "step and drops_applied: not those of frame 4" \
+    "$RR" "$s" --hash --load-state "$d/state-000004.x.json"
+sed 's/"drops_sha256":	"./"drops_sha256":	"x/' "$d/state-000004.json" > "$d/state-000004.x.json"
+refused "a header with another plan of drops refused" "drops_sha256: the planned drops" \
+    "$RR" "$s" --hash --load-state "$d/state-000004.x.json"
+rm "$d/state-000004.x.json"
 cp -r "$d" "$T/st2"
 printf 'x' | dd of="$T/st2/state-000004.prev.npy" bs=1 seek=200 conv=notrunc 2> /dev/null
 refused "a changed plane refused" "state-000004.prev.npy: its SHA-256 is not the header's" \
