@@ -9,7 +9,8 @@
  * (frame, step, drops applied), the SHA-256 of the planned drops (the rain
  * as drawn from its seed) and the simulated scene: the resolved scene
  * (scene_print) without the keys that do not change the simulation
- * (SCENE_IGNORED), with its SHA-256 over cJSON's unformatted print. */
+ * (SCENE_IGNORED), its input files named by their contents' SHA-256, with
+ * its own SHA-256 over cJSON's unformatted print. */
 #include "state.h"
 
 #include <errno.h>
@@ -229,7 +230,61 @@ static int sha256_hex(const void *data, size_t len, char out[65])
     return 0;
 }
 
-/* The resolved scene without SCENE_IGNORED and its SHA-256. Returns 0, or -1 (memory). */
+/* Replaces a file name in the scene by "sha256:" and the SHA-256 of the
+ * file's bytes, so that the file's contents are compared, not its place
+ * (a farm's machines may mount the scene's folder elsewhere). A file that
+ * cannot be read keeps its name (the simulation then fails to load it).
+ * Returns 0, or -1 (memory). */
+static int file_to_sha(cJSON *item)
+{
+    if (!cJSON_IsString(item))
+        return 0;
+    FILE *f = fopen(item->valuestring, "rb");
+    if (!f)
+        return 0;
+    struct AVSHA *sha = av_sha_alloc();
+    uint8_t buf[65536], d[32];
+    char text[7 + 65] = "sha256:";
+    size_t n;
+    if (!sha) {
+        fclose(f);
+        return -1;
+    }
+    av_sha_init(sha, 256);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        av_sha_update(sha, buf, n);
+    int bad = ferror(f);
+    fclose(f);
+    av_sha_final(sha, d);
+    av_free(sha);
+    if (bad)
+        return 0;
+    hex(d, 32, text + 7);
+    char *copy = strdup(text);
+    if (!copy)
+        return -1;
+    free(item->valuestring);
+    item->valuestring = copy;
+    return 0;
+}
+
+/* The input files of the simulated scene: solver.speed_map, initial[].path
+ * (images), obstacles[].path (masks). */
+static int files_to_sha(cJSON *scene)
+{
+    int rc = file_to_sha(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(scene, "solver"),
+                                                          "speed_map"));
+    static const char *const lists[] = { "initial", "obstacles" };
+    for (int i = 0; i < 2; i++) {
+        const cJSON *x;
+        cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(scene, lists[i]))
+            rc |= file_to_sha(cJSON_GetObjectItemCaseSensitive(x, "path"));
+    }
+    return rc;
+}
+
+/* The resolved scene without SCENE_IGNORED, its files by their contents,
+ * and its SHA-256. Returns 0, or -1 (memory). */
 static int simulated_scene(struct state *st)
 {
     char *text = scene_text(st->sc), *flat = NULL;
@@ -244,7 +299,7 @@ static int simulated_scene(struct state *st)
         cJSON_DeleteItemFromObjectCaseSensitive(o, SCENE_IGNORED[i][1] ? SCENE_IGNORED[i][1] : SCENE_IGNORED[i][0]);
     }
     char sha[65];
-    if (!(flat = cJSON_PrintUnformatted(st->scene)) || sha256_hex(flat, strlen(flat), sha) < 0
+    if (files_to_sha(st->scene) < 0 || !(flat = cJSON_PrintUnformatted(st->scene)) || sha256_hex(flat, strlen(flat), sha) < 0
         || !(st->scene_sha = strdup(sha))) {
         free(flat);
         return -1;
@@ -348,8 +403,12 @@ static int read_header(struct state *st, struct rr_err *e)
         char *va = NULL, *vb = NULL;
         if (!first_difference(scene, st->scene, key, sizeof key, &va, &vb))
             return rr_fail(e, RR_EXIT_USAGE, "--load-state %s: scene_sha256 does not match its scene", path);
-        rr_fail(e, RR_EXIT_USAGE, "--load-state %s: made from a different scene: %s is %s in the state, %s here",
-                path, key[0] ? key : "(the scene)", va ? va : "?", vb ? vb : "?");
+        if (va && vb && !strncmp(va, "\"sha256:", 8) && !strncmp(vb, "\"sha256:", 8))
+            rr_fail(e, RR_EXIT_USAGE, "--load-state %s: made from a different scene: %s: the file's contents "
+                    "differ (SHA-256 %.12s... in the state, %.12s... here)", path, key, va + 8, vb + 8);
+        else
+            rr_fail(e, RR_EXIT_USAGE, "--load-state %s: made from a different scene: %s is %s in the state, %s here",
+                    path, key[0] ? key : "(the scene)", va ? va : "?", vb ? vb : "?");
         free(va);
         free(vb);
         return -1;

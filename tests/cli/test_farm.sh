@@ -195,6 +195,23 @@ sed 's/"drops_sha256":	"./"drops_sha256":	"x/' "$d/state-000004.json" > "$d/stat
 refused "a header with another plan of drops refused" "drops_sha256: the planned drops" \
     "$RR" "$s" --hash --load-state "$d/state-000004.x.json"
 rm "$d/state-000004.x.json"
+# Image files are compared by their contents: the same mask in another
+# folder is the same scene, another mask under the same name is not.
+mkdir -p "$T/here" "$T/same" "$T/other"
+printf '{ "grid": { "width": 32, "height": 24 }, "time": { "frames": 6 }, "drops": [ { "x": 20, "y": 12 } ],
+  "obstacles": [ { "type": "mask", "path": "m.png" } ] }' > "$T/here/m.json"
+ffmpeg -v error -f lavfi -i "color=black:s=8x6,drawbox=x=2:y=2:w=3:h=2:c=white:t=fill" -frames:v 1 "$T/here/m.png" -y
+ffmpeg -v error -f lavfi -i "color=black:s=8x6,drawbox=x=1:y=2:w=3:h=2:c=white:t=fill" -frames:v 1 "$T/other/m.png" -y
+cp "$T/here/m.png" "$T/same/m.png"
+cp "$T/here/m.json" "$T/same/m.json"
+cp "$T/here/m.json" "$T/other/m.json"
+"$RR" "$T/here/m.json" --hash --save-state "$T/here/st" --state-every 3 > "$T/w"
+"$RR" "$T/same/m.json" --hash --load-state "$T/here/st/state-000003.json" > "$T/r"
+check "a state made with a mask loads with the same mask in another folder" \
+    sh -c "sed -n '4,6p' '$T/w' | cmp -s - '$T/r'"
+refused "a mask of other contents under the same name refused, naming the key" \
+    "obstacles.0.path: the file's contents differ (SHA-256 " \
+    "$RR" "$T/other/m.json" --hash --load-state "$T/here/st/state-000003.json"
 cp -r "$d" "$T/st2"
 printf 'x' | dd of="$T/st2/state-000004.prev.npy" bs=1 seek=200 conv=notrunc 2> /dev/null
 refused "a changed plane refused" "state-000004.prev.npy: its SHA-256 is not the header's" \
