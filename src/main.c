@@ -351,11 +351,11 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     }
     if (budget_check_run(sc, e) < 0)   /* before anything large is allocated */
         return -1;
-    /* Before the pipeline, which takes the threads down to one
-     * while the encoder is the bottleneck: the manifest records the -j asked for. */
     if (state_open(&r->state, &o->farm, sc, e) < 0)
         return -1;
     const long first = state_first(r->state), count = state_count(r->state);
+    /* Before the pipeline, which takes the threads down to one
+     * while the encoder is the bottleneck: the manifest records the -j asked for. */
     if (o->manifest && manifest_create(&r->manifest, o->manifest, o->overwrite, count, argc, o->args, e) < 0)
         return -1;
     manifest_range(r->manifest, first, state_last(r->state));
@@ -381,7 +381,7 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         return -1;
     if (o->probes && probes_open(&r->probes, o->probes, sc, o->overwrite, e) < 0)
         return -1;
-    return state_start(r->state, r->sim, &interrupted, e);
+    return o->validate ? 0 : state_start(r->state, r->sim, &interrupted, e);
 }
 
 /* Compares frame i with --check's list. Returns 0, or -1 with e filled (status 3). */
