@@ -79,7 +79,7 @@ static const char usage_text[] =
     "                           alone or --chunk /N: K (and N) from a Slurm job array or a\n"
     "                           Kubernetes Indexed Job (docs/farm.md)\n"
     "      --save-state DIR     write the simulation's state after the last frame to DIR\n"
-    "      --state-every K      ... and after every frame that is a multiple of K\n"
+    "      --state-every K      ... and after every frame rendered that is a multiple of K\n"
     "      --load-state FILE    start from a saved state (DIR/state-FRAME.json) of this scene\n"
     "      --progress WHEN      auto (on a terminal), always or never\n"
     "  -q, --quiet              same as --progress never\n"
