@@ -221,6 +221,21 @@ check "an existing state is not replaced without -y (status 1, before any frame)
     sh -c "[ $rc -eq 1 ] && grep -q 'state-000004.json: already exists' '$T/err' && [ ! -s '$T/out' ]"
 check "... and with -y it is" "$RR" "$s" --hash --save-state "$d" --range 2-4 -y -o "$T/y.framemd5" > /dev/null
 
+# Ctrl-C: the state of the last frame done is written, and continues the run.
+cat > "$T/long.json" <<EOF
+{ "grid": { "width": 96, "height": 64 }, "time": { "frames": 100000 }, "rain": { "rate": 30, "seed": 9 } }
+EOF
+"$RR" "$T/long.json" --hash --save-state "$T/int" > "$T/int.txt" 2> /dev/null &
+pid=$!; sleep 2; kill -INT $pid; wait $pid; rc=$?
+k=$(tail -n 1 "$T/int.txt" | cut -d' ' -f1)
+check "interrupted with --save-state: status 130 and the state of the last frame done ($k)" \
+    sh -c "[ $rc -eq 130 ] && [ -s '$T/int/state-$(printf %06d "${k:-0}").json' ]"
+"$RR" "$T/long.json" --hash --range "${k:-0}-$((k + 3))" > "$T/int.whole"
+"$RR" "$T/long.json" --hash --load-state "$T/int/state-$(printf %06d "${k:-0}").json" --range "${k:-0}-$((k + 3))" \
+    > "$T/int.rest"
+check "... which continues as the uninterrupted run (fast-forwarded there)" \
+    sh -c "[ \$(wc -l < '$T/int.whole') = 4 ] && cmp -s '$T/int.whole' '$T/int.rest'"
+
 # The outputs of a range.
 "$RR" "$s" -o "$T/f%05d.png" --range 9-11 -q
 check "a PNG sequence of --range 9-11 is f00009 .. f00011" \
