@@ -21,7 +21,8 @@ _ripplerender()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local opts="-o --output -s --set -f --frames -j --threads -y --overwrite --hash --check
-        --validate --print-scene --probes --manifest --progress -q --quiet -h --help -V --version"
+        --validate --print-scene --probes --manifest --progress -q --quiet -h --help -V --version
+        --range --chunk --save-state --state-every --load-state"
     local keys="grid.width= grid.height= grid.cell_size= time.fps= time.frames= time.steps_per_frame=
         solver.type= solver.damping= solver.damping_shift= solver.half_life= solver.neighbors=
         solver.flow= solver.blend= solver.passes= solver.speed= solver.decay= boundary= absorb_width=
@@ -51,9 +52,13 @@ _ripplerender()
             _ripplerender_files "$cur" .json; compopt -o nospace 2> /dev/null; return ;;
         --progress)
             COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+        --save-state)
+            COMPREPLY=($(compgen -d -- "$cur")); compopt -o nospace 2> /dev/null; return ;;
+        --load-state)
+            _ripplerender_files "$cur" .json; compopt -o nospace 2> /dev/null; return ;;
         -s|--set)
             COMPREPLY=($(compgen -W "$keys" -- "$cur")); compopt -o nospace 2> /dev/null; return ;;
-        -f|--frames|-j|--threads)
+        -f|--frames|-j|--threads|--range|--state-every)
             return ;;
     esac
     if [[ $cur == -* ]]; then

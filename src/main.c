@@ -29,6 +29,7 @@
 #include "scene.h"
 #include "sim.h"
 #include "sink.h"
+#include "state.h"
 #include "version.h"
 
 enum progress_mode { PROGRESS_AUTO, PROGRESS_ALWAYS, PROGRESS_NEVER };
@@ -46,6 +47,7 @@ struct options {
     const char *probes;          /* --probes FILE.csv */
     const char *manifest;        /* --manifest FILE.json */
     enum progress_mode progress;
+    struct state_options farm;   /* --range, --chunk, --save-state, --state-every, --load-state */
 };
 
 static const char usage_text[] =
@@ -72,6 +74,14 @@ static const char usage_text[] =
     "      --print-scene        print the fully resolved scene as JSON, render nothing\n"
     "      --probes FILE.csv    write the height under each of the scene's probes, per frame\n"
     "      --manifest FILE.json write the resolved scene, versions, frame hashes and timings\n"
+    "      --range A-B          render frames A to B of the scene's timeline (numbered as in the\n"
+    "                           whole run); the frames before are simulated, not rendered\n"
+    "      --chunk K/N          the K-th (from 0) of N near-equal parts of the frames; --chunk\n"
+    "                           alone or --chunk /N: K (and N) from a Slurm job array or a\n"
+    "                           Kubernetes Indexed Job (docs/farm.md)\n"
+    "      --save-state DIR     write the simulation's state after the last frame to DIR\n"
+    "      --state-every K      ... and after every frame rendered that is a multiple of K\n"
+    "      --load-state FILE    start from a saved state (DIR/state-FRAME.json) of this scene\n"
     "      --progress WHEN      a line of frames written (encoded), fps and ETA on stderr:\n"
     "                           auto (on a terminal), always or never\n"
     "  -q, --quiet              same as --progress never\n"
@@ -149,7 +159,8 @@ static long parse_count(const char *s, long max)
 /* Parses argv into o. Returns -1 to go on, or an exit status to stop with. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-    enum { OPT_HASH = 256, OPT_CHECK, OPT_VALIDATE, OPT_PRINT, OPT_PROBES, OPT_MANIFEST, OPT_PROGRESS };
+    enum { OPT_HASH = 256, OPT_CHECK, OPT_VALIDATE, OPT_PRINT, OPT_PROBES, OPT_MANIFEST, OPT_PROGRESS,
+           OPT_RANGE, OPT_CHUNK, OPT_SAVE_STATE, OPT_STATE_EVERY, OPT_LOAD_STATE };
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },   { "set", required_argument, NULL, 's' },
         { "frames", required_argument, NULL, 'f' },   { "threads", required_argument, NULL, 'j' },
@@ -158,6 +169,10 @@ static int parse_options(int argc, char **argv, struct options *o)
         { "print-scene", no_argument, NULL, OPT_PRINT }, { "probes", required_argument, NULL, OPT_PROBES },
         { "manifest", required_argument, NULL, OPT_MANIFEST },
         { "progress", required_argument, NULL, OPT_PROGRESS }, { "quiet", no_argument, NULL, 'q' },
+        { "range", required_argument, NULL, OPT_RANGE },  { "chunk", optional_argument, NULL, OPT_CHUNK },
+        { "save-state", required_argument, NULL, OPT_SAVE_STATE },
+        { "state-every", required_argument, NULL, OPT_STATE_EVERY },
+        { "load-state", required_argument, NULL, OPT_LOAD_STATE },
         { "help", no_argument, NULL, 'h' },           { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
@@ -203,6 +218,16 @@ static int parse_options(int argc, char **argv, struct options *o)
             else return usage_error("--progress %s: expected auto, always or never", optarg);
             break;
         case 'q': o->progress = PROGRESS_NEVER; break;
+        case OPT_RANGE: o->farm.range = optarg; break;
+        case OPT_CHUNK:   /* --chunk=K/N, --chunk K/N, or --chunk alone */
+            o->farm.chunk = optarg ? optarg : optind < argc && state_chunk_word(argv[optind]) ? argv[optind++] : "";
+            break;
+        case OPT_SAVE_STATE: o->farm.save_dir = optarg; break;
+        case OPT_STATE_EVERY:
+            if ((o->farm.every = parse_count(optarg, 10000000)) < 0)
+                return usage_error("--state-every %s: expected a whole number of frames from 1 to 10000000", optarg);
+            break;
+        case OPT_LOAD_STATE: o->farm.load = optarg; break;
         case 'h': fputs(usage_text, stdout); return 0;
         case 'V':
             printf("ripplerender %s\nFFmpeg %s (libavcodec, libavformat, libswscale, libavfilter)\n"
@@ -213,6 +238,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         default: return usage_error("%s: unknown option", argv[optind - 1]);
         }
     }
+    o->farm.overwrite = o->overwrite;
     if (o->frames_set[0])       /* after the --set values, so -f wins */
         o->sets[o->n_sets++] = o->frames_set;
     if (optind >= argc)
@@ -341,6 +367,7 @@ struct run {
     struct framehash_golden expected;   /* --check */
     struct manifest *manifest;   /* --manifest */
     struct progress progress;
+    struct state *state;         /* the frame range and checkpoints */
 };
 
 static void run_free(struct run *r)
@@ -352,6 +379,7 @@ static void run_free(struct run *r)
     probes_free(&r->probes);
     free(r->expected.md5s);
     manifest_free(r->manifest);
+    state_free(r->state);
     scene_free(&r->sc);
 }
 
@@ -368,17 +396,21 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     }
     if (budget_check_run(sc, e) < 0)   /* before anything large is allocated */
         return -1;
+    if (state_open(&r->state, &o->farm, sc, e) < 0)
+        return -1;
+    const long first = state_first(r->state), count = state_count(r->state);
     /* Before the pipeline, which takes the threads down to one
      * while the encoder is the bottleneck: the manifest records the -j asked for. */
-    if (o->manifest && manifest_create(&r->manifest, o->manifest, o->overwrite, sc->time.frames, argc, o->args, e) < 0)
+    if (o->manifest && manifest_create(&r->manifest, o->manifest, o->overwrite, count, argc, o->args, e) < 0)
         return -1;
+    manifest_range(r->manifest, first, state_last(r->state));
     if (sc->n_probes == 0 && o->probes)
         return rr_fail(e, RR_EXIT_USAGE, "--probes %s: the scene has no probes", o->probes);
     int needs = 0;
     struct sink_params sp = {
         .width = sc->render.width, .height = sc->render.height,
         .grid_w = sc->grid.width, .grid_h = sc->grid.height,
-        .fps = sc->time.fps, .frames = sc->time.frames,
+        .fps = sc->time.fps, .frames = count, .first = first,
         .overwrite = o->overwrite, .threads = o->threads,
     };
     if (writes_output) {
@@ -396,7 +428,7 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         return -1;
     if (o->probes && probes_open(&r->probes, o->probes, sc, o->overwrite, e) < 0)
         return -1;
-    return 0;
+    return o->validate ? 0 : state_start(r->state, r->sim, &interrupted, e);
 }
 
 /* Compares frame i with --check's list (as long as the scene's, framehash_fits).
@@ -419,15 +451,15 @@ static long frames_done(const struct run *r, long rendered)
 static int run_frames(struct run *r, const struct options *o, long *done, struct rr_err *e)
 {
     const struct scene *sc = &r->sc;
-    long total = sc->time.frames;
+    const long first = state_first(r->state), last = state_last(r->state), total = state_count(r->state);
     r->progress = (struct progress){
         .show = o->progress == PROGRESS_ALWAYS || (o->progress == PROGRESS_AUTO && isatty(2)),
         .total = total, .first = -1, .t_start = now_seconds(),
     };
-    for (long i = 0; i < total; i++) {
+    for (long i = first; i <= last; i++) {
         if (interrupted)
             break;
-        if (i > 0 && sim_advance_frame(r->sim, e) < 0)
+        if (i > first && sim_advance_frame(r->sim, e) < 0)
             return -1;
         /* With a sink, render straight into the pipeline's next slot. */
         uint8_t *slot = NULL;
@@ -449,15 +481,17 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
         if (r->pipe && pipeline_write(r->pipe, &fr, e) < 0)
             return -1;
         if (r->manifest)
-            manifest_frame(r->manifest, i, md5);
-        *done = i + 1;
+            manifest_frame(r->manifest, i - first, md5);
+        if (state_after_frame(r->state, r->sim, e) < 0)
+            return -1;
+        *done = i - first + 1;
         show_progress(&r->progress, frames_done(r, *done), NULL);
     }
     /* What the writer still holds and the encoder's lookahead are encoded now. */
     long finished = frames_done(r, *done);
     if (finished < *done)
         show_progress(&r->progress, finished, "flushing encoder");
-    return 0;
+    return state_finish(r->state, r->sim, e);
 }
 
 static int fail(const struct rr_err *e)
@@ -547,8 +581,8 @@ int main(int argc, char **argv)
     if (o.check && !interrupted)
         fprintf(stderr, "ripplerender: %s: %ld %s\n", o.check, done, done == 1 ? "frame matches" : "frames match");
     if (interrupted) {
-        fprintf(stderr, "ripplerender: interrupted after %ld of %d frames; %s holds the frames so far\n",
-                done, r.sc.time.frames, r.sink ? r.sc.output.path : "nothing");
+        fprintf(stderr, "ripplerender: interrupted after %ld of %ld frames; %s holds the frames so far\n",
+                done, state_count(r.state), r.sink ? r.sc.output.path : "nothing");
         status = RR_EXIT_INTERRUPTED;
     }
 end:

@@ -26,6 +26,7 @@ struct manifest {
     char *path;
     bool overwrite;
     long frames;            /* room for this many */
+    long first, final;      /* the range of the timeline (manifest_range) */
     long done;              /* recorded so far */
     char (*md5)[33];
     double *seconds;        /* per frame */
@@ -72,6 +73,7 @@ int manifest_create(struct manifest **out, const char *path, bool overwrite, lon
         return rr_fail(e, RR_EXIT_RUNTIME, "--manifest: out of memory for %ld frames", frames);
     }
     m->frames = frames;
+    m->final = frames - 1;
     m->overwrite = overwrite;
     m->threads = omp_get_max_threads();
     for (; m->argc < argc; m->argc++)
@@ -86,6 +88,14 @@ int manifest_create(struct manifest **out, const char *path, bool overwrite, lon
     m->started = m->last = now();
     *out = m;
     return 0;
+}
+
+void manifest_range(struct manifest *m, long first, long last)
+{
+    if (!m)
+        return;
+    m->first = first;
+    m->final = last;
 }
 
 void manifest_frame(struct manifest *m, long i, const char md5[33])
@@ -153,6 +163,9 @@ static cJSON *build(const struct manifest *m, bool complete)
          && cJSON_AddNumberToObject(root, "threads", m->threads)
          && cJSON_AddBoolToObject(root, "complete", complete)
          && cJSON_AddNumberToObject(root, "frame_count", (double)m->done);
+    cJSON *range = ok ? cJSON_AddArrayToObject(root, "range") : NULL;
+    ok = range && add_to_array(range, cJSON_CreateNumber((double)m->first))
+         && add_to_array(range, cJSON_CreateNumber((double)m->final));
     cJSON *timing = ok ? cJSON_AddObjectToObject(root, "timing") : NULL;
     ok = timing && cJSON_AddNumberToObject(timing, "frames_seconds", usec(loop))
          && cJSON_AddNumberToObject(timing, "frames_per_second", loop > 0 ? round((double)m->done / loop * 1000) / 1000 : 0)
@@ -161,7 +174,7 @@ static cJSON *build(const struct manifest *m, bool complete)
     ok = frames != NULL;
     for (long i = 0; ok && i < m->done; i++) {
         cJSON *f = cJSON_CreateObject();
-        ok = add_to_array(frames, f) && cJSON_AddNumberToObject(f, "frame", (double)i)
+        ok = add_to_array(frames, f) && cJSON_AddNumberToObject(f, "frame", (double)(m->first + i))
              && cJSON_AddStringToObject(f, "md5", m->md5[i])
              && cJSON_AddNumberToObject(f, "seconds", usec(m->seconds[i]));
     }
@@ -170,22 +183,6 @@ static cJSON *build(const struct manifest *m, bool complete)
         return NULL;
     }
     return root;
-}
-
-/* scene_print's text, read back through a memory stream. NULL on failure. */
-static char *scene_text(const struct scene *sc)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return NULL;
-    int bad = scene_print(sc, f) < 0;
-    if ((fclose(f) != 0) | bad) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
 }
 
 int manifest_write(struct manifest *m, const struct scene *sc, bool complete, struct rr_err *e)

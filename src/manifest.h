@@ -28,6 +28,11 @@ struct manifest;
 int manifest_create(struct manifest **m, const char *path, bool overwrite, long frames, int argc,
                     char *const *argv, struct rr_err *e);
 
+/* The frames of the run, first .. last of the scene's timeline (--range):
+ * manifest_frame's i counts from first. Without a call: 0 .. frames - 1.
+ * Accepts a NULL m. */
+void manifest_range(struct manifest *m, long first, long last);
+
 /* Records frame i (0-based, in order): its MD5 in hex and the time since the
  * previous frame (or since manifest_create). Cannot fail; ignores i out of range. */
 void manifest_frame(struct manifest *m, long i, const char md5[33]);

@@ -1950,3 +1950,18 @@ int scene_print(const struct scene *sc, FILE *out)
     free(text);
     return rc;
 }
+
+char *scene_text(const struct scene *sc)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    int bad = scene_print(sc, f) < 0;
+    if ((fclose(f) != 0) | bad) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}

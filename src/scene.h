@@ -173,6 +173,10 @@ void scene_free(struct scene *sc);
  * scene_load reads back to an equal scene. Returns 0, or -1 on a write error. */
 int scene_print(const struct scene *sc, FILE *out);
 
+/* scene_print's text in a malloc'd string (the caller frees it), or NULL when
+ * memory runs out. */
+char *scene_text(const struct scene *sc);
+
 /* Time step helpers shared by every module, so that all agree on what a step is. */
 static inline int scene_steps_per_frame(const struct scene *sc) { return sc->time.steps_per_frame; }
 double scene_dt(const struct scene *sc);                 /* seconds per step */

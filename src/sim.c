@@ -395,6 +395,29 @@ const unsigned char *sim_walls(const struct sim *s) { return s->walls; }
 
 long sim_frame(const struct sim *s) { return s->frame; }
 
+void sim_get_state(struct sim *s, struct sim_state *st)
+{
+    memset(st, 0, sizeof *st);
+    st->frame = s->frame;
+    st->step = s->step;
+    st->drops_applied = sources_applied(s->src);
+    st->drops = sources_drops(s->src, &st->n_drops);
+    st->bufs[0] = (struct solver_state_buf){ "cur", s->f.cur, s->f.h, s->f.w, s->f.stride };
+    st->bufs[1] = (struct solver_state_buf){ "prev", s->f.prev, s->f.h, s->f.w, s->f.stride };
+    st->n_bufs = 2;
+    if (s->ops->state)
+        st->n_bufs += s->ops->state(s->priv, st->bufs + 2, SIM_STATE_BUFS - 2);
+}
+
+int sim_set_counters(struct sim *s, const struct sim_state *st)
+{
+    if (sources_set_applied(s->src, st->drops_applied) < 0)
+        return -1;
+    s->frame = st->frame;
+    s->step = st->step;
+    return 0;
+}
+
 void sim_free(struct sim *s)
 {
     if (!s)

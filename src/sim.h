@@ -10,8 +10,25 @@
 #include "field.h"
 #include "rr_err.h"
 #include "scene.h"
+#include "solver.h"
+#include "sources.h"
 
 struct sim;
+
+/* The most buffers a simulation's state has: two planes and the solver's. */
+#define SIM_STATE_BUFS 8
+
+/* Everything that carries a simulation from one frame to the next (all the
+ * rest follows from the scene): for checkpoints (src/state.c). */
+struct sim_state {
+    long frame;                   /* the frame the field shows */
+    long long step;               /* steps taken */
+    long drops_applied;           /* planned drops stamped so far */
+    const struct planned_drop *drops;   /* the plan (rain drawn from its seed) */
+    int n_drops;
+    int n_bufs;                   /* "cur", "prev" (interior cells), then the solver's */
+    struct solver_state_buf bufs[SIM_STATE_BUFS];
+};
 
 /* Builds the simulation for a validated scene: allocates the field, rasterises
  * the obstacles (loading mask PNGs), plans the sources (rain drawn from its
@@ -33,6 +50,15 @@ const unsigned char *sim_walls(const struct sim *s);
 
 /* The index of the frame the field now shows (0 after sim_create). */
 long sim_frame(const struct sim *s);
+
+/* Fills st with the live state: the buffers point into the simulation, to be
+ * read (a checkpoint) or written over (a restart) before the next advance. */
+void sim_get_state(struct sim *s, struct sim_state *st);
+
+/* Sets the counters from a checkpoint (frame, step, drops_applied of st; the
+ * buffers are written in place through sim_get_state's pointers). Returns 0,
+ * or -1 when the drops applied are more than the plan holds. */
+int sim_set_counters(struct sim *s, const struct sim_state *st);
 
 /* Frees everything; accepts NULL. */
 void sim_free(struct sim *s);

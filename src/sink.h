@@ -26,6 +26,7 @@ struct sink_params {
     int grid_w, grid_h;       /* height field size (npy) */
     double fps;
     long frames;              /* how many frames will be written */
+    long first;               /* the number of the first (--range), from 0 */
     bool overwrite;           /* -y */
     int threads;              /* encoder threads (0: the library's choice) */
 };
@@ -68,6 +69,12 @@ int sink_write(struct sink *s, const struct frame *fr, struct rr_err *e);
 long sink_frames_done(const struct sink *s);
 int sink_close(struct sink *s, struct rr_err *e);
 void sink_free(struct sink *s);   /* accepts NULL; removes temporaries if not closed */
+
+/* The header of a NumPy .npy file (format 1.0) of little-endian float32 in C
+ * order and the given shape ("(3, 4)") into buf: `total` bytes (0: the
+ * shortest, a multiple of 64), spaces before the final '\n'. Returns its
+ * length, or 0 when it does not fit in cap or total bytes. */
+size_t npy_float32_header(char *buf, size_t cap, const char *shape, size_t total);
 
 /* Routes FFmpeg's log into memory instead of standard error: its chatter is
  * dropped and its last error line becomes the reason in the next failure

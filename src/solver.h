@@ -15,6 +15,15 @@
 #include "rr_err.h"
 #include "scene.h"
 
+/* One buffer of a solver's evolving state besides the two height planes
+ * (solver_ops.state): rows x cols floats, rows `stride` floats apart. */
+struct solver_state_buf {
+    const char *name;   /* unique within the solver; letters, digits, '-' and '_' */
+    float *data;
+    int rows, cols;
+    ptrdiff_t stride;
+};
+
 struct solver_ops {
     const char *name;          /* as in solver.type */
     size_t priv_size;          /* zeroed bytes handed to init */
@@ -39,6 +48,13 @@ struct solver_ops {
      * steps as water displaced at rest (spectral): sim.c then puts the
      * initial images into f->cur alone, after init (sources_initial). */
     bool displaces_at_rest;
+    /* Optional (NULL: the planes are the whole state): the buffers that
+     * carry state from one step to the next besides f->cur and f->prev, so
+     * that a checkpoint (src/state.c) can save them and write them back.
+     * Fills at most max entries and returns their number; the pointers are
+     * valid until the next step. Everything else in priv must follow from
+     * the scene alone. */
+    int (*state)(void *priv, struct solver_state_buf *bufs, int max);
 };
 
 /* The registry: the ops for a solver type, or NULL when this build has none. */

@@ -276,6 +276,16 @@ void sources_apply(struct sources *s, long long step, struct field *f)
     }
 }
 
+int sources_applied(const struct sources *s) { return s->next_drop; }
+
+int sources_set_applied(struct sources *s, long n)
+{
+    if (n < 0 || n > s->n_drops)
+        return -1;
+    s->next_drop = (int)n;
+    return 0;
+}
+
 static long long max_ll(long long a, long long b) { return a > b ? a : b; }
 
 long long sources_next_due(const struct sources *s, long long step)

@@ -63,6 +63,15 @@ long long sources_next_due(const struct sources *s, long long step);
 /* The planned drops, sorted by step (stable), and their number. */
 const struct planned_drop *sources_drops(const struct sources *s, int *n);
 
+/* How many planned drops sources_apply has stamped so far: with the step
+ * counter, the sources' whole evolving state (the rain is drawn from its
+ * seed once, by sources_create; oscillators and movers follow the step). */
+int sources_applied(const struct sources *s);
+
+/* Sets that count, for a simulation restarted from a checkpoint. Returns 0,
+ * or -1 when n is more than the plan holds. */
+int sources_set_applied(struct sources *s, long n);
+
 /* Frees everything; accepts NULL. */
 void sources_free(struct sources *s);
 

@@ -39,19 +39,15 @@ static bool host_is_little_endian(void)
     return *(const unsigned char *)&one == 1;
 }
 
-/* Builds the full header for `frames` into buf (at least `total` bytes);
- * total = 0 asks for the fixed length, which is returned. */
-static size_t npy_header(char *buf, size_t cap, long frames, int gh, int gw, size_t total)
+size_t npy_float32_header(char *buf, size_t cap, const char *shape, size_t total)
 {
     char dict[160];
-    int n = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%ld, %d, %d), }",
-                     frames, gh, gw);
-    if (total == 0) {
-        /* Room for a 20-digit count whatever the count now, plus the '\n'. */
-        size_t longest = (size_t)n - (size_t)snprintf(NULL, 0, "%ld", frames) + 20;
-        total = (NPY_PREAMBLE + longest + 1 + 63) / 64 * 64;
-    }
-    if (total > cap)
+    int n = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }", shape);
+    if (n < 0 || (size_t)n >= sizeof dict)
+        return 0;
+    if (total == 0)
+        total = (NPY_PREAMBLE + (size_t)n + 1 + 63) / 64 * 64;
+    if (total > cap || total < NPY_PREAMBLE + (size_t)n + 1)
         return 0;
     size_t hl = total - NPY_PREAMBLE;
     memcpy(buf, "\x93NUMPY\x01\x00", 8);
@@ -61,6 +57,20 @@ static size_t npy_header(char *buf, size_t cap, long frames, int gh, int gw, siz
     memcpy(buf + NPY_PREAMBLE, dict, (size_t)n);
     buf[total - 1] = '\n';
     return total;
+}
+
+/* Builds the full header for `frames` into buf (at least `total` bytes);
+ * total = 0 asks for the fixed length, which is returned. */
+static size_t npy_header(char *buf, size_t cap, long frames, int gh, int gw, size_t total)
+{
+    char shape[80];
+    if (total == 0) {
+        /* Room for a 20-digit count whatever the count now, plus the '\n'. */
+        snprintf(shape, sizeof shape, "(%020d, %d, %d)", 0, gh, gw);
+        total = npy_float32_header(buf, cap, shape, 0);
+    }
+    snprintf(shape, sizeof shape, "(%ld, %d, %d)", frames, gh, gw);
+    return npy_float32_header(buf, cap, shape, total);
 }
 
 static int npy_open(void *priv, const struct output_config *o, const struct sink_params *p, struct rr_err *e)

@@ -49,7 +49,7 @@ static int pngseq_open(void *priv, const struct output_config *o, const struct s
     s->height = p->height;
     /* Refuse before writing anything when any target of the run exists. */
     char name[4096];
-    for (long i = 0; i < p->frames; i++) {
+    for (long i = p->first; i < p->first + p->frames; i++) {
         if (frame_name(s, i, name, sizeof name, e) < 0 || outfile_check_target(name, p->overwrite, e) < 0)
             return -1;
     }

@@ -196,6 +196,7 @@ static int video_open(void *priv, const struct output_config *o, const struct si
     AVDictionary *opts = NULL, *mopts = NULL;
     s->path = o->path;
     s->width = p->width;
+    s->next_pts = p->first;   /* timestamps as in the whole run (--range) */
     s->height = p->height;
 
     const char *ext = sink_extension(o->path);

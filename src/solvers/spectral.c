@@ -657,6 +657,22 @@ static void spectral_step(void *priv, struct field *f)
     field_swap(f);
 }
 
+/* The state besides the planes: the heights the last step wrote (to tell
+ * sim.c's changes apart) and the absorb pads' two planes. */
+static int spectral_state(void *priv, struct solver_state_buf *bufs, int max)
+{
+    struct spectral *sp = priv;
+    const struct solver_state_buf all[] = {
+        { "last", sp->last, sp->ay.m, sp->ax.m, sp->ax.m },
+        { "pad-now", sp->H, sp->ay.n, sp->ax.n, sp->ax.n },
+        { "pad-before", sp->P, sp->ay.n, sp->ax.n, sp->ax.n },
+    };
+    int n = 0;
+    for (; n < max && n < (int)(sizeof all / sizeof *all); n++)
+        bufs[n] = all[n];
+    return n;
+}
+
 const struct solver_ops solver_spectral = {
     .name = "spectral",
     .priv_size = sizeof(struct spectral),
@@ -664,4 +680,5 @@ const struct solver_ops solver_spectral = {
     .step = spectral_step,
     .free = spectral_free,
     .displaces_at_rest = true,
+    .state = spectral_state,
 };

@@ -28,6 +28,8 @@ is progress-prefix 'always auto ' ripplerender c.json --progress=a
 is check-hash-files 'd.txt f.framemd5 shots/ ' ripplerender c.json --check ''
 is manifest-json 'c.json run.json shots/ ' ripplerender c.json --manifest ''
 is probes-csv 'p.csv shots/ ' ripplerender c.json --probes ''
+is state-options '--save-state --set --state-every ' ripplerender c.json --s
+is load-state-json 'c.json run.json shots/ ' ripplerender c.json --load-state ''
 is set-keys 'solver.damping= solver.damping_shift= solver.decay= ' ripplerender c.json -s solver.d
 is frames-no-files '' ripplerender c.json -f ''
 

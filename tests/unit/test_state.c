@@ -1,0 +1,191 @@
+/* test_state.c: the frame range of src/state.c: --chunk K/N's parts cover
+ * every frame once, contiguous and in order, lengths within one frame, for
+ * every frame count up to 30 and every N, inside a --range too; the task
+ * index and count from the Slurm and Kubernetes variables, worked out by
+ * hand; --chunk's and --range's words. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "scene.h"
+#include "state.h"
+
+static const char *const ENV[] = { "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_MIN", "SLURM_ARRAY_TASK_MAX",
+                                   "SLURM_ARRAY_TASK_STEP", "SLURM_ARRAY_TASK_COUNT", "JOB_COMPLETION_INDEX" };
+
+static char scene_path[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(scene_path, sizeof scene_path, "/tmp/test_state_%d.json", (int)getpid());
+    FILE *f = fopen(scene_path, "w");
+    if (!f)
+        return -1;
+    fputs("{ \"grid\": { \"width\": 8, \"height\": 8 } }\n", f);
+    return fclose(f);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    remove(scene_path);
+    return 0;
+}
+
+static void clear_env(void)
+{
+    for (size_t i = 0; i < sizeof ENV / sizeof *ENV; i++)
+        unsetenv(ENV[i]);
+}
+
+/* Opens the plan for a scene of `frames` frames; returns state_open's
+ * result, with [*first, *last] on success. */
+static int plan(long frames, const char *range, const char *chunk, long *first, long *last, struct rr_err *e)
+{
+    struct scene sc;
+    char set[48];
+    snprintf(set, sizeof set, "time.frames=%ld", frames);
+    const char *sets[] = { set };
+    assert_int_equal(scene_load(&sc, scene_path, sets, 1, e), 0);
+    struct state_options o = { .range = range, .chunk = chunk };
+    struct state *st;
+    int rc = state_open(&st, &o, &sc, e);
+    if (rc == 0) {
+        *first = state_first(st);
+        *last = state_last(st);
+        assert_int_equal(state_count(st), *last - *first + 1);
+    }
+    state_free(st);
+    scene_free(&sc);
+    return rc;
+}
+
+static void test_chunks_cover(void **state)
+{
+    (void)state;
+    clear_env();
+    struct rr_err e = { 0 };
+    char word[32];
+    for (long f = 1; f <= 30; f++)
+        for (long n = 1; n <= f; n++) {
+            long next = 0, shortest = f, longest = 0;
+            for (long k = 0; k < n; k++) {
+                long a, b;
+                snprintf(word, sizeof word, "%ld/%ld", k, n);
+                assert_int_equal(plan(f, NULL, word, &a, &b, &e), 0);
+                assert_int_equal(a, next);   /* contiguous, in order, from 0 */
+                assert_true(b >= a);
+                shortest = b - a + 1 < shortest ? b - a + 1 : shortest;
+                longest = b - a + 1 > longest ? b - a + 1 : longest;
+                next = b + 1;
+            }
+            assert_int_equal(next, f);       /* to the last frame */
+            assert_true(longest - shortest <= 1);
+        }
+}
+
+static void test_chunk_of_range(void **state)
+{
+    (void)state;
+    clear_env();
+    struct rr_err e = { 0 };
+    long a, b;
+    /* frames 10..19 in 3: 10-12, 13-15, 16-19 (floor(k 10 / 3)). */
+    assert_int_equal(plan(100, "10-19", "0/3", &a, &b, &e), 0);
+    assert_true(a == 10 && b == 12);
+    assert_int_equal(plan(100, "10-19", "1/3", &a, &b, &e), 0);
+    assert_true(a == 13 && b == 15);
+    assert_int_equal(plan(100, "10-19", "2/3", &a, &b, &e), 0);
+    assert_true(a == 16 && b == 19);
+    assert_int_equal(plan(100, "0-99", NULL, &a, &b, &e), 0);
+    assert_true(a == 0 && b == 99);
+    assert_int_equal(plan(100, "0-100", NULL, &a, &b, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_string_equal(e.msg, "--range 0-100: the scene has 100 frames, 0 to 99");
+    assert_int_equal(plan(100, "10-19", "0/11", &a, &b, &e), -1);
+    assert_string_equal(e.msg, "--chunk: 11 chunks of 10 frames: at most one chunk a frame");
+}
+
+/* The chunk a set of variables gives (NULL-terminated name, value pairs). */
+static int env_plan(const char *chunk, long *a, long *b, struct rr_err *e, ...)
+{
+    clear_env();
+    va_list ap;
+    va_start(ap, e);
+    for (const char *name; (name = va_arg(ap, const char *));)
+        setenv(name, va_arg(ap, const char *), 1);
+    va_end(ap);
+    int rc = plan(100, NULL, chunk, a, b, e);
+    clear_env();
+    return rc;
+}
+
+static void test_environment(void **state)
+{
+    (void)state;
+    struct rr_err e = { 0 };
+    long a, b;
+    /* Slurm --array=0-3: task 1 of 4 is frames 25-49. */
+    assert_int_equal(env_plan("", &a, &b, &e, "SLURM_ARRAY_TASK_ID", "1", "SLURM_ARRAY_TASK_COUNT", "4",
+                              "SLURM_ARRAY_TASK_MIN", "0", "SLURM_ARRAY_TASK_MAX", "3", NULL), 0);
+    assert_true(a == 25 && b == 49);
+    /* --array=5-20:5 (IDs 5, 10, 15, 20): ID 15 is task 2 of 4, frames 50-74. */
+    assert_int_equal(env_plan("", &a, &b, &e, "SLURM_ARRAY_TASK_ID", "15", "SLURM_ARRAY_TASK_MIN", "5",
+                              "SLURM_ARRAY_TASK_MAX", "20", "SLURM_ARRAY_TASK_STEP", "5", NULL), 0);
+    assert_true(a == 50 && b == 74);
+    /* Kubernetes: index 9 of --chunk /10 is frames 90-99. */
+    assert_int_equal(env_plan("/10", &a, &b, &e, "JOB_COMPLETION_INDEX", "9", NULL), 0);
+    assert_true(a == 90 && b == 99);
+    /* Slurm wins over Kubernetes when both are set. */
+    assert_int_equal(env_plan("/2", &a, &b, &e, "SLURM_ARRAY_TASK_ID", "0", "JOB_COMPLETION_INDEX", "1", NULL), 0);
+    assert_true(a == 0 && b == 49);
+    /* K/N given: the environment is not read. */
+    assert_int_equal(env_plan("1/2", &a, &b, &e, "JOB_COMPLETION_INDEX", "x", NULL), 0);
+    assert_true(a == 50 && b == 99);
+    assert_int_equal(env_plan("", &a, &b, &e, NULL), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_int_equal(env_plan("", &a, &b, &e, "SLURM_ARRAY_TASK_ID", "3", NULL), -1);
+    assert_string_equal(e.msg, "--chunk: SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor "
+                               "SLURM_ARRAY_TASK_MAX: give --chunk /N");
+    assert_int_equal(env_plan("", &a, &b, &e, "SLURM_ARRAY_TASK_ID", "7", "SLURM_ARRAY_TASK_MIN", "5",
+                              "SLURM_ARRAY_TASK_STEP", "5", "SLURM_ARRAY_TASK_COUNT", "4", NULL), -1);
+    assert_string_equal(e.msg, "--chunk: SLURM_ARRAY_TASK_ID=7 is not SLURM_ARRAY_TASK_MIN=5 plus a multiple of 5: "
+                               "give --chunk K/N");
+    assert_int_equal(env_plan("/4", &a, &b, &e, "JOB_COMPLETION_INDEX", "-1", NULL), -1);
+    assert_string_equal(e.msg, "--chunk: JOB_COMPLETION_INDEX=-1: expected a whole number");
+}
+
+static void test_chunk_words(void **state)
+{
+    (void)state;
+    assert_true(state_chunk_word("0/4"));
+    assert_true(state_chunk_word("/4"));
+    assert_true(state_chunk_word("12/345"));
+    assert_false(state_chunk_word("4"));
+    assert_false(state_chunk_word("1/"));
+    assert_false(state_chunk_word("/"));
+    assert_false(state_chunk_word("a/4"));
+    assert_false(state_chunk_word("1/4x"));
+    assert_false(state_chunk_word("scene.json"));
+    assert_false(state_chunk_word("scenes/1/2"));
+    assert_false(state_chunk_word(""));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_chunks_cover),
+        cmocka_unit_test(test_chunk_of_range),
+        cmocka_unit_test(test_environment),
+        cmocka_unit_test(test_chunk_words),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
