@@ -377,6 +377,41 @@ static void test_set_errors(void **state)
                      "--set grid.width: expected an integer in [1, 16384], got a number too large for a double");
 }
 
+/* --set meets a user's typing halfway: numbers as people write them are
+ * numbers; what is not a number stays a string. */
+static void test_set_lenient_numbers(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    const char *sets[] = {
+        "solver.damping=.98", "time.frames=3.", "drops.0.amplitude=-.5", "drops.0.x=+2",
+        "time.fps=1e1", "drops.0.y=2.5E-1", "drops.0.radius=+.5e1",
+        /* not numbers: strings */
+        "probes.0.name=01", "probes.1.name=1.2.3", "probes.2.name=0x10", "probes.3.name=.",
+        "probes.4.name=-", "probes.5.name=e5", "probes.6.name=inf", "probes.7.name=1e",
+        "probes.8.name=+-1", "probes.9.name=1e+",
+    };
+    assert_int_equal(load("{}", sets, 17, &sc, &e), 0);
+    assert_true(sc.solver.damping == 0.98);
+    assert_int_equal(sc.time.frames, 3);
+    assert_true(sc.drops[0].amplitude == -0.5);
+    assert_true(sc.drops[0].x == 2 && sc.drops[0].y == 0.25 && sc.drops[0].radius == 5);
+    assert_true(sc.time.fps == 10);
+    static const char *const names[] = { "01", "1.2.3", "0x10", ".", "-", "e5", "inf", "1e", "+-1", "1e+" };
+    assert_int_equal(sc.n_probes, 10);
+    for (int i = 0; i < 10; i++)
+        assert_string_equal(sc.probes[i].name, names[i]);
+    scene_free(&sc);
+    /* A key that takes a string, given a number: refused, saying so. */
+    expect_set_error("{}", "render.colormap=1e3",
+                     "--set render.colormap: expected a non-empty string of at most 31 characters, got 1000");
+    expect_set_error("{}", "output.codec=.5",
+                     "--set output.codec: expected a string of at most 31 characters, got 0.5");
+    /* The scene file stays strict JSON. */
+    expect_file_error("{\"solver\": {\"damping\": .98}}", ":1:24: invalid JSON: expected a value near \".98}}\"");
+}
+
 /* Positions: every line and column asserted exactly. */
 static void test_positions(void **state)
 {
@@ -737,6 +772,7 @@ int main(void)
         cmocka_unit_test(test_every_key),
         cmocka_unit_test(test_set),
         cmocka_unit_test(test_set_errors),
+        cmocka_unit_test(test_set_lenient_numbers),
         cmocka_unit_test(test_positions),
         cmocka_unit_test(test_syntax_errors),
         cmocka_unit_test(test_key_errors),
