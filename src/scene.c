@@ -15,8 +15,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "render.h"
 #include "scene_json.h"
 #include "solver.h"
+#include "sources.h"
 
 #define PATH_LEN 256          /* longest key path shown in a message */
 #define SEED_MAX (1LL << 53)  /* every integer up to here is exact in a JSON double */
@@ -227,8 +229,17 @@ static int edit_distance(const char *a, const char *b)
     return d[n][m];
 }
 
-/* The closest name within a small distance (at most 2, and less than half
- * the word), or NULL. */
+/* Whether the shorter of a and b, at least 3 characters long, begins the
+ * longer: "rectangle" and "rect", "gauss" and "gaussian". */
+static bool prefix_pair(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b), k = n < m ? n : m;
+    return k >= 3 && n != m && !strncmp(a, b, k);
+}
+
+/* The closest name: within a small edit distance (at most 2, and less than
+ * half the word), else one that the word begins or that begins with the word
+ * (counted as distance 2); the first of equals. NULL when none is near. */
 static const char *closest(const char *word, const char *const *names)
 {
     const char *best = NULL;
@@ -236,7 +247,11 @@ static const char *closest(const char *word, const char *const *names)
     int limit = (int)strlen(word) / 2 + 1;
     for (; *names; names++) {
         int dist = edit_distance(word, *names);
-        if (dist < best_d && dist < limit) {
+        if (dist > 2 && prefix_pair(word, *names))
+            dist = 2;
+        else if (dist >= limit)
+            continue;
+        if (dist < best_d) {
             best = *names;
             best_d = dist;
         }
@@ -788,6 +803,76 @@ static double centre_x(const struct scene *sc) { return (sc->grid.width - 1) / 2
 static double centre_y(const struct scene *sc) { return (sc->grid.height - 1) / 2.0; }
 static double video_end(const struct scene *sc) { return sc->time.frames / sc->time.fps; }
 
+/* Distance from point p to the box [x0, x1] x [y0, y1] (0 inside). */
+static double box_distance(double px, double py, const double box[4])
+{
+    double dx = fmax(fmax(box[0] - px, px - box[1]), 0), dy = fmax(fmax(box[2] - py, py - box[3]), 0);
+    return hypot(dx, dy);
+}
+
+/* Distance from point p to the segment a..b. */
+static double segment_distance(double px, double py, double ax, double ay, double bx, double by)
+{
+    double dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy;
+    double t = len2 > 0 ? fmin(fmax(((px - ax) * dx + (py - ay) * dy) / len2, 0), 1) : 0;
+    return hypot(px - (ax + t * dx), py - (ay + t * dy));
+}
+
+/* Whether the segment a..b, widened by `reach`, misses every cell: it stays
+ * farther than reach from the grid's area, the W x H unit squares centred on
+ * the cells ([-0.5, W - 0.5] x [-0.5, H - 0.5]). A source that changes some
+ * cell is never refused; one within half a cell of the edge may touch none. */
+static bool misses_grid(const struct scene *sc, double ax, double ay, double bx, double by, double reach)
+{
+    const double box[4] = { -0.5, sc->grid.width - 0.5, -0.5, sc->grid.height - 0.5 };
+    /* Liang-Barsky: does the segment cross the box? */
+    double t0 = 0, t1 = 1, d[2] = { bx - ax, by - ay }, a[2] = { ax, ay };
+    bool crosses = true;
+    for (int k = 0; k < 2 && crosses; k++) {
+        double lo = box[2 * k] - a[k], hi = box[2 * k + 1] - a[k];
+        if (d[k] == 0) {
+            crosses = lo <= 0 && hi >= 0;
+            continue;
+        }
+        double u = lo / d[k], v = hi / d[k];
+        t0 = fmax(t0, fmin(u, v));
+        t1 = fmin(t1, fmax(u, v));
+        crosses = t0 <= t1;
+    }
+    if (crosses)
+        return false;
+    /* Apart: the nearest pair is an end of the segment or a corner of the box. */
+    double dist = fmin(box_distance(ax, ay, box), box_distance(bx, by, box));
+    for (int c = 0; c < 4; c++)
+        dist = fmin(dist, segment_distance(box[c & 1], box[2 + (c >> 1)], ax, ay, bx, by));
+    return dist > reach;
+}
+
+/* Refuses the source at `path` (node o) whose every segment misses the grid. */
+static int check_inside(struct ld *ld, const cJSON *o, const char *path, const double (*pts)[2], int n,
+                        double radius, enum shape_kind shape)
+{
+    const struct scene *sc = ld->sc;
+    double reach = sources_reach(shape, radius);
+    for (int i = 0; i < n; i++) {
+        int j = i + 1 < n ? i + 1 : i;
+        if (!misses_grid(sc, pts[i][0], pts[i][1], pts[j][0], pts[j][1], reach))
+            return 0;
+    }
+    char where[160], v[4][32], r[32];
+    fmt_num(r, sizeof r, radius);
+    for (int k = 0; k < 4 && k < 2 * n; k++)
+        fmt_num(v[k], sizeof v[k], pts[k / 2][k % 2]);
+    if (n == 1)
+        snprintf(where, sizeof where, "x %s, y %s", v[0], v[1]);
+    else if (n == 2 && !member(o, "path"))
+        snprintf(where, sizeof where, "from [%s, %s] to [%s, %s]", v[0], v[1], v[2], v[3]);
+    else
+        snprintf(where, sizeof where, "the path");
+    return fail(ld, o, path, "%s with radius %s is wholly outside the %d x %d grid", where, r, sc->grid.width,
+                sc->grid.height);
+}
+
 static int load_drops(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = { "time", "frame", "x", "y", "radius", "amplitude", "shape",
@@ -812,6 +897,8 @@ static int load_drops(struct ld *ld, const cJSON *root)
             return -1;
         GET_ENUM(ld, o, p, "shape", shape_names, d->shape);
         GET_ENUM(ld, o, p, "mode", mode_names, d->mode);
+        if (check_inside(ld, o, p, &(const double[2]){ d->x, d->y }, 1, d->radius, d->shape) < 0)
+            return -1;
     }
     return 0;
 }
@@ -908,6 +995,10 @@ static int load_oscillators(struct ld *ld, const cJSON *root)
             || get_interval(ld, o, p, &s->start, &s->end) < 0)
             return -1;
         GET_ENUM(ld, o, p, "shape", shape_names, s->shape);
+        const double ends[2][2] = { { s->from[0], s->from[1] }, { s->to[0], s->to[1] } };
+        if (check_inside(ld, o, p, s->is_line ? ends : &(const double[2]){ s->x, s->y }, s->is_line ? 2 : 1,
+                         s->radius, s->shape) < 0)
+            return -1;
     }
     return 0;
 }
@@ -963,6 +1054,17 @@ static int load_movers(struct ld *ld, const cJSON *root)
             || get_number(ld, o, p, "amplitude", ANY, &m->amplitude) < 0)
             return -1;
         GET_ENUM(ld, o, p, "shape", shape_names, m->shape);
+        double (*pts)[2] = alloc_list(ld, m->n_path, sizeof *pts);
+        if (!pts)
+            return -1;
+        for (int k = 0; k < m->n_path; k++) {
+            pts[k][0] = m->path[k].x;
+            pts[k][1] = m->path[k].y;
+        }
+        int rc = check_inside(ld, o, p, (const double(*)[2])pts, m->n_path, m->radius, m->shape);
+        free(pts);
+        if (rc < 0)
+            return -1;
     }
     return 0;
 }
@@ -1220,7 +1322,10 @@ static int load_render(struct ld *ld, const cJSON *root)
     if (check_keys(ld, o, "render", keys, NULL) < 0)
         return -1;
     GET_ENUM(ld, o, "render", "mode", render_names, r->mode);
+    const cJSON *cmap = member(o, "colormap");
+    int known_map;   /* one of the renderer's names, checked here for its position */
     if (get_name(ld, o, "render", "colormap", false, r->colormap) < 0
+        || (cmap && check_enum(ld, cmap, "render.colormap", colormap_names, &known_map) < 0)
         || get_pair(ld, o, "render", "range", ANY, r->range) < 0
         || get_int(ld, o, "render", "width", 1, 16384, &r->width) < 0
         || get_int(ld, o, "render", "height", 1, 16384, &r->height) < 0
