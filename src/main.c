@@ -449,6 +449,7 @@ int main(int argc, char **argv)
     bool writes_output = !o.validate && (o.output || !(o.hash || o.check));
     install_signals();   /* before the first temporary file exists */
     if (run_setup(&r, &o, argc, writes_output, &e) < 0) {
+        scene_locate(&r.sc, &e);   /* a late check of a scene value: where the value came from */
         status = fail(&e);
         goto end;
     }

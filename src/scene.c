@@ -88,6 +88,9 @@ void scene_free(struct scene *sc)
     free(sc->output.path);
     free(sc->render.background);
     free(sc->render.floor);
+    for (int i = 0; i < sc->n_origins; i++)
+        free(sc->origins[i].key);
+    free(sc->origins);
     memset(sc, 0, sizeof *sc);
 }
 
@@ -1423,15 +1426,80 @@ static int set_defaults(struct scene *sc)
     return (sc->output.path = strdup("out/ripple.mp4")) ? 0 : -1;
 }
 
+static const char *const root_keys[] = { "grid", "time", "solver", "boundary", "absorb_width", "drops",
+                                         "rain", "oscillators", "movers", "initial", "probes",
+                                         "obstacles", "render", "output", "$schema", NULL };
+
+/* Records where the members of node (at `path`, `depth` levels down) and
+ * their members, to a depth of 3, came from (struct scene_origin). */
+static int remember(struct ld *ld, const cJSON *node, const char *path, int depth)
+{
+    struct scene *sc = ld->sc;
+    char p[PATH_LEN];
+    int i = 0;
+    for (const cJSON *c = node->child; c; c = c->next, i++) {
+        if (cJSON_IsArray(node))
+            join_index(p, path, i);
+        else
+            join(p, path, c->string);
+        if ((sc->n_origins & (sc->n_origins - 1)) == 0) {   /* 0, 1, 2, 4...: double the room */
+            void *grown = realloc(sc->origins, (sc->n_origins ? 2 * (size_t)sc->n_origins : 1) * sizeof *sc->origins);
+            if (!grown)
+                return oom(ld);
+            sc->origins = grown;
+        }
+        struct scene_origin *o = &sc->origins[sc->n_origins];
+        struct sj_pos val, key;
+        bool in_file = sj_posmap_find(ld->pm, c, &val, &key);
+        *o = (struct scene_origin){ .key = strdup(p), .line = in_file ? val.line : 0, .col = in_file ? val.col : 0 };
+        if (!o->key)
+            return oom(ld);
+        sc->n_origins++;
+        if (depth < 3 && remember(ld, c, p, depth + 1) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+void scene_locate(const struct scene *sc, struct rr_err *e)
+{
+    if (!e || e->status != RR_EXIT_USAGE)
+        return;
+    const char *colon = strstr(e->msg, ": ");
+    size_t n = colon ? (size_t)(colon - e->msg) : 0;
+    if (n == 0 || n >= PATH_LEN)
+        return;
+    const char *name = strcmp(sc->file ? sc->file : "", "-") ? sc->file : "<stdin>";
+    const struct scene_origin *best = NULL;
+    size_t best_len = 0;
+    for (int i = 0; i < sc->n_origins; i++) {   /* the key, or the longest enclosing one */
+        const struct scene_origin *o = &sc->origins[i];
+        size_t m = strlen(o->key);
+        if (m <= n && m > best_len && !strncmp(e->msg, o->key, m) && (m == n || e->msg[m] == '.')) {
+            best = o;
+            best_len = m;
+        }
+    }
+    if (best && best->line)
+        rr_wrap(e, "%s:%d:%d: ", name, best->line, best->col);
+    else if (best)
+        rr_wrap(e, "--set ");
+    else
+        for (const char *const *k = root_keys; *k; k++) {   /* a default of the scene */
+            size_t m = strlen(*k);
+            if (m <= n && !strncmp(e->msg, *k, m) && (m == n || e->msg[m] == '.')) {
+                rr_wrap(e, "%s: ", name);
+                break;
+            }
+        }
+}
+
 static int load_root(struct ld *ld, const cJSON *root)
 {
-    static const char *const keys[] = { "grid", "time", "solver", "boundary", "absorb_width", "drops",
-                                        "rain", "oscillators", "movers", "initial", "probes",
-                                        "obstacles", "render", "output", "$schema", NULL };
     struct scene *sc = ld->sc;
     if (!cJSON_IsObject(root))
         return fail_got(ld, root, "", "a JSON object at the top level");
-    if (check_keys(ld, root, "", keys, NULL) < 0 || load_grid(ld, root) < 0)
+    if (check_keys(ld, root, "", root_keys, NULL) < 0 || load_grid(ld, root) < 0)
         return -1;
     /* "$schema" names scenes/scene.schema.json for editors and validators;
      * it says nothing about the scene, so it is checked and not kept. */
@@ -1444,7 +1512,8 @@ static int load_root(struct ld *ld, const cJSON *root)
     if (load_time(ld, root) < 0 || load_solver(ld, root) < 0 || load_boundary(ld, root) < 0
         || load_drops(ld, root) < 0 || load_rain(ld, root) < 0 || load_oscillators(ld, root) < 0
         || load_movers(ld, root) < 0 || load_initial(ld, root) < 0 || load_probes(ld, root) < 0
-        || load_obstacles(ld, root) < 0 || load_render(ld, root) < 0 || load_output(ld, root) < 0)
+        || load_obstacles(ld, root) < 0 || load_render(ld, root) < 0 || load_output(ld, root) < 0
+        || remember(ld, root, "", 1) < 0)
         return -1;
     if (sc->time.steps_auto)   /* "auto": the smallest stable count (src/solver.c) */
         sc->time.steps_per_frame = solver_auto_steps(sc);

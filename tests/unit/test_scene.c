@@ -493,6 +493,42 @@ static void test_outside_grid(void **state)
                      "--set drops.0: x 999, y 127.5 with radius 3 is wholly outside the 256 x 256 grid");
 }
 
+/* scene_locate: a late refusal that begins with a key gets the key's origin. */
+static void test_locate(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    const char *sets[] = { "output.codec=nosuch" };
+    assert_int_equal(load("{\n \"output\": {\"pix_fmt\": \"x\"},\n \"obstacles\": [{\"type\": \"mask\", "
+                          "\"path\": \"walls.png\"}]\n}", sets, 1, &sc, &e), 0);
+    struct { int status; const char *msg, *want; } cases[] = {
+        { RR_EXIT_USAGE, "obstacles.0.path: /x/walls.png: cannot read PNG", ":3:41: obstacles.0.path: " },
+        { RR_EXIT_USAGE, "output.pix_fmt: \"x\" is not a pixel format", ":2:24: output.pix_fmt: " },
+        { RR_EXIT_USAGE, "output.codec: \"nosuch\" is not an encoder", "--set output.codec: " },
+        { RR_EXIT_USAGE, "output.bit_depth: 16 needs", ":2:12: output.bit_depth: " },   /* its section */
+        { RR_EXIT_USAGE, "grid: 9 x 9 cells need", ": grid: " },                         /* a default */
+        { RR_EXIT_USAGE, "out.gif: GIF frames are at most", "out.gif: " },                /* not a key */
+        { RR_EXIT_USAGE, "output.codecs: x", ":2:12: output.codecs: " },                  /* a part is not a key */
+        { RR_EXIT_RUNTIME, "output.codec: out of memory", "output.codec: " },              /* not a refusal */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char want[512];
+        const char *w = cases[i].want;
+        if (w[0] == ':')
+            snprintf(want, sizeof want, "%s%s%s", scene_path, w, strchr(cases[i].msg, ':') + 2);
+        else if (!strncmp(w, "--set", 5))
+            snprintf(want, sizeof want, "--set %s", cases[i].msg);
+        else
+            snprintf(want, sizeof want, "%s", cases[i].msg);
+        rr_fail(&e, cases[i].status, "%s", cases[i].msg);
+        scene_locate(&sc, &e);
+        assert_string_equal(e.msg, want);
+        assert_int_equal(e.status, cases[i].status);
+    }
+    scene_free(&sc);
+}
+
 /* Positions: every line and column asserted exactly. */
 static void test_positions(void **state)
 {
@@ -856,6 +892,7 @@ int main(void)
         cmocka_unit_test(test_set_lenient_numbers),
         cmocka_unit_test(test_suggestions),
         cmocka_unit_test(test_outside_grid),
+        cmocka_unit_test(test_locate),
         cmocka_unit_test(test_positions),
         cmocka_unit_test(test_syntax_errors),
         cmocka_unit_test(test_key_errors),

@@ -1,0 +1,60 @@
+# Every refusal says where: the scene's FILE:LINE:COL for a value from the
+# file, "--set KEY" for one from --set, also for the checks made after loading
+# (PNG decoding, codec and pixel format, memory budget, Courant limit, rain).
+. tests/cli/lib.sh
+# One line on stderr that starts with WANT (a grep -E pattern).
+refused() {
+    name=$1; want=$2; shift 2
+    rm -f "$T/x.mp4"
+    "$RR" -q -o "$T/x.mp4" "$@" 2> "$T/err"; s=$?   # a later -o wins
+    if [ "$s" -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -qE "^ripplerender: $want" "$T/err"; then
+        ok "$name"
+    else
+        fail "$name" "status $s, message: $(cat "$T/err")"
+    fi
+}
+
+# --- every bad scene in tests/bad: FILE:LINE:COL: first ---------------------------------
+for f in tests/bad/*.json; do
+    n=$(basename "$f")
+    refused "position-$n" "tests/bad/$n:[0-9]+:[0-9]+: " "$f"
+done
+
+# The PNG checks (made when rendering starts): the key, then the file, then why.
+refused png-key-then-file 'tests/bad/44-mask-huge-dimensions\.json:1:44: obstacles\.0\.path: /.*/huge-dimensions\.png: cannot read PNG: 100000 x 100000 pixels is larger than 16384 x 16384$' \
+    tests/bad/44-mask-huge-dimensions.json
+refused png-not-a-png 'tests/bad/48-mask-not-a-png\.json:1:44: obstacles\.0\.path: /.*/48-mask-not-a-png\.json: cannot read PNG: Not a PNG file$' \
+    tests/bad/48-mask-not-a-png.json
+
+# --- the same late checks with the value from --set: "--set KEY: " first ----------------
+echo '{ "grid": { "width": 32, "height": 24 }, "time": { "frames": 2 } }' > "$T/s.json"
+refused set-colormap '--set render\.colormap: .*did you mean "viridis"\?' "$T/s.json" -s render.colormap=virdis
+refused set-codec '--set output\.codec: ' "$T/s.json" -s output.codec=nosuch
+refused set-pix-fmt '--set output\.pix_fmt: ' "$T/s.json" -s output.pix_fmt=nosuch
+refused set-mask '--set obstacles\.0\.path: .*corrupt\.png: cannot read PNG' "$T/s.json" \
+    -s "obstacles=[{\"type\":\"mask\",\"path\":\"$PWD/tests/bad/corrupt.png\"}]"
+echo '{}' > "$T/empty.json"
+refused set-budget '--set grid: 16384 x 16384 cells' "$T/empty.json" -s grid.width=16384 -s grid.height=16384
+# A key --set gave inside a section of the file: the section's position (the nearest the file has).
+refused set-budget-in-file "$T/s.json:1:11: grid: 16384 x 16384 cells" "$T/s.json" -s grid.width=16384 -s grid.height=16384
+refused set-rain '--set rain\.rate: ' "$T/s.json" -s rain.rate=1e7 -s rain.end=1
+refused set-outside '--set drops\.0: x 99, y 5 with radius 3 is wholly outside' "$T/s.json" -s drops.0.x=99 -s drops.0.y=5
+
+# --- late checks on values from the file, at the value's position -------------------------
+cat > "$T/wave.json" <<'JSON'
+{ "grid": { "width": 32, "height": 24, "cell_size": 0.0001 },
+  "time": { "frames": 2, "steps_per_frame": 1 },
+  "solver": { "type": "wave", "speed": 1 } }
+JSON
+refused file-courant "$T/wave.json:2:45: time\.steps_per_frame: 1 is unstable" "$T/wave.json"
+# A default value: the position of its section, or with no section the scene's name.
+sed 's/, "steps_per_frame": 1//' "$T/wave.json" > "$T/wave2.json"
+refused default-courant "$T/wave2.json:2:11: time\.steps_per_frame: 2 is unstable" "$T/wave2.json"
+grep -v '"time"' "$T/wave.json" > "$T/wave3.json"
+refused default-courant-no-section "$T/wave3.json: time\.steps_per_frame: 2 is unstable" "$T/wave3.json"
+cat > "$T/gif.json" <<'JSON'
+{ "time": { "frames": 2 },
+  "output": { "codec": "libx264" } }
+JSON
+refused file-gif-codec "$T/gif.json:2:24: output\.codec: a \.gif file holds only the gif codec" "$T/gif.json" -o "$T/x.gif"
+finish
