@@ -232,34 +232,40 @@ static int edit_distance(const char *a, const char *b)
     return d[n][m];
 }
 
-/* Whether the shorter of a and b, at least 3 characters long, begins the
- * longer: "rectangle" and "rect", "gauss" and "gaussian". */
-static bool prefix_pair(const char *a, const char *b)
+/* Whether the shorter of a and b, at least 3 characters long, begins or
+ * ends the longer: "rectangle" and "rect", "gauss" and "gaussian", "x264"
+ * and "libx264". */
+static bool part_pair(const char *a, const char *b)
 {
     size_t n = strlen(a), m = strlen(b), k = n < m ? n : m;
-    return k >= 3 && n != m && !strncmp(a, b, k);
+    const char *longer = n > m ? a : b, *shorter = n > m ? b : a;
+    return k >= 3 && n != m && (!strncmp(a, b, k) || !strcmp(longer + (n > m ? n : m) - k, shorter));
 }
 
-/* The closest name: within a small edit distance (at most 2, and less than
- * half the word), else one that the word begins or that begins with the word
- * (counted as distance 2); the first of equals. NULL when none is near. */
+void scene_guess_offer(struct scene_guess *g, const char *name)
+{
+    int edits = edit_distance(g->word, name), score;   /* in half edits */
+    if (edits <= 1 && edits < (int)strlen(g->word) / 2 + 1)
+        score = 2 * edits;
+    else if (part_pair(g->word, name))
+        score = 3;
+    else if (edits == 2 && edits < (int)strlen(g->word) / 2 + 1)
+        score = 4;
+    else
+        return;
+    if (!g->best || score < g->score) {
+        g->best = name;
+        g->score = score;
+    }
+}
+
+/* The closest of a NULL-terminated list (scene_guess_offer), or NULL. */
 static const char *closest(const char *word, const char *const *names)
 {
-    const char *best = NULL;
-    int best_d = 3;
-    int limit = (int)strlen(word) / 2 + 1;
-    for (; *names; names++) {
-        int dist = edit_distance(word, *names);
-        if (dist > 2 && prefix_pair(word, *names))
-            dist = 2;
-        else if (dist >= limit)
-            continue;
-        if (dist < best_d) {
-            best = *names;
-            best_d = dist;
-        }
-    }
-    return best;
+    struct scene_guess g = { .word = word };
+    for (; *names; names++)
+        scene_guess_offer(&g, *names);
+    return g.best;
 }
 
 static void list_names(char *buf, size_t size, const char *const *names)

@@ -184,6 +184,19 @@ int scene_load(struct scene *sc, const char *path, const char *const *sets, int 
  * "FILE: " for a default. Other messages and statuses are left alone. */
 void scene_locate(const struct scene *sc, struct rr_err *e);
 
+/* "Did you mean": offered names one at a time, keeps the nearest to `word`:
+ * one edit away (virdis, viridis), then one word of at least 3 characters
+ * beginning or ending the other (rectangle, rect; x264, libx264), then two
+ * edits away; edits fewer than half the word's length, the first of equals.
+ * `best` stays NULL when none is near. The loader's messages use it for keys
+ * and names, the video sink for FFmpeg's encoders and pixel formats. */
+struct scene_guess {
+    const char *word;
+    const char *best;
+    int score;
+};
+void scene_guess_offer(struct scene_guess *g, const char *name);
+
 /* Frees everything the scene owns and zeroes it. Safe on a zeroed or freed scene. */
 void scene_free(struct scene *sc);
 

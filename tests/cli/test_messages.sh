@@ -30,7 +30,14 @@ refused png-not-a-png 'tests/bad/48-mask-not-a-png\.json:1:44: obstacles\.0\.pat
 echo '{ "grid": { "width": 32, "height": 24 }, "time": { "frames": 2 } }' > "$T/s.json"
 refused set-colormap '--set render\.colormap: .*did you mean "viridis"\?' "$T/s.json" -s render.colormap=virdis
 refused set-codec '--set output\.codec: ' "$T/s.json" -s output.codec=nosuch
-refused set-pix-fmt '--set output\.pix_fmt: ' "$T/s.json" -s output.pix_fmt=nosuch
+refused set-pix-fmt '--set output\.pix_fmt: "nosuch" is not a pixel format$' "$T/s.json" -s output.pix_fmt=nosuch
+# FFmpeg's names get a guess too: a codec's own encoder, an ending, a typo.
+refused codec-guess-format '--set output\.codec: "h264" is not an encoder in this FFmpeg; did you mean "libx264"\?$' \
+    "$T/s.json" -s output.codec=h264
+refused codec-guess-ending '--set output\.codec: "x264" .*did you mean "libx264"\?$' "$T/s.json" -s output.codec=x264
+refused codec-guess-typo '--set output\.codec: "libx624" .*did you mean "libx264"\?$' "$T/s.json" -s output.codec=libx624
+refused pix-fmt-guess '--set output\.pix_fmt: "yuv42p" is not a pixel format; did you mean "yuv420p"\?$' \
+    "$T/s.json" -s output.pix_fmt=yuv42p
 refused set-mask '--set obstacles\.0\.path: .*corrupt\.png: cannot read PNG' "$T/s.json" \
     -s "obstacles=[{\"type\":\"mask\",\"path\":\"$PWD/tests/bad/corrupt.png\"}]"
 echo '{}' > "$T/empty.json"
