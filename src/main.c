@@ -172,7 +172,11 @@ static int parse_options(int argc, char **argv, struct options *o)
     long n;
     while ((c = getopt_long(argc, argv, ":o:s:f:j:yqhV", longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': o->output = optarg; break;
+        case 'o':
+            if (!*optarg)   /* not output.path's fault: say -o, not the scene's key */
+                return usage_error("-o: expected a file name, got \"\"");
+            o->output = optarg;
+            break;
         case 's':
             if (!strchr(optarg, '='))
                 return usage_error("--set %s: expected KEY=VALUE", optarg);
@@ -410,6 +414,18 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
     return 0;
 }
 
+/* A refusal from setting up the run says where the scene value came from
+ * (scene_locate); one that names the output by its path is about output.path
+ * when the scene gave the path (-o names itself). */
+static void locate(const struct run *r, const struct options *o, struct rr_err *e)
+{
+    const char *path = r->sc.output.path;
+    size_t n = path ? strlen(path) : 0;
+    if (e->status == RR_EXIT_USAGE && !o->output && n && !strncmp(e->msg, path, n) && !strncmp(e->msg + n, ": ", 2))
+        rr_wrap(e, "output.path: ");
+    scene_locate(&r->sc, e);
+}
+
 static int fail(const struct rr_err *e)
 {
     fflush(stdout);
@@ -449,7 +465,7 @@ int main(int argc, char **argv)
     bool writes_output = !o.validate && (o.output || !(o.hash || o.check));
     install_signals();   /* before the first temporary file exists */
     if (run_setup(&r, &o, argc, writes_output, &e) < 0) {
-        scene_locate(&r.sc, &e);   /* a late check of a scene value: where the value came from */
+        locate(&r, &o, &e);
         status = fail(&e);
         goto end;
     }

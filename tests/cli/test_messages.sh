@@ -2,11 +2,13 @@
 # file, "--set KEY" for one from --set, also for the checks made after loading
 # (PNG decoding, codec and pixel format, memory budget, Courant limit, rain).
 . tests/cli/lib.sh
-# One line on stderr that starts with WANT (a grep -E pattern).
-refused() {
+# One line on stderr that starts with WANT (a grep -E pattern), status 2.
+# ARGS get "-o $T/x.mp4" before them (a later -o wins); refused_as_is: not.
+refused() { name=$1; want=$2; shift 2; refused_as_is "$name" "$want" -o "$T/x.mp4" "$@"; }
+refused_as_is() {
     name=$1; want=$2; shift 2
     rm -f "$T/x.mp4"
-    "$RR" -q -o "$T/x.mp4" "$@" 2> "$T/err"; s=$?   # a later -o wins
+    "$RR" -q "$@" 2> "$T/err"; s=$?
     if [ "$s" -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -qE "^ripplerender: $want" "$T/err"; then
         ok "$name"
     else
@@ -46,6 +48,14 @@ refused set-budget '--set grid: 16384 x 16384 cells' "$T/empty.json" -s grid.wid
 refused set-budget-in-file "$T/s.json:1:11: grid: 16384 x 16384 cells" "$T/s.json" -s grid.width=16384 -s grid.height=16384
 refused set-rain '--set rain\.rate: ' "$T/s.json" -s rain.rate=1e7 -s rain.end=1
 refused set-outside '--set drops\.0: x 99, y 5 with radius 3 is wholly outside' "$T/s.json" -s drops.0.x=99 -s drops.0.y=5
+
+# The output's kind comes from output.path: a bad one is located like any value;
+# -o is an option, and names itself.
+refused_as_is set-output-kind '--set output\.path: x\.xyz: unknown output kind' "$T/s.json" -s output.path=x.xyz
+echo '{ "output": { "path": "x.xyz" } }' > "$T/o.json"
+refused_as_is file-output-kind "$T/o.json:1:23: output\.path: x\.xyz: unknown output kind" "$T/o.json" --validate
+refused option-output-kind "$T/x\.xyz: unknown output kind" "$T/o.json" -o "$T/x.xyz"
+refused option-output-empty '-o: expected a file name, got ""' "$T/o.json" -o ""
 
 # --- late checks on values from the file, at the value's position -------------------------
 cat > "$T/wave.json" <<'JSON'
