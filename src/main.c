@@ -421,7 +421,8 @@ static void locate(const struct run *r, const struct options *o, struct rr_err *
 {
     const char *path = r->sc.output.path;
     size_t n = path ? strlen(path) : 0;
-    if (e->status == RR_EXIT_USAGE && !o->output && n && !strncmp(e->msg, path, n) && !strncmp(e->msg + n, ": ", 2))
+    if (e->status == RR_EXIT_USAGE && !o->output && n && !strncmp(e->msg, path, n)
+        && !strncmp(e->msg + n, ": ", 2))
         rr_wrap(e, "output.path: ");
     scene_locate(&r->sc, e);
 }

@@ -1449,7 +1449,8 @@ static int remember(struct ld *ld, const cJSON *node, const char *path, int dept
         else
             join(p, path, c->string);
         if ((sc->n_origins & (sc->n_origins - 1)) == 0) {   /* 0, 1, 2, 4...: double the room */
-            void *grown = realloc(sc->origins, (sc->n_origins ? 2 * (size_t)sc->n_origins : 1) * sizeof *sc->origins);
+            size_t room = sc->n_origins ? 2 * (size_t)sc->n_origins : 1;
+            void *grown = realloc(sc->origins, room * sizeof *sc->origins);
             if (!grown)
                 return oom(ld);
             sc->origins = grown;
@@ -1457,7 +1458,8 @@ static int remember(struct ld *ld, const cJSON *node, const char *path, int dept
         struct scene_origin *o = &sc->origins[sc->n_origins];
         struct sj_pos val, key;
         bool in_file = sj_posmap_find(ld->pm, c, &val, &key);
-        *o = (struct scene_origin){ .key = strdup(p), .line = in_file ? val.line : 0, .col = in_file ? val.col : 0 };
+        *o = (struct scene_origin){ .key = strdup(p), .line = in_file ? val.line : 0,
+                                    .col = in_file ? val.col : 0 };
         if (!o->key)
             return oom(ld);
         sc->n_origins++;
