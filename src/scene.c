@@ -597,6 +597,28 @@ static int exclusive(struct ld *ld, const cJSON *obj, const char *path, const ch
     return fail_key(ld, later, later == x ? pa : pb, "give either %s or %s, not both", pa, pb);
 }
 
+/* Records where the value at `path` (node) came from (struct scene_origin). */
+static int note(struct ld *ld, const cJSON *node, const char *path)
+{
+    struct scene *sc = ld->sc;
+    if ((sc->n_origins & (sc->n_origins - 1)) == 0) {   /* 0, 1, 2, 4...: double the room */
+        size_t room = sc->n_origins ? 2 * (size_t)sc->n_origins : 1;
+        void *grown = realloc(sc->origins, room * sizeof *sc->origins);
+        if (!grown)
+            return oom(ld);
+        sc->origins = grown;
+    }
+    struct scene_origin *o = &sc->origins[sc->n_origins];
+    struct sj_pos val, key;
+    bool in_file = sj_posmap_find(ld->pm, node, &val, &key);
+    *o = (struct scene_origin){ .key = strdup(path), .line = in_file ? val.line : 0,
+                                .col = in_file ? val.col : 0 };
+    if (!o->key)
+        return oom(ld);
+    sc->n_origins++;
+    return 0;
+}
+
 /* A file the scene names: resolved against the scene's folder (absolute
  * paths stay) and checked to be readable now, so that a typo is reported
  * with the scene's line rather than late in the run. Its content is read by
@@ -632,7 +654,7 @@ static int get_file(struct ld *ld, const cJSON *obj, const char *path, const cha
     }
     free(*out);
     *out = full;
-    return 0;
+    return note(ld, v, p);   /* for a PNG that does not decode (scene_locate) */
 }
 
 /* A moment given as "time" (seconds >= 0) or "frame" (index >= 0), not both. */
@@ -1436,35 +1458,20 @@ static const char *const root_keys[] = { "grid", "time", "solver", "boundary", "
                                          "rain", "oscillators", "movers", "initial", "probes",
                                          "obstacles", "render", "output", "$schema", NULL };
 
-/* Records where the members of node (at `path`, `depth` levels down) and
- * their members, to a depth of 3, came from (struct scene_origin). */
-static int remember(struct ld *ld, const cJSON *node, const char *path, int depth)
+/* Records where the top-level keys and the members of the top-level objects
+ * (grid.width, output.codec) came from: what the checks after loading name,
+ * besides the files, which get_file records. Not the lists' elements, so
+ * that a scene of a million drops does not keep a million origins. */
+static int remember(struct ld *ld, const cJSON *root)
 {
-    struct scene *sc = ld->sc;
     char p[PATH_LEN];
-    int i = 0;
-    for (const cJSON *c = node->child; c; c = c->next, i++) {
-        if (cJSON_IsArray(node))
-            join_index(p, path, i);
-        else
-            join(p, path, c->string);
-        if ((sc->n_origins & (sc->n_origins - 1)) == 0) {   /* 0, 1, 2, 4...: double the room */
-            size_t room = sc->n_origins ? 2 * (size_t)sc->n_origins : 1;
-            void *grown = realloc(sc->origins, room * sizeof *sc->origins);
-            if (!grown)
-                return oom(ld);
-            sc->origins = grown;
-        }
-        struct scene_origin *o = &sc->origins[sc->n_origins];
-        struct sj_pos val, key;
-        bool in_file = sj_posmap_find(ld->pm, c, &val, &key);
-        *o = (struct scene_origin){ .key = strdup(p), .line = in_file ? val.line : 0,
-                                    .col = in_file ? val.col : 0 };
-        if (!o->key)
-            return oom(ld);
-        sc->n_origins++;
-        if (depth < 3 && remember(ld, c, p, depth + 1) < 0)
+    for (const cJSON *c = root->child; c; c = c->next) {
+        if (note(ld, c, c->string) < 0)
             return -1;
+        if (cJSON_IsObject(c))
+            for (const cJSON *m = c->child; m; m = m->next)
+                if (note(ld, m, join(p, c->string, m->string)) < 0)
+                    return -1;
     }
     return 0;
 }
@@ -1521,7 +1528,7 @@ static int load_root(struct ld *ld, const cJSON *root)
         || load_drops(ld, root) < 0 || load_rain(ld, root) < 0 || load_oscillators(ld, root) < 0
         || load_movers(ld, root) < 0 || load_initial(ld, root) < 0 || load_probes(ld, root) < 0
         || load_obstacles(ld, root) < 0 || load_render(ld, root) < 0 || load_output(ld, root) < 0
-        || remember(ld, root, "", 1) < 0)
+        || remember(ld, root) < 0)
         return -1;
     if (sc->time.steps_auto)   /* "auto": the smallest stable count (src/solver.c) */
         sc->time.steps_per_frame = solver_auto_steps(sc);

@@ -163,7 +163,7 @@ struct scene {
     struct obstacle *obstacles;   int n_obstacles;
     struct render_config render;
     struct output_config output;
-    struct scene_origin *origins;  /* every key the scene gave, to a depth of 3 */
+    struct scene_origin *origins;  /* the top-level keys, their objects' members, the files */
     int n_origins;
 };
 
