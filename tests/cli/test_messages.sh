@@ -25,6 +25,11 @@ done
 # The PNG checks (made when rendering starts): the key, then the file, then why.
 refused png-key-then-file 'tests/bad/44-mask-huge-dimensions\.json:1:44: obstacles\.0\.path: /.*/huge-dimensions\.png: cannot read PNG: 100000 x 100000 pixels is larger than 16384 x 16384$' \
     tests/bad/44-mask-huge-dimensions.json
+for c in 45-mask-corrupt:44:obstacles:corrupt 46-initial-truncated:43:initial:truncated \
+         47-mask-zero-width:44:obstacles:zero-width; do
+    f=${c%%:*}; rest=${c#*:}; col=${rest%%:*}; rest=${rest#*:}; key=${rest%%:*}; png=${rest#*:}
+    refused "png-$f" "tests/bad/$f\.json:1:$col: $key\.0\.path: /.*/$png\.png: cannot read PNG: " "tests/bad/$f.json"
+done
 refused png-not-a-png 'tests/bad/48-mask-not-a-png\.json:1:44: obstacles\.0\.path: /.*/48-mask-not-a-png\.json: cannot read PNG: Not a PNG file$' \
     tests/bad/48-mask-not-a-png.json
 
