@@ -28,10 +28,10 @@ static int begin_read(png_image *pi, const char *path, const char *what, struct 
     memset(pi, 0, sizeof *pi);
     pi->version = PNG_IMAGE_VERSION;
     if (!png_image_begin_read_from_file(pi, path))
-        return rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %s", path, what, pi->message);
+        return rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %s", what, path, pi->message);
     if (pi->width < 1 || pi->height < 1 || pi->width > IMAGE_MAX_SIDE || pi->height > IMAGE_MAX_SIDE)
-        return rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %u x %u pixels is larger than %d x %d", path,
-                       what, (unsigned)pi->width, (unsigned)pi->height, IMAGE_MAX_SIDE, IMAGE_MAX_SIDE);
+        return rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %u x %u pixels is larger than %d x %d", what,
+                       path, (unsigned)pi->width, (unsigned)pi->height, IMAGE_MAX_SIDE, IMAGE_MAX_SIDE);
     return 0;
 }
 
@@ -50,7 +50,7 @@ int image_load_gray(struct image *img, const char *path, const char *what, struc
     pi.format = sixteen ? PNG_FORMAT_LINEAR_Y_ALPHA : PNG_FORMAT_GA;
     size_t w = pi.width, h = pi.height, comp = sixteen ? 2 : 1;
     if (w > SIZE_MAX / h / 2 / comp || w * h > SIZE_MAX / sizeof(float)) {
-        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %zu x %zu pixels overflow the buffer size", path, what,
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %zu x %zu pixels overflow the buffer size", what, path,
                 w, h);
         goto end;
     }
@@ -59,18 +59,18 @@ int image_load_gray(struct image *img, const char *path, const char *what, struc
         goto end;
     if (need > budget) {
         rr_fail(e, RR_EXIT_USAGE, "%s: %s: %zu x %zu pixels need %llu bytes to decode, more than the limit of "
-                "%llu bytes (RIPPLERENDER_MEM_LIMIT)", path, what, w, h, (unsigned long long)need,
+                "%llu bytes (RIPPLERENDER_MEM_LIMIT)", what, path, w, h, (unsigned long long)need,
                 (unsigned long long)budget);
         goto end;
     }
     buf = malloc(w * h * 2 * comp);
     img->v = malloc(w * h * sizeof(float));
     if (!buf || !img->v) {
-        rr_fail(e, RR_EXIT_RUNTIME, "%s: %s: out of memory for %zu x %zu pixels", path, what, w, h);
+        rr_fail(e, RR_EXIT_RUNTIME, "%s: %s: out of memory for %zu x %zu pixels", what, path, w, h);
         goto end;
     }
     if (!png_image_finish_read(&pi, NULL, buf, 0, NULL)) {
-        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %s", path, what, pi.message);
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %s", what, path, pi.message);
         goto end;
     }
     if (sixteen) {
@@ -162,12 +162,12 @@ int image_load_rgb(struct image_rgb *img, const char *path, const char *what, st
     size_t w = pi.width, h = pi.height;
     img->rgb = malloc(w * h * 3);
     if (!img->rgb) {
-        rr_fail(e, RR_EXIT_RUNTIME, "%s: %s: out of memory for %zu x %zu pixels", path, what, w, h);
+        rr_fail(e, RR_EXIT_RUNTIME, "%s: %s: out of memory for %zu x %zu pixels", what, path, w, h);
         goto end;
     }
     png_color black = { 0, 0, 0 };
     if (!png_image_finish_read(&pi, &black, img->rgb, 0, NULL)) {
-        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %s", path, what, pi.message);
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %s", what, path, pi.message);
         goto end;
     }
     img->width = (int)w;

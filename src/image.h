@@ -16,7 +16,7 @@ struct image {
 /* Reads any PNG (every colour type and depth, interlaced or not). `what` names
  * the scene key for messages ("obstacles.2.path"). Returns 0, or -1 with e
  * filled: RR_EXIT_USAGE for a missing, unreadable, damaged or oversized file
- * ("path: obstacles.2.path: cannot read PNG: why"), RR_EXIT_RUNTIME for memory. */
+ * ("obstacles.2.path: path: cannot read PNG: why"), RR_EXIT_RUNTIME for memory. */
 int image_load_gray(struct image *img, const char *path, const char *what, struct rr_err *e);
 
 /* Resamples src to w x h with bilinear filtering, pixel centres aligned

@@ -62,7 +62,8 @@ static const char usage_text[] =
     "                             .framemd5 .framehash  FFmpeg's per-frame hashes of the rgb24 frames\n"
     "                             .npy                  float32 heights, shape (frames, height, width)\n"
     "  -s, --set KEY=VALUE      override a scene value by dotted path (solver.damping=0.98,\n"
-    "                           drops.0.x=40); VALUE is JSON, else a string; repeatable\n"
+    "                           drops.0.x=40); VALUE is JSON, a number as typed (.98, +2),\n"
+    "                           else a string; repeatable\n"
     "  -f, --frames N           override time.frames\n"
     "  -j, --threads N          worker threads (default: every core); frames never depend on N\n"
     "  -y, --overwrite          replace an existing output (without it, the run fails)\n"
@@ -188,7 +189,11 @@ static int parse_options(int argc, char **argv, struct options *o)
     long n;
     while ((c = getopt_long(argc, argv, ":o:s:f:j:yqhV", longopts, NULL)) != -1) {
         switch (c) {
-        case 'o': o->output = optarg; break;
+        case 'o':
+            if (!*optarg)   /* not output.path's fault: say -o, not the scene's key */
+                return usage_error("-o: expected a file name, got \"\"");
+            o->output = optarg;
+            break;
         case 's':
             if (!strchr(optarg, '='))
                 return usage_error("--set %s: expected KEY=VALUE", optarg);
@@ -494,6 +499,19 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
     return state_finish(r->state, r->sim, e);
 }
 
+/* A refusal from setting up the run says where the scene value came from
+ * (scene_locate); one that names the output by its path is about output.path
+ * when the scene gave the path (-o names itself). */
+static void locate(const struct run *r, const struct options *o, struct rr_err *e)
+{
+    const char *path = r->sc.output.path;
+    size_t n = path ? strlen(path) : 0;
+    if (e->status == RR_EXIT_USAGE && !o->output && n && !strncmp(e->msg, path, n)
+        && !strncmp(e->msg + n, ": ", 2))
+        rr_wrap(e, "output.path: ");
+    scene_locate(&r->sc, e);
+}
+
 static int fail(const struct rr_err *e)
 {
     end_progress();
@@ -534,6 +552,7 @@ int main(int argc, char **argv)
     bool writes_output = !o.validate && (o.output || !(o.hash || o.check));
     install_signals();   /* before the first temporary file exists */
     if (run_setup(&r, &o, argc, writes_output, &e) < 0) {
+        locate(&r, &o, &e);
         status = fail(&e);
         goto end;
     }

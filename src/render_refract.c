@@ -1,14 +1,14 @@
-/* render_refract.c: render.mode "refract": seed 004's ripple effect
- * ("to stimulate ripple effect motion of water on any background"): a background picture seen through the surface, displaced by
- * its slope, plus the glints of a tilted surface. See render_modes.h. */
+/* render_refract.c: render.mode "refract": the aim of seed 004 ("ripple
+ * effect motion of water on any background", whose code only draws the
+ * height as grey): a background picture seen through the surface, displaced
+ * by its slope, plus the glints of a tilted surface. See render_modes.h. */
 #include "render_modes.h"
 
 #include <math.h>
 
-/* Seed 004's classic form offsets the lookup by h[x-1] - h[x+1] (minus twice
- * the slope); here the offset is -refraction * slope cells, so `refraction`
- * is the shift in cells per unit of slope (a light refraction approximation:
- * shift = depth * (1 - 1/n) * slope for small slopes). A pixel at an exact
+/* The offset is -refraction * slope cells, so `refraction` is the shift in
+ * cells per unit of slope (a light refraction approximation: shift =
+ * depth * (1 - 1/n) * slope for small slopes). A pixel at an exact
  * grid position with zero slope samples its own background pixel with
  * weights 0, so still water returns the background byte for byte. */
 void refract_row(const struct water_look *lk, const float *gx, const float *gy, int gw, int gh,

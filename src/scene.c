@@ -15,8 +15,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "render.h"
 #include "scene_json.h"
 #include "solver.h"
+#include "sources.h"
 
 #define PATH_LEN 256          /* longest key path shown in a message */
 #define SEED_MAX (1LL << 53)  /* every integer up to here is exact in a JSON double */
@@ -86,6 +88,9 @@ void scene_free(struct scene *sc)
     free(sc->output.path);
     free(sc->render.background);
     free(sc->render.floor);
+    for (int i = 0; i < sc->n_origins; i++)
+        free(sc->origins[i].key);
+    free(sc->origins);
     memset(sc, 0, sizeof *sc);
 }
 
@@ -227,21 +232,40 @@ static int edit_distance(const char *a, const char *b)
     return d[n][m];
 }
 
-/* The closest name within a small distance (at most 2, and less than half
- * the word), or NULL. */
+/* Whether the shorter of a and b, at least 3 characters long, begins or
+ * ends the longer: "rectangle" and "rect", "gauss" and "gaussian", "x264"
+ * and "libx264". */
+static bool part_pair(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b), k = n < m ? n : m;
+    const char *longer = n > m ? a : b, *shorter = n > m ? b : a;
+    return k >= 3 && n != m && (!strncmp(a, b, k) || !strcmp(longer + (n > m ? n : m) - k, shorter));
+}
+
+void scene_guess_offer(struct scene_guess *g, const char *name)
+{
+    int edits = edit_distance(g->word, name), score;   /* in half edits */
+    if (edits <= 1 && edits < (int)strlen(g->word) / 2 + 1)
+        score = 2 * edits;
+    else if (part_pair(g->word, name))
+        score = 3;
+    else if (edits == 2 && edits < (int)strlen(g->word) / 2 + 1)
+        score = 4;
+    else
+        return;
+    if (!g->best || score < g->score) {
+        g->best = name;
+        g->score = score;
+    }
+}
+
+/* The closest of a NULL-terminated list (scene_guess_offer), or NULL. */
 static const char *closest(const char *word, const char *const *names)
 {
-    const char *best = NULL;
-    int best_d = 3;
-    int limit = (int)strlen(word) / 2 + 1;
-    for (; *names; names++) {
-        int dist = edit_distance(word, *names);
-        if (dist < best_d && dist < limit) {
-            best = *names;
-            best_d = dist;
-        }
-    }
-    return best;
+    struct scene_guess g = { .word = word };
+    for (; *names; names++)
+        scene_guess_offer(&g, *names);
+    return g.best;
 }
 
 static void list_names(char *buf, size_t size, const char *const *names)
@@ -573,6 +597,28 @@ static int exclusive(struct ld *ld, const cJSON *obj, const char *path, const ch
     return fail_key(ld, later, later == x ? pa : pb, "give either %s or %s, not both", pa, pb);
 }
 
+/* Records where the value at `path` (node) came from (struct scene_origin). */
+static int note(struct ld *ld, const cJSON *node, const char *path)
+{
+    struct scene *sc = ld->sc;
+    if ((sc->n_origins & (sc->n_origins - 1)) == 0) {   /* 0, 1, 2, 4...: double the room */
+        size_t room = sc->n_origins ? 2 * (size_t)sc->n_origins : 1;
+        void *grown = realloc(sc->origins, room * sizeof *sc->origins);
+        if (!grown)
+            return oom(ld);
+        sc->origins = grown;
+    }
+    struct scene_origin *o = &sc->origins[sc->n_origins];
+    struct sj_pos val, key;
+    bool in_file = sj_posmap_find(ld->pm, node, &val, &key);
+    *o = (struct scene_origin){ .key = strdup(path), .line = in_file ? val.line : 0,
+                                .col = in_file ? val.col : 0 };
+    if (!o->key)
+        return oom(ld);
+    sc->n_origins++;
+    return 0;
+}
+
 /* A file the scene names: resolved against the scene's folder (absolute
  * paths stay) and checked to be readable now, so that a typo is reported
  * with the scene's line rather than late in the run. Its content is read by
@@ -608,7 +654,7 @@ static int get_file(struct ld *ld, const cJSON *obj, const char *path, const cha
     }
     free(*out);
     *out = full;
-    return 0;
+    return note(ld, v, p);   /* for a PNG that does not decode (scene_locate) */
 }
 
 /* A moment given as "time" (seconds >= 0) or "frame" (index >= 0), not both. */
@@ -860,6 +906,76 @@ static double centre_x(const struct scene *sc) { return (sc->grid.width - 1) / 2
 static double centre_y(const struct scene *sc) { return (sc->grid.height - 1) / 2.0; }
 static double video_end(const struct scene *sc) { return sc->time.frames / sc->time.fps; }
 
+/* Distance from point p to the box [x0, x1] x [y0, y1] (0 inside). */
+static double box_distance(double px, double py, const double box[4])
+{
+    double dx = fmax(fmax(box[0] - px, px - box[1]), 0), dy = fmax(fmax(box[2] - py, py - box[3]), 0);
+    return hypot(dx, dy);
+}
+
+/* Distance from point p to the segment a..b. */
+static double segment_distance(double px, double py, double ax, double ay, double bx, double by)
+{
+    double dx = bx - ax, dy = by - ay, len2 = dx * dx + dy * dy;
+    double t = len2 > 0 ? fmin(fmax(((px - ax) * dx + (py - ay) * dy) / len2, 0), 1) : 0;
+    return hypot(px - (ax + t * dx), py - (ay + t * dy));
+}
+
+/* Whether the segment a..b, widened by `reach`, misses every cell: it stays
+ * farther than reach from the grid's area, the W x H unit squares centred on
+ * the cells ([-0.5, W - 0.5] x [-0.5, H - 0.5]). A source that changes some
+ * cell is never refused; one within half a cell of the edge may touch none. */
+static bool misses_grid(const struct scene *sc, double ax, double ay, double bx, double by, double reach)
+{
+    const double box[4] = { -0.5, sc->grid.width - 0.5, -0.5, sc->grid.height - 0.5 };
+    /* Liang-Barsky: does the segment cross the box? */
+    double t0 = 0, t1 = 1, d[2] = { bx - ax, by - ay }, a[2] = { ax, ay };
+    bool crosses = true;
+    for (int k = 0; k < 2 && crosses; k++) {
+        double lo = box[2 * k] - a[k], hi = box[2 * k + 1] - a[k];
+        if (d[k] == 0) {
+            crosses = lo <= 0 && hi >= 0;
+            continue;
+        }
+        double u = lo / d[k], v = hi / d[k];
+        t0 = fmax(t0, fmin(u, v));
+        t1 = fmin(t1, fmax(u, v));
+        crosses = t0 <= t1;
+    }
+    if (crosses)
+        return false;
+    /* Apart: the nearest pair is an end of the segment or a corner of the box. */
+    double dist = fmin(box_distance(ax, ay, box), box_distance(bx, by, box));
+    for (int c = 0; c < 4; c++)
+        dist = fmin(dist, segment_distance(box[c & 1], box[2 + (c >> 1)], ax, ay, bx, by));
+    return dist > reach;
+}
+
+/* Refuses the source at `path` (node o) whose every segment misses the grid. */
+static int check_inside(struct ld *ld, const cJSON *o, const char *path, const double (*pts)[2], int n,
+                        double radius, enum shape_kind shape)
+{
+    const struct scene *sc = ld->sc;
+    double reach = sources_reach(shape, radius);
+    for (int i = 0; i < n; i++) {
+        int j = i + 1 < n ? i + 1 : i;
+        if (!misses_grid(sc, pts[i][0], pts[i][1], pts[j][0], pts[j][1], reach))
+            return 0;
+    }
+    char where[160], v[4][32], r[32];
+    fmt_num(r, sizeof r, radius);
+    for (int k = 0; k < 4 && k < 2 * n; k++)
+        fmt_num(v[k], sizeof v[k], pts[k / 2][k % 2]);
+    if (n == 1)
+        snprintf(where, sizeof where, "x %s, y %s", v[0], v[1]);
+    else if (n == 2 && !member(o, "path"))
+        snprintf(where, sizeof where, "from [%s, %s] to [%s, %s]", v[0], v[1], v[2], v[3]);
+    else
+        snprintf(where, sizeof where, "the path");
+    return fail(ld, o, path, "%s with radius %s is wholly outside the %d x %d grid", where, r, sc->grid.width,
+                sc->grid.height);
+}
+
 static int load_drops(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = { "time", "frame", "x", "y", "radius", "amplitude", "shape",
@@ -884,6 +1000,8 @@ static int load_drops(struct ld *ld, const cJSON *root)
             return -1;
         GET_ENUM(ld, o, p, "shape", shape_names, d->shape);
         GET_ENUM(ld, o, p, "mode", mode_names, d->mode);
+        if (check_inside(ld, o, p, &(const double[2]){ d->x, d->y }, 1, d->radius, d->shape) < 0)
+            return -1;
     }
     return 0;
 }
@@ -980,6 +1098,10 @@ static int load_oscillators(struct ld *ld, const cJSON *root)
             || get_interval(ld, o, p, &s->start, &s->end) < 0)
             return -1;
         GET_ENUM(ld, o, p, "shape", shape_names, s->shape);
+        const double ends[2][2] = { { s->from[0], s->from[1] }, { s->to[0], s->to[1] } };
+        if (check_inside(ld, o, p, s->is_line ? ends : &(const double[2]){ s->x, s->y }, s->is_line ? 2 : 1,
+                         s->radius, s->shape) < 0)
+            return -1;
     }
     return 0;
 }
@@ -1035,6 +1157,17 @@ static int load_movers(struct ld *ld, const cJSON *root)
             || get_number(ld, o, p, "amplitude", ANY, &m->amplitude) < 0)
             return -1;
         GET_ENUM(ld, o, p, "shape", shape_names, m->shape);
+        double (*pts)[2] = alloc_list(ld, m->n_path, sizeof *pts);
+        if (!pts)
+            return -1;
+        for (int k = 0; k < m->n_path; k++) {
+            pts[k][0] = m->path[k].x;
+            pts[k][1] = m->path[k].y;
+        }
+        int rc = check_inside(ld, o, p, (const double(*)[2])pts, m->n_path, m->radius, m->shape);
+        free(pts);
+        if (rc < 0)
+            return -1;
     }
     return 0;
 }
@@ -1292,7 +1425,10 @@ static int load_render(struct ld *ld, const cJSON *root)
     if (check_keys(ld, o, "render", keys, NULL) < 0)
         return -1;
     GET_ENUM(ld, o, "render", "mode", render_names, r->mode);
+    const cJSON *cmap = member(o, "colormap");
+    int known_map;   /* one of the renderer's names, checked here for its position */
     if (get_name(ld, o, "render", "colormap", false, r->colormap) < 0
+        || (cmap && check_enum(ld, cmap, "render.colormap", colormap_names, &known_map) < 0)
         || get_pair(ld, o, "render", "range", ANY, r->range) < 0
         || get_int(ld, o, "render", "width", 1, 16384, &r->width) < 0
         || get_int(ld, o, "render", "height", 1, 16384, &r->height) < 0
@@ -1390,15 +1526,67 @@ static int set_defaults(struct scene *sc)
     return (sc->output.path = strdup("out/ripple.mp4")) ? 0 : -1;
 }
 
+static const char *const root_keys[] = { "grid", "time", "solver", "boundary", "absorb_width", "drops",
+                                         "rain", "oscillators", "movers", "initial", "probes",
+                                         "obstacles", "render", "output", "$schema", NULL };
+
+/* Records where the top-level keys and the members of the top-level objects
+ * (grid.width, output.codec) came from: what the checks after loading name,
+ * besides the files, which get_file records. Not the lists' elements, so
+ * that a scene of a million drops does not keep a million origins. */
+static int remember(struct ld *ld, const cJSON *root)
+{
+    char p[PATH_LEN];
+    for (const cJSON *c = root->child; c; c = c->next) {
+        if (note(ld, c, c->string) < 0)
+            return -1;
+        if (cJSON_IsObject(c))
+            for (const cJSON *m = c->child; m; m = m->next)
+                if (note(ld, m, join(p, c->string, m->string)) < 0)
+                    return -1;
+    }
+    return 0;
+}
+
+void scene_locate(const struct scene *sc, struct rr_err *e)
+{
+    if (!e || e->status != RR_EXIT_USAGE)
+        return;
+    const char *colon = strstr(e->msg, ": ");
+    size_t n = colon ? (size_t)(colon - e->msg) : 0;
+    if (n == 0 || n >= PATH_LEN)
+        return;
+    const char *name = strcmp(sc->file ? sc->file : "", "-") ? sc->file : "<stdin>";
+    const struct scene_origin *best = NULL;
+    size_t best_len = 0;
+    for (int i = 0; i < sc->n_origins; i++) {   /* the key, or the longest enclosing one */
+        const struct scene_origin *o = &sc->origins[i];
+        size_t m = strlen(o->key);
+        if (m <= n && m > best_len && !strncmp(e->msg, o->key, m) && (m == n || e->msg[m] == '.')) {
+            best = o;
+            best_len = m;
+        }
+    }
+    if (best && best->line)
+        rr_wrap(e, "%s:%d:%d: ", name, best->line, best->col);
+    else if (best)
+        rr_wrap(e, "--set ");
+    else
+        for (const char *const *k = root_keys; *k; k++) {   /* a default of the scene */
+            size_t m = strlen(*k);
+            if (m <= n && !strncmp(e->msg, *k, m) && (m == n || e->msg[m] == '.')) {
+                rr_wrap(e, "%s: ", name);
+                break;
+            }
+        }
+}
+
 static int load_root(struct ld *ld, const cJSON *root)
 {
-    static const char *const keys[] = { "grid", "time", "solver", "boundary", "absorb_width", "drops",
-                                        "rain", "oscillators", "movers", "initial", "probes",
-                                        "obstacles", "render", "output", "$schema", NULL };
     struct scene *sc = ld->sc;
     if (!cJSON_IsObject(root))
         return fail_got(ld, root, "", "a JSON object at the top level");
-    if (check_keys(ld, root, "", keys, NULL) < 0 || load_grid(ld, root) < 0)
+    if (check_keys(ld, root, "", root_keys, NULL) < 0 || load_grid(ld, root) < 0)
         return -1;
     /* "$schema" names scenes/scene.schema.json for editors and validators;
      * it says nothing about the scene, so it is checked and not kept. */
@@ -1411,7 +1599,8 @@ static int load_root(struct ld *ld, const cJSON *root)
     if (load_time(ld, root) < 0 || load_solver(ld, root) < 0 || load_boundary(ld, root) < 0
         || load_drops(ld, root) < 0 || load_rain(ld, root) < 0 || load_oscillators(ld, root) < 0
         || load_movers(ld, root) < 0 || load_initial(ld, root) < 0 || load_probes(ld, root) < 0
-        || load_obstacles(ld, root) < 0 || load_render(ld, root) < 0 || load_output(ld, root) < 0)
+        || load_obstacles(ld, root) < 0 || load_render(ld, root) < 0 || load_output(ld, root) < 0
+        || remember(ld, root) < 0)
         return -1;
     /* steps_per_frame not given: "auto" for a solver with a stability limit
      * (its default speed may need more than 2), 2 for the others */

@@ -139,6 +139,14 @@ struct output_config {
     int bit_depth;                 /* 8 or 16 (16: PNG sequences of height renders) */
 };
 
+/* Where a value of the scene came from: its key path ("obstacles.0.path") and
+ * the 1-based line and column of the value in the file; line 0 when --set
+ * gave it. Kept for the checks made after loading (scene_locate). */
+struct scene_origin {
+    char *key;
+    int line, col;
+};
+
 struct scene {
     char *file;                    /* the scene's name for messages ("-" for stdin) */
     struct { int width, height; double cell_size; } grid;
@@ -155,6 +163,8 @@ struct scene {
     struct obstacle *obstacles;   int n_obstacles;
     struct render_config render;
     struct output_config output;
+    struct scene_origin *origins;  /* the top-level keys, their objects' members, the files */
+    int n_origins;
 };
 
 /* Reads the scene at `path` ("-": standard input), applies the --set overrides
@@ -165,6 +175,27 @@ struct scene {
  * memory failures; *sc is then empty (scene_free is still safe). */
 int scene_load(struct scene *sc, const char *path, const char *const *sets, int n_sets,
                struct rr_err *e);
+
+/* For a refusal made after loading, whose message begins "KEY: " with a key
+ * path of the scene (a PNG that does not decode, a codec FFmpeg lacks, the
+ * memory budget of "grid"), puts where the value came from in front, as the
+ * loader's own messages have it: "FILE:LINE:COL: " for the key or for the
+ * nearest enclosing key the file gave, "--set " for a value from --set, and
+ * "FILE: " for a default. Other messages and statuses are left alone. */
+void scene_locate(const struct scene *sc, struct rr_err *e);
+
+/* "Did you mean": offered names one at a time, keeps the nearest to `word`:
+ * one edit away (virdis, viridis), then one word of at least 3 characters
+ * beginning or ending the other (rectangle, rect; x264, libx264), then two
+ * edits away; edits fewer than half the word's length, the first of equals.
+ * `best` stays NULL when none is near. The loader's messages use it for keys
+ * and names, the video sink for FFmpeg's encoders and pixel formats. */
+struct scene_guess {
+    const char *word;
+    const char *best;
+    int score;
+};
+void scene_guess_offer(struct scene_guess *g, const char *name);
 
 /* Frees everything the scene owns and zeroes it. Safe on a zeroed or freed scene. */
 void scene_free(struct scene *sc);

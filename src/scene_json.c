@@ -467,14 +467,45 @@ static bool all_digits(const char *s)
     return true;
 }
 
+/* Whether text is a number as people type it on a command line, beyond
+ * JSON's: a leading "+", no digit before or after the point (".98", "3.",
+ * "-.5"). A leading zero before another digit ("01") is not a number, so that
+ * names such as "007" stay strings. */
+static bool lenient_number(const char *s)
+{
+    if (*s == '+' || *s == '-')
+        s++;
+    int before = 0, after = 0;
+    if (s[0] == '0' && is_digit(s[1]))
+        return false;
+    for (; is_digit(*s); s++)
+        before++;
+    if (*s == '.')
+        for (s++; is_digit(*s); s++)
+            after++;
+    if (before + after == 0)
+        return false;
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        if (*s == '+' || *s == '-')
+            s++;
+        if (!is_digit(*s))
+            return false;
+        while (is_digit(*s))
+            s++;
+    }
+    return *s == '\0';
+}
+
 /* VALUE as JSON when it is strict JSON ("0.5", "[1,2]", "\"x\"", "true"),
- * else as the string itself (solver.type=wave). NULL when out of memory. */
+ * as a number when it is one as typed (lenient_number: ".98", "+2"), else
+ * as the string itself (solver.type=wave). NULL when out of memory. */
 static cJSON *set_value(const char *text)
 {
     const char *reason;
     size_t off;
     if (sj_check_syntax(text, strlen(text), &off, &reason) < 0)
-        return cJSON_CreateString(text);
+        return lenient_number(text) ? cJSON_CreateNumber(strtod(text, NULL)) : cJSON_CreateString(text);
     /* Strict JSON that cJSON cannot parse: out of memory (make failtest
      * found it read as a string instead). */
     return cJSON_ParseWithOpts(text, NULL, 1);

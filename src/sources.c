@@ -58,6 +58,11 @@ static double support(enum shape_kind shape, double r)
     return shape == SHAPE_GAUSSIAN ? 2 * r : shape == SHAPE_POINT ? 0.5 : r;
 }
 
+double sources_reach(enum shape_kind shape, double r)
+{
+    return support(r < 0.5 ? SHAPE_POINT : shape, r);   /* as stamp() turns small radii into points */
+}
+
 static void put(const struct sources *s, struct field *f, int i, int j, double wgt, double amp, int set)
 {
     if (wgt <= 0 || (s->walls && s->walls[(size_t)j * s->w + i]))

@@ -81,6 +81,11 @@ void sources_free(struct sources *s);
  * its init and the images into f->cur alone after it. */
 enum initial_part { INITIAL_ALL, INITIAL_WAVES, INITIAL_IMAGES_CUR };
 
+/* How far from its centre (or its line) a shape of radius r changes the
+ * height: 2 r for a gaussian, half a cell for a point and for any radius
+ * under half a cell, else r. The loader refuses a source that reaches no cell. */
+double sources_reach(enum shape_kind shape, double r);
+
 /* Sets both planes from the scene's `initial` list (contributions add up;
  * none: the planes are left as they are), the entries of kind `part`.
  * image: (v - 0.5) * 2 * scale, the PNG resampled to the grid, both planes

@@ -94,13 +94,34 @@ static void list_pix_fmts(const AVCodec *c, char *buf, size_t n)
     }
 }
 
+/* A video encoder for a name that is not one: the format's own encoder when
+ * the name is a codec's ("h264" -> libx264, "vp9" -> libvpx-vp9), else the
+ * nearest encoder's name (scene_guess_offer), or NULL. */
+static const char *near_encoder(const char *name)
+{
+    const AVCodecDescriptor *d = avcodec_descriptor_get_by_name(name);
+    const AVCodec *c = d && d->type == AVMEDIA_TYPE_VIDEO ? avcodec_find_encoder(d->id) : NULL;
+    if (c)
+        return c->name;
+    struct scene_guess g = { .word = name };
+    void *it = NULL;
+    while ((c = av_codec_iterate(&it)))
+        if (av_codec_is_encoder(c) && c->type == AVMEDIA_TYPE_VIDEO)
+            scene_guess_offer(&g, c->name);
+    return g.best;
+}
+
 static enum AVPixelFormat choose_pix_fmt(const AVCodec *c, const struct output_config *o, struct rr_err *e)
 {
     char list[1024];
     if (o->pix_fmt[0]) {
         enum AVPixelFormat f = av_get_pix_fmt(o->pix_fmt);
         if (f == AV_PIX_FMT_NONE) {
-            rr_fail(e, RR_EXIT_USAGE, "output.pix_fmt: \"%s\" is not a pixel format", o->pix_fmt);
+            struct scene_guess g = { .word = o->pix_fmt };
+            for (const AVPixFmtDescriptor *d = NULL; (d = av_pix_fmt_desc_next(d));)
+                scene_guess_offer(&g, d->name);
+            rr_fail(e, RR_EXIT_USAGE, "output.pix_fmt: \"%s\" is not a pixel format%s%s%s", o->pix_fmt,
+                    g.best ? "; did you mean \"" : "", g.best ? g.best : "", g.best ? "\"?" : "");
             return AV_PIX_FMT_NONE;
         }
         if (!pix_supported(c, f)) {
@@ -208,9 +229,12 @@ static int video_open(void *priv, const struct output_config *o, const struct si
         return rr_fail(e, RR_EXIT_USAGE, "%s: not a video container (use .mp4 .mkv .mov .webm)", o->path);
     const char *codec_name = o->codec[0] ? o->codec : ct->codec;
     const AVCodec *codec = avcodec_find_encoder_by_name(codec_name);
-    if (!codec || codec->type != AVMEDIA_TYPE_VIDEO)
-        return rr_fail(e, RR_EXIT_USAGE, "output.codec: \"%s\" is not %s in this FFmpeg", codec_name,
-                       codec ? "a video encoder" : "an encoder");
+    if (!codec || codec->type != AVMEDIA_TYPE_VIDEO) {
+        const char *near = codec ? NULL : near_encoder(codec_name);
+        return rr_fail(e, RR_EXIT_USAGE, "output.codec: \"%s\" is not %s in this FFmpeg%s%s%s", codec_name,
+                       codec ? "a video encoder" : "an encoder", near ? "; did you mean \"" : "", near ? near : "",
+                       near ? "\"?" : "");
+    }
     const AVOutputFormat *ofmt = av_guess_format(ct->format, NULL, NULL);
     if (!ofmt)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: this FFmpeg has no %s muxer", o->path, ct->format);

@@ -15,4 +15,10 @@ for page in README.md docs/*.md; do
         check "link-$page-$target" [ -e "$dir/$target" ]
     done < "$T/links"
 done
+# Every key of the scene schema is in docs/scene.md with the same default
+# (both files parsed: keys added to both pass, a key missing from the page or
+# a differing default fails, naming it).
+/usr/bin/python3 tests/cli/docs_keys.py scenes/scene.schema.json docs/scene.md > "$T/keys" 2>&1
+check schema-keys-and-defaults-in-scene-md [ $? -eq 0 ]
+[ -s "$T/keys" ] && cat "$T/keys"
 finish

@@ -124,6 +124,6 @@ check missing-background-names-key grep -q 'render.background: cannot open "miss
 printf 'not a png' > "$T/bad.png"
 "$RR" "$T/ripples.json" -s render.mode=refract -s render.background=bad.png -o "$T/x.mp4" -q 2> "$T/err"; s=$?
 check broken-background-exit-2 [ $s -eq 2 ]
-check broken-background-message grep -q 'render.background: cannot read PNG' "$T/err"
+check broken-background-message grep -q 'render.background: .*bad.png: cannot read PNG' "$T/err"
 
 finish

@@ -180,8 +180,8 @@ export RIPPLERENDER_MEM_LIMIT=1M
 refuse limit-env-grid 2 "more than the limit of 1048576 bytes" "$T/small.json" -s grid.width=256 -s grid.height=256 $O
 refuse limit-env-render 2 "with a 1000 x 1000 render need about" "$T/small.json" -s render.width=1000 -s render.height=1000 $O
 export RIPPLERENDER_MEM_LIMIT=100K
-refuse limit-env-image 2 "harbour.png: obstacles.0.path: 200 x 150 pixels need 180000 bytes to decode, more than the limit of 102400 bytes" \
-    "$T/small.json" -s grid.width=8 -s grid.height=8 -s "obstacles=[{\"type\":\"mask\",\"path\":\"$PWD/scenes/harbour.png\"}]" $O
+refuse limit-env-image 2 "--set obstacles.0.path: $PWD/scenes/harbour.png: 200 x 150 pixels need 180000 bytes to decode, more than the limit of 102400 bytes" \
+    "$T/small.json" -s grid.width=8 -s grid.height=8 -s drops=[] -s "obstacles=[{\"type\":\"mask\",\"path\":\"$PWD/scenes/harbour.png\"}]" $O
 export RIPPLERENDER_MEM_LIMIT=lots
 refuse limit-env-bad 2 "RIPPLERENDER_MEM_LIMIT=lots: expected a size in bytes" "$T/small.json" $O
 export RIPPLERENDER_MEM_LIMIT=none

@@ -89,7 +89,8 @@ static void load_or_refuse(const char *path)
     }
     assert_int_equal(e.status, RR_EXIT_USAGE);
     assert_non_null(strstr(e.msg, path));
-    assert_non_null(strstr(e.msg, "obstacles.0.path: cannot read PNG"));
+    assert_non_null(strstr(e.msg, ": cannot read PNG"));
+    assert_true(strncmp(e.msg, "obstacles.0.path: ", 18) == 0);   /* the key first, then the file */
     assert_null(img.v);
 }
 
@@ -113,7 +114,8 @@ static void load_rgb_or_refuse(const char *path)
         return;
     }
     assert_int_equal(e.status, RR_EXIT_USAGE);
-    assert_non_null(strstr(e.msg, "render.floor: cannot read PNG"));
+    assert_true(strncmp(e.msg, "render.floor: ", 14) == 0);
+    assert_non_null(strstr(e.msg, ": cannot read PNG"));
     assert_null(img.rgb);
 }
 
@@ -139,7 +141,7 @@ static void test_missing(void **state)
     struct rr_err e = { 0 };
     assert_int_equal(image_load_gray(&img, "/nonexistent/h.png", "initial.0.path", &e), -1);
     assert_int_equal(e.status, RR_EXIT_USAGE);
-    assert_non_null(strstr(e.msg, "/nonexistent/h.png: initial.0.path: cannot read PNG: "));
+    assert_non_null(strstr(e.msg, "initial.0.path: /nonexistent/h.png: cannot read PNG: "));
 }
 
 static void write_png(const char *name, int w, int h, png_uint_32 fmt, const void *px, char *path)

@@ -182,7 +182,7 @@ static void test_errors(void **state)
     assert_int_equal(render_create(&r, &sc, 0, &e), -1);
     assert_null(r);
     assert_int_equal(e.status, RR_EXIT_USAGE);
-    assert_non_null(strstr(e.msg, "/nonexistent/bg.png: render.background: cannot read PNG"));
+    assert_non_null(strstr(e.msg, "render.background: /nonexistent/bg.png: cannot read PNG"));
     scene_init(&sc, 4, 4, RENDER_COLORMAP);
     strcpy(sc.render.colormap, "grey");
     assert_int_equal(render_create(&r, &sc, RENDER_NEED_GRAY16, &e), -1);

@@ -195,7 +195,7 @@ static const char full_scene[] =
     "                \"absorb_width\": 8 },\n"
     "  \"drops\": [ { \"frame\": 4, \"x\": 10, \"y\": 12, \"radius\": 0, \"amplitude\": 2,\n"
     "               \"shape\": \"gaussian\", \"mode\": \"set\" },\n"
-    "             { \"time\": 0.5, \"x\": -3, \"y\": 100, \"shape\": \"point\" } ],\n"
+    "             { \"time\": 0.5, \"x\": -0.25, \"y\": 47.5, \"shape\": \"point\" } ],\n"
     "  \"rain\": { \"rate\": 6, \"start\": 0.2, \"end\": 1.2, \"radius\": 2, \"amplitude\": [-2, -1],\n"
     "            \"seed\": 9007199254740992, \"shape\": \"cosine\" },\n"
     "  \"oscillators\": [ { \"from\": [0, 1], \"to\": [0, 40], \"radius\": 1, \"amplitude\": 0.25,\n"
@@ -251,7 +251,7 @@ static void test_every_key(void **state)
     assert_int_equal(sc.drops[0].shape, SHAPE_GAUSSIAN);
     assert_int_equal(sc.drops[0].mode, DROP_SET);
     assert_false(sc.drops[1].at.is_frame);
-    assert_true(sc.drops[1].at.time == 0.5 && sc.drops[1].x == -3 && sc.drops[1].y == 100);
+    assert_true(sc.drops[1].at.time == 0.5 && sc.drops[1].x == -0.25 && sc.drops[1].y == 47.5);
     assert_int_equal(sc.drops[1].shape, SHAPE_POINT);
     assert_true(sc.rain.enabled && sc.rain.rate == 6);
     assert_true(sc.rain.start.time == 0.2 && sc.rain.end.time == 1.2);
@@ -365,6 +365,158 @@ static void test_set_errors(void **state)
                      "\"spectral\", got \"wav\"; did you mean \"wave\"?");
     expect_set_error("{}", "grid.width=1e999",
                      "--set grid.width: expected an integer in [1, 16384], got a number too large for a double");
+}
+
+/* --set meets a user's typing halfway: numbers as people write them are
+ * numbers; what is not a number stays a string. */
+static void test_set_lenient_numbers(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    const char *sets[] = {
+        "solver.damping=.98", "time.frames=3.", "drops.0.amplitude=-.5", "drops.0.x=+2",
+        "time.fps=1e1", "drops.0.y=2.5E-1", "drops.0.radius=+.5e1",
+        /* not numbers: strings */
+        "probes.0.name=01", "probes.1.name=1.2.3", "probes.2.name=0x10", "probes.3.name=.",
+        "probes.4.name=-", "probes.5.name=e5", "probes.6.name=inf", "probes.7.name=1e",
+        "probes.8.name=+-1", "probes.9.name=1e+",
+    };
+    assert_int_equal(load("{}", sets, 17, &sc, &e), 0);
+    assert_true(sc.solver.damping == 0.98);
+    assert_int_equal(sc.time.frames, 3);
+    assert_true(sc.drops[0].amplitude == -0.5);
+    assert_true(sc.drops[0].x == 2 && sc.drops[0].y == 0.25 && sc.drops[0].radius == 5);
+    assert_true(sc.time.fps == 10);
+    static const char *const names[] = { "01", "1.2.3", "0x10", ".", "-", "e5", "inf", "1e", "+-1", "1e+" };
+    assert_int_equal(sc.n_probes, 10);
+    for (int i = 0; i < 10; i++)
+        assert_string_equal(sc.probes[i].name, names[i]);
+    scene_free(&sc);
+    /* A key that takes a string, given a number: refused, saying so. */
+    expect_set_error("{}", "render.colormap=1e3",
+                     "--set render.colormap: expected a non-empty string of at most 31 characters, got 1000");
+    expect_set_error("{}", "output.codec=.5",
+                     "--set output.codec: expected a string of at most 31 characters, got 0.5");
+    /* The scene file stays strict JSON. */
+    expect_file_error("{\"solver\": {\"damping\": .98}}", ":1:24: invalid JSON: expected a value near \".98}}\"");
+}
+
+/* Did you mean: near names by edit distance, and names a word starts with
+ * or that start with it (rectangle -> rect, gauss -> gaussian). */
+static void test_suggestions(void **state)
+{
+    (void)state;
+    expect_file_error("{\"obstacles\": [{\"type\": \"rectangle\"}]}",
+                      ":1:25: obstacles.0.type: expected one of \"rect\", \"circle\", \"polygon\", \"line\", "
+                      "\"mask\", got \"rectangle\"; did you mean \"rect\"?");
+    expect_file_error("{\"boundary\": \"wrapped\"}",
+                      ":1:14: boundary: expected one of \"fixed\", \"clamp\", \"wrap\", \"absorb\", got "
+                      "\"wrapped\"; did you mean \"wrap\"?");
+    expect_file_error("{\"drops\": [{\"shape\": \"gauss\"}]}",
+                      ":1:22: drops.0.shape: expected one of \"point\", \"disc\", \"gaussian\", \"cosine\", "
+                      "got \"gauss\"; did you mean \"gaussian\"?");
+    expect_file_error("{\"render\": {\"mode\": \"shade\"}}",
+                      ":1:21: render.mode: expected one of \"height\", \"colormap\", \"shaded\", \"refract\", "
+                      "\"normals\", \"caustics\", got \"shade\"; did you mean \"shaded\"?");
+    expect_file_error("{\"drops\": [{\"rad\": 2}]}",
+                      ":1:13: drops.0.rad: unknown key \"rad\", did you mean \"radius\"?");
+    /* The colormap is checked with the scene, at its position. */
+    expect_file_error("{\"render\": {\"colormap\": \"virdis\"}}",
+                      ":1:25: render.colormap: expected one of \"grey\", \"viridis\", \"magma\", \"inferno\", "
+                      "\"plasma\", \"turbo\", \"coolwarm\", \"balance\", \"ocean\", \"cividis\", got "
+                      "\"virdis\"; did you mean \"viridis\"?");
+    expect_set_error("{}", "render.colormap=nosuch",
+                     "--set render.colormap: expected one of \"grey\", \"viridis\", \"magma\", \"inferno\", "
+                     "\"plasma\", \"turbo\", \"coolwarm\", \"balance\", \"ocean\", \"cividis\", got \"nosuch\"");
+    /* Nothing near: no guess (two letters are too few to go by). */
+    expect_file_error("{\"boundary\": \"op\"}",
+                      ":1:14: boundary: expected one of \"fixed\", \"clamp\", \"wrap\", \"absorb\", got \"op\"");
+}
+
+/* A source or probe wholly outside the grid is refused, naming it. */
+static void test_outside_grid(void **state)
+{
+    (void)state;
+    const char *grid = "{\"grid\": {\"width\": 64, \"height\": 32}, ";
+    char text[512];
+    struct { const char *body, *msg; } bad[] = {
+        { "\"drops\": [{}, {}, {\"x\": 70, \"y\": 10, \"radius\": 3}]}",
+          ":1:57: drops.2: x 70, y 10 with radius 3 is wholly outside the 64 x 32 grid" },
+        { "\"drops\": [{\"x\": -2, \"y\": -2, \"radius\": 2}]}",
+          ":1:49: drops.0: x -2, y -2 with radius 2 is wholly outside the 64 x 32 grid" },
+        { "\"drops\": [{\"x\": 10, \"y\": 33.6, \"radius\": 0}]}",
+          ":1:49: drops.0: x 10, y 33.6 with radius 0 is wholly outside the 64 x 32 grid" },
+        { "\"oscillators\": [{\"x\": 10, \"y\": -40, \"radius\": 4, \"shape\": \"gaussian\"}]}",
+          ":1:55: oscillators.0: x 10, y -40 with radius 4 is wholly outside the 64 x 32 grid" },
+        { "\"oscillators\": [{\"from\": [-10, -10], \"to\": [-10, 40]}]}",
+          ":1:55: oscillators.0: from [-10, -10] to [-10, 40] with radius 2 is wholly outside the 64 x 32 grid" },
+        { "\"movers\": [{\"path\": [[0, -20, 5], [1, -20, 50], [2, 100, 50]]}]}",
+          ":1:50: movers.0: the path with radius 3 is wholly outside the 64 x 32 grid" },
+        { "\"probes\": [{\"x\": 64, \"y\": 10}]}",
+          ":1:56: probes.0.x: expected a number in [0, 63], got 64" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "%s%s", grid, bad[i].body);
+        expect_file_error(text, bad[i].msg);
+    }
+    /* Partly inside, or reaching in by its radius (a gaussian reaches 2 radii),
+     * or the path crossing the grid: accepted. */
+    const char *good[] = {
+        "\"drops\": [{\"x\": -2, \"y\": 5, \"radius\": 2}, {\"x\": 66, \"y\": 33, \"radius\": 3}]}",
+        "\"drops\": [{\"x\": 63.4, \"y\": 31.4, \"radius\": 0}]}",
+        "\"oscillators\": [{\"x\": 10, \"y\": -8, \"radius\": 4, \"shape\": \"gaussian\"}]}",
+        "\"oscillators\": [{\"from\": [-10, -10], \"to\": [80, 40]}]}",
+        "\"movers\": [{\"path\": [[0, -20, 5], [1, 100, 5]]}]}",
+        "\"movers\": [{\"path\": [[0, -20, -20], [1, 100, 60]]}]}",
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        struct scene sc;
+        struct rr_err e;
+        snprintf(text, sizeof text, "%s%s", grid, good[i]);
+        if (load(text, NULL, 0, &sc, &e) != 0)
+            fail_msg("%s: %s", good[i], e.msg);
+        scene_free(&sc);
+    }
+    /* From --set, the message says so. */
+    expect_set_error("{}", "drops.0={\"x\": 999}",
+                     "--set drops.0: x 999, y 127.5 with radius 3 is wholly outside the 256 x 256 grid");
+}
+
+/* scene_locate: a late refusal that begins with a key gets the key's origin. */
+static void test_locate(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    const char *sets[] = { "output.codec=nosuch" };
+    assert_int_equal(load("{\n \"output\": {\"pix_fmt\": \"x\"},\n \"obstacles\": [{\"type\": \"mask\", "
+                          "\"path\": \"walls.png\"}]\n}", sets, 1, &sc, &e), 0);
+    struct { int status; const char *msg, *want; } cases[] = {
+        { RR_EXIT_USAGE, "obstacles.0.path: /x/walls.png: cannot read PNG", ":3:41: obstacles.0.path: " },
+        { RR_EXIT_USAGE, "output.pix_fmt: \"x\" is not a pixel format", ":2:24: output.pix_fmt: " },
+        { RR_EXIT_USAGE, "output.codec: \"nosuch\" is not an encoder", "--set output.codec: " },
+        { RR_EXIT_USAGE, "output.bit_depth: 16 needs", ":2:12: output.bit_depth: " },   /* its section */
+        { RR_EXIT_USAGE, "grid: 9 x 9 cells need", ": grid: " },                         /* a default */
+        { RR_EXIT_USAGE, "out.gif: GIF frames are at most", "out.gif: " },                /* not a key */
+        { RR_EXIT_USAGE, "output.codecs: x", ":2:12: output.codecs: " },                  /* a part is not a key */
+        { RR_EXIT_RUNTIME, "output.codec: out of memory", "output.codec: " },              /* not a refusal */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char want[512];
+        const char *w = cases[i].want;
+        if (w[0] == ':')
+            snprintf(want, sizeof want, "%s%s%s", scene_path, w, strchr(cases[i].msg, ':') + 2);
+        else if (!strncmp(w, "--set", 5))
+            snprintf(want, sizeof want, "--set %s", cases[i].msg);
+        else
+            snprintf(want, sizeof want, "%s", cases[i].msg);
+        rr_fail(&e, cases[i].status, "%s", cases[i].msg);
+        scene_locate(&sc, &e);
+        assert_string_equal(e.msg, want);
+        assert_int_equal(e.status, cases[i].status);
+    }
+    scene_free(&sc);
 }
 
 /* Positions: every line and column asserted exactly. */
@@ -822,6 +974,10 @@ int main(void)
         cmocka_unit_test(test_every_key),
         cmocka_unit_test(test_set),
         cmocka_unit_test(test_set_errors),
+        cmocka_unit_test(test_set_lenient_numbers),
+        cmocka_unit_test(test_suggestions),
+        cmocka_unit_test(test_outside_grid),
+        cmocka_unit_test(test_locate),
         cmocka_unit_test(test_positions),
         cmocka_unit_test(test_syntax_errors),
         cmocka_unit_test(test_key_errors),

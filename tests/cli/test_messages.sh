@@ -1,0 +1,82 @@
+# Every refusal says where: the scene's FILE:LINE:COL for a value from the
+# file, "--set KEY" for one from --set, also for the checks made after loading
+# (PNG decoding, codec and pixel format, memory budget, Courant limit, rain).
+. tests/cli/lib.sh
+# One line on stderr that starts with WANT (a grep -E pattern), status 2.
+# ARGS get "-o $T/x.mp4" before them (a later -o wins); refused_as_is: not.
+refused() { name=$1; want=$2; shift 2; refused_as_is "$name" "$want" -o "$T/x.mp4" "$@"; }
+refused_as_is() {
+    name=$1; want=$2; shift 2
+    rm -f "$T/x.mp4"
+    "$RR" -q "$@" 2> "$T/err"; s=$?
+    if [ "$s" -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -qE "^ripplerender: $want" "$T/err"; then
+        ok "$name"
+    else
+        fail "$name" "status $s, message: $(cat "$T/err")"
+    fi
+}
+
+# --- every bad scene in tests/bad: FILE:LINE:COL: first ---------------------------------
+for f in tests/bad/*.json; do
+    n=$(basename "$f")
+    refused "position-$n" "tests/bad/$n:[0-9]+:[0-9]+: " "$f"
+done
+
+# The PNG checks (made when rendering starts): the key, then the file, then why.
+refused png-key-then-file 'tests/bad/44-mask-huge-dimensions\.json:1:44: obstacles\.0\.path: /.*/huge-dimensions\.png: cannot read PNG: 100000 x 100000 pixels is larger than 16384 x 16384$' \
+    tests/bad/44-mask-huge-dimensions.json
+for c in 45-mask-corrupt:44:obstacles:corrupt 46-initial-truncated:43:initial:truncated \
+         47-mask-zero-width:44:obstacles:zero-width; do
+    f=${c%%:*}; rest=${c#*:}; col=${rest%%:*}; rest=${rest#*:}; key=${rest%%:*}; png=${rest#*:}
+    refused "png-$f" "tests/bad/$f\.json:1:$col: $key\.0\.path: /.*/$png\.png: cannot read PNG: " "tests/bad/$f.json"
+done
+refused png-not-a-png 'tests/bad/48-mask-not-a-png\.json:1:44: obstacles\.0\.path: /.*/48-mask-not-a-png\.json: cannot read PNG: Not a PNG file$' \
+    tests/bad/48-mask-not-a-png.json
+
+# --- the same late checks with the value from --set: "--set KEY: " first ----------------
+echo '{ "grid": { "width": 32, "height": 24 }, "time": { "frames": 2 } }' > "$T/s.json"
+refused set-colormap '--set render\.colormap: .*did you mean "viridis"\?' "$T/s.json" -s render.colormap=virdis
+refused set-codec '--set output\.codec: ' "$T/s.json" -s output.codec=nosuch
+refused set-pix-fmt '--set output\.pix_fmt: "nosuch" is not a pixel format$' "$T/s.json" -s output.pix_fmt=nosuch
+# FFmpeg's names get a guess too: a codec's own encoder, an ending, a typo.
+refused codec-guess-format '--set output\.codec: "h264" is not an encoder in this FFmpeg; did you mean "libx264"\?$' \
+    "$T/s.json" -s output.codec=h264
+refused codec-guess-ending '--set output\.codec: "x264" .*did you mean "libx264"\?$' "$T/s.json" -s output.codec=x264
+refused codec-guess-typo '--set output\.codec: "libx624" .*did you mean "libx264"\?$' "$T/s.json" -s output.codec=libx624
+refused pix-fmt-guess '--set output\.pix_fmt: "yuv42p" is not a pixel format; did you mean "yuv420p"\?$' \
+    "$T/s.json" -s output.pix_fmt=yuv42p
+refused set-mask '--set obstacles\.0\.path: .*corrupt\.png: cannot read PNG' "$T/s.json" \
+    -s "obstacles=[{\"type\":\"mask\",\"path\":\"$PWD/tests/bad/corrupt.png\"}]"
+echo '{}' > "$T/empty.json"
+refused set-budget '--set grid: 16384 x 16384 cells' "$T/empty.json" -s grid.width=16384 -s grid.height=16384
+# A key --set gave inside a section of the file: the section's position (the nearest the file has).
+refused set-budget-in-file "$T/s.json:1:11: grid: 16384 x 16384 cells" "$T/s.json" -s grid.width=16384 -s grid.height=16384
+refused set-rain '--set rain\.rate: ' "$T/s.json" -s rain.rate=1e7 -s rain.end=1
+refused set-outside '--set drops\.0: x 99, y 5 with radius 3 is wholly outside' "$T/s.json" -s drops.0.x=99 -s drops.0.y=5
+
+# The output's kind comes from output.path: a bad one is located like any value;
+# -o is an option, and names itself.
+refused_as_is set-output-kind '--set output\.path: x\.xyz: unknown output kind' "$T/s.json" -s output.path=x.xyz
+echo '{ "output": { "path": "x.xyz" } }' > "$T/o.json"
+refused_as_is file-output-kind "$T/o.json:1:23: output\.path: x\.xyz: unknown output kind" "$T/o.json" --validate
+refused option-output-kind "$T/x\.xyz: unknown output kind" "$T/o.json" -o "$T/x.xyz"
+refused option-output-empty '-o: expected a file name, got ""' "$T/o.json" -o ""
+
+# --- late checks on values from the file, at the value's position -------------------------
+cat > "$T/wave.json" <<'JSON'
+{ "grid": { "width": 32, "height": 24, "cell_size": 0.0001 },
+  "time": { "frames": 2, "steps_per_frame": 1 },
+  "solver": { "type": "wave", "speed": 1 } }
+JSON
+refused file-courant "$T/wave.json:2:45: time\.steps_per_frame: 1 is unstable" "$T/wave.json"
+# A default value: the position of its section, or with no section the scene's name.
+sed 's/, "steps_per_frame": 1//' "$T/wave.json" > "$T/wave2.json"
+refused default-courant "$T/wave2.json:2:11: time\.steps_per_frame: 2 is unstable" "$T/wave2.json"
+grep -v '"time"' "$T/wave.json" > "$T/wave3.json"
+refused default-courant-no-section "$T/wave3.json: time\.steps_per_frame: 2 is unstable" "$T/wave3.json"
+cat > "$T/gif.json" <<'JSON'
+{ "time": { "frames": 2 },
+  "output": { "codec": "libx264" } }
+JSON
+refused file-gif-codec "$T/gif.json:2:24: output\.codec: a \.gif file holds only the gif codec" "$T/gif.json" -o "$T/x.gif"
+finish
