@@ -82,6 +82,14 @@ static int wave_init(void *priv, const struct scene *sc, struct field *f, struct
     if (!solver_wave_stable(cmax, sc->time.fps, sc->time.steps_per_frame, dx)) {
         free(speeds);
         int need = solver_wave_min_steps(cmax, sc->time.fps, dx);
+        /* "auto" is capped at 1000 steps a frame: past that, only a coarser
+         * grid, a slower wave or a higher fps can pass. */
+        if (sc->time.steps_auto)
+            return rr_fail(e, RR_EXIT_USAGE,
+                           "time.steps_per_frame: \"auto\" needs %d steps per frame for solver wave (the Courant "
+                           "number c dt/dx <= 1/sqrt(2) with c = %g m/s%s, cell_size = %g m), more than its cap "
+                           "of 1000; lower solver.speed, or raise grid.cell_size or time.fps",
+                           need, cmax, sc->solver.speed_map ? " at its fastest" : "", dx);
         return rr_fail(e, RR_EXIT_USAGE,
                        "time.steps_per_frame: %d is unstable for solver wave: the Courant number c dt/dx = %.4g "
                        "(c = %g m/s%s, dt = %.4g s, cell_size = %g m) exceeds 1/sqrt(2); use steps_per_frame %d "

@@ -69,11 +69,12 @@ cat > "$T/wave.json" <<'JSON'
   "solver": { "type": "wave", "speed": 1 } }
 JSON
 refused file-courant "$T/wave.json:2:45: time\.steps_per_frame: 1 is unstable" "$T/wave.json"
-# A default value: the position of its section, or with no section the scene's name.
-sed 's/, "steps_per_frame": 1//' "$T/wave.json" > "$T/wave2.json"
-refused default-courant "$T/wave2.json:2:11: time\.steps_per_frame: 2 is unstable" "$T/wave2.json"
-grep -v '"time"' "$T/wave.json" > "$T/wave3.json"
-refused default-courant-no-section "$T/wave3.json: time\.steps_per_frame: 2 is unstable" "$T/wave3.json"
+# A default value ("auto" for wave, past its cap of 1000 steps here): the
+# position of its section, or with no section the scene's name.
+sed -e 's/, "steps_per_frame": 1//' -e 's/"speed": 1 /"speed": 1000 /' "$T/wave.json" > "$T/wave2.json"
+refused default-courant "$T/wave2.json:2:11: time\.steps_per_frame: \"auto\" needs [0-9]* steps per frame" "$T/wave2.json"
+grep -v '"time"' "$T/wave2.json" > "$T/wave3.json"
+refused default-courant-no-section "$T/wave3.json: time\.steps_per_frame: \"auto\" needs" "$T/wave3.json"
 cat > "$T/gif.json" <<'JSON'
 { "time": { "frames": 2 },
   "output": { "codec": "libx264" } }
