@@ -154,14 +154,14 @@ static void test_shade_and_normals_bits(void **state)
                     still += gx[x] == 0.0f && gy[x] == 0.0f;
                     steep += fabsf(gx[x]) > 3.0f;
                 }
-                shade_row(&lk, &rn, W, fast);
+                shade_row(&lk, &rn, W, fast, NULL);
                 shade_plain(&lk, gx, gy, W, plain);
                 for (int x = 0; x < W; x++)
                     if (memcmp(fast + 3 * x, plain + 3 * x, 3) != 0)
                         fail_msg("shade: row %d pixel %d (slopes %g, %g, shininess %g): %d,%d,%d, plain %d,%d,%d", y,
                                  x, (double)gx[x], (double)gy[x], shin[i], fast[3 * x], fast[3 * x + 1],
                                  fast[3 * x + 2], plain[3 * x], plain[3 * x + 1], plain[3 * x + 2]);
-                normals_row(lk.hs, &rn, W, fast);
+                normals_row(lk.hs, &rn, W, fast, NULL);
                 normals_plain(gx, gy, W, plain);
                 assert_memory_equal(fast, plain, sizeof fast);
             }
