@@ -50,12 +50,15 @@ struct renderer {
     /* The deep picture (RENDER_NEED_RGB16, RENDER_NEED_ALPHA; frame.h): 16-bit
      * colour and alpha (1 or 2 bytes a sample: abytes) at grid size (refract:
      * the colour at render size), their scaled copies, and the interleaved
-     * frame. deep_bits 0: none. */
+     * frame. deep_bits 0: none. The 16-bit colour is scaled as three grey
+     * planes (c16_planes), because libswscale takes packed rgb48 through
+     * YUV, which would turn greys into colours. */
     int deep_bits, deep_ch, abytes;
     enum render_alpha alpha;
     float alpha_k;             /* alpha "height": 1 / max(|range0|, |range1|) */
     uint16_t wall_rgb16[3];
     uint16_t *c16_grid; int c16_grid_stride;
+    uint16_t *c16_planes; int c16_planes_stride;   /* 3 planes of gh rows */
     uint8_t *a_grid;    int a_grid_stride;
     uint16_t *c16_dst;  int c16_dst_stride;
     uint8_t *a_dst;     int a_dst_stride;
@@ -83,6 +86,7 @@ void render_free(struct renderer *r)
     sws_freeContext(r->sws_c16);
     sws_freeContext(r->sws_a);
     av_free(r->c16_grid);
+    av_free(r->c16_planes);
     av_free(r->a_grid);
     av_free(r->c16_dst);
     av_free(r->a_dst);
@@ -191,20 +195,21 @@ static int water_create(struct renderer *r, const struct scene *sc, struct rr_er
     return 0;
 }
 
-/* A grid-size plane of bpp bytes a pixel, and when scaled its render-size
- * copy and their scaler (fmt to fmt). Returns 0, or -1 (out of memory). */
-static int plane_create(const struct renderer *r, enum AVPixelFormat fmt, int bpp, uint8_t **grid, int *grid_stride,
-                        uint8_t **dst, int *dst_stride, struct SwsContext **sws)
+/* n grid-size planes of bpp bytes a pixel (one after the other), and when
+ * scaled their render-size copies and the scaler (fmt to fmt). Returns 0,
+ * or -1 (out of memory). */
+static int plane_create(const struct renderer *r, enum AVPixelFormat fmt, int bpp, int n, uint8_t **grid,
+                        int *grid_stride, uint8_t **dst, int *dst_stride, struct SwsContext **sws)
 {
     bool whole = r->mode == RENDER_REFRACT;   /* refract: at render size, unscaled */
     int w = whole ? r->rw : r->gw, h = whole ? r->rh : r->gh;
     *grid_stride = r->scaled ? align64(w * bpp) : w * bpp;
-    if (!(*grid = av_malloc((size_t)*grid_stride * h)))
+    if (!(*grid = av_malloc((size_t)*grid_stride * h * n)))
         return -1;
     if (!r->scaled)
         return 0;
     *dst_stride = align64(r->rw * bpp);
-    *dst = av_malloc((size_t)*dst_stride * r->rh);
+    *dst = av_malloc((size_t)*dst_stride * r->rh * n);
     *sws = sws_getContext(r->gw, r->gh, fmt, r->rw, r->rh, fmt, RR_SWS_FLAGS, NULL, NULL, NULL);
     return *dst && *sws ? 0 : -1;
 }
@@ -225,10 +230,18 @@ static int deep_create(struct renderer *r, const struct render_config *rc, int n
         r->wall_rgb16[k] = (uint16_t)(rc->obstacle_color[k] * 257);
     double top = fmax(fabs(rc->range[0]), fabs(rc->range[1]));
     r->alpha_k = (float)(1.0 / top);
-    if (r->deep_bits == 16 && plane_create(r, AV_PIX_FMT_RGB48, 6, (uint8_t **)&r->c16_grid, &r->c16_grid_stride,
-                                           (uint8_t **)&r->c16_dst, &r->c16_dst_stride, &r->sws_c16) < 0)
-        goto nomem;
-    if (r->deep_ch == 4 && plane_create(r, r->abytes == 2 ? AV_PIX_FMT_GRAY16 : AV_PIX_FMT_GRAY8, r->abytes,
+    if (r->deep_bits == 16) {
+        bool whole = r->mode == RENDER_REFRACT;   /* refract: at render size, unscaled */
+        r->c16_grid_stride = (whole ? r->rw : r->gw) * 6;
+        if (!(r->c16_grid = av_malloc((size_t)r->c16_grid_stride * (whole ? r->rh : r->gh))))
+            goto nomem;
+        /* Scaled: three grey planes at grid size, three at render size. */
+        if (r->scaled && plane_create(r, AV_PIX_FMT_GRAY16, 2, 3, (uint8_t **)&r->c16_planes,
+                                      &r->c16_planes_stride, (uint8_t **)&r->c16_dst, &r->c16_dst_stride,
+                                      &r->sws_c16) < 0)
+            goto nomem;
+    }
+    if (r->deep_ch == 4 && plane_create(r, r->abytes == 2 ? AV_PIX_FMT_GRAY16 : AV_PIX_FMT_GRAY8, r->abytes, 1,
                                         &r->a_grid, &r->a_grid_stride, &r->a_dst, &r->a_dst_stride, &r->sws_a) < 0)
         goto nomem;
     if (!(r->deep_out = av_malloc((size_t)r->rw * r->rh * r->deep_ch * r->abytes)))
@@ -588,9 +601,25 @@ static int deep_frame(struct renderer *r, const uint8_t *rgb, struct frame *fr, 
     const uint16_t *c16 = r->c16_grid;
     const uint8_t *a = r->a_grid;
     int c16_stride = r->c16_grid_stride, a_stride = r->a_grid_stride;
+    /* c16 planar (scaled): plane k of the colour at c16 + k * plane bytes. */
+    size_t plane = 0;
     if (r->scaled) {
-        if (c16 && scale_plane(r, r->sws_c16, c16, c16_stride, r->c16_dst, r->c16_dst_stride, e) < 0)
-            return -1;
+        if (c16) {
+            const size_t gplane = (size_t)r->c16_planes_stride * r->gh;
+            for (int y = 0; y < r->gh; y++) {
+                const uint16_t *in = (const uint16_t *)((const uint8_t *)c16 + (size_t)y * c16_stride);
+                for (int k = 0; k < 3; k++) {
+                    uint16_t *out = (uint16_t *)((uint8_t *)r->c16_planes + k * gplane + (size_t)y * r->c16_planes_stride);
+                    for (int x = 0; x < r->gw; x++)
+                        out[x] = in[3 * x + k];
+                }
+            }
+            plane = (size_t)r->c16_dst_stride * r->rh;
+            for (int k = 0; k < 3; k++)
+                if (scale_plane(r, r->sws_c16, (uint8_t *)r->c16_planes + k * gplane, r->c16_planes_stride,
+                                (uint8_t *)r->c16_dst + k * plane, r->c16_dst_stride, e) < 0)
+                    return -1;
+        }
         if (a && scale_plane(r, r->sws_a, a, a_stride, r->a_dst, r->a_dst_stride, e) < 0)
             return -1;
         c16 = r->c16_dst;
@@ -612,14 +641,20 @@ static int deep_frame(struct renderer *r, const uint8_t *rgb, struct frame *fr, 
         }
         const uint16_t *cr = (const uint16_t *)((const uint8_t *)c16 + (size_t)y * c16_stride);
         uint16_t *o = (uint16_t *)r->deep_out + (size_t)y * w * ch;
-        if (!ar) {
+        if (plane) {   /* planar */
+            for (int k = 0; k < 3; k++) {
+                const uint16_t *p = (const uint16_t *)((const uint8_t *)cr + k * plane);
+                for (int x = 0; x < w; x++)
+                    o[ch * x + k] = p[x];
+            }
+        } else if (!ar) {
             memcpy(o, cr, (size_t)w * 6);
-            continue;
+        } else {
+            for (int x = 0; x < w; x++)
+                memcpy(o + 4 * x, cr + 3 * x, 6);
         }
-        for (int x = 0; x < w; x++) {
-            memcpy(o + 4 * x, cr + 3 * x, 6);
+        for (int x = 0; ar && x < w; x++)
             o[4 * x + 3] = ((const uint16_t *)ar)[x];
-        }
     }
     fr->deep = r->deep_out;
     fr->deep_channels = ch;

@@ -172,6 +172,26 @@ static void test_shade_and_normals_bits(void **state)
     free(mem);
 }
 
+/* The 16-bit output's rounding, by hand: v * 65535 to nearest, ties to even,
+ * clamped, NaN 0. */
+static void test_unit_u16(void **state)
+{
+    (void)state;
+    assert_int_equal(unit_u16(0.0f), 0);
+    assert_int_equal(unit_u16(1.0f), 65535);
+    assert_int_equal(unit_u16(0.5f), 32768);          /* 32767.5: ties to even */
+    assert_int_equal(unit_u16(0.25f), 16384);         /* 16383.75 */
+    assert_int_equal(unit_u16(0.75f), 49151);         /* 49151.25 */
+    assert_int_equal(unit_u16(1.0f / 65535.0f), 1);
+    assert_int_equal(unit_u16(1.4f / 65535.0f), 1);
+    assert_int_equal(unit_u16(1.6f / 65535.0f), 2);
+    assert_int_equal(unit_u16(100.0f / 255.0f), 25700);   /* byte 100 times 257 */
+    assert_int_equal(unit_u16(-0.5f), 0);
+    assert_int_equal(unit_u16(7.0f), 65535);
+    assert_int_equal(unit_u16(NAN), 0);
+    assert_int_equal(unit_u16(INFINITY), 65535);
+}
+
 static void test_unit_round(void **state)
 {
     (void)state;
@@ -206,6 +226,7 @@ int main(void)
         cmocka_unit_test(test_powf_bits),
         cmocka_unit_test(test_shade_and_normals_bits),
         cmocka_unit_test(test_unit_round),
+        cmocka_unit_test(test_unit_u16),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
