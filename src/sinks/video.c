@@ -244,8 +244,8 @@ static int encoder_options(AVDictionary **opts, AVCodecContext *enc, const AVCod
     return 0;
 }
 
-/* libswscale from src (rgb24, or the deep picture's rgba, rgb48, rgba64) to pix at w x h (BT.709 limited range for YUV),
- * bit-exact, sliced over threads (libswscale 6's "threads", 0 = one per core;
+/* libswscale from src (rgb24, or the deep picture's rgba, rgb48, rgba64) to
+ * pix at w x h (BT.709 limited range for YUV), bit-exact, sliced over threads (libswscale 6's "threads", 0 = one per core;
  * slices give the same bytes). NULL when it cannot. */
 static struct SwsContext *open_sws(int w, int h, enum AVPixelFormat src, enum AVPixelFormat pix, int threads,
                                    bool is_rgb)

@@ -64,6 +64,14 @@ x265|v3.mp4|-soutput.codec=libx265 -soutput.bit_depth=16|yuv420p10le
 vp9|v4.webm|-soutput.bit_depth=16|yuv420p10le
 x264|v5.mkv|-soutput.bit_depth=16|yuv420p10le
 LIST
+# ffv1 at 16 bits is lossless: the same samples as the 16-bit PNG, alpha included
+for set in "" "-srender.alpha=height"; do
+    "$RR" "$T/ramp.json" -s render.mode=shaded -s output.bit_depth=16 $set -o "$T/f16.mkv" -s output.codec=ffv1 -q -y
+    "$RR" "$T/ramp.json" -s render.mode=shaded -s output.bit_depth=16 $set -o "$T/f16-%d.png" -q -y
+    a=$(ffmpeg -nostdin -v error -i "$T/f16.mkv" -f rawvideo -pix_fmt rgba64le - | md5sum)
+    b=$(ffmpeg -nostdin -v error -i "$T/f16-0.png" -f rawvideo -pix_fmt rgba64le - | md5sum)
+    check "ffv1-16-lossless${set:+-alpha}" [ "$a" = "$b" ]
+done
 # 8 bits stay 8 bits (the same count on yuv420p: the test can tell)
 "$RR" "$T/ramp.json" -o "$T/v8.mkv" -s output.codec=libx264 -q
 check video8-levels-at-most-256 [ "$($D levels "$T/v8.mkv" yuv420p 1)" -le 256 ]
