@@ -81,6 +81,7 @@ struct video_sink {
     enum AVPixelFormat src;    /* rgb24, or the deep picture's format */
     int bpp;                   /* its bytes a pixel */
     uint8_t *pad;              /* ew x eh pixels of src when padding, else NULL */
+    uint16_t *rescaled;        /* ew x eh pixels of 16-bit src for a YUV pix_fmt (to_sws16), else NULL */
     int64_t next_pts;
 };
 
@@ -363,6 +364,10 @@ static int video_open(void *priv, const struct output_config *o, const struct si
     s->enc->sample_aspect_ratio = (AVRational){ 1, 1 };
     s->enc->thread_count = p->threads > 0 ? p->threads : 0;
     bool is_rgb = desc->flags & AV_PIX_FMT_FLAG_RGB;
+    if (hi && !is_rgb && !(s->rescaled = av_malloc((size_t)s->ew * s->eh * s->bpp))) {
+        rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
+        goto fail;
+    }
     if (!is_rgb) {
         /* BT.709 limited range, converted so and tagged so (what players assume for HD). */
         s->enc->colorspace = AVCOL_SPC_BT709;
@@ -490,6 +495,16 @@ static int encode(struct video_sink *s, AVFrame *frame, struct rr_err *e)
     }
 }
 
+/* libswscale's rgb48 / rgba64 to YUV reads a 16-bit sample as an 8-bit one
+ * times 256 (its white is 65280): 65535 gave Y 943 instead of 940 at 10
+ * bits. So the colour samples go in as round(v * 65280 / 65535), which puts
+ * 0..65535 on its 0..65280; alpha is read as it is. n pixels of ch samples. */
+static void to_sws16(const uint16_t *in, uint16_t *out, size_t n, int ch)
+{
+    for (size_t i = 0; i < n * (size_t)ch; i++)
+        out[i] = (int)(i % (size_t)ch) < 3 ? (uint16_t)(((uint32_t)in[i] * 65280u + 32767u) / 65535u) : in[i];
+}
+
 static int video_write(void *priv, const struct frame *fr, struct rr_err *e)
 {
     struct video_sink *s = priv;
@@ -517,6 +532,10 @@ static int video_write(void *priv, const struct frame *fr, struct rr_err *e)
         }
         src = s->pad;
         src_stride = s->ew * bpp;
+    }
+    if (s->rescaled) {
+        to_sws16((const uint16_t *)src, s->rescaled, (size_t)s->ew * s->eh, bpp / 2);
+        src = (const uint8_t *)s->rescaled;
     }
     int ret = av_frame_make_writable(s->frame);
     if (ret < 0)
@@ -553,6 +572,7 @@ static void video_free(void *priv)
     sws_freeContext(s->sws);
     s->sws = NULL;
     av_freep(&s->pad);
+    av_freep(&s->rescaled);
     outfile_abort(&s->file);
 }
 

@@ -5,8 +5,12 @@
                                      (PIX_FMT a planar format, or packed: all samples)
   match16 FILE16 FILE8               max |v16 - 257 v8| over all samples (rgb48le / rgb24)
   alpha FILE NPY TOP [DECODER]       max |alpha - min(1, |h| / TOP)| in 1/255 units, frame 0
+  luma FILE NPY PIX_FMT BITS         RMS of plane 0 (a height render's grey, range [-1, 1])
+                                     against BT.709 limited range (16 + 219 v) << (BITS - 8)
+                                     with v from the .npy heights, in levels; frame 0
 """
 import array
+import math
 import struct
 import subprocess
 import sys
@@ -36,6 +40,17 @@ def samples16(raw):
     return a
 
 
+def heights(npy, n):
+    d = open(npy, "rb").read()
+    hl = struct.unpack("<H", d[8:10])[0]
+    h = array.array("f")
+    h.frombytes(d[10 + hl: 10 + hl + 4 * n])
+    if sys.byteorder == "big":
+        h.byteswap()
+    assert len(h) == n
+    return h
+
+
 def main(argv):
     what = argv[1]
     if what == "levels":
@@ -54,14 +69,16 @@ def main(argv):
         path, npy, top = argv[2], argv[3], float(argv[4])
         extra = ["-c:v", argv[5]] if len(argv) > 5 else []
         a = samples16(decode(path, "gray16le", extra, "alphaextract"))
-        d = open(npy, "rb").read()
-        hl = struct.unpack("<H", d[8:10])[0]
-        h = array.array("f")
-        h.frombytes(d[10 + hl: 10 + hl + 4 * len(a)])
-        if sys.byteorder == "big":
-            h.byteswap()
-        assert len(h) == len(a)
+        h = heights(npy, len(a))
         print("%.2f" % max(abs(a[i] / 65535 - min(1.0, abs(h[i]) / top)) * 255 for i in range(len(a))))
+    elif what == "luma":
+        path, npy, pix_fmt, bits = argv[2], argv[3], argv[4], int(argv[5])
+        w, hgt = size(path)
+        y = samples16(decode(path, pix_fmt))[: w * hgt]
+        h = heights(npy, w * hgt)
+        k = 1 << (bits - 8)
+        err = sum((y[i] - (16 + 219 * min(1.0, max(0.0, (h[i] + 1) / 2))) * k) ** 2 for i in range(w * hgt))
+        print("%.3f" % math.sqrt(err / (w * hgt)))
     else:
         sys.exit("depth_check.py: unknown check " + what)
 

@@ -64,6 +64,20 @@ x265|v3.mp4|-soutput.codec=libx265 -soutput.bit_depth=16|yuv420p10le
 vp9|v4.webm|-soutput.bit_depth=16|yuv420p10le
 x264|v5.mkv|-soutput.bit_depth=16|yuv420p10le
 LIST
+# 10-bit luma against the heights: the 8-bit render in a 10-bit format is off by
+# its 8-bit rounding (RMS 3.43 / sqrt(12) = 0.99 levels); the 16-bit render
+# only by the 10-bit rounding (0.29) and the codec's own loss.
+"$RR" "$T/ramp.json" -o "$T/ramp.npy" -q
+while IFS='|' read -r nm out set pix limit; do
+    "$RR" "$T/ramp.json" -o "$T/$out" $set -q -y
+    rms=$($D luma "$T/$out" "$T/ramp.npy" "$pix" 10)
+    echo "  $nm ($pix): luma RMS $rms levels from the heights"
+    check "luma10-$nm-rms" awk -v e="$rms" -v t="$limit" 'BEGIN { exit !(e <= t) }'
+done <<'LIST'
+ffv1|l1.mkv|-soutput.codec=ffv1 -soutput.pix_fmt=yuv420p10le|yuv420p10le|0.35
+prores|l2.mov|-soutput.codec=prores_ks|yuv422p10le|0.5
+vp9|l3.webm|-soutput.bit_depth=16 -soutput.crf=4|yuv420p10le|0.6
+LIST
 # ffv1 at 16 bits is lossless: the same samples as the 16-bit PNG, alpha included
 for set in "" "-srender.alpha=height"; do
     "$RR" "$T/ramp.json" -s render.mode=shaded -s output.bit_depth=16 $set -o "$T/f16.mkv" -s output.codec=ffv1 -q -y
