@@ -244,7 +244,8 @@ static int deep_create(struct renderer *r, const struct render_config *rc, int n
     if (r->deep_ch == 4 && plane_create(r, r->abytes == 2 ? AV_PIX_FMT_GRAY16 : AV_PIX_FMT_GRAY8, r->abytes, 1,
                                         &r->a_grid, &r->a_grid_stride, &r->a_dst, &r->a_dst_stride, &r->sws_a) < 0)
         goto nomem;
-    if (!(r->deep_out = av_malloc((size_t)r->rw * r->rh * r->deep_ch * r->abytes)))
+    /* refract's deep picture is c16_grid itself (no alpha, no scaling). */
+    if (r->mode != RENDER_REFRACT && !(r->deep_out = av_malloc((size_t)r->rw * r->rh * r->deep_ch * r->abytes)))
         goto nomem;
     return 0;
 nomem:
@@ -271,12 +272,13 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
                        "output.bit_depth: 16 needs render.mode \"height\" (the mode is \"%s\")",
                        mode_name(rc->mode));
     if (rc->alpha == ALPHA_CAUSTICS && rc->mode != RENDER_CAUSTICS)
-        return rr_fail(e, RR_EXIT_USAGE, "render.alpha: \"caustics\" needs render.mode \"caustics\" (the mode is \"%s\")",
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "render.alpha: \"caustics\" needs render.mode \"caustics\" (the mode is \"%s\")",
                        mode_name(rc->mode));
     if (rc->alpha != ALPHA_NONE && rc->mode == RENDER_REFRACT)
         return rr_fail(e, RR_EXIT_USAGE,
-                       "render.alpha: \"%s\" does not go with render.mode \"refract\" (its background is opaque; use none)",
-                       scene_render_alpha_name(rc->alpha));
+                       "render.alpha: \"%s\" does not go with render.mode \"refract\" "
+                       "(its background is opaque; use none)", scene_render_alpha_name(rc->alpha));
     if (!(rc->range[1] != rc->range[0]) || !isfinite(rc->range[0]) || !isfinite(rc->range[1]))
         return rr_fail(e, RR_EXIT_USAGE, "render.range: expected two different finite numbers, got [%g, %g]",
                        rc->range[0], rc->range[1]);
@@ -609,7 +611,8 @@ static int deep_frame(struct renderer *r, const uint8_t *rgb, struct frame *fr, 
             for (int y = 0; y < r->gh; y++) {
                 const uint16_t *in = (const uint16_t *)((const uint8_t *)c16 + (size_t)y * c16_stride);
                 for (int k = 0; k < 3; k++) {
-                    uint16_t *out = (uint16_t *)((uint8_t *)r->c16_planes + k * gplane + (size_t)y * r->c16_planes_stride);
+                    uint16_t *out = (uint16_t *)((uint8_t *)r->c16_planes + k * gplane +
+                                                 (size_t)y * r->c16_planes_stride);
                     for (int x = 0; x < r->gw; x++)
                         out[x] = in[3 * x + k];
                 }

@@ -174,12 +174,14 @@ int sink_open(struct sink **out, const struct scene *sc, const struct sink_param
     if (!ops->deep && o->bit_depth == 16) {
         sink_free(s);
         return rr_fail(e, RR_EXIT_USAGE,
-                       "output.bit_depth: 16 does not apply to %s (it is for PNG sequences and videos; use 8)", o->path);
+                       "output.bit_depth: 16 does not apply to %s (it is for PNG sequences and videos; use 8)",
+                       o->path);
     }
     if (!ops->deep && q.alpha != ALPHA_NONE) {
         sink_free(s);
         return rr_fail(e, RR_EXIT_USAGE,
-                       "render.alpha: %s has no alpha channel (use a PNG sequence, .webm, .mov or .mkv; or none)", o->path);
+                       "render.alpha: %s has no alpha channel (use a PNG sequence, .webm, .mov or .mkv; or none)",
+                       o->path);
     }
     if (ops->open(s->priv, o, &q, e) < 0) {
         sink_free(s);

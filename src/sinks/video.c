@@ -246,8 +246,9 @@ static int encoder_options(AVDictionary **opts, AVCodecContext *enc, const AVCod
 }
 
 /* libswscale from src (rgb24, or the deep picture's rgba, rgb48, rgba64) to
- * pix at w x h (BT.709 limited range for YUV), bit-exact, sliced over threads (libswscale 6's "threads", 0 = one per core;
- * slices give the same bytes). NULL when it cannot. */
+ * pix at w x h (BT.709 limited range for YUV), bit-exact, sliced over
+ * threads (libswscale 6's "threads", 0 = one per core; slices give the same
+ * bytes). NULL when it cannot. */
 static struct SwsContext *open_sws(int w, int h, enum AVPixelFormat src, enum AVPixelFormat pix, int threads,
                                    bool is_rgb)
 {
@@ -295,8 +296,8 @@ static int video_format(const struct output_config *o, bool alpha, const struct 
      * FFmpeg reads rgb24 back as bgr24: refused rather than written wrong. */
     if (codec->id == AV_CODEC_ID_RAWVIDEO && strcmp(ct->format, "matroska") == 0)
         return rr_fail(e, RR_EXIT_USAGE,
-                       "output.codec: rawvideo cannot be stored in a .%s file (use .mov, or ffv1, utvideo or png in .%s)",
-                       ext, ext);
+                       "output.codec: rawvideo cannot be stored in a .%s file "
+                       "(use .mov, or ffv1, utvideo or png in .%s)", ext, ext);
     enum AVPixelFormat pix = choose_pix_fmt(codec, o, alpha, e);
     if (pix == AV_PIX_FMT_NONE)
         return -1;
