@@ -47,6 +47,13 @@ for m in height colormap shaded normals caustics refract; do
     [ $m = height ] && check "png16-hash-is-rgb24" cmp -s "$T/height/hash.txt" "$T/hash8.txt"
 done
 
+# A 16-bit PNG that cannot be written (file-size limit): one line, exit 1, nothing left
+mkdir "$T/full"
+(ulimit -f 20; "$RR" "$T/ramp.json" -s render.mode=shaded -s output.bit_depth=16 -o "$T/full/f%d.png" -q 2> "$T/err"); s=$?
+check png16-write-error [ $s -eq 1 ]
+check png16-write-error-message grep -qx "ripplerender: $T/full/f0.png: cannot write PNG: Write Error" "$T/err"
+check png16-write-error-nothing-left [ -z "$(ls -A "$T/full")" ]
+
 # --- 10-bit and 16-bit video -----------------------------------------------------------
 # name|output|settings|decoded pix_fmt (the file's own: count its first plane)
 while IFS='|' read -r nm out set pix; do
