@@ -4,7 +4,12 @@
  * width * 3), the bytes that --hash and .framemd5 hash. gray16 (width * height
  * native-endian values) is present only when a sink asked for 16-bit grey;
  * heights (grid_w * grid_h floats, packed rows) only when a sink asked for raw
- * heights. The renderer owns the buffers; they are valid until its next frame. */
+ * heights. deep is present only when a sink asked for 16 bits per channel or
+ * for alpha: width * height pixels of deep_channels interleaved samples (r, g,
+ * b and, with 4, straight alpha), deep_bits 8 (bytes) or 16 (native-endian
+ * uint16), packed rows: what libswscale calls rgba, rgb48 or rgba64. Its
+ * colour at 8 bits is rgb's, byte for byte. The renderer owns the buffers;
+ * they are valid until its next frame. */
 #ifndef RR_FRAME_H
 #define RR_FRAME_H
 
@@ -17,6 +22,16 @@ struct frame {
     const uint16_t *gray16;     /* NULL unless asked for */
     int grid_w, grid_h;
     const float *heights;       /* NULL unless asked for */
+    const void *deep;           /* NULL unless asked for */
+    int deep_channels, deep_bits;
 };
+
+/* Bytes of a frame's deep picture (0 without one). */
+static inline unsigned long frame_deep_bytes(const struct frame *fr)
+{
+    return fr->deep ? (unsigned long)fr->width * (unsigned long)fr->height * (unsigned long)fr->deep_channels *
+                          (unsigned long)(fr->deep_bits / 8)
+                    : 0;
+}
 
 #endif

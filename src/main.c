@@ -58,7 +58,7 @@ static const char usage_text[] =
     "  -o, --output PATH        output (overrides output.path); the kind comes from the name:\n"
     "                             .mp4 .mkv .mov .webm  video (libavcodec)\n"
     "                             .gif                  animated GIF, one palette, loops forever\n"
-    "                             NAME%05d.png          a PNG sequence (8-bit rgb, 16-bit grey)\n"
+    "                             NAME%05d.png          a PNG sequence (8- or 16-bit rgb or rgba, 16-bit grey)\n"
     "                             .framemd5 .framehash  FFmpeg's per-frame hashes of the rgb24 frames\n"
     "                             .npy                  float32 heights, shape (frames, height, width)\n"
     "  -s, --set KEY=VALUE      override a scene value by dotted path (solver.damping=0.98,\n"

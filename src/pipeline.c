@@ -38,6 +38,7 @@ struct slot {
     uint8_t *rgb;
     uint16_t *gray16;
     float *heights;
+    void *deep;
 };
 
 struct pipeline {
@@ -48,7 +49,7 @@ struct pipeline {
     pthread_cond_t cv;
     struct slot slots[PIPE_DEPTH];
     size_t rgb_bytes;             /* of each slot's rgb buffer, once allocated */
-    bool allocated;               /* gray16 and heights too, as the first frame needs */
+    bool allocated;               /* gray16, heights and deep too, as the first frame needs */
     long head, tail;              /* frames handed over / written */
     bool done, abandon, failed;   /* no more frames / drop the rest / a write failed */
     int max_team;                 /* the frame loop's OpenMP threads at most (-j) */
@@ -157,7 +158,8 @@ static int allocate(struct pipeline *p, const struct frame *fr, struct rr_err *e
         struct slot *s = &p->slots[k];
         s->gray16 = fr->gray16 ? malloc(px * sizeof *s->gray16) : NULL;
         s->heights = fr->heights ? malloc(cells * sizeof *s->heights) : NULL;
-        if ((fr->gray16 && !s->gray16) || (fr->heights && !s->heights))
+        s->deep = fr->deep ? malloc(frame_deep_bytes(fr)) : NULL;
+        if ((fr->gray16 && !s->gray16) || (fr->heights && !s->heights) || (fr->deep && !s->deep))
             return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: out of memory for %d frames of %dx%d", PIPE_DEPTH,
                            fr->width, fr->height);
     }
@@ -218,6 +220,10 @@ int pipeline_write(struct pipeline *p, const struct frame *fr, struct rr_err *e)
         memcpy(s->heights, fr->heights, cells * sizeof *s->heights);
         s->fr.heights = s->heights;
     }
+    if (fr->deep && s->deep) {
+        memcpy(s->deep, fr->deep, frame_deep_bytes(fr));
+        s->fr.deep = s->deep;
+    }
     pthread_mutex_lock(&p->mu);
     p->head++;
     pthread_cond_broadcast(&p->cv);
@@ -255,6 +261,7 @@ void pipeline_free(struct pipeline *p)
         free(p->slots[k].rgb);
         free(p->slots[k].gray16);
         free(p->slots[k].heights);
+        free(p->slots[k].deep);
     }
     pthread_cond_destroy(&p->cv);
     pthread_mutex_destroy(&p->mu);

@@ -47,6 +47,23 @@ struct renderer {
     float *rays;               /* caustics: landing points (CAUSTICS_SCRATCH) */
     struct image_rgb bg;       /* refract: the background at render size */
     struct image_rgb floor;    /* caustics: the floor texture at grid size, or empty */
+    /* The deep picture (RENDER_NEED_RGB16, RENDER_NEED_ALPHA; frame.h): 16-bit
+     * colour and alpha (1 or 2 bytes a sample: abytes) at grid size (refract:
+     * the colour at render size), their scaled copies, and the interleaved
+     * frame. deep_bits 0: none. The 16-bit colour is scaled as three grey
+     * planes (c16_planes), because libswscale takes packed rgb48 through
+     * YUV, which would turn greys into colours. */
+    int deep_bits, deep_ch, abytes;
+    enum render_alpha alpha;
+    float alpha_k;             /* alpha "height": 1 / max(|range0|, |range1|) */
+    uint16_t wall_rgb16[3];
+    uint16_t *c16_grid; int c16_grid_stride;
+    uint16_t *c16_planes; int c16_planes_stride;   /* 3 planes of gh rows */
+    uint8_t *a_grid;    int a_grid_stride;
+    uint16_t *c16_dst;  int c16_dst_stride;
+    uint8_t *a_dst;     int a_dst_stride;
+    void *deep_out;
+    struct SwsContext *sws_c16, *sws_a;
 };
 
 static const char *mode_name(enum render_mode m)
@@ -66,6 +83,14 @@ void render_free(struct renderer *r)
         return;
     sws_freeContext(r->sws_rgb);
     sws_freeContext(r->sws_g16);
+    sws_freeContext(r->sws_c16);
+    sws_freeContext(r->sws_a);
+    av_free(r->c16_grid);
+    av_free(r->c16_planes);
+    av_free(r->a_grid);
+    av_free(r->c16_dst);
+    av_free(r->a_dst);
+    av_free(r->deep_out);
     av_free(r->rgb_grid);
     av_free(r->g16_grid);
     av_free(r->rgb_dst);
@@ -170,6 +195,64 @@ static int water_create(struct renderer *r, const struct scene *sc, struct rr_er
     return 0;
 }
 
+/* n grid-size planes of bpp bytes a pixel (one after the other), and when
+ * scaled their render-size copies and the scaler (fmt to fmt). Returns 0,
+ * or -1 (out of memory). */
+static int plane_create(const struct renderer *r, enum AVPixelFormat fmt, int bpp, int n, uint8_t **grid,
+                        int *grid_stride, uint8_t **dst, int *dst_stride, struct SwsContext **sws)
+{
+    bool whole = r->mode == RENDER_REFRACT;   /* refract: at render size, unscaled */
+    int w = whole ? r->rw : r->gw, h = whole ? r->rh : r->gh;
+    *grid_stride = r->scaled ? align64(w * bpp) : w * bpp;
+    if (!(*grid = av_malloc((size_t)*grid_stride * h * n)))
+        return -1;
+    if (!r->scaled)
+        return 0;
+    *dst_stride = align64(r->rw * bpp);
+    *dst = av_malloc((size_t)*dst_stride * r->rh * n);
+    *sws = sws_getContext(r->gw, r->gh, fmt, r->rw, r->rh, fmt, RR_SWS_FLAGS, NULL, NULL, NULL);
+    return *dst && *sws ? 0 : -1;
+}
+
+/* The deep picture's buffers (see struct renderer). Returns 0, or -1 with e
+ * filled. */
+static int deep_create(struct renderer *r, const struct render_config *rc, int needs, struct rr_err *e)
+{
+    if (!(needs & (RENDER_NEED_RGB16 | RENDER_NEED_ALPHA)))
+        return 0;
+    if ((needs & RENDER_NEED_ALPHA) && rc->alpha == ALPHA_NONE)
+        return rr_fail(e, RR_EXIT_USAGE, "render.alpha: the output carries alpha; set render.alpha (height%s)",
+                       rc->mode == RENDER_CAUSTICS ? " or caustics" : "");
+    r->deep_bits = needs & RENDER_NEED_RGB16 ? 16 : 8;
+    r->deep_ch = needs & RENDER_NEED_ALPHA ? 4 : 3;
+    r->abytes = r->deep_bits / 8;
+    for (int k = 0; k < 3; k++)
+        r->wall_rgb16[k] = (uint16_t)(rc->obstacle_color[k] * 257);
+    double top = fmax(fabs(rc->range[0]), fabs(rc->range[1]));
+    r->alpha_k = (float)(1.0 / top);
+    if (r->deep_bits == 16) {
+        bool whole = r->mode == RENDER_REFRACT;   /* refract: at render size, unscaled */
+        r->c16_grid_stride = (whole ? r->rw : r->gw) * 6;
+        if (!(r->c16_grid = av_malloc((size_t)r->c16_grid_stride * (whole ? r->rh : r->gh))))
+            goto nomem;
+        /* Scaled: three grey planes at grid size, three at render size. */
+        if (r->scaled && plane_create(r, AV_PIX_FMT_GRAY16, 2, 3, (uint8_t **)&r->c16_planes,
+                                      &r->c16_planes_stride, (uint8_t **)&r->c16_dst, &r->c16_dst_stride,
+                                      &r->sws_c16) < 0)
+            goto nomem;
+    }
+    if (r->deep_ch == 4 && plane_create(r, r->abytes == 2 ? AV_PIX_FMT_GRAY16 : AV_PIX_FMT_GRAY8, r->abytes, 1,
+                                        &r->a_grid, &r->a_grid_stride, &r->a_dst, &r->a_dst_stride, &r->sws_a) < 0)
+        goto nomem;
+    /* refract's deep picture is c16_grid itself (no alpha, no scaling). */
+    if (r->mode != RENDER_REFRACT && !(r->deep_out = av_malloc((size_t)r->rw * r->rh * r->deep_ch * r->abytes)))
+        goto nomem;
+    return 0;
+nomem:
+    return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory (or no scaler) for the %d-bit picture %dx%d",
+                   r->deep_bits, r->rw, r->rh);
+}
+
 int render_create(struct renderer **out, const struct scene *sc, int needs, struct rr_err *e)
 {
     *out = NULL;
@@ -188,6 +271,14 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
         return rr_fail(e, RR_EXIT_USAGE,
                        "output.bit_depth: 16 needs render.mode \"height\" (the mode is \"%s\")",
                        mode_name(rc->mode));
+    if (rc->alpha == ALPHA_CAUSTICS && rc->mode != RENDER_CAUSTICS)
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "render.alpha: \"caustics\" needs render.mode \"caustics\" (the mode is \"%s\")",
+                       mode_name(rc->mode));
+    if (rc->alpha != ALPHA_NONE && rc->mode == RENDER_REFRACT)
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "render.alpha: \"%s\" does not go with render.mode \"refract\" "
+                       "(its background is opaque; use none)", scene_render_alpha_name(rc->alpha));
     if (!(rc->range[1] != rc->range[0]) || !isfinite(rc->range[0]) || !isfinite(rc->range[1]))
         return rr_fail(e, RR_EXIT_USAGE, "render.range: expected two different finite numbers, got [%g, %g]",
                        rc->range[0], rc->range[1]);
@@ -201,6 +292,7 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
         return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory");
     r->mode = rc->mode;
     r->needs = needs;
+    r->alpha = rc->alpha;
     r->lo = (float)rc->range[0];
     r->span = (float)(rc->range[1] - rc->range[0]);
     r->map = map;
@@ -255,7 +347,7 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
         if (!r->heights)
             goto nomem;
     }
-    if (rc->mode >= RENDER_SHADED && water_create(r, sc, e) < 0) {
+    if ((rc->mode >= RENDER_SHADED && water_create(r, sc, e) < 0) || deep_create(r, rc, needs, e) < 0) {
         render_free(r);
         return -1;
     }
@@ -290,8 +382,46 @@ static void nbhd(const struct renderer *r, const struct field *f, int y, struct 
     rn->right = R == EDGE_FIXED ? 0.0f : R == EDGE_WRAP ? rn->mid[0] : rn->mid[w - 1];
 }
 
+/* A row of colormap at 16 bits: the table read between its entries
+ * (linearly), so that a smooth field gives more than its 256 colours.
+ * At v = i / 255 it is entry i times 257. */
+static void colormap_row16(const unsigned char (*map)[3], const float *h, float lo, float span, int w,
+                           uint16_t *rgb16)
+{
+    for (int x = 0; x < w; x++) {
+        float v = (h[x] - lo) / span;
+        v = v >= 0.0f ? v : 0.0f;   /* NaN giving 0 */
+        v = v < 1.0f ? v : 1.0f;
+        float t = v * 255.0f;
+        int i = (int)t < 254 ? (int)t : 254;
+        float fr = t - (float)i;
+        for (int k = 0; k < 3; k++)
+            rgb16[3 * x + k] = unit_u16(((float)map[i][k] + (float)(map[i + 1][k] - map[i][k]) * fr) / 255.0f);
+    }
+}
+
+/* A row of render.alpha at abytes bytes a sample: "height" |h| over the
+ * range's larger end, "caustics" the floor's light above still water's
+ * (light - 1); walls opaque. */
+static void alpha_row(const struct renderer *r, const float *h, const float *light, const unsigned char *walls,
+                      uint8_t *a)
+{
+    const int w = r->gw;
+    const float k = r->alpha_k;
+    for (int x = 0; x < w; x++) {
+        float v = r->alpha == ALPHA_CAUSTICS ? light[x] - 1.0f : fabsf(h[x]) * k;
+        if (walls && walls[x] == 1)
+            v = 1.0f;
+        if (r->abytes == 2)
+            ((uint16_t *)a)[x] = unit_u16(v);
+        else
+            a[x] = (uint8_t)unit_round(v, 255.0f);
+    }
+}
+
 static void render_row(const struct renderer *r, const struct field *f, int y, const float *restrict h,
-                       const unsigned char *walls, uint8_t *restrict rgb, uint16_t *restrict g16)
+                       const unsigned char *walls, uint8_t *restrict rgb, uint16_t *restrict g16,
+                       uint16_t *restrict rgb16, uint8_t *restrict a)
 {
     const int w = r->gw;
     const float lo = r->lo, span = r->span;
@@ -300,11 +430,11 @@ static void render_row(const struct renderer *r, const struct field *f, int y, c
         struct row_nbhd rn;
         nbhd(r, f, y, &rn);
         if (r->mode == RENDER_SHADED)
-            shade_row(&r->look, &rn, w, rgb);
+            shade_row(&r->look, &rn, w, rgb, rgb16);
         else
-            normals_row(r->look.hs, &rn, w, rgb);
+            normals_row(r->look.hs, &rn, w, rgb, rgb16);
     } else if (r->mode == RENDER_CAUSTICS) {
-        caustics_row(&r->look, r->light + row, r->floor.rgb ? r->floor.rgb + row * 3 : NULL, w, rgb);
+        caustics_row(&r->look, r->light + row, r->floor.rgb ? r->floor.rgb + row * 3 : NULL, w, rgb, rgb16);
     } else if (r->mode == RENDER_HEIGHT) {
         /* v = (h - range0) / (range1 - range0) to 0..255 (0..65535), clamped, NaN giving 0 */
         for (int x = 0; x < w; x++) {
@@ -314,6 +444,9 @@ static void render_row(const struct renderer *r, const struct field *f, int y, c
         if (g16)
             for (int x = 0; x < w; x++)
                 g16[x] = (uint16_t)unit_round((h[x] - lo) / span, 65535.0f);
+        if (rgb16)
+            for (int x = 0; x < w; x++)
+                rgb16[3 * x] = rgb16[3 * x + 1] = rgb16[3 * x + 2] = unit_u16((h[x] - lo) / span);
     } else {
         const unsigned char (*map)[3] = r->map;
         for (int x = 0; x < w; x++) {
@@ -322,7 +455,11 @@ static void render_row(const struct renderer *r, const struct field *f, int y, c
             rgb[3 * x + 1] = map[i][1];
             rgb[3 * x + 2] = map[i][2];
         }
+        if (rgb16)
+            colormap_row16(map, h, lo, span, w, rgb16);
     }
+    if (a)
+        alpha_row(r, h, r->light ? r->light + row : NULL, walls, a);
     /* memchr: most rows have no wall, and glibc scans them a vector at a time. */
     for (const unsigned char *p = walls ? memchr(walls, 1, (size_t)w) : NULL; p;
          p = memchr(p + 1, 1, (size_t)(walls + w - (p + 1)))) {
@@ -330,6 +467,8 @@ static void render_row(const struct renderer *r, const struct field *f, int y, c
         memcpy(rgb + 3 * x, r->wall, 3);
         if (g16)
             g16[x] = r->wall16;
+        if (rgb16)
+            memcpy(rgb16 + 3 * x, r->wall_rgb16, sizeof r->wall_rgb16);
     }
 }
 
@@ -387,13 +526,18 @@ static void refract_rows(void *arg, int lo, int hi)
     const int rw = r->rw, rh = r->rh, gw = r->gw, gh = r->gh;
     for (int y = lo; y < hi; y++) {
         uint8_t *out = j->dst + (size_t)y * rw * 3;
-        refract_row(&r->look, r->gx, r->gy, gw, gh, r->bg.rgb, rw, rh, y, out);
+        uint16_t *out16 = r->c16_grid ? r->c16_grid + (size_t)y * rw * 3 : NULL;
+        refract_row(&r->look, r->gx, r->gy, gw, gh, r->bg.rgb, rw, rh, y, out, out16);
         if (!j->walls)
             continue;
         const unsigned char *wr = j->walls + (size_t)((long)y * gh / rh) * gw;
-        for (int x = 0; x < rw; x++)
-            if (wr[(long)x * gw / rw] == 1)
+        for (int x = 0; x < rw; x++) {
+            if (wr[(long)x * gw / rw] == 1) {
                 memcpy(out + 3 * x, r->wall, 3);
+                if (out16)
+                    memcpy(out16 + 3 * x, r->wall_rgb16, sizeof r->wall_rgb16);
+            }
+        }
     }
 }
 
@@ -412,6 +556,11 @@ static int refract_frame(struct renderer *r, const struct field *f, const unsign
     fr->grid_w = gw;
     fr->grid_h = gh;
     fr->rgb = dst;
+    if (r->c16_grid) {   /* refract takes no alpha: the deep picture is the colour */
+        fr->deep = r->c16_grid;
+        fr->deep_channels = 3;
+        fr->deep_bits = 16;
+    }
     copy_heights(r, f, fr);
     return 0;
 }
@@ -426,7 +575,94 @@ static void render_rows(void *arg, int lo, int hi)
     for (int y = lo; y < hi; y++)
         render_row(r, j->f, y, j->f->cur + (ptrdiff_t)y * j->f->stride,
                    j->walls ? j->walls + (size_t)y * r->gw : NULL, j->dst + (size_t)y * r->rgb_grid_stride,
-                   g16 ? (uint16_t *)((uint8_t *)r->g16_grid + (size_t)y * r->g16_grid_stride) : NULL);
+                   g16 ? (uint16_t *)((uint8_t *)r->g16_grid + (size_t)y * r->g16_grid_stride) : NULL,
+                   r->c16_grid ? (uint16_t *)((uint8_t *)r->c16_grid + (size_t)y * r->c16_grid_stride) : NULL,
+                   r->a_grid ? r->a_grid + (size_t)y * r->a_grid_stride : NULL);
+}
+
+/* Scales one grid-size plane to render size (src and dst strides in bytes).
+ * Returns 0, or -1 with e filled. */
+static int scale_plane(struct renderer *r, struct SwsContext *sws, const void *src, int src_stride, void *dst,
+                       int dst_stride, struct rr_err *e)
+{
+    const uint8_t *s[4] = { src, NULL, NULL, NULL };
+    int ss[4] = { src_stride, 0, 0, 0 };
+    uint8_t *d[4] = { dst, NULL, NULL, NULL };
+    int ds[4] = { dst_stride, 0, 0, 0 };
+    if (sws_scale(sws, s, ss, 0, r->gh, d, ds) != r->rh)
+        return rr_fail(e, RR_EXIT_RUNTIME, "render: libswscale failed to scale %dx%d to %dx%d", r->gw, r->gh, r->rw,
+                       r->rh);
+    return 0;
+}
+
+/* The interleaved deep picture (frame.h) from the frame's rgb (8-bit
+ * colour), the 16-bit colour and the alpha, at render size: the scaled
+ * copies when scaled. Returns 0, or -1 with e filled. */
+static int deep_frame(struct renderer *r, const uint8_t *rgb, struct frame *fr, struct rr_err *e)
+{
+    const uint16_t *c16 = r->c16_grid;
+    const uint8_t *a = r->a_grid;
+    int c16_stride = r->c16_grid_stride, a_stride = r->a_grid_stride;
+    /* c16 planar (scaled): plane k of the colour at c16 + k * plane bytes. */
+    size_t plane = 0;
+    if (r->scaled) {
+        if (c16) {
+            const size_t gplane = (size_t)r->c16_planes_stride * r->gh;
+            for (int y = 0; y < r->gh; y++) {
+                const uint16_t *in = (const uint16_t *)((const uint8_t *)c16 + (size_t)y * c16_stride);
+                for (int k = 0; k < 3; k++) {
+                    uint16_t *out = (uint16_t *)((uint8_t *)r->c16_planes + k * gplane +
+                                                 (size_t)y * r->c16_planes_stride);
+                    for (int x = 0; x < r->gw; x++)
+                        out[x] = in[3 * x + k];
+                }
+            }
+            plane = (size_t)r->c16_dst_stride * r->rh;
+            for (int k = 0; k < 3; k++)
+                if (scale_plane(r, r->sws_c16, (uint8_t *)r->c16_planes + k * gplane, r->c16_planes_stride,
+                                (uint8_t *)r->c16_dst + k * plane, r->c16_dst_stride, e) < 0)
+                    return -1;
+        }
+        if (a && scale_plane(r, r->sws_a, a, a_stride, r->a_dst, r->a_dst_stride, e) < 0)
+            return -1;
+        c16 = r->c16_dst;
+        a = r->a_dst;
+        c16_stride = r->c16_dst_stride;
+        a_stride = r->a_dst_stride;
+    }
+    const int w = r->rw, ch = r->deep_ch;
+    for (int y = 0; y < r->rh; y++) {
+        const uint8_t *ar = a ? a + (size_t)y * a_stride : NULL;
+        if (r->deep_bits == 8) {   /* rgba: the frame's own colour bytes */
+            const uint8_t *cr = rgb + (size_t)y * w * 3;
+            uint8_t *o = (uint8_t *)r->deep_out + (size_t)y * w * 4;
+            for (int x = 0; x < w; x++) {
+                memcpy(o + 4 * x, cr + 3 * x, 3);
+                o[4 * x + 3] = ar[x];
+            }
+            continue;
+        }
+        const uint16_t *cr = (const uint16_t *)((const uint8_t *)c16 + (size_t)y * c16_stride);
+        uint16_t *o = (uint16_t *)r->deep_out + (size_t)y * w * ch;
+        if (plane) {   /* planar */
+            for (int k = 0; k < 3; k++) {
+                const uint16_t *p = (const uint16_t *)((const uint8_t *)cr + k * plane);
+                for (int x = 0; x < w; x++)
+                    o[ch * x + k] = p[x];
+            }
+        } else if (!ar) {
+            memcpy(o, cr, (size_t)w * 6);
+        } else {
+            for (int x = 0; x < w; x++)
+                memcpy(o + 4 * x, cr + 3 * x, 6);
+        }
+        for (int x = 0; ar && x < w; x++)
+            o[4 * x + 3] = ((const uint16_t *)ar)[x];
+    }
+    fr->deep = r->deep_out;
+    fr->deep_channels = ch;
+    fr->deep_bits = r->deep_bits;
+    return 0;
 }
 
 int render_frame(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
@@ -484,6 +720,8 @@ int render_frame_to(struct renderer *r, const struct field *f, const unsigned ch
         fr->rgb = grid_rgb;
         fr->gray16 = r->g16_grid;
     }
+    if (r->deep_bits && deep_frame(r, fr->rgb, fr, e) < 0)
+        return -1;
     copy_heights(r, f, fr);
     return 0;
 }

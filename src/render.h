@@ -7,7 +7,12 @@
  * render.obstacle_color. When render.width/height differ from the grid, the
  * picture is scaled with libswscale (bicubic, bit-exact flags, so frames are
  * the same on every CPU), except refract, which samples its background at
- * render size itself. */
+ * render size itself.
+ *
+ * Every mode computes its colours in float and rounds them to 8 bits for
+ * rgb; a sink that asks for RENDER_NEED_RGB16 gets the same values rounded
+ * to 16 bits as well (unit_round(v, 65535)), and RENDER_NEED_ALPHA adds
+ * render.alpha's plane: 0 transparent to full opaque, walls opaque. */
 #ifndef RR_RENDER_H
 #define RR_RENDER_H
 
@@ -19,14 +24,17 @@
 enum render_needs {
     RENDER_NEED_GRAY16 = 1,    /* 16-bit grey at render size (height mode only) */
     RENDER_NEED_HEIGHTS = 2,   /* raw float heights at grid size */
+    RENDER_NEED_RGB16 = 4,     /* frame.deep at 16 bits per channel */
+    RENDER_NEED_ALPHA = 8,     /* frame.deep with render.alpha's alpha (8 or 16 bits, as RGB16 says) */
 };
 
 struct renderer;
 
 /* Prepares buffers and the scaler. `needs` is a mask of enum render_needs.
  * Returns 0 and *out, or -1 with e filled (RR_EXIT_USAGE for an unknown
- * colormap, a gray16 request in a mode that has no grey, or an unreadable
- * background or floor PNG; RR_EXIT_RUNTIME for memory). */
+ * colormap, a gray16 request in a mode that has no grey, a render.alpha the
+ * mode has no source for, or an unreadable background or floor PNG;
+ * RR_EXIT_RUNTIME for memory). */
 int render_create(struct renderer **out, const struct scene *sc, int needs, struct rr_err *e);
 
 /* Renders the field's current heights. fr's pointers are owned by the renderer

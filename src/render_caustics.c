@@ -98,7 +98,8 @@ void caustics_gather(const float *gx, const float *gy, int w, int h, float depth
 
 /* colour = floor * light, and what goes past full brightness bleaches the
  * other channels toward white (a bright caustic line looks white-hot). */
-void caustics_row(const struct water_look *lk, const float *light, const uint8_t *floor_rgb, int w, uint8_t *rgb)
+void caustics_row(const struct water_look *lk, const float *light, const uint8_t *floor_rgb, int w, uint8_t *rgb,
+                  uint16_t *rgb16)
 {
     for (int x = 0; x < w; x++) {
         float l = light[x], c[3], over = 0.0f;
@@ -110,6 +111,8 @@ void caustics_row(const struct water_look *lk, const float *light, const uint8_t
         for (int k = 0; k < 3; k++) {
             float v = fminf(fmaxf(c[k] + 0.5f * over, 0.0f), 1.0f);
             rgb[3 * x + k] = (uint8_t)lrintf(v * 255.0f);
+            if (rgb16)
+                rgb16[3 * x + k] = unit_u16(v);
         }
     }
 }

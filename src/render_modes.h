@@ -30,6 +30,15 @@ static inline __attribute__((always_inline)) int unit_round(float v, float scale
     return (int)((v * scale + 0x1p23f) - 0x1p23f);
 }
 
+/* A colour channel v in [0, 1] (clamped, NaN giving 0) to 16 bits: the one
+ * rounding of every mode's 16-bit output (RENDER_NEED_RGB16), as the 8-bit
+ * output's is unit_round(v, 255). 0 -> 0, 1 -> 65535, 0.5 -> 32768 (ties
+ * to even). */
+static inline __attribute__((always_inline)) uint16_t unit_u16(float v)
+{
+    return (uint16_t)unit_round(v, 65535.0f);
+}
+
 /* The lighting settings, in floats, unit vectors and 0..1 colours. */
 struct water_look {
     float hs;                    /* height_scale */
@@ -77,9 +86,10 @@ struct row_nbhd {
 
 /* One row of the lit surface (shaded) and of the tangent-space normal map
  * (normals, hs = height_scale), the slopes taken as water_slopes takes them.
- * Cannot fail. */
-void shade_row(const struct water_look *lk, const struct row_nbhd *rn, int w, uint8_t *rgb);
-void normals_row(float hs, const struct row_nbhd *rn, int w, uint8_t *rgb);
+ * rgb16: NULL, or w * 3 values for the same colours at 16 bits (every kernel
+ * below takes one too). Cannot fail. */
+void shade_row(const struct water_look *lk, const struct row_nbhd *rn, int w, uint8_t *rgb, uint16_t *rgb16);
+void normals_row(float hs, const struct row_nbhd *rn, int w, uint8_t *rgb, uint16_t *rgb16);
 
 /* out[i] = powf(x[i], y) for n values, bit for bit, vectorised on CPUs with
  * AVX2 and FMA (render_shade.c says how). Cannot fail. */
@@ -102,7 +112,7 @@ void caustics_gather(const float *gx, const float *gy, int w, int h, float depth
  * look's floor colour when NULL) times the light, brighter parts bleaching
  * toward white. Light 1 gives the floor colour itself. Cannot fail. */
 void caustics_row(const struct water_look *lk, const float *light, const uint8_t *floor_rgb, int w,
-                  uint8_t *rgb);
+                  uint8_t *rgb, uint16_t *rgb16);
 
 /* Refract, at render size rw x rh over a gw x gh grid: pixel p shows the
  * background at p - refraction * slope (in cells, times rw/gw and rh/gh),
@@ -110,6 +120,6 @@ void caustics_row(const struct water_look *lk, const float *light, const uint8_t
  * bilinearly and clamped at its edges; plus highlights beyond still water's.
  * bg is rw x rh rgb24. One output row y. Cannot fail. */
 void refract_row(const struct water_look *lk, const float *gx, const float *gy, int gw, int gh,
-                 const uint8_t *bg, int rw, int rh, int y, uint8_t *rgb);
+                 const uint8_t *bg, int rw, int rh, int y, uint8_t *rgb, uint16_t *rgb16);
 
 #endif

@@ -12,7 +12,7 @@
  * grid position with zero slope samples its own background pixel with
  * weights 0, so still water returns the background byte for byte. */
 void refract_row(const struct water_look *lk, const float *gx, const float *gy, int gw, int gh,
-                 const uint8_t *bg, int rw, int rh, int y, uint8_t *rgb)
+                 const uint8_t *bg, int rw, int rh, int y, uint8_t *rgb, uint16_t *rgb16)
 {
     const float ax = (float)gw / (float)rw, ay = (float)gh / (float)rh;
     const float gyc = ((float)y + 0.5f) * ay - 0.5f;   /* half-pixel centres */
@@ -37,6 +37,8 @@ void refract_row(const struct water_look *lk, const float *gx, const float *gy, 
             float bot = (float)p10[k] + (float)(p11[k] - p10[k]) * fx;
             float v = top + (bot - top) * fy + glint;
             rgb[3 * x + k] = (uint8_t)lrintf(fminf(v, 255.0f));
+            if (rgb16)
+                rgb16[3 * x + k] = unit_u16(v / 255.0f);
         }
     }
 }

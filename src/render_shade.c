@@ -277,7 +277,8 @@ static void fill_rgb(uint8_t *restrict out, const uint8_t px[3], int n)
  * plain pass per pixel (the frames are unchanged). */
 static inline __attribute__((always_inline)) void shade_chunk(const struct water_look *lk, const float *restrict ax,
                                                               const float *restrict ay, int n,
-                                                              uint8_t *restrict out, bool fast)
+                                                              uint8_t *restrict out, uint16_t *restrict out16,
+                                                              bool fast)
 {
     const float F0 = lk->f0, ambient = 0.35f, spec_k = lk->specular, shin = lk->shininess;
     const float l0 = lk->light[0], l1 = lk->light[1], l2 = lk->light[2];
@@ -313,6 +314,14 @@ static inline __attribute__((always_inline)) void shade_chunk(const struct water
         out[3 * x + 1] = to_byte(c1[x] + spec);
         out[3 * x + 2] = to_byte(c2[x] + spec);
     }
+    if (out16) {
+        for (int x = 0; x < n; x++) {
+            float spec = spec_k * pw[x];
+            out16[3 * x] = unit_u16(c0[x] + spec);
+            out16[3 * x + 1] = unit_u16(c1[x] + spec);
+            out16[3 * x + 2] = unit_u16(c2[x] + spec);
+        }
+    }
 }
 
 /* A row, chunk by chunk: the slopes, then the colours; a chunk of still
@@ -320,47 +329,53 @@ static inline __attribute__((always_inline)) void shade_chunk(const struct water
  * takes the colour of a still pixel, computed first by the same code. */
 static inline __attribute__((always_inline)) void shade_body(const struct water_look *lk,
                                                              const struct row_nbhd *rn, int w, uint8_t *rgb,
-                                                             bool fast)
+                                                             uint16_t *rgb16, bool fast)
 {
     fast = fast && pow_fast_exponent(lk->shininess);
     const float k = 0.5f * lk->hs;
     float ax[SHADE_CHUNK] = { 0 }, ay[SHADE_CHUNK] = { 0 };
     uint8_t still[3];
-    shade_chunk(lk, ax, ay, 1, still, fast);
+    uint16_t still16[3];
+    shade_chunk(lk, ax, ay, 1, still, still16, fast);
     for (int x0 = 0; x0 < w; x0 += SHADE_CHUNK) {
         const int n = w - x0 < SHADE_CHUNK ? w - x0 : SHADE_CHUNK;
-        if (chunk_slopes(rn, x0, n, w, k, ax, ay))
-            shade_chunk(lk, ax, ay, n, rgb + 3 * (size_t)x0, fast);
-        else
+        uint16_t *out16 = rgb16 ? rgb16 + 3 * (size_t)x0 : NULL;
+        if (chunk_slopes(rn, x0, n, w, k, ax, ay)) {
+            shade_chunk(lk, ax, ay, n, rgb + 3 * (size_t)x0, out16, fast);
+        } else {
             fill_rgb(rgb + 3 * (size_t)x0, still, n);
+            for (int x = 0; out16 && x < n; x++)
+                memcpy(out16 + 3 * x, still16, sizeof still16);
+        }
     }
 }
 
 /* tune=haswell: GCC's generic tuning does not gather, which the tables need. */
 __attribute__((target("arch=x86-64-v3,tune=haswell"))) static void
-shade_row_v3(const struct water_look *lk, const struct row_nbhd *rn, int w, uint8_t *rgb)
+shade_row_v3(const struct water_look *lk, const struct row_nbhd *rn, int w, uint8_t *rgb, uint16_t *rgb16)
 {
-    shade_body(lk, rn, w, rgb, true);
+    shade_body(lk, rn, w, rgb, rgb16, true);
 }
 
-static void shade_row_base(const struct water_look *lk, const struct row_nbhd *rn, int w, uint8_t *rgb)
+static void shade_row_base(const struct water_look *lk, const struct row_nbhd *rn, int w, uint8_t *rgb,
+                           uint16_t *rgb16)
 {
-    shade_body(lk, rn, w, rgb, false);
+    shade_body(lk, rn, w, rgb, rgb16, false);
 }
 
-void shade_row(const struct water_look *lk, const struct row_nbhd *rn, int w, uint8_t *rgb)
+void shade_row(const struct water_look *lk, const struct row_nbhd *rn, int w, uint8_t *rgb, uint16_t *rgb16)
 {
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        shade_row_v3(lk, rn, w, rgb);
+        shade_row_v3(lk, rn, w, rgb, rgb16);
     else
-        shade_row_base(lk, rn, w, rgb);
+        shade_row_base(lk, rn, w, rgb, rgb16);
 }
 
 /* OpenGL convention (+x right, +y up in the texture, as Blender, Unity and
  * Godot read it): with y down in the grid the up-slope is -gy, so the normal
  * is (-gx, +gy, 1) / |.|, stored as (n + 1) / 2 * 255. Still water is
  * (0, 0, 1): 127.5 rounds to even, giving 128, 128, 255. */
-void normals_row(float hs, const struct row_nbhd *rn, int w, uint8_t *rgb)
+void normals_row(float hs, const struct row_nbhd *rn, int w, uint8_t *rgb, uint16_t *rgb16)
 {
     const float k = 0.5f * hs;
     float gx[SHADE_CHUNK], gy[SHADE_CHUNK];
@@ -373,6 +388,13 @@ void normals_row(float hs, const struct row_nbhd *rn, int w, uint8_t *rgb)
             out[3 * x] = (uint8_t)lrintf((0.5f - 0.5f * gx[x] * inv) * 255.0f);
             out[3 * x + 1] = (uint8_t)lrintf((0.5f + 0.5f * gy[x] * inv) * 255.0f);
             out[3 * x + 2] = (uint8_t)lrintf((0.5f + 0.5f * inv) * 255.0f);
+        }
+        for (int x = 0; rgb16 && x < n; x++) {
+            float inv = 1.0f / sqrtf(gx[x] * gx[x] + gy[x] * gy[x] + 1.0f);
+            uint16_t *o16 = rgb16 + 3 * ((size_t)x0 + x);
+            o16[0] = unit_u16(0.5f - 0.5f * gx[x] * inv);
+            o16[1] = unit_u16(0.5f + 0.5f * gy[x] * inv);
+            o16[2] = unit_u16(0.5f + 0.5f * inv);
         }
     }
 }

@@ -33,6 +33,7 @@ static const char *const obstacle_names[] = { "rect", "circle", "polygon", "line
 static const char *const render_names[] = { "height", "colormap", "shaded", "refract", "normals",
                                             "caustics", NULL };
 static const char *const initial_names[] = { "image", "wave", NULL };
+static const char *const alpha_names[] = { "none", "height", "caustics", NULL };
 
 static const char *name_of(const char *const *names, int count, int v)
 {
@@ -43,6 +44,7 @@ const char *scene_solver_name(enum solver_type t) { return name_of(solver_names,
 const char *scene_edge_name(enum edge_kind k) { return name_of(edge_names, 4, (int)k); }
 const char *scene_shape_name(enum shape_kind k) { return name_of(shape_names, 4, (int)k); }
 const char *scene_render_mode_name(enum render_mode m) { return name_of(render_names, 6, (int)m); }
+const char *scene_render_alpha_name(enum render_alpha a) { return name_of(alpha_names, 3, (int)a); }
 
 /* ---- time steps ------------------------------------------------------------------- */
 
@@ -1410,7 +1412,7 @@ static int load_render(struct ld *ld, const cJSON *root)
     static const char *const keys[] = { "mode", "colormap", "range", "width", "height", "obstacle_color",
                                         "height_scale", "light", "water_color", "sky_color", "specular",
                                         "shininess", "background", "refraction", "depth", "floor",
-                                        "floor_color", "reflectivity", NULL };
+                                        "floor_color", "reflectivity", "alpha", NULL };
     static const struct range SHINE = { 1, 10000, false, false };
     static const struct range REFR = { -10000, 10000, false, false };
     static const struct range SCALE = { 0, 1e6, true, false };
@@ -1425,6 +1427,7 @@ static int load_render(struct ld *ld, const cJSON *root)
     if (check_keys(ld, o, "render", keys, NULL) < 0)
         return -1;
     GET_ENUM(ld, o, "render", "mode", render_names, r->mode);
+    GET_ENUM(ld, o, "render", "alpha", alpha_names, r->alpha);
     const cJSON *cmap = member(o, "colormap");
     int known_map;   /* one of the renderer's names, checked here for its position */
     if (get_name(ld, o, "render", "colormap", false, r->colormap) < 0
@@ -2095,6 +2098,7 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_opt_str(o, "floor", r->floor, ok);
         add_item(o, "floor_color", color_array(r->floor_color), ok);
         add_num(o, "reflectivity", r->reflectivity, ok);
+        add_str(o, "alpha", scene_render_alpha_name(r->alpha), ok);
     }
     const struct output_config *out = &sc->output;
     if ((o = add_obj(root, "output", ok))) {

@@ -26,6 +26,8 @@ enum render_mode {
     RENDER_HEIGHT, RENDER_COLORMAP, RENDER_SHADED, RENDER_REFRACT, RENDER_NORMALS, RENDER_CAUSTICS
 };
 enum initial_type { INITIAL_IMAGE, INITIAL_WAVE };
+/* render.alpha: where the picture's alpha comes from (docs/render.md). */
+enum render_alpha { ALPHA_NONE, ALPHA_HEIGHT, ALPHA_CAUSTICS };
 
 /* A moment in the video: either a time in seconds or a frame number, as the
  * scene gave it (printed back the same way). */
@@ -128,6 +130,7 @@ struct render_config {
     double depth;                  /* caustics: floor depth in cells */
     char *floor;                   /* caustics: floor PNG or NULL (floor_color) */
     unsigned char floor_color[3];
+    enum render_alpha alpha;       /* none: opaque, no alpha plane */
 };
 
 struct output_config {
@@ -136,7 +139,7 @@ struct output_config {
     int crf;                       /* -1 = the codec's default */
     char preset[RR_NAME_MAX];      /* "" = the codec's default */
     char pix_fmt[RR_NAME_MAX];     /* "" = the codec's default */
-    int bit_depth;                 /* 8 or 16 (16: PNG sequences of height renders) */
+    int bit_depth;                 /* 8 or 16 (16: 16-bit PNG, or a video pix_fmt of more than 8 bits) */
 };
 
 /* Where a value of the scene came from: its key path ("obstacles.0.path") and
@@ -221,5 +224,6 @@ const char *scene_solver_name(enum solver_type t);
 const char *scene_edge_name(enum edge_kind k);
 const char *scene_shape_name(enum shape_kind k);
 const char *scene_render_mode_name(enum render_mode m);
+const char *scene_render_alpha_name(enum render_alpha a);
 
 #endif

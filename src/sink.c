@@ -171,11 +171,21 @@ int sink_open(struct sink **out, const struct scene *sc, const struct sink_param
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
     }
     s->needs = ops->needs(o, sc);
-    if ((s->needs & RENDER_NEED_GRAY16) && sc->render.mode != RENDER_HEIGHT) {
+    struct sink_params q = *p;
+    q.alpha = sc->render.alpha;
+    if (!ops->deep && o->bit_depth == 16) {
         sink_free(s);
-        return rr_fail(e, RR_EXIT_USAGE, "output.bit_depth: 16 needs render.mode \"height\"");
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "output.bit_depth: 16 does not apply to %s (it is for PNG sequences and videos; use 8)",
+                       o->path);
     }
-    if (ops->open(s->priv, o, p, e) < 0) {
+    if (!ops->deep && q.alpha != ALPHA_NONE) {
+        sink_free(s);
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "render.alpha: %s has no alpha channel (use a PNG sequence, .webm, .mov or .mkv; or none)",
+                       o->path);
+    }
+    if (ops->open(s->priv, o, &q, e) < 0) {
         sink_free(s);
         return -1;
     }

@@ -29,11 +29,15 @@ struct sink_params {
     long first;               /* the number of the first (--range), from 0 */
     bool overwrite;           /* -y */
     int threads;              /* encoder threads (0: the library's choice) */
+    enum render_alpha alpha;  /* render.alpha (sink_open fills it from the scene) */
 };
 
 struct sink_ops {
     const char *name;
     size_t priv_size;
+    /* The kind acts on output.bit_depth 16 and render.alpha itself; for the
+     * others sink_open refuses them (a hash, a GIF, float heights). */
+    bool deep;
     /* Returns the render_needs bits this sink wants for this output. */
     int (*needs)(const struct output_config *o, const struct scene *sc);
     int (*open)(void *priv, const struct output_config *o, const struct sink_params *p,

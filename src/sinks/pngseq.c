@@ -1,6 +1,9 @@
-/* sinks/pngseq.c: one PNG per frame, named by a printf pattern (f%05d.png),
- * through libpng's simplified API: 8-bit rgb, or 16-bit grey for height
- * renders with output.bit_depth 16.
+/* sinks/pngseq.c: one PNG per frame, named by a printf pattern (f%05d.png):
+ * 8-bit rgb, or 16-bit grey for height renders with output.bit_depth 16,
+ * through libpng's simplified API; with render.alpha or, in the other modes,
+ * output.bit_depth 16, the frame's deep picture as 8- or 16-bit RGB or RGBA
+ * through libpng's full API (the simplified API's 16-bit formats are linear
+ * and premultiplied; these values are sRGB codes, alpha straight).
  *
  * Atomic as a set: every frame is written under a temporary name beside its
  * target; close moves them all into place; free without close removes them. */
@@ -9,13 +12,14 @@
 
 #include <errno.h>
 #include <png.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 struct pngseq_sink {
     const char *pattern;
-    bool overwrite, gray16;
+    bool overwrite, gray16, deep;
     int width, height;
     struct outfile *files;     /* one per frame written, in order */
     long n, cap;
@@ -23,8 +27,10 @@ struct pngseq_sink {
 
 static int pngseq_needs(const struct output_config *o, const struct scene *sc)
 {
-    (void)sc;
-    return o->bit_depth == 16 ? RENDER_NEED_GRAY16 : 0;
+    bool alpha = sc->render.alpha != ALPHA_NONE, b16 = o->bit_depth == 16;
+    if (b16 && !alpha && sc->render.mode == RENDER_HEIGHT)
+        return RENDER_NEED_GRAY16;
+    return (b16 ? RENDER_NEED_RGB16 : 0) | (alpha ? RENDER_NEED_ALPHA : 0);
 }
 
 static int frame_name(const struct pngseq_sink *s, long i, char *buf, size_t n, struct rr_err *e)
@@ -44,7 +50,8 @@ static int pngseq_open(void *priv, const struct output_config *o, const struct s
         return rr_fail(e, RR_EXIT_USAGE, "output.bit_depth: expected 8 or 16, got %d", o->bit_depth);
     s->pattern = o->path;
     s->overwrite = p->overwrite;
-    s->gray16 = o->bit_depth == 16;
+    s->gray16 = o->bit_depth == 16 && p->alpha == ALPHA_NONE;
+    s->deep = o->bit_depth == 16 || p->alpha != ALPHA_NONE;
     s->width = p->width;
     s->height = p->height;
     /* Refuse before writing anything when any target of the run exists. */
@@ -53,6 +60,68 @@ static int pngseq_open(void *priv, const struct output_config *o, const struct s
         if (frame_name(s, i, name, sizeof name, e) < 0 || outfile_check_target(name, p->overwrite, e) < 0)
             return -1;
     }
+    return 0;
+}
+
+/* libpng's full API reports errors through these: the message is kept for
+ * our one line and control returns to write_deep's setjmp. */
+struct png_fail {
+    char msg[200];
+};
+
+static void deep_error(png_structp png, png_const_charp msg)
+{
+    struct png_fail *f = png_get_error_ptr(png);
+    snprintf(f->msg, sizeof f->msg, "%s", msg);
+    png_longjmp(png, 1);
+}
+
+static void deep_warning(png_structp png, png_const_charp msg)
+{
+    (void)png;
+    (void)msg;
+}
+
+/* The frame's deep picture (frame.h: rgb or rgba, 8 or 16 bits) as a PNG of
+ * that colour type and depth, sRGB-tagged as the simplified API tags 8-bit
+ * files; 16-bit samples are native-endian in memory, big-endian in the file
+ * (png_set_swap on little-endian machines). Returns 0, or -1 with e filled. */
+static int write_deep(const char *path, const char *name, const struct frame *fr, struct rr_err *e)
+{
+    struct png_fail fail = { "" };
+    FILE *fp = fopen(path, "wb");
+    if (!fp)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write PNG: %s", name, strerror(errno));
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &fail, deep_error, deep_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!info) {
+        png_destroy_write_struct(&png, NULL);
+        fclose(fp);
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write PNG: out of memory", name);
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        fclose(fp);
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write PNG: %s", name, fail.msg);
+    }
+    png_init_io(png, fp);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB);   /* fast, as PNG_IMAGE_FLAG_FAST */
+    png_set_compression_level(png, 3);
+    png_set_IHDR(png, info, (png_uint_32)fr->width, (png_uint_32)fr->height, fr->deep_bits,
+                 fr->deep_channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
+    png_write_info(png, info);
+    const uint16_t one = 1;
+    if (fr->deep_bits == 16 && *(const uint8_t *)&one == 1)
+        png_set_swap(png);
+    size_t row = (size_t)fr->width * fr->deep_channels * (fr->deep_bits / 8);
+    for (int y = 0; y < fr->height; y++)
+        png_write_row(png, (png_const_bytep)fr->deep + (size_t)y * row);
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    if (fclose(fp) != 0)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write PNG: %s", name, strerror(errno));
     return 0;
 }
 
@@ -65,8 +134,10 @@ static int pngseq_write(void *priv, const struct frame *fr, struct rr_err *e)
     if (fr->width != s->width || fr->height != s->height)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: frame %ld is %dx%d, expected %dx%d", name, fr->index, fr->width,
                        fr->height, s->width, s->height);
-    if (s->gray16 && !fr->gray16)
+    if (s->gray16 && !fr->gray16 && !fr->deep)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: frame %ld has no 16-bit grey", name, fr->index);
+    if (s->deep && !fr->deep && !fr->gray16)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: frame %ld has no deep picture", name, fr->index);
     if (s->n == s->cap) {
         long nc = s->cap ? s->cap * 2 : 64;
         struct outfile *nf = realloc(s->files, (size_t)nc * sizeof *nf);
@@ -80,6 +151,8 @@ static int pngseq_write(void *priv, const struct frame *fr, struct rr_err *e)
     if (outfile_begin(of, name, s->overwrite, e) < 0)
         return -1;
     s->n++;   /* from here on free() removes its temporary file */
+    if (!fr->gray16 && fr->deep)
+        return write_deep(outfile_temp_path(of), name, fr, e);
 
     png_image img;
     memset(&img, 0, sizeof img);
@@ -143,6 +216,7 @@ static void pngseq_free(void *priv)
 const struct sink_ops sink_pngseq_ops = {
     .name = "png",
     .priv_size = sizeof(struct pngseq_sink),
+    .deep = true,
     .needs = pngseq_needs,
     .open = pngseq_open,
     .write = pngseq_write,

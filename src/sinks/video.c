@@ -1,6 +1,8 @@
 /* sinks/video.c: .mp4 .mkv .mov .webm through libavformat and libavcodec,
  * rgb24 converted to yuv420p by sinks/yuv420.c and to any other pixel format
- * of the encoder with libswscale. Follows
+ * of the encoder with libswscale; a pix_fmt of more than 8 bits is made from
+ * the 16-bit render (rgb48), one with alpha from render.alpha's (rgba,
+ * rgba64): the frame's deep picture (frame.h). Follows
  * FFmpeg's doc/examples/mux.c and encode_video.c: send_frame/receive_packet
  * until EAGAIN, flushed with a NULL frame at close. Written to a temporary
  * file beside the target and renamed into place after the trailer. */
@@ -47,6 +49,25 @@ static const struct pixdefault pix_defaults[] = {
     { "png", { "rgb24" } },          { "utvideo", { "gbrp" } },      { "rawvideo", { "rgb24" } },
 };
 
+/* With output.bit_depth 16 or render.alpha and no output.pix_fmt: the
+ * encoder's usual format of that kind where it has one (hi: more than 8 bits,
+ * alpha: an alpha plane); else its format of that kind closest to the
+ * render's (rgb48, rgba, rgba64). */
+struct pixdeep {
+    const char *codec, *hi, *alpha, *hi_alpha;
+};
+
+static const struct pixdeep pix_deep[] = {
+    { "libx264", "yuv420p10le", NULL, NULL },
+    { "libx265", "yuv420p10le", NULL, NULL },
+    { "libvpx-vp9", "yuv420p10le", "yuva420p", NULL },
+    { "libaom-av1", "yuv420p10le", NULL, NULL },
+    { "libsvtav1", "yuv420p10le", NULL, NULL },
+    { "prores_ks", "yuv422p10le", "yuva444p10le", "yuva444p10le" },
+    { "ffv1", "gbrp16le", "bgra", "gbrap16le" },
+    { "png", "rgb48be", "rgba", "rgba64be" },
+};
+
 struct video_sink {
     const char *path;
     struct outfile file;
@@ -58,17 +79,13 @@ struct video_sink {
     struct SwsContext *sws;    /* NULL for yuv420p: sinks/yuv420.c converts */
     int width, height;         /* rendered size */
     int ew, eh;                /* encoded size: padded to even for subsampled chroma */
-    uint8_t *pad;              /* ew x eh rgb24 when padding, else NULL */
+    enum AVPixelFormat src;    /* rgb24, or the deep picture's format */
+    int bpp;                   /* its bytes a pixel */
+    uint8_t *pad;              /* ew x eh pixels of src when padding, else NULL */
+    uint16_t *rescaled;        /* ew x eh pixels of 16-bit src for a YUV pix_fmt (to_sws16), else NULL */
     int64_t next_pts;
     atomic_long packets;       /* written to the muxer: one per encoded frame */
 };
-
-static int video_needs(const struct output_config *o, const struct scene *sc)
-{
-    (void)o;
-    (void)sc;
-    return 0;
-}
 
 static bool pix_supported(const AVCodec *c, enum AVPixelFormat f)
 {
@@ -111,7 +128,52 @@ static const char *near_encoder(const char *name)
     return g.best;
 }
 
-static enum AVPixelFormat choose_pix_fmt(const AVCodec *c, const struct output_config *o, struct rr_err *e)
+static bool pix_deep_bits(enum AVPixelFormat f)
+{
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
+    return d && d->comp[0].depth > 8;
+}
+
+static bool pix_alpha(enum AVPixelFormat f)
+{
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
+    return d && (d->flags & AV_PIX_FMT_FLAG_ALPHA);
+}
+
+/* The default pix_fmt for output.bit_depth 16 (hi) and/or render.alpha
+ * (alpha), or AV_PIX_FMT_NONE with e filled naming the key that cannot be
+ * met. */
+static enum AVPixelFormat deep_default(const AVCodec *c, bool hi, bool alpha, struct rr_err *e)
+{
+    for (size_t i = 0; i < sizeof pix_deep / sizeof pix_deep[0]; i++) {
+        if (strcmp(pix_deep[i].codec, c->name) != 0)
+            continue;
+        const char *name = hi ? (alpha ? pix_deep[i].hi_alpha : pix_deep[i].hi) : pix_deep[i].alpha;
+        enum AVPixelFormat f = name ? av_get_pix_fmt(name) : AV_PIX_FMT_NONE;
+        if (f != AV_PIX_FMT_NONE && pix_supported(c, f))
+            return f;
+    }
+    enum AVPixelFormat fit[256];
+    int n = 0;
+    for (const enum AVPixelFormat *p = c->pix_fmts; p && *p != AV_PIX_FMT_NONE && n < 255; p++)
+        if (pix_deep_bits(*p) == hi && pix_alpha(*p) == alpha)
+            fit[n++] = *p;
+    fit[n] = AV_PIX_FMT_NONE;
+    if (n > 0)
+        return avcodec_find_best_pix_fmt_of_list(
+            fit, hi ? (alpha ? AV_PIX_FMT_RGBA64 : AV_PIX_FMT_RGB48) : AV_PIX_FMT_RGBA, 1, NULL);
+    if (alpha && !hi)
+        rr_fail(e, RR_EXIT_USAGE,
+                "render.alpha: output.codec %s has no pixel format with alpha (libvpx-vp9 in .webm, prores_ks in "
+                ".mov, ffv1 in .mkv have)", c->name);
+    else
+        rr_fail(e, RR_EXIT_USAGE, "output.bit_depth: 16: output.codec %s has no pixel format of more than 8 bits%s",
+                c->name, alpha ? " with alpha" : "");
+    return AV_PIX_FMT_NONE;
+}
+
+static enum AVPixelFormat choose_pix_fmt(const AVCodec *c, const struct output_config *o, bool alpha,
+                                         struct rr_err *e)
 {
     char list[1024];
     if (o->pix_fmt[0]) {
@@ -130,8 +192,25 @@ static enum AVPixelFormat choose_pix_fmt(const AVCodec *c, const struct output_c
                     c->name, list);
             return AV_PIX_FMT_NONE;
         }
+        if (pix_alpha(f) && !alpha) {
+            rr_fail(e, RR_EXIT_USAGE,
+                    "output.pix_fmt: \"%s\" has an alpha plane: set render.alpha (height, caustics), or a pix_fmt "
+                    "without alpha", o->pix_fmt);
+            return AV_PIX_FMT_NONE;
+        }
+        if (!pix_alpha(f) && alpha) {
+            rr_fail(e, RR_EXIT_USAGE, "render.alpha: output.pix_fmt \"%s\" has no alpha plane", o->pix_fmt);
+            return AV_PIX_FMT_NONE;
+        }
+        if (!pix_deep_bits(f) && o->bit_depth == 16) {
+            rr_fail(e, RR_EXIT_USAGE, "output.bit_depth: 16 needs more than 8 bits; output.pix_fmt \"%s\" has 8",
+                    o->pix_fmt);
+            return AV_PIX_FMT_NONE;
+        }
         return f;
     }
+    if (alpha || o->bit_depth == 16)
+        return deep_default(c, o->bit_depth == 16, alpha, e);
     for (size_t i = 0; i < sizeof pix_defaults / sizeof pix_defaults[0]; i++) {
         if (strcmp(pix_defaults[i].codec, c->name) != 0)
             continue;
@@ -189,15 +268,17 @@ static int encoder_options(AVDictionary **opts, AVCodecContext *enc, const AVCod
     return 0;
 }
 
-/* libswscale from rgb24 to pix at w x h (BT.709 limited range for YUV),
- * bit-exact, sliced over threads (libswscale 6's "threads", 0 = one per core;
- * slices give the same bytes). NULL when it cannot. */
-static struct SwsContext *open_sws(int w, int h, enum AVPixelFormat pix, int threads, bool is_rgb)
+/* libswscale from src (rgb24, or the deep picture's rgba, rgb48, rgba64) to
+ * pix at w x h (BT.709 limited range for YUV), bit-exact, sliced over
+ * threads (libswscale 6's "threads", 0 = one per core; slices give the same
+ * bytes). NULL when it cannot. */
+static struct SwsContext *open_sws(int w, int h, enum AVPixelFormat src, enum AVPixelFormat pix, int threads,
+                                   bool is_rgb)
 {
     struct SwsContext *sws = sws_alloc_context();
     if (!sws || av_opt_set_int(sws, "srcw", w, 0) < 0 || av_opt_set_int(sws, "srch", h, 0) < 0
         || av_opt_set_int(sws, "dstw", w, 0) < 0 || av_opt_set_int(sws, "dsth", h, 0) < 0
-        || av_opt_set_int(sws, "src_format", AV_PIX_FMT_RGB24, 0) < 0 || av_opt_set_int(sws, "dst_format", pix, 0) < 0
+        || av_opt_set_int(sws, "src_format", src, 0) < 0 || av_opt_set_int(sws, "dst_format", pix, 0) < 0
         || av_opt_set_int(sws, "sws_flags", SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT, 0) < 0
         || av_opt_set_int(sws, "threads", threads > 0 ? threads : 0, 0) < 0 || sws_init_context(sws, NULL, NULL) < 0) {
         sws_freeContext(sws);
@@ -210,16 +291,13 @@ static struct SwsContext *open_sws(int w, int h, enum AVPixelFormat pix, int thr
     return sws;
 }
 
-static int video_open(void *priv, const struct output_config *o, const struct sink_params *p, struct rr_err *e)
+/* The container, encoder and pixel format of an output (alpha: render.alpha
+ * is set). Returns 0, or -1 with e filled (RR_EXIT_USAGE, or
+ * RR_EXIT_RUNTIME for a muxer this FFmpeg lacks). */
+static int video_format(const struct output_config *o, bool alpha, const struct container **ctp,
+                        const AVCodec **codecp, const AVOutputFormat **ofmtp, enum AVPixelFormat *pixp,
+                        struct rr_err *e)
 {
-    struct video_sink *s = priv;
-    int ret;
-    AVDictionary *opts = NULL, *mopts = NULL;
-    s->path = o->path;
-    s->width = p->width;
-    s->next_pts = p->first;   /* timestamps as in the whole run (--range) */
-    s->height = p->height;
-
     const char *ext = sink_extension(o->path);
     const struct container *ct = NULL;
     for (size_t i = 0; i < sizeof containers / sizeof containers[0]; i++)
@@ -240,16 +318,64 @@ static int video_open(void *priv, const struct output_config *o, const struct si
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: this FFmpeg has no %s muxer", o->path, ct->format);
     if (avformat_query_codec(ofmt, codec->id, FF_COMPLIANCE_UNOFFICIAL) == 0)
         return rr_fail(e, RR_EXIT_USAGE, "output.codec: %s cannot be stored in a .%s file", codec->name, ext);
-    enum AVPixelFormat pix = choose_pix_fmt(codec, o, e);
+    /* Matroska stores raw video only as YUV or through its VFW mode, where
+     * FFmpeg reads rgb24 back as bgr24: refused rather than written wrong. */
+    if (codec->id == AV_CODEC_ID_RAWVIDEO && strcmp(ct->format, "matroska") == 0)
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "output.codec: rawvideo cannot be stored in a .%s file "
+                       "(use .mov, or ffv1, utvideo or png in .%s)", ext, ext);
+    enum AVPixelFormat pix = choose_pix_fmt(codec, o, alpha, e);
     if (pix == AV_PIX_FMT_NONE)
         return -1;
+    *ctp = ct;
+    *codecp = codec;
+    *ofmtp = ofmt;
+    *pixp = pix;
+    return 0;
+}
+
+/* A pix_fmt of more than 8 bits is made from the 16-bit render; render.alpha
+ * asks for the alpha plane. */
+static int video_needs(const struct output_config *o, const struct scene *sc)
+{
+    const struct container *ct;
+    const AVCodec *codec;
+    const AVOutputFormat *ofmt;
+    enum AVPixelFormat pix;
+    struct rr_err e;
+    bool alpha = sc->render.alpha != ALPHA_NONE;
+    if (video_format(o, alpha, &ct, &codec, &ofmt, &pix, &e) < 0)
+        return 0;   /* open fails with the reason */
+    return (pix_deep_bits(pix) ? RENDER_NEED_RGB16 : 0) | (alpha ? RENDER_NEED_ALPHA : 0);
+}
+
+static int video_open(void *priv, const struct output_config *o, const struct sink_params *p, struct rr_err *e)
+{
+    struct video_sink *s = priv;
+    int ret;
+    AVDictionary *opts = NULL, *mopts = NULL;
+    s->path = o->path;
+    s->width = p->width;
+    s->height = p->height;
+    s->next_pts = p->first;   /* timestamps as in the whole run (--range) */
+
+    const struct container *ct;
+    const AVCodec *codec;
+    const AVOutputFormat *ofmt;
+    enum AVPixelFormat pix;
+    bool alpha = p->alpha != ALPHA_NONE;
+    if (video_format(o, alpha, &ct, &codec, &ofmt, &pix, e) < 0)
+        return -1;
     const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(pix);
+    bool hi = pix_deep_bits(pix);
+    s->src = hi ? (alpha ? AV_PIX_FMT_RGBA64 : AV_PIX_FMT_RGB48) : (alpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24);
+    s->bpp = (hi ? 2 : 1) * (alpha ? 4 : 3);
 
     /* Odd sizes with subsampled chroma: pad by repeating the last column/row. */
     s->ew = p->width + (desc->log2_chroma_w ? p->width & 1 : 0);
     s->eh = p->height + (desc->log2_chroma_h ? p->height & 1 : 0);
     if (s->ew != p->width || s->eh != p->height) {
-        s->pad = av_malloc((size_t)s->ew * s->eh * 3);
+        s->pad = av_malloc((size_t)s->ew * s->eh * s->bpp);
         if (!s->pad)
             return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
     }
@@ -266,6 +392,10 @@ static int video_open(void *priv, const struct output_config *o, const struct si
     s->enc->sample_aspect_ratio = (AVRational){ 1, 1 };
     s->enc->thread_count = p->threads > 0 ? p->threads : 0;
     bool is_rgb = desc->flags & AV_PIX_FMT_FLAG_RGB;
+    if (hi && !is_rgb && !(s->rescaled = av_malloc((size_t)s->ew * s->eh * s->bpp))) {
+        rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
+        goto fail;
+    }
     if (!is_rgb) {
         /* BT.709 limited range, converted so and tagged so (what players assume for HD). */
         s->enc->colorspace = AVCOL_SPC_BT709;
@@ -355,8 +485,10 @@ static int video_open(void *priv, const struct output_config *o, const struct si
      * before the encoder. yuv420p (every default but ffv1's) is ours
      * (sinks/yuv420.c): exact, one thread, about 2 ms a 1080p frame against
      * libswscale's 9 ms (docs/performance.md). Other formats: libswscale. */
-    if (pix != AV_PIX_FMT_YUV420P && !(s->sws = open_sws(s->ew, s->eh, pix, p->threads, is_rgb))) {
-        rr_fail(e, RR_EXIT_RUNTIME, "%s: libswscale cannot convert rgb24 to %s", o->path, av_get_pix_fmt_name(pix));
+    if ((pix != AV_PIX_FMT_YUV420P || s->src != AV_PIX_FMT_RGB24)
+        && !(s->sws = open_sws(s->ew, s->eh, s->src, pix, p->threads, is_rgb))) {
+        rr_fail(e, RR_EXIT_RUNTIME, "%s: libswscale cannot convert %s to %s", o->path, av_get_pix_fmt_name(s->src),
+                av_get_pix_fmt_name(pix));
         goto fail;
     }
     av_dict_free(&opts);
@@ -398,6 +530,16 @@ static long video_frames_done(void *priv)
     return atomic_load(&s->packets);
 }
 
+/* libswscale's rgb48 / rgba64 to YUV reads a 16-bit sample as an 8-bit one
+ * times 256 (its white is 65280): 65535 gave Y 943 instead of 940 at 10
+ * bits. So the colour samples go in as round(v * 65280 / 65535), which puts
+ * 0..65535 on its 0..65280; alpha is read as it is. n pixels of ch samples. */
+static void to_sws16(const uint16_t *in, uint16_t *out, size_t n, int ch)
+{
+    for (size_t i = 0; i < n * (size_t)ch; i++)
+        out[i] = (int)(i % (size_t)ch) < 3 ? (uint16_t)(((uint32_t)in[i] * 65280u + 32767u) / 65535u) : in[i];
+}
+
 static int video_write(void *priv, const struct frame *fr, struct rr_err *e)
 {
     struct video_sink *s = priv;
@@ -405,18 +547,30 @@ static int video_write(void *priv, const struct frame *fr, struct rr_err *e)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: frame %ld is %dx%d, the file was opened for %dx%d", s->path,
                        fr->index, fr->width, fr->height, s->width, s->height);
     const uint8_t *src = fr->rgb;
-    int src_stride = s->width * 3;
+    if (s->src != AV_PIX_FMT_RGB24) {
+        if (!fr->deep || fr->deep_channels * fr->deep_bits / 8 != s->bpp)
+            return rr_fail(e, RR_EXIT_RUNTIME, "%s: frame %ld lacks the %s picture", s->path, fr->index,
+                           av_get_pix_fmt_name(s->src));
+        src = fr->deep;
+    }
+    const int bpp = s->bpp;
+    int src_stride = s->width * bpp;
     if (s->pad) {
-        size_t row = (size_t)s->width * 3, prow = (size_t)s->ew * 3;
+        size_t row = (size_t)s->width * bpp, prow = (size_t)s->ew * bpp;
+        const uint8_t *frame = src;
         for (int y = 0; y < s->eh; y++) {
-            const uint8_t *in = fr->rgb + (size_t)(y < s->height ? y : s->height - 1) * row;
+            const uint8_t *in = frame + (size_t)(y < s->height ? y : s->height - 1) * row;
             uint8_t *out = s->pad + (size_t)y * prow;
             memcpy(out, in, row);
             if (s->ew > s->width)
-                memcpy(out + row, in + row - 3, 3);
+                memcpy(out + row, in + row - bpp, (size_t)bpp);
         }
         src = s->pad;
-        src_stride = s->ew * 3;
+        src_stride = s->ew * bpp;
+    }
+    if (s->rescaled) {
+        to_sws16((const uint16_t *)src, s->rescaled, (size_t)s->ew * s->eh, bpp / 2);
+        src = (const uint8_t *)s->rescaled;
     }
     int ret = av_frame_make_writable(s->frame);
     if (ret < 0)
@@ -453,12 +607,14 @@ static void video_free(void *priv)
     sws_freeContext(s->sws);
     s->sws = NULL;
     av_freep(&s->pad);
+    av_freep(&s->rescaled);
     outfile_abort(&s->file);
 }
 
 const struct sink_ops sink_video_ops = {
     .name = "video",
     .priv_size = sizeof(struct video_sink),
+    .deep = true,
     .needs = video_needs,
     .open = video_open,
     .write = video_write,

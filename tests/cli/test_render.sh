@@ -110,12 +110,13 @@ check gif-wrong-codec-exit-2 [ $s -eq 2 ]
 check gif-wrong-codec-message grep -q 'output.codec: a .gif file holds only the gif codec' "$T/err"
 check gif-wrong-codec-no-file [ ! -e "$T/c.gif" ]
 
-# --- 16-bit height PNGs still work beside the new modes ------------------------------------
+# --- 16-bit PNGs: grey for height, rgb for the water modes (tests/cli/test_depth.sh) --------
 mkdir -p "$T/h16"
 "$RR" "$T/ripples.json" -s render.mode=height -s output.bit_depth=16 -o "$T/h16/h%d.png" -q
 check height16-gray16 [ "$(probe "$T/h16/h0.png" stream=pix_fmt)" = gray16be ]
 "$RR" "$T/ripples.json" -s output.bit_depth=16 -o "$T/h16/s%d.png" -q 2> "$T/err"; s=$?
-check height16-refused-for-shaded [ $s -eq 2 ]
+check shaded16-exit-0 [ $s -eq 0 ]
+check shaded16-rgb48 [ "$(probe "$T/h16/s0.png" stream=pix_fmt)" = rgb48be ]
 
 # --- errors -----------------------------------------------------------------------------------
 "$RR" "$T/ripples.json" -s render.background=missing.png --validate 2> "$T/err"; s=$?

@@ -239,7 +239,136 @@ static void test_scaled_uniform_stays_uniform(void **state)
     for (int i = 0; i < RW * RH; i++)
         assert_int_equal(fr.gray16[i], want);
     render_free(r);
+    /* The deep picture (16-bit colour and alpha) scaled the same way. */
+    sc.render.alpha = ALPHA_HEIGHT;
+    assert_int_equal(render_create(&r, &sc, RENDER_NEED_RGB16 | RENDER_NEED_ALPHA, &e), 0);
+    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    uint16_t alpha = (uint16_t)lrintf(0.3f * 65535.0f);
+    const uint16_t *d = fr.deep;
+    for (int i = 0; i < RW * RH; i++) {
+        if (d[4 * i] != want || d[4 * i + 1] != want || d[4 * i + 2] != want || d[4 * i + 3] != alpha)
+            fail_msg("deep pixel %d is (%d,%d,%d,%d), expected (%d,%d,%d,%d)", i, d[4 * i], d[4 * i + 1],
+                     d[4 * i + 2], d[4 * i + 3], want, want, want, alpha);
+    }
+    render_free(r);
     free(fk.mem);
+}
+
+/* The deep picture (frame.h) by hand: 16-bit colour and render.alpha
+ * "height" (|h| over the range's larger end; walls opaque), and the 8-bit
+ * rgba whose colour is rgb's. The rgb24 frame is the same as without. */
+static void test_deep_rgba(void **state)
+{
+    (void)state;
+    const float cells[6] = { -1.0f, 0.0f, 1.0f, -5.0f, 0.5f, 0.25f };
+    const unsigned char walls[6] = { 0, 0, 0, 0, 0, 1 };
+    struct fake fk;
+    fake_init(&fk, 3, 2, cells);
+    struct scene sc;
+    scene_init(&sc, 3, 2, RENDER_HEIGHT);
+    sc.render.alpha = ALPHA_HEIGHT;
+    struct renderer *r = NULL;
+    struct rr_err e = { 0 };
+    assert_int_equal(render_create(&r, &sc, RENDER_NEED_RGB16 | RENDER_NEED_ALPHA, &e), 0);
+    struct frame fr;
+    assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
+    const uint8_t want8[18] = { 0, 0, 0, 128, 128, 128, 255, 255, 255, 0, 0, 0, 191, 191, 191, 200, 10, 20 };
+    assert_memory_equal(fr.rgb, want8, sizeof want8);
+    assert_non_null(fr.deep);
+    assert_int_equal(fr.deep_channels, 4);
+    assert_int_equal(fr.deep_bits, 16);
+    /* v = (h + 1) / 2 times 65535: 0; 32767.5 -> 32768; 65535; clamped 0; 49151.25 -> 49151;
+     * the wall 200, 10, 20 times 257. Alpha |h|: 1, 0, 1, clamped 1, 0.5 -> 32768, wall 1. */
+    const uint16_t want16[24] = {
+        0, 0, 0, 65535,              32768, 32768, 32768, 0,      65535, 65535, 65535, 65535,
+        0, 0, 0, 65535,              49151, 49151, 49151, 32768,  51400, 2570, 5140, 65535,
+    };
+    assert_memory_equal(fr.deep, want16, sizeof want16);
+    render_free(r);
+
+    assert_int_equal(render_create(&r, &sc, RENDER_NEED_ALPHA, &e), 0);
+    assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
+    assert_memory_equal(fr.rgb, want8, sizeof want8);
+    assert_int_equal(fr.deep_channels, 4);
+    assert_int_equal(fr.deep_bits, 8);
+    const uint8_t wanta[24] = { 0, 0, 0, 255, 128, 128, 128, 0, 255, 255, 255, 255,
+                                0, 0, 0, 255, 191, 191, 191, 128, 200, 10, 20, 255 };
+    assert_memory_equal(fr.deep, wanta, sizeof wanta);
+    render_free(r);
+
+    /* Without the needs, no deep picture. */
+    assert_int_equal(render_create(&r, &sc, 0, &e), 0);
+    assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
+    assert_null(fr.deep);
+    render_free(r);
+
+    /* The alpha's scale is the range's larger end: |0.5| / 2 = 0.25 -> 16384 (16383.75). */
+    sc.render.range[0] = -2;
+    assert_int_equal(render_create(&r, &sc, RENDER_NEED_RGB16 | RENDER_NEED_ALPHA, &e), 0);
+    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    assert_int_equal(((const uint16_t *)fr.deep)[4 * 4 + 3], 16384);
+    render_free(r);
+    free(fk.mem);
+}
+
+/* colormap at 16 bits reads the table between entries: grey's entries are
+ * i, so the 16-bit value is v itself (h = -0.5: v = 0.25 -> 16384, where the
+ * 8-bit nearest entry is 64); at an entry it is the entry times 257. */
+static void test_colormap_16(void **state)
+{
+    (void)state;
+    const float cells[3] = { -0.5f, 1.0f, -1.0f };
+    struct fake fk;
+    fake_init(&fk, 3, 1, cells);
+    struct scene sc;
+    scene_init(&sc, 3, 1, RENDER_COLORMAP);
+    strcpy(sc.render.colormap, "grey");
+    struct renderer *r = NULL;
+    struct rr_err e = { 0 };
+    assert_int_equal(render_create(&r, &sc, RENDER_NEED_RGB16, &e), 0);
+    struct frame fr;
+    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    assert_int_equal(fr.deep_channels, 3);
+    const uint16_t want[9] = { 16384, 16384, 16384, 65535, 65535, 65535, 0, 0, 0 };
+    assert_memory_equal(fr.deep, want, sizeof want);
+    assert_int_equal(fr.rgb[0], 64);
+    render_free(r);
+    strcpy(sc.render.colormap, "viridis");
+    assert_int_equal(render_create(&r, &sc, RENDER_NEED_RGB16, &e), 0);
+    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    const unsigned char (*map)[3] = colormap_find("viridis");
+    const uint16_t *d = fr.deep;
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(d[3 + k], map[255][k] * 257);
+        assert_int_equal(d[6 + k], map[0][k] * 257);
+        /* between entries 63 and 64, three quarters of the way */
+        assert_int_equal(d[k], lrintf((map[63][k] + 0.75f * (map[64][k] - map[63][k])) / 255.0f * 65535.0f));
+    }
+    render_free(r);
+    free(fk.mem);
+}
+
+/* render.alpha that the mode has no source for is refused, naming the key. */
+static void test_alpha_errors(void **state)
+{
+    (void)state;
+    struct scene sc;
+    scene_init(&sc, 4, 4, RENDER_SHADED);
+    sc.render.alpha = ALPHA_CAUSTICS;
+    struct renderer *r = NULL;
+    struct rr_err e = { 0 };
+    assert_int_equal(render_create(&r, &sc, 0, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_string_equal(e.msg, "render.alpha: \"caustics\" needs render.mode \"caustics\" (the mode is \"shaded\")");
+    sc.render.mode = RENDER_REFRACT;
+    sc.render.alpha = ALPHA_HEIGHT;
+    assert_int_equal(render_create(&r, &sc, 0, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    sc.render.mode = RENDER_HEIGHT;
+    sc.render.alpha = ALPHA_NONE;
+    assert_int_equal(render_create(&r, &sc, RENDER_NEED_ALPHA, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_null(r);
 }
 
 static void test_scaled_is_deterministic(void **state)
@@ -321,6 +450,9 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_scaled_uniform_stays_uniform),
         cmocka_unit_test(test_scaled_is_deterministic),
+        cmocka_unit_test(test_deep_rgba),
+        cmocka_unit_test(test_colormap_16),
+        cmocka_unit_test(test_alpha_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

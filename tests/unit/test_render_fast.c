@@ -154,14 +154,14 @@ static void test_shade_and_normals_bits(void **state)
                     still += gx[x] == 0.0f && gy[x] == 0.0f;
                     steep += fabsf(gx[x]) > 3.0f;
                 }
-                shade_row(&lk, &rn, W, fast);
+                shade_row(&lk, &rn, W, fast, NULL);
                 shade_plain(&lk, gx, gy, W, plain);
                 for (int x = 0; x < W; x++)
                     if (memcmp(fast + 3 * x, plain + 3 * x, 3) != 0)
                         fail_msg("shade: row %d pixel %d (slopes %g, %g, shininess %g): %d,%d,%d, plain %d,%d,%d", y,
                                  x, (double)gx[x], (double)gy[x], shin[i], fast[3 * x], fast[3 * x + 1],
                                  fast[3 * x + 2], plain[3 * x], plain[3 * x + 1], plain[3 * x + 2]);
-                normals_row(lk.hs, &rn, W, fast);
+                normals_row(lk.hs, &rn, W, fast, NULL);
                 normals_plain(gx, gy, W, plain);
                 assert_memory_equal(fast, plain, sizeof fast);
             }
@@ -170,6 +170,26 @@ static void test_shade_and_normals_bits(void **state)
     assert_true(still > 1000);
     assert_true(steep > 100);
     free(mem);
+}
+
+/* The 16-bit output's rounding, by hand: v * 65535 to nearest, ties to even,
+ * clamped, NaN 0. */
+static void test_unit_u16(void **state)
+{
+    (void)state;
+    assert_int_equal(unit_u16(0.0f), 0);
+    assert_int_equal(unit_u16(1.0f), 65535);
+    assert_int_equal(unit_u16(0.5f), 32768);          /* 32767.5: ties to even */
+    assert_int_equal(unit_u16(0.25f), 16384);         /* 16383.75 */
+    assert_int_equal(unit_u16(0.75f), 49151);         /* 49151.25 */
+    assert_int_equal(unit_u16(1.0f / 65535.0f), 1);
+    assert_int_equal(unit_u16(1.4f / 65535.0f), 1);
+    assert_int_equal(unit_u16(1.6f / 65535.0f), 2);
+    assert_int_equal(unit_u16(100.0f / 255.0f), 25700);   /* byte 100 times 257 */
+    assert_int_equal(unit_u16(-0.5f), 0);
+    assert_int_equal(unit_u16(7.0f), 65535);
+    assert_int_equal(unit_u16(NAN), 0);
+    assert_int_equal(unit_u16(INFINITY), 65535);
 }
 
 static void test_unit_round(void **state)
@@ -206,6 +226,7 @@ int main(void)
         cmocka_unit_test(test_powf_bits),
         cmocka_unit_test(test_shade_and_normals_bits),
         cmocka_unit_test(test_unit_round),
+        cmocka_unit_test(test_unit_u16),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

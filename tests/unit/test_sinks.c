@@ -625,11 +625,16 @@ static void test_pngseq_gray16(void **state)
     assert_memory_equal(px, fs.g16, sizeof px);
     unlink(in_dir("g0.png"));
 
-    /* 16-bit needs a height render. */
+    /* Another mode, or alpha: 16-bit colour from the deep picture, not grey. */
     sc.render.mode = RENDER_COLORMAP;
-    assert_int_equal(sink_open(&s, &sc, &p, &e), -1);
-    assert_int_equal(e.status, RR_EXIT_USAGE);
-    assert_string_equal(e.msg, "output.bit_depth: 16 needs render.mode \"height\"");
+    assert_int_equal(sink_open(&s, &sc, &p, &e), 0);
+    assert_int_equal(sink_needs(s), RENDER_NEED_RGB16);
+    sink_free(s);
+    sc.render.mode = RENDER_HEIGHT;
+    sc.render.alpha = ALPHA_HEIGHT;
+    assert_int_equal(sink_open(&s, &sc, &p, &e), 0);
+    assert_int_equal(sink_needs(s), RENDER_NEED_RGB16 | RENDER_NEED_ALPHA);
+    sink_free(s);
     frames_free(&fs);
 }
 
