@@ -366,6 +366,13 @@ static int video_open(void *priv, const struct output_config *o, const struct si
     bool alpha = p->alpha != ALPHA_NONE;
     if (video_format(o, alpha, &ct, &codec, &ofmt, &pix, e) < 0)
         return -1;
+    /* Debian 12's libx265 (3.5) corrupts its own heap on some pictures under
+     * 64 pixels on both sides (48 x 28 aborts the ffmpeg program in free());
+     * where one side is smaller still it refuses the size itself. */
+    if (strcmp(codec->name, "libx265") == 0 && p->width < 64 && p->height < 64)
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "output.codec: libx265 needs a picture of at least 64 x 64 pixels, got %d x %d "
+                       "(set render.width and render.height, or another codec)", p->width, p->height);
     const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(pix);
     bool hi = pix_deep_bits(pix);
     s->src = hi ? (alpha ? AV_PIX_FMT_RGBA64 : AV_PIX_FMT_RGB48) : (alpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24);
