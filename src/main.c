@@ -325,7 +325,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         return -1;
     /* Before the pipeline, which takes the threads down to one
      * while the encoder is the bottleneck: the manifest records the -j asked for. */
-    if (o->manifest && manifest_create(&r->manifest, o->manifest, o->overwrite, sc->time.frames, argc, o->args, e) < 0)
+    if (o->manifest && (manifest_check_scene_text(sc, "--manifest", e) < 0
+                        || manifest_create(&r->manifest, o->manifest, o->overwrite, sc->time.frames, argc, o->args, e) < 0))
         return -1;
     if (sc->n_probes == 0 && o->probes)
         return rr_fail(e, RR_EXIT_USAGE, "--probes %s: the scene has no probes", o->probes);
@@ -439,6 +440,10 @@ int main(int argc, char **argv)
         goto end;
     }
     if (o.print_scene) {
+        if (manifest_check_scene_text(&r.sc, "--print-scene", &e) < 0) {
+            status = fail(&e);
+            goto end;
+        }
         if (scene_print(&r.sc, stdout) < 0 || fflush(stdout) != 0) {
             rr_fail(&e, RR_EXIT_RUNTIME, "standard output: write failed: %s", strerror(errno));
             status = fail(&e);

@@ -6,17 +6,31 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "utf8.h"
+
 /* Keeps the message one line whatever it quotes (a key with "\n" in it, a
  * file name with a tab): control characters become \n, \r, \t or \xNN,
- * truncated to the record's size. Found by fuzzing (tests/fuzz/regressions). */
+ * truncated to the record's size. Found by fuzzing (tests/fuzz/regressions).
+ * Bytes that are not UTF-8 (a Latin-1 file name) become \xNN too, so the line
+ * is text whatever it quotes. */
 static void one_line(char *msg, size_t size)
 {
     char out[sizeof ((struct rr_err *)0)->msg];
-    size_t at = 0;
-    for (const char *p = msg; *p && at + 1 < sizeof out; p++) {
+    size_t at = 0, left = strlen(msg);
+    for (const char *p = msg; *p && at + 1 < sizeof out; p++, left--) {
         unsigned char c = (unsigned char)*p;
         char esc[8];
-        if (c >= 0x20 && c != 0x7F) {
+        size_t n = c >= 0x80 ? utf8_seq_len((const unsigned char *)p, left) : 0;
+        if (n > 0) {
+            if (at + n + 1 > sizeof out)
+                break;
+            memcpy(out + at, p, n);
+            at += n;
+            p += n - 1;
+            left -= n - 1;
+            continue;
+        }
+        if (c >= 0x20 && c != 0x7F && c < 0x80) {
             out[at++] = (char)c;
             continue;
         }
@@ -24,7 +38,7 @@ static void one_line(char *msg, size_t size)
             snprintf(esc, sizeof esc, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
         else
             snprintf(esc, sizeof esc, "\\x%02x", c);
-        size_t n = strlen(esc);
+        n = strlen(esc);
         if (at + n + 1 > sizeof out)
             break;
         memcpy(out + at, esc, n);

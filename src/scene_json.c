@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
+
 /* ---- the scanner ------------------------------------------------------------
  * RFC 8259 exactly: whitespace is space, tab, CR, LF; numbers have no leading
  * zeros and digits on both sides of '.'; strings hold no raw control
@@ -77,28 +79,12 @@ static unsigned hex_value(char c)
     return is_digit(c) ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
 }
 
-/* One UTF-8 sequence starting at sc->i; refuses overlong forms, surrogates
- * and code points past U+10FFFF (RFC 3629). */
+/* One UTF-8 sequence starting at sc->i (utf8.h). */
 static int scan_utf8(struct scan *sc)
 {
-    const unsigned char *p = (const unsigned char *)sc->s + sc->i;
-    size_t left = sc->n - sc->i;
-    unsigned char b = p[0];
-    size_t len;
-    unsigned char lo = 0x80, hi = 0xBF;   /* allowed range of the second byte */
-    if (b >= 0xC2 && b <= 0xDF) len = 2;
-    else if (b == 0xE0) { len = 3; lo = 0xA0; }
-    else if (b == 0xED) { len = 3; hi = 0x9F; }
-    else if (b >= 0xE1 && b <= 0xEF) len = 3;
-    else if (b == 0xF0) { len = 4; lo = 0x90; }
-    else if (b == 0xF4) { len = 4; hi = 0x8F; }
-    else if (b >= 0xF1 && b <= 0xF3) len = 4;
-    else return scan_fail(sc, "invalid UTF-8 in a string");
-    if (left < len || p[1] < lo || p[1] > hi)
+    size_t len = utf8_seq_len((const unsigned char *)sc->s + sc->i, sc->n - sc->i);
+    if (!len)
         return scan_fail(sc, "invalid UTF-8 in a string");
-    for (size_t k = 2; k < len; k++)
-        if ((p[k] & 0xC0) != 0x80)
-            return scan_fail(sc, "invalid UTF-8 in a string");
     sc->i += len;
     return 0;
 }
@@ -508,6 +494,12 @@ int sj_apply_set(cJSON *root, cJSON *graveyard, const char *set, char *msg, size
                  bool *oom)
 {
     *oom = false;
+    /* What a scene file may not hold, --set may not either: the scene printed
+     * back (--print-scene, --manifest) is JSON, which is UTF-8. */
+    const char *bad = utf8_bad_byte(set);
+    if (bad)
+        return set_fail(msg, msg_size, "%s: not valid UTF-8 (byte 0x%02x at offset %d): scene text is UTF-8",
+                        set, (unsigned char)*bad, (int)(bad - set));
     const char *eq = strchr(set, '=');
     if (!eq)
         return set_fail(msg, msg_size, "%s: expected KEY=VALUE", set);

