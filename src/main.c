@@ -242,6 +242,23 @@ struct probe_log {
     FILE *f;
 };
 
+/* One CSV field as RFC 4180 (section 2, rules 6 and 7) says: a name holding a
+ * comma, a double quote, CR or LF is enclosed in double quotes, its quotes doubled. */
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 static int probes_open(struct probe_log *pl, const char *path, const struct scene *sc, bool overwrite,
                        struct rr_err *e)
 {
@@ -251,8 +268,10 @@ static int probes_open(struct probe_log *pl, const char *path, const struct scen
     if (!pl->f)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
     fputs("frame,time", pl->f);
-    for (int i = 0; i < sc->n_probes; i++)
-        fprintf(pl->f, ",%s", sc->probes[i].name);
+    for (int i = 0; i < sc->n_probes; i++) {
+        fputc(',', pl->f);
+        csv_field(pl->f, sc->probes[i].name);
+    }
     fputc('\n', pl->f);
     return 0;
 }

@@ -48,4 +48,16 @@ rm -rf "$T/m"; mkdir -p "$T/m"
 "$RR" "$T/small.json" -s 'probes.0.name=bé' -o "$T/m/out.npy" --manifest "$T/m/run.json" -q 2> "$T/err"
 check manifest-utf8 utf8 "$T/m/run.json"
 
+# --- 10: the probe CSV quotes names as RFC 4180 says --------------------------------------------
+"$RR" "$T/small.json" -s 'probes.0.name=a,b' -s 'probes.1={"name":"q\"x","x":1,"y":1}' \
+    -s 'probes.2={"name":"l\nm","x":2,"y":2}' -s 'probes.3={"name":"plain","x":3,"y":3}' \
+    -o "$T/c.npy" --probes "$T/c.csv" -q 2> "$T/err"
+check csv-quoted-names python3 -c '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert rows[0] == ["frame", "time", "a,b", "q\"x", "l\nm", "plain"], rows[0]
+assert len(rows) == 4 and all(len(r) == 6 for r in rows), rows
+' "$T/c.csv"
+check csv-plain-names-unquoted grep -q '^frame,time,"a,b","q""x","l$' "$T/c.csv"
+
 finish
