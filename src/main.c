@@ -124,12 +124,15 @@ static void install_signals(void)
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
 {
+    /* Through rr_fail: one line, bounded, a long argument cut in its middle. */
+    struct rr_err e = { 0 };
+    char what[sizeof e.msg];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "ripplerender: ");
-    vfprintf(stderr, fmt, ap);
+    rr_vformat(what, sizeof what, fmt, ap);
     va_end(ap);
-    fprintf(stderr, " (see ripplerender --help)\n");
+    rr_fail(&e, RR_EXIT_USAGE, "%s (see ripplerender --help)", what);
+    fprintf(stderr, "ripplerender: %s\n", e.msg);
     return RR_EXIT_USAGE;
 }
 

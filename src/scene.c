@@ -125,7 +125,7 @@ static int vfail(struct ld *ld, const cJSON *node, bool at_key, const char *path
 {
     char what[768], where[320];
     struct sj_pos val, key;
-    vsnprintf(what, sizeof what, fmt, ap);
+    rr_vformat(what, sizeof what, fmt, ap);   /* a long quoted key gives way, not the reason */
     if (sj_posmap_find(ld->pm, node, &val, &key)) {
         struct sj_pos p = at_key ? key : val;
         snprintf(where, sizeof where, "%s:%d:%d: %s%s", ld->name, p.line, p.col, path,
@@ -1348,6 +1348,26 @@ static int load_root(struct ld *ld, const cJSON *root)
 
 /* ---- reading and parsing ------------------------------------------------------------------- */
 
+/* The key path of target under node (named path, in buf of PATH_LEN). */
+static bool node_path(const cJSON *node, const cJSON *target, const char *path, char *buf)
+{
+    if (node == target) {
+        snprintf(buf, PATH_LEN, "%s", path);
+        return true;
+    }
+    char sub[PATH_LEN];
+    int i = 0;
+    for (const cJSON *c = node->child; c; c = c->next, i++) {
+        if (cJSON_IsArray(node))
+            join_index(sub, path, i);
+        else
+            join(sub, path, c->string ? c->string : "");
+        if (node_path(c, target, sub, buf))
+            return true;
+    }
+    return false;
+}
+
 /* Reads all of f into a NUL-terminated buffer. Returns NULL with errno set. */
 static char *read_all(FILE *f, size_t *len)
 {
@@ -1504,6 +1524,15 @@ int scene_load(struct scene *sc, const char *path, const char *const *sets, int 
         goto end;
     }
     ld.pm = pm;
+    bool nul_in_key;
+    const cJSON *nul_node = sj_posmap_nul(pm, &nul_in_key);
+    if (nul_node) {
+        char where[PATH_LEN] = "";
+        node_path(root, nul_node, "", where);
+        (nul_in_key ? fail_key : fail)(&ld, nul_node, where, "\\u0000 (a NUL character) in a %s would cut it "
+                                       "short: not allowed", nul_in_key ? "key" : "string");
+        goto end;
+    }
     if (!cJSON_IsObject(root)) {
         fail_got(&ld, root, "", "a JSON object at the top level");
         goto end;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rr_err.h"
 #include "utf8.h"
 
 /* ---- the scanner ------------------------------------------------------------
@@ -25,6 +26,10 @@ struct scan {
     bool record, oom;
     size_t *val, *key;      /* offsets; key[k] == SIZE_MAX outside objects */
     size_t count, cap;
+    bool in_key;            /* scanning an object's key */
+    bool nul_seen;          /* a \u0000 escape, which cJSON's C strings would cut short */
+    bool nul_in_key;
+    size_t nul_index;       /* the recorded value it is in (or whose key it is in) */
 };
 
 static int scan_fail(struct scan *sc, const char *why)
@@ -116,6 +121,12 @@ static int scan_string(struct scan *sc)
                     u = u * 16 + hex_value(sc->s[sc->i + (size_t)k]);
                 }
                 sc->i += 5;
+                if (u == 0 && !sc->nul_seen) {
+                    sc->nul_seen = true;
+                    sc->nul_in_key = sc->in_key;
+                    /* A key's value is recorded after the key; a string value, before. */
+                    sc->nul_index = sc->in_key ? sc->count : sc->count - 1;
+                }
                 /* UTF-16 surrogates only in pairs, high then low: cJSON
                  * refuses a lone one, and so the scanner must too (else a
                  * failure of cJSON would read as out of memory). */
@@ -209,8 +220,10 @@ static int scan_object(struct scan *sc, int depth)
         if (sc->i >= sc->n || sc->s[sc->i] != '"')
             return scan_fail(sc, "expected a key in double quotes");
         size_t key_off = sc->i;
+        sc->in_key = true;
         if (scan_string(sc) < 0)
             return -1;
+        sc->in_key = false;
         skip_ws(sc);
         if (sc->i >= sc->n || sc->s[sc->i] != ':')
             return scan_fail(sc, "expected ':' after the key");
@@ -311,6 +324,8 @@ struct sj_entry {
 struct sj_posmap {
     struct sj_entry *e;
     size_t n;
+    const cJSON *nul;       /* the first node whose string or key holds \u0000 */
+    bool nul_in_key;
 };
 
 struct sj_pos sj_linecol(const char *text, size_t off)
@@ -382,6 +397,10 @@ int sj_posmap_build(struct sj_posmap **out, const char *text, size_t len, const 
         *reason = "the JSON parser and the position scanner disagree";
         goto end;
     }
+    if (sc.nul_seen && sc.nul_index < pm->n) {
+        pm->nul = pm->e[sc.nul_index].node;
+        pm->nul_in_key = sc.nul_in_key;
+    }
     size_t at = 0;
     struct sj_pos p = { 1, 1 };
     for (size_t j = 0; j < pm->n; j++) {
@@ -421,6 +440,12 @@ bool sj_posmap_find(const struct sj_posmap *pm, const cJSON *node, struct sj_pos
     return true;
 }
 
+const cJSON *sj_posmap_nul(const struct sj_posmap *pm, bool *in_key)
+{
+    *in_key = pm && pm->nul_in_key;
+    return pm ? pm->nul : NULL;
+}
+
 void sj_posmap_free(struct sj_posmap *pm)
 {
     if (!pm)
@@ -434,11 +459,13 @@ void sj_posmap_free(struct sj_posmap *pm)
 static int set_fail(char *msg, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Every message here quotes the whole argument first: a long one is cut in
+ * its middle (rr_vformat), so that the reason at the end stays. */
 static int set_fail(char *msg, size_t size, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, size, fmt, ap);
+    rr_vformat(msg, size, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -501,6 +528,10 @@ int sj_apply_set(cJSON *root, cJSON *graveyard, const char *set, char *msg, size
         return set_fail(msg, msg_size, "%s: not valid UTF-8 (byte 0x%02x at offset %d): scene text is UTF-8",
                         set, (unsigned char)*bad, (int)(bad - set));
     const char *eq = strchr(set, '=');
+    struct scan nul = { .s = eq ? eq + 1 : "", .n = eq ? strlen(eq + 1) : 0 };
+    if (eq && scan_text(&nul) == 0 && nul.nul_seen)
+        return set_fail(msg, msg_size, "%s: \\u0000 (a NUL character) in a string would cut it short: "
+                        "not allowed", set);
     if (!eq)
         return set_fail(msg, msg_size, "%s: expected KEY=VALUE", set);
     if (eq == set)

@@ -48,6 +48,22 @@ rm -rf "$T/m"; mkdir -p "$T/m"
 "$RR" "$T/small.json" -s 'probes.0.name=bé' -o "$T/m/out.npy" --manifest "$T/m/run.json" -q 2> "$T/err"
 check manifest-utf8 utf8 "$T/m/run.json"
 
+# --- \u0000 would cut a C string short: refused, naming the key ----------------------------------
+refused set-nul-in-string 2 '--set probes.0.name="a\u0000b": \u0000 (a NUL character) in a string would cut it short' "$T/small.json" -s 'probes.0.name="a\u0000b"' --print-scene
+"$RR" "$T/small.json" -s 'probes.0.name=a\u0000b' --print-scene > "$T/p.json" 2> "$T/err"
+check set-nul-not-json-is-literal grep -qF '"a\\u0000b"' "$T/p.json"
+
+# --- a long message keeps its reason: the quoted value gives way -------------------------------
+LONG=$(printf '%01200d' 0 | tr 0 e)
+E200=$(printf '%0200d' 0 | tr 0 e)
+refused long-path-keeps-reason 2 'x/s.json: cannot read: No such file or directory' "$T/$E200/$E200/$E200/$E200/$E200/$E200/x/s.json"
+check long-path-keeps-start grep -qF "ripplerender: $T/eee" "$T/err"
+check long-path-cut-in-middle grep -qF 'e ... e' "$T/err"
+refused long-set-keeps-reason 2 '" (known keys: "type", "damping"' "$T/small.json" -s "solver.$LONG=1"
+refused long-set-path-keeps-reason 2 ': expected KEY=VALUE (see ripplerender --help)' "$T/small.json" -s "solver.$LONG"
+check long-message-bounded [ "$(wc -c < "$T/err")" -le 1040 ]
+refused usage-newline-one-line 2 '--set a\nb: expected KEY=VALUE' "$T/small.json" -s "$(printf 'a\nb')"
+
 # --- 10: the probe CSV quotes names as RFC 4180 says --------------------------------------------
 "$RR" "$T/small.json" -s 'probes.0.name=a,b' -s 'probes.1={"name":"q\"x","x":1,"y":1}' \
     -s 'probes.2={"name":"l\nm","x":2,"y":2}' -s 'probes.3={"name":"plain","x":3,"y":3}' \
