@@ -267,7 +267,10 @@ static int video_open(void *priv, const struct output_config *o, const struct si
     if (s->oc->oformat->flags & AVFMT_GLOBALHEADER)
         s->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
 
+    struct sink_stderr held;
+    sink_stderr_hold(&held);
     ret = avcodec_open2(s->enc, codec, &opts);
+    sink_stderr_release(&held);
     if (ret < 0) {
         char what[128];
         snprintf(what, sizeof what, "cannot open the %s encoder", codec->name);
@@ -413,7 +416,10 @@ static void video_free(void *priv)
 {
     struct video_sink *s = priv;
     sink_mux_free(&s->oc);
+    struct sink_stderr held;
+    sink_stderr_hold(&held);
     avcodec_free_context(&s->enc);
+    sink_stderr_release(&held);
     av_frame_free(&s->frame);
     av_packet_free(&s->pkt);
     sws_freeContext(s->sws);

@@ -43,7 +43,7 @@ refused manifest-latin1-argument 2 '--manifest: argument 3 "'"$T"'/m/caf\xe9.csv
 check manifest-latin1-nothing-written [ -z "$(ls -A "$T/m")" ]
 # Without --print-scene or --manifest, the Latin-1 folder is fine.
 "$RR" "$L1/s.json" -o "$L1/out.npy" -q 2> "$T/err"
-check latin1-folder-renders [ $? -eq 0 ] && [ -s "$L1/out.npy" ]
+check latin1-folder-renders [ $? -eq 0 -a -s "$L1/out.npy" ]
 rm -rf "$T/m"; mkdir -p "$T/m"
 "$RR" "$T/small.json" -s 'probes.0.name=bé' -o "$T/m/out.npy" --manifest "$T/m/run.json" -q 2> "$T/err"
 check manifest-utf8 utf8 "$T/m/run.json"
@@ -75,5 +75,11 @@ assert rows[0] == ["frame", "time", "a,b", "q\"x", "l\nm", "plain"], rows[0]
 assert len(rows) == 4 and all(len(r) == 6 for r in rows), rows
 ' "$T/c.csv"
 check csv-plain-names-unquoted grep -q '^frame,time,"a,b","q""x","l$' "$T/c.csv"
+
+# --- 13: libraries' own log lines never reach stderr; their reason is in our one line -------------
+refused liblog-x264-preset 2 'cannot open the libx264 encoder: Error setting preset/tune warp/(null) (x264 [error]: invalid preset '"'warp'"')' "$T/small.json" -o "$T/l.mp4" -s output.preset=warp
+refused liblog-svtav1-error 2 'Svt[error]: Instance 1: Source Width must be at least 64' "$T/small.json" -o "$T/l.mkv" -s output.codec=libsvtav1
+"$RR" "$T/small.json" -s 'grid={"width":128,"height":96}' -s 'probes=[]' -o "$T/l2.mkv" -s output.codec=libsvtav1 -y -q 2> "$T/err"
+check liblog-svtav1-silent [ $? -eq 0 -a ! -s "$T/err" -a -s "$T/l2.mkv" ]
 
 finish
