@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "budget.h"
 #include "scene_json.h"
 #include "solver.h"
 
@@ -1368,7 +1369,9 @@ static bool node_path(const cJSON *node, const cJSON *target, const char *path, 
     return false;
 }
 
-/* Reads all of f into a NUL-terminated buffer. Returns NULL with errno set. */
+/* Reads all of f into a NUL-terminated buffer, at most RR_SCENE_MAX_BYTES + 1
+ * bytes (so that /dev/zero ends at once). Returns NULL with errno set (EFBIG
+ * when there is more). */
 static char *read_all(FILE *f, size_t *len)
 {
     size_t cap = 4096, n = 0;
@@ -1386,8 +1389,16 @@ static char *read_all(FILE *f, size_t *len)
             buf = b;
             cap *= 2;
         }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        size_t want = cap - n - 1;
+        if (want > RR_SCENE_MAX_BYTES + 1 - n)
+            want = RR_SCENE_MAX_BYTES + 1 - n;
+        size_t got = fread(buf + n, 1, want, f);
         n += got;
+        if (n > RR_SCENE_MAX_BYTES) {
+            free(buf);
+            errno = EFBIG;
+            return NULL;
+        }
         if (got == 0) {
             if (ferror(f)) {
                 int err = errno ? errno : EIO;
@@ -1491,7 +1502,15 @@ int scene_load(struct scene *sc, const char *path, const char *const *sets, int 
     if (!text) {
         if (err == ENOMEM)
             return oom(&ld);
+        if (err == EFBIG)
+            return rr_fail(e, RR_EXIT_USAGE, "%s: larger than %zu bytes (%zu MiB), the limit of a scene file",
+                           ld.name, RR_SCENE_MAX_BYTES, RR_SCENE_MAX_BYTES >> 20);
         return rr_fail(e, RR_EXIT_USAGE, "%s: cannot read: %s", ld.name, strerror(err));
+    }
+    sc->text_bytes = len;
+    if (budget_check_scene_text(len, ld.name, e) < 0) {   /* before cJSON's nodes are made */
+        free(text);
+        return -1;
     }
     if (set_defaults(sc) < 0 || !(sc->file = strdup(path)) || !(ld.dir = scene_dir(path))
         || !(graveyard = cJSON_CreateArray())) {

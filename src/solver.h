@@ -9,6 +9,7 @@
 #define RR_SOLVER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "field.h"
 #include "rr_err.h"
@@ -57,5 +58,9 @@ int solver_wave_min_steps(double cmax, double fps, double dx);
  * `speed_range` with a speed_map), capped at 1000; 1 for the other solvers,
  * which are stable at any step count. */
 int solver_auto_steps(const struct scene *sc);
+
+/* The bytes the spectral solver allocates for sc's padded FFT domain (with
+ * `threads` threads' line buffers): what budget.c counts. */
+uint64_t solver_spectral_bytes(const struct scene *sc, int threads);
 
 #endif
