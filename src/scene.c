@@ -653,7 +653,9 @@ static int load_grid(struct ld *ld, const cJSON *root)
 static int load_time(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = { "fps", "frames", "steps_per_frame", NULL };
-    static const struct range fps = { 0, 1000, true, false };
+    /* At least a frame every 1000 s: a video muxer keeps each frame's duration
+     * in 32 bits of its time base (mp4: 16384 per second at 1e-6 fps overflows). */
+    static const struct range fps = { 0.001, 1000, false, false };
     struct scene *sc = ld->sc;
     const cJSON *o;
     long long spf;
@@ -1241,6 +1243,20 @@ static int load_render(struct ld *ld, const cJSON *root)
         return -1;
     if (!(r->range[0] < r->range[1]))
         return fail_got(ld, member(o, "range"), "render.range", "[low, high] with low < high");
+    /* libswscale stretches a line at most about 6900 times (its step, in
+     * 1/65536 of a source pixel, must stay 10 or more); refract renders at
+     * the render size itself. */
+    const int grid_size[2] = { ld->sc->grid.width, ld->sc->grid.height }, size[2] = { r->width, r->height };
+    static const char *const side[2] = { "width", "height" };
+    for (int k = 0; k < 2 && r->mode != RENDER_REFRACT; k++) {
+        if ((long long)size[k] <= (long long)RR_RENDER_MAX_STRETCH * grid_size[k])
+            continue;
+        char p[PATH_LEN];
+        const cJSON *at = member(o, side[k]);
+        return fail(ld, at ? at : o, join(p, "render", side[k]),
+                    "%d is more than %d times grid.%s (%d): the scaler cannot stretch that far", size[k],
+                    RR_RENDER_MAX_STRETCH, side[k], grid_size[k]);
+    }
     return 0;
 }
 

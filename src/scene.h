@@ -164,6 +164,9 @@ struct scene {
  * can fix in the scene or the overrides (one line: "file:line:col: key.path:
  * what, got VALUE", or "--set key.path: ..."), RR_EXIT_RUNTIME for I/O and
  * memory failures; *sc is then empty (scene_free is still safe). */
+/* The most a render may stretch the grid, each way (docs/scene.md, Limits). */
+#define RR_RENDER_MAX_STRETCH 4096
+
 /* The largest scene file scene_load reads (docs/scene.md, Limits). */
 #define RR_SCENE_MAX_BYTES ((size_t)64 << 20)
 

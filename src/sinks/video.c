@@ -274,7 +274,12 @@ static int video_open(void *priv, const struct output_config *o, const struct si
     if (ret < 0) {
         char what[128];
         snprintf(what, sizeof what, "cannot open the %s encoder", codec->name);
-        sink_av_fail(e, RR_EXIT_USAGE, o->path, what, ret);
+        /* Options the encoder refuses are the scene's (exit 2); anything else,
+         * such as its threads failing to start (x264: a generic external
+         * error), is a run-time failure. */
+        bool bad_option = ret == AVERROR(EINVAL) || ret == AVERROR(ERANGE) || ret == AVERROR_OPTION_NOT_FOUND
+                          || ret == AVERROR_INVALIDDATA || ret == AVERROR_PATCHWELCOME;
+        sink_av_fail(e, bad_option ? RR_EXIT_USAGE : RR_EXIT_RUNTIME, o->path, what, ret);
         goto fail;
     }
     const AVDictionaryEntry *left = av_dict_get(opts, "", NULL, AV_DICT_IGNORE_SUFFIX);

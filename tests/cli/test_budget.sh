@@ -61,4 +61,19 @@ truncate -s 65M "$T/huge.json"
 refused scene-too-large 'huge.json: larger than 67108864 bytes' "$T/huge.json" -o "$T/r/a.npy"
 RIPPLERENDER_MEM_LIMIT=100M refused scene-text-over-budget 'big.json: 8000010 bytes of scene text need about' "$T/big.json" -o "$T/r/a.npy"
 
+# --- a thread that cannot be created is a run-time failure (exit 1), not a bad scene ---------------
+# As user nobody with at most one process (ulimit -u 1): the encoder's threads (-j 2) cannot start.
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+    mkdir -p "$T/np"; chmod 777 "$T/np"; chmod 755 "$T"
+    echo '{"grid":{"width":64,"height":48},"time":{"frames":3}}' > "$T/np/s.json"; chmod 644 "$T/np/s.json"
+    for ext in mp4 npy; do
+        setpriv --reuid=65534 --regid=65534 --clear-groups bash -c \
+            "ulimit -u 1; exec '$RR' '$T/np/s.json' -o '$T/np/u.$ext' -j 2 -q" 2> "$T/err"; s=$?
+        if [ "$s" -eq 1 ] && one_line "$T/err" && [ ! -e "$T/np/u.$ext" ]; then ok "no-thread-is-runtime-$ext"
+        else fail "no-thread-is-runtime-$ext" "status $s, message: $(cat "$T/err")"; fi
+    done
+else
+    echo "skip no-thread-is-runtime: needs root and setpriv"
+fi
+
 finish
