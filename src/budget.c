@@ -146,33 +146,38 @@ uint64_t budget_run_bytes(const struct scene *sc)
     return budget_add(total, budget_mul(sc->text_bytes, TEXT_BYTES_PER_BYTE));
 }
 
+/* 1 when need passes the budget (named in *budget), 0 when it fits, -1 with e
+ * filled when RIPPLERENDER_MEM_LIMIT is not a size. */
+static int over_budget(uint64_t need, uint64_t *budget, struct rr_err *e)
+{
+    if (budget_limit(budget, e) < 0)
+        return -1;
+    return need > *budget;
+}
+
+#define RAISE_IT " bytes (raise it with " ENV_NAME ", e.g. " ENV_NAME "=16G)"
+
 int budget_check_run(const struct scene *sc, struct rr_err *e)
 {
-    uint64_t budget;
-    if (budget_limit(&budget, e) < 0)
-        return -1;
-    uint64_t need = budget_run_bytes(sc);
-    if (need <= budget)
-        return 0;
+    uint64_t budget, need = budget_run_bytes(sc);
+    int over = over_budget(need, &budget, e);
+    if (over <= 0)
+        return over;
     int rw = sc->render.width > 0 ? sc->render.width : sc->grid.width;
     int rh = sc->render.height > 0 ? sc->render.height : sc->grid.height;
     return rr_fail(e, RR_EXIT_USAGE,
-                   "grid: %d x %d cells with a %d x %d render need about %llu bytes, more than the limit of "
-                   "%llu bytes (raise it with " ENV_NAME ", e.g. " ENV_NAME "=16G)",
+                   "grid: %d x %d cells with a %d x %d render need about %llu bytes, more than the limit of %llu" RAISE_IT,
                    sc->grid.width, sc->grid.height, rw, rh, (unsigned long long)need,
                    (unsigned long long)budget);
 }
 
 int budget_check_scene_text(uint64_t len, const char *name, struct rr_err *e)
 {
-    uint64_t budget;
-    if (budget_limit(&budget, e) < 0)
-        return -1;
-    uint64_t need = budget_scene_text_bytes(len);
-    if (need <= budget)
-        return 0;
+    uint64_t budget, need = budget_scene_text_bytes(len);
+    int over = over_budget(need, &budget, e);
+    if (over <= 0)
+        return over;
     return rr_fail(e, RR_EXIT_USAGE,
-                   "%s: %llu bytes of scene text need about %llu bytes to parse, more than the limit of "
-                   "%llu bytes (raise it with " ENV_NAME ", e.g. " ENV_NAME "=16G)",
+                   "%s: %llu bytes of scene text need about %llu bytes to parse, more than the limit of %llu" RAISE_IT,
                    name, (unsigned long long)len, (unsigned long long)need, (unsigned long long)budget);
 }

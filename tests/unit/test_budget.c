@@ -26,16 +26,23 @@ static void test_saturating(void **state)
     assert_true(budget_add(UINT64_MAX, 1) == UINT64_MAX);
 }
 
+/* A 64 x 48 grid rendered at its own size: (64+40)*(48+2) cells * 26 bytes
+ * + (64+64)*48 pixels * 4 bytes. */
+#define GRID_64x48 (104ULL * 50 * 26 + 128ULL * 48 * 4)
+static struct scene scene_64x48(void)
+{
+    struct scene sc;
+    memset(&sc, 0, sizeof sc);
+    sc.grid.width = sc.render.width = 64;
+    sc.grid.height = sc.render.height = 48;
+    return sc;
+}
+
 static void test_run_bytes(void **state)
 {
     (void)state;
-    struct scene sc;
-    memset(&sc, 0, sizeof sc);
-    /* 64 x 48 grid rendered at its own size: (64+40)*(48+2) cells * 26 bytes
-     * + (64+64)*48 pixels * 4 bytes. */
-    sc.grid.width = sc.render.width = 64;
-    sc.grid.height = sc.render.height = 48;
-    assert_true(budget_run_bytes(&sc) == 104ULL * 50 * 26 + 128ULL * 48 * 4);
+    struct scene sc = scene_64x48();
+    assert_true(budget_run_bytes(&sc) == GRID_64x48);
     /* Scaled to 1000 x 1000: 14 bytes per output pixel. */
     sc.render.width = sc.render.height = 1000;
     assert_true(budget_run_bytes(&sc) == 104ULL * 50 * 26 + 1064ULL * 1000 * 14);
@@ -58,12 +65,9 @@ static void test_run_bytes(void **state)
 static void test_output_frames(void **state)
 {
     (void)state;
-    struct scene sc;
-    memset(&sc, 0, sizeof sc);
-    sc.grid.width = sc.render.width = 64;
-    sc.grid.height = sc.render.height = 48;
+    struct scene sc = scene_64x48();
     sc.time.frames = 10;
-    const uint64_t run = 104ULL * 50 * 26 + 128ULL * 48 * 4;
+    const uint64_t run = GRID_64x48;
     char gif[] = "a.gif", mp4[] = "a.mp4";
     sc.output.path = gif;
     assert_true(budget_run_bytes(&sc) == run + (36ULL << 20) + 16ULL * 64 * 48 + 10ULL * (4 * 64 * 48 + 4096));
