@@ -52,11 +52,11 @@ refused() {
     else fail "$name" "status $s, message: $(cat "$T/err")"; fi
 }
 echo '{"grid":{"width":512,"height":512},"time":{"frames":100000}}' > "$T/gif-long.json"
-refused gif-held-frames-refused 'need about 105' "$T/gif-long.json" -o "$T/r/a.gif"
+refused gif-held-frames-refused "105309143040 of them the .gif's 100000 frames, all held until its palette is made" "$T/gif-long.json" -o "$T/r/a.gif"
 echo '{"grid":{"width":64,"height":48},"solver":{"type":"spectral"},"boundary":"absorb","absorb_width":4096}' > "$T/spec-wide.json"
-RIPPLERENDER_MEM_LIMIT=1G refused spectral-pad-refused 'need about 12' "$T/spec-wide.json" -o "$T/r/a.npy"
+RIPPLERENDER_MEM_LIMIT=1G refused spectral-pad-refused "of them the spectral solver's padded domain (absorb_width 4096)" "$T/spec-wide.json" -o "$T/r/a.npy"
 echo '{"grid":{"width":4096,"height":4096},"time":{"frames":30}}' > "$T/x264-big.json"
-RIPPLERENDER_MEM_LIMIT=2G refused libx264-lookahead-refused 'need about' "$T/x264-big.json" -o "$T/r/a.mp4"
+RIPPLERENDER_MEM_LIMIT=2G refused libx264-lookahead-refused "of them the libx264 encoder's 43 frames in flight" "$T/x264-big.json" -o "$T/r/a.mp4"
 
 # --- the scene size cap: at most 64 MiB + 1 bytes are read ----------------------------------------
 refused scene-dev-zero '/dev/zero: larger than 67108864 bytes (64 MiB), the limit of a scene file' /dev/zero -o "$T/r/a.npy"
