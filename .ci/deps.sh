@@ -11,7 +11,10 @@ libavfilter-dev libpng-dev libcjson-dev libfftw3-dev ffmpeg"
 # (tests/cli/test_players.sh), man (the man page renders cleanly, tests/cli/test_install.sh),
 # qemu-user (the binary run on emulated CPUs without AVX-512 and without AVX: the other
 # kernel builds give the same heights, tests/cli/test_kernels.sh).
-TEST_PKGS="libcmocka-dev python3-jsonschema parallel chromium man-db qemu-user"
+# clang-14 with libclang-rt-14-dev (libFuzzer, ASan) and libomp-14-dev (clang's OpenMP): make fuzz,
+# run bounded by CI; time (GNU time's peak RSS of a run against the memory budget, tests/cli/test_budget.sh).
+TEST_PKGS="libcmocka-dev python3-jsonschema parallel chromium man-db qemu-user
+clang-14 libclang-rt-14-dev libomp-14-dev time"
 [ "$1" = test ] && PKGS="$PKGS $TEST_PKGS"
 missing=""
 for p in $PKGS; do

@@ -3,8 +3,15 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include <omp.h>
+
+#include "solver.h"
 
 #define ENV_NAME "RIPPLERENDER_MEM_LIMIT"
 
@@ -49,36 +56,161 @@ int budget_limit(uint64_t *bytes, struct rr_err *e)
     return 0;
 }
 
-uint64_t budget_run_bytes(const struct scene *sc)
+/* The model, calibrated against the peak resident size (tests/cli/test_budget.sh
+ * measures each case with /usr/bin/time) and documented in docs/scene.md. */
+#define TEXT_BYTES_PER_BYTE 72                /* parsing: per value of "0,", a cJSON node (64 + 16
+                                                 of malloc) and its position (2 offsets, doubled) */
+#define GIF_FIXED ((uint64_t)36 << 20)        /* palettegen's and paletteuse's tables */
+#define ENCODER_FIXED ((uint64_t)8 << 20)
+
+uint64_t budget_scene_text_bytes(uint64_t len)
+{
+    return budget_mul(len, TEXT_BYTES_PER_BYTE);
+}
+
+/* x264's presets (x264's common/base.c, x264_param_apply_preset): frames of
+ * rate-control lookahead, B-frames and reference frames. */
+static const struct { const char *name; int lookahead, bframes, refs; } x264_presets[] = {
+    { "ultrafast", 0, 0, 1 }, { "superfast", 0, 3, 1 }, { "veryfast", 10, 3, 1 },
+    { "faster", 20, 3, 2 },   { "fast", 30, 3, 2 },     { "medium", 40, 3, 3 },
+    { "slow", 50, 3, 5 },     { "slower", 60, 3, 8 },   { "veryslow", 60, 8, 16 },
+    { "placebo", 60, 16, 16 },
+};
+
+/* Whether s ends with tail, ignoring case (as output names are matched). */
+static bool ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && !strcasecmp(s + n - m, tail);
+}
+
+/* The parts of a run's estimate; `output` says what the output's part is. */
+struct parts {
+    uint64_t grid, solver, output, text;
+    char what[96];
+};
+
+/* The frames an encoder holds at once: the frames it looks ahead, its B- and
+ * reference frames, and with frame threads (libavcodec asks for 1.5 per
+ * worker thread) a frame in flight per thread plus the lookahead thread's
+ * queue; never more than the clip plus the few it keeps from the start. */
+static uint64_t encoder_frames(const struct scene *sc, int threads, const char **name)
+{
+    const char *codec = sc->output.codec[0] ? sc->output.codec
+                        : sc->output.path && ends_with(sc->output.path, ".webm") ? "libvpx-vp9" : "libx264";
+    *name = codec;
+    int tx = (3 * threads + 1) / 2, held = 32 + 2 * tx;   /* any other encoder */
+    if (!strcmp(codec, "libx264")) {
+        const char *preset = sc->output.preset[0] ? sc->output.preset : "medium";
+        size_t k = 5;
+        for (size_t i = 0; i < sizeof x264_presets / sizeof x264_presets[0]; i++)
+            if (!strcmp(preset, x264_presets[i].name))
+                k = i;
+        held = x264_presets[k].lookahead + x264_presets[k].bframes + x264_presets[k].refs + 4
+               + (tx > 1 ? 16 + 2 * tx : 0);
+    }
+    uint64_t frames = sc->time.frames > 0 ? (uint64_t)sc->time.frames + 13 : 13;
+    return frames < (uint64_t)held ? frames : (uint64_t)held;
+}
+
+/* What the output's writer holds beyond one frame: a GIF's every frame (BGRA,
+ * paletteuse waits for the palette made from the last), a video encoder's
+ * frames (yuv420p with its 32-pixel borders, lookahead planes and motion
+ * data: 4 bytes per padded pixel). */
+static uint64_t sink_bytes(const struct scene *sc, uint64_t rw, uint64_t rh, int threads, char *what, size_t size)
+{
+    const char *path = sc->output.path ? sc->output.path : "";
+    uint64_t pix = budget_mul(rw, rh);
+    uint64_t frames = sc->time.frames > 0 ? (uint64_t)sc->time.frames : 0;
+    if (ends_with(path, ".gif")) {
+        snprintf(what, size, "the .gif's %llu frames, all held until its palette is made",
+                 (unsigned long long)frames);
+        return budget_add(budget_add(GIF_FIXED, budget_mul(pix, 16)),
+                          budget_mul(frames, budget_add(budget_mul(pix, 4), 4096)));
+    }
+    static const char *const video[] = { ".mp4", ".mkv", ".mov", ".webm" };
+    for (size_t i = 0; i < 4; i++)
+        if (ends_with(path, video[i])) {
+            const char *codec;
+            uint64_t held = encoder_frames(sc, threads, &codec);
+            snprintf(what, size, "the %s encoder's %llu frames in flight", codec, (unsigned long long)held);
+            return budget_add(ENCODER_FIXED, budget_mul(held, budget_mul(4, budget_mul(rw + 64, rh + 64))));
+        }
+    return 0;
+}
+
+static void run_parts(const struct scene *sc, struct parts *p)
 {
     /* Per grid cell: 4 float planes (16), walls (1), rgb (3), grey16 (2),
      * heights (4). Rows are padded by a few cells: count 40 extra per row. */
     uint64_t gw = sc->grid.width > 0 ? (uint64_t)sc->grid.width : 0;
     uint64_t gh = sc->grid.height > 0 ? (uint64_t)sc->grid.height : 0;
     uint64_t cells = budget_mul(gw + 40, gh + 2);
-    uint64_t total = budget_mul(cells, 16 + 1 + 3 + 2 + 4);
     uint64_t rw = sc->render.width > 0 ? (uint64_t)sc->render.width : gw;
     uint64_t rh = sc->render.height > 0 ? (uint64_t)sc->render.height : gh;
     uint64_t pix = budget_mul(rw + 64, rh);
     /* A scaled render keeps rgb and grey16 twice (scaled, packed); every
      * video encoder holds a padded frame of its own (counted at 4 bytes). */
     uint64_t per_pixel = (rw != gw || rh != gh) ? 2 * (3 + 2) + 4 : 4;
-    return budget_add(total, budget_mul(pix, per_pixel));
+    p->grid = budget_add(budget_mul(cells, 16 + 1 + 3 + 2 + 4), budget_mul(pix, per_pixel));
+    int threads = omp_get_max_threads();
+    p->solver = sc->solver.type == SOLVER_SPECTRAL ? solver_spectral_bytes(sc, threads) : 0;
+    p->what[0] = '\0';
+    p->output = sink_bytes(sc, rw, rh, threads, p->what, sizeof p->what);
+    /* The scene's text was parsed first; what the parse freed may stay mapped. */
+    p->text = budget_mul(sc->text_bytes, TEXT_BYTES_PER_BYTE);
 }
+
+uint64_t budget_run_bytes(const struct scene *sc)
+{
+    struct parts p;
+    run_parts(sc, &p);
+    return budget_add(budget_add(p.grid, p.solver), budget_add(p.output, p.text));
+}
+
+/* 1 when need passes the budget (named in *budget), 0 when it fits, -1 with e
+ * filled when RIPPLERENDER_MEM_LIMIT is not a size. */
+static int over_budget(uint64_t need, uint64_t *budget, struct rr_err *e)
+{
+    if (budget_limit(budget, e) < 0)
+        return -1;
+    return need > *budget;
+}
+
+#define RAISE_IT " bytes (raise it with " ENV_NAME ", e.g. " ENV_NAME "=16G)"
 
 int budget_check_run(const struct scene *sc, struct rr_err *e)
 {
-    uint64_t budget;
-    if (budget_limit(&budget, e) < 0)
-        return -1;
-    uint64_t need = budget_run_bytes(sc);
-    if (need <= budget)
-        return 0;
+    uint64_t budget, need = budget_run_bytes(sc);
+    int over = over_budget(need, &budget, e);
+    if (over <= 0)
+        return over;
     int rw = sc->render.width > 0 ? sc->render.width : sc->grid.width;
     int rh = sc->render.height > 0 ? sc->render.height : sc->grid.height;
+    /* Name the part that outweighs the grid, if one does. */
+    struct parts p;
+    run_parts(sc, &p);
+    char most[160] = "";
+    if (p.solver > p.grid && p.solver >= p.output && p.solver >= p.text)
+        snprintf(most, sizeof most, "; %llu of them the spectral solver's padded domain (absorb_width %d)",
+                 (unsigned long long)p.solver, sc->absorb_width);
+    else if (p.output > p.grid && p.output >= p.text)
+        snprintf(most, sizeof most, "; %llu of them %s", (unsigned long long)p.output, p.what);
+    else if (p.text > p.grid)
+        snprintf(most, sizeof most, "; %llu of them the scene text's parse", (unsigned long long)p.text);
     return rr_fail(e, RR_EXIT_USAGE,
-                   "grid: %d x %d cells with a %d x %d render need about %llu bytes, more than the limit of "
-                   "%llu bytes (raise it with " ENV_NAME ", e.g. " ENV_NAME "=16G)",
-                   sc->grid.width, sc->grid.height, rw, rh, (unsigned long long)need,
-                   (unsigned long long)budget);
+                   "grid: %d x %d cells with a %d x %d render need about %llu bytes, more than the limit of %llu"
+                   RAISE_IT "%s", sc->grid.width, sc->grid.height, rw, rh, (unsigned long long)need,
+                   (unsigned long long)budget, most);
+}
+
+int budget_check_scene_text(uint64_t len, const char *name, struct rr_err *e)
+{
+    uint64_t budget, need = budget_scene_text_bytes(len);
+    int over = over_budget(need, &budget, e);
+    if (over <= 0)
+        return over;
+    return rr_fail(e, RR_EXIT_USAGE,
+                   "%s: %llu bytes of scene text need about %llu bytes to parse, more than the limit of %llu" RAISE_IT,
+                   name, (unsigned long long)len, (unsigned long long)need, (unsigned long long)budget);
 }

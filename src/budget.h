@@ -16,21 +16,38 @@
 
 #define RR_MEM_LIMIT_DEFAULT ((uint64_t)4 << 30)   /* 4 GiB */
 
+/* What the program and its libraries take with nothing to do (code, data,
+ * threads' stacks): part of the peak resident size, not of the estimates
+ * below, nor of the limit (tests/cli/test_budget.sh adds it). */
+#define RR_BUDGET_PROGRAM_BYTES ((uint64_t)48 << 20)
+
 /* The budget in bytes (UINT64_MAX: no limit). Returns 0, or -1 with e filled
  * (status 2) when RIPPLERENDER_MEM_LIMIT is not a size. */
 int budget_limit(uint64_t *bytes, struct rr_err *e);
 
-/* The bytes a run of sc holds at its peak, by the estimate docs/scene.md
- * gives: per grid cell 4 float planes (two heights, two of solver state),
- * the wall byte and the grid-sized render buffers (rgb, 16-bit grey, float
- * heights); per output pixel, when the render is scaled, rgb and 16-bit
- * grey at two stages and the encoder's own frame. Saturates, never wraps. */
+/* The bytes a run of sc holds at its peak beyond RR_BUDGET_PROGRAM_BYTES, by
+ * the model docs/scene.md gives (tests/cli/test_budget.sh checks it against
+ * the measured peak): per grid cell 4 float planes (two heights, two of solver
+ * state), the wall byte and the grid-sized render buffers; per output pixel,
+ * when the render is scaled, rgb and 16-bit grey at two stages, and the
+ * encoder's own frame; the spectral solver's padded FFT domain; the frames
+ * the output holds (every frame of a GIF, an encoder's lookahead); and the
+ * scene's parsed text. Uses omp_get_max_threads() as the run's threads.
+ * Saturates, never wraps. */
 uint64_t budget_run_bytes(const struct scene *sc);
 
 /* Refuses sc when budget_run_bytes passes the budget: status 2, "grid: W x H
  * cells with a WxH render need about N bytes, more than the limit of M bytes
  * (RIPPLERENDER_MEM_LIMIT)". Returns 0 or -1. */
 int budget_check_run(const struct scene *sc, struct rr_err *e);
+
+/* The bytes parsing len bytes of scene text needs at its peak (the densest
+ * JSON, a value every two bytes). */
+uint64_t budget_scene_text_bytes(uint64_t len);
+
+/* Refuses (status 2) a scene text whose parse would pass the budget, naming
+ * the file (name) and the bytes. Returns 0 or -1. */
+int budget_check_scene_text(uint64_t len, const char *name, struct rr_err *e);
 
 /* a * b, or UINT64_MAX when that overflows. */
 uint64_t budget_mul(uint64_t a, uint64_t b);

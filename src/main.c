@@ -137,12 +137,15 @@ static void install_signals(void)
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_error(const char *fmt, ...)
 {
+    /* Through rr_fail: one line, bounded, a long argument cut in its middle. */
+    struct rr_err e = { 0 };
+    char what[sizeof e.msg];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "ripplerender: ");
-    vfprintf(stderr, fmt, ap);
+    rr_vformat(what, sizeof what, fmt, ap);
     va_end(ap);
-    fprintf(stderr, " (see ripplerender --help)\n");
+    rr_fail(&e, RR_EXIT_USAGE, "%s (see ripplerender --help)", what);
+    fprintf(stderr, "ripplerender: %s\n", e.msg);
     return RR_EXIT_USAGE;
 }
 
@@ -318,6 +321,23 @@ struct probe_log {
     FILE *f;
 };
 
+/* One CSV field as RFC 4180 (section 2, rules 6 and 7) says: a name holding a
+ * comma, a double quote, CR or LF is enclosed in double quotes, its quotes doubled. */
+static void csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
 static int probes_open(struct probe_log *pl, const char *path, const struct scene *sc, bool overwrite,
                        struct rr_err *e)
 {
@@ -327,8 +347,10 @@ static int probes_open(struct probe_log *pl, const char *path, const struct scen
     if (!pl->f)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
     fputs("frame,time", pl->f);
-    for (int i = 0; i < sc->n_probes; i++)
-        fprintf(pl->f, ",%s", sc->probes[i].name);
+    for (int i = 0; i < sc->n_probes; i++) {
+        fputc(',', pl->f);
+        csv_field(pl->f, sc->probes[i].name);
+    }
     fputc('\n', pl->f);
     return 0;
 }
@@ -406,7 +428,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     const long first = state_first(r->state), count = state_count(r->state);
     /* Before the pipeline, which takes the threads down to one
      * while the encoder is the bottleneck: the manifest records the -j asked for. */
-    if (o->manifest && manifest_create(&r->manifest, o->manifest, o->overwrite, count, argc, o->args, e) < 0)
+    if (o->manifest && (manifest_check_scene_text(sc, "--manifest", e) < 0
+                        || manifest_create(&r->manifest, o->manifest, o->overwrite, count, argc, o->args, e) < 0))
         return -1;
     manifest_range(r->manifest, first, state_last(r->state));
     if (sc->n_probes == 0 && o->probes)
@@ -543,6 +566,10 @@ int main(int argc, char **argv)
         goto end;
     }
     if (o.print_scene) {
+        if (manifest_check_scene_text(&r.sc, "--print-scene", &e) < 0) {
+            status = fail(&e);
+            goto end;
+        }
         if (scene_print(&r.sc, stdout) < 0 || fflush(stdout) != 0) {
             rr_fail(&e, RR_EXIT_RUNTIME, "standard output: write failed: %s", strerror(errno));
             status = fail(&e);

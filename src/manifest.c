@@ -20,6 +20,7 @@
 #include <png.h>
 
 #include "outfile.h"
+#include "utf8.h"
 #include "version.h"
 
 struct manifest {
@@ -59,10 +60,56 @@ void manifest_free(struct manifest *m)
     free(m);
 }
 
+/* The first string under node (depth first) that is not UTF-8, with its key
+ * path in path[size]; NULL when there is none. */
+static const cJSON *first_bad_string(const cJSON *node, char *path, size_t size)
+{
+    if (cJSON_IsString(node))
+        return utf8_bad_byte(node->valuestring) ? node : NULL;
+    size_t at = strlen(path);
+    int i = 0;
+    for (const cJSON *c = node->child; c; c = c->next, i++) {
+        if (cJSON_IsArray(node))
+            snprintf(path + at, size - at, "%s%d", at ? "." : "", i);
+        else
+            snprintf(path + at, size - at, "%s%s", at ? "." : "", c->string ? c->string : "");
+        const cJSON *bad = first_bad_string(c, path, size);
+        if (bad)
+            return bad;
+    }
+    path[at] = '\0';
+    return NULL;
+}
+
+int manifest_check_scene_text(const struct scene *sc, const char *what, struct rr_err *e)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    int rc = f && scene_print(sc, f) == 0 ? 0 : -1;
+    if (f && fclose(f) != 0)
+        rc = -1;
+    cJSON *root = rc == 0 ? cJSON_Parse(text) : NULL;
+    free(text);
+    if (!root)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", what);
+    char path[256] = "";
+    const cJSON *bad = first_bad_string(root, path, sizeof path);
+    if (bad)
+        rc = rr_fail(e, RR_EXIT_USAGE, "%s: %s \"%s\" is not valid UTF-8, which JSON cannot hold "
+                     "(rename the file or folder)", what, path, bad->valuestring);
+    cJSON_Delete(root);
+    return rc;
+}
+
 int manifest_create(struct manifest **out, const char *path, bool overwrite, long frames, int argc,
                     char *const *argv, struct rr_err *e)
 {
     *out = NULL;
+    for (int i = 0; i < argc; i++)
+        if (utf8_bad_byte(argv[i]))
+            return rr_fail(e, RR_EXIT_USAGE, "--manifest: argument %d \"%s\" is not valid UTF-8, which "
+                           "JSON cannot hold (rename the file or folder)", i, argv[i]);
     if (outfile_check_target(path, overwrite, e) < 0)
         return -1;
     struct manifest *m = calloc(1, sizeof *m);

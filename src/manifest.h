@@ -24,7 +24,7 @@ struct manifest;
 /* Checks that `path` may be written (as every output: refused when it exists
  * and !overwrite), starts the clock, makes room for `frames` hashes and keeps
  * a copy of argv as given (pass it before getopt permutes it). Returns 0, or
- * -1 with e filled (status 1). */
+ * -1 with e filled (status 1; 2 when an argument is not UTF-8). */
 int manifest_create(struct manifest **m, const char *path, bool overwrite, long frames, int argc,
                     char *const *argv, struct rr_err *e);
 
@@ -32,6 +32,12 @@ int manifest_create(struct manifest **m, const char *path, bool overwrite, long 
  * manifest_frame's i counts from first. Without a call: 0 .. frames - 1.
  * Accepts a NULL m. */
 void manifest_range(struct manifest *m, long first, long last);
+
+/* JSON holds UTF-8 only, and what ripplerender writes it must read back: fails
+ * (status 2) when a string of the scene as scene_print writes it is not
+ * UTF-8 (a path under a Latin-1 folder), naming `what` ("--print-scene"),
+ * the key path and the value. Returns 0, or -1 with e filled. */
+int manifest_check_scene_text(const struct scene *sc, const char *what, struct rr_err *e);
 
 /* Records frame i (0-based, in order): its MD5 in hex and the time since the
  * previous frame (or since manifest_create). Cannot fail; ignores i out of range. */

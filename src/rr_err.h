@@ -7,6 +7,9 @@
 #ifndef RR_ERR_H
 #define RR_ERR_H
 
+#include <stdarg.h>
+#include <stddef.h>
+
 enum rr_status {
     RR_EXIT_OK = 0,
     RR_EXIT_RUNTIME = 1,   /* I/O, encoder, unstable simulation, out of memory */
@@ -30,5 +33,15 @@ int rr_fail(struct rr_err *e, int status, const char *fmt, ...)
  * ("out/ripple.mp4: " + what failed underneath). */
 int rr_wrap(struct rr_err *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Copies src into dst (size bytes), cutting its middle to " ... " when it
+ * does not fit, so that a long quoted value or path gives way and a message
+ * keeps its start (the file, the key) and its end (the reason). Messages
+ * longer than the record are cut so by rr_fail and rr_wrap. */
+void rr_cut_middle(char *dst, size_t size, const char *src);
+
+/* vsnprintf into dst (size bytes), its middle cut (rr_cut_middle) rather than
+ * its end when the text does not fit (without memory for it, its end). */
+void rr_vformat(char *dst, size_t size, const char *fmt, va_list ap);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "budget.h"
 #include "render.h"
 #include "scene_json.h"
 #include "solver.h"
@@ -132,7 +133,7 @@ static int vfail(struct ld *ld, const cJSON *node, bool at_key, const char *path
 {
     char what[768], where[320];
     struct sj_pos val, key;
-    vsnprintf(what, sizeof what, fmt, ap);
+    rr_vformat(what, sizeof what, fmt, ap);   /* a long quoted key gives way, not the reason */
     if (sj_posmap_find(ld->pm, node, &val, &key)) {
         struct sj_pos p = at_key ? key : val;
         snprintf(where, sizeof where, "%s:%d:%d: %s%s", ld->name, p.line, p.col, path,
@@ -700,7 +701,9 @@ static int load_grid(struct ld *ld, const cJSON *root)
 static int load_time(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = { "fps", "frames", "steps_per_frame", NULL };
-    static const struct range fps = { 0, 1000, true, false };
+    /* At least a frame every 1000 s: a video muxer keeps each frame's duration
+     * in 32 bits of its time base (mp4: 16384 per second at 1e-6 fps overflows). */
+    static const struct range fps = { 0.001, 1000, false, false };
     struct scene *sc = ld->sc;
     const cJSON *o;
     long long spf;
@@ -1451,6 +1454,20 @@ static int load_render(struct ld *ld, const cJSON *root)
         return -1;
     if (!(r->range[0] < r->range[1]))
         return fail_got(ld, member(o, "range"), "render.range", "[low, high] with low < high");
+    /* libswscale stretches a line at most about 6900 times (its step, in
+     * 1/65536 of a source pixel, must stay 10 or more); refract renders at
+     * the render size itself. */
+    const int grid_size[2] = { ld->sc->grid.width, ld->sc->grid.height }, size[2] = { r->width, r->height };
+    static const char *const side[2] = { "width", "height" };
+    for (int k = 0; k < 2 && r->mode != RENDER_REFRACT; k++) {
+        if ((long long)size[k] <= (long long)RR_RENDER_MAX_STRETCH * grid_size[k])
+            continue;
+        char p[PATH_LEN];
+        const cJSON *at = member(o, side[k]);
+        return fail(ld, at ? at : o, join(p, "render", side[k]),
+                    "%d is more than %d times grid.%s (%d): the scaler cannot stretch that far", size[k],
+                    RR_RENDER_MAX_STRETCH, side[k], grid_size[k]);
+    }
     return 0;
 }
 
@@ -1617,7 +1634,29 @@ static int load_root(struct ld *ld, const cJSON *root)
 
 /* ---- reading and parsing ------------------------------------------------------------------- */
 
-/* Reads all of f into a NUL-terminated buffer. Returns NULL with errno set. */
+/* The key path of target under node (named path, in buf of PATH_LEN). */
+static bool node_path(const cJSON *node, const cJSON *target, const char *path, char *buf)
+{
+    if (node == target) {
+        snprintf(buf, PATH_LEN, "%s", path);
+        return true;
+    }
+    char sub[PATH_LEN];
+    int i = 0;
+    for (const cJSON *c = node->child; c; c = c->next, i++) {
+        if (cJSON_IsArray(node))
+            join_index(sub, path, i);
+        else
+            join(sub, path, c->string ? c->string : "");
+        if (node_path(c, target, sub, buf))
+            return true;
+    }
+    return false;
+}
+
+/* Reads all of f into a NUL-terminated buffer, at most RR_SCENE_MAX_BYTES + 1
+ * bytes (so that /dev/zero ends at once). Returns NULL with errno set (EFBIG
+ * when there is more). */
 static char *read_all(FILE *f, size_t *len)
 {
     size_t cap = 4096, n = 0;
@@ -1635,8 +1674,16 @@ static char *read_all(FILE *f, size_t *len)
             buf = b;
             cap *= 2;
         }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        size_t want = cap - n - 1;
+        if (want > RR_SCENE_MAX_BYTES + 1 - n)
+            want = RR_SCENE_MAX_BYTES + 1 - n;
+        size_t got = fread(buf + n, 1, want, f);
         n += got;
+        if (n > RR_SCENE_MAX_BYTES) {
+            free(buf);
+            errno = EFBIG;
+            return NULL;
+        }
         if (got == 0) {
             if (ferror(f)) {
                 int err = errno ? errno : EIO;
@@ -1740,7 +1787,15 @@ int scene_load(struct scene *sc, const char *path, const char *const *sets, int 
     if (!text) {
         if (err == ENOMEM)
             return oom(&ld);
+        if (err == EFBIG)
+            return rr_fail(e, RR_EXIT_USAGE, "%s: larger than %zu bytes (%zu MiB), the limit of a scene file",
+                           ld.name, RR_SCENE_MAX_BYTES, RR_SCENE_MAX_BYTES >> 20);
         return rr_fail(e, RR_EXIT_USAGE, "%s: cannot read: %s", ld.name, strerror(err));
+    }
+    sc->text_bytes = len;
+    if (budget_check_scene_text(len, ld.name, e) < 0) {   /* before cJSON's nodes are made */
+        free(text);
+        return -1;
     }
     if (set_defaults(sc) < 0 || !(sc->file = strdup(path)) || !(ld.dir = scene_dir(path))
         || !(graveyard = cJSON_CreateArray())) {
@@ -1773,6 +1828,15 @@ int scene_load(struct scene *sc, const char *path, const char *const *sets, int 
         goto end;
     }
     ld.pm = pm;
+    bool nul_in_key;
+    const cJSON *nul_node = sj_posmap_nul(pm, &nul_in_key);
+    if (nul_node) {
+        char where[PATH_LEN] = "";
+        node_path(root, nul_node, "", where);
+        (nul_in_key ? fail_key : fail)(&ld, nul_node, where, "\\u0000 (a NUL character) in a %s would cut it "
+                                       "short: not allowed", nul_in_key ? "key" : "string");
+        goto end;
+    }
     if (!cJSON_IsObject(root)) {
         fail_got(&ld, root, "", "a JSON object at the top level");
         goto end;

@@ -152,6 +152,7 @@ struct scene_origin {
 
 struct scene {
     char *file;                    /* the scene's name for messages ("-" for stdin) */
+    size_t text_bytes;             /* the size of the scene's text (the memory budget of its parse) */
     struct { int width, height; double cell_size; } grid;
     struct { double fps; int frames; int steps_per_frame; bool steps_auto; } time;
     struct solver_config solver;
@@ -176,6 +177,12 @@ struct scene {
  * can fix in the scene or the overrides (one line: "file:line:col: key.path:
  * what, got VALUE", or "--set key.path: ..."), RR_EXIT_RUNTIME for I/O and
  * memory failures; *sc is then empty (scene_free is still safe). */
+/* The most a render may stretch the grid, each way (docs/scene.md, Limits). */
+#define RR_RENDER_MAX_STRETCH 4096
+
+/* The largest scene file scene_load reads (docs/scene.md, Limits). */
+#define RR_SCENE_MAX_BYTES ((size_t)64 << 20)
+
 int scene_load(struct scene *sc, const char *path, const char *const *sets, int n_sets,
                struct rr_err *e);
 

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rr_err.h"
+#include "utf8.h"
+
 /* ---- the scanner ------------------------------------------------------------
  * RFC 8259 exactly: whitespace is space, tab, CR, LF; numbers have no leading
  * zeros and digits on both sides of '.'; strings hold no raw control
@@ -23,6 +26,10 @@ struct scan {
     bool record, oom;
     size_t *val, *key;      /* offsets; key[k] == SIZE_MAX outside objects */
     size_t count, cap;
+    bool in_key;            /* scanning an object's key */
+    bool nul_seen;          /* a \u0000 escape, which cJSON's C strings would cut short */
+    bool nul_in_key;
+    size_t nul_index;       /* the recorded value it is in (or whose key it is in) */
 };
 
 static int scan_fail(struct scan *sc, const char *why)
@@ -77,28 +84,12 @@ static unsigned hex_value(char c)
     return is_digit(c) ? (unsigned)(c - '0') : (unsigned)((c | 0x20) - 'a' + 10);
 }
 
-/* One UTF-8 sequence starting at sc->i; refuses overlong forms, surrogates
- * and code points past U+10FFFF (RFC 3629). */
+/* One UTF-8 sequence starting at sc->i (utf8.h). */
 static int scan_utf8(struct scan *sc)
 {
-    const unsigned char *p = (const unsigned char *)sc->s + sc->i;
-    size_t left = sc->n - sc->i;
-    unsigned char b = p[0];
-    size_t len;
-    unsigned char lo = 0x80, hi = 0xBF;   /* allowed range of the second byte */
-    if (b >= 0xC2 && b <= 0xDF) len = 2;
-    else if (b == 0xE0) { len = 3; lo = 0xA0; }
-    else if (b == 0xED) { len = 3; hi = 0x9F; }
-    else if (b >= 0xE1 && b <= 0xEF) len = 3;
-    else if (b == 0xF0) { len = 4; lo = 0x90; }
-    else if (b == 0xF4) { len = 4; hi = 0x8F; }
-    else if (b >= 0xF1 && b <= 0xF3) len = 4;
-    else return scan_fail(sc, "invalid UTF-8 in a string");
-    if (left < len || p[1] < lo || p[1] > hi)
+    size_t len = utf8_seq_len((const unsigned char *)sc->s + sc->i, sc->n - sc->i);
+    if (!len)
         return scan_fail(sc, "invalid UTF-8 in a string");
-    for (size_t k = 2; k < len; k++)
-        if ((p[k] & 0xC0) != 0x80)
-            return scan_fail(sc, "invalid UTF-8 in a string");
     sc->i += len;
     return 0;
 }
@@ -130,6 +121,12 @@ static int scan_string(struct scan *sc)
                     u = u * 16 + hex_value(sc->s[sc->i + (size_t)k]);
                 }
                 sc->i += 5;
+                if (u == 0 && !sc->nul_seen) {
+                    sc->nul_seen = true;
+                    sc->nul_in_key = sc->in_key;
+                    /* A key's value is recorded after the key; a string value, before. */
+                    sc->nul_index = sc->in_key ? sc->count : sc->count - 1;
+                }
                 /* UTF-16 surrogates only in pairs, high then low: cJSON
                  * refuses a lone one, and so the scanner must too (else a
                  * failure of cJSON would read as out of memory). */
@@ -223,8 +220,10 @@ static int scan_object(struct scan *sc, int depth)
         if (sc->i >= sc->n || sc->s[sc->i] != '"')
             return scan_fail(sc, "expected a key in double quotes");
         size_t key_off = sc->i;
+        sc->in_key = true;
         if (scan_string(sc) < 0)
             return -1;
+        sc->in_key = false;
         skip_ws(sc);
         if (sc->i >= sc->n || sc->s[sc->i] != ':')
             return scan_fail(sc, "expected ':' after the key");
@@ -325,6 +324,8 @@ struct sj_entry {
 struct sj_posmap {
     struct sj_entry *e;
     size_t n;
+    const cJSON *nul;       /* the first node whose string or key holds \u0000 */
+    bool nul_in_key;
 };
 
 struct sj_pos sj_linecol(const char *text, size_t off)
@@ -396,6 +397,10 @@ int sj_posmap_build(struct sj_posmap **out, const char *text, size_t len, const 
         *reason = "the JSON parser and the position scanner disagree";
         goto end;
     }
+    if (sc.nul_seen && sc.nul_index < pm->n) {
+        pm->nul = pm->e[sc.nul_index].node;
+        pm->nul_in_key = sc.nul_in_key;
+    }
     size_t at = 0;
     struct sj_pos p = { 1, 1 };
     for (size_t j = 0; j < pm->n; j++) {
@@ -435,6 +440,12 @@ bool sj_posmap_find(const struct sj_posmap *pm, const cJSON *node, struct sj_pos
     return true;
 }
 
+const cJSON *sj_posmap_nul(const struct sj_posmap *pm, bool *in_key)
+{
+    *in_key = pm && pm->nul_in_key;
+    return pm ? pm->nul : NULL;
+}
+
 void sj_posmap_free(struct sj_posmap *pm)
 {
     if (!pm)
@@ -448,11 +459,13 @@ void sj_posmap_free(struct sj_posmap *pm)
 static int set_fail(char *msg, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Every message here quotes the whole argument first: a long one is cut in
+ * its middle (rr_vformat), so that the reason at the end stays. */
 static int set_fail(char *msg, size_t size, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, size, fmt, ap);
+    rr_vformat(msg, size, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -539,7 +552,17 @@ int sj_apply_set(cJSON *root, cJSON *graveyard, const char *set, char *msg, size
                  bool *oom)
 {
     *oom = false;
+    /* What a scene file may not hold, --set may not either: the scene printed
+     * back (--print-scene, --manifest) is JSON, which is UTF-8. */
+    const char *bad = utf8_bad_byte(set);
+    if (bad)
+        return set_fail(msg, msg_size, "%s: not valid UTF-8 (byte 0x%02x at offset %d): scene text is UTF-8",
+                        set, (unsigned char)*bad, (int)(bad - set));
     const char *eq = strchr(set, '=');
+    struct scan nul = { .s = eq ? eq + 1 : "", .n = eq ? strlen(eq + 1) : 0 };
+    if (eq && scan_text(&nul) == 0 && nul.nul_seen)
+        return set_fail(msg, msg_size, "%s: \\u0000 (a NUL character) in a string would cut it short: "
+                        "not allowed", set);
     if (!eq)
         return set_fail(msg, msg_size, "%s: expected KEY=VALUE", set);
     if (eq == set)

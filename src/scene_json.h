@@ -35,6 +35,10 @@ int sj_posmap_build(struct sj_posmap **out, const char *text, size_t len, const 
 bool sj_posmap_find(const struct sj_posmap *pm, const cJSON *node, struct sj_pos *value,
                     struct sj_pos *key);
 
+/* The first node whose string value (or, *in_key, whose key) held a \u0000
+ * escape, which cJSON's C strings cut short; NULL when none did. */
+const cJSON *sj_posmap_nul(const struct sj_posmap *pm, bool *in_key);
+
 void sj_posmap_free(struct sj_posmap *pm);   /* accepts NULL */
 
 /* The line and column of byte `off` in text. Cannot fail. */

@@ -11,6 +11,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include <libavformat/avformat.h>
 #include <libavutil/error.h>
@@ -60,16 +61,62 @@ void sink_capture_library_log(void)
     av_log_set_callback(capture_av_log);
 }
 
+static char lib_stderr_error[256];   /* under av_log_lock */
+
+void sink_stderr_hold(struct sink_stderr *h)
+{
+    fflush(stderr);
+    h->saved = -1;
+    h->tmp = tmpfile();   /* unnamed: nothing is left behind */
+    if (!h->tmp)
+        return;
+    h->saved = dup(STDERR_FILENO);
+    if (h->saved < 0 || dup2(fileno(h->tmp), STDERR_FILENO) < 0) {
+        if (h->saved >= 0)
+            close(h->saved);
+        h->saved = -1;
+        fclose(h->tmp);
+        h->tmp = NULL;
+    }
+}
+
+void sink_stderr_release(struct sink_stderr *h)
+{
+    if (!h->tmp)
+        return;
+    fflush(stderr);
+    dup2(h->saved, STDERR_FILENO);
+    close(h->saved);
+    rewind(h->tmp);
+    char line[sizeof lib_stderr_error];
+    bool found = false;
+    while (!found && fgets(line, sizeof line, h->tmp)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        found = strstr(line, "error") || strstr(line, "ERROR") || strstr(line, "Error");
+    }
+    if (found) {
+        pthread_mutex_lock(&av_log_lock);
+        snprintf(lib_stderr_error, sizeof lib_stderr_error, "%s", line);
+        pthread_mutex_unlock(&av_log_lock);
+    }
+    fclose(h->tmp);
+    h->tmp = NULL;
+}
+
 int sink_av_fail(struct rr_err *e, int status, const char *path, const char *what, int err)
 {
-    char buf[256];
+    char buf[256], lib[sizeof lib_stderr_error];
     av_strerror(err, buf, sizeof buf);
     pthread_mutex_lock(&av_log_lock);
     if (av_last_error[0]) {   /* the library's own reason says more than EINVAL */
         snprintf(buf, sizeof buf, "%s", av_last_error);
         av_last_error[0] = '\0';
     }
+    memcpy(lib, lib_stderr_error, sizeof lib);   /* what a library wrote to stderr itself */
+    lib_stderr_error[0] = '\0';
     pthread_mutex_unlock(&av_log_lock);
+    if (lib[0])
+        return rr_fail(e, status, "%s: %s: %s (%s)", path, what, buf, lib);
     return rr_fail(e, status, "%s: %s: %s", path, what, buf);
 }
 

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "field.h"
 #include "rr_err.h"
@@ -106,5 +107,9 @@ double solver_water_omega(const struct solver_config *c, double k);
  * a period per step, so oscillators do not drive them by aliasing); both
  * capped at 1000; 1 for the other solvers, which are stable at any count. */
 int solver_auto_steps(const struct scene *sc);
+
+/* The bytes the spectral solver allocates for sc's padded FFT domain (with
+ * `threads` threads' line buffers): what budget.c counts. */
+uint64_t solver_spectral_bytes(const struct scene *sc, int threads);
 
 #endif

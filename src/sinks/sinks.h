@@ -4,6 +4,7 @@
 #define RR_SINKS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "outfile.h"
 #include "rr_err.h"
@@ -30,7 +31,22 @@ int sink_pattern_check(const char *pattern, struct rr_err *e);
  * not fit in n bytes. */
 int sink_pattern_name(char *buf, size_t n, const char *pattern, long i);
 
-/* Fills e with "PATH: WHAT: av_strerror(err)" and returns -1. */
+/* Some libraries write to standard error themselves, not through av_log:
+ * x264 while it reads its preset (before libavcodec routes its log), SVT-AV1's
+ * own logger. sink_stderr_hold sends file descriptor 2 to an unnamed
+ * temporary file while such a library call runs; sink_stderr_release puts it
+ * back and keeps the first line that reports an error, which the next
+ * sink_av_fail adds in parentheses; the rest is dropped. Call both from the
+ * thread that owns the sink, with no other output under way. */
+struct sink_stderr {
+    int saved;
+    FILE *tmp;
+};
+void sink_stderr_hold(struct sink_stderr *h);
+void sink_stderr_release(struct sink_stderr *h);
+
+/* Fills e with "PATH: WHAT: av_strerror(err)" (and " (LIBRARY'S LINE)" when
+ * sink_stderr_release kept one) and returns -1. */
 int sink_av_fail(struct rr_err *e, int status, const char *path, const char *what, int err);
 
 /* Finishes a muxer that writes to a temporary outfile: the trailer, the

@@ -431,11 +431,19 @@ static int video_open(void *priv, const struct output_config *o, const struct si
     if (s->oc->oformat->flags & AVFMT_GLOBALHEADER)
         s->enc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
 
+    struct sink_stderr held;
+    sink_stderr_hold(&held);
     ret = avcodec_open2(s->enc, codec, &opts);
+    sink_stderr_release(&held);
     if (ret < 0) {
         char what[128];
         snprintf(what, sizeof what, "cannot open the %s encoder", codec->name);
-        sink_av_fail(e, RR_EXIT_USAGE, o->path, what, ret);
+        /* Options the encoder refuses are the scene's (exit 2); anything else,
+         * such as its threads failing to start (x264: a generic external
+         * error), is a run-time failure. */
+        bool bad_option = ret == AVERROR(EINVAL) || ret == AVERROR(ERANGE) || ret == AVERROR_OPTION_NOT_FOUND
+                          || ret == AVERROR_INVALIDDATA || ret == AVERROR_PATCHWELCOME;
+        sink_av_fail(e, bad_option ? RR_EXIT_USAGE : RR_EXIT_RUNTIME, o->path, what, ret);
         goto fail;
     }
     const AVDictionaryEntry *left = av_dict_get(opts, "", NULL, AV_DICT_IGNORE_SUFFIX);
@@ -608,7 +616,10 @@ static void video_free(void *priv)
 {
     struct video_sink *s = priv;
     sink_mux_free(&s->oc);
+    struct sink_stderr held;
+    sink_stderr_hold(&held);
     avcodec_free_context(&s->enc);
+    sink_stderr_release(&held);
     av_frame_free(&s->frame);
     av_packet_free(&s->pkt);
     sws_freeContext(s->sws);

@@ -177,6 +177,22 @@ static void axis_init(struct axis *a, int m, enum edge_kind lo, enum edge_kind h
     a->hi = a->n - m - a->lo;
 }
 
+uint64_t solver_spectral_bytes(const struct scene *sc, int threads)
+{
+    struct axis ax, ay;
+    int pad = sc->absorb_width > PAD_MIN ? sc->absorb_width : PAD_MIN;
+    axis_init(&ax, sc->grid.width, sc->boundary[EDGE_LEFT], sc->boundary[EDGE_RIGHT], pad);
+    axis_init(&ay, sc->grid.height, sc->boundary[EDGE_TOP], sc->boundary[EDGE_BOTTOM], pad);
+    /* As spectral_init allocates: H and P (4 + 4 per cell), AB (about 2),
+     * Z (8 per cell, rows rounded up to ROWS), the threads' line buffers and
+     * `last` (w x h floats). */
+    uint64_t nx = (uint64_t)ax.n, ny = (uint64_t)ay.n, nxp = (nx + 7) / 8 * 8, nyp = (ny + ROWS - 1) / ROWS * ROWS;
+    uint64_t rows = ROWS * nxp, cols = COLS * nyp, buflen = 2 * (rows > cols ? rows : cols);
+    uint64_t t = threads > 0 ? (uint64_t)threads : 1;
+    return 8 * nx * ny + (nx / 2 + 1) * (ny / 2 + 1) * 8 + nyp * nx * 8 + t * buflen * 8
+           + (uint64_t)sc->grid.width * (uint64_t)sc->grid.height * 4;
+}
+
 /* The angular wavenumber (rad/m) of FFT bin j of an axis of n cells. */
 static double wavenumber(int j, int n, double dx)
 {

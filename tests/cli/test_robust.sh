@@ -171,7 +171,7 @@ refuse blowup-at-frame-0 1 "frame 0: the simulation blew up (height inf" "$T/sma
     -o "$T/r/b.npy"
 
 # --- memory limits: refused before allocating, naming the bytes ----------------------------------------
-refuse limit-grid-default 2 "need about 8075151392 bytes, more than the limit of 4294967296 bytes" \
+refuse limit-grid-default 2 "need about 32972934840 bytes, more than the limit of 4294967296 bytes" \
     "$T/small.json" -s grid.width=16384 -s grid.height=16384 $O
 # 46341 x 46341 > 2^31 pixels: refused by the range before any product is formed.
 refuse limit-render-2-31 2 "render.width: expected an integer in [1, 16384], got 46341" \
@@ -181,7 +181,7 @@ refuse limit-env-grid 2 "more than the limit of 1048576 bytes" "$T/small.json" -
 refuse limit-env-render 2 "with a 1000 x 1000 render need about" "$T/small.json" -s render.width=1000 -s render.height=1000 $O
 export RIPPLERENDER_MEM_LIMIT=100K
 refuse limit-env-image 2 "--set obstacles.0.path: $PWD/scenes/harbour.png: 200 x 150 pixels need 180000 bytes to decode, more than the limit of 102400 bytes" \
-    "$T/small.json" -s grid.width=8 -s grid.height=8 -s drops=[] -s "obstacles=[{\"type\":\"mask\",\"path\":\"$PWD/scenes/harbour.png\"}]" $O
+    "$T/small.json" -s grid.width=8 -s grid.height=8 -s drops=[] -s "obstacles=[{\"type\":\"mask\",\"path\":\"$PWD/scenes/harbour.png\"}]" -o "$T/r/out.npy"
 export RIPPLERENDER_MEM_LIMIT=lots
 refuse limit-env-bad 2 "RIPPLERENDER_MEM_LIMIT=lots: expected a size in bytes" "$T/small.json" $O
 export RIPPLERENDER_MEM_LIMIT=none

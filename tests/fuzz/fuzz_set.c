@@ -15,7 +15,7 @@ static const char base_scene[] =
     " \"drops\": [{\"time\": 0, \"x\": 10, \"y\": 12, \"radius\": 3, \"amplitude\": 1}],\n"
     " \"rain\": {\"rate\": 2, \"seed\": 7},\n"
     " \"oscillators\": [{\"x\": 5, \"y\": 5, \"frequency\": 2}],\n"
-    " \"movers\": [{\"path\": [{\"time\": 0, \"x\": 1, \"y\": 1}, {\"time\": 0.2, \"x\": 9, \"y\": 3}]}],\n"
+    " \"movers\": [{\"path\": [[0, 1, 1], [0.2, 9, 3]]}],\n"
     " \"initial\": [{\"type\": \"wave\", \"wavelength\": 8, \"amplitude\": 0.5}],\n"
     " \"probes\": [{\"name\": \"a\", \"x\": 3, \"y\": 4}],\n"
     " \"obstacles\": [{\"type\": \"rect\", \"x\": 20, \"y\": 2, \"width\": 3, \"height\": 4},\n"

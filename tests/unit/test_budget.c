@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <omp.h>
 
 #include "budget.h"
 #include "field.h"
@@ -25,16 +26,23 @@ static void test_saturating(void **state)
     assert_true(budget_add(UINT64_MAX, 1) == UINT64_MAX);
 }
 
+/* A 64 x 48 grid rendered at its own size: (64+40)*(48+2) cells * 26 bytes
+ * + (64+64)*48 pixels * 4 bytes. */
+#define GRID_64x48 (104ULL * 50 * 26 + 128ULL * 48 * 4)
+static struct scene scene_64x48(void)
+{
+    struct scene sc;
+    memset(&sc, 0, sizeof sc);
+    sc.grid.width = sc.render.width = 64;
+    sc.grid.height = sc.render.height = 48;
+    return sc;
+}
+
 static void test_run_bytes(void **state)
 {
     (void)state;
-    struct scene sc;
-    memset(&sc, 0, sizeof sc);
-    /* 64 x 48 grid rendered at its own size: (64+40)*(48+2) cells * 26 bytes
-     * + (64+64)*48 pixels * 4 bytes. */
-    sc.grid.width = sc.render.width = 64;
-    sc.grid.height = sc.render.height = 48;
-    assert_true(budget_run_bytes(&sc) == 104ULL * 50 * 26 + 128ULL * 48 * 4);
+    struct scene sc = scene_64x48();
+    assert_true(budget_run_bytes(&sc) == GRID_64x48);
     /* Scaled to 1000 x 1000: 14 bytes per output pixel. */
     sc.render.width = sc.render.height = 1000;
     assert_true(budget_run_bytes(&sc) == 104ULL * 50 * 26 + 1064ULL * 1000 * 14);
@@ -47,6 +55,35 @@ static void test_run_bytes(void **state)
     sc.grid.width = sc.render.width = 2147483647;
     sc.grid.height = sc.render.height = 2147483647;
     assert_true(budget_run_bytes(&sc) > ((uint64_t)1 << 62));
+}
+
+/* The output's frames: a GIF holds every frame (BGRA, 4 KiB each of the
+ * frame's own) after 36 MiB of palette tables and 16 bytes a pixel; libx264's
+ * medium preset with 2 threads (3 frame threads) holds 40 lookahead + 3 B +
+ * 3 reference + 4 + 16 + 2 * 3 = 72 frames of 4 bytes per padded pixel, or
+ * the clip's frames + 13 when fewer; the scene text, 72 bytes a byte. */
+static void test_output_frames(void **state)
+{
+    (void)state;
+    struct scene sc = scene_64x48();
+    sc.time.frames = 10;
+    const uint64_t run = GRID_64x48;
+    char gif[] = "a.gif", mp4[] = "a.mp4";
+    sc.output.path = gif;
+    assert_true(budget_run_bytes(&sc) == run + (36ULL << 20) + 16ULL * 64 * 48 + 10ULL * (4 * 64 * 48 + 4096));
+    omp_set_num_threads(2);
+    sc.output.path = mp4;
+    sc.time.frames = 100;
+    assert_true(budget_run_bytes(&sc) == run + (8ULL << 20) + 72ULL * 4 * 128 * 112);
+    sc.time.frames = 5;
+    assert_true(budget_run_bytes(&sc) == run + (8ULL << 20) + 18ULL * 4 * 128 * 112);
+    strcpy(sc.output.preset, "ultrafast");   /* 0 + 0 + 1 + 4 + 16 + 6 = 27 frames */
+    sc.time.frames = 100;
+    assert_true(budget_run_bytes(&sc) == run + (8ULL << 20) + 27ULL * 4 * 128 * 112);
+    sc.output.path = NULL;
+    sc.text_bytes = 1000;
+    assert_true(budget_run_bytes(&sc) == run + 72000);
+    assert_true(budget_scene_text_bytes(1000) == 72000);
 }
 
 static void test_env(void **state)
@@ -108,6 +145,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_saturating),
         cmocka_unit_test(test_run_bytes),
+        cmocka_unit_test(test_output_frames),
         cmocka_unit_test(test_env),
         cmocka_unit_test(test_field_2_31),
     };

@@ -587,7 +587,7 @@ static void test_value_errors(void **state)
     expect_file_error("{\"obstacles\": [{\"type\": \"mask\", \"path\": \"walls.png\", \"invert\": 1}]}",
                       ":1:64: obstacles.0.invert: expected true or false, got 1");
     /* out of range */
-    expect_file_error("{\"time\": {\"fps\": 0}}", ":1:18: time.fps: expected a number in (0, 1000], got 0");
+    expect_file_error("{\"time\": {\"fps\": 0}}", ":1:18: time.fps: expected a number in [0.001, 1000], got 0");
     expect_file_error("{\"grid\": {\"width\": 16384, \"height\": 16385}}",
                       ":1:37: grid.height: expected an integer in [1, 16384], got 16385");
     /* The largest grid is within the 2^28-cell limit. */

@@ -1,0 +1,83 @@
+# The memory budget (src/budget.c) against the peak resident size that GNU
+# time (/usr/bin/time, package time) measures: for a GIF, a spectral run with
+# a wide absorbing pad, a libx264 video at 1024 x 1024 and a large scene
+# text, the estimate is never below the peak and at most 1.5 times it. The
+# estimate is read from the refusal under RIPPLERENDER_MEM_LIMIT=1 ("need
+# about N bytes"). Also: runs the estimate refuses, and the scene size cap.
+# Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
+. tests/cli/lib.sh
+
+one_line() { [ "$(wc -l < "$1")" -eq 1 ]; }
+# need LIMIT ARGS...: the bytes named by the refusal under that limit.
+need() { l=$1; shift; RIPPLERENDER_MEM_LIMIT=$l "$RR" "$@" -q 2>&1 >/dev/null | sed -n 's/.*need about \([0-9]*\) bytes.*/\1/p'; }
+# estimate ARGS...: the bytes the budget names for this run: the scene text's
+# parse is checked first; under a limit it passes, the run's own estimate.
+estimate() { t=$(need 1 "$@"); r=$(need "$t" "$@"); echo "${r:-$t}"; }
+# peak ARGS...: the run's peak resident size in bytes (the run may fail after parsing: measured all the same).
+peak() { /usr/bin/time -f '%M' -o "$T/time" "$RR" "$@" -q > /dev/null 2>&1; echo $(( $(tail -n 1 "$T/time") * 1024 )); }
+# budget NAME ARGS...: estimate, with the program's own 48 MiB (RR_BUDGET_PROGRAM_BYTES,
+# src/budget.h), within [peak, 1.5 peak].
+budget() {
+    name=$1; shift
+    est=$(estimate "$@"); pk=$(peak "$@")
+    [ -n "$est" ] && est=$((est + 50331648))
+    echo "budget $name: estimate $est, peak $pk bytes"
+    if [ -n "$est" ] && [ "$est" -ge "$pk" ] && [ $((est * 2)) -le $((pk * 3)) ]; then ok "budget-$name"
+    else fail "budget-$name" "estimate ${est:-none} bytes, peak $pk bytes"; fi
+}
+# The densest JSON there is, a value every two bytes: parsed whole, then refused for its key.
+python3 -c 'import sys; sys.stdout.write("{\"pad\": [" + ",".join(["0"] * 4000000) + "]}")' > "$T/big.json"
+# A sanitizer build (make sanitize) has other peaks: its shadow memory and quarantine.
+if ldd "$RR" 2>/dev/null | grep -q libasan; then
+    echo "skip budget-*: the peak of a sanitizer build is not the program's"
+elif [ ! -x /usr/bin/time ]; then
+    fail budget-time "no /usr/bin/time (Debian package time; .ci/deps.sh test installs it)"
+else
+    mkdir -p "$T/o"
+    echo '{"grid":{"width":512,"height":512},"time":{"frames":80},"render":{"mode":"colormap"}}' > "$T/gif.json"
+    budget gif-512-80-frames "$T/gif.json" -o "$T/o/a.gif" -y
+    echo '{"grid":{"width":64,"height":48},"time":{"frames":3},"solver":{"type":"spectral"},"boundary":"absorb","absorb_width":1024}' > "$T/spec.json"
+    budget spectral-absorb-1024 "$T/spec.json" -o "$T/o/a.npy" -y
+    echo '{"grid":{"width":1024,"height":1024},"time":{"frames":20}}' > "$T/x264.json"
+    budget libx264-1024-20-frames "$T/x264.json" -o "$T/o/a.mp4" -y
+    budget scene-text-8mb "$T/big.json" --validate
+fi
+
+# refused NAME MESSAGE ARGS...: exit 2 and one line holding MESSAGE, nothing written.
+refused() {
+    name=$1 msg=$2; shift 2
+    rm -rf "$T/r"; mkdir -p "$T/r"
+    "$RR" "$@" -q > /dev/null 2> "$T/err"; s=$?
+    if [ "$s" -eq 2 ] && grep -qF -- "$msg" "$T/err" && one_line "$T/err" && [ -z "$(ls -A "$T/r")" ]; then ok "$name"
+    else fail "$name" "status $s, message: $(cat "$T/err")"; fi
+}
+echo '{"grid":{"width":512,"height":512},"time":{"frames":100000}}' > "$T/gif-long.json"
+refused gif-held-frames-refused "105309143040 of them the .gif's 100000 frames, all held until its palette is made" "$T/gif-long.json" -o "$T/r/a.gif"
+echo '{"grid":{"width":64,"height":48},"solver":{"type":"spectral"},"boundary":"absorb","absorb_width":4096}' > "$T/spec-wide.json"
+RIPPLERENDER_MEM_LIMIT=1G refused spectral-pad-refused "of them the spectral solver's padded domain (absorb_width 4096)" "$T/spec-wide.json" -o "$T/r/a.npy"
+echo '{"grid":{"width":4096,"height":4096},"time":{"frames":30}}' > "$T/x264-big.json"
+RIPPLERENDER_MEM_LIMIT=2G refused libx264-lookahead-refused "of them the libx264 encoder's 43 frames in flight" "$T/x264-big.json" -o "$T/r/a.mp4"
+
+# --- the scene size cap: at most 64 MiB + 1 bytes are read ----------------------------------------
+refused scene-dev-zero '/dev/zero: larger than 67108864 bytes (64 MiB), the limit of a scene file' /dev/zero -o "$T/r/a.npy"
+truncate -s 65M "$T/huge.json"
+refused scene-too-large 'huge.json: larger than 67108864 bytes' "$T/huge.json" -o "$T/r/a.npy"
+RIPPLERENDER_MEM_LIMIT=100M refused scene-text-over-budget 'big.json: 8000010 bytes of scene text need about' "$T/big.json" -o "$T/r/a.npy"
+
+# --- a thread that cannot be created is a run-time failure (exit 1), not a bad scene ---------------
+# As user nobody with at most one process (ulimit -u 1): the encoder's threads (-j 2) cannot start.
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+    mkdir -p "$T/np"; chmod 777 "$T/np"; chmod 755 "$T"
+    echo '{"grid":{"width":64,"height":48},"time":{"frames":3}}' > "$T/np/s.json"; chmod 644 "$T/np/s.json"
+    for ext in mp4 npy; do
+        # (LeakSanitizer needs a thread of its own at exit: off here.)
+        ASAN_OPTIONS=detect_leaks=0 setpriv --reuid=65534 --regid=65534 --clear-groups bash -c \
+            "ulimit -u 1; exec '$RR' '$T/np/s.json' -o '$T/np/u.$ext' -j 2 -q" 2> "$T/err"; s=$?
+        if [ "$s" -eq 1 ] && one_line "$T/err" && [ ! -e "$T/np/u.$ext" ]; then ok "no-thread-is-runtime-$ext"
+        else fail "no-thread-is-runtime-$ext" "status $s, message: $(cat "$T/err")"; fi
+    done
+else
+    echo "skip no-thread-is-runtime: needs root and setpriv"
+fi
+
+finish
