@@ -249,21 +249,15 @@ static void band_done(struct pass_times *pt, const int *start, double t0, int t,
  * needs first being the ones longest gone; starting where the last sweep
  * ended finds the most recent L2's worth of rows still there. The order of
  * the rows never changes a value (each new row reads only the level before
- * and its own old row). On the Zen 5 of docs/performance.md, 512^2 on one
- * thread went from 5.6-6.7 to 7.3-7.5 Gcells/s, on two threads (a band
- * about the L2's size each) it made no difference, and at 4096^2, from
- * memory, the upward sweeps ran 15-25 % slower (the hardware prefetchers
- * follow rows going up less well), hence only here.
+ * and its own old row). Grids from memory keep sweeping down: hardware
+ * prefetchers follow rows going up less well, hence only here.
  *
- * Prefetching: such a grid comes from the L3 cache,
- * whose latency the hardware prefetchers did not hide on the Zen 5 of
- * docs/performance.md (512^2, one step a frame: two threads 5-20 % faster
- * with it, one thread 10-40 %), but on the Zen 4 after it the same step ran
- * 10-17 % slower with it. A grid that comes from memory ran slower with it
- * on the Zen 5 (1024^2 -10 %, 2048^2 -20 %: the bursts of prefetches get in
- * the way of the hardware's), so it is not tried there. Counted in L2 sizes,
- * which the C library reads reliably: in a virtual machine the L3 size it
- * reports can be anything (508 MiB on the Zen 5). */
+ * Prefetching: such a grid comes from the L3 cache, whose latency the
+ * hardware prefetchers hide on some CPUs and not on others, so prefetching
+ * is one of the ways the tuner times. For a grid from memory the bursts of
+ * software prefetches get in the way of the hardware's, so it is not tried
+ * there. Counted in L2 sizes, which the C library reads reliably: in a
+ * virtual machine the L3 size it reports can be anything. */
 static int served_by_l3(const struct field *f)
 {
     return 2 * (long)f->stride * (f->h + 2) * (long)sizeof(float) <= 4 * tblock_l2_bytes();

@@ -73,10 +73,9 @@ static inline int tblock_screen_found(int32_t m, float limit, int screen)
  * `screen` (limit > 0) constants, so that each is one straight vectorised
  * loop. The body keeps the screen with tblock_screen_keep and returns
  * tblock_screen_found. The Makefile's -mprefer-vector-width=512 lets the
- * AVX-512 build use 64-byte vectors (GCC's default for it is 32 bytes; on
- * the Zen 5 of docs/performance.md the wider vectors gave 1.2-1.5x the
- * cells per second, and seed 004's loop built with -march=native uses them
- * too). All builds do the same operations in the same order on IEEE floats
+ * AVX-512 build use 64-byte vectors (GCC's default for it is 32 bytes; the
+ * wider vectors give more cells per second where the rows are in cache, and
+ * seed 004's loop built with -march=native uses them too). All builds do the same operations in the same order on IEEE floats
  * (no fused multiply-add: -std=c11 keeps contraction off), so the frames are
  * the same bits on each. */
 #define TBLOCK_ROW_KERNEL(name, body, variant)                                                            \
@@ -154,10 +153,9 @@ void tblock_allow_avx512(int allow);
 /* How a driver picks among ways of doing a pass that give the same bits
  * (the portable or the AVX-512 row kernel; prefetching the next rows or
  * not): by timing them on the pass itself, as FFTW's planner times its
- * algorithms. Which is faster depends on the CPU, and the project's machines
- * differ: on the Zen 5 of docs/performance.md prefetching made a 512^2 step
- * 10-40 % faster, on the Zen 4 after it 10-17 % slower; the AVX-512 kernels
- * were 12-31 % faster on the Zen 4. The first passes take the ways in
+ * algorithms. Which is faster depends on the CPU (prefetching helps on one
+ * machine and hurts on another; docs/performance.md has the tables), so no
+ * choice is fixed in the code. The first passes take the ways in
  * turn, TBLOCK_TUNE_ROUNDS passes each, and every pass after them the way
  * whose fastest pass was fastest; after TBLOCK_RETUNE_PASSES passes the
  * trials start again, so that a choice made while another program was busy

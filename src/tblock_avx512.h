@@ -8,10 +8,8 @@
  * passes), those split loads set the pace. This driver loads each 16 cells of
  * the row once, aligned, and makes W and E from this vector and its
  * neighbours with `valignd` (a register shuffle): one load of the row a
- * vector instead of three, two of them split. Measured on the Zen 5 of
- * docs/performance.md against the same loop vectorised by GCC (a driver
- * timing sim_advance_frame, rounds alternated): elias at 512^2 with 4 steps
- * a frame 15.3 against 12.8 Gcells/s; docs/performance.md has the rest.
+ * vector instead of three, two of them split (docs/performance.md has the
+ * figures).
  *
  * The same bits as the portable kernels: W and E are the same values, the
  * sum is (W + E) + (N + S) in that order (float addition commutes exactly,
@@ -148,9 +146,8 @@ tblock_block16x3(struct tblock_rows16x3 *st, const void *k, int y, int x, float 
 
 /* Three rows (tblock_rows3_fn) in one loop, each row's cells as tblock_row16
  * computes them: rows r1, r2, r3 loaded once each (aligned, W and E by
- * `valignd`) and used as the north, centre and south of the new rows. On
- * the Zen 4 of docs/performance.md, in a throwaway loop, 512^2 on one
- * thread: 10.1-10.2 against 7.4-7.8 Gcells/s for single rows. */
+ * `valignd`) and used as the north, centre and south of the new rows: a
+ * third of the loads of single rows. */
 TBLOCK_AVX512 static inline __attribute__((always_inline)) int
 tblock_rows16x3(const void *k, int y, float *restrict o0, float *restrict o1, float *restrict o2,
                 const float *restrict r0, const float *restrict r1, const float *restrict r2,

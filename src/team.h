@@ -2,11 +2,11 @@
  * fused steps, the renderer's rows, the sponges, the blow-up check), started
  * and joined by spinning on shared counters instead of OpenMP's regions.
  *
- * Why: a plain step of a grid the L3 serves takes 15-30 us on two threads,
- * and an OpenMP parallel region cost 3-7 us of it on the Zen 5 of
- * docs/performance.md (libgomp's team start and end barrier, with futex
- * calls, which page-table isolation makes dear in that virtual machine),
- * against 0.6 us for a handshake over two cache lines. One pool serves every
+ * Why: a plain step of a grid the L3 serves takes tens of microseconds,
+ * and an OpenMP parallel region costs several of them (libgomp's team start
+ * and end barrier, with futex calls, which page-table isolation makes dear
+ * in a virtual machine), against under a microsecond for a handshake over
+ * two cache lines (`make bench`'s bench_cores prints both). One pool serves every
  * short loop: two pools (this beside OpenMP's) would each spin while the
  * other works, and on two cores they fought (docs/performance.md, "Tried
  * and dropped"). The spectral solver's step, milliseconds long with dynamic

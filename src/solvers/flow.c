@@ -59,11 +59,10 @@ static int flow_init(void *priv, const struct scene *sc, struct field *f, struct
  * The one exception is 2 x overflowing to infinity, |x| > 1.7e38, which a
  * height reaches only far past the blow-up limit (1e6, src/sim.c): such a
  * frame fails the blow-up check with either kernel, which may then report
- * a different height (finite, or infinity). Measured: 4.8 % more cells
- * per second at 512^2 on two threads, and 12.1-12.3 against 11.3-11.7
- * Gcells/s for the row kernel alone on rows in L1 (docs/performance.md).
- * Two of the three multiplies skipped could underflow to subnormals behind a
- * wave front, which costs twice a normal multiply on the Zen 5 measured there.
+ * a different height (finite, or infinity). Fewer multiplies a cell make
+ * the row kernel faster on rows in cache; and two of the three multiplies
+ * skipped could underflow to subnormals behind a wave front, which some
+ * CPUs take far longer to multiply.
  * All three are built by TBLOCK_ROW_KERNEL (src/tblock.h), and for AVX-512
  * CPUs by TBLOCK_ROW_KERNEL_AVX512 (src/tblock_avx512.h: each row loaded
  * once, not three times), from the one update FLOW_NEW. */
