@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -247,14 +248,23 @@ static int make_dirs(const char *target, const char *dir, struct rr_err *e)
     return 0;
 }
 
-/* Whether name is ".NAME.XXXXXX.tmp", the naming of our temporary files. */
+/* Whether name is ".NAME.XXXXXX.tmp", the naming of our temporary files,
+ * with NAME ending in one of our outputs' extensions (a tool's own
+ * ".notes.Ab12Cd.tmp" is not ours to remove). */
 static bool is_our_temp(const char *name)
 {
+    static const char *const exts[] = { ".mp4", ".mkv", ".mov", ".webm", ".gif", ".png", ".framemd5",
+                                        ".framehash", ".npy", ".csv", ".json" };
     size_t n = strlen(name), tail = 1 + TEMP_RANDOM + strlen(TEMP_SUFFIX);
     if (name[0] != '.' || n < 2 + tail || strcmp(name + n - strlen(TEMP_SUFFIX), TEMP_SUFFIX) != 0)
         return false;
     const char *r = name + n - tail;
-    if (r[0] != '.')
+    bool ext = false;
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+        size_t el = strlen(exts[i]);
+        ext |= (size_t)(r - name) > el && strncasecmp(r - el, exts[i], el) == 0;
+    }
+    if (r[0] != '.' || !ext)
         return false;
     for (int i = 1; i <= TEMP_RANDOM; i++) {
         char c = r[i];

@@ -64,9 +64,10 @@ writing $pid "$T/kill"; sleep 0.5; kill -KILL $pid; wait $pid 2>/dev/null
 n=$(find "$T/kill" -name '.*.tmp' | wc -l)
 "$RR" "$T/small.json" -f 2 -o "$T/kill/f%06d.png" -q 2> "$T/err"; s=$?
 cond sigkill-stale-temps-cleaned '[ $s -eq 0 ] && [ "$n" -gt 0 ] && no_temps "$T/kill" && [ "$(ls "$T/kill" | wc -l)" -eq 2 ]'
-echo keep > "$T/kill/.x.tmp"; echo keep > "$T/kill/.a.mkv.ABCDEF.tmp.bak"
+echo keep > "$T/kill/.x.tmp"; echo keep > "$T/kill/.a.mkv.ABCDEF.tmp.bak"; echo keep > "$T/kill/.notes.ABCDEF.tmp"
+echo stale > "$T/kill/.c.npy.ABCDEF.tmp"
 "$RR" "$T/small.json" -f 2 -o "$T/kill/b.mkv" -q
-cond stale-cleaning-spares-others '[ -f "$T/kill/.x.tmp" ] && [ -f "$T/kill/.a.mkv.ABCDEF.tmp.bak" ]'
+cond stale-cleaning-spares-others '[ -f "$T/kill/.x.tmp" ] && [ -f "$T/kill/.a.mkv.ABCDEF.tmp.bak" ] && [ -f "$T/kill/.notes.ABCDEF.tmp" ] && [ ! -e "$T/kill/.c.npy.ABCDEF.tmp" ]'
 
 # --- 4. a ':' in a name is a file name, never a protocol -------------------------------------------
 mkdir -p "$T/url/pipe:"
