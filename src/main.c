@@ -91,8 +91,9 @@ static const char usage_text[] =
 static volatile sig_atomic_t interrupted;
 static bool stdout_closed;   /* --hash's reader went away (EPIPE): an interruption */
 
-/* The stop signals (outfile_stop_signals): the first asks the frame loop to stop after the current
- * frame (it then finishes the outputs); a second stops at once, removing the
+/* The stop signals (outfile_stop_signals): the first asks the frame loop to
+ * stop after the current frame (it then finishes the outputs, or commits
+ * nothing before frame 0); a second stops at once, removing the
  * temporary files (outfile_remove_temps is async-signal-safe), so nothing is
  * left beside the targets; outputs already moved into place stay whole. */
 static void on_signal(int sig)
@@ -379,7 +380,7 @@ static int claim_files(const struct run *r, const struct options *o, bool writes
 static int run_setup(struct run *r, const struct options *o, int argc, bool writes_output, struct rr_err *e)
 {
     struct scene *sc = &r->sc;
-    if (!o->output && !set_output_path(o) && (writes_output || o->validate)
+    if (!o->output && !set_output_path(o) && (writes_output || (o->validate && !(o->hash || o->check)))
         && outfile_check_scene_path(sc->output.path, e) < 0)
         return -1;
     if (o->output) {

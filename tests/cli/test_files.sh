@@ -5,12 +5,7 @@
 # Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
 . tests/cli/lib.sh
 
-cat > "$T/small.json" <<'EOF'
-{ "grid": { "width": 64, "height": 48 },
-  "time": { "fps": 10, "frames": 10, "steps_per_frame": 2 },
-  "drops": [ { "x": 20, "y": 20, "radius": 3, "amplitude": -1 } ],
-  "render": { "mode": "colormap", "colormap": "viridis", "range": [-0.5, 0.5] } }
-EOF
+small_scene "$T/small.json"
 LONG="-s grid.width=256 -s grid.height=256 -f 100000 -q"
 PROBE='probes=[{"name":"c","x":2,"y":2}]'
 cond() { name=$1; shift; if eval "$1"; then ok "$name"; else fail "$name" "$1 [$(head -c 300 "$T/err" 2>/dev/null)]"; fi; }

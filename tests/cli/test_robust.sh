@@ -6,12 +6,7 @@
 # Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
 . tests/cli/lib.sh
 
-cat > "$T/small.json" <<'EOF'
-{ "grid": { "width": 64, "height": 48 },
-  "time": { "fps": 10, "frames": 10, "steps_per_frame": 2 },
-  "drops": [ { "x": 20, "y": 20, "radius": 3, "amplitude": -1 } ],
-  "render": { "mode": "colormap", "colormap": "viridis", "range": [-0.5, 0.5] } }
-EOF
+small_scene "$T/small.json"
 SHARED_DATA=${RR_SHARED:-../shared}/data
 probe() { ffprobe -v error -select_streams v:0 -count_frames -show_entries "$2" -of default=nw=1:nk=1 "$1" 2>/dev/null | head -n 1; }
 one_line() { [ "$(wc -l < "$1")" -eq 1 ]; }
