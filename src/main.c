@@ -7,6 +7,7 @@
 #include <budget.h>
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -89,6 +90,7 @@ static const char usage_text[] =
     "The scene keys are described in docs/scene.md.\n";
 
 static volatile sig_atomic_t interrupted;
+static pthread_t main_thread;
 static bool stdout_closed;   /* --hash's reader went away (EPIPE): an interruption */
 
 /* The stop signals (outfile_stop_signals): the first asks the frame loop to
@@ -98,7 +100,14 @@ static bool stdout_closed;   /* --hash's reader went away (EPIPE): an interrupti
  * left beside the targets; outputs already moved into place stay whole. */
 static void on_signal(int sig)
 {
-    (void)sig;
+    /* Handled on the main thread only, which holds the signals off while it
+     * changes the list of temporary files or moves a PNG set into place
+     * (outfile_hold_signals): a signal the kernel gave to a worker or the
+     * writer thread is passed on, and waits there until it is let through. */
+    if (!pthread_equal(pthread_self(), main_thread)) {
+        pthread_kill(main_thread, sig);
+        return;
+    }
     if (interrupted) {
         static const char msg[] = "ripplerender: interrupted again: stopped at once, "
                                   "temporary files removed\n";
@@ -122,6 +131,7 @@ static void install_signals(void)
     sa.sa_handler = on_signal;
     sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
+    main_thread = pthread_self();
     for (int i = 0; i < outfile_n_stop_signals; i++)
         sigaction(outfile_stop_signals[i], &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
