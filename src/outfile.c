@@ -233,17 +233,22 @@ static int make_dirs(const char *target, const char *dir, struct rr_err *e)
     free(up);
     if (r < 0)
         return -1;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot make the directory %s: %s", target, dir, strerror(errno));
-    if (n_made < MAX_MADE) {
-        char *copy = strdup(dir);
-        if (copy) {
-            sigset_t old;
-            outfile_hold_signals(&old);
-            made_dirs[n_made] = copy;
-            n_made = n_made + 1;
-            outfile_release_signals(&old);
-        }
+    char *copy = n_made < MAX_MADE ? strdup(dir) : NULL;   /* beyond MAX_MADE: made, not recorded */
+    if (n_made < MAX_MADE && !copy)
+        return oom(e, target);
+    if (mkdir(dir, 0777) != 0) {
+        int err = errno;
+        free(copy);
+        if (err == EEXIST)   /* made meanwhile by someone else: not ours to remove */
+            return 0;
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot make the directory %s: %s", target, dir, strerror(err));
+    }
+    if (copy) {
+        sigset_t old;
+        outfile_hold_signals(&old);
+        made_dirs[n_made] = copy;
+        n_made = n_made + 1;
+        outfile_release_signals(&old);
     }
     return 0;
 }
@@ -574,6 +579,8 @@ static char *canonical(const char *path)
     if (r)
         return r;
     char *dir = dir_of(path), *rd = dir ? realpath(dir, NULL) : NULL;
+    if (!dir)
+        return NULL;
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     char *out = NULL;
