@@ -195,7 +195,11 @@ static int check_real(const char *target, const char *real, bool overwrite, stru
             break;
         }
         char *up = dir_of(dir);
-        if (!up || !strcmp(up, dir)) {
+        if (!up) {
+            r = oom(e, target);
+            break;
+        }
+        if (!strcmp(up, dir)) {
             free(up);
             break;
         }
