@@ -2,10 +2,12 @@
  * Nothing else lives here: every step of the loop is one call into its module
  * (scene -> sim -> render -> sink), and this file alone prints and exits. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <budget.h>
 #include <math.h>
 #include <omp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -92,25 +94,37 @@ static const char usage_text[] =
     "With --hash or --check and no -o, nothing is written: the frames are only hashed.\n"
     "Exit status: 0 success, 1 run-time failure (I/O, encoder, unstable simulation),\n"
     "2 usage error or invalid scene, 3 --check mismatch, 130 interrupted.\n"
-    "Ctrl-C or SIGTERM stops after the current frame and finishes the output so the frames\n"
-    "so far play; a second one stops at once and removes the temporary files.\n"
+    "Ctrl-C, SIGTERM, SIGHUP, SIGQUIT, SIGXCPU or a closed standard output (--hash | head)\n"
+    "stop after the current frame and finish the output so the frames so far play (before\n"
+    "frame 0: nothing is written); a second signal stops at once, removing the temporary files.\n"
+    "Missing folders of the outputs are made. docs/output.md says which paths are written.\n"
     "RIPPLERENDER_MEM_LIMIT=SIZE (bytes, or K M G T; default 4G; none: no limit) caps the\n"
     "memory a run may need: larger grids, renders and images are refused before allocating.\n"
     "The scene keys are described in docs/scene.md.\n";
 
 static volatile sig_atomic_t interrupted;
+static pthread_t main_thread;
+static bool stdout_closed;   /* --hash's reader went away (EPIPE): an interruption */
 
-/* SIGINT and SIGTERM: the first asks the frame loop to stop after the current
- * frame (it then finishes the outputs); a second stops at once, removing the
+/* The stop signals (outfile_stop_signals): the first asks the frame loop to
+ * stop after the current frame (it then finishes the outputs, or commits
+ * nothing before frame 0); a second stops at once, removing the
  * temporary files (outfile_remove_temps is async-signal-safe), so nothing is
  * left beside the targets; outputs already moved into place stay whole. */
 static void on_signal(int sig)
 {
-    (void)sig;
+    /* Handled on the main thread only, which holds the signals off while it
+     * changes the list of temporary files or moves a PNG set into place
+     * (outfile_hold_signals): a signal the kernel gave to a worker or the
+     * writer thread is passed on, and waits there until it is let through. */
+    if (!pthread_equal(pthread_self(), main_thread)) {
+        pthread_kill(main_thread, sig);
+        return;
+    }
     if (interrupted) {
         static const char msg[] = "ripplerender: interrupted again: stopped at once, "
                                   "temporary files removed\n";
-        outfile_remove_temps();
+        outfile_remove_temps();   /* and the folders made for the outputs */
         ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
         (void)w;
         _exit(RR_EXIT_INTERRUPTED);
@@ -118,9 +132,11 @@ static void on_signal(int sig)
     interrupted = 1;
 }
 
-/* Installs on_signal for SIGINT and SIGTERM (SA_RESTART: a write to a pipe
- * is not cut short), and ignores SIGXFSZ so that a file-size limit (ulimit -f) is an
- * EFBIG write error with a clean message, not a kill that leaves temporaries. */
+/* Installs on_signal for the stop signals (SA_RESTART: a write to a pipe is
+ * not cut short). Ignores SIGPIPE, so that a reader of standard output that
+ * goes away is an EPIPE the frame loop treats as an interruption, and
+ * SIGXFSZ, so that a file-size limit (ulimit -f) is an EFBIG write error: the
+ * run fails with one line (exit 1) and removes its temporaries. */
 static void install_signals(void)
 {
     struct sigaction sa;
@@ -128,9 +144,26 @@ static void install_signals(void)
     sa.sa_handler = on_signal;
     sa.sa_flags = SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    main_thread = pthread_self();
+    for (int i = 0; i < outfile_n_stop_signals; i++)
+        sigaction(outfile_stop_signals[i], &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
+}
+
+/* A closed standard stream would hand its number to the first file we open,
+ * and --hash would write into an output: give it /dev/null, read-only, so
+ * that writes to it fail (EBADF) as they would on the closed stream. */
+static void hold_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+            int n = open("/dev/null", O_RDONLY);
+            if (n >= 0 && n != fd) {
+                dup2(n, fd);
+                close(n);
+            }
+        }
 }
 
 /* Prints one usage error and a hint; returns the usage exit status. */
@@ -343,9 +376,8 @@ static int probes_open(struct probe_log *pl, const char *path, const struct scen
 {
     if (outfile_begin(&pl->file, path, overwrite, e) < 0)
         return -1;
-    pl->f = fopen(outfile_temp_path(&pl->file), "w");
-    if (!pl->f)
-        return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
+    if (!(pl->f = outfile_fopen(&pl->file, e)))
+        return -1;
     fputs("frame,time", pl->f);
     for (int i = 0; i < sc->n_probes; i++) {
         fputc(',', pl->f);
@@ -410,10 +442,57 @@ static void run_free(struct run *r)
     scene_free(&r->sc);
 }
 
+/* Whether a --set gave output.path (the user's own choice, as -o is). */
+static bool set_output_path(const struct options *o)
+{
+    for (int i = 0; i < o->n_sets; i++)
+        if (!strncmp(o->sets[i], "output.path=", strlen("output.path=")))
+            return true;
+    return false;
+}
+
+/* Records every file the run reads and writes, so that no output is an input
+ * or another output (outfile_claim); the main output last, by its sink. */
+static int claim_files(const struct run *r, const struct options *o, bool writes_output, struct rr_err *e)
+{
+    const struct scene *sc = &r->sc;
+    char role[64];
+    if (strcmp(o->scene_path, "-") && outfile_claim(o->scene_path, "the scene", OUTFILE_READS, e) < 0)
+        return -1;
+    for (int i = 0; i < sc->n_obstacles; i++) {
+        snprintf(role, sizeof role, "obstacles.%d.path", i);
+        if (sc->obstacles[i].path && outfile_claim(sc->obstacles[i].path, role, OUTFILE_READS, e) < 0)
+            return -1;
+    }
+    for (int i = 0; i < sc->n_initial; i++) {
+        snprintf(role, sizeof role, "initial.%d.path", i);
+        if (sc->initial[i].path && outfile_claim(sc->initial[i].path, role, OUTFILE_READS, e) < 0)
+            return -1;
+    }
+    if ((sc->solver.speed_map && outfile_claim(sc->solver.speed_map, "solver.speed_map", OUTFILE_READS, e) < 0)
+        || (sc->render.background && outfile_claim(sc->render.background, "render.background", OUTFILE_READS, e) < 0)
+        || (sc->render.floor && outfile_claim(sc->render.floor, "render.floor", OUTFILE_READS, e) < 0)
+        || (o->check && strcmp(o->check, "-") && outfile_claim(o->check, "--check", OUTFILE_READS, e) < 0)
+        || (o->manifest && outfile_claim(o->manifest, "--manifest", OUTFILE_WRITES, e) < 0)
+        || (o->probes && outfile_claim(o->probes, "--probes", OUTFILE_WRITES, e) < 0))
+        return -1;
+    /* A PNG sequence claims its frames' names when it opens. */
+    const struct sink_ops *ops = writes_output ? sink_find(sc->output.path, e) : NULL;
+    if (writes_output && !ops)
+        return -1;
+    if (ops && strcmp(ops->name, "png")
+        && outfile_claim(sc->output.path, o->output ? "-o" : "output.path", OUTFILE_WRITES, e) < 0)
+        return -1;
+    return 0;
+}
+
 /* Builds every stage. Returns 0, or -1 with e filled. */
 static int run_setup(struct run *r, const struct options *o, int argc, bool writes_output, struct rr_err *e)
 {
     struct scene *sc = &r->sc;
+    if (!o->output && !set_output_path(o) && (writes_output || (o->validate && !(o->hash || o->check)))
+        && outfile_check_scene_path(sc->output.path, e) < 0)
+        return -1;
     if (o->output) {
         char *p = strdup(o->output);
         if (!p)
@@ -421,7 +500,7 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         free(sc->output.path);
         sc->output.path = p;
     }
-    if (budget_check_run(sc, e) < 0)   /* before anything large is allocated */
+    if (budget_check_run(sc, e) < 0 || claim_files(r, o, writes_output, e) < 0)
         return -1;
     if (state_open(&r->state, &o->farm, sc, e) < 0)
         return -1;
@@ -454,7 +533,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
                      || framehash_fits(&r->expected, o->check, sc->render.width, sc->render.height,
                                        sc->time.frames, e) < 0))
         return -1;
-    if (o->probes && probes_open(&r->probes, o->probes, sc, o->overwrite, e) < 0)
+    if (o->probes && (o->validate ? outfile_check_target(o->probes, o->overwrite, e)
+                                  : probes_open(&r->probes, o->probes, sc, o->overwrite, e)) < 0)
         return -1;
     return o->validate ? 0 : state_start(r->state, r->sim, &interrupted, e);
 }
@@ -499,8 +579,15 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
         char md5[33];
         if (o->hash || o->check || r->manifest) {
             frame_md5_hex(&fr, md5);
-            if (o->hash)
-                printf("%ld %s\n", i, md5);
+            if (o->hash && (printf("%ld %s\n", i, md5) < 0 || fflush(stdout) != 0)) {
+                /* A reader that went away interrupts the run; any other
+                 * failure of standard output fails it, committing nothing. */
+                if (errno != EPIPE)
+                    return rr_fail(e, RR_EXIT_RUNTIME, "standard output: write failed: %s", strerror(errno));
+                clearerr(stdout);
+                stdout_closed = true;
+                interrupted = 1;
+            }
             if (o->check && check_frame(r, o->check, i, md5, e) < 0)
                 return -1;
         }
@@ -546,6 +633,7 @@ static int fail(const struct rr_err *e)
 int main(int argc, char **argv)
 {
     struct options o = { .progress = PROGRESS_AUTO };
+    hold_std_fds();
     int status = parse_options(argc, argv, &o);
     if (status >= 0) {
         free(o.sets);
@@ -584,14 +672,28 @@ int main(int argc, char **argv)
         goto end;
     }
     if (o.validate) {
-        printf("%s: valid (%dx%d cells, %d frames at %g fps, solver %s)\n",
+        printf("%s: valid (%dx%d cells, %d frames at %g fps, solver %s); writes %s%s%s%s%s\n",
                strcmp(o.scene_path, "-") ? o.scene_path : "<stdin>", r.sc.grid.width, r.sc.grid.height,
-               r.sc.time.frames, r.sc.time.fps, scene_solver_name(r.sc.solver.type));
+               r.sc.time.frames, r.sc.time.fps, scene_solver_name(r.sc.solver.type),
+               o.output || !(o.hash || o.check) ? r.sc.output.path : "no frames",
+               o.probes ? ", " : "", o.probes ? o.probes : "", o.manifest ? ", " : "", o.manifest ? o.manifest : "");
         goto end;
     }
 
     long done = 0;
     if (run_frames(&r, &o, &done, &e) < 0) {
+        status = fail(&e);
+        goto end;
+    }
+    if (interrupted && done == 0) {
+        /* Nothing to show: no output is committed (an existing one stays). */
+        fprintf(stderr, "ripplerender: %s before the first frame; nothing written\n",
+                stdout_closed ? "standard output was closed" : "interrupted");
+        status = RR_EXIT_INTERRUPTED;
+        goto end;
+    }
+    if (!stdout_closed && (fflush(stdout) != 0 || ferror(stdout))) {
+        rr_fail(&e, RR_EXIT_RUNTIME, "standard output: write failed: %s", strerror(errno));
         status = fail(&e);
         goto end;
     }
@@ -627,12 +729,15 @@ int main(int argc, char **argv)
     if (o.check && !interrupted)
         fprintf(stderr, "ripplerender: %s: %ld %s\n", o.check, done, done == 1 ? "frame matches" : "frames match");
     if (interrupted) {
-        fprintf(stderr, "ripplerender: interrupted after %ld of %ld frames; %s holds the frames so far\n",
+        fprintf(stderr, "ripplerender: %s after %ld of %ld frames; %s holds the frames so far\n",
+                stdout_closed ? "standard output was closed (its reader went away): interrupted" : "interrupted",
                 done, state_count(r.state), r.sink ? r.sc.output.path : "nothing");
         status = RR_EXIT_INTERRUPTED;
     }
 end:
     run_free(&r);
+    if (status != RR_EXIT_OK)
+        outfile_remove_made_dirs();   /* the empty ones: a folder that got an output stays */
     free(o.sets);
     free(o.args);
     return status;

@@ -247,10 +247,14 @@ int manifest_write(struct manifest *m, const struct scene *sc, bool complete, st
         free(text);
         return -1;
     }
-    FILE *f = fopen(outfile_temp_path(&m->file), "w");
-    int bad = !f || fputs(text, f) < 0 || fputc('\n', f) == EOF;
+    FILE *f = outfile_fopen(&m->file, e);
+    if (!f) {
+        free(text);
+        return -1;
+    }
+    int bad = fputs(text, f) < 0 || fputc('\n', f) == EOF;
     free(text);
-    if (bad | (f && (ferror(f) | fclose(f))))
+    if (bad | ferror(f) | fclose(f))
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: write failed: %s", path, strerror(errno));
     return 0;
 }

@@ -1,19 +1,30 @@
-/* outfile.c: atomic output files (see outfile.h). */
+/* outfile.c: the output policy and atomic output files (see outfile.h). */
+#define _GNU_SOURCE   /* O_TMPFILE */
 #include "outfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TEMP_SUFFIX ".tmp"
+#define TEMP_RANDOM 6          /* the XXXXXX of ".NAME.XXXXXX.tmp" */
 
-/* The temporary files in progress, for outfile_remove_temps. Entries are
- * changed only with SIGINT and SIGTERM blocked in this thread, so a handler
+const int outfile_stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXCPU };
+const int outfile_n_stop_signals = (int)(sizeof outfile_stop_signals / sizeof outfile_stop_signals[0]);
+
+/* Named temporary files in progress, for outfile_remove_temps. Entries are
+ * changed only with the stop signals blocked in this thread, so a handler
  * that interrupts this thread never sees a half-linked entry; the path is
  * written before the entry is published. */
 struct live_temp {
@@ -22,12 +33,25 @@ struct live_temp {
 };
 static struct live_temp *volatile live_head;
 
+/* Folders outfile_begin made (deepest last), for outfile_remove_made_dirs;
+ * appended to with the stop signals blocked, never freed. */
+#define MAX_MADE 64
+static char *made_dirs[MAX_MADE];
+static volatile int n_made;
+
+/* Folders this run writes temporary files in, each held with a shared flock
+ * for the whole run (so that another run does not take our temporary files
+ * for stale ones). */
+#define MAX_LOCKED 16
+static struct { dev_t dev; ino_t ino; int fd; } locked[MAX_LOCKED];
+static int n_locked;
+
 void outfile_hold_signals(sigset_t *old)
 {
     sigset_t set;
     sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
+    for (int i = 0; i < outfile_n_stop_signals; i++)
+        sigaddset(&set, outfile_stop_signals[i]);
     pthread_sigmask(SIG_BLOCK, &set, old);
 }
 
@@ -36,8 +60,12 @@ void outfile_release_signals(const sigset_t *old)
     pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
-static void live_add(struct live_temp *t)
+static struct live_temp *live_add(const char *path)
 {
+    struct live_temp *t = malloc(sizeof *t + strlen(path) + 1);
+    if (!t)
+        return NULL;
+    strcpy(t->path, path);
     sigset_t old;
     outfile_hold_signals(&old);
     t->prev = NULL;
@@ -46,6 +74,7 @@ static void live_add(struct live_temp *t)
         t->next->prev = t;
     live_head = t;
     outfile_release_signals(&old);
+    return t;
 }
 
 static void live_remove(struct live_temp *t)
@@ -59,142 +88,458 @@ static void live_remove(struct live_temp *t)
     if (t->next)
         t->next->prev = t->prev;
     outfile_release_signals(&old);
+    free(t);
 }
 
-int outfile_remove_temps(void)
+void outfile_remove_temps(void)
 {
-    int n = 0;
     for (struct live_temp *t = live_head; t; t = t->next)
-        n += unlink(t->path) == 0;
-    return n;
+        unlink(t->path);
+    for (int i = n_made - 1; i >= 0; i--)
+        rmdir(made_dirs[i]);
 }
 
-int outfile_check_target(const char *target, bool overwrite, struct rr_err *e)
+void outfile_remove_made_dirs(void)
+{
+    for (int i = n_made - 1; i >= 0; i--)
+        rmdir(made_dirs[i]);
+}
+
+/* The folder part of path ("." when none), malloc'd; NULL when out of memory. */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return strdup(".");
+    size_t n = slash == path ? 1 : (size_t)(slash - path);
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, path, n);
+        d[n] = '\0';
+    }
+    return d;
+}
+
+static int oom(struct rr_err *e, const char *path)
+{
+    return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", path);
+}
+
+/* The file a target names: the target itself, or where its symbolic link
+ * leads (written through, as ffmpeg does). A link to nothing is refused.
+ * *out is malloc'd. */
+static int follow_link(const char *target, char **out, struct rr_err *e)
 {
     struct stat st;
-    if (!target || !*target)
-        return rr_fail(e, RR_EXIT_USAGE, "output: empty path");
-    size_t n = strlen(target);
-    if (target[n - 1] == '/')
-        return rr_fail(e, RR_EXIT_USAGE, "%s: is a directory name, not a file name", target);
-    if (stat(target, &st) == 0) {
+    *out = NULL;
+    if (lstat(target, &st) == 0 && S_ISLNK(st.st_mode)) {
+        char *real = realpath(target, NULL);
+        if (!real) {
+            int err = errno;
+            char to[PATH_MAX];
+            ssize_t n = readlink(target, to, sizeof to - 1);
+            to[n < 0 ? 0 : n] = '\0';
+            if (err == ENOENT)
+                return rr_fail(e, RR_EXIT_RUNTIME, "%s: is a symbolic link to %s, which does not exist "
+                               "(outputs are written through links, not into missing folders)", target, to);
+            return rr_fail(e, RR_EXIT_RUNTIME, "%s: %s", target, strerror(err));
+        }
+        *out = real;
+        return 0;
+    }
+    return (*out = strdup(target)) ? 0 : oom(e, target);
+}
+
+/* The policy on the (link-followed) file `real` that `target` names. */
+static int check_real(const char *target, const char *real, bool overwrite, struct rr_err *e)
+{
+    struct stat st;
+    if (stat(real, &st) == 0) {
         if (S_ISDIR(st.st_mode))
             return rr_fail(e, RR_EXIT_RUNTIME, "%s: is a directory", target);
-        /* A device, FIFO or socket (/dev/full, /dev/stdout): a rename would
-         * replace the special file itself, so only regular files are targets. */
+        /* A device, FIFO or socket (/dev/full): a rename would replace the
+         * special file itself, so only regular files are targets. */
         if (!S_ISREG(st.st_mode))
             return rr_fail(e, RR_EXIT_RUNTIME, "%s: is not a regular file (outputs are written to a "
                            "temporary file and renamed into place)", target);
         if (!overwrite)
             return rr_fail(e, RR_EXIT_RUNTIME, "%s: already exists (use -y to replace it)", target);
-    } else if (errno != ENOENT) {
+        /* -y replaces a file as its owner would with ffmpeg: the new file
+         * takes the old one's mode, and what a rename cannot keep is refused. */
+        if (st.st_uid != geteuid())
+            return rr_fail(e, RR_EXIT_RUNTIME, "%s: belongs to another user (uid %u); not replaced", target,
+                           (unsigned)st.st_uid);
+        if (!(st.st_mode & S_IWUSR))
+            return rr_fail(e, RR_EXIT_RUNTIME, "%s: is read-only; not replaced", target);
+        if (st.st_nlink > 1)
+            return rr_fail(e, RR_EXIT_RUNTIME, "%s: has %lu hard links; replacing it would break them", target,
+                           (unsigned long)st.st_nlink);
+        return 0;
+    } else if (errno != ENOENT && errno != ENOTDIR) {
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: %s", target, strerror(errno));
     }
-    /* The directory must exist: say so plainly rather than "No such file". */
-    const char *slash = strrchr(target, '/');
-    if (slash) {
-        size_t dl = slash == target ? 1 : (size_t)(slash - target);
-        char *dir = malloc(dl + 1);
-        if (!dir)
-            return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", target);
-        memcpy(dir, target, dl);
-        dir[dl] = '\0';
-        int r = stat(dir, &st);
-        int saved = errno;
-        if (r != 0 || !S_ISDIR(st.st_mode)) {
-            r = rr_fail(e, RR_EXIT_RUNTIME, "%s: the directory %s %s", target, dir,
-                        r != 0 ? (saved == ENOENT ? "does not exist" : strerror(saved))
-                               : "is not a directory");
-            free(dir);
-            return r;
+    /* Missing: the nearest existing folder above must be a folder (the
+     * missing ones are made when the run writes). */
+    char *dir = dir_of(real);
+    if (!dir)
+        return oom(e, target);
+    int r = 0;
+    for (;;) {
+        if (stat(dir, &st) == 0) {
+            if (!S_ISDIR(st.st_mode))
+                r = rr_fail(e, RR_EXIT_RUNTIME, "%s: %s is not a directory", target, dir);
+            break;
+        }
+        if (errno != ENOENT && errno != ENOTDIR) {
+            r = rr_fail(e, RR_EXIT_RUNTIME, "%s: the directory %s: %s", target, dir, strerror(errno));
+            break;
+        }
+        char *up = dir_of(dir);
+        if (!up) {
+            r = oom(e, target);
+            break;
+        }
+        if (!strcmp(up, dir)) {
+            free(up);
+            break;
         }
         free(dir);
+        dir = up;
+    }
+    free(dir);
+    return r;
+}
+
+int outfile_check_target(const char *target, bool overwrite, struct rr_err *e)
+{
+    if (!target || !*target)
+        return rr_fail(e, RR_EXIT_USAGE, "output: empty path");
+    if (target[strlen(target) - 1] == '/')
+        return rr_fail(e, RR_EXIT_USAGE, "%s: is a directory name, not a file name", target);
+    char *real;
+    if (follow_link(target, &real, e) < 0)
+        return -1;
+    int r = check_real(target, real, overwrite, e);
+    free(real);
+    return r;
+}
+
+/* mkdir -p of dir, recording what it made. */
+static int make_dirs(const char *target, const char *dir, struct rr_err *e)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0)
+        return S_ISDIR(st.st_mode) ? 0 : rr_fail(e, RR_EXIT_RUNTIME, "%s: %s is not a directory", target, dir);
+    char *up = dir_of(dir);
+    if (!up)
+        return oom(e, target);
+    int r = strcmp(up, dir) ? make_dirs(target, up, e) : 0;
+    free(up);
+    if (r < 0)
+        return -1;
+    char *copy = n_made < MAX_MADE ? strdup(dir) : NULL;   /* beyond MAX_MADE: made, not recorded */
+    if (n_made < MAX_MADE && !copy)
+        return oom(e, target);
+    if (mkdir(dir, 0777) != 0) {
+        int err = errno;
+        free(copy);
+        if (err == EEXIST)   /* made meanwhile by someone else: not ours to remove */
+            return 0;
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot make the directory %s: %s", target, dir, strerror(err));
+    }
+    if (copy) {
+        sigset_t old;
+        outfile_hold_signals(&old);
+        made_dirs[n_made] = copy;
+        n_made = n_made + 1;
+        outfile_release_signals(&old);
     }
     return 0;
+}
+
+/* Whether name is ".NAME.XXXXXX.tmp", the naming of our temporary files,
+ * with NAME ending in one of our outputs' extensions (a tool's own
+ * ".notes.Ab12Cd.tmp" is not ours to remove). */
+static bool is_our_temp(const char *name)
+{
+    static const char *const exts[] = { ".mp4", ".mkv", ".mov", ".webm", ".gif", ".png", ".framemd5",
+                                        ".framehash", ".npy", ".csv", ".json" };
+    size_t n = strlen(name), tail = 1 + TEMP_RANDOM + strlen(TEMP_SUFFIX);
+    if (name[0] != '.' || n < 2 + tail || strcmp(name + n - strlen(TEMP_SUFFIX), TEMP_SUFFIX) != 0)
+        return false;
+    const char *r = name + n - tail;
+    bool ext = false;
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+        size_t el = strlen(exts[i]);
+        ext |= (size_t)(r - name) > el && strncasecmp(r - el, exts[i], el) == 0;
+    }
+    if (r[0] != '.' || !ext)
+        return false;
+    for (int i = 1; i <= TEMP_RANDOM; i++) {
+        char c = r[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+            return false;
+    }
+    return true;
+}
+
+/* Takes the folder's shared lock for this run (once per folder); the first
+ * run to get it exclusively, when no other run writes there, first removes
+ * the stale temporary files of our naming (left by a kill), ours only. */
+static void lock_and_clean(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return;
+    for (int i = 0; i < n_locked; i++)
+        if (locked[i].dev == st.st_dev && locked[i].ino == st.st_ino)
+            return;
+    if (n_locked == MAX_LOCKED)
+        return;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        int dfd = dup(fd);
+        DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+        if (!d && dfd >= 0)
+            close(dfd);
+        for (struct dirent *de; d && (de = readdir(d));) {
+            struct stat fs;
+            if (is_our_temp(de->d_name) && fstatat(fd, de->d_name, &fs, AT_SYMLINK_NOFOLLOW) == 0
+                && S_ISREG(fs.st_mode) && fs.st_uid == geteuid())
+                unlinkat(fd, de->d_name, 0);
+        }
+        if (d)
+            closedir(d);
+    }
+    flock(fd, LOCK_SH);
+    locked[n_locked].dev = st.st_dev;
+    locked[n_locked].ino = st.st_ino;
+    locked[n_locked].fd = fd;
+    n_locked++;
+}
+
+/* Creates ".NAME.XXXXXX.tmp" beside real (NAME cut, at a UTF-8 character's
+ * start, so that the name fits NAME_MAX) by `make` (O_EXCL creation, or a
+ * link): returns its path (malloc'd) or NULL with errno set. */
+static char *named_temp(const char *real, int (*make)(const char *path, void *arg), void *arg)
+{
+    const char *slash = strrchr(real, '/');
+    size_t dl = slash ? (size_t)(slash - real + 1) : 0;
+    const char *base = real + dl;
+    size_t extra = 2 + TEMP_RANDOM + strlen(TEMP_SUFFIX);
+    size_t bl = strlen(base);
+    if (bl + extra > NAME_MAX) {
+        bl = NAME_MAX - extra;
+        while (bl > 1 && ((unsigned char)base[bl] & 0xC0) == 0x80)
+            bl--;
+    }
+    size_t len = dl + bl + extra + 1;
+    char *path = malloc(len);
+    if (!path)
+        return NULL;
+    static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    unsigned long long x = (unsigned long long)ts.tv_nsec * 2654435761ULL ^ (unsigned long long)getpid() << 20
+                           ^ (unsigned long long)(uintptr_t)path;
+    for (int tries = 0; tries < 100; tries++) {
+        char r[TEMP_RANDOM + 1];
+        for (int i = 0; i < TEMP_RANDOM; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            r[i] = chars[(x >> 33) % (sizeof chars - 1)];
+        }
+        r[TEMP_RANDOM] = '\0';
+        snprintf(path, len, "%.*s.%.*s.%s" TEMP_SUFFIX, (int)dl, real, (int)bl, base, r);
+        if (make(path, arg) == 0)
+            return path;
+        if (errno != EEXIST)
+            break;
+    }
+    int err = errno;
+    free(path);
+    errno = err;
+    return NULL;
+}
+
+static int create_excl(const char *path, void *arg)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    *(int *)arg = fd;
+    return fd < 0 ? -1 : 0;
+}
+
+static int link_fd(const char *path, void *arg)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", *(int *)arg);
+    return linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+}
+
+static int begin(struct outfile *of, const char *target, bool overwrite, bool named, struct rr_err *e)
+{
+    memset(of, 0, sizeof *of);
+    of->fd = -1;
+    if (outfile_check_target(target, overwrite, e) < 0)
+        return -1;
+    char *real, *dir = NULL;
+    if (follow_link(target, &real, e) < 0)
+        return -1;
+    if (!(dir = dir_of(real))) {
+        free(real);
+        return oom(e, target);
+    }
+    if (make_dirs(target, dir, e) < 0)
+        goto fail;
+    lock_and_clean(dir);
+    struct stat st;
+    mode_t mask = umask(0);
+    umask(mask);
+    of->mode = stat(real, &st) == 0 ? st.st_mode & 07777 : 0666 & ~mask;
+    int fd = -1;
+    if (!named && access("/proc/self/fd", X_OK) == 0)
+        fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        of->url = malloc(64);
+        if (of->url)
+            snprintf(of->url, 64, "file:/proc/self/fd/%d", fd);
+    } else {
+        /* Listed before it exists, so that no signal finds it unlisted. */
+        sigset_t old;
+        outfile_hold_signals(&old);
+        char *path = named_temp(real, create_excl, &fd);
+        int err = errno;
+        struct live_temp *live = path ? live_add(path) : NULL;
+        outfile_release_signals(&old);
+        if (!path || !live) {
+            if (path)
+                unlink(path);
+            free(path);
+            if (fd >= 0)
+                close(fd);
+            rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot create a temporary file beside it: %s", target,
+                    strerror(path ? ENOMEM : err));
+            goto fail;
+        }
+        free(path);
+        of->live = live;
+        of->temp = live->path;
+        size_t n = strlen(of->temp) + sizeof "file:";
+        if ((of->url = malloc(n)))
+            snprintf(of->url, n, "file:%s", of->temp);
+    }
+    of->fd = fd;
+    of->target = real;
+    of->overwrite = overwrite;
+    free(dir);
+    if (!of->url) {
+        outfile_abort(of);
+        return oom(e, target);
+    }
+    /* Readable and writable by us whatever the umask (libavformat opens it
+     * again by its URL); the final mode is given at the commit. */
+    fchmod(fd, 0600);
+    return 0;
+fail:
+    free(real);
+    free(dir);
+    return -1;
 }
 
 int outfile_begin(struct outfile *of, const char *target, bool overwrite, struct rr_err *e)
 {
-    memset(of, 0, sizeof *of);
-    if (outfile_check_target(target, overwrite, e) < 0)
-        return -1;
-    const char *slash = strrchr(target, '/');
-    size_t dl = slash ? (size_t)(slash - target + 1) : 0;
-    const char *base = target + dl;
-    size_t len = strlen(target) + sizeof "/." + sizeof ".XXXXXX" + sizeof TEMP_SUFFIX;
-    struct live_temp *live = malloc(sizeof *live + len);
-    char *copy = strdup(target);
-    if (!live || !copy) {
-        free(live);
-        free(copy);
-        return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", target);
-    }
-    char *temp = live->path;
-    snprintf(temp, len, "%.*s.%s.XXXXXX" TEMP_SUFFIX, (int)dl, target, base);
-    /* Listed before it exists, so that no signal finds it unlisted. */
-    live_add(live);
-    int fd = mkstemps(temp, (int)strlen(TEMP_SUFFIX));
-    if (fd < 0) {
-        rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot create a temporary file beside it: %s", target,
+    return begin(of, target, overwrite, false, e);
+}
+
+int outfile_begin_named(struct outfile *of, const char *target, bool overwrite, struct rr_err *e)
+{
+    return begin(of, target, overwrite, true, e);
+}
+
+const char *outfile_url(const struct outfile *of)
+{
+    return of->url;
+}
+
+FILE *outfile_fopen(struct outfile *of, struct rr_err *e)
+{
+    int fd = of->fd >= 0 ? dup(of->fd) : -1;
+    FILE *f = fd >= 0 ? fdopen(fd, "w+b") : NULL;
+    if (!f) {
+        rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write the temporary file: %s", of->target ? of->target : "output",
                 strerror(errno));
-        live_remove(live);
-        free(live);
-        free(copy);
-        return -1;
+        if (fd >= 0)
+            close(fd);
     }
-    /* mkstemps makes 0600; give the final file the usual 0666 & ~umask. */
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    close(fd);
-    of->target = copy;
-    of->temp = temp;
-    of->live = live;
-    of->overwrite = overwrite;
-    return 0;
+    return f;
 }
 
-const char *outfile_temp_path(const struct outfile *of)
+void outfile_close_fd(struct outfile *of)
 {
-    return of->temp;
+    if (of->temp && of->fd >= 0) {
+        close(of->fd);
+        of->fd = -1;
+    }
 }
 
-int outfile_move(const char *temp, const char *target, bool overwrite, struct rr_err *e)
+static int move_failed(const char *target, struct rr_err *e)
 {
-    if (overwrite) {
-        if (rename(temp, target) != 0)
-            return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot move the finished file into place: %s",
-                           target, strerror(errno));
-        return 0;
+    if (errno == EEXIST)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: already exists (use -y to replace it)", target);
+    return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot move the finished file into place: %s", target,
+                   strerror(errno));
+}
+
+int outfile_move(struct outfile *of, struct rr_err *e)
+{
+    const char *target = of->target;
+    if (!target)
+        return rr_fail(e, RR_EXIT_RUNTIME, "output: no temporary file to commit");
+    if ((of->fd >= 0 ? fchmod(of->fd, of->mode) : chmod(of->temp, of->mode)) != 0)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot set the mode: %s", target, strerror(errno));
+    if (!of->temp) {
+        /* Unnamed: linked into place; with overwrite, first under a name
+         * beside it (signals held: the name exists only for this step), then
+         * renamed over the target. */
+        if (!of->overwrite) {
+            int fd = of->fd;
+            return link_fd(target, &fd) == 0 ? 0 : move_failed(target, e);
+        }
+        sigset_t old;
+        outfile_hold_signals(&old);
+        char *tmp = named_temp(target, link_fd, &of->fd);
+        int r = tmp && rename(tmp, target) == 0 ? 0 : -1;
+        int err = errno;
+        if (tmp && r < 0)
+            unlink(tmp);
+        outfile_release_signals(&old);
+        free(tmp);
+        errno = err;
+        return r == 0 ? 0 : move_failed(target, e);
     }
+    if (of->overwrite)
+        return rename(of->temp, target) == 0 ? 0 : move_failed(target, e);
     /* link() fails with EEXIST instead of replacing a file that appeared
      * while we wrote: without -y nothing existing is ever overwritten. */
-    if (link(temp, target) != 0) {
+    if (link(of->temp, target) != 0) {
         if (errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP || errno == ENOSYS) {
             /* A file system without hard links (FAT, some FUSE mounts): fall
              * back to check-then-rename, which leaves only a tiny race. */
             struct stat st;
             if (lstat(target, &st) == 0)
                 return rr_fail(e, RR_EXIT_RUNTIME, "%s: already exists (use -y to replace it)", target);
-            if (rename(temp, target) != 0)
-                return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot move the finished file into place: %s",
-                               target, strerror(errno));
-            return 0;
+            return rename(of->temp, target) == 0 ? 0 : move_failed(target, e);
         }
-        if (errno == EEXIST)
-            return rr_fail(e, RR_EXIT_RUNTIME, "%s: already exists (use -y to replace it)", target);
-        return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot move the finished file into place: %s", target,
-                       strerror(errno));
+        return move_failed(target, e);
     }
-    unlink(temp);
+    unlink(of->temp);
     return 0;
 }
 
 int outfile_commit(struct outfile *of, struct rr_err *e)
 {
-    if (!of->temp)
-        return rr_fail(e, RR_EXIT_RUNTIME, "output: no temporary file to commit");
-    int r = outfile_move(of->temp, of->target, of->overwrite, e);
+    int r = outfile_move(of, e);
     outfile_abort(of);   /* after a successful move the temp name is already gone */
     return r;
 }
@@ -205,12 +550,103 @@ void outfile_abort(struct outfile *of)
         return;
     if (of->temp)
         unlink(of->temp);
-    if (of->live) {
-        live_remove(of->live);
-        free(of->live);    /* holds of->temp */
-    }
+    if (of->live)
+        live_remove(of->live);    /* frees of->temp */
+    if (of->target && of->fd >= 0)
+        close(of->fd);
     free(of->target);
+    free(of->url);
     of->temp = NULL;
     of->live = NULL;
     of->target = NULL;
+    of->url = NULL;
+    of->fd = -1;
+}
+
+/* ---- the files of one run ----------------------------------------------------------- */
+
+struct claim {
+    char *path;      /* absolute, links followed where they exist */
+    char *role;
+    dev_t dev;
+    ino_t ino;       /* 0 when the file does not exist */
+    bool writes;
+};
+static struct claim *claims;
+static int n_claims;
+
+/* An absolute form of path: realpath when it exists, else its folder's
+ * realpath (when that exists) and the last component. malloc'd. */
+static char *canonical(const char *path)
+{
+    char *r = realpath(path, NULL);
+    if (r)
+        return r;
+    char *dir = dir_of(path), *rd = dir ? realpath(dir, NULL) : NULL;
+    if (!dir)
+        return NULL;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char *out = NULL;
+    if (rd) {
+        size_t n = strlen(rd) + strlen(base) + 2;
+        if ((out = malloc(n)))
+            snprintf(out, n, "%s/%s", rd, base);
+    } else {
+        out = strdup(path);
+    }
+    free(dir);
+    free(rd);
+    return out;
+}
+
+int outfile_claim(const char *path, const char *role, enum outfile_use use, struct rr_err *e)
+{
+    struct claim c = { .writes = use != OUTFILE_READS };
+    struct stat st;
+    if (!(c.path = canonical(path)))
+        return oom(e, path);
+    if (stat(path, &st) == 0) {
+        c.dev = st.st_dev;
+        c.ino = st.st_ino;
+    }
+    for (int i = 0; i < n_claims; i++) {
+        const struct claim *o = &claims[i];
+        if (!(o->writes || c.writes))
+            continue;   /* an input read twice (a scene that is its own mask) */
+        if (!strcmp(o->path, c.path) || (c.ino && o->ino == c.ino && o->dev == c.dev)) {
+            free(c.path);
+            return rr_fail(e, RR_EXIT_USAGE, "%s: %s and %s name the same file", path, o->role, role);
+        }
+    }
+    if (use == OUTFILE_WRITES_ONE_OF_MANY) {
+        free(c.path);
+        return 0;
+    }
+    struct claim *nc = realloc(claims, (size_t)(n_claims + 1) * sizeof *nc);
+    if (!nc || !(c.role = strdup(role))) {
+        if (nc)
+            claims = nc;
+        free(c.path);
+        return oom(e, path);
+    }
+    claims = nc;
+    claims[n_claims++] = c;
+    return 0;
+}
+
+int outfile_check_scene_path(const char *path, struct rr_err *e)
+{
+    bool up = false;
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            up = true;
+        p += n;
+        p += *p == '/';
+    }
+    if (path[0] == '/' || up)
+        return rr_fail(e, RR_EXIT_USAGE, "output.path: \"%s\": a scene may only name a relative path inside the "
+                       "current folder (no leading / and no ..); give -o PATH to write elsewhere", path);
+    return 0;
 }

@@ -1,67 +1,128 @@
-/* outfile.h: atomic output files: write under a temporary name beside the
- * target, then move into place only when complete.
+/* outfile.h: every file ripplerender writes goes through here: the policy
+ * (what may be written, what may be replaced) and the atomic write (a
+ * temporary file beside the target, moved into place only when complete).
+ * docs/output.md ("Atomic writes", "Which paths") is the user's side of it.
  *
  * Usage:
  *     struct outfile of = { 0 };
  *     if (outfile_begin(&of, "out/a.mp4", overwrite, e) < 0) return -1;
- *     FILE *f = fopen(outfile_temp_path(&of), "wb");  ... write, fclose ...
+ *     FILE *f = outfile_fopen(&of, e);   ... write, fclose ...
+ *         (or libavformat: avio_open(&pb, outfile_url(&of), AVIO_FLAG_WRITE))
  *     if (outfile_commit(&of, e) < 0) ...             (on any failure: outfile_abort)
  *
- * The temporary file is created (empty, mode 0600 widened to 0666 & ~umask) in
- * the target's directory as ".NAME.XXXXXX.tmp", so the final rename never
- * crosses a file system. Without overwrite an existing target is never
- * replaced, not even one that appeared while we were writing (link + unlink). */
+ * The temporary file is unnamed where the file system allows (O_TMPFILE,
+ * linked into place with linkat), so that no kill, not even SIGKILL, leaves
+ * it behind; otherwise it is ".NAME.XXXXXX.tmp" beside the target (NAME cut
+ * to fit the 255-byte limit), and stale ones of that naming are removed by
+ * the next run that writes in that folder while no other run does (an flock
+ * on the folder). Without overwrite an existing target is never replaced, not
+ * even one that appeared while we were writing (link, never rename). */
 #ifndef RR_OUTFILE_H
 #define RR_OUTFILE_H
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "rr_err.h"
 
 struct outfile {
-    char *target;       /* owned copy of the target path; NULL when idle */
-    char *temp;         /* owned path of the temporary file (inside `live`) */
+    char *target;       /* owned: the target, symbolic links followed; NULL when idle */
+    char *temp;         /* the named temporary file (inside `live`), or NULL when unnamed */
+    char *url;          /* owned: "file:" + a path to the temporary file, for libav* */
     void *live;         /* this file's entry in the list outfile_remove_temps walks */
+    int fd;             /* the temporary file, open for reading and writing; -1 when closed */
+    mode_t mode;        /* the mode the target gets (an existing one's, else 0666 & ~umask) */
     bool overwrite;
 };
 
-/* Checks the target (refused when it exists and !overwrite: RR_EXIT_RUNTIME,
- * "PATH: already exists (use -y to replace it)"; its directory must exist) and
- * creates the empty temporary file. `of` must be zeroed or finished. Returns 0,
- * or -1 with e filled and nothing left on disk. */
-int outfile_begin(struct outfile *of, const char *target, bool overwrite, struct rr_err *e);
+/* The signals that interrupt a run (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+ * SIGXCPU): main installs its handler for them, and outfile_hold_signals
+ * holds them off. */
+extern const int outfile_stop_signals[];
+extern const int outfile_n_stop_signals;
 
-/* Fails like outfile_begin's existence check, without creating anything:
- * used by sinks that write several files (PNG sequences). Returns 0 or -1. */
+/* Checks that `target` may be written (the policy of docs/output.md):
+ * a symbolic link is followed (one to a missing file is refused); an
+ * existing target must be a regular file, and is refused without overwrite
+ * ("PATH: already exists (use -y to replace it)"), and even with it when it
+ * is read-only, belongs to another user or has other hard links; the
+ * nearest existing folder above a missing one must be a folder. Creates
+ * nothing. Returns 0, or -1 with e filled (RR_EXIT_RUNTIME). */
 int outfile_check_target(const char *target, bool overwrite, struct rr_err *e);
 
-/* The temporary file's path; valid between begin and commit/abort. */
-const char *outfile_temp_path(const struct outfile *of);
+/* outfile_check_target, then makes the missing folders above target (mode
+ * 0777 & ~umask, as mkdir -p; outfile_remove_made_dirs takes them back),
+ * removes stale temporary files there, and creates the temporary file.
+ * `of` must be zeroed or finished. Returns 0, or -1 with e filled and
+ * nothing left on disk. */
+int outfile_begin(struct outfile *of, const char *target, bool overwrite, struct rr_err *e);
 
-/* Moves the temporary file into place. Returns 0, or -1 with e filled; on
- * failure the temporary file is removed and the target left as it was. The
- * outfile is finished either way. */
+/* As outfile_begin, but the temporary file always has a name and its
+ * descriptor may be closed (outfile_close_fd) before the commit: for the
+ * frames of a PNG sequence, which would otherwise hold a descriptor each. */
+int outfile_begin_named(struct outfile *of, const char *target, bool overwrite, struct rr_err *e);
+
+/* The temporary file as a "file:" URL for libavformat (never read as another
+ * protocol, whatever the name holds); valid between begin and commit/abort. */
+const char *outfile_url(const struct outfile *of);
+
+/* A stream over the temporary file (on a duplicate of its descriptor, at
+ * offset 0), which the caller fcloses before the commit. NULL with e filled. */
+FILE *outfile_fopen(struct outfile *of, struct rr_err *e);
+
+/* Closes the descriptor of a named temporary file (outfile_begin_named). */
+void outfile_close_fd(struct outfile *of);
+
+/* Gives the temporary file its final mode and moves it into place. Returns
+ * 0, or -1 with e filled; on failure the temporary file is removed and the
+ * target left as it was. The outfile is finished either way. */
 int outfile_commit(struct outfile *of, struct rr_err *e);
 
 /* Removes the temporary file and finishes; safe on a zeroed, committed or
  * aborted outfile, any number of times. Cannot fail. */
 void outfile_abort(struct outfile *of);
 
-/* Removes every temporary file that is still open (begun, not committed or
- * aborted) in this process. Async-signal-safe (only unlink(2) on a list whose
- * entries are linked and unlinked with SIGINT and SIGTERM blocked): for the
- * signal handler that stops at once on a second Ctrl-C. Returns how many. */
-int outfile_remove_temps(void);
+/* Removes every named temporary file that is still open (begun, not
+ * committed or aborted) in this process, and the folders outfile_begin made
+ * that are empty. Async-signal-safe (unlink(2) and rmdir(2) on lists whose
+ * entries are changed with the stop signals blocked): for the signal handler
+ * that stops at once on a second Ctrl-C. */
+void outfile_remove_temps(void);
 
-/* Holds SIGINT and SIGTERM off in this thread (saving the mask in *old) and
+/* Removes the folders outfile_begin made, deepest first, where empty: after
+ * a run that failed or was interrupted before its first frame. */
+void outfile_remove_made_dirs(void);
+
+/* Holds the stop signals off in this thread (saving the mask in *old) and
  * lets them through again: for a run of moves that must not be cut in half,
  * such as the frames of a PNG sequence. */
 void outfile_hold_signals(sigset_t *old);
 void outfile_release_signals(const sigset_t *old);
 
-/* Moves `temp` to `target` with the same rules as outfile_commit (link+unlink
- * without overwrite, rename with it). Does not remove temp on failure. */
-int outfile_move(const char *temp, const char *target, bool overwrite, struct rr_err *e);
+/* Moves a named temporary file into place as outfile_commit does (link +
+ * unlink without overwrite, rename with it), without finishing it: for the
+ * frames of a PNG sequence, moved together. */
+int outfile_move(struct outfile *of, struct rr_err *e);
+
+/* How a run uses a file it claims. */
+enum outfile_use {
+    OUTFILE_READS,     /* an input: the scene, an image, --check's file */
+    OUTFILE_WRITES,    /* an output */
+    OUTFILE_WRITES_ONE_OF_MANY,   /* a frame of a PNG sequence: compared, not recorded */
+};
+
+/* Records a file the run reads or writes (`role` names it in messages:
+ * "the scene", "obstacles.0.path", "-o", "--manifest") and refuses, with
+ * RR_EXIT_USAGE and one line, an output that is a file already recorded, or
+ * an input that is a recorded output (the same path after following links,
+ * or the same inode). Returns 0, or -1 with e filled. */
+int outfile_claim(const char *path, const char *role, enum outfile_use use, struct rr_err *e);
+
+/* Refuses an output path that a scene file chose (output.path): it must be
+ * relative and not climb out of the current folder (no ".." component), as
+ * a downloaded scene must not write elsewhere; -o lifts it. RR_EXIT_USAGE. */
+int outfile_check_scene_path(const char *path, struct rr_err *e);
 
 #endif

@@ -648,7 +648,11 @@ static int get_file(struct ld *ld, const cJSON *obj, const char *path, const cha
     FILE *f = NULL;
     if (stat(full, &st) == 0 && S_ISDIR(st.st_mode))
         errno = EISDIR;
-    else if ((f = fopen(full, "rb")))
+    else if (stat(full, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* A FIFO would hang the loader, a device feed it forever. */
+        free(full);
+        return fail(ld, v, p, "\"%s\" is not a regular file", given);
+    } else if ((f = fopen(full, "rb")))
         fclose(f);
     if (!f) {
         int err = errno;

@@ -129,7 +129,7 @@ static int gif_open(void *priv, const struct output_config *o, const struct sink
 
     if (outfile_begin(&s->file, o->path, p->overwrite, e) < 0)
         return -1;
-    const char *tmp = outfile_temp_path(&s->file);
+    const char *tmp = outfile_url(&s->file);   /* "file:...": never another protocol */
     ret = avformat_alloc_output_context2(&s->oc, NULL, "gif", tmp);
     if (ret < 0 || !s->oc)
         return sink_av_fail(e, RR_EXIT_RUNTIME, o->path, "cannot create the gif muxer",

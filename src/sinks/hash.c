@@ -61,7 +61,7 @@ static int hash_open(struct hash_sink *s, const char *muxer, const struct output
     s->frame_bytes = (size_t)p->width * p->height * 3;
     if (outfile_begin(&s->file, o->path, p->overwrite, e) < 0)
         return -1;
-    const char *tmp = outfile_temp_path(&s->file);
+    const char *tmp = outfile_url(&s->file);   /* "file:...": never another protocol */
     ret = avformat_alloc_output_context2(&s->oc, NULL, muxer, tmp);
     if (ret < 0 || !s->oc)
         return sink_av_fail(e, RR_EXIT_RUNTIME, o->path, muxer, ret < 0 ? ret : AVERROR(ENOMEM));

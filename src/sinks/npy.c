@@ -85,9 +85,9 @@ static int npy_open(void *priv, const struct output_config *o, const struct sink
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
     if (outfile_begin(&s->file, o->path, p->overwrite, e) < 0)
         return -1;
-    s->f = fopen(outfile_temp_path(&s->file), "wb");
+    s->f = outfile_fopen(&s->file, e);
     if (!s->f)
-        return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write: %s", o->path, strerror(errno));
+        return -1;
     char hdr[256];
     s->header_len = npy_header(hdr, sizeof hdr, p->frames, s->gh, s->gw, 0);
     if (!s->header_len || fwrite(hdr, 1, s->header_len, s->f) != s->header_len)

@@ -57,7 +57,8 @@ static int pngseq_open(void *priv, const struct output_config *o, const struct s
     /* Refuse before writing anything when any target of the run exists. */
     char name[4096];
     for (long i = p->first; i < p->first + p->frames; i++) {
-        if (frame_name(s, i, name, sizeof name, e) < 0 || outfile_check_target(name, p->overwrite, e) < 0)
+        if (frame_name(s, i, name, sizeof name, e) < 0 || outfile_check_target(name, p->overwrite, e) < 0
+            || outfile_claim(name, "-o", OUTFILE_WRITES_ONE_OF_MANY, e) < 0)
             return -1;
     }
     return 0;
@@ -83,15 +84,13 @@ static void deep_warning(png_structp png, png_const_charp msg)
 }
 
 /* The frame's deep picture (frame.h: rgb or rgba, 8 or 16 bits) as a PNG of
- * that colour type and depth, sRGB-tagged as the simplified API tags 8-bit
- * files; 16-bit samples are native-endian in memory, big-endian in the file
- * (png_set_swap on little-endian machines). Returns 0, or -1 with e filled. */
-static int write_deep(const char *path, const char *name, const struct frame *fr, struct rr_err *e)
+ * that colour type and depth into fp (closed here), sRGB-tagged as the
+ * simplified API tags 8-bit files; 16-bit samples are native-endian in
+ * memory, big-endian in the file (png_set_swap on little-endian machines).
+ * Returns 0, or -1 with e filled. */
+static int write_deep(FILE *fp, const char *name, const struct frame *fr, struct rr_err *e)
 {
     struct png_fail fail = { "" };
-    FILE *fp = fopen(path, "wb");
-    if (!fp)
-        return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write PNG: %s", name, strerror(errno));
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &fail, deep_error, deep_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!info) {
@@ -148,11 +147,18 @@ static int pngseq_write(void *priv, const struct frame *fr, struct rr_err *e)
         s->cap = nc;
     }
     struct outfile *of = &s->files[s->n];
-    if (outfile_begin(of, name, s->overwrite, e) < 0)
+    /* Named: the frames wait for the close without a descriptor each. */
+    if (outfile_begin_named(of, name, s->overwrite, e) < 0)
         return -1;
     s->n++;   /* from here on free() removes its temporary file */
-    if (!fr->gray16 && fr->deep)
-        return write_deep(outfile_temp_path(of), name, fr, e);
+    FILE *f = outfile_fopen(of, e);
+    if (!f)
+        return -1;
+    if (!fr->gray16 && fr->deep) {
+        int r = write_deep(f, name, fr, e);
+        outfile_close_fd(of);
+        return r;
+    }
 
     png_image img;
     memset(&img, 0, sizeof img);
@@ -170,8 +176,20 @@ static int pngseq_write(void *priv, const struct frame *fr, struct rr_err *e)
         img.format = PNG_FORMAT_RGB;
         pixels = fr->rgb;
     }
-    if (!png_image_write_to_file(&img, outfile_temp_path(of), 0, pixels, 0, NULL)) {
-        int r = rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write PNG: %s", name, img.message);
+    errno = 0;
+    int ok = png_image_write_to_stdio(&img, f, 0, pixels, 0, NULL);
+    int err = ok ? 0 : errno;
+    if (ferror(f) | fclose(f)) {
+        if (ok)
+            err = errno;
+        ok = 0;
+    }
+    outfile_close_fd(of);
+    if (!ok) {
+        /* A failed write (EFBIG, ENOSPC) is named by errno; libpng's own
+         * message says only that the write failed. */
+        int r = rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write PNG: %s", name,
+                        err ? strerror(err) : img.message);
         png_image_free(&img);
         return r;
     }
@@ -185,7 +203,7 @@ static int pngseq_close(void *priv, struct rr_err *e)
     sigset_t old;
     outfile_hold_signals(&old);
     for (long i = 0; i < s->n; i++) {
-        if (outfile_move(s->files[i].temp, s->files[i].target, s->overwrite, e) < 0) {
+        if (outfile_move(&s->files[i], e) < 0) {
             /* Take back what this close already moved, so the set stays
              * all-or-nothing (files that -y replaced cannot come back). */
             for (long k = 0; k < i; k++) {

@@ -421,7 +421,7 @@ static int video_open(void *priv, const struct output_config *o, const struct si
 
     if (outfile_begin(&s->file, o->path, p->overwrite, e) < 0)
         goto fail;
-    const char *tmp = outfile_temp_path(&s->file);
+    const char *tmp = outfile_url(&s->file);   /* "file:...": never another protocol */
     /* The format comes from the target's extension, not the temporary name. */
     ret = avformat_alloc_output_context2(&s->oc, NULL, ct->format, tmp);
     if (ret < 0 || !s->oc) {

@@ -10,3 +10,12 @@ fail() { nfail=$((nfail + 1)); echo "FAIL $1: $2"; }
 # check NAME CONDITION...: runs the condition (a command) and records it.
 check() { name=$1; shift; if "$@"; then ok "$name"; else fail "$name" "$*"; fi; }
 finish() { echo "cli: $npass passed, $nfail failed"; [ "$nfail" -eq 0 ]; }
+# small_scene FILE: a 64x48 scene of 10 frames with one drop (a quick run).
+small_scene() {
+    cat > "$1" <<'EOF'
+{ "grid": { "width": 64, "height": 48 },
+  "time": { "fps": 10, "frames": 10, "steps_per_frame": 2 },
+  "drops": [ { "x": 20, "y": 20, "radius": 3, "amplitude": -1 } ],
+  "render": { "mode": "colormap", "colormap": "viridis", "range": [-0.5, 0.5] } }
+EOF
+}

@@ -6,12 +6,7 @@
 # Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
 . tests/cli/lib.sh
 
-cat > "$T/small.json" <<'EOF'
-{ "grid": { "width": 64, "height": 48 },
-  "time": { "fps": 10, "frames": 10, "steps_per_frame": 2 },
-  "drops": [ { "x": 20, "y": 20, "radius": 3, "amplitude": -1 } ],
-  "render": { "mode": "colormap", "colormap": "viridis", "range": [-0.5, 0.5] } }
-EOF
+small_scene "$T/small.json"
 PNG_DATA=$PWD/tests/data/png   # PngSuite and libpng's crashers (tests/data/README.md); absolute: scene paths are relative to the scene
 probe() { ffprobe -v error -select_streams v:0 -count_frames -show_entries "$2" -of default=nw=1:nk=1 "$1" 2>/dev/null | head -n 1; }
 one_line() { [ "$(wc -l < "$1")" -eq 1 ]; }
@@ -47,7 +42,7 @@ refuse set-frames-huge 2 "-f 99999999999999999999" "$T/small.json" -f 9999999999
 refuse set-threads-huge 2 "-j 100000" "$T/small.json" -j 100000 $O
 refuse bad-path-scene-missing 2 "cannot read" "$T/nope/scene.json" $O
 refuse bad-path-scene-directory 2 "$T" "$T" $O
-refuse bad-path-output-dir-missing 1 "does not exist" "$T/small.json" -o "$T/r/no/such/dir/out.mp4"
+refuse bad-path-output-parent-is-file 1 "small.json is not a directory" "$T/small.json" -o "$T/small.json/dir/out.mp4"
 refuse bad-path-output-is-dir 2 "" "$T/small.json" -o "$T/r/"
 refuse bad-path-output-kind 2 "unknown output kind" "$T/small.json" -o "$T/r/out.xyz"
 
@@ -116,11 +111,17 @@ check no-overwrite-pngseq-names-frame grep -q 'f007.png: already exists' "$T/err
 # Runs long enough to be interrupted: 256x256, many frames ($RR itself in
 # the background, not a shell function, so that $! is its pid).
 LONG="-s grid.width=256 -s grid.height=256 -f 100000 -q"
-# wait_for FILE: until the run has created its temporary file (at most 10 s).
-started() { k=0; while [ $k -lt 100 ] && [ -z "$(find "$1" -name '.*.tmp' 2>/dev/null)" ]; do sleep 0.1; k=$((k + 1)); done; sleep 0.5; }
+# started DIR PID: until the run holds a file open in DIR, its temporary
+# file, named or not (at most 10 s).
+started() {
+    k=0; while [ $k -lt 100 ]; do
+        for f in /proc/$2/fd/*; do case "$(readlink "$f" 2>/dev/null)" in "$1"/*) sleep 0.5; return ;; esac; done
+        sleep 0.1; k=$((k + 1))
+    done
+}
 rm -rf "$T/sig"; mkdir -p "$T/sig"
 "$RR" "$T/small.json" $LONG -o "$T/sig/term.mkv" 2> "$T/err" & pid=$!
-started "$T/sig"; kill -TERM $pid; wait $pid; s=$?
+started "$T/sig" $pid; kill -TERM $pid; wait $pid; s=$?
 check sigterm-exit-130 [ $s -eq 130 ]
 check sigterm-says-so grep -q 'interrupted after [0-9]* of 100000 frames; .*term.mkv holds the frames so far' "$T/err"
 n=$(probe "$T/sig/term.mkv" stream=nb_read_frames)
@@ -130,7 +131,7 @@ check sigterm-no-temp no_temps "$T/sig"
 
 rm -rf "$T/sig"; mkdir -p "$T/sig"
 "$RR" "$T/small.json" $LONG -o "$T/sig/f%06d.png" 2> "$T/err" & pid=$!
-started "$T/sig"; kill -INT $pid; wait $pid; s=$?
+started "$T/sig" $pid; kill -INT $pid; wait $pid; s=$?
 said=$(sed -n 's/.*interrupted after \([0-9]*\) of.*/\1/p' "$T/err")
 check sigint-pngseq-exit-130 [ $s -eq 130 ]
 check sigint-pngseq-complete-set [ "$(ls "$T/sig" | grep -c '^f[0-9]*\.png$')" = "$said" ]

@@ -62,6 +62,15 @@ static void write_text(const char *path, const char *text)
     assert_int_equal(fclose(f), 0);
 }
 
+static void write_outfile(struct outfile *of, const char *text)
+{
+    struct rr_err e = { 0 };
+    FILE *f = outfile_fopen(of, &e);
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
 static char *read_all(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -260,13 +269,13 @@ static void test_outfile(void **state)
     free(txt);
     assert_int_equal(count_entries(".a.txt."), 0);
 
-    /* With overwrite: replaced at commit, and only then. */
+    /* With overwrite: replaced at commit, and only then. The temporary file
+     * has no name where the file system has O_TMPFILE, else it is
+     * ".a.txt.XXXXXX.tmp"; libav* gets it as a file: URL. */
     assert_int_equal(outfile_begin(&of, target, true, &e), 0);
-    const char *tmp = outfile_temp_path(&of);
-    assert_true(strncmp(tmp, dir, strlen(dir)) == 0);
-    assert_non_null(strstr(tmp, "/.a.txt."));
-    assert_int_equal(count_entries(".a.txt."), 1);
-    write_text(tmp, "new");
+    assert_int_equal(strncmp(outfile_url(&of), "file:", 5), 0);
+    assert_int_equal(count_entries(".a.txt."), of.temp ? 1 : 0);
+    write_outfile(&of, "new");
     txt = read_all(target, NULL);
     assert_string_equal(txt, "old");
     free(txt);
@@ -280,7 +289,7 @@ static void test_outfile(void **state)
     /* Abort leaves nothing, twice. */
     const char *b = in_dir("b.txt");
     assert_int_equal(outfile_begin(&of, b, false, &e), 0);
-    write_text(outfile_temp_path(&of), "x");
+    write_outfile(&of, "x");
     outfile_abort(&of);
     outfile_abort(&of);
     assert_false(exists(b));
@@ -288,7 +297,7 @@ static void test_outfile(void **state)
 
     /* A target that appears while writing is not replaced without overwrite. */
     assert_int_equal(outfile_begin(&of, b, false, &e), 0);
-    write_text(outfile_temp_path(&of), "ours");
+    write_outfile(&of, "ours");
     write_text(b, "theirs");
     assert_int_equal(outfile_commit(&of, &e), -1);
     snprintf(want, sizeof want, "%s: already exists (use -y to replace it)", b);
@@ -299,10 +308,32 @@ static void test_outfile(void **state)
     assert_int_equal(count_entries(".b.txt."), 0);
     unlink(b);
 
-    /* A missing directory is named. */
+    /* A named temporary file (PNG frames) is ".NAME.XXXXXX.tmp" beside the
+     * target, cut to fit a 255-byte name. */
+    char longname[256];
+    memset(longname, 'n', 251);
+    strcpy(longname + 251, ".txt");
+    const char *lp = in_dir(longname);
+    assert_int_equal(outfile_begin_named(&of, lp, false, &e), 0);
+    assert_non_null(strstr(of.temp, "/.nnn"));
+    assert_int_equal(strlen(strrchr(of.temp, '/') + 1), 255);
+    assert_int_equal(count_entries(".nnn"), 1);
+    write_outfile(&of, "long");
+    assert_int_equal(outfile_commit(&of, &e), 0);
+    assert_int_equal(count_entries(".nnn"), 0);
+    assert_true(exists(lp));
+    unlink(lp);
+
+    /* A missing folder is made at begin; a file in the way is named. */
     const char *nodir = in_dir("nodir/c.txt");
-    assert_int_equal(outfile_begin(&of, nodir, false, &e), -1);
-    snprintf(want, sizeof want, "%s: the directory %s/nodir does not exist", nodir, dir);
+    assert_int_equal(outfile_check_target(nodir, false, &e), 0);
+    assert_int_equal(outfile_begin(&of, nodir, false, &e), 0);
+    outfile_abort(&of);
+    outfile_remove_made_dirs();
+    assert_false(exists(in_dir("nodir")));
+    const char *under = in_dir("a.txt/c.txt");
+    assert_int_equal(outfile_begin(&of, under, false, &e), -1);
+    snprintf(want, sizeof want, "%s: %s/a.txt is not a directory", under, dir);
     assert_string_equal(e.msg, want);
     outfile_abort(&of);
     unlink(target);

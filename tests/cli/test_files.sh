@@ -1,0 +1,182 @@
+# Never lose a file: signals (SIGPIPE, SIGHUP, SIGQUIT, SIGXCPU, SIGKILL),
+# a failing standard output, paths that look like URLs, two outputs or an
+# output and an input naming one file, links, -y's limits, the umask, long
+# names, missing folders, and the paths a scene may name (docs/output.md).
+# Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
+. tests/cli/lib.sh
+
+small_scene "$T/small.json"
+LONG="-s grid.width=256 -s grid.height=256 -f 100000 -q"
+PROBE='probes=[{"name":"c","x":2,"y":2}]'
+cond() { name=$1; shift; if eval "$1"; then ok "$name"; else fail "$name" "$1 [$(head -c 300 "$T/err" 2>/dev/null)]"; fi; }
+one_line() { [ "$(wc -l < "$1")" -eq 1 ]; }
+no_temps() { [ -z "$(find "$1" -name '.*.tmp' 2>/dev/null)" ]; }
+frames_in() { ffprobe -v error -select_streams v:0 -count_frames -show_entries stream=nb_read_frames \
+    -of default=nw=1:nk=1 "$1" 2>/dev/null | head -n 1; }
+# writing PID DIR: waits (at most 10 s) until the run holds a file open in
+# DIR (a temporary file, named or not), then a little longer.
+writing() {
+    k=0; while [ $k -lt 100 ]; do
+        for f in /proc/$1/fd/*; do case "$(readlink "$f" 2>/dev/null)" in "$2"/*) sleep 0.3; return ;; esac; done
+        sleep 0.1; k=$((k + 1))
+    done
+}
+
+# --- 1. a reader that goes away (SIGPIPE) is an interruption -------------------------------------
+mkdir -p "$T/p"
+{ "$RR" "$T/small.json" $LONG --hash -o "$T/p/a.mp4" 2> "$T/err"; echo $? > "$T/status"; } | head -n 1 > /dev/null
+s=$(cat "$T/status")
+cond sigpipe-exit-130 '[ "$s" = 130 ]'
+cond sigpipe-says-so 'grep -q "standard output was closed" "$T/err" && one_line "$T/err"'
+cond sigpipe-no-temp 'no_temps "$T/p"'
+cond sigpipe-frames-so-far-play '[ "$(frames_in "$T/p/a.mp4")" -gt 0 ]'
+
+# --- 2. a failing standard output commits nothing and stops at once --------------------------------
+mkdir -p "$T/full"
+timeout 60 "$RR" "$T/small.json" $LONG -s "$PROBE" --hash -o "$T/full/a.npy" --probes "$T/full/p.csv" \
+    --manifest "$T/full/m.json" > /dev/full 2> "$T/err"; s=$?
+cond stdout-full-exit-1 '[ $s -eq 1 ] && one_line "$T/err" && grep -q "standard output: write failed: No space left" "$T/err"'
+cond stdout-full-commits-nothing '[ -z "$(ls -A "$T/full")" ]'
+timeout 60 "$RR" "$T/small.json" $LONG --hash -o "$T/full/b.mkv" >&- 2> "$T/err"; s=$?
+cond stdout-closed-exit-1 '[ $s -eq 1 ] && [ -z "$(ls -A "$T/full")" ] && grep -q "standard output: write failed" "$T/err"'
+
+# --- 3. SIGHUP, SIGQUIT, SIGXCPU as SIGTERM ---------------------------------------------------------
+for sig in HUP QUIT XCPU; do
+    rm -rf "$T/sig"; mkdir -p "$T/sig"
+    "$RR" "$T/small.json" $LONG -o "$T/sig/a.mkv" 2> "$T/err" & pid=$!
+    writing $pid "$T/sig"; kill -$sig $pid; wait $pid; s=$?
+    cond "sig$sig-exit-130" '[ $s -eq 130 ] && grep -q "interrupted after" "$T/err"'
+    cond "sig$sig-frames-so-far" '[ "$(frames_in "$T/sig/a.mkv")" -gt 0 ] && no_temps "$T/sig"'
+done
+
+# --- SIGKILL leaves no temporary file; stale ones of a PNG sequence go on the next run --------------
+rm -rf "$T/kill"; mkdir -p "$T/kill"
+"$RR" "$T/small.json" $LONG -o "$T/kill/a.mkv" 2> "$T/err" & pid=$!
+writing $pid "$T/kill"; kill -KILL $pid; wait $pid 2>/dev/null
+cond sigkill-video-no-temp '[ -z "$(ls -A "$T/kill")" ]'
+"$RR" "$T/small.json" $LONG -o "$T/kill/f%06d.png" 2> "$T/err" & pid=$!
+writing $pid "$T/kill"; sleep 0.5; kill -KILL $pid; wait $pid 2>/dev/null
+n=$(find "$T/kill" -name '.*.tmp' | wc -l)
+"$RR" "$T/small.json" -f 2 -o "$T/kill/f%06d.png" -q 2> "$T/err"; s=$?
+cond sigkill-stale-temps-cleaned '[ $s -eq 0 ] && [ "$n" -gt 0 ] && no_temps "$T/kill" && [ "$(ls "$T/kill" | wc -l)" -eq 2 ]'
+echo keep > "$T/kill/.x.tmp"; echo keep > "$T/kill/.a.mkv.ABCDEF.tmp.bak"; echo keep > "$T/kill/.notes.ABCDEF.tmp"
+echo stale > "$T/kill/.c.npy.ABCDEF.tmp"
+"$RR" "$T/small.json" -f 2 -o "$T/kill/b.mkv" -q
+cond stale-cleaning-spares-others '[ -f "$T/kill/.x.tmp" ] && [ -f "$T/kill/.a.mkv.ABCDEF.tmp.bak" ] && [ -f "$T/kill/.notes.ABCDEF.tmp" ] && [ ! -e "$T/kill/.c.npy.ABCDEF.tmp" ]'
+
+# --- 4. a ':' in a name is a file name, never a protocol -------------------------------------------
+mkdir -p "$T/url/pipe:"
+(cd "$T/url" && "$RR" "$T/small.json" -o render-12:30.gif -q) 2> "$T/err"; s=$?
+cond colon-gif '[ $s -eq 0 ] && [ "$(frames_in "$T/url/render-12:30.gif")" = 10 ]'
+(cd "$T/url" && "$RR" "$T/small.json" -o pipe:/a.mp4 -q > "$T/url/stdout") 2> "$T/err"; s=$?
+cond pipe-folder '[ $s -eq 0 ] && [ ! -s "$T/url/stdout" ] && [ "$(frames_in "$T/url/pipe:/a.mp4")" = 10 ]'
+(cd "$T/url" && "$RR" "$T/small.json" -o pipe:/a.framemd5 -q > "$T/url/stdout") 2> "$T/err"; s=$?
+cond pipe-folder-framemd5 '[ $s -eq 0 ] && [ ! -s "$T/url/stdout" ] && [ "$(grep -c "^0," "$T/url/pipe:/a.framemd5")" = 10 ]'
+
+# --- 5. two outputs, or an output and an input, naming one file --------------------------------------
+mkdir -p "$T/same"; cp "$T/small.json" "$T/same/scene.json"; cp scenes/harbour.png "$T/same/mask.png"
+ln -s scene.json "$T/same/link.json"
+same() {   # same NAME ARGS...: refused with exit 2, one line naming the file, nothing changed
+    name=$1; shift
+    before=$(ls -l "$T/same" | md5sum)
+    "$RR" "$@" -q > /dev/null 2> "$T/err"; s=$?
+    cond "$name" '[ $s -eq 2 ] && one_line "$T/err" && grep -q "same file" "$T/err" && [ "$(ls -l "$T/same" | md5sum)" = "$before" ] && cmp -s "$T/same/scene.json" "$T/small.json"'
+}
+same same-output-manifest "$T/same/scene.json" -o "$T/same/a.npy" --manifest "$T/same/a.npy" -y
+same same-probes-manifest "$T/same/scene.json" -s "$PROBE" --hash --probes "$T/same/x" --manifest "$T/same/x" -y
+same same-manifest-scene "$T/same/scene.json" --hash --manifest "$T/same/scene.json" -y
+same same-manifest-scene-link "$T/same/scene.json" --hash --manifest "$T/same/link.json" -y
+same same-probes-scene-dotdot "$T/same/scene.json" -s "$PROBE" --hash --probes "$T/same/../same/scene.json" -y
+same same-manifest-mask "$T/same/scene.json" -s 'obstacles=[{"type":"mask","path":"mask.png"}]' --hash \
+    --manifest "$T/same/mask.png" -y
+same same-output-check "$T/same/scene.json" --check "$T/same/a.framemd5" -o "$T/same/a.framemd5" -y
+
+# --- 7, 8. interrupted before frame 0: nothing is committed, exit 130 ---------------------------------
+# The run is held between opening its output and frame 0 by --check reading a
+# FIFO (read after the outputs are opened); the signal arrives there.
+"$RR" "$T/small.json" -f 3 --hash -q > "$T/h3"
+for out in a.mp4 a.gif a.npy; do
+    rm -rf "$T/f0"; mkdir -p "$T/f0"; rm -f "$T/fifo"; mkfifo "$T/fifo"
+    "$RR" "$T/small.json" -f 3 -o "$T/f0/$out" -q > /dev/null 2> "$T/err"
+    cp "$T/f0/$out" "$T/good"
+    "$RR" "$T/small.json" -f 3 -o "$T/f0/$out" -y --check "$T/fifo" -q 2> "$T/err" & pid=$!
+    writing $pid "$T/f0"; kill -INT $pid; sleep 0.2; cat "$T/h3" > "$T/fifo"; wait $pid; s=$?
+    cond "before-frame-0-$out-exit-130" '[ $s -eq 130 ] && one_line "$T/err" && grep -q "before the first frame" "$T/err"'
+    cond "before-frame-0-$out-untouched" 'cmp -s "$T/f0/$out" "$T/good" && no_temps "$T/f0"'
+done
+
+# --- 11. links: written through; a dangling one refused before rendering -----------------------------
+mkdir -p "$T/ln"; echo old > "$T/ln/real.json"; ln -s real.json "$T/ln/link.json"
+"$RR" "$T/small.json" --hash --manifest "$T/ln/link.json" -y -q > /dev/null 2> "$T/err"; s=$?
+cond link-written-through '[ $s -eq 0 ] && [ -L "$T/ln/link.json" ] && grep -q "\"program\"" "$T/ln/real.json" && no_temps "$T/ln"'
+# As /dev/stdout, without risking /dev/stdout itself on a build that breaks it.
+ln -s /proc/self/fd/1 "$T/ln/stdout"
+"$RR" "$T/small.json" --hash --manifest "$T/ln/stdout" -y -q > "$T/ln/out.json" 2> "$T/err"; s=$?
+cond stdout-link-written-through '[ $s -eq 0 ] && [ -L "$T/ln/stdout" ] && grep -q "\"program\"" "$T/ln/out.json"'
+ln -s nowhere/x.npy "$T/ln/dangling.npy"
+"$RR" "$T/small.json" $LONG -o "$T/ln/dangling.npy" -y 2> "$T/err"; s=$?
+cond dangling-refused '[ $s -eq 1 ] && one_line "$T/err" && grep -q "dangling.npy: is a symbolic link to nowhere/x.npy, which does not exist" "$T/err" && [ ! -e "$T/ln/nowhere" ]'
+
+# --- 12. a umask without owner write, as another user than root ------------------------------------
+if command -v setpriv > /dev/null && [ "$(id -u)" = 0 ]; then
+    chmod 711 "$T"; mkdir -p "$T/um"; cp "$T/small.json" "$T/um/s.json"; chown -R 65534 "$T/um"
+    for out in a.mp4 a.npy 'f%02d.png'; do
+        setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "umask 0277; exec \"$RR\" \"$T/um/s.json\" -f 2 -o \"$T/um/$out\" -q" 2> "$T/err"; s=$?
+        f=$(printf "$out" 1)
+        cond "umask-0277-$out" '[ $s -eq 0 ] && [ "$(stat -c %a "$T/um/$f")" = 400 ]'
+    done
+else
+    echo "skip umask (needs root and setpriv)"
+fi
+
+# --- -y: only what we may replace; the mode is kept ---------------------------------------------
+mkdir -p "$T/y"
+refuse_y() {   # refuse_y NAME MESSAGE: -y over $T/y/a.npy is refused, exit 1, file kept
+    msg=$2
+    "$RR" "$T/small.json" -o "$T/y/a.npy" -y -q 2> "$T/err"; s=$?
+    cond "$1" '[ $s -eq 1 ] && one_line "$T/err" && grep -q "$msg" "$T/err" && [ "$(cat "$T/y/a.npy")" = keep ] && no_temps "$T/y"'
+}
+echo keep > "$T/y/a.npy"; chmod 444 "$T/y/a.npy"
+refuse_y y-read-only "a.npy: is read-only"
+chmod 644 "$T/y/a.npy"; chown 65534 "$T/y/a.npy"
+refuse_y y-other-user "a.npy: belongs to another user"
+chown 0 "$T/y/a.npy"; ln "$T/y/a.npy" "$T/y/hard.npy"
+refuse_y y-hard-link "a.npy: has 2 hard links"
+rm "$T/y/hard.npy"; chmod 640 "$T/y/a.npy"
+"$RR" "$T/small.json" -o "$T/y/a.npy" -y -q; s=$?
+cond y-keeps-mode '[ $s -eq 0 ] && [ "$(stat -c %a "$T/y/a.npy")" = 640 ] && [ "$(head -c 6 "$T/y/a.npy" | tail -c 5)" = NUMPY ]'
+
+# --- a 255-byte name -------------------------------------------------------------------------
+long=$(printf '%0251d' 0).npy
+"$RR" "$T/small.json" -o "$T/y/$long" -q 2> "$T/err"; s=$?
+cond name-255-bytes '[ $s -eq 0 ] && [ -s "$T/y/$long" ]'
+
+# --- missing folders are made when the run writes, and only then ------------------------------------
+mkdir -p "$T/mk/empty"
+(cd "$T/mk/empty" && "$RR" "$T/small.json" -f 2 -q) 2> "$T/err"; s=$?
+cond default-output-in-empty-folder '[ $s -eq 0 ] && [ "$(frames_in "$T/mk/empty/out/ripple.mp4")" = 2 ]'
+"$RR" "$T/small.json" -s "$PROBE" -f 2 -o "$T/mk/a/b/c.npy" --probes "$T/mk/p/q.csv" --manifest "$T/mk/m/n.json" -q; s=$?
+cond parents-made '[ $s -eq 0 ] && [ -s "$T/mk/a/b/c.npy" ] && [ -s "$T/mk/p/q.csv" ] && [ -s "$T/mk/m/n.json" ] && [ "$(stat -c %a "$T/mk/a/b")" = 755 ]'
+"$RR" "$T/small.json" -s "$PROBE" -o "$T/mk/v/x.npy" --probes "$T/mk/w/q.csv" --manifest "$T/mk/u/n.json" --validate > "$T/out"; s=$?
+cond validate-makes-nothing '[ $s -eq 0 ] && [ ! -e "$T/mk/v" ] && [ ! -e "$T/mk/w" ] && [ ! -e "$T/mk/u" ]'
+cond validate-says-where 'grep -q "writes $T/mk/v/x.npy" "$T/out"'
+"$RR" "$T/small.json" -s solver.damping=1 -s drops.0.amplitude=1e300 -o "$T/mk/bad/deep/x.npy" -q 2> "$T/err"; s=$?
+cond failed-run-removes-made-folders '[ $s -eq 1 ] && [ ! -e "$T/mk/bad" ]'
+echo file > "$T/mk/plain"
+"$RR" "$T/small.json" -o "$T/mk/plain/x.npy" -q 2> "$T/err"; s=$?
+cond parent-is-a-file '[ $s -eq 1 ] && one_line "$T/err" && grep -q "plain is not a directory" "$T/err"'
+
+# --- a scene's own output.path stays under the current folder ---------------------------------------
+mkdir -p "$T/sc/run"
+for p in /tmp/evil.npy ../evil.npy 'a/../../evil.npy'; do
+    printf '{ "time": { "frames": 2 }, "output": { "path": "%s" } }\n' "$p" > "$T/sc/s.json"
+    (cd "$T/sc/run" && "$RR" "$T/sc/s.json" -q) 2> "$T/err"; s=$?
+    cond "scene-path-refused-$p" '[ $s -eq 2 ] && one_line "$T/err" && grep -q "output.path" "$T/err" && [ ! -e /tmp/evil.npy ] && [ ! -e "$T/sc/evil.npy" ]'
+done
+(cd "$T/sc/run" && "$RR" "$T/sc/s.json" -o "$T/sc/ok.npy" -q) 2> "$T/err"; s=$?
+cond scene-path-o-overrides '[ $s -eq 0 ] && [ -s "$T/sc/ok.npy" ]'
+mkfifo "$T/sc/mask.png"
+timeout 10 "$RR" "$T/small.json" -s "obstacles=[{\"type\":\"mask\",\"path\":\"$T/sc/mask.png\"}]" --validate -q 2> "$T/err"; s=$?
+cond fifo-mask-refused '[ $s -eq 2 ] && one_line "$T/err" && grep -q "not a regular file" "$T/err"'
+
+finish
