@@ -562,9 +562,9 @@ static size_t npy_header2d(char *h, int rows, int cols)
 static int write_temp(struct outfile *of, const char *target, const void *head, size_t head_len, const void *data,
                       size_t len, struct rr_err *e)
 {
-    FILE *f = fopen(outfile_temp_path(of), "wb");
+    FILE *f = outfile_fopen(of, e);
     if (!f)
-        return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot write: %s", target, strerror(errno));
+        return -1;
     int bad = fwrite(head, 1, head_len, f) != head_len || (len && fwrite(data, 1, len, f) != len);
     if ((ferror(f) | fclose(f)) || bad)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: write failed: %s", target, strerror(errno));
