@@ -7,13 +7,14 @@
 PKGS="gcc make pkg-config libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
 libavfilter-dev libpng-dev libcjson-dev libfftw3-dev ffmpeg"
 # Test-only: cmocka (unit tests), the scene schema's validator (Draft 2020-12, tests/cli/test_schema.sh),
-# GNU parallel (tests/cli/test_sweeps.sh), a real browser that plays our videos
+# GNU parallel (tests/cli/test_sweeps.sh, tests/cli/test_farm_recipes.sh), PyYAML (the shipped
+# Kubernetes Job parses, tests/cli/test_farm_recipes.sh), a real browser that plays our videos
 # (tests/cli/test_players.sh), man (the man page renders cleanly, tests/cli/test_install.sh),
 # qemu-user (the binary run on emulated CPUs without AVX-512 and without AVX: the other
 # kernel builds give the same heights, tests/cli/test_kernels.sh).
 # clang-14 with libclang-rt-14-dev (libFuzzer, ASan) and libomp-14-dev (clang's OpenMP): make fuzz,
 # run bounded by CI; time (GNU time's peak RSS of a run against the memory budget, tests/cli/test_budget.sh).
-TEST_PKGS="libcmocka-dev python3-jsonschema parallel chromium man-db qemu-user
+TEST_PKGS="libcmocka-dev python3-jsonschema python3-yaml parallel chromium man-db qemu-user
 clang-14 libclang-rt-14-dev libomp-14-dev time"
 [ "$1" = test ] && PKGS="$PKGS $TEST_PKGS"
 missing=""
