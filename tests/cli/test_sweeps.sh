@@ -7,6 +7,7 @@ repo=$PWD
 mkdir -p "$T/bin" "$T/w"
 ln -s "$RR" "$T/bin/ripplerender"
 ln -s "$repo/tools" "$T/w/tools"
+ln -s "$repo/examples" "$T/w/examples"
 cat > "$T/w/scene.json" <<'JSON'
 { "$schema": "scene.schema.json",
   "grid": { "width": 48, "height": 32 },
@@ -38,6 +39,40 @@ check contact-sheet-made [ -f "$T/w/out/grid/sheet.png" ]
 # 2 x 2 cells of 48 x 32 with 4 pixels of padding and margin: 108 x 76
 size=$(ffprobe -v error -show_entries stream=width,height -of csv=p=0 "$T/w/out/grid/sheet.png")
 check contact-sheet-size [ "$size" = 108,76 ]
+# the Slurm array: a row per task, each with its set's values and the hashes of a run made here
+check array-sheet-size [ "$(ffprobe -v error -show_entries stream=width,height -of csv=p=0 "$T/w/out/array/sheet.png")" = 108,76 ]
+check array-table-rows [ "$(wc -l < "$T/w/out/array/table.csv")" -eq 5 ]
+check array-table-header [ "$(head -n 1 "$T/w/out/array/table.csv")" = \
+    manifest,solver.damping,drops.0.radius,frames,first,last,output,output_sha256,frames_md5,last_frame_md5 ]
+i=0
+for set in "0.98 2" "0.98 5" "0.995 2" "0.995 5"; do
+    d=${set% *} r=${set#* } id=$(printf %04d $i)
+    row=$(grep "^out/array/task-$id.json," "$T/w/out/array/table.csv")
+    want_md5=$("$RR" "$T/w/scene.json" -s solver.damping=$d -s drops.0.radius=$r --hash -q | md5sum | cut -d' ' -f1)
+    want_sha=$(sha256sum "$T/w/out/array/task-$id.mp4" | cut -d' ' -f1)
+    last=$("$RR" "$T/w/scene.json" -s solver.damping=$d -s drops.0.radius=$r --hash -q | tail -n 1 | cut -d' ' -f2)
+    check "array-task-$i-row" [ "$row" = "out/array/task-$id.json,$d,$r,20,0,19,out/array/task-$id.mp4,$want_sha,$want_md5,$last" ]
+    check "array-task-$i-log-free" [ ! -s "$T/w/out/array/task-$id.log" ]
+    i=$((i + 1))
+done
+check array-tasks-differ [ "$(cut -d, -f9 "$T/w/out/array/table.csv" | sort -u | wc -l)" -eq 5 ]
+# tools/sweep-table and examples/slurm-sweep.sh refuse what they cannot do, in one line
+tools/sweep-table > /dev/null 2>&1; check sweep-table-usage-exit-2 [ $? -eq 2 ]
+echo '{"frames": 3}' > "$T/notm.json"
+tools/sweep-table "$T/notm.json" > /dev/null 2> "$T/err"; s=$?
+check sweep-table-bad-manifest-exit-1 [ $s -eq 1 ]
+check sweep-table-bad-manifest-one-line [ "$(wc -l < "$T/err")" -eq 1 ]
+check sweep-table-bad-manifest-named grep -q "notm.json: not a ripplerender manifest" "$T/err"
+printf 'solver.damping drops.0.radius\n0.98\n0.99 2 7\n' > "$T/w/bad.txt"
+for c in "0 fewer" "1 more" "2 no parameter set"; do
+    (cd "$T/w" && SLURM_ARRAY_TASK_ID=${c%% *} PATH="$T/bin:$PATH" sh examples/slurm-sweep.sh scene.json bad.txt) \
+        > /dev/null 2> "$T/err"; s=$?
+    check "slurm-sweep-task-${c%% *}-refused" [ $s -eq 2 ]
+    check "slurm-sweep-task-${c%% *}-says-why" grep -q "bad.txt: .*${c#* }" "$T/err"
+done
+(cd "$T/w" && PATH="$T/bin:$PATH" sh examples/slurm-sweep.sh scene.json params.txt) > /dev/null 2> "$T/err"
+check slurm-sweep-without-task-id [ $? -ne 0 ]
+check slurm-sweep-without-task-id-says-so grep -q "SLURM_ARRAY_TASK_ID" "$T/err"
 
 # --- a sweep through GNU parallel: its manifests agree with single runs ---------------------------
 cd "$T/w" || exit 1
