@@ -63,7 +63,7 @@ endif
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all demo test unit sanitize bench install uninstall clean deps golden fuzz failtest
+.PHONY: all demo test test-farm unit sanitize bench install uninstall clean deps golden fuzz failtest
 all: $(BIN_OUT)
 
 $(BIN_OUT): $(BUILD)/src/main.o $(LIB)
@@ -125,6 +125,12 @@ test:
 	$(Q)sh .ci/deps.sh test
 	$(Q)$(MAKE) --no-print-directory $(BIN_OUT) $(UNIT_BIN)
 	$(Q)sh tests/run.sh $(BUILD) $(BIN_OUT)
+
+# The farm recipes on a real single-node Slurm started and stopped by the test
+# (tests/farm/test_slurm.sh); not part of `make test`: it needs slurm-wlm and munge.
+test-farm: $(BIN_OUT)
+	$(Q)sh .ci/deps.sh farm
+	$(Q)RR=$(BIN_OUT) sh tests/farm/test_slurm.sh
 
 sanitize:
 	$(Q)ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 $(MAKE) --no-print-directory SAN=1 BUILD=build/san OPT='-O1 -g' test

@@ -2,6 +2,7 @@
 # Installs the Debian 12 packages ripplerender needs, when they are missing.
 #   sh .ci/deps.sh        build and run: what `make demo` needs
 #   sh .ci/deps.sh test   also what `make test` needs (CI runs this)
+#   sh .ci/deps.sh farm   also what `make test-farm` needs (a single-node Slurm)
 # As root it runs apt-get; otherwise it prints the exact command and fails,
 # so `make demo` never half-works.
 PKGS="gcc make pkg-config libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
@@ -17,6 +18,8 @@ libavfilter-dev libpng-dev libcjson-dev libfftw3-dev ffmpeg"
 TEST_PKGS="libcmocka-dev python3-jsonschema python3-yaml parallel chromium man-db qemu-user
 clang-14 libclang-rt-14-dev libomp-14-dev time"
 [ "$1" = test ] && PKGS="$PKGS $TEST_PKGS"
+# make test-farm only: a single-node Slurm and its authentication (tests/farm/test_slurm.sh).
+[ "$1" = farm ] && PKGS="$PKGS slurm-wlm munge python3"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
