@@ -434,6 +434,7 @@ int join_main(int argc, char **argv)
     free(in);
     if (!e.status)
         return 0;
+    outfile_remove_made_dirs();   /* the folders made for OUT, when empty */
     fprintf(stderr, "ripplerender: %s\n", e.msg);
     return e.status;
 }

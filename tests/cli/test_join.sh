@@ -95,6 +95,10 @@ refuse no-output 2 "join: no output given (-o OUT)" p0.mkv p1.mkv
 refuse no-inputs 2 "join: no inputs given" -o out.mkv
 refuse bad-option 2 "join --frobnicate: unknown option" p0.mkv --frobnicate -o out.mkv
 refuse input-is-output 2 "p0.mkv" p0.mkv p1.mkv -o p0.mkv
+refuse no-folder-left 2 "join: p0.mkv ends at frame 2 but p2.mkv starts at frame 6" p0.mkv p2.mkv -o new/dir/out.mkv
+check no-folder-left-made [ ! -e new ]
+"$RR" join p0.mkv p1.mkv p2.mkv -o made/dir/j.mkv
+check folders-made [ -f made/dir/j.mkv ]
 refuse exists 1 "j.mkv: already exists (use -y to replace it)" p0.mkv p1.mkv p2.mkv -o j.mkv
 decoded j.mkv > jj.md5
 check exists-kept cmp -s jj.md5 whole.hash
