@@ -69,7 +69,7 @@ static int open_part(struct part *p, struct rr_err *e)
 }
 
 /* Reads every packet of p to find the frames it covers (pts rounded to the
- * frame grid of its frame rate). */
+ * frame grid of its frame rate), and closes it. */
 static int scan_part(struct part *p, struct rr_err *e)
 {
     AVPacket *pkt = av_packet_alloc();
@@ -98,7 +98,7 @@ static int scan_part(struct part *p, struct rr_err *e)
         return rr_fail(e, RR_EXIT_USAGE, "%s: %ld frames for frames %ld to %ld: not a ripplerender output",
                        p->path, n, p->first, p->last);
     avformat_close_input(&p->ic);   /* opened again to copy from the start */
-    return open_part(p, e);
+    return 0;
 }
 
 /* Refuses b when its stream cannot follow a's without re-encoding. */
@@ -174,7 +174,10 @@ static int join_videos(const char **in, int n, const char *out, bool overwrite, 
     }
     for (int i = 0; i < n; i++) {
         p[i].path = in[i];
-        if (open_part(&p[i], e) < 0 || (i > 0 && check_same(&p[0], &p[i], e) < 0) || scan_part(&p[i], e) < 0)
+        /* one part open at a time, besides the first (the reference): a
+         * farm's parts may outnumber the descriptors a process may hold */
+        if (open_part(&p[i], e) < 0 || (i > 0 && check_same(&p[0], &p[i], e) < 0) || scan_part(&p[i], e) < 0
+            || (i == 0 && open_part(&p[0], e) < 0))
             goto end;
         if (i > 0 && check_follows(p[i - 1].first, p[i - 1].last, p[i - 1].path, p[i].first, p[i].last,
                                    p[i].path, e) < 0)
@@ -210,9 +213,12 @@ static int join_videos(const char **in, int n, const char *out, bool overwrite, 
         av_fail(e, out, "cannot write", err);
         goto end;
     }
-    for (int i = 0; i < n; i++)
-        if (copy_packets(&p[i], oc, e) < 0)
+    for (int i = 0; i < n; i++) {
+        if ((i > 0 && open_part(&p[i], e) < 0) || copy_packets(&p[i], oc, e) < 0)
             goto end;
+        if (i > 0)
+            avformat_close_input(&p[i].ic);
+    }
     if ((err = av_write_trailer(oc)) < 0 || (err = avio_closep(&oc->pb)) < 0) {
         av_fail(e, out, "cannot write", err);
         goto end;

@@ -34,6 +34,11 @@ done
 check join-mkv-equals-hash cmp -s j.mkv.md5 whole.hash
 decoded whole.mkv > whole.mkv.md5
 check join-mkv-equals-whole cmp -s j.mkv.md5 whole.mkv.md5
+# ten parts of one frame each, joined with descriptors for a few files only
+for c in 0 1 2 3 4 5 6 7 8 9; do "$RR" s.json --set output.codec=ffv1 --chunk $c/10 -o t$c.mkv -q; done
+(ulimit -n 12; "$RR" join t0.mkv t1.mkv t2.mkv t3.mkv t4.mkv t5.mkv t6.mkv t7.mkv t8.mkv t9.mkv -o t.mkv)
+decoded t.mkv > t.md5
+check join-10-parts-few-descriptors cmp -s t.md5 whole.hash
 # the same with the parts given through the Slurm index and 4 chunks
 for c in 0 1 2 3; do SLURM_ARRAY_TASK_ID=$c SLURM_ARRAY_TASK_COUNT=4 "$RR" s.json --set output.codec=ffv1 --chunk -o q$c.mkv -q; done
 "$RR" join q0.mkv q1.mkv q2.mkv q3.mkv -o q.mkv
