@@ -39,6 +39,16 @@ _ripplerender()
     elif [[ $cur == --*=* ]]; then
         prev=${cur%%=*}; cur=${cur#*=}
     fi
+    # ripplerender join IN... -o OUT [-y]: videos or manifests
+    if [[ ${COMP_WORDS[1]} == join && $COMP_CWORD -ge 2 ]]; then
+        if [[ $prev == -o || $prev == --output || $cur != -* ]]; then
+            _ripplerender_files "$cur" .mp4 .mkv .mov .webm .json
+            compopt -o nospace 2> /dev/null
+        else
+            COMPREPLY=($(compgen -W "-o --output -y --overwrite -h --help" -- "$cur"))
+        fi
+        return
+    fi
     case $prev in
         -o|--output)
             _ripplerender_files "$cur" .mp4 .mkv .mov .webm .gif .png .framemd5 .framehash .npy
@@ -68,6 +78,7 @@ _ripplerender()
     # SCENE: a JSON file (or - for standard input)
     _ripplerender_files "$cur" .json
     [[ $cur == "" ]] && COMPREPLY+=("-")
+    [[ $COMP_CWORD == 1 && -n $cur ]] && COMPREPLY+=($(compgen -W "join" -- "$cur"))
     compopt -o nospace 2> /dev/null
 }
 complete -F _ripplerender ripplerender

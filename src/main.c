@@ -22,6 +22,7 @@
 #include <png.h>
 
 #include "framehash.h"
+#include "join.h"
 #include "manifest.h"
 #include "budget.h"
 #include "outfile.h"
@@ -54,6 +55,7 @@ struct options {
 
 static const char usage_text[] =
     "Usage: ripplerender SCENE [-o OUTPUT] [options]\n"
+    "       ripplerender join IN... -o OUT [-y]   (the parts of a run into one: join -h)\n"
     "Simulates water ripples from a JSON scene and writes the frames.\n"
     "\n"
     "  SCENE                    a JSON scene file, or - for standard input\n"
@@ -634,6 +636,8 @@ int main(int argc, char **argv)
 {
     struct options o = { .progress = PROGRESS_AUTO };
     hold_std_fds();
+    if (argc > 1 && !strcmp(argv[1], "join"))
+        return join_main(argc, argv);
     int status = parse_options(argc, argv, &o);
     if (status >= 0) {
         free(o.sets);

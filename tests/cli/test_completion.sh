@@ -32,6 +32,11 @@ is state-options '--save-state --set --state-every ' ripplerender c.json --s
 is load-state-json 'c.json run.json shots/ ' ripplerender c.json --load-state ''
 is set-keys 'solver.damping= solver.damping_shift= solver.decay= ' ripplerender c.json -s solver.d
 is frames-no-files '' ripplerender c.json -f ''
+touch part.mkv
+is join-command 'join ' ripplerender jo
+is join-inputs 'a.mp4 b.webm c.json part.mkv run.json shots/ ' ripplerender join ''
+is join-output 'a.mp4 b.webm c.json part.mkv run.json shots/ ' ripplerender join part.mkv -o ''
+is join-options '--help --output --overwrite -h -o -y ' ripplerender join part.mkv -
 
 # every --set key the completion offers is a key of the scene schema
 cd "$repo" || exit 1
