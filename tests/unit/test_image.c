@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "gray_png.h"
 #include "image.h"
 
 /* PngSuite and libpng's crashers, vendored in tests/data/png (tests/data/README.md). */
@@ -146,14 +147,8 @@ static void test_missing(void **state)
 
 static void write_png(const char *name, int w, int h, png_uint_32 fmt, const void *px, char *path)
 {
-    png_image pi;
-    memset(&pi, 0, sizeof pi);
-    pi.version = PNG_IMAGE_VERSION;
-    pi.width = (png_uint_32)w;
-    pi.height = (png_uint_32)h;
-    pi.format = fmt;
     snprintf(path, 128, "%s/%s", tmpdir, name);
-    assert_true(png_image_write_to_file(&pi, path, 0, px, 0, NULL));
+    write_png_as(path, w, h, fmt, px);
 }
 
 /* Colour pictures (refract's background, caustics' floor): bytes kept as

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "fake_field.h"
+#include "gray_png.h"
 #include "render.h"
 #include "render_modes.h"
 
@@ -80,13 +81,7 @@ static const char *write_background(int w, int h, uint8_t *rgb)
         rgb[i] = (uint8_t)(s >> 24);
     }
     snprintf(path, sizeof path, "/tmp/rr_test_bg_%d.png", (int)getpid());
-    png_image pi;
-    memset(&pi, 0, sizeof pi);
-    pi.version = PNG_IMAGE_VERSION;
-    pi.width = (png_uint_32)w;
-    pi.height = (png_uint_32)h;
-    pi.format = PNG_FORMAT_RGB;
-    assert_true(png_image_write_to_file(&pi, path, 0, rgb, 0, NULL));
+    write_png_as(path, w, h, PNG_FORMAT_RGB, rgb);
     return path;
 }
 
