@@ -87,6 +87,45 @@ awk -v f="$frames" -v rr="$t_rr" -v ff="$t_ff" -v sim="$t_sim" -v ser="$t_ser" -
 rm -f "$T/frames.rgb"
 
 echo
+echo "== a farm's two chunks: 1920x1080 shaded mp4, 600 frames, best of ${FARM_TRIES:-3} taken in turns"
+# Two chunks (--chunk K/2, -j1 each) at once and joined, against one run with
+# -j2 over all the frames (docs/farm.md). Fast-forward: the last chunk
+# simulates the frames before its range without rendering them; its cost per
+# skipped frame is set against a rendered frame's. Checkpoints: hashed runs
+# with and without --save-state --state-every 10 (60 checkpoints, so that their
+# cost stands out of the noise), per checkpoint, then spread over 50 frames
+# of the mp4 run.
+sed -e 's/"frames": [0-9]*/"frames": 600/' "$T/e2e.json" > "$T/farm.json"
+two() {
+    "$bin" "$T/farm.json" $S $X --chunk 0/2 -j 1 -o "$T/p0.mp4" -y -q &
+    "$bin" "$T/farm.json" $S $X --chunk 1/2 -j 1 -o "$T/p1.mp4" -y -q || return 1
+    wait $! && "$bin" join "$T/p0.mp4" "$T/p1.mp4" -o "$T/joined.mp4" -y
+}
+ckpt() { rm -rf "$T/st"; "$bin" "$T/farm.json" $S --hash -q -j 2 --save-state "$T/st" --state-every 10; }
+t_one=; t_two=; t_h=; t_ck=
+for i in $(seq "${FARM_TRIES:-3}"); do
+    t_one=$(shorter "$(best 1 "$bin" "$T/farm.json" $S $X -j 2 -o "$T/one.mp4" -y -q)" "$t_one")
+    t_two=$(shorter "$(best 1 two)" "$t_two")
+    t_h=$(shorter "$(best 1 "$bin" "$T/farm.json" $S --hash -q -j 2)" "$t_h")
+    t_ck=$(shorter "$(best 1 ckpt)" "$t_ck")
+done
+# Fast-forward alone: frame 599 only (599 frames simulated, one rendered)
+# against frames 0-599 rendered, both -j1 and hashed (no encoder).
+t_ff=$(best 3 "$bin" "$T/farm.json" $S --range 599-599 --hash -q -j 1)
+t_all=$(best 3 "$bin" "$T/farm.json" $S --hash -q -j 1)
+n_ck=$(ls "$T/st" | grep -c '^state-.*json$')
+awk -v one="$t_one" -v two="$t_two" -v h="$t_h" -v ck="$t_ck" -v ff="$t_ff" -v all="$t_all" -v n="$n_ck" 'BEGIN {
+    printf "%-46s %8.2f s\n", "one run, -j2", one
+    printf "%-46s %8.2f s\n", "two chunks at once, -j1 each, then join", two
+    printf "%-46s %8.2f (goal <= 1.15)\n", "ratio", two / one
+    printf "%-46s %8.2f ms, %.0f%% of a rendered frame (-j1, no encoder)\n", "fast-forward, per frame skipped", 1000 * ff / 599, 100 * (ff / 599) / (all / 600)
+    c = (ck - h) / n
+    printf "%-46s %8.2f ms (%d written, 1080p elias)\n", "a checkpoint", 1000 * c, n
+    printf "%-46s %8.2f%% of a frame (goal < 2)\n", "checkpoints every 50 frames, mp4 run", 100 * (c / 50) / (one / 600)
+}'
+rm -rf "$T/st" "$T"/p?.mp4 "$T/joined.mp4" "$T/ck.mp4" "$T/one.mp4"
+
+echo
 echo "== memory: peak resident (getrusage ru_maxrss, via /usr/bin/time) against the need"
 if [ ! -x /usr/bin/time ]; then
     echo "skipped: /usr/bin/time (Debian package time) is not installed"
