@@ -197,8 +197,8 @@ FUZZ_FLAGS   := -std=c11 -D_DEFAULT_SOURCE -g -O1 -Isrc -fsanitize=fuzzer,addres
 # The loader's own files are built by clang with the fuzzer's instrumentation;
 # whatever else they call (the solvers' step counts, ...) comes from the normal
 # build's library, so a new dependency of the loader never breaks this link.
-FUZZ_LIBSRC  := src/scene.c src/scene_json.c src/rr_err.c src/solver.c
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_LIBSRC) src/scene.h src/scene_json.h $(LIB)
+FUZZ_LIBSRC  := $(wildcard src/scene*.c) src/rr_err.c src/solver.c
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_LIBSRC) $(wildcard src/scene*.h) $(LIB)
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fopenmp -o $@ $< $(FUZZ_LIBSRC) $(LIB) $(PKG_LIBS) -lm
