@@ -23,11 +23,12 @@ TESTPKGS := cmocka
 WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-prototypes \
            -Wdouble-promotion -Wformat=2 -Wvla
 # -std=c11 (not gnu11) implies -ffp-contract=off: no fused multiply-add that
-# would make frames depend on the CPU. Never add -ffast-math (design.md).
+# would make frames depend on the CPU. Never add -ffast-math: it reorders
+# floating-point operations, and the golden hashes pin the frames' bits.
 # -fvect-cost-model=dynamic: GCC 12's -O2 vectorises only loops that need no
-# remainder ("very cheap"), which left the loops of files outside KERNEL_OBJ
-# below scalar (wave's row kernel was one, 5x slower). Vectorising the same
-# IEEE operations without reassociation gives the same bits.
+# remainder ("very cheap"), which would leave the loops of files outside
+# KERNEL_OBJ below scalar. Vectorising the same IEEE operations without
+# reassociation gives the same bits.
 BASEFLAGS := -std=c11 -D_DEFAULT_SOURCE -fopenmp $(WARN) $(OPT) -fvect-cost-model=dynamic -MMD -MP -Isrc
 ifeq ($(SAN),1)
 BASEFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
