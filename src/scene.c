@@ -400,7 +400,8 @@ int scene_load(struct scene *sc, const char *path, const char *const *sets, int 
     if (!root) {
         /* The strict scanner says precisely what is wrong. When it finds
          * nothing, cJSON failed for want of memory (its error pointer then
-         * points into valid text: make failtest found "cannot parse" here). */
+         * points into valid text, so it is no syntax error to report; make
+         * failtest runs this path). */
         if (sj_check_syntax(text, len, &off, &reason) < 0)
             syntax_error(&ld, text, len, off, reason);
         else
