@@ -21,16 +21,10 @@
 #include "rr_err.h"
 #include "scene.h"
 
-enum render_needs {
-    RENDER_NEED_GRAY16 = 1,    /* 16-bit grey at render size (height mode only) */
-    RENDER_NEED_HEIGHTS = 2,   /* raw float heights at grid size */
-    RENDER_NEED_RGB16 = 4,     /* frame.deep at 16 bits per channel */
-    RENDER_NEED_ALPHA = 8,     /* frame.deep with render.alpha's alpha (8 or 16 bits, as RGB16 says) */
-};
-
 struct renderer;
 
-/* Prepares buffers and the scaler. `needs` is a mask of enum render_needs.
+/* Prepares buffers and the scaler. `needs` is a mask of enum render_needs
+ * (frame.h).
  * Returns 0 and *out, or -1 with e filled (RR_EXIT_USAGE for an unknown
  * colormap, a gray16 request in a mode that has no grey, a render.alpha the
  * mode has no source for, or an unreadable background or floor PNG;

@@ -233,6 +233,9 @@ static void pngseq_free(void *priv)
 
 const struct sink_ops sink_pngseq_ops = {
     .name = "png",
+    .exts = "png",
+    .numbered = true,
+    .help = "a PNG sequence (8- or 16-bit rgb or rgba, 16-bit grey)",
     .priv_size = sizeof(struct pngseq_sink),
     .deep = true,
     .needs = pngseq_needs,
