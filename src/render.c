@@ -1,8 +1,8 @@
 /* render.c: height field -> rgb24 frame, with the optional 16-bit grey and
  * raw-height outputs, scaled with libswscale. Modes height and colormap are
- * here; the water modes' kernels are in src/render_*.c (render_modes.h). */
+ * here; the water modes' kernels are in src/render/ (render/modes.h). */
 #include "render.h"
-#include "render_modes.h"
+#include "render/modes.h"
 #include "team.h"
 
 #include <math.h>

@@ -3,7 +3,7 @@
  * Modes: height (grey; range[0] black, range[1] white, 0 mid-grey), colormap
  * (a named map over range), shaded, refract, normals, caustics (lit water,
  * a background through the surface, a tangent-space normal map, the floor's
- * light: render_modes.h, docs/render.md). Walls are painted in
+ * light: src/render/, docs/render.md). Walls are painted in
  * render.obstacle_color. When render.width/height differ from the grid, the
  * picture is scaled with libswscale (bicubic, bit-exact flags, so frames are
  * the same on every CPU), except refract, which samples its background at

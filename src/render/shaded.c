@@ -1,7 +1,7 @@
-/* render_shade.c: the surface slopes every water mode starts from, the lit
+/* render/shaded.c: the surface slopes every water mode starts from, the lit
  * surface (render.mode "shaded") and the tangent-space normal map ("normals").
- * See render_modes.h and docs/render.md. */
-#include "render_modes.h"
+ * See render/modes.h and docs/render.md. */
+#include "render/modes.h"
 #include "team.h"
 
 #include <math.h>
@@ -84,9 +84,9 @@ static inline __attribute__((always_inline)) uint8_t to_byte(float v)
  * build (__powf_fma, picked on every CPU with FMA) fuses it (read off its
  * disassembly, glibc 2.36). So it returns powf's very bits; it is checked
  * against libm's powf over every float in [0, 1] for several exponents
- * (tests/unit/test_render_pow.c). It covers x a positive normal float and
- * |y log2 x| < 126; *bad is set for other inputs, which the caller hands
- * to powf itself. Used only when the CPU has FMA (else libm's powf, whose
+ * (test_powf_bits in tests/unit/test_render_fast.c). It covers x a
+ * positive normal float and |y log2 x| < 126; *bad is set for other
+ * inputs, which the caller hands to powf itself. Used only when the CPU has FMA (else libm's powf, whose
  * bits are then those of its non-FMA build). */
 /* 1/c and log2(c) for the 16 subintervals of [0x1.66p-1, 0x1.66p+0) (gathered by index: two arrays). */
 static const double pow_log2_invc[16] = {

@@ -1,5 +1,5 @@
-/* render_modes.h: the kernels of the water render modes (shaded, normals,
- * refract, caustics), shared by render.c and src/render_*.c; private to the
+/* render/modes.h: the kernels of the water render modes (shaded, normals,
+ * refract, caustics), shared by render.c and the files of src/render/; private to the
  * renderer and its unit tests. docs/render.md explains each mode.
  *
  * Every mode starts from the surface slopes: render.c copies the heights into
@@ -92,7 +92,7 @@ void shade_row(const struct water_look *lk, const struct row_nbhd *rn, int w, ui
 void normals_row(float hs, const struct row_nbhd *rn, int w, uint8_t *rgb, uint16_t *rgb16);
 
 /* out[i] = powf(x[i], y) for n values, bit for bit, vectorised on CPUs with
- * AVX2 and FMA (render_shade.c says how). Cannot fail. */
+ * AVX2 and FMA (shaded.c says how). Cannot fail. */
 void water_powf(const float *x, float y, int n, float *out);
 
 /* Caustics: the light of every cell (1 per cell, as 2 x 2 sub-rays with

@@ -1,7 +1,7 @@
-/* render_caustics.c: render.mode "caustics": the light the surface focuses on
+/* render/caustics.c: render.mode "caustics": the light the surface focuses on
  * a floor below it, gathered so that no light is made or lost. See
- * render_modes.h and docs/render.md. */
-#include "render_modes.h"
+ * render/modes.h and docs/render.md. */
+#include "render/modes.h"
 #include "team.h"
 
 #include <math.h>

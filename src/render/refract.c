@@ -1,8 +1,8 @@
-/* render_refract.c: render.mode "refract": the aim of seed 004 ("ripple
+/* render/refract.c: render.mode "refract": the aim of seed 004 ("ripple
  * effect motion of water on any background", whose code only draws the
  * height as grey): a background picture seen through the surface, displaced
- * by its slope, plus the glints of a tilted surface. See render_modes.h. */
-#include "render_modes.h"
+ * by its slope, plus the glints of a tilted surface. See render/modes.h. */
+#include "render/modes.h"
 
 #include <math.h>
 
