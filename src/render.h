@@ -23,11 +23,10 @@
 
 struct renderer;
 
-/* Prepares buffers and the scaler. `needs` is a mask of enum render_needs
- * (frame.h).
- * Returns 0 and *out, or -1 with e filled (RR_EXIT_USAGE for an unknown
- * colormap, a gray16 request in a mode that has no grey, a render.alpha the
- * mode has no source for, or an unreadable background or floor PNG;
+/* Prepares buffers, the scaler and the mode (its table: render/modes.h).
+ * `needs` is a mask of enum render_needs (frame.h). Returns 0 and *out, or
+ * -1 with e filled (RR_EXIT_USAGE for an unknown colormap, a render.alpha
+ * the mode has no source for, or an unreadable background or floor PNG;
  * RR_EXIT_RUNTIME for memory). */
 int render_create(struct renderer **out, const struct scene *sc, int needs, struct rr_err *e);
 
