@@ -52,7 +52,7 @@ msg = @true
 endif
 
 # ---- sources ----------------------------------------------------------------
-LIB_SRC  := $(filter-out src/main.c,$(wildcard src/*.c src/solvers/*.c src/sinks/*.c))
+LIB_SRC  := $(filter-out src/main.c,$(wildcard src/*.c src/solvers/*.c src/sinks/*.c src/render/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libripple.a
 BIN      := ripplerender
@@ -94,7 +94,7 @@ $(KERNEL_OBJ): ALL_CFLAGS += $(KERNEL_OPT)
 # The renderer's per-pixel loops likewise; -fno-math-errno lets sqrtf inline
 # and -fno-trapping-math lets GCC if-convert the clamps (neither changes a
 # value: they drop errno and FP-exception ordering), so those loops vectorise.
-RENDER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/render*.c)) $(BUILD)/src/colormap.o
+RENDER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/render.c src/render/*.c))
 $(RENDER_OBJ): ALL_CFLAGS += $(KERNEL_OPT) -fno-math-errno -fno-trapping-math
 
 $(BUILD)/tests/%.o: tests/unit/%.c

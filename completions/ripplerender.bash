@@ -50,7 +50,7 @@ _ripplerender()
         return
     fi
     case $prev in
-        -o|--output)
+        -o|--output)   # the extensions of the sink table (tests/cli/test_sink_table.sh)
             _ripplerender_files "$cur" .mp4 .mkv .mov .webm .gif .png .framemd5 .framehash .npy
             compopt -o nospace 2> /dev/null; return ;;
         --check)

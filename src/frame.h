@@ -1,4 +1,5 @@
-/* frame.h: one rendered frame as it passes from the renderer to a sink.
+/* frame.h: one rendered frame as it passes from the renderer to a sink,
+ * and what a sink may ask the renderer to add to it (RENDER_NEED_*).
  *
  * rgb is always present: width * height * 3 bytes, packed rows (stride
  * width * 3), the bytes that --hash and .framemd5 hash. gray16 (width * height
@@ -14,6 +15,17 @@
 #define RR_FRAME_H
 
 #include <stdint.h>
+
+/* The optional parts of a frame: a sink's needs (sink.h) and the
+ * renderer's render_create take a mask of these. */
+enum render_needs {
+    /* 16-bit grey at render size when the mode's picture is grey (height);
+     * the other modes give frame.deep at 16 bits instead, as for RGB16. */
+    RENDER_NEED_GRAY16 = 1,
+    RENDER_NEED_HEIGHTS = 2,   /* raw float heights at grid size */
+    RENDER_NEED_RGB16 = 4,     /* frame.deep at 16 bits per channel */
+    RENDER_NEED_ALPHA = 8,     /* frame.deep with render.alpha's alpha (8 or 16 bits, as RGB16 says) */
+};
 
 struct frame {
     long index;                 /* frame number, from 0 */

@@ -53,18 +53,15 @@ struct options {
     struct state_options farm;   /* --range, --chunk, --save-state, --state-every, --load-state */
 };
 
-static const char usage_text[] =
+static const char usage_head[] =
     "Usage: ripplerender SCENE [-o OUTPUT] [options]\n"
     "       ripplerender join IN... -o OUT [-y]   (the parts of a run into one: join -h)\n"
     "Simulates water ripples from a JSON scene and writes the frames.\n"
     "\n"
     "  SCENE                    a JSON scene file, or - for standard input\n"
-    "  -o, --output PATH        output (overrides output.path); the kind comes from the name:\n"
-    "                             .mp4 .mkv .mov .webm  video (libavcodec)\n"
-    "                             .gif                  animated GIF, one palette, loops forever\n"
-    "                             NAME%05d.png          a PNG sequence (8- or 16-bit rgb or rgba, 16-bit grey)\n"
-    "                             .framemd5 .framehash  FFmpeg's per-frame hashes of the rgb24 frames\n"
-    "                             .npy                  float32 heights, shape (frames, height, width)\n"
+    "  -o, --output PATH        output (overrides output.path); the kind comes from the name:\n";
+/* Then a line per sink kind (sink_kinds), then: */
+static const char usage_tail[] =
     "  -s, --set KEY=VALUE      override a scene value by dotted path (solver.damping=0.98,\n"
     "                           drops.0.x=40); VALUE is JSON, a number as typed (.98, +2),\n"
     "                           else a string; repeatable\n"
@@ -195,11 +192,20 @@ static long parse_count(const char *s, long max)
     return v;
 }
 
+static void print_usage(void)
+{
+    fputs(usage_head, stdout);
+    char shown[128];
+    for (const struct sink_ops *const *k = sink_kinds; *k; k++)
+        printf("%29s%-21s %s\n", "", sink_kind_shown(*k, shown, sizeof shown), (*k)->help);
+    fputs(usage_tail, stdout);
+}
+
 /* Parses argv into o. Returns -1 to go on, or an exit status to stop with. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { OPT_HASH = 256, OPT_CHECK, OPT_VALIDATE, OPT_PRINT, OPT_PROBES, OPT_MANIFEST, OPT_PROGRESS,
-           OPT_RANGE, OPT_CHUNK, OPT_SAVE_STATE, OPT_STATE_EVERY, OPT_LOAD_STATE };
+           OPT_RANGE, OPT_CHUNK, OPT_SAVE_STATE, OPT_STATE_EVERY, OPT_LOAD_STATE, OPT_LIST_OUTPUTS };
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },   { "set", required_argument, NULL, 's' },
         { "frames", required_argument, NULL, 'f' },   { "threads", required_argument, NULL, 'j' },
@@ -213,6 +219,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         { "state-every", required_argument, NULL, OPT_STATE_EVERY },
         { "load-state", required_argument, NULL, OPT_LOAD_STATE },
         { "help", no_argument, NULL, 'h' },           { "version", no_argument, NULL, 'V' },
+        { "list-outputs", no_argument, NULL, OPT_LIST_OUTPUTS },   /* not in --help: for tests */
         { NULL, 0, NULL, 0 },
     };
     o->sets = calloc((size_t)argc + 1, sizeof *o->sets);
@@ -271,7 +278,8 @@ static int parse_options(int argc, char **argv, struct options *o)
                 return usage_error("--state-every %s: expected a whole number of frames from 1 to 10000000", optarg);
             break;
         case OPT_LOAD_STATE: o->farm.load = optarg; break;
-        case 'h': fputs(usage_text, stdout); return 0;
+        case 'h': print_usage(); return 0;
+        case OPT_LIST_OUTPUTS: sink_print_kinds(stdout); return 0;
         case 'V':
             printf("ripplerender %s\nFFmpeg %s (libavcodec, libavformat, libswscale, libavfilter)\n"
                    "libpng %s\ncJSON %s\n", RR_VERSION, av_version_info(), PNG_LIBPNG_VER_STRING,
@@ -482,7 +490,7 @@ static int claim_files(const struct run *r, const struct options *o, bool writes
     const struct sink_ops *ops = writes_output ? sink_find(sc->output.path, e) : NULL;
     if (writes_output && !ops)
         return -1;
-    if (ops && strcmp(ops->name, "png")
+    if (ops && !ops->numbered
         && outfile_claim(sc->output.path, o->output ? "-o" : "output.path", OUTFILE_WRITES, e) < 0)
         return -1;
     return 0;

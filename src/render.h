@@ -3,7 +3,7 @@
  * Modes: height (grey; range[0] black, range[1] white, 0 mid-grey), colormap
  * (a named map over range), shaded, refract, normals, caustics (lit water,
  * a background through the surface, a tangent-space normal map, the floor's
- * light: render_modes.h, docs/render.md). Walls are painted in
+ * light: src/render/, docs/render.md). Walls are painted in
  * render.obstacle_color. When render.width/height differ from the grid, the
  * picture is scaled with libswscale (bicubic, bit-exact flags, so frames are
  * the same on every CPU), except refract, which samples its background at
@@ -21,19 +21,12 @@
 #include "rr_err.h"
 #include "scene.h"
 
-enum render_needs {
-    RENDER_NEED_GRAY16 = 1,    /* 16-bit grey at render size (height mode only) */
-    RENDER_NEED_HEIGHTS = 2,   /* raw float heights at grid size */
-    RENDER_NEED_RGB16 = 4,     /* frame.deep at 16 bits per channel */
-    RENDER_NEED_ALPHA = 8,     /* frame.deep with render.alpha's alpha (8 or 16 bits, as RGB16 says) */
-};
-
 struct renderer;
 
-/* Prepares buffers and the scaler. `needs` is a mask of enum render_needs.
- * Returns 0 and *out, or -1 with e filled (RR_EXIT_USAGE for an unknown
- * colormap, a gray16 request in a mode that has no grey, a render.alpha the
- * mode has no source for, or an unreadable background or floor PNG;
+/* Prepares buffers, the scaler and the mode (its table: render/modes.h).
+ * `needs` is a mask of enum render_needs (frame.h). Returns 0 and *out, or
+ * -1 with e filled (RR_EXIT_USAGE for an unknown colormap, a render.alpha
+ * the mode has no source for, or an unreadable background or floor PNG;
  * RR_EXIT_RUNTIME for memory). */
 int render_create(struct renderer **out, const struct scene *sc, int needs, struct rr_err *e);
 

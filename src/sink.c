@@ -169,6 +169,43 @@ int sink_pattern_name(char *buf, size_t n, const char *pattern, long i)
     return k < 0 || (size_t)k >= n ? -1 : 0;
 }
 
+const char *sink_kind_shown(const struct sink_ops *k, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const char *x = k->exts; *x && used < n;) {
+        size_t len = strcspn(x, " ");
+        int w = snprintf(buf + used, n - used, "%s%s%.*s", used ? " " : "", k->numbered ? "NAME%05d." : ".",
+                         (int)len, x);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+        x += len + (x[len] == ' ');
+    }
+    return buf;
+}
+
+void sink_print_kinds(FILE *f)
+{
+    char shown[128];
+    for (const struct sink_ops *const *k = sink_kinds; *k; k++)
+        fprintf(f, "%s\t%s\t%s\t%s\n", (*k)->name, (*k)->exts, sink_kind_shown(*k, shown, sizeof shown),
+                (*k)->help);
+}
+
+/* Whether ext is one of the space-separated names of exts, without regard to case. */
+static bool ext_listed(const char *exts, const char *ext)
+{
+    size_t n = strlen(ext);
+    for (const char *x = exts; *x;) {
+        size_t len = strcspn(x, " ");
+        if (n && len == n && strncasecmp(x, ext, n) == 0)
+            return true;
+        x += len + (x[len] == ' ');
+    }
+    return false;
+}
+
 const struct sink_ops *sink_find(const char *path, struct rr_err *e)
 {
     if (!path || !*path) {
@@ -176,25 +213,25 @@ const struct sink_ops *sink_find(const char *path, struct rr_err *e)
         return NULL;
     }
     const char *ext = sink_extension(path);
-    static const char *const video_ext[] = { "mp4", "mkv", "mov", "webm" };
-    for (size_t i = 0; i < sizeof video_ext / sizeof video_ext[0]; i++)
-        if (strcasecmp(ext, video_ext[i]) == 0)
-            return &sink_video_ops;
-    if (strcasecmp(ext, "framemd5") == 0)
-        return &sink_framemd5_ops;
-    if (strcasecmp(ext, "framehash") == 0)
-        return &sink_framehash_ops;
-    if (strcasecmp(ext, "npy") == 0)
-        return &sink_npy_ops;
-    if (strcasecmp(ext, "gif") == 0)
-        return &sink_gif_ops;
-    if (strcasecmp(ext, "png") == 0) {
-        if (sink_pattern_check(path, e) < 0)
+    for (const struct sink_ops *const *k = sink_kinds; *k; k++) {
+        if (!ext_listed((*k)->exts, ext))
+            continue;
+        if ((*k)->numbered && sink_pattern_check(path, e) < 0)
             return NULL;
-        return &sink_pngseq_ops;
+        return *k;
     }
-    rr_fail(e, RR_EXIT_USAGE,
-            "%s: unknown output kind (use .mp4 .mkv .mov .webm .gif, NAME%%05d.png, .framemd5 .framehash or .npy)", path);
+    /* "(use .mp4 .mkv .mov .webm, .gif, NAME%05d.png, .framemd5 .framehash or .npy)" */
+    char kinds[512], shown[128];
+    size_t used = 0;
+    kinds[0] = '\0';
+    for (const struct sink_ops *const *k = sink_kinds; *k && used < sizeof kinds; k++) {
+        int w = snprintf(kinds + used, sizeof kinds - used, "%s%s", k == sink_kinds ? "" : k[1] ? ", " : " or ",
+                         sink_kind_shown(*k, shown, sizeof shown));
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    rr_fail(e, RR_EXIT_USAGE, "%s: unknown output kind (use %s)", path, kinds);
     return NULL;
 }
 

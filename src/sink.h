@@ -1,9 +1,13 @@
 /* sink.h: where frames go: the output interface and its registry.
  *
- * The kind comes from the output's name: .mp4 .mkv .mov .webm (video through
- * libavformat/libavcodec), .gif (palettegen + paletteuse, gif muxer), a name with a printf field such as f%05d.png (a PNG
- * sequence through libpng), .framemd5 / .framehash (FFmpeg's hash muxers over
- * rgb24), .npy (float32 heights, shape (frames, height, width)).
+ * The kind comes from the output's name, matched against the table of kinds
+ * (sink_kinds, src/sinks/registry.c): .mp4 .mkv .mov .webm (video through
+ * libavformat/libavcodec), .gif (palettegen + paletteuse, gif muxer), a name
+ * with a printf field such as f%05d.png (a PNG sequence through libpng),
+ * .framemd5 / .framehash (FFmpeg's hash muxers over rgb24), .npy (float32
+ * heights, shape (frames, height, width)). The same table gives the list of
+ * kinds in the unknown-kind error, in --help and, checked by
+ * tests/cli/test_sink_table.sh, in the man page and the bash completion.
  *
  * Every sink writes beside its target under a temporary name and renames into
  * place in close; free without a successful close removes the temporary
@@ -15,9 +19,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "frame.h"
-#include "render.h"
 #include "rr_err.h"
 #include "scene.h"
 
@@ -34,11 +38,19 @@ struct sink_params {
 
 struct sink_ops {
     const char *name;
+    /* The names it takes: extensions without the dot, space-separated,
+     * matched without regard to case ("mp4 mkv mov webm"). */
+    const char *exts;
+    /* The name holds one printf frame number field (NAME%05d.png): a file
+     * per frame, its names checked by sink_find. */
+    bool numbered;
+    /* What it writes, in one line of --help. */
+    const char *help;
     size_t priv_size;
     /* The kind acts on output.bit_depth 16 and render.alpha itself; for the
      * others sink_open refuses them (a hash, a GIF, float heights). */
     bool deep;
-    /* Returns the render_needs bits this sink wants for this output. */
+    /* Returns the RENDER_NEED_* bits (frame.h) this sink wants for this output. */
     int (*needs)(const struct output_config *o, const struct scene *sc);
     int (*open)(void *priv, const struct output_config *o, const struct sink_params *p,
                 struct rr_err *e);
@@ -53,6 +65,17 @@ struct sink_ops {
      * Safe after a failed open, and after close. */
     void (*free)(void *priv);
 };
+
+/* The table of sink kinds, NULL-terminated, in the order --help lists them. */
+extern const struct sink_ops *const sink_kinds[];
+
+/* How the kind's names are shown to a user: ".mp4 .mkv .mov .webm", or
+ * "NAME%05d.png" for a numbered kind. Returns buf. */
+const char *sink_kind_shown(const struct sink_ops *k, char *buf, size_t n);
+
+/* The table for tests and scripts (ripplerender --list-outputs): a line per
+ * kind, "NAME<TAB>EXTS<TAB>SHOWN<TAB>HELP". */
+void sink_print_kinds(FILE *f);
 
 /* The sink kind for an output path, or NULL (e filled, RR_EXIT_USAGE, naming
  * the path and the kinds there are) when the name fits none. */

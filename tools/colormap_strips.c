@@ -1,4 +1,4 @@
-/* colormap_strips.c: writes every colormap of src/colormap.c as a small PNG
+/* colormap_strips.c: writes every colormap of src/render/colormaps.c as a small PNG
  * strip (256 x 16, low values on the left) into a folder, for the docs:
  * `colormap_strips docs/img` writes docs/img/colormap-NAME.png. Run by
  * `make gallery`. */

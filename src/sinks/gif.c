@@ -240,6 +240,8 @@ static void gif_free(void *priv)
 
 const struct sink_ops sink_gif_ops = {
     .name = "gif",
+    .exts = "gif",
+    .help = "animated GIF, one palette, loops forever",
     .priv_size = sizeof(struct gif_sink),
     .needs = gif_needs,
     .open = gif_open,

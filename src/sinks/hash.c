@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <libavformat/avformat.h>
 #include <libavutil/mathematics.h>
@@ -90,16 +91,12 @@ static int hash_open(struct hash_sink *s, const char *muxer, const struct output
     return 0;
 }
 
-static int framemd5_open(void *priv, const struct output_config *o, const struct sink_params *p,
-                         struct rr_err *e)
-{
-    return hash_open(priv, "framemd5", o, p, e);
-}
-
-static int framehash_open(void *priv, const struct output_config *o, const struct sink_params *p,
+/* The muxer is the extension: FFmpeg's framemd5 and framehash muxers. */
+static int hash_kind_open(void *priv, const struct output_config *o, const struct sink_params *p,
                           struct rr_err *e)
 {
-    return hash_open(priv, "framehash", o, p, e);
+    return hash_open(priv, strcasecmp(sink_extension(o->path), "framemd5") == 0 ? "framemd5" : "framehash", o,
+                     p, e);
 }
 
 static int hash_write(void *priv, const struct frame *fr, struct rr_err *e)
@@ -142,21 +139,13 @@ static void hash_free(void *priv)
     outfile_abort(&s->file);
 }
 
-const struct sink_ops sink_framemd5_ops = {
-    .name = "framemd5",
+const struct sink_ops sink_hash_ops = {
+    .name = "hash",
+    .exts = "framemd5 framehash",
+    .help = "FFmpeg's per-frame hashes of the rgb24 frames",
     .priv_size = sizeof(struct hash_sink),
     .needs = hash_needs,
-    .open = framemd5_open,
-    .write = hash_write,
-    .close = hash_close,
-    .free = hash_free,
-};
-
-const struct sink_ops sink_framehash_ops = {
-    .name = "framehash",
-    .priv_size = sizeof(struct hash_sink),
-    .needs = hash_needs,
-    .open = framehash_open,
+    .open = hash_kind_open,
     .write = hash_write,
     .close = hash_close,
     .free = hash_free,

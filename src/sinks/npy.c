@@ -150,6 +150,8 @@ static void npy_free(void *priv)
 
 const struct sink_ops sink_npy_ops = {
     .name = "npy",
+    .exts = "npy",
+    .help = "float32 heights, shape (frames, height, width)",
     .priv_size = sizeof(struct npy_sink),
     .needs = npy_needs,
     .open = npy_open,

@@ -12,13 +12,6 @@
 
 struct AVFormatContext;
 
-extern const struct sink_ops sink_video_ops;
-extern const struct sink_ops sink_pngseq_ops;
-extern const struct sink_ops sink_framemd5_ops;
-extern const struct sink_ops sink_framehash_ops;
-extern const struct sink_ops sink_npy_ops;
-extern const struct sink_ops sink_gif_ops;
-
 /* The extension of path's last component after its last '.', or "" (no dot). */
 const char *sink_extension(const char *path);
 

@@ -631,6 +631,8 @@ static void video_free(void *priv)
 
 const struct sink_ops sink_video_ops = {
     .name = "video",
+    .exts = "mp4 mkv mov webm",
+    .help = "video (libavcodec)",
     .priv_size = sizeof(struct video_sink),
     .deep = true,
     .needs = video_needs,

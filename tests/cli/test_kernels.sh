@@ -2,7 +2,7 @@
 # kernels (src/tblock_avx512.h) and the x86-64-v4 clones of the portable ones
 # run on CPUs that have AVX-512. QEMU's user-mode emulator runs the same binary
 # on a CPU model we name: Haswell (x86-64-v3: the AVX2 clones, and the AVX2
-# paths of render_shade.c) and qemu64 (the baseline clones, no AVX at all). In
+# paths of src/render/shaded.c) and qemu64 (the baseline clones, no AVX at all). In
 # each, its frames must match golden hashes and its heights the native run's,
 # bit for bit (.npy: a rendered frame's hash hides a difference in the last
 # bit of a height), for elias, flow and wave, one step a frame and fused

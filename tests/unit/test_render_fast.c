@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "render_modes.h"
+#include "render/modes.h"
 
 static float from_bits(uint32_t u)
 {

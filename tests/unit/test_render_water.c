@@ -21,7 +21,7 @@
 #include "fake_field.h"
 #include "gray_png.h"
 #include "render.h"
-#include "render_modes.h"
+#include "render/modes.h"
 
 /* The scene defaults of docs/scene.md for the water keys. */
 static void scene_init(struct scene *sc, int gw, int gh, enum render_mode mode, enum edge_kind edge)

@@ -227,8 +227,8 @@ static void test_sink_find(void **state)
     assert_ptr_equal(sink_find("out/B.MKV", &e), v);
     assert_ptr_equal(sink_find("x.mov", &e), v);
     assert_ptr_equal(sink_find("x.WebM", &e), v);
-    assert_string_equal(sink_find("x.framemd5", &e)->name, "framemd5");
-    assert_string_equal(sink_find("x.framehash", &e)->name, "framehash");
+    assert_string_equal(sink_find("x.framemd5", &e)->name, "hash");
+    assert_ptr_equal(sink_find("x.FrameHash", &e), sink_find("x.framemd5", &e));
     assert_string_equal(sink_find("x.npy", &e)->name, "npy");
     assert_string_equal(sink_find("out/loop.GIF", &e)->name, "gif");
     assert_string_equal(sink_find("out/f%05d.png", &e)->name, "png");
@@ -237,7 +237,7 @@ static void test_sink_find(void **state)
 
     assert_null(sink_find("out.xyz", &e));
     assert_int_equal(e.status, RR_EXIT_USAGE);
-    assert_string_equal(e.msg, "out.xyz: unknown output kind (use .mp4 .mkv .mov .webm .gif, NAME%05d.png, "
+    assert_string_equal(e.msg, "out.xyz: unknown output kind (use .mp4 .mkv .mov .webm, .gif, NAME%05d.png, "
                                ".framemd5 .framehash or .npy)");
     assert_null(sink_find("dir.mp4/noext", &e));
     assert_null(sink_find("f.png", &e));
@@ -656,11 +656,13 @@ static void test_pngseq_gray16(void **state)
     assert_memory_equal(px, fs.g16, sizeof px);
     unlink(in_dir("g0.png"));
 
-    /* Another mode, or alpha: 16-bit colour from the deep picture, not grey. */
+    /* Another mode: the sink asks for grey the same way, the renderer gives
+     * 16-bit colour (frame.h), written from the deep picture as RGB. */
     sc.render.mode = RENDER_COLORMAP;
     assert_int_equal(sink_open(&s, &sc, &p, &e), 0);
-    assert_int_equal(sink_needs(s), RENDER_NEED_RGB16);
+    assert_int_equal(sink_needs(s), RENDER_NEED_GRAY16);
     sink_free(s);
+    /* With alpha: 16-bit colour and alpha from the deep picture, not grey. */
     sc.render.mode = RENDER_HEIGHT;
     sc.render.alpha = ALPHA_HEIGHT;
     assert_int_equal(sink_open(&s, &sc, &p, &e), 0);

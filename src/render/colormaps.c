@@ -1,4 +1,4 @@
-/* colormap.c: the named 256-entry colour tables of render.mode "colormap".
+/* render/colormaps.c: the named 256-entry colour tables of render.mode "colormap".
  *
  * Every table is computed once, in double precision, from published formulas
  * or control points, and rounded to bytes with lrint (round half to even):
