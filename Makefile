@@ -23,11 +23,12 @@ TESTPKGS := cmocka
 WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-prototypes \
            -Wdouble-promotion -Wformat=2 -Wvla
 # -std=c11 (not gnu11) implies -ffp-contract=off: no fused multiply-add that
-# would make frames depend on the CPU. Never add -ffast-math (design.md).
+# would make frames depend on the CPU. Never add -ffast-math: it reorders
+# floating-point operations, and the golden hashes pin the frames' bits.
 # -fvect-cost-model=dynamic: GCC 12's -O2 vectorises only loops that need no
-# remainder ("very cheap"), which left the loops of files outside KERNEL_OBJ
-# below scalar (wave's row kernel was one, 5x slower). Vectorising the same
-# IEEE operations without reassociation gives the same bits.
+# remainder ("very cheap"), which would leave the loops of files outside
+# KERNEL_OBJ below scalar. Vectorising the same IEEE operations without
+# reassociation gives the same bits.
 BASEFLAGS := -std=c11 -D_DEFAULT_SOURCE -fopenmp $(WARN) $(OPT) -fvect-cost-model=dynamic -MMD -MP -Isrc
 ifeq ($(SAN),1)
 BASEFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -197,8 +198,8 @@ FUZZ_FLAGS   := -std=c11 -D_DEFAULT_SOURCE -g -O1 -Isrc -fsanitize=fuzzer,addres
 # The loader's own files are built by clang with the fuzzer's instrumentation;
 # whatever else they call (the solvers' step counts, ...) comes from the normal
 # build's library, so a new dependency of the loader never breaks this link.
-FUZZ_LIBSRC  := src/scene.c src/scene_json.c src/rr_err.c src/solver.c
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_LIBSRC) src/scene.h src/scene_json.h $(LIB)
+FUZZ_LIBSRC  := $(wildcard src/scene*.c) src/rr_err.c src/solver.c
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_LIBSRC) $(wildcard src/scene*.h) $(LIB)
 	$(call msg,FUZZCC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) -fopenmp -o $@ $< $(FUZZ_LIBSRC) $(LIB) $(PKG_LIBS) -lm

@@ -12,8 +12,8 @@
 /* Escapes src[0..len) into out[cap] so that the message stays one line of
  * text whatever it quotes (a key with "\n" in it, a file name with a tab, a
  * Latin-1 name): control characters become \n, \r, \t or \xNN, and so do
- * bytes that are not UTF-8. Found by fuzzing (tests/fuzz/regressions). Stops
- * when out is full. */
+ * bytes that are not UTF-8 (tests/fuzz/regressions holds such inputs).
+ * Stops when out is full. */
 static void escape(const char *src, size_t len, char *out, size_t cap)
 {
     size_t at = 0, left = len;

@@ -1,11 +1,12 @@
 /* scene.h: the scene as plain data, loaded from JSON with every default filled.
  *
- * cJSON is seen by scene.c only. Everything here is validated: a struct scene
- * that scene_load returned is within the ranges docs/scene.md gives, so the
- * simulation and the sinks never re-check user input. Coordinates are grid
- * cells (x right, y down, cell centres at integer coordinates); times are
- * seconds of video. Paths are already resolved against the scene file's
- * folder. Strings and arrays are owned by the scene and freed by scene_free. */
+ * cJSON is seen by the loader (src/scene*.c) only. Everything here is
+ * validated: a struct scene that scene_load returned is within the ranges
+ * docs/scene.md gives, so the simulation and the sinks never re-check user
+ * input. Coordinates are grid cells (x right, y down, cell centres at
+ * integer coordinates); times are seconds of video. Paths are already
+ * resolved against the scene file's folder. Strings and arrays are owned by
+ * the scene and freed by scene_free. */
 #ifndef RR_SCENE_H
 #define RR_SCENE_H
 

@@ -519,8 +519,8 @@ static cJSON *set_value(const char *text)
     size_t off;
     if (sj_check_syntax(text, strlen(text), &off, &reason) < 0)
         return lenient_number(text) ? cJSON_CreateNumber(strtod(text, NULL)) : cJSON_CreateString(text);
-    /* Strict JSON that cJSON cannot parse: out of memory (make failtest
-     * found it read as a string instead). */
+    /* Strict JSON that cJSON cannot parse: out of memory, reported as such
+     * rather than read as a string (make failtest runs this path). */
     return cJSON_ParseWithOpts(text, NULL, 1);
 }
 

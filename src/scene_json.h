@@ -1,4 +1,4 @@
-/* scene_json.h: JSON helpers private to the scene loader (scene.c).
+/* scene_json.h: JSON helpers private to the scene loader (src/scene*.c).
  *
  * cJSON keeps no source positions and accepts a few things RFC 8259 does not
  * ("01", "1.", control characters in strings). A strict scanner of our own

@@ -2,8 +2,8 @@
  *
  * The solver table (bench_solvers.c) sets two threads against one; its
  * ratios mean little if the two cores do not run equally fast, and on a
- * shared or virtual machine they often do not (docs/performance.md: one core
- * ran the same kernel 25-30 % slower than the other for minutes at a time).
+ * shared or virtual machine they often do not, for minutes at a time
+ * (docs/performance.md, "Method").
  * This pins the thread to each core the process may use in turn and times,
  * on rows that stay in L1 (8 rows of 512 cells), the row kernel of elias
  * (4 neighbours, damping multiply), flow (F = 1) and wave (uniform speed),
@@ -108,8 +108,8 @@ static void empty_share(void *arg, int t, int nt)
 
 /* Microseconds of an empty parallel region and of a barrier on the whole
  * team, and of an empty job of the pool that the program's loops run on
- * (src/team.h), best of 5 runs of 20000. On a 2-core virtual machine a region cost
- * 3.0-3.4 us (docs/performance.md): an eighth of a 512^2 step on two threads. */
+ * (src/team.h), best of 5 runs of 20000. Every plain step pays one of these,
+ * so they set a floor under a small grid's step (docs/performance.md). */
 static void team_costs(void)
 {
     enum { REPS = 20000, RUNS = 5 };

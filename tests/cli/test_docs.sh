@@ -1,5 +1,6 @@
 # The documentation holds together: docs/index.md lists every page in docs/,
-# and every relative link of the README and of docs/*.md points at a file.
+# every relative link of the README and of docs/*.md points at a file, and
+# every path they name exists.
 . tests/cli/lib.sh
 for f in docs/*.md; do
     n=$(basename "$f")
@@ -15,6 +16,15 @@ for page in README.md docs/*.md; do
         check "link-$page-$target" [ -e "$dir/$target" ]
     done < "$T/links"
 done
+# Every repository path the README, docs/*.md and the man page name (src/...,
+# tests/..., scenes/...) exists, so a moved or renamed file leaves no stale
+# name behind; patterns (tests/golden/NAME.framemd5, src/render*.c) excepted.
+grep -ohE '(^|[^A-Za-z0-9_./-])(src|tests|docs|scenes|examples|man|completions|tools)/[A-Za-z0-9_./*{}-]*[A-Za-z0-9_*}]' \
+    README.md docs/*.md man/ripplerender.1 | sed -E 's/^[^a-z]//' | grep -vE '[A-Z]{3,}|[*{}]' | sort -u > "$T/paths"
+while IFS= read -r path; do
+    check "path-$path" [ -e "$path" ]
+done < "$T/paths"
+check paths-found [ "$(wc -l < "$T/paths")" -ge 50 ]
 # Every key of the scene schema is in docs/scene.md with the same default
 # (both files parsed: keys added to both pass, a key missing from the page or
 # a differing default fails, naming it).

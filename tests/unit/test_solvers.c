@@ -18,27 +18,6 @@
 #include "sim.h"
 #include "solver.h"
 
-/* Temporary stand-ins for scene.c's time helpers, with the definitions
- * scene.c has (dt = 1 / (fps * spf); a moment's step = frame * spf or
- * llround(time * fps * spf)). Weak, so scene.c's own win once it is linked;
- * delete this block when scene.c has landed. */
-#ifndef RR_HAVE_SCENE_C
-__attribute__((weak)) double scene_dt(const struct scene *sc)
-{
-    return 1.0 / (sc->time.fps * sc->time.steps_per_frame);
-}
-__attribute__((weak)) long long scene_total_steps(const struct scene *sc)
-{
-    return (long long)sc->time.frames * sc->time.steps_per_frame;
-}
-__attribute__((weak)) long long scene_moment_step(const struct scene *sc, const struct moment *m)
-{
-    if (m->is_frame)
-        return (long long)m->frame * sc->time.steps_per_frame;
-    return llround(m->time * sc->time.fps * sc->time.steps_per_frame);
-}
-#endif
-
 static void base_scene(struct scene *sc, const char *solver, int w, int h, enum edge_kind edge)
 {
     memset(sc, 0, sizeof *sc);

@@ -16,21 +16,6 @@
 #include "solver.h"
 #include "sources.h"
 
-/* Temporary stand-ins for scene.c's time helpers (weak: scene.c's own win
- * when linked); delete this block once scene.c is always in the library. */
-#ifndef RR_HAVE_SCENE_C
-__attribute__((weak)) double scene_dt(const struct scene *sc)
-{
-    return 1.0 / (sc->time.fps * sc->time.steps_per_frame);
-}
-__attribute__((weak)) long long scene_moment_step(const struct scene *sc, const struct moment *m)
-{
-    if (m->is_frame)
-        return (long long)m->frame * sc->time.steps_per_frame;
-    return llround(m->time * sc->time.fps * sc->time.steps_per_frame);
-}
-#endif
-
 #define AT(f, x, y) ((f)->cur[(y) * (f)->stride + (x)])
 
 static void base(struct scene *sc, int w, int h)

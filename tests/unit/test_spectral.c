@@ -719,7 +719,7 @@ static void test_auto_steps(void **state)
     }
 }
 
-/* cell_size must be positive (scene.c checks it; the solver refuses it too). */
+/* cell_size must be positive (scene_sections.c checks it; the solver refuses it too). */
 static void test_needs_cell_size(void **state)
 {
     (void)state;

@@ -1,0 +1,362 @@
+/* scene_sections.c: the scene's object sections: grid, time, solver (and the
+ * table of which solver uses which key), boundary, render and output. */
+#include "scene_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+#include "solver.h"
+
+/* ---- the sections, in the contract's order ------------------------------------------------ */
+
+int load_grid(struct ld *ld, const cJSON *root)
+{
+    static const char *const keys[] = { "width", "height", "cell_size", NULL };
+    struct scene *sc = ld->sc;
+    const cJSON *o;
+    if (get_object(ld, root, "", "grid", &o) < 0)
+        return -1;
+    if (!o)
+        return 0;
+    if (check_keys(ld, o, "grid", keys, NULL) < 0
+        || get_int(ld, o, "grid", "width", 1, 16384, &sc->grid.width) < 0
+        || get_int(ld, o, "grid", "height", 1, 16384, &sc->grid.height) < 0   /* so <= 2^28 cells */
+        || get_number(ld, o, "grid", "cell_size", POSITIVE, &sc->grid.cell_size) < 0)
+        return -1;
+    return 0;
+}
+
+int load_time(struct ld *ld, const cJSON *root)
+{
+    static const char *const keys[] = { "fps", "frames", "steps_per_frame", NULL };
+    /* At least a frame every 1000 s: a video muxer keeps each frame's duration
+     * in 32 bits of its time base (mp4: 16384 per second at 1e-6 fps overflows). */
+    static const struct range fps = { 0.001, 1000, false, false };
+    struct scene *sc = ld->sc;
+    const cJSON *o;
+    long long spf;
+    if (get_object(ld, root, "", "time", &o) < 0)
+        return -1;
+    if (!o)
+        return 0;
+    if (check_keys(ld, o, "time", keys, NULL) < 0
+        || get_number(ld, o, "time", "fps", fps, &sc->time.fps) < 0
+        || get_int(ld, o, "time", "frames", 1, 10000000, &sc->time.frames) < 0)
+        return -1;
+    const cJSON *v = member(o, "steps_per_frame");
+    if (!v)
+        return 0;
+    if (cJSON_IsString(v) && !strcmp(v->valuestring, "auto")) {
+        /* The solver raises it to the smallest stable count (wave). */
+        sc->time.steps_auto = true;
+        sc->time.steps_per_frame = 1;
+        return 0;
+    }
+    if (!cJSON_IsNumber(v))
+        return fail_got(ld, v, "time.steps_per_frame", "an integer in [1, 1000] or \"auto\"");
+    if (check_int(ld, v, "time.steps_per_frame", 1, 1000, &spf) < 0)
+        return -1;
+    sc->time.steps_per_frame = (int)spf;
+    sc->time.steps_auto = false;
+    return 0;
+}
+
+/* Refuses the first key of the solver object o that solver t does not use
+ * (solver_ops.keys; "type" and "half_life" apply to all), naming t and the
+ * keys that apply instead, or t's own damping key for a per-step factor. */
+static int refuse_unused_solver_keys(struct ld *ld, const cJSON *o, const struct solver_ops *t)
+{
+    for (const cJSON *m = o->child; m; m = m->next) {
+        if (solver_uses(t, m->string))
+            continue;
+        char p[PATH_LEN], got[80], whose[96] = "", keys[320] = "solver.half_life";
+        size_t at = strlen(keys);
+        join(p, "solver", m->string);
+        describe(m, got, sizeof got);
+        if (t->own_damping && (!strcmp(m->string, "damping") || !strcmp(m->string, "damping_shift")))
+            return fail_key(ld, m, p,
+                            "not used by the %s solver (a per-step factor); use solver.half_life or solver.%s, got %s",
+                            t->name, t->own_damping, got);
+        const struct solver_ops *u;
+        for (int i = 0, n = 0; (u = solver_at(i)); i++)
+            if (solver_uses(u, m->string))
+                snprintf(whose + strlen(whose), sizeof whose - strlen(whose), "%s%s", n++ ? ", " : "", u->name);
+        for (const char *const *k = t->keys; k && *k; k++)
+            at += (size_t)snprintf(keys + at, at < sizeof keys ? sizeof keys - at : 0, ", solver.%s", *k);
+        return fail_key(ld, m, p, "not used by the %s solver (a key of %s); %s takes %s, got %s", t->name, whose,
+                        t->name, keys, got);
+    }
+    return 0;
+}
+
+int load_solver(struct ld *ld, const cJSON *root)
+{
+    static const char *const keys[] = {
+        "type", "damping", "damping_shift", "half_life", "neighbors", "flow", "blend", "passes",
+        "speed", "speed_map", "speed_range", "decay", "gravity", "surface_tension", "density",
+        "depth", "viscosity", NULL
+    };
+    static const struct range damping = { 0, 1, true, false };
+    struct solver_config *s = &ld->sc->solver;
+    const cJSON *o;
+    if (get_object(ld, root, "", "solver", &o) < 0)
+        return -1;
+    if (!o)
+        return 0;
+    if (check_keys(ld, o, "solver", keys, NULL) < 0
+        || exclusive(ld, o, "solver", "damping", "damping_shift") < 0
+        || exclusive(ld, o, "solver", "damping", "half_life") < 0
+        || exclusive(ld, o, "solver", "damping_shift", "half_life") < 0)
+        return -1;
+    const char *names[SOLVER_MAX + 1];
+    int type = -1;
+    solver_names(names);
+    if (get_enum(ld, o, "solver", "type", names, &type) < 0)
+        return -1;
+    if (type >= 0)
+        s->type = solver_at(type);
+    if (refuse_unused_solver_keys(ld, o, s->type) < 0)
+        return -1;
+    int neighbors = s->neighbors;
+    if (get_number(ld, o, "solver", "damping", damping, &s->damping) < 0
+        || get_int(ld, o, "solver", "damping_shift", 1, 30, &s->damping_shift) < 0
+        || get_number(ld, o, "solver", "half_life", POSITIVE, &s->half_life) < 0
+        || get_int(ld, o, "solver", "neighbors", 0, 64, &neighbors) < 0
+        || get_number(ld, o, "solver", "flow", UNIT, &s->flow) < 0
+        || get_number(ld, o, "solver", "blend", UNIT, &s->blend) < 0
+        || get_int(ld, o, "solver", "passes", 0, 64, &s->passes) < 0
+        || get_number(ld, o, "solver", "speed", POSITIVE, &s->speed) < 0
+        || get_pair(ld, o, "solver", "speed_range", POSITIVE, s->speed_range) < 0
+        || get_number(ld, o, "solver", "decay", NONNEG, &s->decay) < 0
+        || get_number(ld, o, "solver", "gravity", NONNEG, &s->gravity) < 0
+        || get_number(ld, o, "solver", "surface_tension", NONNEG, &s->surface_tension) < 0
+        || get_number(ld, o, "solver", "density", POSITIVE, &s->density) < 0
+        || get_number(ld, o, "solver", "depth", NONNEG, &s->depth) < 0
+        || get_number(ld, o, "solver", "viscosity", NONNEG, &s->viscosity) < 0)
+        return -1;
+    if (neighbors != 4 && neighbors != 8)
+        return fail_got(ld, member(o, "neighbors"), "solver.neighbors", "4 or 8");
+    s->neighbors = neighbors;
+    /* speed_map: null (as --print-scene writes it) means none. */
+    const cJSON *map = member(o, "speed_map");
+    if (map && !cJSON_IsNull(map) && get_file(ld, o, "solver", "speed_map", &s->speed_map) < 0)
+        return -1;
+    return 0;
+}
+
+static int check_wrap_pairs(struct ld *ld, const cJSON *node)
+{
+    const enum edge_kind *b = ld->sc->boundary;
+    static const char *const side[] = { "left", "right", "top", "bottom" };
+    for (int s = 0; s < 4; s += 2)
+        if ((b[s] == EDGE_WRAP) != (b[s + 1] == EDGE_WRAP))
+            return fail(ld, node, "boundary",
+                        "\"wrap\" must be set on both %s and %s (%s is \"%s\", %s is \"%s\")", side[s],
+                        side[s + 1], side[s], edge_names[b[s]], side[s + 1], edge_names[b[s + 1]]);
+    return 0;
+}
+
+int load_boundary(struct ld *ld, const cJSON *root)
+{
+    static const char *const keys[] = { "left", "right", "top", "bottom", "absorb_width", NULL };
+    struct scene *sc = ld->sc;
+    const cJSON *v = member(root, "boundary");
+    if (get_int(ld, root, "", "absorb_width", 1, 16384, &sc->absorb_width) < 0)
+        return -1;
+    if (!v)
+        return 0;
+    if (cJSON_IsString(v)) {
+        int k;
+        if (check_enum(ld, v, "boundary", edge_names, &k) < 0)
+            return -1;
+        for (int s = 0; s < 4; s++)
+            sc->boundary[s] = (enum edge_kind)k;
+        return 0;
+    }
+    if (!cJSON_IsObject(v))
+        return fail_got(ld, v, "boundary", "one of \"fixed\", \"clamp\", \"wrap\", \"absorb\" or an object");
+    if (check_keys(ld, v, "boundary", keys, NULL) < 0)
+        return -1;
+    const cJSON *aw = member(v, "absorb_width");
+    if (aw && member(root, "absorb_width"))
+        return fail_key(ld, aw, "boundary.absorb_width",
+                        "give either absorb_width or boundary.absorb_width, not both");
+    GET_ENUM(ld, v, "boundary", "left", edge_names, sc->boundary[EDGE_LEFT]);
+    GET_ENUM(ld, v, "boundary", "right", edge_names, sc->boundary[EDGE_RIGHT]);
+    GET_ENUM(ld, v, "boundary", "top", edge_names, sc->boundary[EDGE_TOP]);
+    GET_ENUM(ld, v, "boundary", "bottom", edge_names, sc->boundary[EDGE_BOTTOM]);
+    if (get_int(ld, v, "boundary", "absorb_width", 1, 16384, &sc->absorb_width) < 0)
+        return -1;
+    return check_wrap_pairs(ld, v);
+}
+
+/* ---- render and output ---------------------------------------------------------------------- */
+
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* [r, g, b] with integers 0..255, or "#rrggbb". */
+static int get_color(struct ld *ld, const cJSON *obj, const char *path, const char *key,
+                     unsigned char out[3])
+{
+    static const char *what = "[r, g, b] with integers in [0, 255] or \"#rrggbb\"";
+    char p[PATH_LEN];
+    const cJSON *v = member(obj, key);
+    if (!v)
+        return 0;
+    join(p, path, key);
+    if (cJSON_IsString(v)) {
+        const char *s = v->valuestring;
+        if (strlen(s) != 7 || s[0] != '#')
+            return fail_got(ld, v, p, what);
+        for (int k = 0; k < 3; k++) {
+            int hi = hex_digit(s[1 + 2 * k]), lo = hex_digit(s[2 + 2 * k]);
+            if (hi < 0 || lo < 0)
+                return fail_got(ld, v, p, what);
+            out[k] = (unsigned char)(hi * 16 + lo);
+        }
+        return 0;
+    }
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3)
+        return fail_got(ld, v, p, what);
+    unsigned char rgb[3];
+    for (int k = 0; k < 3; k++) {
+        const cJSON *c = cJSON_GetArrayItem(v, k);
+        double d = cJSON_IsNumber(c) ? c->valuedouble : -1;
+        if (!(d >= 0 && d <= 255 && d == floor(d)))
+            return fail_got(ld, v, p, what);
+        rgb[k] = (unsigned char)d;
+    }
+    memcpy(out, rgb, 3);
+    return 0;
+}
+
+/* [x, y, z]: a direction toward the light, z > 0 (so it shines from above). */
+static int get_light(struct ld *ld, const cJSON *obj, const char *path, const char *key, double out[3])
+{
+    char p[PATH_LEN];
+    const cJSON *v = member(obj, key);
+    if (!v)
+        return 0;
+    double d[3];
+    for (int k = 0; k < 3; k++) {
+        const cJSON *c = cJSON_IsArray(v) && cJSON_GetArraySize(v) == 3 ? cJSON_GetArrayItem(v, k) : NULL;
+        d[k] = cJSON_IsNumber(c) ? c->valuedouble : (double)NAN;
+        if (!isfinite(d[k]) || fabs(d[k]) > 1e6 || (k == 2 && !(d[k] > 0)))
+            return fail_got(ld, v, join(p, path, key), "[x, y, z] with numbers in [-1e6, 1e6] and z > 0");
+    }
+    memcpy(out, d, sizeof d);
+    return 0;
+}
+
+/* An optional PNG: a file name, or null (as --print-scene writes "none"). */
+static int get_opt_file(struct ld *ld, const cJSON *obj, const char *path, const char *key, char **out)
+{
+    const cJSON *v = member(obj, key);
+    if (v && cJSON_IsNull(v)) {
+        free(*out);
+        *out = NULL;
+        return 0;
+    }
+    return get_file(ld, obj, path, key, out);
+}
+
+int load_render(struct ld *ld, const cJSON *root)
+{
+    static const char *const keys[] = { "mode", "colormap", "range", "width", "height", "obstacle_color",
+                                        "height_scale", "light", "water_color", "sky_color", "specular",
+                                        "shininess", "background", "refraction", "depth", "floor",
+                                        "floor_color", "reflectivity", "alpha", NULL };
+    static const struct range SHINE = { 1, 10000, false, false };
+    static const struct range REFR = { -10000, 10000, false, false };
+    static const struct range SCALE = { 0, 1e6, true, false };
+    static const struct range DEPTH = { 0, 1e6, false, false };
+    static const struct range SPEC = { 0, 100, false, false };
+    struct render_config *r = &ld->sc->render;
+    const cJSON *o;
+    if (get_object(ld, root, "", "render", &o) < 0)
+        return -1;
+    if (!o)
+        return 0;
+    if (check_keys(ld, o, "render", keys, NULL) < 0)
+        return -1;
+    GET_ENUM(ld, o, "render", "mode", render_names, r->mode);
+    GET_ENUM(ld, o, "render", "alpha", alpha_names, r->alpha);
+    const cJSON *cmap = member(o, "colormap");
+    int known_map;   /* one of the renderer's names, checked here for its position */
+    if (get_name(ld, o, "render", "colormap", false, r->colormap) < 0
+        || (cmap && check_enum(ld, cmap, "render.colormap", colormap_names, &known_map) < 0)
+        || get_pair(ld, o, "render", "range", ANY, r->range) < 0
+        || get_int(ld, o, "render", "width", 1, 16384, &r->width) < 0
+        || get_int(ld, o, "render", "height", 1, 16384, &r->height) < 0
+        || get_color(ld, o, "render", "obstacle_color", r->obstacle_color) < 0
+        || get_number(ld, o, "render", "height_scale", SCALE, &r->height_scale) < 0
+        || get_light(ld, o, "render", "light", r->light) < 0
+        || get_color(ld, o, "render", "water_color", r->water_color) < 0
+        || get_color(ld, o, "render", "sky_color", r->sky_color) < 0
+        || get_number(ld, o, "render", "specular", SPEC, &r->specular) < 0
+        || get_number(ld, o, "render", "shininess", SHINE, &r->shininess) < 0
+        || get_opt_file(ld, o, "render", "background", &r->background) < 0
+        || get_number(ld, o, "render", "refraction", REFR, &r->refraction) < 0
+        || get_number(ld, o, "render", "depth", DEPTH, &r->depth) < 0
+        || get_opt_file(ld, o, "render", "floor", &r->floor) < 0
+        || get_color(ld, o, "render", "floor_color", r->floor_color) < 0
+        || get_number(ld, o, "render", "reflectivity", UNIT, &r->reflectivity) < 0)
+        return -1;
+    if (!(r->range[0] < r->range[1]))
+        return fail_got(ld, member(o, "range"), "render.range", "[low, high] with low < high");
+    /* libswscale stretches a line at most about 6900 times (its step, in
+     * 1/65536 of a source pixel, must stay 10 or more); refract renders at
+     * the render size itself. */
+    const int grid_size[2] = { ld->sc->grid.width, ld->sc->grid.height }, size[2] = { r->width, r->height };
+    static const char *const side[2] = { "width", "height" };
+    for (int k = 0; k < 2 && r->mode != RENDER_REFRACT; k++) {
+        if ((long long)size[k] <= (long long)RR_RENDER_MAX_STRETCH * grid_size[k])
+            continue;
+        char p[PATH_LEN];
+        const cJSON *at = member(o, side[k]);
+        return fail(ld, at ? at : o, join(p, "render", side[k]),
+                    "%d is more than %d times grid.%s (%d): the scaler cannot stretch that far", size[k],
+                    RR_RENDER_MAX_STRETCH, side[k], grid_size[k]);
+    }
+    return 0;
+}
+
+int load_output(struct ld *ld, const cJSON *root)
+{
+    static const char *const keys[] = { "path", "codec", "crf", "preset", "pix_fmt", "bit_depth", NULL };
+    struct output_config *out = &ld->sc->output;
+    const cJSON *o;
+    if (get_object(ld, root, "", "output", &o) < 0)
+        return -1;
+    if (!o)
+        return 0;
+    if (check_keys(ld, o, "output", keys, NULL) < 0
+        || get_name(ld, o, "output", "codec", true, out->codec) < 0
+        || get_int(ld, o, "output", "crf", -1, 63, &out->crf) < 0
+        || get_name(ld, o, "output", "preset", true, out->preset) < 0
+        || get_name(ld, o, "output", "pix_fmt", true, out->pix_fmt) < 0
+        || get_int(ld, o, "output", "bit_depth", 8, 16, &out->bit_depth) < 0)
+        return -1;
+    if (out->bit_depth != 8 && out->bit_depth != 16)
+        return fail_got(ld, member(o, "bit_depth"), "output.bit_depth", "8 or 16");
+    /* Relative to the current directory, not to the scene: -o overrides it. */
+    const cJSON *v = member(o, "path");
+    if (v) {
+        if (!cJSON_IsString(v) || !v->valuestring[0])
+            return fail_got(ld, v, "output.path", "a file name");
+        char *s = strdup(v->valuestring);
+        if (!s)
+            return oom(ld);
+        free(out->path);
+        out->path = s;
+    }
+    return 0;
+}
