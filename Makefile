@@ -80,16 +80,16 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-# The stencil kernels and the per-step/per-frame sweeps of sim.c (sponges, the
-# blow-up check): -O3 vectorises their row loops (check with `make
+# The solvers (every src/solvers/*.c), their row drivers (tblock.c) and the
+# per-step/per-frame sweeps of sim.c (sponges, the blow-up check): -O3
+# vectorises their row loops (check with `make
 # KERNEL_OPT='-O3 -mprefer-vector-width=512 -fopt-info-vec' build/src/solvers/elias.o`); the
 # bits do not change (no -ffast-math, no contraction). 512-bit vectors for
 # the row kernels' AVX-512 builds (src/tblock.h: GCC picks 256 otherwise);
 # no other code is built for AVX-512, so the flag touches nothing else.
 # docs/performance.md.
 KERNEL_OPT ?= -O3 -mprefer-vector-width=512
-KERNEL_OBJ := $(BUILD)/src/solvers/elias.o $(BUILD)/src/solvers/flow.o $(BUILD)/src/solvers/spring.o \
-              $(BUILD)/src/solvers/wave.o $(BUILD)/src/tblock.o $(BUILD)/src/sim.o
+KERNEL_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/solvers/*.c)) $(BUILD)/src/tblock.o $(BUILD)/src/sim.o
 $(KERNEL_OBJ): ALL_CFLAGS += $(KERNEL_OPT)
 # The renderer's per-pixel loops likewise; -fno-math-errno lets sqrtf inline
 # and -fno-trapping-math lets GCC if-convert the clamps (neither changes a

@@ -686,7 +686,7 @@ int main(int argc, char **argv)
     if (o.validate) {
         printf("%s: valid (%dx%d cells, %d frames at %g fps, solver %s); writes %s%s%s%s%s\n",
                strcmp(o.scene_path, "-") ? o.scene_path : "<stdin>", r.sc.grid.width, r.sc.grid.height,
-               r.sc.time.frames, r.sc.time.fps, scene_solver_name(r.sc.solver.type),
+               r.sc.time.frames, r.sc.time.fps, r.sc.solver.type->name,
                o.output || !(o.hash || o.check) ? r.sc.output.path : "no frames",
                o.probes ? ", " : "", o.probes ? o.probes : "", o.manifest ? ", " : "", o.manifest ? o.manifest : "");
         goto end;

@@ -17,7 +17,7 @@
 
 #define RR_NAME_MAX 32
 
-enum solver_type { SOLVER_ELIAS, SOLVER_FLOW, SOLVER_SPRING, SOLVER_WAVE, SOLVER_SPECTRAL };
+struct solver_ops;   /* src/solver.h */
 enum edge_kind { EDGE_FIXED, EDGE_CLAMP, EDGE_WRAP, EDGE_ABSORB };
 enum edge_side { EDGE_LEFT, EDGE_RIGHT, EDGE_TOP, EDGE_BOTTOM };
 enum shape_kind { SHAPE_POINT, SHAPE_DISC, SHAPE_GAUSSIAN, SHAPE_COSINE };
@@ -98,7 +98,7 @@ struct obstacle {
 };
 
 struct solver_config {
-    enum solver_type type;
+    const struct solver_ops *type;   /* the solver, from the registry (solver_find; ->name) */
     double damping;        /* (0, 1]; per step */
     int damping_shift;     /* > 0: h' -= h' / 2^n instead of damping */
     double half_life;      /* > 0: seconds; overrides damping and damping_shift */
@@ -228,7 +228,6 @@ long long scene_total_steps(const struct scene *sc);     /* frames * steps_per_f
 long long scene_moment_step(const struct scene *sc, const struct moment *m);
 
 /* Names of enum values, for messages and printing; NULL-safe lookups. */
-const char *scene_solver_name(enum solver_type t);
 const char *scene_edge_name(enum edge_kind k);
 const char *scene_shape_name(enum shape_kind k);
 const char *scene_render_mode_name(enum render_mode m);

@@ -22,7 +22,6 @@
 
 /* ---- enum names: one table per enum, in enum order, NULL-terminated (scene.c) ---- */
 
-extern const char *const solver_names[];
 extern const char *const edge_names[];
 extern const char *const shape_names[];
 extern const char *const mode_names[];
@@ -119,8 +118,5 @@ int load_probes(struct ld *ld, const cJSON *root);
 int load_obstacles(struct ld *ld, const cJSON *root);
 int load_render(struct ld *ld, const cJSON *root);
 int load_output(struct ld *ld, const cJSON *root);
-
-/* Whether solver t uses the solver key `key` (the printer writes only those). */
-bool solver_uses(enum solver_type t, const char *key);
 
 #endif

@@ -4,6 +4,8 @@
 
 #include <stdlib.h>
 
+#include "solver.h"
+
 /* ---- printing ------------------------------------------------------------------------------ */
 
 /* A number in the fewest digits that read back as the same double. cJSON's
@@ -94,8 +96,8 @@ static void print_solver(cJSON *root, const struct solver_config *s, bool *ok)
     cJSON *o = add_obj(root, "solver", ok);
     if (!o)
         return;
-    const enum solver_type t = s->type;
-    add_str(o, "type", scene_solver_name(t), ok);
+    const struct solver_ops *t = s->type;
+    add_str(o, "type", t->name, ok);
     /* Only the keys of this solver (the others would be refused on reading
      * it back), and only the damping form in use: the three exclude each other. */
     if (s->half_life > 0)

@@ -104,25 +104,6 @@ long tblock_l2_bytes(void)
     return cache_l2;
 }
 
-/* The screen (tblock.h): armed with a limit (0: off), and what the last
- * pass on this thread found. */
-static _Thread_local struct {
-    float limit;
-    const float *plane;
-    int over;
-} screen;
-
-void tblock_screen_arm(float limit)
-{
-    screen.limit = limit;
-    screen.plane = NULL;
-}
-
-int tblock_screened(const float *plane)
-{
-    return screen.limit > 0.0f && screen.plane == plane && !screen.over;
-}
-
 /* Sets the ghosts of f->cur around the rows [a, b), on the thread that
  * computes them: their ghost columns, and the top or bottom ghost row when
  * the band holds row 0 or h - 1 (those read only interior cells, so no other
@@ -355,7 +336,20 @@ static int any_over(const struct pass_times *pt)
     return o;
 }
 
-void tblock_step(struct field *f, struct tblock_kernel *kn)
+/* The screen's limit for a pass (solver.h's struct solver_screen; NULL: off). */
+static float screen_limit(const struct solver_screen *screen)
+{
+    return screen ? screen->limit : 0.0f;
+}
+
+/* Reports a pass's finding in screen. */
+static void screen_report(struct solver_screen *screen, const struct pass_times *pt)
+{
+    if (screen)
+        screen->within = screen->limit > 0.0f && !any_over(pt);
+}
+
+void tblock_step(struct field *f, struct tblock_kernel *kn, struct solver_screen *screen)
 {
     /* The ways: each kernel (kernel_ways) one row at a time, then the same
      * prefetching (on grids that may), then three rows a loop (when the
@@ -372,7 +366,7 @@ void tblock_step(struct field *f, struct tblock_kernel *kn)
     const int way = tblock_tuner_pick(&kn->step_tuner, n_modes * kernels);
     struct step_job jb = {
         .f = f, .kn = kn, .row = way_kernel(kn, way), .prefetch = modes[way / kernels] == PREFETCH,
-        .upward = in_l3 && (kn->sweeps++ & 1), .limit = screen.limit,
+        .upward = in_l3 && (kn->sweeps++ & 1), .limit = screen_limit(screen),
     };
     jb.rows3 = modes[way / kernels] == THREE_ROWS ? rows3_kernel(kn, jb.row) : NULL;
     const double start_time = omp_get_wtime();
@@ -380,18 +374,18 @@ void tblock_step(struct field *f, struct tblock_kernel *kn)
     tblock_tuner_learn(&kn->step_tuner, way, omp_get_wtime() - start_time);
     tblock_balance_learn(&kn->balance, jb.pt.team, jb.pt.rows, jb.pt.seconds);
     field_swap(f);
-    screen.plane = f->cur;
-    screen.over = any_over(&jb.pt);
+    screen_report(screen, &jb.pt);
 }
 
-void tblock_solver_step(void *priv, struct field *f)
+void tblock_solver_step(void *priv, struct field *f, struct solver_screen *screen)
 {
-    tblock_step(f, priv);
+    tblock_step(f, priv, screen);
 }
 
-int tblock_solver_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls)
+int tblock_solver_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls,
+                          struct solver_screen *screen)
 {
-    return tblock_advance(f, priv, n, walls, n_walls);
+    return tblock_advance(f, priv, n, walls, n_walls, screen);
 }
 
 /* The rows in flight, about n + 2 of each plane, fill at most three
@@ -533,7 +527,8 @@ static void pass_band(void *arg, int t, int nt)
     jb->pt.over[t] = over;
 }
 
-int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdiff_t *walls, size_t n_walls)
+int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdiff_t *walls, size_t n_walls,
+                   struct solver_screen *screen)
 {
     if (kn->edges[EDGE_TOP] == EDGE_WRAP || kn->edges[EDGE_BOTTOM] == EDGE_WRAP)
         return 0;
@@ -545,7 +540,7 @@ int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdi
     const tblock_rows3_fn rows3 = way >= kernels ? rows3_kernel(kn, row) : NULL;
     const struct pass p = {
         .f = f, .kn = kn, .row = row, .rows3 = rows3, .plane = { f->cur, f->prev }, .walls = walls,
-        .n_walls = n_walls, .last = n, .limit = screen.limit,
+        .n_walls = n_walls, .last = n, .limit = screen_limit(screen),
     };
     struct pass_job jb = { .p = &p, .n = n, .min_rows = 2 * n + 2 };
     const double start_time = omp_get_wtime();
@@ -554,7 +549,6 @@ int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdi
     tblock_balance_learn(&kn->balance, jb.pt.team, jb.pt.rows, jb.pt.seconds);
     if (n & 1)
         field_swap(f);
-    screen.plane = f->cur;
-    screen.over = any_over(&jb.pt);
+    screen_report(screen, &jb.pt);
     return n;
 }

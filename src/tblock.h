@@ -10,6 +10,7 @@
 
 #include "field.h"
 #include "scene.h"
+#include "solver.h"
 
 /* One row of one step: on entry out[0..w-1] holds the row one step before
  * mid; on return, the new row. up, mid and dn are rows y-1, y, y+1 of the
@@ -235,13 +236,15 @@ struct tblock_kernel {
  * serves, every other step from the band's last row up, tblock.c says why)
  * writing into f->prev, and swaps. Which of kn's kernels, one row or three
  * at a time, prefetching or not, is kn->step_tuner's choice: the bits are
- * the same. Cannot fail. */
-void tblock_step(struct field *f, struct tblock_kernel *kn);
+ * the same. With a screen (NULL: none), the kernels screen the rows they
+ * write, as solver.h's struct solver_screen says. Cannot fail. */
+void tblock_step(struct field *f, struct tblock_kernel *kn, struct solver_screen *screen);
 
 /* solver_ops.step and .advance for a solver whose private state begins
  * with its struct tblock_kernel, filled once at init (elias, flow, wave). */
-void tblock_solver_step(void *priv, struct field *f);
-int tblock_solver_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls);
+void tblock_solver_step(void *priv, struct field *f, struct solver_screen *screen);
+int tblock_solver_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls,
+                          struct solver_screen *screen);
 
 /* The most steps tblock_advance fuses in one pass for a field of this stride,
  * so that the rows a pass keeps in flight fit a core's L2 cache. */
@@ -258,18 +261,9 @@ long tblock_l2_bytes(void);
  * the n steps (no sources, no sponges): the caller checks that.
  * Returns n, or 0 (f untouched) when the boundaries do not allow it: a wrap
  * of the top or bottom edge joins the last row to the first. The kernels,
- * one row or three at a time, are kn->pass_tuner's choice. */
-int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdiff_t *walls, size_t n_walls);
-
-/* The blow-up screen, so that sim.c need not read the whole grid again after
- * each frame. After tblock_screen_arm(limit) on a thread, each tblock_step or
- * tblock_advance on that thread also checks the rows of the level it ends on
- * as each is finished (still in cache); tblock_screened(plane) is then 1 when
- * the last such pass on this thread ended on `plane` and every cell it wrote
- * there was within the limit (|v| <= limit: not NaN), and 0 otherwise (the
- * caller then checks the grid itself). tblock_screen_arm(0) disarms; sim.c
- * arms it for each frame's last pass only, as the frame check needs no more. */
-void tblock_screen_arm(float limit);
-int tblock_screened(const float *plane);
+ * one row or three at a time, are kn->pass_tuner's choice. The screen
+ * (NULL: none) as in tblock_step, on the rows of the last level only. */
+int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdiff_t *walls, size_t n_walls,
+                   struct solver_screen *screen);
 
 #endif

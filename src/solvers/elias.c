@@ -161,11 +161,32 @@ static void choose_kernel(struct elias *el)
 
 static void elias_free(void *priv) { (void)priv; }
 
+/* The dispersion relation: cos w = (cos kx + cos ky) / 2 with 4 neighbours,
+ * (cos kx + cos ky + 2 cos kx cos ky) / 4 with 8 (the header's equations). */
+static double elias_omega(const struct scene *sc, double kx, double ky)
+{
+    double cx = cos(kx), cy = cos(ky);
+    return solver_omega_of_cos(sc->solver.neighbors == 8 ? (cx + cy + 2 * cx * cy) / 4 : (cx + cy) / 2);
+}
+
+/* Its long-wave limit: 1/sqrt(2) cells per step with 4 neighbours, sqrt(3)/2 with 8. */
+static double elias_cell_speed(const void *priv, const struct scene *sc, int x, int y)
+{
+    (void)priv, (void)x, (void)y;
+    return sc->solver.neighbors == 8 ? sqrt(0.75) : sqrt(0.5);
+}
+
+static const char *const elias_keys[] = { "damping", "damping_shift", "neighbors", NULL };
+
 const struct solver_ops solver_elias = {
     .name = "elias",
     .priv_size = sizeof(struct elias),
+    .keys = elias_keys,
+    .damp_advice = "solver.damping or solver.half_life",
     .init = elias_init,
     .step = tblock_solver_step,
     .advance = tblock_solver_advance,
     .free = elias_free,
+    .omega = elias_omega,
+    .cell_speed = elias_cell_speed,
 };

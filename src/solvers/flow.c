@@ -152,11 +152,31 @@ static void choose_kernel(struct flow *fl)
 
 static void flow_free(void *priv) { (void)priv; }
 
+/* The dispersion relation: cos w = (F (cos kx + cos ky) / 2 + 1) / (F + 1). */
+static double flow_omega(const struct scene *sc, double kx, double ky)
+{
+    double cx = cos(kx), cy = cos(ky), F = sc->solver.flow;
+    return solver_omega_of_cos((F * (cx + cy) / 2 + 1) / (F + 1));
+}
+
+/* Its long-wave limit: sqrt(r) = sqrt(F / (2 (F + 1))) cells per step. */
+static double flow_cell_speed(const void *priv, const struct scene *sc, int x, int y)
+{
+    (void)priv, (void)x, (void)y;
+    return sqrt(sc->solver.flow / (2 * (sc->solver.flow + 1)));
+}
+
+static const char *const flow_keys[] = { "damping", "damping_shift", "flow", NULL };
+
 const struct solver_ops solver_flow = {
     .name = "flow",
     .priv_size = sizeof(struct flow),
+    .keys = flow_keys,
+    .damp_advice = "solver.damping or solver.half_life",
     .init = flow_init,
     .step = tblock_solver_step,
     .advance = tblock_solver_advance,
     .free = flow_free,
+    .omega = flow_omega,
+    .cell_speed = flow_cell_speed,
 };

@@ -97,6 +97,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,8 +178,10 @@ static void axis_init(struct axis *a, int m, enum edge_kind lo, enum edge_kind h
     a->hi = a->n - m - a->lo;
 }
 
-uint64_t solver_spectral_bytes(const struct scene *sc, int threads)
+/* What spectral_init allocates (solver_ops.bytes). */
+static uint64_t spectral_bytes(const struct scene *sc, int threads, char *what, size_t size)
 {
+    snprintf(what, size, "the spectral solver's padded domain (absorb_width %d)", sc->absorb_width);
     struct axis ax, ay;
     int pad = sc->absorb_width > PAD_MIN ? sc->absorb_width : PAD_MIN;
     axis_init(&ax, sc->grid.width, sc->boundary[EDGE_LEFT], sc->boundary[EDGE_RIGHT], pad);
@@ -634,9 +637,10 @@ static void group_copy(fftwf_complex *z, fftwf_complex *rows, size_t nxp, int n,
  * goes through the same plan with buffers of the same alignment on
  * whichever thread, so the bits do not depend on the thread count or the
  * schedule. */
-static void spectral_step(void *priv, struct field *f)
+static void spectral_step(void *priv, struct field *f, struct solver_screen *screen)
 {
     struct spectral *sp = priv;
+    (void)screen;   /* no screen: sim.c checks the grid */
     const int nx = sp->ax.n, ny = sp->ay.n, groups = (ny + ROWS - 1) / ROWS;
     const size_t nxp = sp->nxp;
     float *Hnew = sp->P;   /* h_{n-1}'s storage, read by the first pass, takes h_{n+1} */
@@ -689,12 +693,43 @@ static int spectral_state(void *priv, struct solver_state_buf *bufs, int max)
     return n;
 }
 
+double solver_water_omega(const struct solver_config *c, double k)
+{
+    double w2 = c->gravity * k + c->surface_tension / c->density * k * k * k;
+    return sqrt(c->depth > 0 ? w2 * tanh(k * c->depth) : w2);
+}
+
+/* "auto": the smallest n with omega(pi / dx) dt < pi, dt = 1 / (fps n): the
+ * shortest waves of the grid turn less than half a period per step, so a
+ * source applied once per step cannot drive them by aliasing (a mode turning
+ * omega dt per step looks like one turning 2 pi - omega dt). Strict: the
+ * recurrence is exact at any dt, so no margin beyond it. */
+static int spectral_auto_steps(const struct scene *sc)
+{
+    double n = floor(solver_water_omega(&sc->solver, M_PI / sc->grid.cell_size) / (M_PI * sc->time.fps)) + 1;
+    return n < 1 ? 1 : n > 1e6 ? 1000000 : (int)n;
+}
+
+/* Exact: omega^2 = (g k + sigma/rho k^3) tanh(k d), per step. */
+static double spectral_omega(const struct scene *sc, double kx, double ky)
+{
+    return solver_water_omega(&sc->solver, hypot(kx, ky) / sc->grid.cell_size) * scene_dt(sc);
+}
+
+static const char *const spectral_keys[] = { "gravity", "surface_tension", "density", "depth", "viscosity", NULL };
+
 const struct solver_ops solver_spectral = {
     .name = "spectral",
     .priv_size = sizeof(struct spectral),
+    .keys = spectral_keys,
+    .own_damping = "viscosity",
+    .damp_advice = "solver.half_life",
+    .auto_steps = spectral_auto_steps,
     .init = spectral_init,
     .step = spectral_step,
     .free = spectral_free,
+    .bytes = spectral_bytes,
+    .omega = spectral_omega,
     .displaces_at_rest = true,
     .state = spectral_state,
 };

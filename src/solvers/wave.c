@@ -229,9 +229,10 @@ static void choose_kernel(struct wave *wv)
     };
 }
 
-static double wave_cell_speed(const void *priv, int x, int y)
+static double wave_cell_speed(const void *priv, const struct scene *sc, int x, int y)
 {
     const struct wave *wv = priv;
+    (void)sc;
     return wv->nu ? (double)wv->nu[(size_t)y * (size_t)wv->w + (size_t)x] : (double)wv->nu0;
 }
 
@@ -243,12 +244,53 @@ static void wave_free(void *priv)
     wv->qmap = wv->nu = NULL;
 }
 
+int solver_wave_stable(double cmax, double fps, int steps, double dx)
+{
+    double nu = cmax / (fps * (double)steps * dx);
+    return nu * nu <= 0.5;
+}
+
+int solver_wave_min_steps(double cmax, double fps, double dx)
+{
+    double guess = floor(cmax * sqrt(2.0) / (fps * dx));
+    int n = guess < 1 ? 1 : guess > 1e6 ? 1000000 : (int)guess;
+    while (n < 1000000 && !solver_wave_stable(cmax, fps, n, dx))
+        n++;
+    return n;
+}
+
+/* "auto": the smallest stable count at the fastest speed the scene allows
+ * (`speed`, or the larger end of `speed_range` with a speed_map). */
+static int wave_auto_steps(const struct scene *sc)
+{
+    double c = sc->solver.speed_map ? fmax(sc->solver.speed_range[0], sc->solver.speed_range[1]) : sc->solver.speed;
+    return solver_wave_min_steps(c, sc->time.fps, sc->grid.cell_size);
+}
+
+/* The dispersion relation of the leapfrog: cos w = 1 - nu^2 (2 - cos kx - cos ky),
+ * nu = c dt / dx (with a speed map, at the middle of speed_range). */
+static double wave_omega(const struct scene *sc, double kx, double ky)
+{
+    double cx = cos(kx), cy = cos(ky);
+    double sp = sc->solver.speed_map ? (sc->solver.speed_range[0] + sc->solver.speed_range[1]) / 2 : sc->solver.speed;
+    double nu = sp * scene_dt(sc) / sc->grid.cell_size;
+    return solver_omega_of_cos(1 - nu * nu * (2 - cx - cy));
+}
+
+static const char *const wave_keys[] = { "speed", "speed_map", "speed_range", "decay", NULL };
+
 const struct solver_ops solver_wave = {
     .name = "wave",
     .priv_size = sizeof(struct wave),
+    .keys = wave_keys,
+    .own_damping = "decay",
+    .damp_advice = "solver.decay or solver.half_life",
+    .step_limit = true,
+    .auto_steps = wave_auto_steps,
     .init = wave_init,
     .step = tblock_solver_step,
     .advance = tblock_solver_advance,
     .free = wave_free,
+    .omega = wave_omega,
     .cell_speed = wave_cell_speed,
 };

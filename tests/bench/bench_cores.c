@@ -73,7 +73,7 @@ static int rig_open(struct solver_rig *r, const char *scene_path, const char *na
         fprintf(stderr, "bench_cores: %s\n", e.msg);
         return -1;
     }
-    r->ops = solver_find(sc.solver.type);
+    r->ops = sc.solver.type;
     int ok = r->ops && field_init(&r->f, W, ROWS + 2, &e) == 0 && (r->priv = calloc(1, r->ops->priv_size)) != NULL
              && r->ops->init(r->priv, &sc, &r->f, &e) == 0;
     scene_free(&sc);
