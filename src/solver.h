@@ -25,6 +25,8 @@ struct solver_state_buf {
     ptrdiff_t stride;
 };
 
+struct tblock_kernel;
+
 struct solver_ops {
     const char *name;          /* as in solver.type */
     size_t priv_size;          /* zeroed bytes handed to init */
@@ -56,6 +58,10 @@ struct solver_ops {
      * valid until the next step. Everything else in priv must follow from
      * the scene alone. */
     int (*state)(void *priv, struct solver_state_buf *bufs, int max);
+    /* Optional (NULL: none): the row kernels of a solver that steps by
+     * src/tblock.h's drivers (TBLOCK_SOLVER defines it), for the tests and
+     * benchmarks that drive its kernels directly. */
+    struct tblock_kernel *(*kernel)(void *priv);
 };
 
 /* The registry: the ops for a solver type, or NULL when this build has none. */

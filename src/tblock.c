@@ -75,27 +75,28 @@ int tblock_tuner_pick(struct tblock_tuner *t, int ways)
     return t->passes < t->ways * TBLOCK_TUNE_ROUNDS ? t->passes % t->ways : t->chosen;
 }
 
-void tblock_tuner_learn(struct tblock_tuner *t, int way, double seconds)
+int tblock_tuner_learn(struct tblock_tuner *t, int way, double seconds)
 {
     const int trials = t->ways * TBLOCK_TUNE_ROUNDS;
     if (way < 0 || way >= t->ways)
-        return;
+        return 0;
     if (t->passes >= trials) {   /* settled: try them all again after a while */
         if (++t->since_choice == TBLOCK_RETUNE_PASSES) {
             t->passes = t->since_choice = 0;
             for (int i = 0; i < TBLOCK_TUNE_MAX; i++)
                 t->best[i] = HUGE_VAL;
         }
-        return;
+        return 0;
     }
     if (seconds < t->best[way])
         t->best[way] = seconds;
-    if (++t->passes == trials) {
-        t->chosen = 0;
-        for (int i = 1; i < t->ways; i++)
-            if (t->best[i] < t->best[t->chosen])
-                t->chosen = i;
-    }
+    if (++t->passes < trials)
+        return 0;
+    t->chosen = 0;
+    for (int i = 1; i < t->ways; i++)
+        if (t->best[i] < t->best[t->chosen])
+            t->chosen = i;
+    return 1;
 }
 
 long tblock_l2_bytes(void)
@@ -222,7 +223,7 @@ struct pass_times {
 static double band_begin(const struct field *f, const struct tblock_kernel *kn, int min_rows, int *start, int t,
                          int nt)
 {
-    tblock_balance_split(&kn->balance, f->h, nt, min_rows, start);
+    tblock_balance_split(&kn->drive.balance, f->h, nt, min_rows, start);
     const double t0 = omp_get_wtime();
     band_ghosts(f, kn, start[t], start[t + 1]);
     if (kn->diagonal)
@@ -369,29 +370,19 @@ void tblock_step(struct field *f, struct tblock_kernel *kn)
     if (kn->rows3)
         modes[n_modes++] = THREE_ROWS;
     const int kernels = kernel_ways(kn);
-    const int way = tblock_tuner_pick(&kn->step_tuner, n_modes * kernels);
+    const int way = tblock_tuner_pick(&kn->drive.step_tuner, n_modes * kernels);
     struct step_job jb = {
         .f = f, .kn = kn, .row = way_kernel(kn, way), .prefetch = modes[way / kernels] == PREFETCH,
-        .upward = in_l3 && (kn->sweeps++ & 1), .limit = screen.limit,
+        .upward = in_l3 && (kn->drive.sweeps++ & 1), .limit = screen.limit,
     };
     jb.rows3 = modes[way / kernels] == THREE_ROWS ? rows3_kernel(kn, jb.row) : NULL;
     const double start_time = omp_get_wtime();
     team_run(team_size(f->h), step_band, &jb);
-    tblock_tuner_learn(&kn->step_tuner, way, omp_get_wtime() - start_time);
-    tblock_balance_learn(&kn->balance, jb.pt.team, jb.pt.rows, jb.pt.seconds);
+    tblock_tuner_learn(&kn->drive.step_tuner, way, omp_get_wtime() - start_time);
+    tblock_balance_learn(&kn->drive.balance, jb.pt.team, jb.pt.rows, jb.pt.seconds);
     field_swap(f);
     screen.plane = f->cur;
     screen.over = any_over(&jb.pt);
-}
-
-void tblock_solver_step(void *priv, struct field *f)
-{
-    tblock_step(f, priv);
-}
-
-int tblock_solver_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls)
-{
-    return tblock_advance(f, priv, n, walls, n_walls);
 }
 
 /* The rows in flight, about n + 2 of each plane, fill at most three
@@ -540,7 +531,7 @@ int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdi
     /* The ways: each kernel (kernel_ways) one row at a time, then three
      * rows a loop when the solver has such kernels. */
     const int kernels = kernel_ways(kn);
-    const int way = tblock_tuner_pick(&kn->pass_tuner, kernels * (kn->rows3 ? 2 : 1));
+    const int way = tblock_tuner_pick(&kn->drive.pass_tuner, kernels * (kn->rows3 ? 2 : 1));
     const tblock_row_fn row = way_kernel(kn, way);
     const tblock_rows3_fn rows3 = way >= kernels ? rows3_kernel(kn, row) : NULL;
     const struct pass p = {
@@ -550,8 +541,8 @@ int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdi
     struct pass_job jb = { .p = &p, .n = n, .min_rows = 2 * n + 2 };
     const double start_time = omp_get_wtime();
     team_run(team_size(f->h / jb.min_rows), pass_band, &jb);
-    tblock_tuner_learn(&kn->pass_tuner, way, (omp_get_wtime() - start_time) / n);
-    tblock_balance_learn(&kn->balance, jb.pt.team, jb.pt.rows, jb.pt.seconds);
+    tblock_tuner_learn(&kn->drive.pass_tuner, way, (omp_get_wtime() - start_time) / n);
+    tblock_balance_learn(&kn->drive.balance, jb.pt.team, jb.pt.rows, jb.pt.seconds);
     if (n & 1)
         field_swap(f);
     screen.plane = f->cur;
