@@ -25,6 +25,7 @@
 #include "join.h"
 #include "manifest.h"
 #include "budget.h"
+#include "debug.h"
 #include "outfile.h"
 #include "pipeline.h"
 #include "render.h"
@@ -102,6 +103,8 @@ static const char usage_text[] =
     "Missing folders of the outputs are made. docs/output.md says which paths are written.\n"
     "RIPPLERENDER_MEM_LIMIT=SIZE (bytes, or K M G T; default 4G; none: no limit) caps the\n"
     "memory a run may need: larger grids, renders and images are refused before allocating.\n"
+    "RIPPLERENDER_DEBUG=kernels prints on standard error which kernels and threads the run\n"
+    "chose, one line a decision (the frames are the same).\n"
     "The scene keys are described in docs/scene.md.\n";
 
 static volatile sig_atomic_t interrupted;
@@ -456,6 +459,7 @@ static void threads_start(struct thread_policy *tp, int jobs)
     if (jobs > 0)
         omp_set_num_threads(jobs);
     tp->all = omp_get_max_threads();
+    debug_line(DEBUG_KERNELS, "threads: %d (%s)", tp->all, jobs > 0 ? "-j" : "every core");
 }
 
 /* A writer thread (the pipeline) now shares the cores: the frame loop goes
@@ -467,6 +471,8 @@ static void threads_beside_writer(struct thread_policy *tp)
         return;
     tp->probing = true;
     omp_set_num_threads(1);
+    debug_line(DEBUG_KERNELS, "threads: frame loop on 1 beside the writer and encoder until a probe over frames 2 to %d",
+               1 + THREADS_PROBE);
 }
 
 /* Before frame n of the run (0, 1, ...) goes to the writer: the probe. */
@@ -484,6 +490,8 @@ static void threads_before_write(struct thread_policy *tp, long n)
         bool more = self > 1.5 * rest;
         if (more)
             omp_set_num_threads(tp->all);
+        debug_line(DEBUG_KERNELS, "threads: frame loop %s %d (CPU over %d frames: %.1f ms, the writer and encoder %.1f ms)",
+                   more ? "back to" : "stays on", more ? tp->all : 1, THREADS_PROBE, self * 1e3, rest * 1e3);
     }
 }
 

@@ -79,6 +79,7 @@ struct tblock_drive {
     struct tblock_balance balance;               /* the split of the rows among threads */
     struct tblock_tuner step_tuner, pass_tuner;  /* tblock_step's and tblock_advance's ways */
     unsigned sweeps;                             /* tblock_step's count: odd ones go up (tblock.c) */
+    int reported;                                /* RIPPLERENDER_DEBUG=kernels: the kernel's line is out */
 };
 
 #endif
