@@ -173,22 +173,6 @@ struct tblock_kernel {
  * bits are the same. Cannot fail. */
 void tblock_step(struct field *f, struct tblock_kernel *kn);
 
-/* solver_ops.kernel, .step and .advance for a solver that steps by these
- * drivers (elias, flow, wave): TBLOCK_SOLVER(prefix, type, member) defines
- *     prefix_kernel    the struct tblock_kernel `member` of the solver's
- *                      private state `type` (filled once at init)
- *     prefix_step      tblock_step on it
- *     prefix_advance   tblock_advance on it
- * The kernel is named, never found by its place in the state: a `member`
- * of another type is a compile-time error (an incompatible pointer). */
-#define TBLOCK_SOLVER(prefix, type, member)                                                                    \
-    static struct tblock_kernel *prefix##_kernel(void *priv) { return &((type *)priv)->member; }            \
-    static void prefix##_step(void *priv, struct field *f) { tblock_step(f, prefix##_kernel(priv)); }        \
-    static int prefix##_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls) \
-    {                                                                                                          \
-        return tblock_advance(f, prefix##_kernel(priv), n, walls, n_walls);                                    \
-    }
-
 /* The most steps tblock_advance fuses in one pass for a field of this stride,
  * so that the rows a pass keeps in flight fit a core's L2 cache. */
 int tblock_max_steps(const struct field *f);
@@ -206,6 +190,22 @@ long tblock_l2_bytes(void);
  * of the top or bottom edge joins the last row to the first. The kernels,
  * one row or three at a time, are the drivers' tuner's choice. */
 int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdiff_t *walls, size_t n_walls);
+
+/* solver_ops.kernel, .step and .advance for a solver that steps by these
+ * drivers (elias, flow, wave): TBLOCK_SOLVER(prefix, type, member) defines
+ *     prefix_kernel    the struct tblock_kernel `member` of the solver's
+ *                      private state `type` (filled once at init)
+ *     prefix_step      tblock_step on it
+ *     prefix_advance   tblock_advance on it
+ * The kernel is named, never found by its place in the state: a `member`
+ * of another type is a compile-time error (an incompatible pointer). */
+#define TBLOCK_SOLVER(prefix, type, member)                                                                    \
+    static struct tblock_kernel *prefix##_kernel(void *priv) { return &((type *)priv)->member; }            \
+    static void prefix##_step(void *priv, struct field *f) { tblock_step(f, prefix##_kernel(priv)); }        \
+    static int prefix##_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls) \
+    {                                                                                                          \
+        return tblock_advance(f, prefix##_kernel(priv), n, walls, n_walls);                                    \
+    }
 
 /* The blow-up screen, so that sim.c need not read the whole grid again after
  * each frame. After tblock_screen_arm(limit) on a thread, each tblock_step or
