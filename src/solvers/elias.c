@@ -25,7 +25,7 @@
 extern const struct solver_ops solver_elias;
 
 struct elias {
-    struct tblock_kernel kn;   /* first: tblock_solver_step takes the state as its kernel */
+    struct tblock_kernel kn;   /* the row kernels (choose_kernel), stepped by tblock.h's drivers */
     enum edge_kind edges[4];
     int neighbors;     /* 4 or 8 */
     float mul, sub;    /* h' = h' * mul - h' * sub: (damping, 0) or (1, 2^-n) */
@@ -178,14 +178,17 @@ static double elias_cell_speed(const void *priv, const struct scene *sc, int x, 
 
 static const char *const elias_keys[] = { "damping", "damping_shift", "neighbors", NULL };
 
+TBLOCK_SOLVER(elias, struct elias, kn)
+
 const struct solver_ops solver_elias = {
     .name = "elias",
     .priv_size = sizeof(struct elias),
     .keys = elias_keys,
     .damp_advice = "solver.damping or solver.half_life",
     .init = elias_init,
-    .step = tblock_solver_step,
-    .advance = tblock_solver_advance,
+    .step = elias_step,
+    .advance = elias_advance,
+    .kernel = elias_kernel,
     .free = elias_free,
     .omega = elias_omega,
     .cell_speed = elias_cell_speed,

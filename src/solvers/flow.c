@@ -16,7 +16,7 @@
 extern const struct solver_ops solver_flow;
 
 struct flow {
-    struct tblock_kernel kn;   /* first: tblock_solver_step takes the state as its kernel */
+    struct tblock_kernel kn;   /* the row kernels (choose_kernel), stepped by tblock.h's drivers */
     enum edge_kind edges[4];
     float F, F1, damp;   /* F, F + 1, damping per step */
     float inv_F1;        /* 1 / (F + 1) when F + 1 is a power of two (exact), else 0 */
@@ -168,14 +168,17 @@ static double flow_cell_speed(const void *priv, const struct scene *sc, int x, i
 
 static const char *const flow_keys[] = { "damping", "damping_shift", "flow", NULL };
 
+TBLOCK_SOLVER(flow, struct flow, kn)
+
 const struct solver_ops solver_flow = {
     .name = "flow",
     .priv_size = sizeof(struct flow),
     .keys = flow_keys,
     .damp_advice = "solver.damping or solver.half_life",
     .init = flow_init,
-    .step = tblock_solver_step,
-    .advance = tblock_solver_advance,
+    .step = flow_step,
+    .advance = flow_advance,
+    .kernel = flow_kernel,
     .free = flow_free,
     .omega = flow_omega,
     .cell_speed = flow_cell_speed,

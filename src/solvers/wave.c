@@ -23,7 +23,7 @@
 extern const struct solver_ops solver_wave;
 
 struct wave {
-    struct tblock_kernel kn;   /* first: tblock_solver_step takes the state as its kernel */
+    struct tblock_kernel kn;   /* the row kernels (choose_kernel), stepped by tblock.h's drivers */
     enum edge_kind edges[4];
     float c1, c2;      /* 2 / (1 + a), (1 - a) / (1 + a) */
     float q;           /* nu^2 / (1 + a) where there is no map */
@@ -279,6 +279,8 @@ static double wave_omega(const struct scene *sc, double kx, double ky)
 
 static const char *const wave_keys[] = { "speed", "speed_map", "speed_range", "decay", NULL };
 
+TBLOCK_SOLVER(wave, struct wave, kn)
+
 const struct solver_ops solver_wave = {
     .name = "wave",
     .priv_size = sizeof(struct wave),
@@ -288,8 +290,9 @@ const struct solver_ops solver_wave = {
     .step_limit = true,
     .auto_steps = wave_auto_steps,
     .init = wave_init,
-    .step = tblock_solver_step,
-    .advance = tblock_solver_advance,
+    .step = wave_step,
+    .advance = wave_advance,
+    .kernel = wave_kernel,
     .free = wave_free,
     .omega = wave_omega,
     .cell_speed = wave_cell_speed,
