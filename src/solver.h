@@ -56,6 +56,12 @@ struct solver_ops {
      * valid until the next step. Everything else in priv must follow from
      * the scene alone. */
     int (*state)(void *priv, struct solver_state_buf *bufs, int max);
+    /* Optional (NULL: none): `step` written as its equation, one cell at a
+     * time in the seed's loop (no vectors, threads or fused steps), on the
+     * same priv after init: the same bits as `step`, which
+     * tests/unit/test_reference.c checks against step and advance. The
+     * renderer never calls it; it is the plain path a reader starts from. */
+    void (*reference_step)(const void *priv, struct field *f);
 };
 
 /* The registry: the ops for a solver type, or NULL when this build has none. */
