@@ -119,6 +119,12 @@ struct solver_ops {
      * src/tblock.h's drivers (TBLOCK_SOLVER defines it), for the tests and
      * benchmarks that drive its kernels directly. */
     struct tblock_kernel *(*kernel)(void *priv);
+    /* Optional (NULL: none): `step` written as its equation, one cell at a
+     * time in the seed's loop (no vectors, threads or fused steps), on the
+     * same priv after init: the same bits as `step`, which
+     * tests/unit/test_reference.c checks against step and advance. The
+     * renderer never calls it; it is the plain path a reader starts from. */
+    void (*reference_step)(const void *priv, struct field *f);
 };
 
 /* ---- the registry ------------------------------------------------------- */

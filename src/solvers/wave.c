@@ -33,6 +33,35 @@ struct wave {
     int w;
 };
 
+/* One step as the equation, cell by cell: the plain path, which the row
+ * kernels below compute faster with the same bits (tests/unit/test_reference.c).
+ * The scheme above divided by (1 + a), in the Elias ripple's loop (seed
+ * 004) with f->cur as u and f->prev as p (overwritten by u'):
+ *     u' = c1 u - c2 p + q (N + S + E + W - 4u),
+ *     c1 = 2 / (1 + a), c2 = (1 - a) / (1 + a), q = nu^2 / (1 + a),
+ * q per cell with a speed map; over every cell, the ghosts standing in for
+ * the cells beyond the edges (field_fill_ghosts), then the swap. Float
+ * addition is not associative, so the order is part of the equation:
+ * (c1 u - c2 p) + q lap, and the neighbours summed (W + E) + (N + S), which
+ * keeps a centred drop the same under every mirror and rotation. Without
+ * decay c2 is exactly 1, where the kernels skip the multiplication (c2 p is
+ * p, bit for bit). */
+static void wave_reference_step(const void *priv, struct field *f)
+{
+    const struct wave *wv = priv;
+    const ptrdiff_t s = f->stride;
+    field_fill_ghosts(f, f->cur, wv->edges);
+    for (int y = 0; y < f->h; y++)
+        for (int x = 0; x < f->w; x++) {
+            const float *u = f->cur + y * s + x;   /* the cell now: u[-1] W, u[1] E, u[-s] N, u[s] S */
+            float *p = f->prev + y * s + x;        /* the cell one step ago, then its new height */
+            float q = wv->qmap ? wv->qmap[(size_t)y * (size_t)wv->w + (size_t)x] : wv->q;
+            float lap = ((u[-1] + u[1]) + (u[-s] + u[s])) - 4.0f * u[0];
+            *p = wv->c1 * u[0] - wv->c2 * *p + q * lap;
+        }
+    field_swap(f);
+}
+
 /* The speed map as metres per second per cell, w * h values (NULL: no map). */
 static int load_speeds(const struct scene *sc, int w, int h, float **out, double *cmax, struct rr_err *e)
 {
@@ -296,4 +325,5 @@ const struct solver_ops solver_wave = {
     .free = wave_free,
     .omega = wave_omega,
     .cell_speed = wave_cell_speed,
+    .reference_step = wave_reference_step,
 };
