@@ -25,6 +25,7 @@
 #include "join.h"
 #include "manifest.h"
 #include "budget.h"
+#include "debug.h"
 #include "outfile.h"
 #include "pipeline.h"
 #include "render.h"
@@ -99,6 +100,8 @@ static const char usage_tail[] =
     "Missing folders of the outputs are made. docs/output.md says which paths are written.\n"
     "RIPPLERENDER_MEM_LIMIT=SIZE (bytes, or K M G T; default 4G; none: no limit) caps the\n"
     "memory a run may need: larger grids, renders and images are refused before allocating.\n"
+    "RIPPLERENDER_DEBUG=kernels prints on standard error which kernels and threads the run\n"
+    "chose, one line a decision (the frames are the same).\n"
     "The scene keys are described in docs/scene.md.\n";
 
 static volatile sig_atomic_t interrupted;
@@ -426,12 +429,87 @@ static void probes_free(struct probe_log *pl)
     outfile_abort(&pl->file);
 }
 
+/* The threads: how many simulate and render (the frame loop: src/team.h's
+ * pool, and OpenMP for the spectral solver, both sized by OpenMP's thread
+ * setting, which only this policy sets) and how many encode (the sink's own,
+ * sink_params.threads: -j, or the library's choice). -j N, or every core,
+ * is `all`.
+ *
+ * With a sink, the pipeline's writer thread and the encoder's threads share
+ * the cores with the frame loop, which then wastes them twice: an idle
+ * worker spins before it sleeps (OpenMP's, the pool's for TEAM_SPIN_US), and
+ * a team of two waits at every barrier for whichever thread the encoder's
+ * pushed off a core; a one-thread frame loop beside libx264 at 1080p ran
+ * faster than a two-thread one. So the frame loop starts on one thread, and
+ * after THREADS_PROBE frames compares the CPU time it used (this thread)
+ * with the rest of the process's (the writer and the encoder): only when it
+ * needs clearly more (a cheap sink: npy, PNG) does it go back to all.
+ * Without a sink (--hash, --check) it runs on all from the start. The
+ * frames never depend on the thread count: this sets the speed only. */
+#define THREADS_PROBE 8
+
+struct thread_policy {
+    int all;                      /* -j, or every core */
+    bool probing;                 /* beside a writer thread: on one thread until the probe */
+    double cpu0_self, cpu0_all;   /* CPU seconds of this thread and the process at the probe's start */
+};
+
+static double cpu_seconds(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* -j (0: every core). Before anything runs in parallel. */
+static void threads_start(struct thread_policy *tp, int jobs)
+{
+    if (jobs > 0)
+        omp_set_num_threads(jobs);
+    tp->all = omp_get_max_threads();
+    debug_line(DEBUG_KERNELS, "threads: %d (%s)", tp->all, jobs > 0 ? "-j" : "every core");
+}
+
+/* A writer thread (the pipeline) now shares the cores: the frame loop goes
+ * down to one thread until the probe. Before the sim and the renderer are
+ * made (the spectral solver sizes its buffers by the setting then). */
+static void threads_beside_writer(struct thread_policy *tp)
+{
+    if (tp->all < 2)
+        return;
+    tp->probing = true;
+    omp_set_num_threads(1);
+    debug_line(DEBUG_KERNELS, "threads: frame loop on 1 beside the writer and encoder until a probe over frames 2 to %d",
+               1 + THREADS_PROBE);
+}
+
+/* Before frame n of the run (0, 1, ...) goes to the writer: the probe. */
+static void threads_before_write(struct thread_policy *tp, long n)
+{
+    if (!tp->probing)
+        return;
+    if (n == 2) {   /* after the first two, which carry the start-up */
+        tp->cpu0_self = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+        tp->cpu0_all = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+    } else if (n == 2 + THREADS_PROBE) {
+        tp->probing = false;
+        double self = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - tp->cpu0_self;
+        double rest = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - tp->cpu0_all - self;
+        bool more = self > 1.5 * rest;
+        if (more)
+            omp_set_num_threads(tp->all);
+        debug_line(DEBUG_KERNELS, "threads: frame loop %s %d (CPU over %d frames: %.1f ms, the writer and encoder %.1f ms)",
+                   more ? "back to" : "stays on", more ? tp->all : 1, THREADS_PROBE, self * 1e3, rest * 1e3);
+    }
+}
+
 struct run {
     struct scene sc;
     struct sim *sim;
     struct renderer *render;
     struct sink *sink;
     struct pipeline *pipe;       /* writes to sink on its own thread */
+    struct thread_policy threads;
     struct probe_log probes;
     struct framehash_golden expected;   /* --check */
     struct manifest *manifest;   /* --manifest */
@@ -515,8 +593,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     if (state_open(&r->state, &o->farm, sc, e) < 0)
         return -1;
     const long first = state_first(r->state), count = state_count(r->state);
-    /* Before the pipeline, which takes the threads down to one
-     * while the encoder is the bottleneck: the manifest records the -j asked for. */
+    /* Before the frame loop goes down to one thread beside the writer
+     * (threads_beside_writer): the manifest records the -j asked for. */
     if (o->manifest && (manifest_check_scene_text(sc, "--manifest", e) < 0
                         || manifest_create(&r->manifest, o->manifest, o->overwrite, count, argc, o->args, e) < 0))
         return -1;
@@ -533,6 +611,7 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     if (writes_output) {
         if (sink_open(&r->sink, sc, &sp, e) < 0 || pipeline_create(&r->pipe, r->sink, e) < 0)
             return -1;
+        threads_beside_writer(&r->threads);
         needs = sink_needs(r->sink);
     } else if (!sink_find(sc->output.path, e)) {
         return -1;
@@ -603,6 +682,8 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
         }
         if (r->probes.f)
             probes_write(&r->probes, sc, sim_field(r->sim), i);
+        if (r->pipe)
+            threads_before_write(&r->threads, i - first);
         if (r->pipe && pipeline_write(r->pipe, &fr, e) < 0)
             return -1;
         if (r->manifest)
@@ -652,14 +733,13 @@ int main(int argc, char **argv)
         free(o.args);
         return status;
     }
-    if (o.threads > 0)
-        omp_set_num_threads(o.threads);
+    struct rr_err e = { 0 };
+    struct run r = { 0 };
+    threads_start(&r.threads, o.threads);
     /* The libraries' own chatter (libx264's statistics) is not ours to print;
      * their last error becomes the reason in our one-line verdict. */
     sink_capture_library_log();
 
-    struct rr_err e = { 0 };
-    struct run r = { 0 };
     status = RR_EXIT_OK;
     if (scene_load(&r.sc, o.scene_path, o.sets, o.n_sets, &e) < 0) {
         status = fail(&e);

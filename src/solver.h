@@ -25,6 +25,8 @@ struct solver_state_buf {
     ptrdiff_t stride;
 };
 
+struct tblock_kernel;
+
 /* The blow-up screen of one step or one fused pass (solver_ops.step and
  * .advance): sim.c asks for it on a frame's last pass, so that the frame's
  * check (every height finite and within the limit) need not read the grid
@@ -113,6 +115,16 @@ struct solver_ops {
      * valid until the next step. Everything else in priv must follow from
      * the scene alone. */
     int (*state)(void *priv, struct solver_state_buf *bufs, int max);
+    /* Optional (NULL: none): the row kernels of a solver that steps by
+     * src/tblock.h's drivers (TBLOCK_SOLVER defines it), for the tests and
+     * benchmarks that drive its kernels directly. */
+    struct tblock_kernel *(*kernel)(void *priv);
+    /* Optional (NULL: none): `step` written as its equation, one cell at a
+     * time in the seed's loop (no vectors, threads or fused steps), on the
+     * same priv after init: the same bits as `step`, which
+     * tests/unit/test_reference.c checks against step and advance. The
+     * renderer never calls it; it is the plain path a reader starts from. */
+    void (*reference_step)(const void *priv, struct field *f);
 };
 
 /* ---- the registry ------------------------------------------------------- */

@@ -18,8 +18,8 @@
  *     team_for(n, nt, body, arg);   body(arg, lo, hi) over [0, n) in nt
  *                              contiguous chunks, as schedule(static)
  *     team_threads()           how many threads a loop may use: OpenMP's
- *                              omp_get_max_threads(), so -j and
- *                              omp_set_num_threads still decide
+ *                              omp_get_max_threads(), which main.c's thread
+ *                              policy sets (-j; one thread beside a writer)
  * Idle workers spin (with `pause`) for TEAM_SPIN_US, then sleep on a
  * condition variable: an idle pool costs nothing, a busy one no system
  * call. With more threads than the CPUs the process may use (its affinity

@@ -23,7 +23,7 @@
 extern const struct solver_ops solver_wave;
 
 struct wave {
-    struct tblock_kernel kn;   /* first: tblock_solver_step takes the state as its kernel */
+    struct tblock_kernel kn;   /* the row kernels (choose_kernel), stepped by tblock.h's drivers */
     enum edge_kind edges[4];
     float c1, c2;      /* 2 / (1 + a), (1 - a) / (1 + a) */
     float q;           /* nu^2 / (1 + a) where there is no map */
@@ -32,6 +32,35 @@ struct wave {
     float nu0;         /* nu without a map */
     int w;
 };
+
+/* One step as the equation, cell by cell: the plain path, which the row
+ * kernels below compute faster with the same bits (tests/unit/test_reference.c).
+ * The scheme above divided by (1 + a), in the Elias ripple's loop (seed
+ * 004) with f->cur as u and f->prev as p (overwritten by u'):
+ *     u' = c1 u - c2 p + q (N + S + E + W - 4u),
+ *     c1 = 2 / (1 + a), c2 = (1 - a) / (1 + a), q = nu^2 / (1 + a),
+ * q per cell with a speed map; over every cell, the ghosts standing in for
+ * the cells beyond the edges (field_fill_ghosts), then the swap. Float
+ * addition is not associative, so the order is part of the equation:
+ * (c1 u - c2 p) + q lap, and the neighbours summed (W + E) + (N + S), which
+ * keeps a centred drop the same under every mirror and rotation. Without
+ * decay c2 is exactly 1, where the kernels skip the multiplication (c2 p is
+ * p, bit for bit). */
+static void wave_reference_step(const void *priv, struct field *f)
+{
+    const struct wave *wv = priv;
+    const ptrdiff_t s = f->stride;
+    field_fill_ghosts(f, f->cur, wv->edges);
+    for (int y = 0; y < f->h; y++)
+        for (int x = 0; x < f->w; x++) {
+            const float *u = f->cur + y * s + x;   /* the cell now: u[-1] W, u[1] E, u[-s] N, u[s] S */
+            float *p = f->prev + y * s + x;        /* the cell one step ago, then its new height */
+            float q = wv->qmap ? wv->qmap[(size_t)y * (size_t)wv->w + (size_t)x] : wv->q;
+            float lap = ((u[-1] + u[1]) + (u[-s] + u[s])) - 4.0f * u[0];
+            *p = wv->c1 * u[0] - wv->c2 * *p + q * lap;
+        }
+    field_swap(f);
+}
 
 /* The speed map as metres per second per cell, w * h values (NULL: no map). */
 static int load_speeds(const struct scene *sc, int w, int h, float **out, double *cmax, struct rr_err *e)
@@ -279,6 +308,8 @@ static double wave_omega(const struct scene *sc, double kx, double ky)
 
 static const char *const wave_keys[] = { "speed", "speed_map", "speed_range", "decay", NULL };
 
+TBLOCK_SOLVER(wave, struct wave, kn)
+
 const struct solver_ops solver_wave = {
     .name = "wave",
     .priv_size = sizeof(struct wave),
@@ -288,9 +319,11 @@ const struct solver_ops solver_wave = {
     .step_limit = true,
     .auto_steps = wave_auto_steps,
     .init = wave_init,
-    .step = tblock_solver_step,
-    .advance = tblock_solver_advance,
+    .step = wave_step,
+    .advance = wave_advance,
+    .kernel = wave_kernel,
     .free = wave_free,
     .omega = wave_omega,
     .cell_speed = wave_cell_speed,
+    .reference_step = wave_reference_step,
 };

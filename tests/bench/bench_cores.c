@@ -180,7 +180,7 @@ int main(int argc, char **argv)
                 printf(" %15s", "-");
                 continue;
             }
-            const struct tblock_kernel *kn = rigs[i].priv;   /* first in every row-driven solver's state */
+            const struct tblock_kernel *kn = rigs[i].ops->kernel(rigs[i].priv);
             double on = kernel_speed(kn, &rigs[i].f, 1e6f), off = kernel_speed(kn, &rigs[i].f, 0.0f);
             printf("  %6.2f / %5.2f", on / 1e9, off / 1e9);
         }

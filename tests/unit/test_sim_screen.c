@@ -25,6 +25,7 @@
 #include "sim.h"
 #include "solver.h"
 #include "tblock.h"
+#include "tblock_internal.h"
 
 static void grow_scene(struct scene *sc, struct drop *d, const char *solver, int spf)
 {
@@ -179,7 +180,7 @@ static const struct variant variants[] = {
 enum { N_VARIANTS = sizeof variants / sizeof *variants };
 
 /* Variant i's solver state on a w x h field of values in [-1, 1), ghosts
- * included; its struct tblock_kernel comes first. */
+ * included (its row kernels: variant_kernel). */
 static void *open_variant(size_t i, int w, int h, struct field *f)
 {
     struct scene sc;
@@ -209,6 +210,14 @@ static void *open_variant(size_t i, int w, int h, struct field *f)
     return priv;
 }
 
+/* The row kernels in variant i's solver state. */
+static struct tblock_kernel *variant_kernel(size_t i, void *priv)
+{
+    const struct solver_ops *ops = solver_find(variants[i].solver);
+    assert_non_null(ops->kernel);
+    return ops->kernel(priv);
+}
+
 static void close_variant(size_t i, void *priv, struct field *f)
 {
     solver_find(variants[i].solver)->free(priv);
@@ -227,7 +236,7 @@ static void test_kernel_screen_switch(void **state)
     for (size_t i = 0; i < N_VARIANTS; i++) {
         struct field f;
         void *priv = open_variant(i, W, H, &f);
-        const struct tblock_kernel *kn = priv;
+        const struct tblock_kernel *kn = variant_kernel(i, priv);
         const tblock_row_fn kernels[2] = { kn->row, kn->row_avx512 };
         for (int kind = 0; kind < 2 && kernels[kind]; kind++) {
             f.cur[2 * f.stride + 30] = 0.25f;
@@ -263,7 +272,7 @@ static void test_kernels_match(void **state)
     for (size_t i = 0; i < N_VARIANTS; i++) {
         struct field f;
         void *priv = open_variant(i, W, H, &f);
-        const struct tblock_kernel *kn = priv;
+        const struct tblock_kernel *kn = variant_kernel(i, priv);
         assert_true((kn->row_avx512 != NULL) == (tblock_avx512() && variants[i].neighbors == 4));
         assert_true((kn->rows3 != NULL) == (variants[i].neighbors == 4));
         assert_true((kn->rows3_avx512 != NULL) == (kn->row_avx512 != NULL));
@@ -325,7 +334,7 @@ static void check_step_ways(int n, int modes)
         const size_t i = picks[v];
         struct field a, b;
         void *priv = open_variant(i, n, n, &a);
-        struct tblock_kernel *kn = priv;
+        struct tblock_kernel *kn = variant_kernel(i, priv);
         struct rr_err e = { 0 };
         assert_int_equal(field_init(&b, n, n, &e), 0);
         for (int y = -1; y <= n; y++) {
@@ -334,11 +343,11 @@ static void check_step_ways(int n, int modes)
                 a.prev[y * a.stride + x] = b.prev[y * b.stride + x] = (float)((x * 7 + y * 3) % 11) / 11.0f - 0.5f;
         }
         tblock_step(&a, kn, NULL);   /* the first step sets the tuner up */
-        const int ways = kn->step_tuner.ways;
+        const int ways = kn->drive.step_tuner.ways;
         assert_int_equal(ways, modes * (1 + (kn->row_avx512 != NULL)));
         for (int step = 0; step <= 4 * ways; step++) {
             if (step == 2 * ways)
-                kn->sweeps++;
+                kn->drive.sweeps++;
             if (step > 0)
                 tblock_step(&a, kn, NULL);
             field_fill_ghosts(&b, b.cur, kn->edges);

@@ -19,6 +19,7 @@
 #include "field.h"
 #include "rng.h"
 #include "tblock.h"
+#include "tblock_internal.h"
 
 /* A leapfrog row with every kind of neighbour weight distinct, so that a
  * neighbour taken from the wrong row or level changes the result. */
@@ -62,13 +63,13 @@ static int test_rows3_4(const void *k, int y, float *o0, float *o1, float *o2, c
 }
 
 /* Uneven bands for the next pass of `threads` threads, different for each
- * pass (kn->balance, which the drivers otherwise learn from their timings):
+ * pass (kn->drive.balance, which the drivers otherwise learn from their timings):
  * the split must never change the bits. */
 static void skew(struct tblock_kernel *kn, int threads, int pass)
 {
-    kn->balance.threads = threads;
+    kn->drive.balance.threads = threads;
     for (int t = 0; t < threads; t++)
-        kn->balance.speed[t] = 1.0 + (double)((t + pass) % 3) * 2.5;
+        kn->drive.balance.speed[t] = 1.0 + (double)((t + pass) % 3) * 2.5;
 }
 
 static void random_field(struct field *f, uint64_t seed)
@@ -139,7 +140,7 @@ static void compare(int w, int h, int n, const enum edge_kind edges[4], int wall
     field_fill_ghosts(&a, a.cur, edges);   /* what the next step would read */
     if (three_rows) {
         kn.rows3 = test_rows3_4;
-        kn.pass_tuner = (struct tblock_tuner){ .ways = 2, .passes = 1 };   /* way 1: three rows */
+        kn.drive.pass_tuner = (struct tblock_tuner){ .ways = 2, .passes = 1 };   /* way 1: three rows */
     }
     skew(&kn, threads, n);
     assert_int_equal(tblock_advance(&b, &kn, n, walls, nw, NULL), n);
