@@ -26,7 +26,6 @@
 
 #define RECORD_FORMAT "ripplerender-resume"
 #define RECORD_VERSION 1
-#define RECORD_NAME "resume.json"
 
 enum kind {
     KIND_NONE,     /* no output: hashes only */
@@ -46,6 +45,7 @@ struct resume {
     const struct scene *sc;
     struct state *st;
     const char *dir;
+    long first, last;       /* the range (a resumed run renders its end) */
     enum kind kind;
     bool active;            /* a record is kept */
     bool ours;              /* continuing an interrupted render */
@@ -278,8 +278,22 @@ static int add_range(cJSON *settings, const struct state *st)
                : -1;
 }
 
-/* Removes DIR's segment files (part-DIGITS.EXT) that the record does not keep:
- * a segment written after the last checkpoint, or by a render that started over. */
+/* The frame number K of a file named PREFIX-K.REST (K of at least six
+ * digits) in the range's frames, or -1. */
+static long frame_of(const struct resume *r, const char *name, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(name, prefix, n) || name[n] != '-')
+        return -1;
+    char *end;
+    long k = strtol(name + n + 1, &end, 10);
+    return end - (name + n + 1) >= 6 && *end == '.' && k >= r->first && k <= r->last ? k : -1;
+}
+
+/* Removes the range's segment files in DIR (part-K.EXT, K in the range)
+ * that the record does not keep: a segment written after the last
+ * checkpoint, or by a render that started over. Other ranges' (a farm's
+ * chunks sharing DIR) are left alone. */
 static void remove_stray_segments(const struct resume *r)
 {
     DIR *d = opendir(r->dir);
@@ -288,8 +302,7 @@ static void remove_stray_segments(const struct resume *r)
     const struct dirent *de;
     while ((de = readdir(d))) {
         const char *n = de->d_name;
-        size_t digits = strspn(n + (strncmp(n, "part-", 5) ? 0 : 5), "0123456789");
-        if (strncmp(n, "part-", 5) || digits < 6 || n[5 + digits] != '.')
+        if (frame_of(r, n, "part") < 0)
             continue;
         bool kept = false;
         for (int i = 0; i < r->n_segs && !kept; i++)
@@ -302,16 +315,14 @@ static void remove_stray_segments(const struct resume *r)
     closedir(d);
 }
 
-/* Whether DIR holds a checkpoint header (state-*.json). */
-static bool has_checkpoints(const char *dir)
+/* Whether DIR holds a checkpoint of a frame of the range. */
+static bool has_checkpoints(const struct resume *r)
 {
-    DIR *d = opendir(dir);
+    DIR *d = opendir(r->dir);
     bool found = false;
     const struct dirent *de;
-    while (d && !found && (de = readdir(d))) {
-        size_t n = strlen(de->d_name);
-        found = !strncmp(de->d_name, "state-", 6) && n > 11 && !strcmp(de->d_name + n - 5, ".json");
-    }
+    while (d && !found && (de = readdir(d)))
+        found = frame_of(r, de->d_name, "state") >= 0;
     if (d)
         closedir(d);
     return found;
@@ -339,14 +350,24 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
             return rr_fail(e, RR_EXIT_USAGE, "--resume: %s: a %s is written in one piece and cannot be resumed "
                            "(render a video, a PNG sequence or a hash list)", sc->output.path,
                            !strcasecmp(extension(sc->output.path), "gif") ? "GIF" : ".npy file");
-        if (o->load && o->chunk)
-            return rr_fail(e, RR_EXIT_USAGE, "--resume: not with --load-state and --chunk");
     }
-    if (r->active || o->resume) {
-        if (!(r->record = state_format("%s/%s", o->save_dir ? o->save_dir : ".", RECORD_NAME))
+    if ((r->active || o->resume) && o->save_dir) {
+        /* The range names the record: a farm's chunks may share DIR. */
+        struct state_options range_only = *o;
+        range_only.save_dir = NULL;
+        range_only.every = 0;
+        range_only.resume = false;
+        struct state *pre = NULL;
+        int bad = state_open(&pre, &range_only, sc, e);
+        r->first = state_first(pre);
+        r->last = state_last(pre);
+        state_free(pre);
+        if (bad < 0)
+            return -1;
+        if (!(r->record = state_format("%s/resume-%06ld-%06ld.json", o->save_dir, r->first, r->last))
             || !(r->settings = run_settings(sc, o, run)))
             return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
-        if (o->save_dir && read_record(r, &had, e) < 0) {
+        if (read_record(r, &had, e) < 0) {
             cJSON_Delete(had);
             return -1;
         }
@@ -356,9 +377,9 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
         return rr_fail(e, RR_EXIT_RUNTIME, "--save-state %s: holds an interrupted render (%s): continue it with "
                        "--resume, or start again with -y", o->save_dir, r->record);
     }
-    if (o->resume && o->save_dir && !had && !o->overwrite && has_checkpoints(o->save_dir))
+    if (o->resume && o->save_dir && !had && !o->overwrite && has_checkpoints(r))
         return rr_fail(e, RR_EXIT_RUNTIME, "--resume %s: no interrupted render to resume (no %s: the render that "
-                       "wrote the checkpoints completed); -y starts again", o->save_dir, RECORD_NAME);
+                       "wrote the checkpoints completed); -y starts again", o->save_dir, r->record);
     if (o->resume && had) {
         /* The scene first, before the checkpoint is read (whose own check
          * would name --load-state). */

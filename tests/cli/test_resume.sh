@@ -22,7 +22,7 @@ R() { "$RR" s.json -q -j1 "$@"; }
 R --hash > whole.hash
 decoded() { ffmpeg -v error -i "$1" -pix_fmt rgb24 -f framemd5 - | awk -F', *' '!/^#/ { print $2, $6 }'; }
 manifest_hashes() { python3 -c 'import json,sys; [print(f["frame"], f["md5"]) for f in json.load(open(sys.argv[1]))["frames"]]' "$1"; }
-leftovers() { find . \( -name 'resume.json' -o -name 'part-*' -o -name '.*.tmp' \) -print; }
+leftovers() { find . \( -name 'resume-*.json' -o -name 'part-*' -o -name '.*.tmp' \) -print; }
 
 # Kill points: a pseudo-random checkpoint (5 to 25) and a delay of 0 to 150
 # ms, from a fixed linear congruential sequence (seed 23).
@@ -38,7 +38,7 @@ killed() {
     point=$1 dir=$2; shift 2
     "$RR" s.json -q -j1 --save-state "$dir" --state-every 5 "$@" 2> /dev/null & pid=$!   # not R: $! must be ours
     case $point in
-    start) f=$dir/resume.json ;;
+    start) f=$dir/resume-000000-000029.json ;;
     *) f=$dir/state-$(printf %06d "${point%+*}").json ;;
     esac
     while [ ! -e "$f" ] && kill -0 $pid 2> /dev/null; do sleep 0.005; done
@@ -93,6 +93,7 @@ done
 # checkpoint 15: then the list of the frames so far is in place (status 130),
 # and --resume completes it, replacing it without -y.
 R -o ref.framemd5
+grep -v '^#' ref.framemd5 > ref.lines
 random_point; p=$pt; rm -f out.framemd5
 killed $p fm-$p -o out.framemd5
 resumed fm-$p -o out.framemd5
@@ -106,6 +107,15 @@ check "SIGINT: says --resume continues" grep -q -- '--resume continues the rende
 check "SIGINT: the partial list is shorter" [ "$(grep -vc '^#' out.framemd5)" -lt 30 ]
 resumed fm-int -o out.framemd5
 check "fm-int: the .framemd5 is the whole run's" cmp -s ref.framemd5 out.framemd5
+
+# Two chunks sharing DIR: each keeps its own record (resume-FIRST-LAST.json)
+# and segments; the second, run while the first lies killed, leaves them be.
+killed 5 chunks --chunk 0/2 -o c0.framemd5
+R --save-state chunks --state-every 5 --chunk 1/2 -o c1.framemd5
+check "chunks: the other chunk's run leaves the killed one's record" [ -e chunks/resume-000000-000014.json ]
+resumed chunks --chunk 0/2 -o c0.framemd5
+check "chunks: together the whole run's frames" \
+    sh -c "grep -hv '^#' c0.framemd5 c1.framemd5 | cmp -s - 'ref.lines'"
 
 # H.264 in mp4, killed right after checkpoint 20: every frame, timestamps
 # continuous, decodes to its end.
