@@ -459,6 +459,19 @@ void resume_manifest(const struct resume *r, struct manifest *m)
 
 /* ---- segments ---------------------------------------------------------------- */
 
+/* A failure of a segment's sink names the output, as it would without
+ * segments ("out.mp4: cannot open the libx264 encoder: ..."). Returns -1. */
+static int as_output(const struct resume *r, struct rr_err *e)
+{
+    size_t n = r->seg_path ? strlen(r->seg_path) : 0;
+    if (n && !strncmp(e->msg, r->seg_path, n)) {
+        char rest[sizeof e->msg];
+        snprintf(rest, sizeof rest, "%s", e->msg + n);
+        rr_fail(e, e->status, "%s%s", r->sc->output.path, rest);
+    }
+    return -1;
+}
+
 static int open_segment(struct resume *r, long first, struct rr_err *e)
 {
     struct sink_params p = r->sp;
@@ -475,7 +488,7 @@ static int open_segment(struct resume *r, long first, struct rr_err *e)
         p.overwrite = true;   /* DIR's segments are this render's */
     }
     r->seg_first = first;
-    return sink_open(r->sink, sc, &p, e) < 0 || pipeline_create(r->pipe, *r->sink, e) < 0 ? -1 : 0;
+    return sink_open(r->sink, sc, &p, e) < 0 || pipeline_create(r->pipe, *r->sink, e) < 0 ? as_output(r, e) : 0;
 }
 
 int resume_sink_open(struct resume *r, struct sink **sink, struct pipeline **pipe, const struct sink_params *p,
@@ -498,7 +511,7 @@ int resume_before_frame(struct resume *r, long i, struct rr_err *e)
 static int close_segment(struct resume *r, long last, struct rr_err *e)
 {
     if (pipeline_finish(*r->pipe, e) < 0 || sink_close(*r->sink, e) < 0)
-        return -1;
+        return as_output(r, e);
     pipeline_free(*r->pipe);
     sink_free(*r->sink);
     *r->pipe = NULL;

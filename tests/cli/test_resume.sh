@@ -128,6 +128,26 @@ check "mp4: decodes to its end" [ -z "$(ffmpeg -v error -xerror -i out.mp4 -f nu
 check "mp4: 30 frames decoded" [ "$(ffprobe -v error -count_frames -show_entries stream=nb_read_frames -of csv=p=0 out.mp4)" = 30 ]
 check "mp4: lasts 3 s" [ "$(ffprobe -v error -show_entries format=duration -of csv=p=0 out.mp4)" = "3.000000" ]
 
+# Failing at the end, in the join: under a file size limit of 1.3 MB, above
+# a segment's (about 0.3 MB) and a checkpoint plane's (0.7 MB) but below the
+# whole video's (1.9 MB), every frame is done, nothing is in place and the
+# record is kept; --resume renders nothing and joins.
+prlimit --fsize=1300000 "$RR" s.json -q -j1 -s output.codec=ffv1 -o lim.mkv --save-state lim --state-every 5 \
+    2> /dev/null; rc=$?
+check "a join that fails: status 1, no output" [ $rc -eq 1 -a ! -e lim.mkv ]
+check "a join that fails: the record of the last frame kept" grep -q '"checkpoint":[[:space:]]*29' lim/resume-000000-000029.json
+resumed lim -s output.codec=ffv1 -o lim.mkv
+decoded lim.mkv > lim.md5
+check "lim: the joined video decodes to --hash's frames" cmp -s lim.md5 whole.hash
+
+# A segment's failure names the output, as without segments.
+echo '{ "grid": { "width": 8, "height": 256 }, "time": { "frames": 3 } }' > tiny.json
+"$RR" tiny.json -q -o tiny.mkv -s output.codec=libx265 2> err.plain
+"$RR" tiny.json -q -o tiny.mkv -s output.codec=libx265 --save-state tiny 2> err
+check "a segment's failure names the output" grep -q '^ripplerender: tiny.mkv: cannot open the libx265' err
+check "... in the same line as without --save-state" cmp -s err err.plain
+check "... and leaves no record" [ -z "$(ls tiny)" ]
+
 # Nothing to resume from (an empty DIR): from the start. A completed
 # render's DIR (checkpoints, no record) is refused without -y.
 mkdir empty; rm -f out.framemd5
