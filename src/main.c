@@ -752,7 +752,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ripplerender: %s after %ld of %ld frames; %s holds the frames so far%s\n",
                 stdout_closed ? "standard output was closed (its reader went away): interrupted" : "interrupted",
                 done, state_count(r.state), writes_output ? r.sc.output.path : "nothing",
-                o.farm.save_dir ? " (--resume continues the render)" : "");
+                resume_kept(r.resume) ? " (--resume continues the render)" : "");
         status = RR_EXIT_INTERRUPTED;
     }
 end:

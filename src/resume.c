@@ -1,6 +1,6 @@
 /* resume.c: resumable renders (see resume.h; the manual is docs/farm.md).
  *
- * The record DIR/resume.json:
+ * The record DIR/resume-FIRST-LAST.json (the range's frames, six digits each):
  *     { "format": "ripplerender-resume", "format_version": 1,
  *       "checkpoint": k (the frame of the last checkpoint, -1 before the first),
  *       "settings": the resolved scene (image files by SHA-256) with "range",
@@ -51,7 +51,7 @@ struct resume {
     bool ours;              /* continuing an interrupted render */
     bool wrote_record;
     bool overwrite_final;   /* the output may be replaced: -y, or ours */
-    char *record;           /* DIR/resume.json */
+    char *record;           /* DIR/resume-FIRST-LAST.json */
     char *load;             /* the checkpoint resumed from */
     cJSON *settings;
     long checkpoint;        /* recorded */
@@ -450,6 +450,7 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
 }
 
 bool resume_ours(const struct resume *r) { return r && r->ours; }
+bool resume_kept(const struct resume *r) { return r && r->active && r->wrote_record; }
 
 void resume_manifest(const struct resume *r, struct manifest *m)
 {

@@ -2,7 +2,8 @@
  * (--resume), and the outputs it writes meanwhile. docs/farm.md ("Resuming a
  * killed render") is the user's manual.
  *
- * Such a render keeps a record, DIR/resume.json, of what it has finished: the
+ * Such a render keeps a record, DIR/resume-FIRST-LAST.json (FIRST, LAST: its
+ * range, so that a farm's chunks may share DIR), of what it has finished: the
  * frame of its last checkpoint and the outputs complete up to that frame,
  * each file with its SHA-256. At every checkpoint the outputs are brought up
  * to the checkpoint's frame before the record says so:
@@ -72,6 +73,9 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
 /* Whether the outputs are an interrupted render's that this run continues
  * (and replaces without -y). */
 bool resume_ours(const struct resume *r);
+
+/* Whether the run keeps a record, so that --resume can continue it. */
+bool resume_kept(const struct resume *r);
 
 /* Records the frames the interrupted render finished into the manifest. */
 void resume_manifest(const struct resume *r, struct manifest *m);
