@@ -22,7 +22,7 @@ _ripplerender()
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local opts="-o --output -s --set -f --frames -j --threads -y --overwrite --hash --check
         --validate --print-scene --probes --manifest --progress -q --quiet -h --help -V --version
-        --range --chunk --save-state --state-every --load-state"
+        --range --chunk --save-state --state-every --load-state --resume"
     local keys="grid.width= grid.height= grid.cell_size= time.fps= time.frames= time.steps_per_frame=
         solver.type= solver.damping= solver.damping_shift= solver.half_life= solver.neighbors=
         solver.flow= solver.blend= solver.passes= solver.speed= solver.decay= boundary= absorb_width=

@@ -29,6 +29,7 @@
 #include "outfile.h"
 #include "pipeline.h"
 #include "render.h"
+#include "resume.h"
 #include "rr_err.h"
 #include "scene.h"
 #include "sim.h"
@@ -85,6 +86,9 @@ static const char usage_tail[] =
     "      --save-state DIR     write the simulation's state after the last frame to DIR\n"
     "      --state-every K      ... and after every frame rendered that is a multiple of K\n"
     "      --load-state FILE    start from a saved state (DIR/state-FRAME.json) of this scene\n"
+    "      --resume             continue the render --save-state DIR holds, killed or stopped,\n"
+    "                           from its last checkpoint, keeping its outputs so far (from\n"
+    "                           the start when DIR holds none); give the same options\n"
     "      --progress WHEN      a line of frames written (encoded), fps and ETA on stderr:\n"
     "                           auto (on a terminal), always or never\n"
     "  -q, --quiet              same as --progress never\n"
@@ -208,7 +212,7 @@ static void print_usage(void)
 static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { OPT_HASH = 256, OPT_CHECK, OPT_VALIDATE, OPT_PRINT, OPT_PROBES, OPT_MANIFEST, OPT_PROGRESS,
-           OPT_RANGE, OPT_CHUNK, OPT_SAVE_STATE, OPT_STATE_EVERY, OPT_LOAD_STATE, OPT_LIST_OUTPUTS };
+           OPT_RANGE, OPT_CHUNK, OPT_SAVE_STATE, OPT_STATE_EVERY, OPT_LOAD_STATE, OPT_RESUME, OPT_LIST_OUTPUTS };
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },   { "set", required_argument, NULL, 's' },
         { "frames", required_argument, NULL, 'f' },   { "threads", required_argument, NULL, 'j' },
@@ -221,6 +225,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         { "save-state", required_argument, NULL, OPT_SAVE_STATE },
         { "state-every", required_argument, NULL, OPT_STATE_EVERY },
         { "load-state", required_argument, NULL, OPT_LOAD_STATE },
+        { "resume", no_argument, NULL, OPT_RESUME },
         { "help", no_argument, NULL, 'h' },           { "version", no_argument, NULL, 'V' },
         { "list-outputs", no_argument, NULL, OPT_LIST_OUTPUTS },   /* not in --help: for tests */
         { NULL, 0, NULL, 0 },
@@ -281,6 +286,7 @@ static int parse_options(int argc, char **argv, struct options *o)
                 return usage_error("--state-every %s: expected a whole number of frames from 1 to 10000000", optarg);
             break;
         case OPT_LOAD_STATE: o->farm.load = optarg; break;
+        case OPT_RESUME: o->farm.resume = true; break;
         case 'h': print_usage(); return 0;
         case OPT_LIST_OUTPUTS: sink_print_kinds(stdout); return 0;
         case 'V':
@@ -515,6 +521,7 @@ struct run {
     struct manifest *manifest;   /* --manifest */
     struct progress progress;
     struct state *state;         /* the frame range and checkpoints */
+    struct resume *resume;       /* --save-state's record, segments; --resume */
 };
 
 static void run_free(struct run *r)
@@ -527,6 +534,7 @@ static void run_free(struct run *r)
     free(r->expected.md5s);
     manifest_free(r->manifest);
     state_free(r->state);
+    resume_free(r->resume);
     scene_free(&r->sc);
 }
 
@@ -590,15 +598,20 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     }
     if (budget_check_run(sc, e) < 0 || claim_files(r, o, writes_output, e) < 0)
         return -1;
-    if (state_open(&r->state, &o->farm, sc, e) < 0)
+    const struct resume_run run = { writes_output, o->manifest, o->probes != NULL, o->validate };
+    if (resume_open(&r->resume, &r->state, &o->farm, sc, &run, e) < 0)
         return -1;
     const long first = state_first(r->state), count = state_count(r->state);
+    const long range_first = state_range_first(r->state);   /* before first when resumed */
+    const bool overwrite = o->overwrite || resume_ours(r->resume);
     /* Before the frame loop goes down to one thread beside the writer
      * (threads_beside_writer): the manifest records the -j asked for. */
     if (o->manifest && (manifest_check_scene_text(sc, "--manifest", e) < 0
-                        || manifest_create(&r->manifest, o->manifest, o->overwrite, count, argc, o->args, e) < 0))
+                        || manifest_create(&r->manifest, o->manifest, overwrite, state_last(r->state) - range_first + 1,
+                                           argc, o->args, e) < 0))
         return -1;
-    manifest_range(r->manifest, first, state_last(r->state));
+    manifest_range(r->manifest, range_first, state_last(r->state));
+    resume_manifest(r->resume, r->manifest);
     if (sc->n_probes == 0 && o->probes)
         return rr_fail(e, RR_EXIT_USAGE, "--probes %s: the scene has no probes", o->probes);
     int needs = 0;
@@ -609,7 +622,7 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         .overwrite = o->overwrite, .threads = o->threads,
     };
     if (writes_output) {
-        if (sink_open(&r->sink, sc, &sp, e) < 0 || pipeline_create(&r->pipe, r->sink, e) < 0)
+        if (resume_sink_open(r->resume, &r->sink, &r->pipe, &sp, e) < 0)
             return -1;
         threads_beside_writer(&r->threads);
         needs = sink_needs(r->sink);
@@ -641,7 +654,7 @@ static int check_frame(const struct run *r, const char *file, long i, const char
 /* Frames finished: by the sink when there is one, else (hashes only) the frames rendered. */
 static long frames_done(const struct run *r, long rendered)
 {
-    return r->sink ? sink_frames_done(r->sink) : rendered;
+    return r->sink ? resume_frames_before(r->resume) + sink_frames_done(r->sink) : rendered;
 }
 
 /* The frame loop. Returns 0, or -1 with e filled. *done counts the frames rendered. */
@@ -656,7 +669,7 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
     for (long i = first; i <= last; i++) {
         if (interrupted)
             break;
-        if (i > first && sim_advance_frame(r->sim, e) < 0)
+        if ((i > first && sim_advance_frame(r->sim, e) < 0) || resume_before_frame(r->resume, i, e) < 0)
             return -1;
         /* With a sink, render straight into the pipeline's next slot. */
         uint8_t *slot = NULL;
@@ -687,8 +700,8 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
         if (r->pipe && pipeline_write(r->pipe, &fr, e) < 0)
             return -1;
         if (r->manifest)
-            manifest_frame(r->manifest, i - first, md5);
-        if (state_after_frame(r->state, r->sim, e) < 0)
+            manifest_frame(r->manifest, i - state_range_first(r->state), md5);
+        if (resume_after_frame(r->resume, r->sim, i, r->manifest ? md5 : NULL, e) < 0)
             return -1;
         *done = i - first + 1;
         show_progress(&r->progress, frames_done(r, *done), NULL);
@@ -697,7 +710,7 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
     long finished = frames_done(r, *done);
     if (finished < *done)
         show_progress(&r->progress, finished, "flushing encoder");
-    return state_finish(r->state, r->sim, e);
+    return resume_frames_end(r->resume, r->sim, e);
 }
 
 /* A refusal from setting up the run says where the scene value came from
@@ -802,7 +815,8 @@ int main(int argc, char **argv)
         status = fail(&e);
         goto end;
     }
-    if (r.sink && (pipeline_finish(r.pipe, &e) < 0 || sink_close(r.sink, &e) < 0)) {
+    if ((r.sink && (pipeline_finish(r.pipe, &e) < 0 || sink_close(r.sink, &e) < 0))
+        || resume_complete(r.resume, &e) < 0) {
         status = fail(&e);
         goto end;
     }
@@ -818,12 +832,15 @@ int main(int argc, char **argv)
         status = fail(&e);
         goto end;
     }
+    if (!interrupted)
+        resume_clean(r.resume);   /* the render is complete: its segments and record go */
     if (o.check && !interrupted)
         fprintf(stderr, "ripplerender: %s: %ld %s\n", o.check, done, done == 1 ? "frame matches" : "frames match");
     if (interrupted) {
-        fprintf(stderr, "ripplerender: %s after %ld of %ld frames; %s holds the frames so far\n",
+        fprintf(stderr, "ripplerender: %s after %ld of %ld frames; %s holds the frames so far%s\n",
                 stdout_closed ? "standard output was closed (its reader went away): interrupted" : "interrupted",
-                done, state_count(r.state), r.sink ? r.sc.output.path : "nothing");
+                done, state_count(r.state), writes_output ? r.sc.output.path : "nothing",
+                resume_kept(r.resume) ? " (--resume continues the render)" : "");
         status = RR_EXIT_INTERRUPTED;
     }
 end:
