@@ -64,6 +64,11 @@ struct renderer {
     uint8_t *a_dst;     int a_dst_stride;
     void *deep_out;
     struct SwsContext *sws_c16, *sws_a;
+    /* RENDER_NEED_FLOAT (frame.h): the mode's quantities and the alpha as
+     * floats, fch a cell, at grid size; NULL: none. */
+    float *fdeep;
+    int fch;
+    bool flip_green;           /* render.normal_convention directx */
 };
 
 static const char *mode_name(enum render_mode m)
@@ -91,6 +96,7 @@ void render_free(struct renderer *r)
     av_free(r->c16_dst);
     av_free(r->a_dst);
     av_free(r->deep_out);
+    av_free(r->fdeep);
     av_free(r->rgb_grid);
     av_free(r->g16_grid);
     av_free(r->rgb_dst);
@@ -218,18 +224,24 @@ static int plane_create(const struct renderer *r, enum AVPixelFormat fmt, int bp
  * filled. */
 static int deep_create(struct renderer *r, const struct render_config *rc, int needs, struct rr_err *e)
 {
-    if (!(needs & (RENDER_NEED_RGB16 | RENDER_NEED_ALPHA)))
+    if (!(needs & (RENDER_NEED_RGB16 | RENDER_NEED_ALPHA | RENDER_NEED_FLOAT)))
         return 0;
     if ((needs & RENDER_NEED_ALPHA) && rc->alpha == ALPHA_NONE)
         return rr_fail(e, RR_EXIT_USAGE, "render.alpha: the output carries alpha; set render.alpha (height%s)",
                        rc->mode == RENDER_CAUSTICS ? " or caustics" : "");
+    double top = fmax(fabs(rc->range[0]), fabs(rc->range[1]));
+    r->alpha_k = (float)(1.0 / top);
+    if (needs & RENDER_NEED_FLOAT) {
+        r->fch = (r->mode == RENDER_NORMALS ? 3 : 1) + (needs & RENDER_NEED_ALPHA ? 1 : 0);
+        if (!(r->fdeep = av_malloc((size_t)r->gw * r->gh * r->fch * sizeof(float))))
+            return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for the float picture %dx%d", r->gw, r->gh);
+        return 0;
+    }
     r->deep_bits = needs & RENDER_NEED_RGB16 ? 16 : 8;
     r->deep_ch = needs & RENDER_NEED_ALPHA ? 4 : 3;
     r->abytes = r->deep_bits / 8;
     for (int k = 0; k < 3; k++)
         r->wall_rgb16[k] = (uint16_t)(rc->obstacle_color[k] * 257);
-    double top = fmax(fabs(rc->range[0]), fabs(rc->range[1]));
-    r->alpha_k = (float)(1.0 / top);
     if (r->deep_bits == 16) {
         bool whole = r->mode == RENDER_REFRACT;   /* refract: at render size, unscaled */
         r->c16_grid_stride = (whole ? r->rw : r->gw) * 6;
@@ -279,6 +291,11 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
         return rr_fail(e, RR_EXIT_USAGE,
                        "render.alpha: \"%s\" does not go with render.mode \"refract\" "
                        "(its background is opaque; use none)", scene_render_alpha_name(rc->alpha));
+    if ((needs & RENDER_NEED_FLOAT) && rc->mode != RENDER_HEIGHT && rc->mode != RENDER_NORMALS
+        && rc->mode != RENDER_CAUSTICS)
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "render.mode: \"%s\" has no float picture for this output (height, normals or caustics have)",
+                       mode_name(rc->mode));
     if (!(rc->range[1] != rc->range[0]) || !isfinite(rc->range[0]) || !isfinite(rc->range[1]))
         return rr_fail(e, RR_EXIT_USAGE, "render.range: expected two different finite numbers, got [%g, %g]",
                        rc->range[0], rc->range[1]);
@@ -286,6 +303,10 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
     int rw = rc->width > 0 ? rc->width : gw, rh = rc->height > 0 ? rc->height : gh;
     if (gw <= 0 || gh <= 0 || (long long)rw * rh > (1LL << 28) || (long long)gw * gh > (1LL << 28))
         return rr_fail(e, RR_EXIT_USAGE, "render: unsupported size %dx%d from a %dx%d grid", rw, rh, gw, gh);
+    if ((needs & RENDER_NEED_FLOAT) && (rw != gw || rh != gh))
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "render.width: the float picture has one pixel per grid cell (%dx%d), not %dx%d",
+                       gw, gh, rw, rh);
 
     struct renderer *r = calloc(1, sizeof *r);
     if (!r)
@@ -293,6 +314,7 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
     r->mode = rc->mode;
     r->needs = needs;
     r->alpha = rc->alpha;
+    r->flip_green = rc->mode == RENDER_NORMALS && rc->normal_convention == NORMALS_DIRECTX;
     r->lo = (float)rc->range[0];
     r->span = (float)(rc->range[1] - rc->range[0]);
     r->map = map;
@@ -403,15 +425,19 @@ static void colormap_row16(const unsigned char (*map)[3], const float *h, float 
 /* A row of render.alpha at abytes bytes a sample: "height" |h| over the
  * range's larger end, "caustics" the floor's light above still water's
  * (light - 1); walls opaque. */
+static inline float alpha_at(const struct renderer *r, const float *h, const float *light,
+                            const unsigned char *walls, int x)
+{
+    float v = r->alpha == ALPHA_CAUSTICS ? light[x] - 1.0f : fabsf(h[x]) * r->alpha_k;
+    return walls && walls[x] == 1 ? 1.0f : v;
+}
+
 static void alpha_row(const struct renderer *r, const float *h, const float *light, const unsigned char *walls,
                       uint8_t *a)
 {
     const int w = r->gw;
-    const float k = r->alpha_k;
     for (int x = 0; x < w; x++) {
-        float v = r->alpha == ALPHA_CAUSTICS ? light[x] - 1.0f : fabsf(h[x]) * k;
-        if (walls && walls[x] == 1)
-            v = 1.0f;
+        float v = alpha_at(r, h, light, walls, x);
         if (r->abytes == 2)
             ((uint16_t *)a)[x] = unit_u16(v);
         else
@@ -419,20 +445,51 @@ static void alpha_row(const struct renderer *r, const float *h, const float *lig
     }
 }
 
+/* A row of the float picture (RENDER_NEED_FLOAT): the mode's quantity, then
+ * the alpha in [0, 1] (NaN giving 0) when there is one. */
+static void float_row(const struct renderer *r, const struct row_nbhd *rn, const float *h, const float *light,
+                      const unsigned char *walls, float *out)
+{
+    const int w = r->gw, ch = r->fch;
+    if (r->mode == RENDER_NORMALS)
+        normals_row_float(r->look.hs, rn, w, r->flip_green, out, ch);
+    else
+        for (int x = 0; x < w; x++)
+            out[(size_t)x * ch] = r->mode == RENDER_CAUSTICS ? light[x] : h[x];
+    if (ch == 2 || ch == 4)
+        for (int x = 0; x < w; x++) {
+            float v = alpha_at(r, h, light, walls, x);
+            v = v >= 0.0f ? v : 0.0f;
+            out[(size_t)x * ch + ch - 1] = v < 1.0f ? v : 1.0f;
+        }
+}
+
+/* directx normal maps: the green channel inverted, 255 - g (65535 - g). */
+static void flip_green(uint8_t *rgb, uint16_t *rgb16, int w)
+{
+    for (int x = 0; x < w; x++)
+        rgb[3 * x + 1] = (uint8_t)(255 - rgb[3 * x + 1]);
+    for (int x = 0; rgb16 && x < w; x++)
+        rgb16[3 * x + 1] = (uint16_t)(65535 - rgb16[3 * x + 1]);
+}
+
 static void render_row(const struct renderer *r, const struct field *f, int y, const float *restrict h,
                        const unsigned char *walls, uint8_t *restrict rgb, uint16_t *restrict g16,
-                       uint16_t *restrict rgb16, uint8_t *restrict a)
+                       uint16_t *restrict rgb16, uint8_t *restrict a, float *restrict fl)
 {
     const int w = r->gw;
     const float lo = r->lo, span = r->span;
     const size_t row = (size_t)y * w;
+    struct row_nbhd rn = { 0 };
     if (r->mode == RENDER_SHADED || r->mode == RENDER_NORMALS) {
-        struct row_nbhd rn;
         nbhd(r, f, y, &rn);
-        if (r->mode == RENDER_SHADED)
+        if (r->mode == RENDER_SHADED) {
             shade_row(&r->look, &rn, w, rgb, rgb16);
-        else
+        } else {
             normals_row(r->look.hs, &rn, w, rgb, rgb16);
+            if (r->flip_green)
+                flip_green(rgb, rgb16, w);
+        }
     } else if (r->mode == RENDER_CAUSTICS) {
         caustics_row(&r->look, r->light + row, r->floor.rgb ? r->floor.rgb + row * 3 : NULL, w, rgb, rgb16);
     } else if (r->mode == RENDER_HEIGHT) {
@@ -460,6 +517,8 @@ static void render_row(const struct renderer *r, const struct field *f, int y, c
     }
     if (a)
         alpha_row(r, h, r->light ? r->light + row : NULL, walls, a);
+    if (fl)
+        float_row(r, &rn, h, r->light ? r->light + row : NULL, walls, fl);
     /* memchr: most rows have no wall, and glibc scans them a vector at a time. */
     for (const unsigned char *p = walls ? memchr(walls, 1, (size_t)w) : NULL; p;
          p = memchr(p + 1, 1, (size_t)(walls + w - (p + 1)))) {
@@ -577,7 +636,8 @@ static void render_rows(void *arg, int lo, int hi)
                    j->walls ? j->walls + (size_t)y * r->gw : NULL, j->dst + (size_t)y * r->rgb_grid_stride,
                    g16 ? (uint16_t *)((uint8_t *)r->g16_grid + (size_t)y * r->g16_grid_stride) : NULL,
                    r->c16_grid ? (uint16_t *)((uint8_t *)r->c16_grid + (size_t)y * r->c16_grid_stride) : NULL,
-                   r->a_grid ? r->a_grid + (size_t)y * r->a_grid_stride : NULL);
+                   r->a_grid ? r->a_grid + (size_t)y * r->a_grid_stride : NULL,
+                   r->fdeep ? r->fdeep + (size_t)y * r->gw * r->fch : NULL);
 }
 
 /* Scales one grid-size plane to render size (src and dst strides in bytes).
@@ -722,6 +782,11 @@ int render_frame_to(struct renderer *r, const struct field *f, const unsigned ch
     }
     if (r->deep_bits && deep_frame(r, fr->rgb, fr, e) < 0)
         return -1;
+    if (r->fdeep) {
+        fr->deep = r->fdeep;
+        fr->deep_channels = r->fch;
+        fr->deep_bits = 32;
+    }
     copy_heights(r, f, fr);
     return 0;
 }

@@ -35,6 +35,8 @@ static const char *const render_names[] = { "height", "colormap", "shaded", "ref
                                             "caustics", NULL };
 static const char *const initial_names[] = { "image", "wave", NULL };
 static const char *const alpha_names[] = { "none", "height", "caustics", NULL };
+static const char *const convention_names[] = { "opengl", "directx", NULL };
+static const char *const exr_compression_names[] = { "zip", "zips", "piz", "rle", "none", NULL };
 
 static const char *name_of(const char *const *names, int count, int v)
 {
@@ -46,6 +48,8 @@ const char *scene_edge_name(enum edge_kind k) { return name_of(edge_names, 4, (i
 const char *scene_shape_name(enum shape_kind k) { return name_of(shape_names, 4, (int)k); }
 const char *scene_render_mode_name(enum render_mode m) { return name_of(render_names, 6, (int)m); }
 const char *scene_render_alpha_name(enum render_alpha a) { return name_of(alpha_names, 3, (int)a); }
+const char *scene_normal_convention_name(enum normal_convention c) { return name_of(convention_names, 2, (int)c); }
+const char *scene_exr_compression_name(enum exr_compression c) { return name_of(exr_compression_names, 5, (int)c); }
 
 /* ---- time steps ------------------------------------------------------------------- */
 
@@ -1419,7 +1423,7 @@ static int load_render(struct ld *ld, const cJSON *root)
     static const char *const keys[] = { "mode", "colormap", "range", "width", "height", "obstacle_color",
                                         "height_scale", "light", "water_color", "sky_color", "specular",
                                         "shininess", "background", "refraction", "depth", "floor",
-                                        "floor_color", "reflectivity", "alpha", NULL };
+                                        "floor_color", "reflectivity", "alpha", "normal_convention", NULL };
     static const struct range SHINE = { 1, 10000, false, false };
     static const struct range REFR = { -10000, 10000, false, false };
     static const struct range SCALE = { 0, 1e6, true, false };
@@ -1435,6 +1439,7 @@ static int load_render(struct ld *ld, const cJSON *root)
         return -1;
     GET_ENUM(ld, o, "render", "mode", render_names, r->mode);
     GET_ENUM(ld, o, "render", "alpha", alpha_names, r->alpha);
+    GET_ENUM(ld, o, "render", "normal_convention", convention_names, r->normal_convention);
     const cJSON *cmap = member(o, "colormap");
     int known_map;   /* one of the renderer's names, checked here for its position */
     if (get_name(ld, o, "render", "colormap", false, r->colormap) < 0
@@ -1477,7 +1482,8 @@ static int load_render(struct ld *ld, const cJSON *root)
 
 static int load_output(struct ld *ld, const cJSON *root)
 {
-    static const char *const keys[] = { "path", "codec", "crf", "preset", "pix_fmt", "bit_depth", NULL };
+    static const char *const keys[] = { "path", "codec", "crf", "preset", "pix_fmt", "bit_depth",
+                                        "exr_compression", NULL };
     struct output_config *out = &ld->sc->output;
     const cJSON *o;
     if (get_object(ld, root, "", "output", &o) < 0)
@@ -1489,10 +1495,15 @@ static int load_output(struct ld *ld, const cJSON *root)
         || get_int(ld, o, "output", "crf", -1, 63, &out->crf) < 0
         || get_name(ld, o, "output", "preset", true, out->preset) < 0
         || get_name(ld, o, "output", "pix_fmt", true, out->pix_fmt) < 0
-        || get_int(ld, o, "output", "bit_depth", 8, 16, &out->bit_depth) < 0)
+        || get_int(ld, o, "output", "bit_depth", 8, 32, &out->bit_depth) < 0)
         return -1;
-    if (out->bit_depth != 8 && out->bit_depth != 16)
-        return fail_got(ld, member(o, "bit_depth"), "output.bit_depth", "8 or 16");
+    if (out->bit_depth != 8 && out->bit_depth != 16 && out->bit_depth != 32) {
+        const cJSON *v = member(o, "bit_depth");
+        char got[80];
+        describe(v, got, sizeof got);
+        return fail(ld, v, "output.bit_depth", "expected 8 or 16, got %s (32: float, for an .exr)", got);
+    }
+    GET_ENUM(ld, o, "output", "exr_compression", exr_compression_names, out->exr_compression);
     /* Relative to the current directory, not to the scene: -o overrides it. */
     const cJSON *v = member(o, "path");
     if (v) {
@@ -2167,6 +2178,7 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_item(o, "floor_color", color_array(r->floor_color), ok);
         add_num(o, "reflectivity", r->reflectivity, ok);
         add_str(o, "alpha", scene_render_alpha_name(r->alpha), ok);
+        add_str(o, "normal_convention", scene_normal_convention_name(r->normal_convention), ok);
     }
     const struct output_config *out = &sc->output;
     if ((o = add_obj(root, "output", ok))) {
@@ -2176,6 +2188,7 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_str(o, "preset", out->preset, ok);
         add_str(o, "pix_fmt", out->pix_fmt, ok);
         add_num(o, "bit_depth", out->bit_depth, ok);
+        add_str(o, "exr_compression", scene_exr_compression_name(out->exr_compression), ok);
     }
 }
 

@@ -91,6 +91,12 @@ struct row_nbhd {
 void shade_row(const struct water_look *lk, const struct row_nbhd *rn, int w, uint8_t *rgb, uint16_t *rgb16);
 void normals_row(float hs, const struct row_nbhd *rn, int w, uint8_t *rgb, uint16_t *rgb16);
 
+/* The same row's unit normals as floats, (-gx, gy, 1) / |.| (normals_row's
+ * values before they are mapped to colours), the y component negated when
+ * flip_y (render.normal_convention directx): nx, ny, nz of pixel x at
+ * out[x * stride ...]. Cannot fail. */
+void normals_row_float(float hs, const struct row_nbhd *rn, int w, bool flip_y, float *out, int stride);
+
 /* out[i] = powf(x[i], y) for n values, bit for bit, vectorised on CPUs with
  * AVX2 and FMA (shaded.c says how). Cannot fail. */
 void water_powf(const float *x, float y, int n, float *out);

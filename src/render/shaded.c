@@ -398,3 +398,20 @@ void normals_row(float hs, const struct row_nbhd *rn, int w, uint8_t *rgb, uint1
         }
     }
 }
+
+void normals_row_float(float hs, const struct row_nbhd *rn, int w, bool flip_y, float *out, int stride)
+{
+    const float k = 0.5f * hs;
+    float gx[SHADE_CHUNK], gy[SHADE_CHUNK];
+    for (int x0 = 0; x0 < w; x0 += SHADE_CHUNK) {
+        const int n = w - x0 < SHADE_CHUNK ? w - x0 : SHADE_CHUNK;
+        chunk_slopes(rn, x0, n, w, k, gx, gy);
+        for (int x = 0; x < n; x++) {
+            float inv = 1.0f / sqrtf(gx[x] * gx[x] + gy[x] * gy[x] + 1.0f), ny = gy[x] * inv;
+            float *o = out + ((size_t)x0 + x) * stride;
+            o[0] = -gx[x] * inv;
+            o[1] = flip_y ? -ny : ny;
+            o[2] = inv;
+        }
+    }
+}
