@@ -107,6 +107,10 @@ void sink_free(struct sink *s);   /* accepts NULL; removes temporaries if not cl
  * length, or 0 when it does not fit in cap or total bytes. */
 size_t npy_float32_header(char *buf, size_t cap, const char *shape, size_t total);
 
+/* The version of the OpenEXR library loaded ("3.1.5"), for --version and
+ * the manifest. */
+const char *sink_exr_version(void);
+
 /* Routes FFmpeg's log into memory instead of standard error: its chatter is
  * dropped and its last error line becomes the reason in the next failure
  * message of a sink ("out.mkv: cannot open the libx265 encoder: Image size is

@@ -229,6 +229,16 @@ static void exr_free(void *priv)
     sink_seq_free(&s->seq);
 }
 
+const char *sink_exr_version(void)
+{
+    static char v[48];
+    int major = 0, minor = 0, patch = 0;
+    const char *extra = NULL;
+    exr_get_library_version(&major, &minor, &patch, &extra);
+    snprintf(v, sizeof v, "%d.%d.%d%s", major, minor, patch, extra ? extra : "");
+    return v;
+}
+
 const struct sink_ops sink_exr_ops = {
     .name = "exr",
     .exts = "exr",
