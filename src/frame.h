@@ -24,7 +24,9 @@
 /* The optional parts of a frame: a sink's needs (sink.h) and the
  * renderer's render_create take a mask of these. */
 enum render_needs {
-    RENDER_NEED_GRAY16 = 1,    /* 16-bit grey at render size (height mode only) */
+    /* 16-bit grey at render size when the mode's picture is grey (height);
+     * the other modes give frame.deep at 16 bits instead, as for RGB16. */
+    RENDER_NEED_GRAY16 = 1,
     RENDER_NEED_HEIGHTS = 2,   /* raw float heights at grid size */
     RENDER_NEED_RGB16 = 4,     /* frame.deep at 16 bits per channel */
     RENDER_NEED_ALPHA = 8,     /* frame.deep with render.alpha's alpha (8 or 16 bits, as RGB16 says) */

@@ -1,6 +1,8 @@
-/* render.c: height field -> rgb24 frame, with the optional 16-bit grey and
- * raw-height outputs, scaled with libswscale. Modes height and colormap are
- * here; the water modes' kernels are in src/render/ (render/modes.h). */
+/* render.c: height field -> rgb24 frame, with the optional 16-bit grey,
+ * deep and raw-height outputs, scaled with libswscale. What every mode has
+ * is here: the buffers, the scaling, the walls, render.alpha; the modes
+ * themselves are in src/render/, one file each, called through their table
+ * (render/modes.h). */
 #include "render.h"
 #include "render/modes.h"
 #include "team.h"
@@ -17,65 +19,6 @@
 
 /* Bit-exact bicubic: the same bytes from every CPU and SIMD path. */
 #define RR_SWS_FLAGS (SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT)
-
-struct renderer {
-    enum render_mode mode;
-    int needs;
-    float lo, span;                    /* range[0], range[1] - range[0] */
-    const unsigned char (*map)[3];     /* colormap mode */
-    unsigned char wall[3];
-    uint16_t wall16;
-    int gw, gh, rw, rh;
-    bool scaled;
-    /* Grid-size pictures (sws sources when scaled; rgb_grid is the frame otherwise). */
-    uint8_t *rgb_grid;  int rgb_grid_stride;
-    uint16_t *g16_grid; int g16_grid_stride;   /* strides in bytes */
-    /* Render-size sws destinations (aligned strides) and packed frame buffers. */
-    uint8_t *rgb_dst;   int rgb_dst_stride;
-    uint16_t *g16_dst;  int g16_dst_stride;
-    uint8_t *rgb_out;
-    uint16_t *g16_out;
-    float *heights;
-    struct SwsContext *sws_rgb, *sws_g16;
-    /* Water modes: the heights with filled ghosts, their slopes, the floor's light. */
-    struct water_look look;
-    enum edge_kind edges[4];
-    struct field surf;
-    float *gx, *gy;
-    float *zeros;              /* shaded, normals: a fixed edge's ghost row */
-    float *light;              /* caustics: the floor's light */
-    float *rays;               /* caustics: landing points (CAUSTICS_SCRATCH) */
-    struct image_rgb bg;       /* refract: the background at render size */
-    struct image_rgb floor;    /* caustics: the floor texture at grid size, or empty */
-    /* The deep picture (RENDER_NEED_RGB16, RENDER_NEED_ALPHA; frame.h): 16-bit
-     * colour and alpha (1 or 2 bytes a sample: abytes) at grid size (refract:
-     * the colour at render size), their scaled copies, and the interleaved
-     * frame. deep_bits 0: none. The 16-bit colour is scaled as three grey
-     * planes (c16_planes), because libswscale takes packed rgb48 through
-     * YUV, which would turn greys into colours. */
-    int deep_bits, deep_ch, abytes;
-    enum render_alpha alpha;
-    float alpha_k;             /* alpha "height": 1 / max(|range0|, |range1|) */
-    uint16_t wall_rgb16[3];
-    uint16_t *c16_grid; int c16_grid_stride;
-    uint16_t *c16_planes; int c16_planes_stride;   /* 3 planes of gh rows */
-    uint8_t *a_grid;    int a_grid_stride;
-    uint16_t *c16_dst;  int c16_dst_stride;
-    uint8_t *a_dst;     int a_dst_stride;
-    void *deep_out;
-    struct SwsContext *sws_c16, *sws_a;
-    /* RENDER_NEED_FLOAT (frame.h): the mode's quantities and the alpha as
-     * floats, fch a cell, at grid size; NULL: none. */
-    float *fdeep;
-    int fch;
-    bool flip_green;           /* render.normal_convention directx */
-};
-
-static const char *mode_name(enum render_mode m)
-{
-    static const char *const names[] = { "height", "colormap", "shaded", "refract", "normals", "caustics" };
-    return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "?";
-}
 
 static int align64(int n)
 {
@@ -104,101 +47,9 @@ void render_free(struct renderer *r)
     av_free(r->rgb_out);
     av_free(r->g16_out);
     av_free(r->heights);
-    field_free(&r->surf);
-    av_free(r->gx);
-    av_free(r->gy);
-    av_free(r->zeros);
-    av_free(r->light);
-    av_free(r->rays);
-    image_rgb_free(&r->bg);
-    image_rgb_free(&r->floor);
+    if (r->ops->free)
+        r->ops->free(r);
     free(r);
-}
-
-static int list_colormaps(char *buf, size_t n)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int i = 0; colormap_names[i] && used < n; i++) {
-        int k = snprintf(buf + used, n - used, "%s%s", i ? ", " : "", colormap_names[i]);
-        if (k < 0)
-            return -1;
-        used += (size_t)k;
-    }
-    return 0;
-}
-
-/* A checkerboard of 16-pixel squares: refract's background when none is given. */
-static void checkerboard(uint8_t *rgb, int w, int h)
-{
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            uint8_t v = ((x / 16) + (y / 16)) & 1 ? 70 : 200;
-            uint8_t *p = rgb + ((size_t)y * w + x) * 3;
-            p[0] = v;
-            p[1] = v;
-            p[2] = v;
-        }
-}
-
-/* Loads a colour PNG and fits it to w x h (bilinear, half-pixel centres) when
- * its size differs. Returns 0, or -1 with e filled. */
-static int load_fitted(struct image_rgb *img, const char *path, const char *what, int w, int h,
-                       struct rr_err *e)
-{
-    struct image_rgb raw;
-    if (image_load_rgb(&raw, path, what, e) < 0)
-        return -1;
-    if (raw.width == w && raw.height == h) {
-        *img = raw;
-        return 0;
-    }
-    int rc = image_rgb_resample(&raw, w, h, img, e);
-    image_rgb_free(&raw);
-    return rc;
-}
-
-/* The water modes' buffers and pictures. Returns 0, or -1 with e filled. */
-static int water_create(struct renderer *r, const struct scene *sc, struct rr_err *e)
-{
-    const struct render_config *rc = &sc->render;
-    size_t gpix = (size_t)r->gw * r->gh;
-    water_look_init(&r->look, rc);
-    memcpy(r->edges, sc->boundary, sizeof r->edges);
-    /* shaded and normals take each row's slopes as they go, from the
-     * simulation's own heights; refract and caustics read them across rows,
-     * from a copy with filled ghosts. */
-    if (rc->mode == RENDER_SHADED || rc->mode == RENDER_NORMALS) {
-        if (!(r->zeros = av_calloc((size_t)r->gw, sizeof(float))))
-            return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->gw, r->gh);
-    } else {
-        if (field_init(&r->surf, r->gw, r->gh, e) < 0)
-            return -1;
-        r->gx = av_malloc(gpix * sizeof(float));
-        r->gy = av_malloc(gpix * sizeof(float));
-        if (!r->gx || !r->gy)
-            return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d slopes", r->gw, r->gh);
-    }
-    if (rc->mode == RENDER_REFRACT) {
-        if (!(r->rgb_out = av_malloc((size_t)r->rw * r->rh * 3)))
-            return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->rw, r->rh);
-        if (rc->background)
-            return load_fitted(&r->bg, rc->background, "render.background", r->rw, r->rh, e);
-        if (!(r->bg.rgb = malloc((size_t)r->rw * r->rh * 3)))
-            return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->rw, r->rh);
-        r->bg.width = r->rw;
-        r->bg.height = r->rh;
-        checkerboard(r->bg.rgb, r->rw, r->rh);
-    }
-    if (rc->mode == RENDER_CAUSTICS) {
-        r->light = av_malloc(gpix * sizeof(float));
-        r->rays = av_malloc(CAUSTICS_SCRATCH(r->gw, r->gh) * sizeof(float));
-        if (!r->light || !r->rays)
-            return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->gw, r->gh);
-        if (rc->floor)
-            return load_fitted(&r->floor, rc->floor, "render.floor", r->gw, r->gh, e);
-    }
-    return 0;
 }
 
 /* n grid-size planes of bpp bytes a pixel (one after the other), and when
@@ -207,7 +58,7 @@ static int water_create(struct renderer *r, const struct scene *sc, struct rr_er
 static int plane_create(const struct renderer *r, enum AVPixelFormat fmt, int bpp, int n, uint8_t **grid,
                         int *grid_stride, uint8_t **dst, int *dst_stride, struct SwsContext **sws)
 {
-    bool whole = r->mode == RENDER_REFRACT;   /* refract: at render size, unscaled */
+    bool whole = r->ops->own_size;   /* at render size, unscaled */
     int w = whole ? r->rw : r->gw, h = whole ? r->rh : r->gh;
     *grid_stride = r->scaled ? align64(w * bpp) : w * bpp;
     if (!(*grid = av_malloc((size_t)*grid_stride * h * n)))
@@ -228,11 +79,11 @@ static int deep_create(struct renderer *r, const struct render_config *rc, int n
         return 0;
     if ((needs & RENDER_NEED_ALPHA) && rc->alpha == ALPHA_NONE)
         return rr_fail(e, RR_EXIT_USAGE, "render.alpha: the output carries alpha; set render.alpha (height%s)",
-                       rc->mode == RENDER_CAUSTICS ? " or caustics" : "");
+                       r->ops->light ? " or caustics" : "");
     double top = fmax(fabs(rc->range[0]), fabs(rc->range[1]));
     r->alpha_k = (float)(1.0 / top);
-    if (needs & RENDER_NEED_FLOAT) {
-        r->fch = (r->mode == RENDER_NORMALS ? 3 : 1) + (needs & RENDER_NEED_ALPHA ? 1 : 0);
+    if (needs & RENDER_NEED_FLOAT) {   /* the floats instead of the 8- or 16-bit colours */
+        r->fch = r->ops->float_channels + (needs & RENDER_NEED_ALPHA ? 1 : 0);
         if (!(r->fdeep = av_malloc((size_t)r->gw * r->gh * r->fch * sizeof(float))))
             return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for the float picture %dx%d", r->gw, r->gh);
         return 0;
@@ -243,7 +94,7 @@ static int deep_create(struct renderer *r, const struct render_config *rc, int n
     for (int k = 0; k < 3; k++)
         r->wall_rgb16[k] = (uint16_t)(rc->obstacle_color[k] * 257);
     if (r->deep_bits == 16) {
-        bool whole = r->mode == RENDER_REFRACT;   /* refract: at render size, unscaled */
+        bool whole = r->ops->own_size;   /* at render size, unscaled */
         r->c16_grid_stride = (whole ? r->rw : r->gw) * 6;
         if (!(r->c16_grid = av_malloc((size_t)r->c16_grid_stride * (whole ? r->rh : r->gh))))
             goto nomem;
@@ -256,8 +107,8 @@ static int deep_create(struct renderer *r, const struct render_config *rc, int n
     if (r->deep_ch == 4 && plane_create(r, r->abytes == 2 ? AV_PIX_FMT_GRAY16 : AV_PIX_FMT_GRAY8, r->abytes, 1,
                                         &r->a_grid, &r->a_grid_stride, &r->a_dst, &r->a_dst_stride, &r->sws_a) < 0)
         goto nomem;
-    /* refract's deep picture is c16_grid itself (no alpha, no scaling). */
-    if (r->mode != RENDER_REFRACT && !(r->deep_out = av_malloc((size_t)r->rw * r->rh * r->deep_ch * r->abytes)))
+    /* An own_size mode's deep picture is c16_grid itself (no alpha, no scaling). */
+    if (!r->ops->own_size && !(r->deep_out = av_malloc((size_t)r->rw * r->rh * r->deep_ch * r->abytes)))
         goto nomem;
     return 0;
 nomem:
@@ -269,33 +120,22 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
 {
     *out = NULL;
     const struct render_config *rc = &sc->render;
-    const unsigned char (*map)[3] = NULL;
-    if (rc->mode == RENDER_COLORMAP) {
-        map = colormap_find(rc->colormap);
-        if (!map) {
-            char names[256];
-            list_colormaps(names, sizeof names);
-            return rr_fail(e, RR_EXIT_USAGE, "render.colormap: \"%s\" is not a colormap (available: %s)",
-                           rc->colormap, names);
-        }
-    }
-    if ((needs & RENDER_NEED_GRAY16) && rc->mode != RENDER_HEIGHT)
-        return rr_fail(e, RR_EXIT_USAGE,
-                       "output.bit_depth: 16 needs render.mode \"height\" (the mode is \"%s\")",
-                       mode_name(rc->mode));
-    if (rc->alpha == ALPHA_CAUSTICS && rc->mode != RENDER_CAUSTICS)
+    const struct render_mode_ops *ops = render_mode_of(rc->mode);
+    if (!ops)
+        return rr_fail(e, RR_EXIT_USAGE, "render.mode: %d is not a render mode", (int)rc->mode);
+    if ((needs & RENDER_NEED_GRAY16) && !ops->gray)   /* frame.h: 16-bit colour instead */
+        needs = (needs & ~RENDER_NEED_GRAY16) | RENDER_NEED_RGB16;
+    if (rc->alpha == ALPHA_CAUSTICS && !ops->light)
         return rr_fail(e, RR_EXIT_USAGE,
                        "render.alpha: \"caustics\" needs render.mode \"caustics\" (the mode is \"%s\")",
-                       mode_name(rc->mode));
-    if (rc->alpha != ALPHA_NONE && rc->mode == RENDER_REFRACT)
-        return rr_fail(e, RR_EXIT_USAGE,
-                       "render.alpha: \"%s\" does not go with render.mode \"refract\" "
-                       "(its background is opaque; use none)", scene_render_alpha_name(rc->alpha));
-    if ((needs & RENDER_NEED_FLOAT) && rc->mode != RENDER_HEIGHT && rc->mode != RENDER_NORMALS
-        && rc->mode != RENDER_CAUSTICS)
+                       ops->name);
+    if (rc->alpha != ALPHA_NONE && ops->opaque)
+        return rr_fail(e, RR_EXIT_USAGE, "render.alpha: \"%s\" does not go with render.mode \"%s\" (%s; use none)",
+                       scene_render_alpha_name(rc->alpha), ops->name, ops->opaque);
+    if ((needs & RENDER_NEED_FLOAT) && !ops->row_float)
         return rr_fail(e, RR_EXIT_USAGE,
                        "render.mode: \"%s\" has no float picture for this output (height, normals or caustics have)",
-                       mode_name(rc->mode));
+                       ops->name);
     if (!(rc->range[1] != rc->range[0]) || !isfinite(rc->range[0]) || !isfinite(rc->range[1]))
         return rr_fail(e, RR_EXIT_USAGE, "render.range: expected two different finite numbers, got [%g, %g]",
                        rc->range[0], rc->range[1]);
@@ -311,13 +151,11 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
     struct renderer *r = calloc(1, sizeof *r);
     if (!r)
         return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory");
-    r->mode = rc->mode;
+    r->ops = ops;
     r->needs = needs;
     r->alpha = rc->alpha;
-    r->flip_green = rc->mode == RENDER_NORMALS && rc->normal_convention == NORMALS_DIRECTX;
     r->lo = (float)rc->range[0];
     r->span = (float)(rc->range[1] - rc->range[0]);
-    r->map = map;
     memcpy(r->wall, rc->obstacle_color, 3);
     /* The walls' grey in 16-bit output: BT.601 luma of obstacle_color. */
     r->wall16 = (uint16_t)((299 * rc->obstacle_color[0] + 587 * rc->obstacle_color[1] +
@@ -326,8 +164,8 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
     r->gh = gh;
     r->rw = rw;
     r->rh = rh;
-    /* refract samples its background at render size itself: no scaling. */
-    r->scaled = rc->mode != RENDER_REFRACT && (rw != gw || rh != gh);
+    /* An own_size mode (refract) renders at render size itself: no scaling. */
+    r->scaled = !ops->own_size && (rw != gw || rh != gh);
     bool g16 = needs & RENDER_NEED_GRAY16;
 
     size_t gpix = (size_t)gw * gh, rpix = (size_t)rw * rh;
@@ -369,7 +207,7 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
         if (!r->heights)
             goto nomem;
     }
-    if ((rc->mode >= RENDER_SHADED && water_create(r, sc, e) < 0) || deep_create(r, rc, needs, e) < 0) {
+    if ((ops->init && ops->init(r, sc, e) < 0) || deep_create(r, rc, needs, e) < 0) {
         render_free(r);
         return -1;
     }
@@ -381,46 +219,6 @@ nomem:
                    rw, rh, gw, gh);
 }
 
-
-/* One grid row to rgb24 (and 16-bit grey when g16 != NULL). Walls are painted
- * after the colour, so the colour loop stays branch-free. */
-/* Row y's neighbourhood in f for the slopes, the ghosts as field_fill_ghosts
- * fills them from the scene's boundary kinds (fixed: 0, wrap: the opposite
- * edge, the others: the edge itself), read in place. */
-static void nbhd(const struct renderer *r, const struct field *f, int y, struct row_nbhd *rn)
-{
-    const int w = r->gw, h = r->gh;
-    const ptrdiff_t s = f->stride;
-    const enum edge_kind *e = r->edges;
-    rn->mid = f->cur + (ptrdiff_t)y * s;
-    rn->up = y > 0 ? rn->mid - s
-             : e[EDGE_TOP] == EDGE_FIXED ? r->zeros
-             : e[EDGE_TOP] == EDGE_WRAP ? f->cur + (ptrdiff_t)(h - 1) * s : rn->mid;
-    rn->dn = y < h - 1 ? rn->mid + s
-             : e[EDGE_BOTTOM] == EDGE_FIXED ? r->zeros
-             : e[EDGE_BOTTOM] == EDGE_WRAP ? f->cur : rn->mid;
-    const enum edge_kind L = e[EDGE_LEFT], R = e[EDGE_RIGHT];
-    rn->left = L == EDGE_FIXED ? 0.0f : L == EDGE_WRAP ? rn->mid[w - 1] : rn->mid[0];
-    rn->right = R == EDGE_FIXED ? 0.0f : R == EDGE_WRAP ? rn->mid[0] : rn->mid[w - 1];
-}
-
-/* A row of colormap at 16 bits: the table read between its entries
- * (linearly), so that a smooth field gives more than its 256 colours.
- * At v = i / 255 it is entry i times 257. */
-static void colormap_row16(const unsigned char (*map)[3], const float *h, float lo, float span, int w,
-                           uint16_t *rgb16)
-{
-    for (int x = 0; x < w; x++) {
-        float v = (h[x] - lo) / span;
-        v = v >= 0.0f ? v : 0.0f;   /* NaN giving 0 */
-        v = v < 1.0f ? v : 1.0f;
-        float t = v * 255.0f;
-        int i = (int)t < 254 ? (int)t : 254;
-        float fr = t - (float)i;
-        for (int k = 0; k < 3; k++)
-            rgb16[3 * x + k] = unit_u16(((float)map[i][k] + (float)(map[i + 1][k] - map[i][k]) * fr) / 255.0f);
-    }
-}
 
 /* A row of render.alpha at abytes bytes a sample: "height" |h| over the
  * range's larger end, "caustics" the floor's light above still water's
@@ -445,80 +243,38 @@ static void alpha_row(const struct renderer *r, const float *h, const float *lig
     }
 }
 
-/* A row of the float picture (RENDER_NEED_FLOAT): the mode's quantity, then
- * the alpha in [0, 1] (NaN giving 0) when there is one. */
-static void float_row(const struct renderer *r, const struct row_nbhd *rn, const float *h, const float *light,
+/* A row of the float picture (RENDER_NEED_FLOAT): the mode's quantities,
+ * then the alpha in [0, 1] (NaN giving 0) when there is one. Walls are not
+ * painted: they keep their quantities, and alpha 1. */
+static void float_row(const struct renderer *r, const struct field *f, int y, const float *h, const float *light,
                       const unsigned char *walls, float *out)
 {
     const int w = r->gw, ch = r->fch;
-    if (r->mode == RENDER_NORMALS)
-        normals_row_float(r->look.hs, rn, w, r->flip_green, out, ch);
-    else
-        for (int x = 0; x < w; x++)
-            out[(size_t)x * ch] = r->mode == RENDER_CAUSTICS ? light[x] : h[x];
-    if (ch == 2 || ch == 4)
-        for (int x = 0; x < w; x++) {
-            float v = alpha_at(r, h, light, walls, x);
-            v = v >= 0.0f ? v : 0.0f;
-            out[(size_t)x * ch + ch - 1] = v < 1.0f ? v : 1.0f;
-        }
+    r->ops->row_float(r, f, y, h, out, ch);
+    if (ch == r->ops->float_channels)
+        return;
+    for (int x = 0; x < w; x++) {
+        float v = alpha_at(r, h, light, walls, x);
+        v = v >= 0.0f ? v : 0.0f;
+        out[(size_t)x * ch + ch - 1] = v < 1.0f ? v : 1.0f;
+    }
 }
 
-/* directx normal maps: the green channel inverted, 255 - g (65535 - g). */
-static void flip_green(uint8_t *rgb, uint16_t *rgb16, int w)
-{
-    for (int x = 0; x < w; x++)
-        rgb[3 * x + 1] = (uint8_t)(255 - rgb[3 * x + 1]);
-    for (int x = 0; rgb16 && x < w; x++)
-        rgb16[3 * x + 1] = (uint16_t)(65535 - rgb16[3 * x + 1]);
-}
-
+/* One grid row through the mode (rgb24, and 16-bit grey and colour when
+ * asked for), then render.alpha, then the walls: painted after the colour,
+ * so the colour loops stay branch-free. fl: the float picture's row, or
+ * NULL. */
 static void render_row(const struct renderer *r, const struct field *f, int y, const float *restrict h,
                        const unsigned char *walls, uint8_t *restrict rgb, uint16_t *restrict g16,
                        uint16_t *restrict rgb16, uint8_t *restrict a, float *restrict fl)
 {
     const int w = r->gw;
-    const float lo = r->lo, span = r->span;
     const size_t row = (size_t)y * w;
-    struct row_nbhd rn = { 0 };
-    if (r->mode == RENDER_SHADED || r->mode == RENDER_NORMALS) {
-        nbhd(r, f, y, &rn);
-        if (r->mode == RENDER_SHADED) {
-            shade_row(&r->look, &rn, w, rgb, rgb16);
-        } else {
-            normals_row(r->look.hs, &rn, w, rgb, rgb16);
-            if (r->flip_green)
-                flip_green(rgb, rgb16, w);
-        }
-    } else if (r->mode == RENDER_CAUSTICS) {
-        caustics_row(&r->look, r->light + row, r->floor.rgb ? r->floor.rgb + row * 3 : NULL, w, rgb, rgb16);
-    } else if (r->mode == RENDER_HEIGHT) {
-        /* v = (h - range0) / (range1 - range0) to 0..255 (0..65535), clamped, NaN giving 0 */
-        for (int x = 0; x < w; x++) {
-            uint8_t g = (uint8_t)unit_round((h[x] - lo) / span, 255.0f);
-            rgb[3 * x] = rgb[3 * x + 1] = rgb[3 * x + 2] = g;
-        }
-        if (g16)
-            for (int x = 0; x < w; x++)
-                g16[x] = (uint16_t)unit_round((h[x] - lo) / span, 65535.0f);
-        if (rgb16)
-            for (int x = 0; x < w; x++)
-                rgb16[3 * x] = rgb16[3 * x + 1] = rgb16[3 * x + 2] = unit_u16((h[x] - lo) / span);
-    } else {
-        const unsigned char (*map)[3] = r->map;
-        for (int x = 0; x < w; x++) {
-            int i = unit_round((h[x] - lo) / span, 255.0f);
-            rgb[3 * x] = map[i][0];
-            rgb[3 * x + 1] = map[i][1];
-            rgb[3 * x + 2] = map[i][2];
-        }
-        if (rgb16)
-            colormap_row16(map, h, lo, span, w, rgb16);
-    }
+    r->ops->row(r, f, y, h, rgb, g16, rgb16);
     if (a)
         alpha_row(r, h, r->light ? r->light + row : NULL, walls, a);
     if (fl)
-        float_row(r, &rn, h, r->light ? r->light + row : NULL, walls, fl);
+        float_row(r, f, y, h, r->light ? r->light + row : NULL, walls, fl);
     /* memchr: most rows have no wall, and glibc scans them a vector at a time. */
     for (const unsigned char *p = walls ? memchr(walls, 1, (size_t)w) : NULL; p;
          p = memchr(p + 1, 1, (size_t)(walls + w - (p + 1)))) {
@@ -545,83 +301,6 @@ static void copy_heights(struct renderer *r, const struct field *f, struct frame
     for (int y = 0; y < r->gh; y++)
         memcpy(r->heights + (size_t)y * r->gw, f->cur + (ptrdiff_t)y * f->stride, (size_t)r->gw * sizeof(float));
     fr->heights = r->heights;
-}
-
-/* A frame's rows for the team (team_for): the renderer, the field and,
- * by the loop, the walls and the picture they go to. */
-struct rows_job {
-    struct renderer *r;
-    const struct field *f;
-    const unsigned char *walls;
-    uint8_t *dst;
-};
-
-static void copy_heights_rows(void *arg, int lo, int hi)
-{
-    const struct rows_job *j = arg;
-    for (int y = lo; y < hi; y++)
-        memcpy(j->r->surf.cur + (ptrdiff_t)y * j->r->surf.stride, j->f->cur + (ptrdiff_t)y * j->f->stride,
-               (size_t)j->r->gw * sizeof(float));
-}
-
-/* refract and caustics: copies the heights beside ghost cells filled from
- * the scene's boundary kinds, takes the slopes (and the caustics' light).
- * Cannot fail. */
-static void water_prepare(struct renderer *r, const struct field *f)
-{
-    struct rows_job j = { .r = r, .f = f };
-    team_for(r->gh, team_threads_for((long)r->gw * r->gh, 65536), copy_heights_rows, &j);
-    field_fill_ghosts(&r->surf, r->surf.cur, r->edges);
-    water_slopes(&r->surf, r->look.hs, r->gx, r->gy);
-    if (r->mode == RENDER_CAUSTICS)
-        caustics_gather(r->gx, r->gy, r->gw, r->gh, r->look.depth, r->edges[EDGE_LEFT] == EDGE_WRAP,
-                        r->edges[EDGE_TOP] == EDGE_WRAP, r->rays, r->light);
-}
-
-static void refract_rows(void *arg, int lo, int hi)
-{
-    const struct rows_job *j = arg;
-    const struct renderer *r = j->r;
-    const int rw = r->rw, rh = r->rh, gw = r->gw, gh = r->gh;
-    for (int y = lo; y < hi; y++) {
-        uint8_t *out = j->dst + (size_t)y * rw * 3;
-        uint16_t *out16 = r->c16_grid ? r->c16_grid + (size_t)y * rw * 3 : NULL;
-        refract_row(&r->look, r->gx, r->gy, gw, gh, r->bg.rgb, rw, rh, y, out, out16);
-        if (!j->walls)
-            continue;
-        const unsigned char *wr = j->walls + (size_t)((long)y * gh / rh) * gw;
-        for (int x = 0; x < rw; x++) {
-            if (wr[(long)x * gw / rw] == 1) {
-                memcpy(out + 3 * x, r->wall, 3);
-                if (out16)
-                    memcpy(out16 + 3 * x, r->wall_rgb16, sizeof r->wall_rgb16);
-            }
-        }
-    }
-}
-
-/* refract renders at render size directly; a pixel is a wall when the grid
- * cell under its centre is. Cannot fail. */
-static int refract_frame(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
-                         uint8_t *dst, struct frame *fr)
-{
-    const int rw = r->rw, rh = r->rh, gw = r->gw, gh = r->gh;
-    struct rows_job j = { .r = r, .f = f, .walls = walls, .dst = dst };
-    team_for(rh, team_threads_for((long)rw * rh, 65536), refract_rows, &j);
-    memset(fr, 0, sizeof *fr);
-    fr->index = index;
-    fr->width = rw;
-    fr->height = rh;
-    fr->grid_w = gw;
-    fr->grid_h = gh;
-    fr->rgb = dst;
-    if (r->c16_grid) {   /* refract takes no alpha: the deep picture is the colour */
-        fr->deep = r->c16_grid;
-        fr->deep_channels = 3;
-        fr->deep_bits = 16;
-    }
-    copy_heights(r, f, fr);
-    return 0;
 }
 
 /* The grid-size picture's rows (and 16-bit grey rows, when the output
@@ -739,10 +418,13 @@ int render_frame_to(struct renderer *r, const struct field *f, const unsigned ch
                        f->h, r->gw, r->gh);
     const int gw = r->gw, gh = r->gh;
     const bool g16 = r->g16_grid != NULL;
-    if (r->gx) {
-        water_prepare(r, f);
-        if (r->mode == RENDER_REFRACT)
-            return refract_frame(r, f, walls, index, target ? target : r->rgb_out, fr);
+    if (r->ops->prepare)
+        r->ops->prepare(r, f);
+    if (r->ops->frame) {
+        if (r->ops->frame(r, f, walls, index, target ? target : r->rgb_out, fr, e) < 0)
+            return -1;
+        copy_heights(r, f, fr);
+        return 0;
     }
     /* Unscaled, the grid-size picture is the frame (rows of gw * 3 bytes). */
     uint8_t *grid_rgb = r->scaled || !target ? r->rgb_grid : target;

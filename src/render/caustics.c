@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <libavutil/mem.h>
+
 #define SUB 2                    /* sub-rays per cell and axis */
 #define ETA (1.0f / 1.333f)      /* air -> water, Snell's n1 / n2 */
 
@@ -116,3 +118,66 @@ void caustics_row(const struct water_look *lk, const float *light, const uint8_t
         }
     }
 }
+
+/* The slopes, the floor's light and its scratch, the floor picture at grid
+ * size (render.floor fitted) or none. */
+static int caustics_init(struct renderer *r, const struct scene *sc, struct rr_err *e)
+{
+    if (water_init_slopes(r, sc, e) < 0)
+        return -1;
+    r->light = av_malloc((size_t)r->gw * r->gh * sizeof(float));
+    r->rays = av_malloc(CAUSTICS_SCRATCH(r->gw, r->gh) * sizeof(float));
+    if (!r->light || !r->rays)
+        return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->gw, r->gh);
+    if (sc->render.floor)
+        return water_load_fitted(&r->floor, sc->render.floor, "render.floor", r->gw, r->gh, e);
+    return 0;
+}
+
+static void caustics_prepare(struct renderer *r, const struct field *f)
+{
+    water_prepare(r, f);
+    caustics_gather(r->gx, r->gy, r->gw, r->gh, r->look.depth, r->edges[EDGE_LEFT] == EDGE_WRAP,
+                    r->edges[EDGE_TOP] == EDGE_WRAP, r->rays, r->light);
+}
+
+static void caustics_mode_row(const struct renderer *r, const struct field *f, int y, const float *restrict h,
+                              uint8_t *restrict rgb, uint16_t *restrict g16, uint16_t *restrict rgb16)
+{
+    (void)f;
+    (void)h;
+    (void)g16;
+    const size_t row = (size_t)y * r->gw;
+    caustics_row(&r->look, r->light + row, r->floor.rgb ? r->floor.rgb + row * 3 : NULL, r->gw, rgb, rgb16);
+}
+
+static void caustics_free(struct renderer *r)
+{
+    water_free(r);
+    av_freep(&r->light);
+    av_freep(&r->rays);
+    image_rgb_free(&r->floor);
+}
+
+/* The float picture: the floor's light itself (1 under still water). */
+static void caustics_row_float(const struct renderer *r, const struct field *f, int y, const float *restrict h,
+                               float *restrict out, int stride)
+{
+    (void)f;
+    (void)h;
+    const float *l = r->light + (size_t)y * r->gw;
+    for (int x = 0; x < r->gw; x++)
+        out[(size_t)x * stride] = l[x];
+}
+
+const struct render_mode_ops render_caustics_ops = {
+    .name = "caustics",
+    .mode = RENDER_CAUSTICS,
+    .light = true,
+    .init = caustics_init,
+    .prepare = caustics_prepare,
+    .row = caustics_mode_row,
+    .row_float = caustics_row_float,
+    .float_channels = 1,
+    .free = caustics_free,
+};

@@ -1,11 +1,19 @@
-/* render/modes.h: the kernels of the water render modes (shaded, normals,
- * refract, caustics), shared by render.c and the files of src/render/; private to the
- * renderer and its unit tests. docs/render.md explains each mode.
+/* render/modes.h: the render modes' table and what the renderer (render.c)
+ * and the modes (the files of src/render/) share; private to the renderer and
+ * its unit tests. docs/render.md explains each mode.
  *
- * Every mode starts from the surface slopes: render.c copies the heights into
- * a field with a ghost border, fills the ghosts from the scene's boundary
- * kinds (field_fill_ghosts: wrap -> the opposite edge, so wrapped frames
- * tile), and water_slopes takes central differences through them. */
+ * A mode is a file in src/render/ defining its struct render_mode_ops and a
+ * line in the table (render/registry.c). render.c owns what every mode has
+ * (the picture at grid size and its scaling to render size, the 16-bit grey,
+ * the deep picture, the raw heights, the walls, render.alpha) and calls the
+ * mode through its ops: init once, prepare and then a row at a time for
+ * each frame (or frame, for a mode that renders at render size itself),
+ * free at the end.
+ *
+ * The water modes (shaded, normals, refract, caustics) start from the
+ * surface slopes: the heights with a ghost border filled from the scene's
+ * boundary kinds (field_fill_ghosts: wrap -> the opposite edge, so wrapped
+ * frames tile), central differences through them (render/water.c). */
 #ifndef RR_RENDER_MODES_H
 #define RR_RENDER_MODES_H
 
@@ -13,10 +21,131 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "field.h"
+#include "frame.h"
 #include "image.h"
+#include "render.h"
 #include "scene.h"
+
+struct SwsContext;
+struct render_mode_ops;
+
+/* The lighting settings, in floats, unit vectors and 0..1 colours. */
+struct water_look {
+    float hs;                    /* height_scale */
+    float light[3];              /* unit vector toward the light */
+    float half[3];               /* unit Blinn-Phong half vector of light and view (0, 0, 1) */
+    float water[3], sky[3], floor[3];
+    float specular, shininess;
+    float f0;                    /* Schlick's reflectance at normal incidence */
+    float flat_spec;             /* the highlight of still water, pow(half.z, shininess) */
+    float refraction, depth;
+};
+
+struct renderer {
+    const struct render_mode_ops *ops;
+    int needs;
+    float lo, span;                    /* range[0], range[1] - range[0] */
+    unsigned char wall[3];
+    uint16_t wall16;
+    int gw, gh, rw, rh;
+    bool scaled;
+    /* Grid-size pictures (sws sources when scaled; rgb_grid is the frame otherwise). */
+    uint8_t *rgb_grid;  int rgb_grid_stride;
+    uint16_t *g16_grid; int g16_grid_stride;   /* strides in bytes */
+    /* Render-size sws destinations (aligned strides) and packed frame buffers. */
+    uint8_t *rgb_dst;   int rgb_dst_stride;
+    uint16_t *g16_dst;  int g16_dst_stride;
+    uint8_t *rgb_out;
+    uint16_t *g16_out;
+    float *heights;
+    struct SwsContext *sws_rgb, *sws_g16;
+    /* The modes' own state, made by their init and freed by their free. */
+    const unsigned char (*map)[3];     /* colormap: the table */
+    struct water_look look;            /* water modes: the lighting */
+    enum edge_kind edges[4];           /* water modes: the scene's boundary kinds */
+    struct field surf;         /* refract, caustics: the heights with filled ghosts */
+    float *gx, *gy;            /* refract, caustics: their slopes */
+    float *zeros;              /* shaded, normals: a fixed edge's ghost row */
+    float *light;              /* caustics: the floor's light */
+    float *rays;               /* caustics: landing points (CAUSTICS_SCRATCH) */
+    bool flip_green;           /* normals: render.normal_convention directx */
+    struct image_rgb bg;       /* refract: the background at render size */
+    struct image_rgb floor;    /* caustics: the floor texture at grid size, or empty */
+    /* The deep picture (RENDER_NEED_RGB16, RENDER_NEED_ALPHA; frame.h): 16-bit
+     * colour and alpha (1 or 2 bytes a sample: abytes) at grid size (refract:
+     * the colour at render size), their scaled copies, and the interleaved
+     * frame. deep_bits 0: none. The 16-bit colour is scaled as three grey
+     * planes (c16_planes), because libswscale takes packed rgb48 through
+     * YUV, which would turn greys into colours. */
+    int deep_bits, deep_ch, abytes;
+    enum render_alpha alpha;
+    float alpha_k;             /* alpha "height": 1 / max(|range0|, |range1|) */
+    uint16_t wall_rgb16[3];
+    uint16_t *c16_grid; int c16_grid_stride;
+    uint16_t *c16_planes; int c16_planes_stride;   /* 3 planes of gh rows */
+    uint8_t *a_grid;    int a_grid_stride;
+    uint16_t *c16_dst;  int c16_dst_stride;
+    uint8_t *a_dst;     int a_dst_stride;
+    void *deep_out;
+    struct SwsContext *sws_c16, *sws_a;
+    /* RENDER_NEED_FLOAT (frame.h): the mode's quantities (row_float) and the
+     * alpha as floats, fch a cell, at grid size; NULL: none. */
+    float *fdeep;
+    int fch;
+};
+
+/* What a render mode is to the renderer. */
+struct render_mode_ops {
+    const char *name;            /* render.mode's value, as scene_render_mode_name gives it */
+    enum render_mode mode;
+    bool gray;                   /* its picture is a grey: it can give RENDER_NEED_GRAY16 */
+    bool light;                  /* it computes the floor's light (r->light): render.alpha "caustics" */
+    /* It renders at render size itself, with frame instead of row (no
+     * scaling; the deep picture is its 16-bit colour, no alpha). */
+    bool own_size;
+    const char *opaque;          /* why render.alpha does not go with it, or NULL */
+    /* Its state in r (render.c has filled the rest). Returns 0, or -1 with
+     * e filled (RR_EXIT_USAGE for a bad setting or picture, RR_EXIT_RUNTIME
+     * for memory). NULL: nothing to make. */
+    int (*init)(struct renderer *r, const struct scene *sc, struct rr_err *e);
+    /* Per frame, before the rows: what rows read across the field (slopes,
+     * the floor's light). NULL: nothing. Cannot fail. */
+    void (*prepare)(struct renderer *r, const struct field *f);
+    /* Grid row y (heights h) to rgb (gw * 3 bytes); g16 (gray modes) and
+     * rgb16 (gw * 3 values) when not NULL. Rows run in parallel. Cannot fail. */
+    void (*row)(const struct renderer *r, const struct field *f, int y, const float *restrict h,
+                uint8_t *restrict rgb, uint16_t *restrict g16, uint16_t *restrict rgb16);
+    /* own_size modes: the whole frame into dst (rw * rh * 3), walls painted,
+     * fr filled but for the heights. Returns 0, or -1 with e filled. */
+    int (*frame)(struct renderer *r, const struct field *f, const unsigned char *walls, long index, uint8_t *dst,
+                 struct frame *fr, struct rr_err *e);
+    /* The mode's quantities at full precision for RENDER_NEED_FLOAT
+     * (frame.h): grid row y's float_channels values of pixel x at
+     * out[x * stride ...]. NULL: the mode has only colours. Rows run in
+     * parallel, after prepare. Cannot fail. */
+    void (*row_float)(const struct renderer *r, const struct field *f, int y, const float *restrict h,
+                      float *restrict out, int stride);
+    int float_channels;
+    void (*free)(struct renderer *r);   /* NULL: nothing; must accept a failed init */
+};
+
+/* The table of render modes (render/registry.c), NULL-terminated. */
+extern const struct render_mode_ops *const render_modes[];
+
+/* The mode's ops, or NULL for a value the table does not have. */
+const struct render_mode_ops *render_mode_of(enum render_mode m);
+
+/* A frame's rows for the team (team_for): the renderer, the field and,
+ * by the loop, the walls and the picture they go to. */
+struct rows_job {
+    struct renderer *r;
+    const struct field *f;
+    const unsigned char *walls;
+    uint8_t *dst;
+};
 
 /* lrintf(fminf(fmaxf(v, 0), 1) * scale), NaN giving 0, for 0 < scale <=
  * 65535: the same integer, but inline and vectorisable (libm's fminf, fmaxf
@@ -39,17 +168,6 @@ static inline __attribute__((always_inline)) uint16_t unit_u16(float v)
     return (uint16_t)unit_round(v, 65535.0f);
 }
 
-/* The lighting settings, in floats, unit vectors and 0..1 colours. */
-struct water_look {
-    float hs;                    /* height_scale */
-    float light[3];              /* unit vector toward the light */
-    float half[3];               /* unit Blinn-Phong half vector of light and view (0, 0, 1) */
-    float water[3], sky[3], floor[3];
-    float specular, shininess;
-    float f0;                    /* Schlick's reflectance at normal incidence */
-    float flat_spec;             /* the highlight of still water, pow(half.z, shininess) */
-    float refraction, depth;
-};
 
 /* Bilinear read of a w x h grid of floats at (x, y) in cell coordinates,
  * clamped to the grid. Cannot fail. */
@@ -78,11 +196,67 @@ void water_slopes(const struct field *f, float hs, float *restrict gx, float *re
  * rows y-1, y and y+1 (the ghost rows at the top and bottom edges), read at
  * [0, w) (mid also at -1 and w, whatever those hold); left and right are
  * the ghost cells beyond mid's ends. What field_fill_ghosts would put there
- * (render.c fills one from the scene's boundary kinds). */
+ * (water_nbhd fills one from the scene's boundary kinds). */
 struct row_nbhd {
     const float *up, *mid, *dn;
     float left, right;
 };
+
+/* What the water modes share (render/water.c). water_init_rows: for a mode
+ * whose rows take their slopes from the simulation's own heights (shaded,
+ * normals; see water_nbhd); water_init_slopes: for one that reads them
+ * across rows (refract, caustics), from a copy with filled ghosts that
+ * water_prepare makes each frame. Both fill r->look and r->edges; they
+ * return 0, or -1 with e filled (memory). water_free releases what they
+ * made. */
+int water_init_rows(struct renderer *r, const struct scene *sc, struct rr_err *e);
+int water_init_slopes(struct renderer *r, const struct scene *sc, struct rr_err *e);
+void water_prepare(struct renderer *r, const struct field *f);
+void water_free(struct renderer *r);
+
+/* Row y's neighbourhood in f for the slopes, the ghosts as field_fill_ghosts
+ * fills them from the scene's boundary kinds (fixed: 0, wrap: the opposite
+ * edge, the others: the edge itself), read in place. Cannot fail. */
+void water_nbhd(const struct renderer *r, const struct field *f, int y, struct row_nbhd *rn);
+
+/* Loads a colour PNG and fits it to w x h (bilinear, half-pixel centres) when
+ * its size differs. Returns 0, or -1 with e filled. */
+int water_load_fitted(struct image_rgb *img, const char *path, const char *what, int w, int h,
+                      struct rr_err *e);
+
+/* Pixels per chunk of the row passes of shaded and normals (their scratch
+ * lives on the stack). */
+#define SHADE_CHUNK 128
+
+static inline __attribute__((always_inline)) uint32_t bits_f(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* The slopes of cells x0 .. x0+n-1 of a row as water_slopes takes them
+ * (same expressions, same bits), the ghosts beyond the row's ends taken from
+ * rn. Returns nonzero unless every slope is +0 (still water). */
+static inline __attribute__((always_inline)) uint32_t chunk_slopes(const struct row_nbhd *rn, int x0, int n, int w,
+                                                                   float k, float *restrict ax,
+                                                                   float *restrict ay)
+{
+    const float *restrict up = rn->up + x0, *restrict mid = rn->mid + x0, *restrict dn = rn->dn + x0;
+    /* The interior first (the ends read past the row; fixed below). */
+    for (int x = 0; x < n; x++) {
+        ax[x] = k * (mid[x + 1] - mid[x - 1]);
+        ay[x] = k * (dn[x] - up[x]);
+    }
+    if (x0 == 0)
+        ax[0] = k * ((w > 1 ? mid[1] : rn->right) - rn->left);
+    if (x0 + n == w && w > 1)
+        ax[n - 1] = k * (rn->right - mid[n - 2]);
+    uint32_t any = 0;
+    for (int x = 0; x < n; x++)
+        any |= bits_f(ax[x]) | bits_f(ay[x]);
+    return any;
+}
 
 /* One row of the lit surface (shaded) and of the tangent-space normal map
  * (normals, hs = height_scale), the slopes taken as water_slopes takes them.

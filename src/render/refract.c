@@ -3,8 +3,13 @@
  * height as grey): a background picture seen through the surface, displaced
  * by its slope, plus the glints of a tilted surface. See render/modes.h. */
 #include "render/modes.h"
+#include "team.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libavutil/mem.h>
 
 /* The offset is -refraction * slope cells, so `refraction` is the shift in
  * cells per unit of slope (a light refraction approximation: shift =
@@ -42,3 +47,98 @@ void refract_row(const struct water_look *lk, const float *gx, const float *gy, 
         }
     }
 }
+
+/* A checkerboard of 16-pixel squares: the background when none is given. */
+static void checkerboard(uint8_t *rgb, int w, int h)
+{
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            uint8_t v = ((x / 16) + (y / 16)) & 1 ? 70 : 200;
+            uint8_t *p = rgb + ((size_t)y * w + x) * 3;
+            p[0] = v;
+            p[1] = v;
+            p[2] = v;
+        }
+}
+
+/* The slopes, the render-size picture and the background at render size
+ * (render.background fitted, or the checkerboard). */
+static int refract_init(struct renderer *r, const struct scene *sc, struct rr_err *e)
+{
+    const struct render_config *rc = &sc->render;
+    if (water_init_slopes(r, sc, e) < 0)
+        return -1;
+    if (!(r->rgb_out = av_malloc((size_t)r->rw * r->rh * 3)))
+        return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->rw, r->rh);
+    if (rc->background)
+        return water_load_fitted(&r->bg, rc->background, "render.background", r->rw, r->rh, e);
+    if (!(r->bg.rgb = malloc((size_t)r->rw * r->rh * 3)))
+        return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->rw, r->rh);
+    r->bg.width = r->rw;
+    r->bg.height = r->rh;
+    checkerboard(r->bg.rgb, r->rw, r->rh);
+    return 0;
+}
+
+static void refract_rows(void *arg, int lo, int hi)
+{
+    const struct rows_job *j = arg;
+    const struct renderer *r = j->r;
+    const int rw = r->rw, rh = r->rh, gw = r->gw, gh = r->gh;
+    for (int y = lo; y < hi; y++) {
+        uint8_t *out = j->dst + (size_t)y * rw * 3;
+        uint16_t *out16 = r->c16_grid ? r->c16_grid + (size_t)y * rw * 3 : NULL;
+        refract_row(&r->look, r->gx, r->gy, gw, gh, r->bg.rgb, rw, rh, y, out, out16);
+        if (!j->walls)
+            continue;
+        const unsigned char *wr = j->walls + (size_t)((long)y * gh / rh) * gw;
+        for (int x = 0; x < rw; x++) {
+            if (wr[(long)x * gw / rw] == 1) {
+                memcpy(out + 3 * x, r->wall, 3);
+                if (out16)
+                    memcpy(out16 + 3 * x, r->wall_rgb16, sizeof r->wall_rgb16);
+            }
+        }
+    }
+}
+
+/* At render size directly; a pixel is a wall when the grid cell under its
+ * centre is. Cannot fail. */
+static int refract_frame(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
+                         uint8_t *dst, struct frame *fr, struct rr_err *e)
+{
+    (void)e;
+    const int rw = r->rw, rh = r->rh;
+    struct rows_job j = { .r = r, .f = f, .walls = walls, .dst = dst };
+    team_for(rh, team_threads_for((long)rw * rh, 65536), refract_rows, &j);
+    memset(fr, 0, sizeof *fr);
+    fr->index = index;
+    fr->width = rw;
+    fr->height = rh;
+    fr->grid_w = r->gw;
+    fr->grid_h = r->gh;
+    fr->rgb = dst;
+    if (r->c16_grid) {   /* no alpha: the deep picture is the colour */
+        fr->deep = r->c16_grid;
+        fr->deep_channels = 3;
+        fr->deep_bits = 16;
+    }
+    return 0;
+}
+
+static void refract_free(struct renderer *r)
+{
+    water_free(r);
+    image_rgb_free(&r->bg);
+}
+
+const struct render_mode_ops render_refract_ops = {
+    .name = "refract",
+    .mode = RENDER_REFRACT,
+    .own_size = true,
+    .opaque = "its background is opaque",
+    .init = refract_init,
+    .prepare = water_prepare,
+    .frame = refract_frame,
+    .free = refract_free,
+};

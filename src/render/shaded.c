@@ -1,72 +1,11 @@
-/* render/shaded.c: the surface slopes every water mode starts from, the lit
- * surface (render.mode "shaded") and the tangent-space normal map ("normals").
- * See render/modes.h and docs/render.md. */
+/* render/shaded.c: render.mode "shaded": the lit surface, Fresnel-weighted
+ * sky over water colour plus a Blinn-Phong highlight. See render/modes.h and
+ * docs/render.md. */
 #include "render/modes.h"
 #include "team.h"
 
 #include <math.h>
 #include <string.h>
-
-static float unit_byte(unsigned char c)
-{
-    return (float)c / 255.0f;
-}
-
-static void normalise(float v[3])
-{
-    float n = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    for (int k = 0; k < 3; k++)
-        v[k] /= n;
-}
-
-void water_look_init(struct water_look *lk, const struct render_config *rc)
-{
-    lk->hs = (float)rc->height_scale;
-    for (int k = 0; k < 3; k++) {
-        lk->light[k] = (float)rc->light[k];
-        lk->water[k] = unit_byte(rc->water_color[k]);
-        lk->sky[k] = unit_byte(rc->sky_color[k]);
-        lk->floor[k] = unit_byte(rc->floor_color[k]);
-    }
-    normalise(lk->light);   /* the scene guarantees z > 0 */
-    for (int k = 0; k < 3; k++)
-        lk->half[k] = lk->light[k] + (k == 2 ? 1.0f : 0.0f);
-    normalise(lk->half);
-    lk->specular = (float)rc->specular;
-    lk->shininess = (float)rc->shininess;
-    lk->f0 = (float)rc->reflectivity;
-    lk->flat_spec = powf(lk->half[2], lk->shininess);
-    lk->refraction = (float)rc->refraction;
-    lk->depth = (float)rc->depth;
-}
-
-struct slopes_job {
-    const struct field *f;
-    float k;   /* hs / 2 */
-    float *gx, *gy;
-};
-
-static void slopes_rows(void *arg, int lo, int hi)
-{
-    const struct slopes_job *j = arg;
-    const int w = j->f->w;
-    const ptrdiff_t s = j->f->stride;
-    const float k = j->k;
-    for (int y = lo; y < hi; y++) {
-        const float *restrict c = j->f->cur + (ptrdiff_t)y * s;
-        float *restrict ox = j->gx + (size_t)y * w, *restrict oy = j->gy + (size_t)y * w;
-        for (int x = 0; x < w; x++) {
-            ox[x] = k * (c[x + 1] - c[x - 1]);
-            oy[x] = k * (c[x + s] - c[x - s]);
-        }
-    }
-}
-
-void water_slopes(const struct field *f, float hs, float *restrict gx, float *restrict gy)
-{
-    struct slopes_job j = { .f = f, .k = 0.5f * hs, .gx = gx, .gy = gy };
-    team_for(f->h, team_threads_for((long)f->w * f->h, 65536), slopes_rows, &j);
-}
 
 static inline __attribute__((always_inline)) uint8_t to_byte(float v)
 {
@@ -116,13 +55,6 @@ static const uint64_t pow_exp2_tab[32] = {
     0x3fefa4afa2a490da, 0x3fefd0765b6e4540,
 };
 static const double pow_exp2_poly[3] = { 0x1.c6af84b912394p-5, 0x1.ebfce50fac4f3p-3, 0x1.62e42ff0c52d6p-1 };
-
-static inline __attribute__((always_inline)) uint32_t bits_f(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
 
 static inline __attribute__((always_inline)) float float_b(uint32_t u)
 {
@@ -221,32 +153,6 @@ void water_powf(const float *x, float y, int n, float *out)
     }
     for (int i = 0; i < n; i++)
         out[i] = powf(x[i], y);
-}
-
-/* Pixels per chunk of the row passes below (their scratch lives on the stack). */
-#define SHADE_CHUNK 128
-
-/* The slopes of cells x0 .. x0+n-1 of a row as water_slopes takes them
- * (same expressions, same bits), the ghosts beyond the row's ends taken from
- * rn. Returns nonzero unless every slope is +0 (still water). */
-static inline __attribute__((always_inline)) uint32_t chunk_slopes(const struct row_nbhd *rn, int x0, int n, int w,
-                                                                   float k, float *restrict ax,
-                                                                   float *restrict ay)
-{
-    const float *restrict up = rn->up + x0, *restrict mid = rn->mid + x0, *restrict dn = rn->dn + x0;
-    /* The interior first (the ends read past the row; fixed below). */
-    for (int x = 0; x < n; x++) {
-        ax[x] = k * (mid[x + 1] - mid[x - 1]);
-        ay[x] = k * (dn[x] - up[x]);
-    }
-    if (x0 == 0)
-        ax[0] = k * ((w > 1 ? mid[1] : rn->right) - rn->left);
-    if (x0 + n == w && w > 1)
-        ax[n - 1] = k * (rn->right - mid[n - 2]);
-    uint32_t any = 0;
-    for (int x = 0; x < n; x++)
-        any |= bits_f(ax[x]) | bits_f(ay[x]);
-    return any;
 }
 
 /* n pixels of rgb24 all of colour px. */
@@ -371,47 +277,20 @@ void shade_row(const struct water_look *lk, const struct row_nbhd *rn, int w, ui
         shade_row_base(lk, rn, w, rgb, rgb16);
 }
 
-/* OpenGL convention (+x right, +y up in the texture, as Blender, Unity and
- * Godot read it): with y down in the grid the up-slope is -gy, so the normal
- * is (-gx, +gy, 1) / |.|, stored as (n + 1) / 2 * 255. Still water is
- * (0, 0, 1): 127.5 rounds to even, giving 128, 128, 255. */
-void normals_row(float hs, const struct row_nbhd *rn, int w, uint8_t *rgb, uint16_t *rgb16)
+static void shaded_row(const struct renderer *r, const struct field *f, int y, const float *restrict h,
+                       uint8_t *restrict rgb, uint16_t *restrict g16, uint16_t *restrict rgb16)
 {
-    const float k = 0.5f * hs;
-    float gx[SHADE_CHUNK], gy[SHADE_CHUNK];
-    for (int x0 = 0; x0 < w; x0 += SHADE_CHUNK) {
-        const int n = w - x0 < SHADE_CHUNK ? w - x0 : SHADE_CHUNK;
-        chunk_slopes(rn, x0, n, w, k, gx, gy);
-        uint8_t *restrict out = rgb + 3 * (size_t)x0;
-        for (int x = 0; x < n; x++) {
-            float inv = 1.0f / sqrtf(gx[x] * gx[x] + gy[x] * gy[x] + 1.0f);
-            out[3 * x] = (uint8_t)lrintf((0.5f - 0.5f * gx[x] * inv) * 255.0f);
-            out[3 * x + 1] = (uint8_t)lrintf((0.5f + 0.5f * gy[x] * inv) * 255.0f);
-            out[3 * x + 2] = (uint8_t)lrintf((0.5f + 0.5f * inv) * 255.0f);
-        }
-        for (int x = 0; rgb16 && x < n; x++) {
-            float inv = 1.0f / sqrtf(gx[x] * gx[x] + gy[x] * gy[x] + 1.0f);
-            uint16_t *o16 = rgb16 + 3 * ((size_t)x0 + x);
-            o16[0] = unit_u16(0.5f - 0.5f * gx[x] * inv);
-            o16[1] = unit_u16(0.5f + 0.5f * gy[x] * inv);
-            o16[2] = unit_u16(0.5f + 0.5f * inv);
-        }
-    }
+    (void)h;
+    (void)g16;
+    struct row_nbhd rn;
+    water_nbhd(r, f, y, &rn);
+    shade_row(&r->look, &rn, r->gw, rgb, rgb16);
 }
 
-void normals_row_float(float hs, const struct row_nbhd *rn, int w, bool flip_y, float *out, int stride)
-{
-    const float k = 0.5f * hs;
-    float gx[SHADE_CHUNK], gy[SHADE_CHUNK];
-    for (int x0 = 0; x0 < w; x0 += SHADE_CHUNK) {
-        const int n = w - x0 < SHADE_CHUNK ? w - x0 : SHADE_CHUNK;
-        chunk_slopes(rn, x0, n, w, k, gx, gy);
-        for (int x = 0; x < n; x++) {
-            float inv = 1.0f / sqrtf(gx[x] * gx[x] + gy[x] * gy[x] + 1.0f), ny = gy[x] * inv;
-            float *o = out + ((size_t)x0 + x) * stride;
-            o[0] = -gx[x] * inv;
-            o[1] = flip_y ? -ny : ny;
-            o[2] = inv;
-        }
-    }
-}
+const struct render_mode_ops render_shaded_ops = {
+    .name = "shaded",
+    .mode = RENDER_SHADED,
+    .init = water_init_rows,
+    .row = shaded_row,
+    .free = water_free,
+};

@@ -27,7 +27,7 @@ struct pngseq_sink {
 static int pngseq_needs(const struct output_config *o, const struct scene *sc)
 {
     bool alpha = sc->render.alpha != ALPHA_NONE, b16 = o->bit_depth == 16;
-    if (b16 && !alpha && sc->render.mode == RENDER_HEIGHT)
+    if (b16 && !alpha)   /* grey in a grey mode, else 16-bit colour (frame.h) */
         return RENDER_NEED_GRAY16;
     return (b16 ? RENDER_NEED_RGB16 : 0) | (alpha ? RENDER_NEED_ALPHA : 0);
 }

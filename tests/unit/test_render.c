@@ -1,7 +1,8 @@
 /* test_render.c: the height and colormap renders on hand-made fields: exact
  * bytes, rounding, clamping, walls, 16-bit grey, raw heights, swscale scaling,
- * and the errors for unknown colormaps and unreadable pictures. The water
- * modes are tested in test_render_water.c. */
+ * the errors for unknown colormaps and unreadable pictures, and the table of
+ * render modes against the scene's names. The water modes are tested in
+ * test_render_water.c. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 
 #include "fake_field.h"
 #include "render.h"
+#include "render/modes.h"
 
 static void scene_init(struct scene *sc, int gw, int gh, enum render_mode mode)
 {
@@ -185,9 +187,26 @@ static void test_errors(void **state)
     assert_non_null(strstr(e.msg, "render.background: /nonexistent/bg.png: cannot read PNG"));
     scene_init(&sc, 4, 4, RENDER_COLORMAP);
     strcpy(sc.render.colormap, "grey");
-    assert_int_equal(render_create(&r, &sc, RENDER_NEED_GRAY16, &e), -1);
-    assert_int_equal(e.status, RR_EXIT_USAGE);
-    assert_string_equal(e.msg, "output.bit_depth: 16 needs render.mode \"height\" (the mode is \"colormap\")");
+    /* 16-bit grey from a colour mode: the 16-bit colour instead (frame.h),
+     * the same values as asked for with RENDER_NEED_RGB16. */
+    const float cells[16] = { -1, -0.5f, 0, 0.5f, 1, 0.25f, -0.25f, 0.125f, 0, 0, 0, 0, 1, 1, 1, 1 };
+    struct fake fk;
+    fake_init(&fk, 4, 4, cells);
+    uint16_t want[4 * 4 * 3];
+    struct frame fr;
+    assert_int_equal(render_create(&r, &sc, RENDER_NEED_RGB16, &e), 0);
+    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    memcpy(want, fr.deep, sizeof want);
+    render_free(r);
+    assert_int_equal(render_create(&r, &sc, RENDER_NEED_GRAY16, &e), 0);
+    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    assert_null(fr.gray16);
+    assert_non_null(fr.deep);
+    assert_int_equal(fr.deep_bits, 16);
+    assert_int_equal(fr.deep_channels, 3);
+    assert_memory_equal(fr.deep, want, sizeof want);
+    render_free(r);
+    free(fk.mem);
     scene_init(&sc, 4, 4, RENDER_HEIGHT);
     sc.render.range[1] = -1;
     assert_int_equal(render_create(&r, &sc, 0, &e), -1);
@@ -439,9 +458,30 @@ static void test_render_into_target(void **state)
     free(fk.mem);
 }
 
+/* The table of render modes (render/registry.c) and the scene's render.mode
+ * names (scene.c) are one list: every name the scene reads has a mode with
+ * that name and a row or a frame, and the table has nothing else. */
+static void test_mode_table_matches_scene(void **state)
+{
+    (void)state;
+    int scene_modes = 0;
+    for (int m = 0; strcmp(scene_render_mode_name((enum render_mode)m), "?") != 0; m++, scene_modes++) {
+        const struct render_mode_ops *ops = render_mode_of((enum render_mode)m);
+        assert_non_null(ops);
+        assert_string_equal(ops->name, scene_render_mode_name((enum render_mode)m));
+        assert_true(ops->own_size ? ops->frame != NULL : ops->row != NULL);
+    }
+    int table = 0;
+    while (render_modes[table])
+        table++;
+    assert_int_equal(table, scene_modes);
+    assert_null(render_mode_of((enum render_mode)scene_modes));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mode_table_matches_scene),
         cmocka_unit_test(test_height_exact_bytes),
         cmocka_unit_test(test_render_into_target),
         cmocka_unit_test(test_height_nan_is_black),

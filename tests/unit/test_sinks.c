@@ -617,11 +617,13 @@ static void test_pngseq_gray16(void **state)
     assert_memory_equal(px, fs.g16, sizeof px);
     unlink(in_dir("g0.png"));
 
-    /* Another mode, or alpha: 16-bit colour from the deep picture, not grey. */
+    /* Another mode: the sink asks for grey the same way, the renderer gives
+     * 16-bit colour (frame.h), written from the deep picture as RGB. */
     sc.render.mode = RENDER_COLORMAP;
     assert_int_equal(sink_open(&s, &sc, &p, &e), 0);
-    assert_int_equal(sink_needs(s), RENDER_NEED_RGB16);
+    assert_int_equal(sink_needs(s), RENDER_NEED_GRAY16);
     sink_free(s);
+    /* With alpha: 16-bit colour and alpha from the deep picture, not grey. */
     sc.render.mode = RENDER_HEIGHT;
     sc.render.alpha = ALPHA_HEIGHT;
     assert_int_equal(sink_open(&s, &sc, &p, &e), 0);

@@ -1,0 +1,156 @@
+/* render/water.c: what the water modes (shaded, normals, refract, caustics)
+ * share: the lighting from the scene, the surface slopes and the ghost
+ * cells they read through, a fitted background or floor picture. See
+ * render/modes.h. */
+#include "render/modes.h"
+#include "team.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libavutil/mem.h>
+
+static float unit_byte(unsigned char c)
+{
+    return (float)c / 255.0f;
+}
+
+static void normalise(float v[3])
+{
+    float n = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    for (int k = 0; k < 3; k++)
+        v[k] /= n;
+}
+
+void water_look_init(struct water_look *lk, const struct render_config *rc)
+{
+    lk->hs = (float)rc->height_scale;
+    for (int k = 0; k < 3; k++) {
+        lk->light[k] = (float)rc->light[k];
+        lk->water[k] = unit_byte(rc->water_color[k]);
+        lk->sky[k] = unit_byte(rc->sky_color[k]);
+        lk->floor[k] = unit_byte(rc->floor_color[k]);
+    }
+    normalise(lk->light);   /* the scene guarantees z > 0 */
+    for (int k = 0; k < 3; k++)
+        lk->half[k] = lk->light[k] + (k == 2 ? 1.0f : 0.0f);
+    normalise(lk->half);
+    lk->specular = (float)rc->specular;
+    lk->shininess = (float)rc->shininess;
+    lk->f0 = (float)rc->reflectivity;
+    lk->flat_spec = powf(lk->half[2], lk->shininess);
+    lk->refraction = (float)rc->refraction;
+    lk->depth = (float)rc->depth;
+}
+
+struct slopes_job {
+    const struct field *f;
+    float k;   /* hs / 2 */
+    float *gx, *gy;
+};
+
+static void slopes_rows(void *arg, int lo, int hi)
+{
+    const struct slopes_job *j = arg;
+    const int w = j->f->w;
+    const ptrdiff_t s = j->f->stride;
+    const float k = j->k;
+    for (int y = lo; y < hi; y++) {
+        const float *restrict c = j->f->cur + (ptrdiff_t)y * s;
+        float *restrict ox = j->gx + (size_t)y * w, *restrict oy = j->gy + (size_t)y * w;
+        for (int x = 0; x < w; x++) {
+            ox[x] = k * (c[x + 1] - c[x - 1]);
+            oy[x] = k * (c[x + s] - c[x - s]);
+        }
+    }
+}
+
+void water_slopes(const struct field *f, float hs, float *restrict gx, float *restrict gy)
+{
+    struct slopes_job j = { .f = f, .k = 0.5f * hs, .gx = gx, .gy = gy };
+    team_for(f->h, team_threads_for((long)f->w * f->h, 65536), slopes_rows, &j);
+}
+
+static void water_init(struct renderer *r, const struct scene *sc)
+{
+    water_look_init(&r->look, &sc->render);
+    memcpy(r->edges, sc->boundary, sizeof r->edges);
+}
+
+int water_init_rows(struct renderer *r, const struct scene *sc, struct rr_err *e)
+{
+    water_init(r, sc);
+    if (!(r->zeros = av_calloc((size_t)r->gw, sizeof(float))))
+        return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->gw, r->gh);
+    return 0;
+}
+
+int water_init_slopes(struct renderer *r, const struct scene *sc, struct rr_err *e)
+{
+    water_init(r, sc);
+    size_t gpix = (size_t)r->gw * r->gh;
+    if (field_init(&r->surf, r->gw, r->gh, e) < 0)
+        return -1;
+    r->gx = av_malloc(gpix * sizeof(float));
+    r->gy = av_malloc(gpix * sizeof(float));
+    if (!r->gx || !r->gy)
+        return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d slopes", r->gw, r->gh);
+    return 0;
+}
+
+void water_free(struct renderer *r)
+{
+    field_free(&r->surf);
+    av_freep(&r->gx);
+    av_freep(&r->gy);
+    av_freep(&r->zeros);
+}
+
+void water_nbhd(const struct renderer *r, const struct field *f, int y, struct row_nbhd *rn)
+{
+    const int w = r->gw, h = r->gh;
+    const ptrdiff_t s = f->stride;
+    const enum edge_kind *e = r->edges;
+    rn->mid = f->cur + (ptrdiff_t)y * s;
+    rn->up = y > 0 ? rn->mid - s
+             : e[EDGE_TOP] == EDGE_FIXED ? r->zeros
+             : e[EDGE_TOP] == EDGE_WRAP ? f->cur + (ptrdiff_t)(h - 1) * s : rn->mid;
+    rn->dn = y < h - 1 ? rn->mid + s
+             : e[EDGE_BOTTOM] == EDGE_FIXED ? r->zeros
+             : e[EDGE_BOTTOM] == EDGE_WRAP ? f->cur : rn->mid;
+    const enum edge_kind L = e[EDGE_LEFT], R = e[EDGE_RIGHT];
+    rn->left = L == EDGE_FIXED ? 0.0f : L == EDGE_WRAP ? rn->mid[w - 1] : rn->mid[0];
+    rn->right = R == EDGE_FIXED ? 0.0f : R == EDGE_WRAP ? rn->mid[0] : rn->mid[w - 1];
+}
+
+static void copy_heights_rows(void *arg, int lo, int hi)
+{
+    const struct rows_job *j = arg;
+    for (int y = lo; y < hi; y++)
+        memcpy(j->r->surf.cur + (ptrdiff_t)y * j->r->surf.stride, j->f->cur + (ptrdiff_t)y * j->f->stride,
+               (size_t)j->r->gw * sizeof(float));
+}
+
+void water_prepare(struct renderer *r, const struct field *f)
+{
+    struct rows_job j = { .r = r, .f = f };
+    team_for(r->gh, team_threads_for((long)r->gw * r->gh, 65536), copy_heights_rows, &j);
+    field_fill_ghosts(&r->surf, r->surf.cur, r->edges);
+    water_slopes(&r->surf, r->look.hs, r->gx, r->gy);
+}
+
+int water_load_fitted(struct image_rgb *img, const char *path, const char *what, int w, int h,
+                      struct rr_err *e)
+{
+    struct image_rgb raw;
+    if (image_load_rgb(&raw, path, what, e) < 0)
+        return -1;
+    if (raw.width == w && raw.height == h) {
+        *img = raw;
+        return 0;
+    }
+    int rc = image_rgb_resample(&raw, w, h, img, e);
+    image_rgb_free(&raw);
+    return rc;
+}
