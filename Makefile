@@ -35,8 +35,12 @@ BASEFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 SANLD     := -fsanitize=address,undefined
 endif
 
-PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# OpenEXR: the .exr sink, through OpenEXRCore, its C library. OpenEXR.pc lists
+# the C++ libraries too; only the C one is linked (its name carries the
+# version suffix the .pc file gives, -3_1 on Debian 12).
+EXR_LIBS    = -lOpenEXRCore$(shell pkg-config --variable=libsuffix OpenEXR 2>/dev/null)
+PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) OpenEXR 2>/dev/null)
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(EXR_LIBS)
 TEST_CFLAGS = $(shell pkg-config --cflags $(TESTPKGS) 2>/dev/null)
 TEST_LIBS   = $(shell pkg-config --libs $(TESTPKGS) 2>/dev/null)
 TEST_CFLAGS += -DRR_SOURCE_DIR='"$(CURDIR)"'

@@ -51,7 +51,7 @@ _ripplerender()
     fi
     case $prev in
         -o|--output)   # the extensions of the sink table (tests/cli/test_sink_table.sh)
-            _ripplerender_files "$cur" .mp4 .mkv .mov .webm .gif .png .framemd5 .framehash .npy
+            _ripplerender_files "$cur" .mp4 .mkv .mov .webm .gif .png .framemd5 .framehash .npy .exr
             compopt -o nospace 2> /dev/null; return ;;
         --check)
             _ripplerender_files "$cur" .framemd5 .framehash .txt .md5

@@ -129,6 +129,13 @@ static uint64_t sink_bytes(const struct scene *sc, uint64_t rw, uint64_t rh, int
         return budget_add(budget_add(GIF_FIXED, budget_mul(pix, 16)),
                           budget_mul(frames, budget_add(budget_mul(pix, 4), 4096)));
     }
+    if (ends_with(path, ".exr")) {
+        /* Up to 4 floats a cell (normals and alpha), in the renderer and in
+         * each of the writer's 3 ring slots (pipeline.c); an .exr is at grid
+         * size, which is the render's (its sink refuses another). */
+        snprintf(what, size, "the .exr's float pictures, the renderer's and the writer's");
+        return budget_mul(pix, 16 * 4);
+    }
     static const char *const video[] = { ".mp4", ".mkv", ".mov", ".webm" };
     for (size_t i = 0; i < 4; i++)
         if (ends_with(path, video[i])) {

@@ -25,6 +25,8 @@ const char *const render_names[] = { "height", "colormap", "shaded", "refract", 
                                             "caustics", NULL };
 const char *const initial_names[] = { "image", "wave", NULL };
 const char *const alpha_names[] = { "none", "height", "caustics", NULL };
+const char *const convention_names[] = { "opengl", "directx", NULL };
+const char *const exr_compression_names[] = { "zip", "zips", "piz", "rle", "none", NULL };
 
 static const char *name_of(const char *const *names, int count, int v)
 {
@@ -35,6 +37,8 @@ const char *scene_edge_name(enum edge_kind k) { return name_of(edge_names, 4, (i
 const char *scene_shape_name(enum shape_kind k) { return name_of(shape_names, 4, (int)k); }
 const char *scene_render_mode_name(enum render_mode m) { return name_of(render_names, 6, (int)m); }
 const char *scene_render_alpha_name(enum render_alpha a) { return name_of(alpha_names, 3, (int)a); }
+const char *scene_normal_convention_name(enum normal_convention c) { return name_of(convention_names, 2, (int)c); }
+const char *scene_exr_compression_name(enum exr_compression c) { return name_of(exr_compression_names, 5, (int)c); }
 
 /* ---- time steps ------------------------------------------------------------------- */
 

@@ -29,6 +29,11 @@ enum render_mode {
 enum initial_type { INITIAL_IMAGE, INITIAL_WAVE };
 /* render.alpha: where the picture's alpha comes from (docs/render.md). */
 enum render_alpha { ALPHA_NONE, ALPHA_HEIGHT, ALPHA_CAUSTICS };
+/* render.normal_convention: which way the normal map's green channel points
+ * (docs/render.md): opengl +y up, directx +y down (green inverted). */
+enum normal_convention { NORMALS_OPENGL, NORMALS_DIRECTX };
+/* output.exr_compression: an .exr's lossless compression (docs/output.md). */
+enum exr_compression { EXRC_ZIP, EXRC_ZIPS, EXRC_PIZ, EXRC_RLE, EXRC_NONE };
 
 /* A moment in the video: either a time in seconds or a frame number, as the
  * scene gave it (printed back the same way). */
@@ -132,6 +137,7 @@ struct render_config {
     char *floor;                   /* caustics: floor PNG or NULL (floor_color) */
     unsigned char floor_color[3];
     enum render_alpha alpha;       /* none: opaque, no alpha plane */
+    enum normal_convention normal_convention;   /* normals: green up (opengl) or down (directx) */
 };
 
 struct output_config {
@@ -140,7 +146,9 @@ struct output_config {
     int crf;                       /* -1 = the codec's default */
     char preset[RR_NAME_MAX];      /* "" = the codec's default */
     char pix_fmt[RR_NAME_MAX];     /* "" = the codec's default */
-    int bit_depth;                 /* 8 or 16 (16: 16-bit PNG, or a video pix_fmt of more than 8 bits) */
+    int bit_depth;                 /* 8, 16 or 32 (16: 16-bit PNG, a video pix_fmt of more than 8 bits,
+                                      an .exr of half floats; 32: .exr only) */
+    enum exr_compression exr_compression;
 };
 
 /* Where a value of the scene came from: its key path ("obstacles.0.path") and
@@ -232,5 +240,7 @@ const char *scene_edge_name(enum edge_kind k);
 const char *scene_shape_name(enum shape_kind k);
 const char *scene_render_mode_name(enum render_mode m);
 const char *scene_render_alpha_name(enum render_alpha a);
+const char *scene_normal_convention_name(enum normal_convention c);
+const char *scene_exr_compression_name(enum exr_compression c);
 
 #endif

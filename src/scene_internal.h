@@ -29,6 +29,8 @@ extern const char *const obstacle_names[];
 extern const char *const render_names[];
 extern const char *const initial_names[];
 extern const char *const alpha_names[];
+extern const char *const convention_names[];
+extern const char *const exr_compression_names[];
 
 /* ---- the loader's state ------------------------------------------------------------- */
 

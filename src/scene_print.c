@@ -308,6 +308,7 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_item(o, "floor_color", color_array(r->floor_color), ok);
         add_num(o, "reflectivity", r->reflectivity, ok);
         add_str(o, "alpha", scene_render_alpha_name(r->alpha), ok);
+        add_str(o, "normal_convention", scene_normal_convention_name(r->normal_convention), ok);
     }
     const struct output_config *out = &sc->output;
     if ((o = add_obj(root, "output", ok))) {
@@ -317,6 +318,7 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_str(o, "preset", out->preset, ok);
         add_str(o, "pix_fmt", out->pix_fmt, ok);
         add_num(o, "bit_depth", out->bit_depth, ok);
+        add_str(o, "exr_compression", scene_exr_compression_name(out->exr_compression), ok);
     }
 }
 

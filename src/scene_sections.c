@@ -273,7 +273,7 @@ int load_render(struct ld *ld, const cJSON *root)
     static const char *const keys[] = { "mode", "colormap", "range", "width", "height", "obstacle_color",
                                         "height_scale", "light", "water_color", "sky_color", "specular",
                                         "shininess", "background", "refraction", "depth", "floor",
-                                        "floor_color", "reflectivity", "alpha", NULL };
+                                        "floor_color", "reflectivity", "alpha", "normal_convention", NULL };
     static const struct range SHINE = { 1, 10000, false, false };
     static const struct range REFR = { -10000, 10000, false, false };
     static const struct range SCALE = { 0, 1e6, true, false };
@@ -289,6 +289,7 @@ int load_render(struct ld *ld, const cJSON *root)
         return -1;
     GET_ENUM(ld, o, "render", "mode", render_names, r->mode);
     GET_ENUM(ld, o, "render", "alpha", alpha_names, r->alpha);
+    GET_ENUM(ld, o, "render", "normal_convention", convention_names, r->normal_convention);
     const cJSON *cmap = member(o, "colormap");
     int known_map;   /* one of the renderer's names, checked here for its position */
     if (get_name(ld, o, "render", "colormap", false, r->colormap) < 0
@@ -331,7 +332,8 @@ int load_render(struct ld *ld, const cJSON *root)
 
 int load_output(struct ld *ld, const cJSON *root)
 {
-    static const char *const keys[] = { "path", "codec", "crf", "preset", "pix_fmt", "bit_depth", NULL };
+    static const char *const keys[] = { "path", "codec", "crf", "preset", "pix_fmt", "bit_depth",
+                                        "exr_compression", NULL };
     struct output_config *out = &ld->sc->output;
     const cJSON *o;
     if (get_object(ld, root, "", "output", &o) < 0)
@@ -343,10 +345,15 @@ int load_output(struct ld *ld, const cJSON *root)
         || get_int(ld, o, "output", "crf", -1, 63, &out->crf) < 0
         || get_name(ld, o, "output", "preset", true, out->preset) < 0
         || get_name(ld, o, "output", "pix_fmt", true, out->pix_fmt) < 0
-        || get_int(ld, o, "output", "bit_depth", 8, 16, &out->bit_depth) < 0)
+        || get_int(ld, o, "output", "bit_depth", 8, 32, &out->bit_depth) < 0)
         return -1;
-    if (out->bit_depth != 8 && out->bit_depth != 16)
-        return fail_got(ld, member(o, "bit_depth"), "output.bit_depth", "8 or 16");
+    if (out->bit_depth != 8 && out->bit_depth != 16 && out->bit_depth != 32) {
+        const cJSON *v = member(o, "bit_depth");
+        char got[80];
+        describe(v, got, sizeof got);
+        return fail(ld, v, "output.bit_depth", "expected 8 or 16, got %s (32: float, for an .exr)", got);
+    }
+    GET_ENUM(ld, o, "output", "exr_compression", exr_compression_names, out->exr_compression);
     /* Relative to the current directory, not to the scene: -o overrides it. */
     const cJSON *v = member(o, "path");
     if (v) {

@@ -570,7 +570,7 @@ static void test_key_errors(void **state)
                       ":1:13: render.zoom: unknown key \"zoom\" (known keys: \"mode\", \"colormap\", \"range\", "
                       "\"width\", \"height\", \"obstacle_color\", \"height_scale\", \"light\", "
                       "\"water_color\", \"sky_color\", \"specular\", \"shininess\", \"background\", "
-                      "\"refraction\", \"depth\", \"floor\", \"floor_color\", \"reflectivity\", \"alpha\")");
+                      "\"refraction\", \"depth\", \"floor\", \"floor_color\", \"reflectivity\", \"alpha\", \"normal_convention\")");
     expect_file_error("{\"Grid\": {}}", ":1:2: Grid: unknown key \"Grid\", did you mean \"grid\"?");
     expect_file_error("{\"obstacles\": [{\"type\": \"circle\", \"x\": 1, \"y\": 1, \"width\": 2}]}",
                       ":1:51: obstacles.0.width: unknown key \"width\" for type \"circle\" "
@@ -602,7 +602,7 @@ static void test_value_errors2(void **state)
 {
     (void)state;
     expect_file_error("{\"solver\": {\"neighbors\": 6}}", ":1:26: solver.neighbors: expected 4 or 8, got 6");
-    expect_file_error("{\"output\": {\"bit_depth\": 12}}", ":1:26: output.bit_depth: expected 8 or 16, got 12");
+    expect_file_error("{\"output\": {\"bit_depth\": 12}}", ":1:26: output.bit_depth: expected 8 or 16, got 12 (32: float, for an .exr)");
     expect_file_error("{\"render\": {\"range\": [1, 1]}}",
                       ":1:22: render.range: expected [low, high] with low < high, got [1,1]");
     expect_file_error("{\"render\": {\"obstacle_color\": [0, 256, 0]}}",
