@@ -18,6 +18,8 @@ OPT     ?= -O2 -g
 PKGS    := libavformat libavcodec libavfilter libswscale libavutil libpng libcjson
 # fftw3f: the spectral solver's FFT (any length in O(n log n); av_tx 5.1 is O(n^2) for most non-power-of-two lengths)
 PKGS    += fftw3f
+# libxxhash: the checkpoints' plane digest, XXH3-128 (src/state.c; SHA-256 would cost more than writing the planes)
+PKGS    += libxxhash
 TESTPKGS := cmocka
 
 WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-prototypes \

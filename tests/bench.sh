@@ -6,6 +6,8 @@
 # mp4 against the ffmpeg program on the same frames, peak memory against what
 # the grids and frame buffers need, and allocations per frame. Numbers only;
 # nothing passes or fails. docs/performance.md explains the method and the results.
+# BENCH_ONLY=NAME runs one section: solvers, cores, yuv, e2e, farm, memory,
+# allocations or scenes (farm, memory and allocations set up e2e's scene, not its timings).
 bin=${1:-./ripplerender}; build=${2:-build}
 set -e
 case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
@@ -22,20 +24,29 @@ best() {
 }
 # shorter A B: the smaller of two times (B may be empty).
 shorter() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a < b) ? a : b }'; }
+# on NAME: whether BENCH_ONLY lets section NAME run.
+on() { [ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = "$1" ]; }
 
-echo "== solvers (cells per second; load: $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo '{ "time": { "steps_per_frame": 2 }, "drops": [ { "x": 10, "y": 10 } ] }' > "$T/bench.json"
+if on solvers; then
+echo "== solvers (cells per second)"
 [ "${BENCH_SOLVERS:-1}" = 0 ] || "$build/tests/bench_solvers" "$T/bench.json"
-
 echo
+fi
+
+if on cores; then
 echo "== the cores one at a time (are they equally fast just now?)"
 "$build/tests/bench_cores" "$T/bench.json"
-
 echo
+fi
+
+if on yuv; then
 "$build/tests/bench_yuv"
-
 echo
-echo "== end to end: 1920x1080 mp4 (libx264 veryfast crf 20), best of ${E2E_TRIES:-5} taken in turns"
+fi
+
+on e2e && echo "== end to end: 1920x1080 mp4 (libx264 veryfast crf 20), best of ${E2E_TRIES:-5} taken in turns"
 frames=45
 cat > "$T/e2e.json" <<JSON
 {
@@ -59,6 +70,8 @@ if ! "$bin" "$T/e2e.json" --validate > /dev/null 2>&1; then
 fi
 S="--set render.mode=$mode"
 X="--set output.codec=libx264 --set output.preset=veryfast --set output.crf=20 --set output.pix_fmt=yuv420p"
+pf=0
+if on e2e; then
 # The same frames as raw rgb24 for the ffmpeg program (lossless PNG in mkv, then unpacked; not timed).
 "$bin" "$T/e2e.json" $S -o "$T/frames.mkv" --set output.codec=png -y -q
 ffmpeg -v error -y -i "$T/frames.mkv" -f rawvideo -pix_fmt rgb24 "$T/frames.rgb"
@@ -72,7 +85,6 @@ for i in $(seq "${E2E_TRIES:-5}"); do
     t_ff=$(shorter "$(best 1 ffmpeg -v error -y -f rawvideo -pix_fmt rgb24 -s 1920x1080 -r 30 -i "$T/frames.rgb" \
                       -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$T/ff.mp4")" "$t_ff")
 done
-pf=0
 [ -x /usr/bin/time ] && pf=$(/usr/bin/time -f %M ffmpeg -v error -y -f rawvideo -pix_fmt rgb24 -s 1920x1080 -r 30 -i "$T/frames.rgb" \
      -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$T/ff.mp4" 2>&1 | tail -n 1)
 t_sim=$(best 3 "$bin" "$T/e2e.json" $S --hash -q)
@@ -85,8 +97,10 @@ awk -v f="$frames" -v rr="$t_rr" -v ff="$t_ff" -v sim="$t_sim" -v ser="$t_ser" -
     printf "%-46s %8.1f ms/frame\n", "the same on one thread (-j1)", 1000 * ser / f
 }'
 rm -f "$T/frames.rgb"
-
 echo
+fi
+
+if on farm; then
 echo "== a farm's two chunks: 1920x1080 shaded mp4, 600 frames, best of ${FARM_TRIES:-3} taken in turns"
 # Two chunks (--chunk K/2, -j1 each) at once and joined, against one run with
 # -j2 over all the frames (docs/farm.md). Fast-forward: the last chunk
@@ -94,7 +108,9 @@ echo "== a farm's two chunks: 1920x1080 shaded mp4, 600 frames, best of ${FARM_T
 # skipped frame is set against a rendered frame's. Checkpoints: hashed runs
 # with and without --save-state --state-every 10 (60 checkpoints, so that their
 # cost stands out of the noise), per checkpoint, then spread over 50 frames
-# of the mp4 run.
+# of the mp4 run. A resumable mp4 (--save-state --state-every 50) against the
+# plain one: its checkpoints plus the video's segments (the encoder finished
+# and started again at each checkpoint, a key frame) and their join.
 sed -e 's/"frames": [0-9]*/"frames": 600/' "$T/e2e.json" > "$T/farm.json"
 two() {
     "$bin" "$T/farm.json" $S $X --chunk 0/2 -j 1 -o "$T/p0.mp4" -y -q &
@@ -102,19 +118,22 @@ two() {
     wait $! && "$bin" join "$T/p0.mp4" "$T/p1.mp4" -o "$T/joined.mp4" -y
 }
 ckpt() { rm -rf "$T/st"; "$bin" "$T/farm.json" $S --hash -q -j 2 --save-state "$T/st" --state-every 10; }
-t_one=; t_two=; t_h=; t_ck=
+seg() { rm -rf "$T/sv"; "$bin" "$T/farm.json" $S $X -j 2 -o "$T/seg.mp4" -y -q --save-state "$T/sv" --state-every 50; }
+t_one=; t_two=; t_h=; t_ck=; t_seg=
 for i in $(seq "${FARM_TRIES:-3}"); do
     t_one=$(shorter "$(best 1 "$bin" "$T/farm.json" $S $X -j 2 -o "$T/one.mp4" -y -q)" "$t_one")
     t_two=$(shorter "$(best 1 two)" "$t_two")
     t_h=$(shorter "$(best 1 "$bin" "$T/farm.json" $S --hash -q -j 2)" "$t_h")
     t_ck=$(shorter "$(best 1 ckpt)" "$t_ck")
+    t_seg=$(shorter "$(best 1 seg)" "$t_seg")
 done
 # Fast-forward alone: frame 599 only (599 frames simulated, one rendered)
 # against frames 0-599 rendered, both -j1 and hashed (no encoder).
 t_ff=$(best 3 "$bin" "$T/farm.json" $S --range 599-599 --hash -q -j 1)
 t_all=$(best 3 "$bin" "$T/farm.json" $S --hash -q -j 1)
 n_ck=$(ls "$T/st" | grep -c '^state-.*json$')
-awk -v one="$t_one" -v two="$t_two" -v h="$t_h" -v ck="$t_ck" -v ff="$t_ff" -v all="$t_all" -v n="$n_ck" 'BEGIN {
+awk -v one="$t_one" -v two="$t_two" -v h="$t_h" -v ck="$t_ck" -v ff="$t_ff" -v all="$t_all" -v n="$n_ck" \
+    -v seg="$t_seg" 'BEGIN {
     printf "%-46s %8.2f s\n", "one run, -j2", one
     printf "%-46s %8.2f s\n", "two chunks at once, -j1 each, then join", two
     printf "%-46s %8.2f (goal <= 1.15)\n", "ratio", two / one
@@ -122,10 +141,13 @@ awk -v one="$t_one" -v two="$t_two" -v h="$t_h" -v ck="$t_ck" -v ff="$t_ff" -v a
     c = (ck - h) / n
     printf "%-46s %8.2f ms (%d written, 1080p elias)\n", "a checkpoint", 1000 * c, n
     printf "%-46s %8.2f%% of a frame (goal < 2)\n", "checkpoints every 50 frames, mp4 run", 100 * (c / 50) / (one / 600)
+    printf "%-46s %8.2f s, %+.1f%% (%.1f ms a segment)\n", "resumable mp4, --save-state --state-every 50", seg, 100 * (seg / one - 1), 1000 * (seg - one) / 12
 }'
-rm -rf "$T/st" "$T"/p?.mp4 "$T/joined.mp4" "$T/ck.mp4" "$T/one.mp4"
-
+rm -rf "$T/st" "$T/sv" "$T"/p?.mp4 "$T/joined.mp4" "$T/seg.mp4" "$T/one.mp4"
 echo
+fi
+
+if on memory; then
 echo "== memory: peak resident (getrusage ru_maxrss, via /usr/bin/time) against the need"
 if [ ! -x /usr/bin/time ]; then
     echo "skipped: /usr/bin/time (Debian package time) is not installed"
@@ -148,12 +170,16 @@ ne=$(need 1920 1080 1920 1080 3)
 awk -v p4="$p4" -v n4="$n4" -v pe="$pe" -v ne="$ne" -v pf="$pf" 'BEGIN {
     printf "%-40s %8.1f MB peak %8.1f MB need  %5.2fx (goal <= 1.3)\n", "4096² elias, --hash", p4 / 1024, n4 / 1024, p4 / n4
     printf "%-40s %8.1f MB peak %8.1f MB need  %5.2fx\n", "1080p mp4 (ours + libx264)", pe / 1024, ne / 1024, pe / ne
-    printf "%-40s %8.1f MB peak, so the encoder needs about that much of its own\n", "ffmpeg encoding 1080p, same settings", pf / 1024
-    printf "%-40s %8.2fx of (our need + ffmpeg peak)\n", "1080p mp4", pe / (ne + pf)
+    if (pf > 0) {
+        printf "%-40s %8.1f MB peak, so the encoder needs about that much of its own\n", "ffmpeg encoding 1080p, same settings", pf / 1024
+        printf "%-40s %8.2fx of (our need + ffmpeg peak)\n", "1080p mp4", pe / (ne + pf)
+    }
 }'
 fi
-
 echo
+fi
+
+if on allocations; then
 echo "== allocations per frame once running (LD_PRELOAD malloc counter: 20 and 40 frames, 640x360)"
 count() { MALLOC_COUNT_OUT="$1" LD_PRELOAD="$PWD/$build/tests/malloc_count.so" "$bin" "$T/bench.json" \
           --set grid.width=640 --set grid.height=360 $S -q -f "$2" $3 > /dev/null; sort -k2 "$1" > "$1.s"; }
@@ -166,8 +192,10 @@ for out in hash mp4; do
         $3 > $2 { more = more sprintf(" %s %.1f;", $1, ($3 - $2) / 20) }
         END { printf "%-5s ripplerender itself: %.1f per frame; libraries:%s\n", o, own, more ? more : " none" }'
 done
-
 echo
+fi
+
+if on scenes; then
 echo "== example scenes, end to end"
 printf '%-22s %8s %10s\n' scene frames "frames/s"
 for s in scenes/*.json; do
@@ -176,3 +204,4 @@ for s in scenes/*.json; do
     t=$(best 1 "$bin" "$s" -o "$T/x.mp4" -y -q)
     awk -v n="$(basename "$s")" -v f="$frames" -v t="$t" 'BEGIN { printf "%-22s %8d %10.1f\n", n, f, f / t }'
 done
+fi

@@ -214,8 +214,42 @@ refused "a mask of other contents under the same name refused, naming the key" \
     "$RR" "$T/other/m.json" --hash --load-state "$T/here/st/state-000003.json"
 cp -r "$d" "$T/st2"
 printf 'x' | dd of="$T/st2/state-000004.prev.npy" bs=1 seek=200 conv=notrunc 2> /dev/null
-refused "a changed plane refused" "state-000004.prev.npy: its SHA-256 is not the header's" \
+refused "a changed plane refused" "state-000004.prev.npy: its XXH3-128 is not the header's" \
     "$RR" "$s" --hash --load-state "$T/st2/state-000004.json"
+# A plane's digest is XXH3-128 of the array's bytes (the file after its .npy
+# header, whose length is 10 plus the little-endian 16-bit number at byte 8),
+# as the reference tool xxhsum -H2 computes it.
+if command -v xxhsum > /dev/null; then
+    for p in cur last pad-now; do
+        f="$d/state-000004.$p.npy"
+        want=$(tail -c +$((11 + $(od -An -tu1 -j8 -N1 "$f") + 256 * $(od -An -tu1 -j9 -N1 "$f"))) "$f" | xxhsum -H2 | cut -c1-32)
+        check "the header's xxh3_128 of plane $p is xxhsum -H2 of its array's bytes" \
+            grep -q "\"xxh3_128\":	\"$want\"" "$d/state-000004.json"
+    done
+else
+    echo "skip: xxhsum (Debian package xxhash) is not installed: the digests are not checked against it"
+fi
+# Format 1, as earlier versions wrote it (each plane's "sha256" in place of
+# "xxh3_128"), is still read and checked.
+mkdir "$T/v1" && cp "$d"/state-000004.* "$T/v1/"
+python3 - "$T/v1/state-000004.json" <<'EOF2'
+import hashlib, json, os, sys
+p = sys.argv[1]
+h = json.load(open(p))
+h["format_version"] = 1
+for pl in h["planes"]:
+    b = open(os.path.join(os.path.dirname(p), pl.pop("xxh3_128") and pl["file"]), "rb").read()
+    pl["sha256"] = hashlib.sha256(b[10 + b[8] + 256 * b[9]:]).hexdigest()
+json.dump(h, open(p, "w"), indent="\t")
+EOF2
+"$RR" "$s" --hash --load-state "$T/v1/state-000004.json" > "$T/r"
+check "a format 1 state (SHA-256 digests) loads and continues the run" sh -c "sed -n '5,12p' '$T/whole' | cmp -s - '$T/r'"
+printf 'x' | dd of="$T/v1/state-000004.cur.npy" bs=1 seek=300 conv=notrunc 2> /dev/null
+refused "... and a changed plane of it is refused" "state-000004.cur.npy: its SHA-256 is not the header's" \
+    "$RR" "$s" --hash --load-state "$T/v1/state-000004.json"
+sed 's/"format_version":.*/"format_version":	3,/' "$d/state-000004.json" > "$T/v1/state-000004.json"
+refused "a state of a later format refused" "format_version: expected 1 or 2" \
+    "$RR" "$s" --hash --load-state "$T/v1/state-000004.json"
 "$RR" "$s" --hash --save-state "$d" --range 2-4 > "$T/out" 2> "$T/err"; rc=$?
 check "an existing state is not replaced without -y (status 1, before any frame)" \
     sh -c "[ $rc -eq 1 ] && grep -q 'state-000004.json: already exists' '$T/err' && [ ! -s '$T/out' ]"
