@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +47,13 @@ static volatile int n_made;
 static struct { dev_t dev; ino_t ino; int fd; } locked[MAX_LOCKED];
 static int n_locked;
 
+/* Guards the three lists above: files are begun and committed on more than
+ * one thread (a PNG sequence's frames on the pipeline's writer, checkpoints
+ * on the frame loop's, a finished video segment on a thread of its own).
+ * Taken with the stop signals held where a list entry changes; the signal
+ * handler only reads, and never takes it. */
+static pthread_mutex_t lists_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void outfile_hold_signals(sigset_t *old)
 {
     sigset_t set;
@@ -68,11 +76,13 @@ static struct live_temp *live_add(const char *path)
     strcpy(t->path, path);
     sigset_t old;
     outfile_hold_signals(&old);
+    pthread_mutex_lock(&lists_lock);
     t->prev = NULL;
     t->next = live_head;
     if (t->next)
         t->next->prev = t;
     live_head = t;
+    pthread_mutex_unlock(&lists_lock);
     outfile_release_signals(&old);
     return t;
 }
@@ -81,12 +91,14 @@ static void live_remove(struct live_temp *t)
 {
     sigset_t old;
     outfile_hold_signals(&old);
+    pthread_mutex_lock(&lists_lock);
     if (t->prev)
         t->prev->next = t->next;
     else
         live_head = t->next;
     if (t->next)
         t->next->prev = t->prev;
+    pthread_mutex_unlock(&lists_lock);
     outfile_release_signals(&old);
     free(t);
 }
@@ -250,9 +262,15 @@ static int make_dirs(const char *target, const char *dir, struct rr_err *e)
     if (copy) {
         sigset_t old;
         outfile_hold_signals(&old);
-        made_dirs[n_made] = copy;
-        n_made = n_made + 1;
+        pthread_mutex_lock(&lists_lock);
+        if (n_made < MAX_MADE) {
+            made_dirs[n_made] = copy;
+            n_made = n_made + 1;
+            copy = NULL;
+        }
+        pthread_mutex_unlock(&lists_lock);
         outfile_release_signals(&old);
+        free(copy);
     }
     return 0;
 }
@@ -283,10 +301,8 @@ static bool is_our_temp(const char *name)
     return true;
 }
 
-/* Takes the folder's shared lock for this run (once per folder); the first
- * run to get it exclusively, when no other run writes there, first removes
- * the stale temporary files of our naming (left by a kill), ours only. */
-static void lock_and_clean(const char *dir)
+/* lock_and_clean's work, with lists_lock held. */
+static void lock_and_clean_locked(const char *dir)
 {
     struct stat st;
     if (stat(dir, &st) != 0)
@@ -318,6 +334,16 @@ static void lock_and_clean(const char *dir)
     locked[n_locked].ino = st.st_ino;
     locked[n_locked].fd = fd;
     n_locked++;
+}
+
+/* Takes the folder's shared lock for this run (once per folder); the first
+ * run to get it exclusively, when no other run writes there, first removes
+ * the stale temporary files of our naming (left by a kill), ours only. */
+static void lock_and_clean(const char *dir)
+{
+    pthread_mutex_lock(&lists_lock);
+    lock_and_clean_locked(dir);
+    pthread_mutex_unlock(&lists_lock);
 }
 
 /* Creates ".NAME.XXXXXX.tmp" beside real (NAME cut, at a UTF-8 character's

@@ -8,11 +8,20 @@
  *       "segments": [ { "file", "first", "last", "sha256" } ],   videos, hash lists
  *       "files": [ { "file", "sha256" } ],                       a PNG sequence's frames
  *       "frames": [ md5 ... ] }                                   with --manifest
- * written atomically (outfile.h) after the outputs it names are in place. */
+ * written atomically (outfile.h) after the outputs it names are in place.
+ *
+ * A video segment is finished on a thread of its own (struct closing: the
+ * encoder's flush, the trailer, the move into place, the file's SHA-256)
+ * while the frames after its checkpoint go to the next segment's encoder,
+ * so that the simulation does not wait for the encoder's lookahead to
+ * drain at every checkpoint. Its checkpoint enters the record only once
+ * the segment is kept (keep_closed). */
 #include "resume.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +50,23 @@ struct segment {
     char sha[65];
 };
 
+/* A segment handed over at a checkpoint and not yet recorded. */
+struct closing {
+    bool busy;              /* handed over, not yet recorded */
+    bool running;           /* its thread was started and not joined */
+    atomic_bool done;       /* its thread's work is over */
+    pthread_t thread;
+    const struct resume *r;
+    struct pipeline *pipe;
+    struct sink *sink;
+    char *path;             /* the segment's file */
+    long first, last;       /* its frames */
+    long checkpoint;        /* recorded with it once kept; -1 for none */
+    int rc;
+    struct rr_err err;
+    char sha[65];
+};
+
 struct resume {
     const struct scene *sc;
     struct state *st;
@@ -66,6 +92,7 @@ struct resume {
     char *seg_path;
     long seg_first;
     long written_before;
+    struct closing closing;
 };
 
 static const char *extension(const char *path)
@@ -462,10 +489,10 @@ void resume_manifest(const struct resume *r, struct manifest *m)
 
 /* A failure of a segment's sink names the output, as it would without
  * segments ("out.mp4: cannot open the libx264 encoder: ..."). Returns -1. */
-static int as_output(const struct resume *r, struct rr_err *e)
+static int as_output(const struct resume *r, const char *seg_path, struct rr_err *e)
 {
-    size_t n = r->seg_path ? strlen(r->seg_path) : 0;
-    if (n && !strncmp(e->msg, r->seg_path, n)) {
+    size_t n = seg_path ? strlen(seg_path) : 0;
+    if (n && !strncmp(e->msg, seg_path, n)) {
         char rest[sizeof e->msg];
         snprintf(rest, sizeof rest, "%s", e->msg + n);
         rr_fail(e, e->status, "%s%s", r->sc->output.path, rest);
@@ -489,7 +516,9 @@ static int open_segment(struct resume *r, long first, struct rr_err *e)
         p.overwrite = true;   /* DIR's segments are this render's */
     }
     r->seg_first = first;
-    return sink_open(r->sink, sc, &p, e) < 0 || pipeline_create(r->pipe, *r->sink, e) < 0 ? as_output(r, e) : 0;
+    return sink_open(r->sink, sc, &p, e) < 0 || pipeline_create(r->pipe, *r->sink, e) < 0
+               ? as_output(r, r->seg_path, e)
+               : 0;
 }
 
 int resume_sink_open(struct resume *r, struct sink **sink, struct pipeline **pipe, const struct sink_params *p,
@@ -503,16 +532,91 @@ int resume_sink_open(struct resume *r, struct sink **sink, struct pipeline **pip
     return state_count(r->st) > 0 ? open_segment(r, state_first(r->st), e) : 0;
 }
 
+/* The work of a closing segment: drains and closes its pipeline and sink,
+ * frees them, and reads the file's SHA-256 back. */
+static void *closer(void *arg)
+{
+    struct closing *c = arg;
+    c->rc = pipeline_finish(c->pipe, &c->err) < 0 || sink_close(c->sink, &c->err) < 0
+                ? as_output(c->r, c->path, &c->err)
+                : 0;
+    pipeline_free(c->pipe);
+    sink_free(c->sink);
+    c->pipe = NULL;
+    c->sink = NULL;
+    if (c->rc == 0 && state_file_sha256(c->path, c->sha) < 0)
+        c->rc = rr_fail(&c->err, RR_EXIT_RUNTIME, "%s: cannot read back: %s", c->path, strerror(errno));
+    atomic_store(&c->done, true);
+    return NULL;
+}
+
+/* Hands the open video segment, whose last frame is `last`, to a thread
+ * that finishes it (on this one when no thread can start). */
+static void start_closing(struct resume *r, long last)
+{
+    struct closing *c = &r->closing;
+    c->r = r;
+    c->pipe = *r->pipe;
+    c->sink = *r->sink;
+    c->path = r->seg_path;
+    c->first = r->seg_first;
+    c->last = last;
+    c->checkpoint = -1;
+    c->rc = 0;
+    atomic_store(&c->done, false);
+    c->busy = true;
+    *r->pipe = NULL;
+    *r->sink = NULL;
+    r->seg_path = NULL;
+    r->written_before += last - r->seg_first + 1;
+    c->running = pthread_create(&c->thread, NULL, closer, c) == 0;
+    if (!c->running)
+        closer(c);
+}
+
+/* Records the closing segment once its thread is done (waiting for it
+ * with `wait`), then its checkpoint. Returns 0 (also when not done yet),
+ * or -1 with e filled: the segment's failure. */
+static int keep_closed(struct resume *r, bool wait, struct rr_err *e)
+{
+    struct closing *c = &r->closing;
+    if (!c->busy || (!wait && !atomic_load(&c->done)))
+        return 0;
+    if (c->running)
+        pthread_join(c->thread, NULL);
+    c->running = c->busy = false;
+    const char *slash = strrchr(c->path, '/');
+    int rc = c->rc;
+    if (rc < 0)
+        *e = c->err;
+    else if (add_segment(r, slash ? slash + 1 : c->path, c->first, c->last, c->sha) < 0)
+        rc = rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+    free(c->path);
+    c->path = NULL;
+    if (rc == 0 && c->checkpoint >= 0) {
+        r->checkpoint = c->checkpoint;
+        rc = write_record(r, e);
+    }
+    return rc;
+}
+
 int resume_before_frame(struct resume *r, long i, struct rr_err *e)
 {
+    if (keep_closed(r, false, e) < 0)
+        return -1;
     return segmented(r) && r->sink && !*r->sink ? open_segment(r, i, e) : 0;
 }
 
-/* Finishes the open segment, whose last frame is `last`, and keeps it. */
+/* Finishes the open segment, whose last frame is `last`, and keeps it: a
+ * video on a thread of its own (start_closing), the others here. */
 static int close_segment(struct resume *r, long last, struct rr_err *e)
 {
+    if (r->kind == KIND_VIDEO) {
+        start_closing(r, last);
+        return 0;
+    }
     if (pipeline_finish(*r->pipe, e) < 0 || sink_close(*r->sink, e) < 0)
-        return as_output(r, e);
+        return as_output(r, r->seg_path, e);
     pipeline_free(*r->pipe);
     sink_free(*r->sink);
     *r->pipe = NULL;
@@ -538,21 +642,28 @@ int resume_after_frame(struct resume *r, struct sim *sim, long i, const char *md
         memcpy(r->md5[i - state_range_first(r->st)], md5, 33);
     if (!state_checkpoint_due(r->st, i))
         return 0;
-    if (segmented(r) && r->sink && *r->sink && close_segment(r, i, e) < 0)
+    /* The previous segment (long finished by now), then this one. */
+    if (keep_closed(r, true, e) < 0 || (segmented(r) && r->sink && *r->sink && close_segment(r, i, e) < 0))
         return -1;
     if (state_after_frame(r->st, sim, e) < 0)
         return -1;
     if (!r->active)
         return 0;
+    if (r->closing.busy) {   /* recorded with its segment */
+        r->closing.checkpoint = i;
+        return 0;
+    }
     r->checkpoint = i;
     return write_record(r, e);
 }
 
 int resume_frames_end(struct resume *r, struct sim *sim, struct rr_err *e)
 {
+    if (keep_closed(r, true, e) < 0)
+        return -1;
     if (segmented(r) && r->sink && *r->sink && sim_frame(sim) >= r->seg_first && close_segment(r, sim_frame(sim), e) < 0)
         return -1;
-    if (state_finish(r->st, sim, e) < 0)
+    if (state_finish(r->st, sim, e) < 0 || keep_closed(r, true, e) < 0)
         return -1;
     if (!r->active || state_saved(r->st) <= r->checkpoint)
         return 0;
@@ -599,6 +710,9 @@ void resume_free(struct resume *r)
 {
     if (!r)
         return;
+    if (r->closing.running)   /* after a failure elsewhere: the segment is finished, not recorded */
+        pthread_join(r->closing.thread, NULL);
+    free(r->closing.path);
     if (r->wrote_record && r->checkpoint < 0)   /* nothing to resume from: as if never started */
         unlink(r->record);
     for (int i = 0; i < r->n_segs; i++)

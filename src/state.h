@@ -16,7 +16,7 @@
  *     state_free(st)
  * A checkpoint is written atomically: every file under a temporary name
  * first, then renamed into place, the JSON header last, so a header that
- * exists names whole planes (each with its SHA-256). */
+ * exists names whole planes (each with its XXH3-128 digest). */
 #ifndef RR_STATE_H
 #define RR_STATE_H
 
