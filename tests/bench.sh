@@ -6,7 +6,7 @@
 # mp4 against the ffmpeg program on the same frames, peak memory against what
 # the grids and frame buffers need, and allocations per frame. Numbers only;
 # nothing passes or fails. docs/performance.md explains the method and the results.
-# BENCH_ONLY=NAME runs one section: solvers, cores, yuv, e2e, farm, memory,
+# BENCH_SECTION=NAME runs one section: solvers, cores, yuv, e2e, farm, memory,
 # allocations or scenes (farm, memory and allocations set up e2e's scene, not its timings).
 bin=${1:-./ripplerender}; build=${2:-build}
 set -e
@@ -24,8 +24,8 @@ best() {
 }
 # shorter A B: the smaller of two times (B may be empty).
 shorter() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a < b) ? a : b }'; }
-# on NAME: whether BENCH_ONLY lets section NAME run.
-on() { [ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = "$1" ]; }
+# on NAME: whether BENCH_SECTION lets section NAME run.
+on() { [ -z "${BENCH_SECTION:-}" ] || [ "$BENCH_SECTION" = "$1" ]; }
 
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo '{ "time": { "steps_per_frame": 2 }, "drops": [ { "x": 10, "y": 10 } ] }' > "$T/bench.json"
@@ -110,30 +110,45 @@ echo "== a farm's two chunks: 1920x1080 shaded mp4, 600 frames, best of ${FARM_T
 # cost stands out of the noise), per checkpoint, then spread over 50 frames
 # of the mp4 run. A resumable mp4 (--save-state --state-every 50) against the
 # plain one: its checkpoints plus the video's segments (the encoder finished
-# and started again at each checkpoint, a key frame) and their join.
+# and started again at each checkpoint, a key frame) and their join. Beside
+# the wall times, the CPU time (user + system) of the same runs, which a
+# busy shared machine disturbs less.
 sed -e 's/"frames": [0-9]*/"frames": 600/' "$T/e2e.json" > "$T/farm.json"
 two() {
     "$bin" "$T/farm.json" $S $X --chunk 0/2 -j 1 -o "$T/p0.mp4" -y -q &
     "$bin" "$T/farm.json" $S $X --chunk 1/2 -j 1 -o "$T/p1.mp4" -y -q || return 1
     wait $! && "$bin" join "$T/p0.mp4" "$T/p1.mp4" -o "$T/joined.mp4" -y
 }
-ckpt() { rm -rf "$T/st"; "$bin" "$T/farm.json" $S --hash -q -j 2 --save-state "$T/st" --state-every 10; }
-seg() { rm -rf "$T/sv"; "$bin" "$T/farm.json" $S $X -j 2 -o "$T/seg.mp4" -y -q --save-state "$T/sv" --state-every 50; }
-t_one=; t_two=; t_h=; t_ck=; t_seg=
+# timed NAME CMD...: runs CMD once; the shortest wall and CPU times so far
+# of NAME into w_NAME and c_NAME (CPU 0 without GNU time).
+timed() {
+    name=$1; shift
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -f "%e %U %S" -o "$T/time" "$@" > /dev/null
+        read w u s < "$T/time"
+    else
+        w=$(best 1 "$@"); u=0; s=0
+    fi
+    c=$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')
+    eval "w_$name=\$(shorter $w \"\${w_$name:-}\")"
+    eval "c_$name=\$(shorter $c \"\${c_$name:-}\")"
+}
 for i in $(seq "${FARM_TRIES:-3}"); do
-    t_one=$(shorter "$(best 1 "$bin" "$T/farm.json" $S $X -j 2 -o "$T/one.mp4" -y -q)" "$t_one")
-    t_two=$(shorter "$(best 1 two)" "$t_two")
-    t_h=$(shorter "$(best 1 "$bin" "$T/farm.json" $S --hash -q -j 2)" "$t_h")
-    t_ck=$(shorter "$(best 1 ckpt)" "$t_ck")
-    t_seg=$(shorter "$(best 1 seg)" "$t_seg")
+    timed one "$bin" "$T/farm.json" $S $X -j 2 -o "$T/one.mp4" -y -q
+    t_two=$(shorter "$(best 1 two)" "${t_two:-}")
+    timed h "$bin" "$T/farm.json" $S --hash -q -j 2
+    rm -rf "$T/st"
+    timed ck "$bin" "$T/farm.json" $S --hash -q -j 2 --save-state "$T/st" --state-every 10
+    rm -rf "$T/sv"
+    timed seg "$bin" "$T/farm.json" $S $X -j 2 -o "$T/seg.mp4" -y -q --save-state "$T/sv" --state-every 50
 done
 # Fast-forward alone: frame 599 only (599 frames simulated, one rendered)
 # against frames 0-599 rendered, both -j1 and hashed (no encoder).
 t_ff=$(best 3 "$bin" "$T/farm.json" $S --range 599-599 --hash -q -j 1)
 t_all=$(best 3 "$bin" "$T/farm.json" $S --hash -q -j 1)
 n_ck=$(ls "$T/st" | grep -c '^state-.*json$')
-awk -v one="$t_one" -v two="$t_two" -v h="$t_h" -v ck="$t_ck" -v ff="$t_ff" -v all="$t_all" -v n="$n_ck" \
-    -v seg="$t_seg" 'BEGIN {
+awk -v one="$w_one" -v two="$t_two" -v h="$w_h" -v ck="$w_ck" -v ff="$t_ff" -v all="$t_all" -v n="$n_ck" \
+    -v seg="$w_seg" -v c_one="$c_one" -v c_h="$c_h" -v c_ck="$c_ck" -v c_seg="$c_seg" 'BEGIN {
     printf "%-46s %8.2f s\n", "one run, -j2", one
     printf "%-46s %8.2f s\n", "two chunks at once, -j1 each, then join", two
     printf "%-46s %8.2f (goal <= 1.15)\n", "ratio", two / one
@@ -142,6 +157,10 @@ awk -v one="$t_one" -v two="$t_two" -v h="$t_h" -v ck="$t_ck" -v ff="$t_ff" -v a
     printf "%-46s %8.2f ms (%d written, 1080p elias)\n", "a checkpoint", 1000 * c, n
     printf "%-46s %8.2f%% of a frame (goal < 2)\n", "checkpoints every 50 frames, mp4 run", 100 * (c / 50) / (one / 600)
     printf "%-46s %8.2f s, %+.1f%% (%.1f ms a segment)\n", "resumable mp4, --save-state --state-every 50", seg, 100 * (seg / one - 1), 1000 * (seg - one) / 12
+    if (c_one > 0) {
+        printf "%-46s %8.2f ms\n", "a checkpoint, CPU time", 1000 * (c_ck - c_h) / n
+        printf "%-46s %8.2f s, %.2f s resumable (%+.1f%%)\n", "CPU time of the mp4 run", c_one, c_seg, 100 * (c_seg / c_one - 1)
+    }
 }'
 rm -rf "$T/st" "$T/sv" "$T"/p?.mp4 "$T/joined.mp4" "$T/seg.mp4" "$T/one.mp4"
 echo
