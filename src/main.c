@@ -566,6 +566,8 @@ static int claim_files(const struct run *r, const struct options *o, bool writes
             return -1;
     }
     if ((sc->solver.speed_map && outfile_claim(sc->solver.speed_map, "solver.speed_map", OUTFILE_READS, e) < 0)
+        || (sc->solver.depth_map && outfile_claim(sc->solver.depth_map, "solver.depth_map", OUTFILE_READS, e) < 0)
+        || (sc->render.depth_map && outfile_claim(sc->render.depth_map, "render.depth_map", OUTFILE_READS, e) < 0)
         || (sc->render.background && outfile_claim(sc->render.background, "render.background", OUTFILE_READS, e) < 0)
         || (sc->render.floor && outfile_claim(sc->render.floor, "render.floor", OUTFILE_READS, e) < 0)
         || (o->check && strcmp(o->check, "-") && outfile_claim(o->check, "--check", OUTFILE_READS, e) < 0)

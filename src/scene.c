@@ -67,6 +67,8 @@ void scene_free(struct scene *sc)
         return;
     free(sc->file);
     free(sc->solver.speed_map);
+    free(sc->solver.depth_map);
+    free(sc->render.depth_map);
     free(sc->drops);
     free(sc->oscillators);
     for (int i = 0; i < sc->n_movers; i++)
@@ -108,6 +110,7 @@ static int set_defaults(struct scene *sc)
         .blend = 0.99, .passes = 2,            /* seed 002's blendFactor; an even count is stable in 2-D */
         .speed = 0.2, .speed_range = { 0.1, 0.3 },
         .gravity = 9.81, .surface_tension = 0.0728, .density = 1000, .viscosity = 1e-6,
+        .depth_range = { 0.005, 0.05 },
     };
     for (int s = 0; s < 4; s++)
         sc->boundary[s] = EDGE_FIXED;
@@ -130,6 +133,8 @@ static int set_defaults(struct scene *sc)
     sc->render.reflectivity = 0.02;   /* water at normal incidence: ((1.333 - 1) / (1.333 + 1))^2 */
     sc->render.refraction = 4.0;
     sc->render.depth = 30.0;
+    sc->render.depth_range[0] = 10.0;
+    sc->render.depth_range[1] = 60.0;
     memcpy(sc->render.floor_color, (unsigned char[3]){ 150, 170, 160 }, 3);
     sc->output.crf = -1;
     sc->output.bit_depth = 8;

@@ -116,6 +116,12 @@ struct solver_config {
     double speed_range[2]; /* wave: speed at map value 0 and 1 */
     double decay;          /* wave: gamma, 1/s */
     double gravity, surface_tension, density, depth, viscosity;   /* spectral; depth 0: deep */
+    /* wave from depth (docs/solvers.md): `depth` > 0 (m, uniform) or depth_map
+     * (PNG: v -> depth_range in m; .npy: m) gives c = sqrt(g d), or at
+     * `wavelength` L > 0 (m) sqrt(g/k tanh(k d)) with k = 2 pi / L; g = gravity. */
+    char *depth_map;       /* wave: PNG, .npy or NULL */
+    double depth_range[2]; /* wave: depth at PNG value 0 and 1, m */
+    double wavelength;     /* wave: m; 0: the shallow-water limit */
 };
 
 struct render_config {
@@ -134,6 +140,8 @@ struct render_config {
     char *background;              /* refract: PNG or NULL (a built-in checkerboard) */
     double refraction;             /* refract: cells of displacement per unit slope */
     double depth;                  /* caustics: floor depth in cells */
+    char *depth_map;               /* caustics: per-cell floor depth (PNG: v -> depth_range; .npy), or NULL */
+    double depth_range[2];         /* caustics: floor depth at PNG value 0 and 1, cells */
     char *floor;                   /* caustics: floor PNG or NULL (floor_color) */
     unsigned char floor_color[3];
     enum render_alpha alpha;       /* none: opaque, no alpha plane */

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "image.h"
 #include "solver.h"
 
 /* ---- printing ------------------------------------------------------------------------------ */
@@ -114,7 +115,19 @@ static void print_solver(cJSON *root, const struct solver_config *s, bool *ok)
         add_num(o, "blend", s->blend, ok);
         add_num(o, "passes", s->passes, ok);
     }
-    if (solver_uses(t, "speed")) {
+    if (solver_uses(t, "speed") && (s->depth > 0 || s->depth_map)) {
+        /* wave from depth: the speed keys would be refused beside these */
+        add_num(o, "gravity", s->gravity, ok);
+        if (s->depth_map)
+            add_str(o, "depth_map", s->depth_map, ok);
+        else
+            add_num(o, "depth", s->depth, ok);
+        if (s->depth_map && !image_is_npy(s->depth_map))
+            add_pair(o, "depth_range", s->depth_range, ok);
+        if (s->wavelength > 0)
+            add_num(o, "wavelength", s->wavelength, ok);
+        add_num(o, "decay", s->decay, ok);
+    } else if (solver_uses(t, "speed")) {
         add_num(o, "speed", s->speed, ok);
         if (s->speed_map)
             add_str(o, "speed_map", s->speed_map, ok);
@@ -123,7 +136,7 @@ static void print_solver(cJSON *root, const struct solver_config *s, bool *ok)
         add_pair(o, "speed_range", s->speed_range, ok);
         add_num(o, "decay", s->decay, ok);
     }
-    if (solver_uses(t, "gravity")) {
+    if (solver_uses(t, "surface_tension")) {
         add_num(o, "gravity", s->gravity, ok);
         add_num(o, "surface_tension", s->surface_tension, ok);
         add_num(o, "density", s->density, ok);
@@ -303,7 +316,13 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_num(o, "shininess", r->shininess, ok);
         add_opt_str(o, "background", r->background, ok);
         add_num(o, "refraction", r->refraction, ok);
-        add_num(o, "depth", r->depth, ok);
+        if (r->depth_map) {
+            add_str(o, "depth_map", r->depth_map, ok);
+            if (!image_is_npy(r->depth_map))
+                add_pair(o, "depth_range", r->depth_range, ok);
+        } else {
+            add_num(o, "depth", r->depth, ok);
+        }
         add_opt_str(o, "floor", r->floor, ok);
         add_item(o, "floor_color", color_array(r->floor_color), ok);
         add_num(o, "reflectivity", r->reflectivity, ok);

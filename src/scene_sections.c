@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image.h"
 #include "render.h"
 #include "solver.h"
 
@@ -91,12 +92,54 @@ static int refuse_unused_solver_keys(struct ld *ld, const cJSON *o, const struct
     return 0;
 }
 
+/* wave's speed from the water depth (docs/solvers.md): `depth` (uniform) or
+ * `depth_map` in place of `speed` and `speed_map`; `gravity`, `wavelength`
+ * and `depth_range` only with them. Every combination that would leave a
+ * key without effect is refused naming it. */
+static int load_wave_depth(struct ld *ld, const cJSON *o)
+{
+    static const char *const speeds[] = { "speed", "speed_map", "speed_range" };
+    struct solver_config *s = &ld->sc->solver;
+    const cJSON *depth = member(o, "depth"), *map = member(o, "depth_map");
+    if (map && cJSON_IsNull(map))
+        map = NULL;
+    /* a null depth_map (as --print-scene never writes it) means none */
+    if (map && exclusive(ld, o, "solver", "depth", "depth_map") < 0)
+        return -1;
+    for (int k = 0; k < 3; k++)
+        if (exclusive(ld, o, "solver", speeds[k], "depth") < 0
+            || (map && exclusive(ld, o, "solver", speeds[k], "depth_map") < 0))
+            return -1;
+    if (depth && !(s->depth > 0))
+        return fail_got(ld, depth, "solver.depth", "a depth > 0 in m for the wave solver (dry land is an obstacle)");
+    if (map && get_file(ld, o, "solver", "depth_map", &s->depth_map) < 0)
+        return -1;
+    static const char *const needs_depth[] = { "gravity", "wavelength", "depth_range" };
+    for (int k = 0; k < 3; k++) {
+        const cJSON *v = member(o, needs_depth[k]);
+        char p[PATH_LEN];
+        if (v && !depth && !map)
+            return fail_key(ld, v, join(p, "solver", needs_depth[k]),
+                            "used by the wave solver only with solver.depth or solver.depth_map");
+    }
+    const cJSON *g = member(o, "gravity");
+    if (g && !(s->gravity > 0))
+        return fail_got(ld, g, "solver.gravity", "a number > 0 for the wave solver (its speed is sqrt(g d))");
+    const cJSON *range = member(o, "depth_range");
+    if (range && !map)
+        return fail_key(ld, range, "solver.depth_range", "used only with a PNG solver.depth_map");
+    if (range && image_is_npy(s->depth_map))
+        return fail_key(ld, range, "solver.depth_range",
+                        "not used with a .npy solver.depth_map (its values are the depths in m)");
+    return 0;
+}
+
 int load_solver(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = {
         "type", "damping", "damping_shift", "half_life", "neighbors", "flow", "blend", "passes",
         "speed", "speed_map", "speed_range", "decay", "gravity", "surface_tension", "density",
-        "depth", "viscosity", NULL
+        "depth", "viscosity", "depth_map", "depth_range", "wavelength", NULL
     };
     static const struct range damping = { 0, 1, true, false };
     struct solver_config *s = &ld->sc->solver;
@@ -134,7 +177,9 @@ int load_solver(struct ld *ld, const cJSON *root)
         || get_number(ld, o, "solver", "surface_tension", NONNEG, &s->surface_tension) < 0
         || get_number(ld, o, "solver", "density", POSITIVE, &s->density) < 0
         || get_number(ld, o, "solver", "depth", NONNEG, &s->depth) < 0
-        || get_number(ld, o, "solver", "viscosity", NONNEG, &s->viscosity) < 0)
+        || get_number(ld, o, "solver", "viscosity", NONNEG, &s->viscosity) < 0
+        || get_pair(ld, o, "solver", "depth_range", POSITIVE, s->depth_range) < 0
+        || get_number(ld, o, "solver", "wavelength", POSITIVE, &s->wavelength) < 0)
         return -1;
     if (neighbors != 4 && neighbors != 8)
         return fail_got(ld, member(o, "neighbors"), "solver.neighbors", "4 or 8");
@@ -143,7 +188,7 @@ int load_solver(struct ld *ld, const cJSON *root)
     const cJSON *map = member(o, "speed_map");
     if (map && !cJSON_IsNull(map) && get_file(ld, o, "solver", "speed_map", &s->speed_map) < 0)
         return -1;
-    return 0;
+    return solver_uses(s->type, "depth_map") ? load_wave_depth(ld, o) : 0;
 }
 
 static int check_wrap_pairs(struct ld *ld, const cJSON *node)
@@ -268,12 +313,33 @@ static int get_opt_file(struct ld *ld, const cJSON *obj, const char *path, const
     return get_file(ld, obj, path, key, out);
 }
 
+/* The caustics floor's depth per cell: render.depth_map (cells) in place of
+ * the uniform render.depth; depth_range only for a PNG map. */
+static int load_floor_depth(struct ld *ld, const cJSON *o)
+{
+    static const struct range DEPTHS = { 0, 1e6, true, false };
+    struct render_config *r = &ld->sc->render;
+    const cJSON *range = member(o, "depth_range");
+    const cJSON *map = member(o, "depth_map");
+    if ((map && !cJSON_IsNull(map) && exclusive(ld, o, "render", "depth", "depth_map") < 0)
+        || get_opt_file(ld, o, "render", "depth_map", &r->depth_map) < 0
+        || get_pair(ld, o, "render", "depth_range", DEPTHS, r->depth_range) < 0)
+        return -1;
+    if (range && !r->depth_map)
+        return fail_key(ld, range, "render.depth_range", "used only with a PNG render.depth_map");
+    if (range && image_is_npy(r->depth_map))
+        return fail_key(ld, range, "render.depth_range",
+                        "not used with a .npy render.depth_map (its values are the depths in cells)");
+    return 0;
+}
+
 int load_render(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = { "mode", "colormap", "range", "width", "height", "obstacle_color",
                                         "height_scale", "light", "water_color", "sky_color", "specular",
                                         "shininess", "background", "refraction", "depth", "floor",
-                                        "floor_color", "reflectivity", "alpha", "normal_convention", NULL };
+                                        "floor_color", "reflectivity", "alpha", "normal_convention",
+                                        "depth_map", "depth_range", NULL };
     static const struct range SHINE = { 1, 10000, false, false };
     static const struct range REFR = { -10000, 10000, false, false };
     static const struct range SCALE = { 0, 1e6, true, false };
@@ -309,7 +375,8 @@ int load_render(struct ld *ld, const cJSON *root)
         || get_number(ld, o, "render", "depth", DEPTH, &r->depth) < 0
         || get_opt_file(ld, o, "render", "floor", &r->floor) < 0
         || get_color(ld, o, "render", "floor_color", r->floor_color) < 0
-        || get_number(ld, o, "render", "reflectivity", UNIT, &r->reflectivity) < 0)
+        || get_number(ld, o, "render", "reflectivity", UNIT, &r->reflectivity) < 0
+        || load_floor_depth(ld, o) < 0)
         return -1;
     if (!(r->range[0] < r->range[1]))
         return fail_got(ld, member(o, "range"), "render.range", "[low, high] with low < high");

@@ -5,6 +5,7 @@
 #include "team.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <libavutil/mem.h>
@@ -38,6 +39,7 @@ struct landing_job {
     const float *gx, *gy;
     int w, h;
     float depth;
+    const float *depths;   /* per cell (render.depth_map), or NULL: `depth` everywhere */
     float *at;
 };
 
@@ -58,7 +60,8 @@ static void landing_rows(void *arg, int lo, int hi)
                     float k = 1.0f - ETA * ETA * (1.0f - n[2] * n[2]);
                     float m = ETA * n[2] - sqrtf(k);
                     float t[3] = { m * n[0], m * n[1], -ETA + m * n[2] };
-                    float reach = j->depth / -t[2];
+                    float d = j->depths ? grid_at(j->depths, w, h, px, py) : j->depth;
+                    float reach = d / -t[2];
                     *out++ = px + t[0] * reach;
                     *out++ = py + t[1] * reach;
                 }
@@ -77,10 +80,10 @@ static void landing_rows(void *arg, int lo, int hi)
  * Two passes: the landing points of every sub-ray, row-parallel into `at`
  * (each row's slots its own, so the values do not depend on the threads),
  * then the splat in one fixed order on one thread. */
-void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
-                     float *restrict at, float *restrict light)
+static void gather(const float *gx, const float *gy, int w, int h, float depth, const float *depths, bool wrap_x,
+                   bool wrap_y, float *restrict at, float *restrict light)
 {
-    struct landing_job j = { .gx = gx, .gy = gy, .w = w, .h = h, .depth = depth, .at = at };
+    struct landing_job j = { .gx = gx, .gy = gy, .w = w, .h = h, .depth = depth, .depths = depths, .at = at };
     team_for(h, team_threads_for((long)w * h, 16384), landing_rows, &j);
     memset(light, 0, (size_t)w * h * sizeof *light);
     const float share = 1.0f / (SUB * SUB);
@@ -96,6 +99,23 @@ void caustics_gather(const float *gx, const float *gy, int w, int h, float depth
         r1[x0] += share * (1.0f - fx) * fy;
         r1[x1] += share * fx * fy;
     }
+}
+
+void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
+                     float *restrict at, float *restrict light)
+{
+    gather(gx, gy, w, h, depth, NULL, wrap_x, wrap_y, at, light);
+}
+
+/* With a depth map the floor's depth is read under the entry point: the rays
+ * leave the surface near-vertically (at most water's critical angle, 48.6
+ * degrees, and far less for ripples), so the floor's change of depth between
+ * where a ray enters and where it lands is left out, as the water's own
+ * height is. */
+void caustics_gather_depths(const float *gx, const float *gy, int w, int h, const float *depths, bool wrap_x,
+                            bool wrap_y, float *restrict at, float *restrict light)
+{
+    gather(gx, gy, w, h, 0.0f, depths, wrap_x, wrap_y, at, light);
 }
 
 /* colour = floor * light, and what goes past full brightness bleaches the
@@ -129,6 +149,9 @@ static int caustics_init(struct renderer *r, const struct scene *sc, struct rr_e
     r->rays = av_malloc(CAUSTICS_SCRATCH(r->gw, r->gh) * sizeof(float));
     if (!r->light || !r->rays)
         return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->gw, r->gh);
+    if (sc->render.depth_map && image_load_depth(sc->render.depth_map, sc->render.depth_range, r->gw, r->gh,
+                                                 "render.depth_map", "cells", &r->floor_depth, e) < 0)
+        return -1;
     if (sc->render.floor)
         return water_load_fitted(&r->floor, sc->render.floor, "render.floor", r->gw, r->gh, e);
     return 0;
@@ -137,8 +160,8 @@ static int caustics_init(struct renderer *r, const struct scene *sc, struct rr_e
 static void caustics_prepare(struct renderer *r, const struct field *f)
 {
     water_prepare(r, f);
-    caustics_gather(r->gx, r->gy, r->gw, r->gh, r->look.depth, r->edges[EDGE_LEFT] == EDGE_WRAP,
-                    r->edges[EDGE_TOP] == EDGE_WRAP, r->rays, r->light);
+    gather(r->gx, r->gy, r->gw, r->gh, r->look.depth, r->floor_depth, r->edges[EDGE_LEFT] == EDGE_WRAP,
+           r->edges[EDGE_TOP] == EDGE_WRAP, r->rays, r->light);
 }
 
 static void caustics_mode_row(const struct renderer *r, const struct field *f, int y, const float *restrict h,
@@ -157,6 +180,8 @@ static void caustics_free(struct renderer *r)
     av_freep(&r->light);
     av_freep(&r->rays);
     image_rgb_free(&r->floor);
+    free(r->floor_depth);
+    r->floor_depth = NULL;
 }
 
 /* The float picture: the floor's light itself (1 under still water). */

@@ -74,6 +74,7 @@ struct renderer {
     bool flip_green;           /* normals: render.normal_convention directx */
     struct image_rgb bg;       /* refract: the background at render size */
     struct image_rgb floor;    /* caustics: the floor texture at grid size, or empty */
+    float *floor_depth;        /* caustics: the floor's depth per cell in cells (render.depth_map), or NULL */
     /* The deep picture (RENDER_NEED_RGB16, RENDER_NEED_ALPHA; frame.h): 16-bit
      * colour and alpha (1 or 2 bytes a sample: abytes) at grid size (refract:
      * the colour at render size), their scaled copies, and the interleaved
@@ -287,6 +288,12 @@ void water_powf(const float *x, float y, int n, float *out);
 #define CAUSTICS_SCRATCH(w, h) ((size_t)(w) * (size_t)(h) * 8)
 void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
                      float *restrict at, float *restrict light);
+
+/* caustics_gather over a floor whose depth varies: depths, w * h cells (> 0),
+ * read bilinearly under the point where each sub-ray enters the water. With
+ * every cell at one depth it gives caustics_gather's light, bit for bit. */
+void caustics_gather_depths(const float *gx, const float *gy, int w, int h, const float *depths, bool wrap_x,
+                            bool wrap_y, float *restrict at, float *restrict light);
 
 /* One row of the floor: the floor's colour (floor_rgb, w * 3 bytes, or the
  * look's floor colour when NULL) times the light, brighter parts bleaching
