@@ -25,9 +25,11 @@ _ripplerender()
         --range --chunk --save-state --state-every --load-state --resume"
     local keys="grid.width= grid.height= grid.cell_size= time.fps= time.frames= time.steps_per_frame=
         solver.type= solver.damping= solver.damping_shift= solver.half_life= solver.neighbors=
-        solver.flow= solver.blend= solver.passes= solver.speed= solver.decay= boundary= absorb_width=
+        solver.flow= solver.blend= solver.passes= solver.speed= solver.decay= solver.depth= solver.depth_map=
+        solver.wavelength= solver.frequency= boundary= absorb_width=
         drops. rain. oscillators. movers. initial. probes. obstacles.
         render.mode= render.colormap= render.range= render.width= render.height= render.alpha=
+        render.depth_map=
         output.path= output.codec= output.crf= output.preset= output.pix_fmt= output.bit_depth="
     COMPREPLY=()
     # --option=value: complete the value as if it were the next word. Bash

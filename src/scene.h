@@ -118,10 +118,12 @@ struct solver_config {
     double gravity, surface_tension, density, depth, viscosity;   /* spectral; depth 0: deep */
     /* wave from depth (docs/solvers.md): `depth` > 0 (m, uniform) or depth_map
      * (PNG: v -> depth_range in m; .npy: m) gives c = sqrt(g d), or at
-     * `wavelength` L > 0 (m) sqrt(g/k tanh(k d)) with k = 2 pi / L; g = gravity. */
+     * `wavelength` L > 0 (m) sqrt(g/k tanh(k d)) with k = 2 pi / L, or at
+     * `frequency` f > 0 (Hz) w/k with w^2 = g k tanh(k d), w = 2 pi f; g = gravity. */
     char *depth_map;       /* wave: PNG, .npy or NULL */
     double depth_range[2]; /* wave: depth at PNG value 0 and 1, m */
-    double wavelength;     /* wave: m; 0: the shallow-water limit */
+    double wavelength;     /* wave: m; 0: not given */
+    double frequency;      /* wave: Hz; 0: not given (neither: the shallow-water limit) */
 };
 
 struct render_config {

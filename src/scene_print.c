@@ -126,6 +126,8 @@ static void print_solver(cJSON *root, const struct solver_config *s, bool *ok)
             add_pair(o, "depth_range", s->depth_range, ok);
         if (s->wavelength > 0)
             add_num(o, "wavelength", s->wavelength, ok);
+        if (s->frequency > 0)
+            add_num(o, "frequency", s->frequency, ok);
         add_num(o, "decay", s->decay, ok);
     } else if (solver_uses(t, "speed")) {
         add_num(o, "speed", s->speed, ok);

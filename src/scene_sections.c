@@ -94,8 +94,8 @@ static int refuse_unused_solver_keys(struct ld *ld, const cJSON *o, const struct
 
 /* wave's speed from the water depth (docs/solvers.md): `depth` (uniform) or
  * `depth_map` in place of `speed` and `speed_map`; `gravity`, `wavelength`
- * and `depth_range` only with them. Every combination that would leave a
- * key without effect is refused naming it. */
+ * or `frequency`, and `depth_range` only with them. Every combination that
+ * would leave a key without effect is refused naming it. */
 static int load_wave_depth(struct ld *ld, const cJSON *o)
 {
     static const char *const speeds[] = { "speed", "speed_map", "speed_range" };
@@ -114,8 +114,10 @@ static int load_wave_depth(struct ld *ld, const cJSON *o)
         return fail_got(ld, depth, "solver.depth", "a depth > 0 in m for the wave solver (dry land is an obstacle)");
     if (map && get_file(ld, o, "solver", "depth_map", &s->depth_map) < 0)
         return -1;
-    static const char *const needs_depth[] = { "gravity", "wavelength", "depth_range" };
-    for (int k = 0; k < 3; k++) {
+    if (exclusive(ld, o, "solver", "wavelength", "frequency") < 0)
+        return -1;
+    static const char *const needs_depth[] = { "gravity", "wavelength", "frequency", "depth_range" };
+    for (int k = 0; k < 4; k++) {
         const cJSON *v = member(o, needs_depth[k]);
         char p[PATH_LEN];
         if (v && !depth && !map)
@@ -139,7 +141,7 @@ int load_solver(struct ld *ld, const cJSON *root)
     static const char *const keys[] = {
         "type", "damping", "damping_shift", "half_life", "neighbors", "flow", "blend", "passes",
         "speed", "speed_map", "speed_range", "decay", "gravity", "surface_tension", "density",
-        "depth", "viscosity", "depth_map", "depth_range", "wavelength", NULL
+        "depth", "viscosity", "depth_map", "depth_range", "wavelength", "frequency", NULL
     };
     static const struct range damping = { 0, 1, true, false };
     struct solver_config *s = &ld->sc->solver;
@@ -179,7 +181,8 @@ int load_solver(struct ld *ld, const cJSON *root)
         || get_number(ld, o, "solver", "depth", NONNEG, &s->depth) < 0
         || get_number(ld, o, "solver", "viscosity", NONNEG, &s->viscosity) < 0
         || get_pair(ld, o, "solver", "depth_range", POSITIVE, s->depth_range) < 0
-        || get_number(ld, o, "solver", "wavelength", POSITIVE, &s->wavelength) < 0)
+        || get_number(ld, o, "solver", "wavelength", POSITIVE, &s->wavelength) < 0
+        || get_number(ld, o, "solver", "frequency", POSITIVE, &s->frequency) < 0)
         return -1;
     if (neighbors != 4 && neighbors != 8)
         return fail_got(ld, member(o, "neighbors"), "solver.neighbors", "4 or 8");

@@ -275,12 +275,13 @@ static int file_to_sha(cJSON *item)
     return 0;
 }
 
-/* The input files of the simulated scene: solver.speed_map, initial[].path
- * (images), obstacles[].path (masks). */
+/* The input files of the simulated scene: solver.speed_map and depth_map,
+ * initial[].path (images), obstacles[].path (masks). */
 static int files_to_sha(cJSON *scene)
 {
-    int rc = file_to_sha(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(scene, "solver"),
-                                                          "speed_map"));
+    cJSON *solver = cJSON_GetObjectItemCaseSensitive(scene, "solver");
+    int rc = file_to_sha(cJSON_GetObjectItemCaseSensitive(solver, "speed_map"))
+             | file_to_sha(cJSON_GetObjectItemCaseSensitive(solver, "depth_map"));
     static const char *const lists[] = { "initial", "obstacles" };
     for (int i = 0; i < 2; i++) {
         const cJSON *x;

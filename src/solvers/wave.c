@@ -13,7 +13,8 @@
  * nu^2 = 1/2 in grid units; here nu comes from physical c, dt and dx, and c may
  * vary per cell (speed_map: refraction, lenses, shallows; the c^2 lap(u) form),
  * or come from the water's depth (depth, depth_map: c = sqrt(g d), or the
- * linear water-wave speed at a chosen wavelength; see depth_speed). */
+ * linear water-wave speed at a chosen wavelength or frequency; see
+ * depth_speed). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -64,19 +65,44 @@ static void wave_reference_step(const void *priv, struct field *f)
     field_swap(f);
 }
 
-/* The phase speed over water of depth d (m), g = solver.gravity: the
- * shallow-water limit sqrt(g d) (waves much longer than the depth), or at
- * solver.wavelength L the linear (Airy) water-wave relation
- * omega^2 = g k tanh(k d), c = omega / k = sqrt(g/k tanh(k d)), k = 2 pi / L
- * (Lamb, Hydrodynamics, §228), which tends to sqrt(g d) as k d -> 0 and to the
- * deep-water sqrt(g/k) as k d grows. Both grow with d. */
+/* The wavenumber k (1/m) of linear water waves of angular frequency w over
+ * depth d: the root of w^2 = g k tanh(k d). g k tanh(k d) grows with k, and
+ * tanh(x) < 1 and tanh(x) < x make both w^2/g and w/sqrt(g d) lower bounds,
+ * so bisection from the larger of them, once an upper bound is found by
+ * doubling, converges; 200 halvings reach the doubles' resolution. */
+static double water_k(double g, double w, double d)
+{
+    double lo = fmax(w * w / g, w / sqrt(g * d)), hi = 2 * lo;
+    while (g * hi * tanh(hi * d) < w * w)
+        hi *= 2;
+    for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; i++) {
+        double mid = (lo + hi) / 2;
+        if (g * mid * tanh(mid * d) < w * w)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2;
+}
+
+/* The phase speed over water of depth d (m), g = solver.gravity, from the
+ * linear (Airy) water-wave relation w^2 = g k tanh(k d) (Lamb,
+ * Hydrodynamics, §228): by default its shallow-water limit sqrt(g d) (waves
+ * much longer than the depth); at solver.wavelength L, c = sqrt(g/k tanh(k d))
+ * with k = 2 pi / L (waves of that length at every depth); at
+ * solver.frequency f, c = w / k with k the root for w = 2 pi f (a wave of that
+ * frequency, whose length changes with the depth: what a driven wave does).
+ * Each tends to sqrt(g d) as k d -> 0, and all grow with d. */
 static double depth_speed(const struct scene *sc, double d)
 {
-    const double g = sc->solver.gravity, L = sc->solver.wavelength;
-    if (!(L > 0))
-        return sqrt(g * d);
-    const double k = 2 * M_PI / L;
-    return sqrt(g / k * tanh(k * d));
+    const double g = sc->solver.gravity, L = sc->solver.wavelength, f = sc->solver.frequency;
+    if (L > 0) {
+        const double k = 2 * M_PI / L;
+        return sqrt(g / k * tanh(k * d));
+    }
+    if (f > 0)
+        return 2 * M_PI * f / water_k(g, 2 * M_PI * f, d);
+    return sqrt(g * d);
 }
 
 /* The scene's shallowest and deepest water (m): a PNG depth_map's
@@ -384,7 +410,7 @@ static double wave_omega(const struct scene *sc, double kx, double ky)
 }
 
 static const char *const wave_keys[] = { "speed", "speed_map", "speed_range", "decay", "depth", "depth_map",
-                                         "depth_range", "wavelength", "gravity", NULL };
+                                         "depth_range", "wavelength", "frequency", "gravity", NULL };
 
 TBLOCK_SOLVER(wave, struct wave, kn)
 

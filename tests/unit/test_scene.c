@@ -570,7 +570,8 @@ static void test_key_errors(void **state)
                       ":1:13: render.zoom: unknown key \"zoom\" (known keys: \"mode\", \"colormap\", \"range\", "
                       "\"width\", \"height\", \"obstacle_color\", \"height_scale\", \"light\", "
                       "\"water_color\", \"sky_color\", \"specular\", \"shininess\", \"background\", "
-                      "\"refraction\", \"depth\", \"floor\", \"floor_color\", \"reflectivity\", \"alpha\", \"normal_convention\")");
+                      "\"refraction\", \"depth\", \"floor\", \"floor_color\", \"reflectivity\", \"alpha\", \"normal_convention\", "
+                      "\"depth_map\", \"depth_range\")");
     expect_file_error("{\"Grid\": {}}", ":1:2: Grid: unknown key \"Grid\", did you mean \"grid\"?");
     expect_file_error("{\"obstacles\": [{\"type\": \"circle\", \"x\": 1, \"y\": 1, \"width\": 2}]}",
                       ":1:51: obstacles.0.width: unknown key \"width\" for type \"circle\" "
@@ -790,15 +791,17 @@ static void test_solver_keys(void **state)
     } keys[] = {
         { "damping", "0.5", 7 }, { "damping_shift", "3", 7 }, { "neighbors", "8", 1 }, { "flow", "0.5", 2 },
         { "blend", "0.5", 4 }, { "passes", "2", 4 }, { "speed", "0.3", 8 }, { "speed_map", "null", 8 },
-        { "speed_range", "[0.2, 0.4]", 8 }, { "decay", "1", 8 }, { "gravity", "9", 16 },
-        { "surface_tension", "0.07", 16 }, { "density", "998", 16 }, { "depth", "0.1", 16 },
-        { "viscosity", "1e-6", 16 },
+        { "speed_range", "[0.2, 0.4]", 8 }, { "decay", "1", 8 }, { "gravity", "9", 24 },
+        { "surface_tension", "0.07", 16 }, { "density", "998", 16 }, { "depth", "0.1", 24 },
+        { "viscosity", "1e-6", 16 }, { "depth_map", "null", 8 }, { "depth_range", "[0.01, 0.1]", 8 },
+        { "wavelength", "0.05", 8 }, { "frequency", "2", 8 },
     };
     static const char *const takes[] = {
         "elias takes solver.half_life, solver.damping, solver.damping_shift, solver.neighbors",
         "flow takes solver.half_life, solver.damping, solver.damping_shift, solver.flow",
         "spring takes solver.half_life, solver.damping, solver.damping_shift, solver.blend, solver.passes",
-        "wave takes solver.half_life, solver.speed, solver.speed_map, solver.speed_range, solver.decay",
+        "wave takes solver.half_life, solver.speed, solver.speed_map, solver.speed_range, solver.decay, "
+        "solver.depth, solver.depth_map, solver.depth_range, solver.wavelength, solver.frequency, solver.gravity",
         "spectral takes solver.half_life, solver.gravity, solver.surface_tension, solver.density, "
         "solver.depth, solver.viscosity",
     };

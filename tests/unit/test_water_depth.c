@@ -144,6 +144,8 @@ static double driven_wavelength(struct scene *sc, double f)
     return l;
 }
 
+static double newton_k(double w, double d);
+
 /* Uniform water d = 1 cm: the shallow-water speed sqrt(g d) = 0.3132 m/s, so
  * 15.66 Hz makes waves of 2 cm (20 cells); and at solver.wavelength 2 cm the
  * linear water-wave speed sqrt(g/k tanh(k d)) = 0.1764 m/s (k d = pi), so
@@ -165,6 +167,14 @@ static void test_uniform_depth_speed(void **state)
     print_message("at wavelength %g m: c = %.4f m/s; wavelength %.5f m (want %.5f)\n", L, cw, got, L);
     assert_true(fabs(cw - 0.17638) < 1e-4);   /* by hand: sqrt(9.81 / 314.159 * tanh(3.14159)) */
     assert_true(fabs(got - L) < 0.01 * L);
+    /* at solver.frequency 8 Hz: the length 2 pi / k with (2 pi f)^2 = g k tanh(k d), 2.413 cm */
+    sc.solver.wavelength = 0;
+    sc.solver.frequency = 8;
+    double want = 2 * PI / newton_k(2 * PI * 8, d);
+    got = driven_wavelength(&sc, 8);
+    print_message("at frequency 8 Hz: wavelength %.5f m (want %.5f)\n", got, want);
+    assert_true(fabs(want - 0.02413) < 1e-5);
+    assert_true(fabs(got - want) < 0.01 * want);
 }
 
 /* Per cell, the complex amplitude of the steady oscillation at omega
@@ -232,25 +242,35 @@ static void steady_k(const struct scene *sc, double f, int steps, const int win[
     sim_free(s);
 }
 
+/* The wavenumber of water waves of angular frequency w over depth d, by
+ * Newton's method on g k tanh(k d) - w^2 from the shallow-water k (the code
+ * under test bisects). */
+static double newton_k(double w, double d)
+{
+    double k = w / sqrt(G * d);
+    for (int i = 0; i < 50; i++) {
+        double t = tanh(k * d), F = G * k * t - w * w, dF = G * (t + k * d * (1 - t * t));
+        k -= F / dF;
+    }
+    assert_true(fabs(G * k * tanh(k * d) - w * w) < 1e-9 * w * w);
+    return k;
+}
+
 /* Snell's law at a straight depth step: a plane wave from a line source
- * along the left edge runs in +x over deep water (d1 = 4.5 cm) and meets,
- * at 40 degrees of incidence, a straight step to shallow water (d2 = 2 cm,
- * from a .npy depth map): c1/c2 = sqrt(d1/d2) = 1.5, so the refracted wave
- * runs at theta2 = asin(sin 40 / 1.5) = 25.4 degrees from the step's
- * normal. The direction is measured, not assumed, on both sides: the
+ * along the left edge runs in +x over deep water (d1) and meets, at 40
+ * degrees of incidence, a straight step to shallow water (d2, from a .npy
+ * depth map), where it turns toward the step's normal: sin th1 / sin th2 =
+ * c1 / c2. The direction is measured, not assumed, on both sides: the
  * incident one in a run over deep water everywhere (no step, so no reflected
  * wave), the refracted one past the step, each from the phase gradient of
  * the steady oscillation (lock-in at the source's frequency) over a window
- * clear of the edges' sponges. */
-static void test_snell_depth_step(void **state)
+ * clear of the edges' sponges. One step a frame at `fps`, `period` steps a
+ * period of the source; the wave's frequency is given to the solver when
+ * by_frequency. Returns the measured sin ratio over c_ratio, minus 1. */
+static double snell(double d1, double d2, double dx, double fps, int period, bool by_frequency, double c_ratio)
 {
-    (void)state;
     enum { W = 400, H = 300 };
-    const double d1 = 0.045, d2 = 0.02, th1 = 40 * PI / 180;
-    const double c1 = sqrt(G * d1), c2 = sqrt(G * d2);
-    /* 44 steps a period (a whole number, for the lock-in): 20.3 cells per
-     * wavelength over the shallows, 30.4 over the deep */
-    const double f = 960.0 / 44;
+    const double th1 = 40 * PI / 180, f = fps / period;
     /* the step: deep where x < 190 + tan(th1) (y - 150), so from x = 64 at
      * the top to 316 at the bottom, clear of the source; its normal
      * (cos th1, -sin th1) at th1 from the incident +x */
@@ -266,9 +286,10 @@ static void test_snell_depth_step(void **state)
         depth[k] = d1;
     write_npy(flat, "<f8", false, "(300, 400)", depth, W * H);
     struct scene sc;
-    depth_scene(&sc, W, H, 0.001, 0, 1);
-    sc.time.fps = 960;   /* one step a frame, for the lock-in: nu = 0.664 / 0.96 = 0.69 */
+    depth_scene(&sc, W, H, dx, 0, 1);
+    sc.time.fps = fps;   /* one step a frame, for the lock-in */
     sc.time.frames = 4000;
+    sc.solver.frequency = by_frequency ? f : 0;
     struct oscillator o = { .is_line = true, .from = { 2, 0 }, .to = { 2, H - 1 }, .amplitude = 1,
                             .frequency = f, .end = { .is_frame = true, .frame = 4000 }, .shape = SHAPE_POINT };
     sc.oscillators = &o;
@@ -282,22 +303,48 @@ static void test_snell_depth_step(void **state)
     steady_k(&sc, f, 800, before, &kx, &ky);
     double a1 = atan2(ky, kx), kl1 = hypot(kx, ky);
     sc.solver.depth_map = path;
-    /* fed by the step between y = 110 and 160 (rays back along -14.6 degrees) */
+    /* fed by the step between y = 110 and 160 (rays back along the refracted direction) */
     const int after[4] = { 260, 350, 60, 140 };
     steady_k(&sc, f, 1600, after, &kx, &ky);
     double a2 = atan2(ky, kx), kl2 = hypot(kx, ky);
     /* angles from the step's normal, whose direction is -th1 */
     double i1 = a1 + th1, i2 = a2 + th1;
     double ratio = sin(i1) / sin(i2);
-    print_message("snell: incident %.3f deg (|k| %.4f rad/cell), refracted %.3f deg (|k| %.4f), sin ratio %.4f "
-                  "against c1/c2 = %.4f (%.2f %%); |k2|/|k1| = %.4f\n",
-                  i1 * 180 / PI, kl1, i2 * 180 / PI, kl2, ratio, c1 / c2, 100 * (ratio / (c1 / c2) - 1),
-                  kl2 / kl1);
+    print_message("snell: incident %.3f deg (%.1f cells a wavelength), refracted %.3f deg (%.1f cells), sin ratio "
+                  "%.4f against c1/c2 = %.4f (%.2f %%); |k2|/|k1| = %.4f\n",
+                  i1 * 180 / PI, 2 * PI / kl1, i2 * 180 / PI, 2 * PI / kl2, ratio, c_ratio,
+                  100 * (ratio / c_ratio - 1), kl2 / kl1);
     assert_true(fabs(a1) < 0.5 * PI / 180);               /* the source's plane wave runs in +x */
-    assert_true(fabs(ratio / (c1 / c2) - 1) < 0.02);        /* Snell, within 2 % */
-    assert_true(fabs(kl2 / kl1 / (c1 / c2) - 1) < 0.02);    /* shorter waves in the shallows */
+    assert_true(fabs(kl2 / kl1 / c_ratio - 1) < 0.02);      /* shorter waves in the shallows */
     remove(path);
     remove(flat);
+    return ratio / c_ratio - 1;
+}
+
+/* Shallow-water speeds: 4.5 cm to 2 cm of water, c1/c2 = sqrt(d1/d2) = 1.5,
+ * so the refracted wave runs at asin(sin 40 / 1.5) = 25.4 degrees from the
+ * step's normal. 1 mm cells, 44 steps a period at 960 steps a second: 20.3
+ * cells a wavelength over the shallows, 30.4 over the deep, nu = 0.69. */
+static void test_snell_shallow(void **state)
+{
+    (void)state;
+    double err = snell(0.045, 0.02, 0.001, 960, 44, false, sqrt(0.045 / 0.02));
+    assert_true(fabs(err) < 0.02);   /* Snell, within 2 % */
+}
+
+/* At a given frequency: 20 cm to 2 cm of water, 1 cm cells, f = 2 Hz (60
+ * steps a period at 120 a second). The wave keeps its frequency and changes
+ * its length, c = w/k with w^2 = g k tanh(k d): k d = 3.23 over the deep
+ * (nearly deep water, 38.9 cells a wavelength), 0.60 over the shallows (21.0
+ * cells), c1/c2 = k2/k1 = 1.857 (where sqrt(d1/d2) would say 3.16), so the
+ * refracted wave runs at 20.3 degrees from the normal; nu = 0.65. */
+static void test_snell_frequency(void **state)
+{
+    (void)state;
+    const double w = 2 * PI * 2, ratio = newton_k(w, 0.02) / newton_k(w, 0.2);
+    assert_true(fabs(ratio - 1.8569) < 1e-4);
+    double err = snell(0.2, 0.02, 0.01, 120, 60, true, ratio);
+    assert_true(fabs(err) < 0.02);   /* Snell, within 2 % */
 }
 
 /* The Courant check and "auto" steps use the deepest water: a PNG map's
@@ -524,7 +571,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_uniform_depth_speed),
-        cmocka_unit_test(test_snell_depth_step),
+        cmocka_unit_test(test_snell_shallow),
+        cmocka_unit_test(test_snell_frequency),
         cmocka_unit_test(test_depth_courant),
         cmocka_unit_test(test_depth_file_errors),
         cmocka_unit_test(test_caustics_floor_depths),
