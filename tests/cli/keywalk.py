@@ -180,6 +180,8 @@ SPECIAL = {
     "rain.end": [0.05],
     "oscillators.0.end": [0.05],
     "solver.speed_map": [os.path.join(HERE, "lens.png")],
+    "solver.depth_map": [os.path.join(HERE, "shoal.png")],
+    "render.depth_map": [os.path.join(HERE, "shoal.png")],
     "render.colormap": ["cividis"],
     "render.background": [os.path.join(HERE, "pool.png")],
     "render.floor": [os.path.join(HERE, "pool.png")],
