@@ -30,7 +30,7 @@ is manifest-json 'c.json run.json shots/ ' ripplerender c.json --manifest ''
 is probes-csv 'p.csv shots/ ' ripplerender c.json --probes ''
 is state-options '--save-state --set --state-every ' ripplerender c.json --s
 is load-state-json 'c.json run.json shots/ ' ripplerender c.json --load-state ''
-is set-keys 'solver.damping= solver.damping_shift= solver.decay= ' ripplerender c.json -s solver.d
+is set-keys 'solver.damping= solver.damping_shift= solver.decay= solver.depth= solver.depth_map= ' ripplerender c.json -s solver.d
 is frames-no-files '' ripplerender c.json -f ''
 touch part.mkv
 is join-command 'join ' ripplerender jo
