@@ -841,6 +841,81 @@ static void test_solver_keys(void **state)
     scene_free(&sc);
 }
 
+/* The depth keys: their defaults, what each refuses with its exact message,
+ * and print -> load -> print for wave from a depth and a caustics floor map.
+ * The files are only checked to be readable here (walls.png, depth.npy). */
+static void test_depth_keys(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    char npy[160], text[512];
+    snprintf(npy, sizeof npy, "%s/depth.npy", tmpdir);
+    FILE *f = fopen(npy, "wb");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(load("{}", NULL, 0, &sc, &e), 0);
+    assert_null(sc.solver.depth_map);
+    assert_true(sc.solver.depth == 0 && sc.solver.wavelength == 0 && sc.solver.frequency == 0);
+    assert_true(sc.solver.depth_range[0] == 0.005 && sc.solver.depth_range[1] == 0.05);
+    assert_null(sc.render.depth_map);
+    assert_true(sc.render.depth == 30 && sc.render.depth_range[0] == 10 && sc.render.depth_range[1] == 60);
+    scene_free(&sc);
+    snprintf(text, sizeof text, "{\"solver\": {\"type\": \"wave\", \"depth_map\": \"%s\", \"frequency\": 2}}",
+             mask_path);
+    assert_int_equal(load(text, NULL, 0, &sc, &e), 0);
+    assert_string_equal(sc.solver.depth_map, mask_path);
+    assert_true(sc.solver.frequency == 2 && sc.solver.gravity == 9.81);
+    scene_free(&sc);
+    round_trip(text);
+    snprintf(text, sizeof text, "{\"solver\": {\"type\": \"wave\", \"depth_map\": \"%s\"}}", npy);
+    round_trip(text);
+    round_trip("{\"solver\": {\"type\": \"wave\", \"depth\": 0.2, \"wavelength\": 0.5, \"gravity\": 9.8}}");
+    expect_file_error("{\"solver\": {\"type\": \"wave\", \"depth\": 0.1, \"speed\": 0.2}}",
+                      ":1:43: solver.speed: give either solver.speed or solver.depth, not both");
+    expect_file_error("{\"solver\": {\"type\": \"wave\", \"depth\": 0}}",
+                      ":1:38: solver.depth: expected a depth > 0 in m for the wave solver (dry land is an "
+                      "obstacle), got 0");
+    expect_file_error("{\"solver\": {\"type\": \"wave\", \"wavelength\": 0.1}}",
+                      ":1:29: solver.wavelength: used by the wave solver only with solver.depth or "
+                      "solver.depth_map");
+    expect_file_error("{\"solver\": {\"type\": \"wave\", \"depth\": 0.1, \"gravity\": 0}}",
+                      ":1:54: solver.gravity: expected a number > 0 for the wave solver (its speed is "
+                      "sqrt(g d)), got 0");
+    expect_file_error("{\"solver\": {\"type\": \"wave\", \"depth\": 0.1, \"wavelength\": 1, "
+                      "\"frequency\": 1}}",
+                      ":1:60: solver.frequency: give either solver.wavelength or solver.frequency, not both");
+    expect_file_error("{\"solver\": {\"type\": \"wave\", \"depth\": 0.1, \"depth_range\": [1, 2]}}",
+                      ":1:43: solver.depth_range: used only with a PNG solver.depth_map");
+    snprintf(text, sizeof text, "{\"solver\": {\"type\": \"wave\", \"depth_map\": \"%s\", \"depth_range\": [1, 2]}}",
+             npy);
+    char want[256];
+    snprintf(want, sizeof want, ":1:%d: solver.depth_range: not used with a .npy solver.depth_map (its values are the "
+             "depths in m)", (int)strlen(npy) + 46);
+    expect_file_error(text, want);
+    expect_file_error("{\"render\": {\"depth_range\": [1, 2]}}",
+                      ":1:13: render.depth_range: used only with a PNG render.depth_map");
+    expect_file_error("{\"render\": {\"depth_range\": [0, 2]}}",
+                      ":1:28: render.depth_range: expected an array of two numbers in (0, 1000000], got [0,2]");
+    snprintf(text, sizeof text, "{\"render\": {\"depth\": 3, \"depth_map\": \"%s\"}}", mask_path);
+    expect_file_error(text, ":1:25: render.depth_map: give either render.depth or render.depth_map, not both");
+    /* a floor map prints and loads back (its path, and depth_range for a PNG) */
+    snprintf(text, sizeof text, "{\"render\": {\"depth_map\": \"%s\", \"depth_range\": [2, 8]}}", mask_path);
+    assert_int_equal(load(text, NULL, 0, &sc, &e), 0);
+    char *printed = scene_text(&sc);
+    assert_non_null(printed);
+    assert_non_null(strstr(printed, "\"depth_range\":\t[2, 8]"));
+    assert_null(strstr(printed, "\"depth\":\t30"));
+    struct scene back;
+    assert_int_equal(load(printed, NULL, 0, &back, &e), 0);
+    assert_string_equal(back.render.depth_map, mask_path);
+    assert_true(back.render.depth_range[0] == 2 && back.render.depth_range[1] == 8);
+    free(printed);
+    scene_free(&back);
+    scene_free(&sc);
+    unlink(npy);
+}
+
 /* The water modes' keys: defaults, every key read, paths resolved against the
  * scene's folder, null for no picture, and the printed scene reads back. */
 static void test_render_keys(void **state)
@@ -969,81 +1044,6 @@ static void test_json_suite(void **state)
     assert_int_equal(loaded, 2);   /* y_object_empty and i_structure_UTF-8_BOM_empty_object */
 }
 
-/* The depth keys: their defaults, what each refuses with its exact message,
- * and print -> load -> print for wave from a depth and a caustics floor map.
- * The files are only checked to be readable here (walls.png, depth.npy). */
-static void test_depth_keys(void **state)
-{
-    (void)state;
-    struct scene sc;
-    struct rr_err e;
-    char npy[160], text[512];
-    snprintf(npy, sizeof npy, "%s/depth.npy", tmpdir);
-    FILE *f = fopen(npy, "wb");
-    assert_non_null(f);
-    fclose(f);
-    assert_int_equal(load("{}", NULL, 0, &sc, &e), 0);
-    assert_null(sc.solver.depth_map);
-    assert_true(sc.solver.depth == 0 && sc.solver.wavelength == 0 && sc.solver.frequency == 0);
-    assert_true(sc.solver.depth_range[0] == 0.005 && sc.solver.depth_range[1] == 0.05);
-    assert_null(sc.render.depth_map);
-    assert_true(sc.render.depth == 30 && sc.render.depth_range[0] == 10 && sc.render.depth_range[1] == 60);
-    scene_free(&sc);
-    snprintf(text, sizeof text, "{\"solver\": {\"type\": \"wave\", \"depth_map\": \"%s\", \"frequency\": 2}}",
-             mask_path);
-    assert_int_equal(load(text, NULL, 0, &sc, &e), 0);
-    assert_string_equal(sc.solver.depth_map, mask_path);
-    assert_true(sc.solver.frequency == 2 && sc.solver.gravity == 9.81);
-    scene_free(&sc);
-    round_trip(text);
-    snprintf(text, sizeof text, "{\"solver\": {\"type\": \"wave\", \"depth_map\": \"%s\"}}", npy);
-    round_trip(text);
-    round_trip("{\"solver\": {\"type\": \"wave\", \"depth\": 0.2, \"wavelength\": 0.5, \"gravity\": 9.8}}");
-    expect_file_error("{\"solver\": {\"type\": \"wave\", \"depth\": 0.1, \"speed\": 0.2}}",
-                      ":1:43: solver.speed: give either solver.speed or solver.depth, not both");
-    expect_file_error("{\"solver\": {\"type\": \"wave\", \"depth\": 0}}",
-                      ":1:38: solver.depth: expected a depth > 0 in m for the wave solver (dry land is an "
-                      "obstacle), got 0");
-    expect_file_error("{\"solver\": {\"type\": \"wave\", \"wavelength\": 0.1}}",
-                      ":1:29: solver.wavelength: used by the wave solver only with solver.depth or "
-                      "solver.depth_map");
-    expect_file_error("{\"solver\": {\"type\": \"wave\", \"depth\": 0.1, \"gravity\": 0}}",
-                      ":1:54: solver.gravity: expected a number > 0 for the wave solver (its speed is "
-                      "sqrt(g d)), got 0");
-    expect_file_error("{\"solver\": {\"type\": \"wave\", \"depth\": 0.1, \"wavelength\": 1, "
-                      "\"frequency\": 1}}",
-                      ":1:60: solver.frequency: give either solver.wavelength or solver.frequency, not both");
-    expect_file_error("{\"solver\": {\"type\": \"wave\", \"depth\": 0.1, \"depth_range\": [1, 2]}}",
-                      ":1:43: solver.depth_range: used only with a PNG solver.depth_map");
-    snprintf(text, sizeof text, "{\"solver\": {\"type\": \"wave\", \"depth_map\": \"%s\", \"depth_range\": [1, 2]}}",
-             npy);
-    char want[256];
-    snprintf(want, sizeof want, ":1:%d: solver.depth_range: not used with a .npy solver.depth_map (its values are the "
-             "depths in m)", (int)strlen(npy) + 46);
-    expect_file_error(text, want);
-    expect_file_error("{\"render\": {\"depth_range\": [1, 2]}}",
-                      ":1:13: render.depth_range: used only with a PNG render.depth_map");
-    expect_file_error("{\"render\": {\"depth_range\": [0, 2]}}",
-                      ":1:28: render.depth_range: expected an array of two numbers in (0, 1000000], got [0,2]");
-    snprintf(text, sizeof text, "{\"render\": {\"depth\": 3, \"depth_map\": \"%s\"}}", mask_path);
-    expect_file_error(text, ":1:25: render.depth_map: give either render.depth or render.depth_map, not both");
-    /* a floor map prints and loads back (its path, and depth_range for a PNG) */
-    snprintf(text, sizeof text, "{\"render\": {\"depth_map\": \"%s\", \"depth_range\": [2, 8]}}", mask_path);
-    assert_int_equal(load(text, NULL, 0, &sc, &e), 0);
-    char *printed = scene_text(&sc);
-    assert_non_null(printed);
-    assert_non_null(strstr(printed, "\"depth_range\":\t[2, 8]"));
-    assert_null(strstr(printed, "\"depth\":\t30"));
-    struct scene back;
-    assert_int_equal(load(printed, NULL, 0, &back, &e), 0);
-    assert_string_equal(back.render.depth_map, mask_path);
-    assert_true(back.render.depth_range[0] == 2 && back.render.depth_range[1] == 8);
-    free(printed);
-    scene_free(&back);
-    scene_free(&sc);
-    unlink(npy);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1065,10 +1065,10 @@ int main(void)
         cmocka_unit_test(test_files),
         cmocka_unit_test(test_print_round_trip),
         cmocka_unit_test(test_solver_keys),
+        cmocka_unit_test(test_depth_keys),
         cmocka_unit_test(test_render_keys),
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_json_suite),
-        cmocka_unit_test(test_depth_keys),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
