@@ -91,6 +91,8 @@ static const char usage_tail[] =
     "  -V, --version            the version of ripplerender and its libraries\n"
     "\n"
     "With --hash or --check and no -o, nothing is written: the frames are only hashed.\n"
+    "-o - writes the frames to standard output for another program (not a terminal, not\n"
+    "with --hash): y4m, or NUT with -s output.format=nut: ripplerender S -o - | ffmpeg -i - ...\n"
     "Exit status: 0 success, 1 run-time failure (I/O, encoder, unstable simulation),\n"
     "2 usage error or invalid scene, 3 --check mismatch, 130 interrupted.\n"
     "Ctrl-C, SIGTERM, SIGHUP, SIGQUIT, SIGXCPU or a closed standard output (--hash | head)\n"
@@ -290,6 +292,9 @@ static int parse_options(int argc, char **argv, struct options *o)
         }
     }
     o->farm.overwrite = o->overwrite;
+    if (o->hash && o->output && !strcmp(o->output, "-"))
+        return usage_error("%s", "-o - and --hash both write to standard output; use one of them "
+                           "(or --check FILE, or -o FILE.framemd5)");
     if (o->frames_set[0])       /* after the --set values, so -f wins */
         o->sets[o->n_sets++] = o->frames_set;
     if (optind >= argc)
@@ -490,7 +495,7 @@ static int claim_files(const struct run *r, const struct options *o, bool writes
     const struct sink_ops *ops = writes_output ? sink_find(sc->output.path, e) : NULL;
     if (writes_output && !ops)
         return -1;
-    if (ops && !ops->numbered
+    if (ops && !ops->numbered && !ops->to_stdout
         && outfile_claim(sc->output.path, o->output ? "-o" : "output.path", OUTFILE_WRITES, e) < 0)
         return -1;
     return 0;
@@ -741,9 +746,11 @@ int main(int argc, char **argv)
     if (o.check && !interrupted)
         fprintf(stderr, "ripplerender: %s: %ld %s\n", o.check, done, done == 1 ? "frame matches" : "frames match");
     if (interrupted) {
-        fprintf(stderr, "ripplerender: %s after %ld of %ld frames; %s holds the frames so far\n",
+        bool piped = r.sink && !strcmp(r.sc.output.path, "-");   /* -o -: no file holds them */
+        fprintf(stderr, "ripplerender: %s after %ld of %ld frames; %s%s\n",
                 stdout_closed ? "standard output was closed (its reader went away): interrupted" : "interrupted",
-                done, state_count(r.state), r.sink ? r.sc.output.path : "nothing");
+                done, state_count(r.state), piped ? "standard output got the frames so far"
+                : r.sink ? r.sc.output.path : "nothing", piped ? "" : " holds the frames so far");
         status = RR_EXIT_INTERRUPTED;
     }
 end:

@@ -26,6 +26,7 @@ const char *const render_names[] = { "height", "colormap", "shaded", "refract", 
                                             "caustics", NULL };
 const char *const initial_names[] = { "image", "wave", NULL };
 const char *const alpha_names[] = { "none", "height", "caustics", NULL };
+const char *const format_names[] = { "y4m", "nut", NULL };
 
 static const char *name_of(const char *const *names, int count, int v)
 {
@@ -37,6 +38,7 @@ const char *scene_edge_name(enum edge_kind k) { return name_of(edge_names, 4, (i
 const char *scene_shape_name(enum shape_kind k) { return name_of(shape_names, 4, (int)k); }
 const char *scene_render_mode_name(enum render_mode m) { return name_of(render_names, 6, (int)m); }
 const char *scene_render_alpha_name(enum render_alpha a) { return name_of(alpha_names, 3, (int)a); }
+const char *scene_output_format_name(enum output_format f) { return name_of(format_names, 2, (int)f); }
 
 /* ---- time steps ------------------------------------------------------------------- */
 

@@ -134,6 +134,9 @@ struct render_config {
     enum render_alpha alpha;       /* none: opaque, no alpha plane */
 };
 
+/* output.format: what `-o -` writes to standard output (src/sinks/pipe.c). */
+enum output_format { OUTPUT_Y4M, OUTPUT_NUT };
+
 struct output_config {
     char *path;                    /* resolved against the current directory, not the scene */
     char codec[RR_NAME_MAX];       /* "" = the container's default */
@@ -141,6 +144,7 @@ struct output_config {
     char preset[RR_NAME_MAX];      /* "" = the codec's default */
     char pix_fmt[RR_NAME_MAX];     /* "" = the codec's default */
     int bit_depth;                 /* 8 or 16 (16: 16-bit PNG, or a video pix_fmt of more than 8 bits) */
+    enum output_format format;     /* the stream of -o - (y4m or nut); no file output reads it */
 };
 
 /* Where a value of the scene came from: its key path ("obstacles.0.path") and
@@ -233,5 +237,6 @@ const char *scene_edge_name(enum edge_kind k);
 const char *scene_shape_name(enum shape_kind k);
 const char *scene_render_mode_name(enum render_mode m);
 const char *scene_render_alpha_name(enum render_alpha a);
+const char *scene_output_format_name(enum output_format f);
 
 #endif

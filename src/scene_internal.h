@@ -30,6 +30,7 @@ extern const char *const obstacle_names[];
 extern const char *const render_names[];
 extern const char *const initial_names[];
 extern const char *const alpha_names[];
+extern const char *const format_names[];
 
 /* ---- the loader's state ------------------------------------------------------------- */
 

@@ -315,6 +315,7 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_str(o, "preset", out->preset, ok);
         add_str(o, "pix_fmt", out->pix_fmt, ok);
         add_num(o, "bit_depth", out->bit_depth, ok);
+        add_str(o, "format", scene_output_format_name(out->format), ok);
     }
 }
 

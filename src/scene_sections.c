@@ -366,7 +366,7 @@ int load_render(struct ld *ld, const cJSON *root)
 
 int load_output(struct ld *ld, const cJSON *root)
 {
-    static const char *const keys[] = { "path", "codec", "crf", "preset", "pix_fmt", "bit_depth", NULL };
+    static const char *const keys[] = { "path", "codec", "crf", "preset", "pix_fmt", "bit_depth", "format", NULL };
     struct output_config *out = &ld->sc->output;
     const cJSON *o;
     if (get_object(ld, root, "", "output", &o) < 0)
@@ -380,6 +380,7 @@ int load_output(struct ld *ld, const cJSON *root)
         || get_name(ld, o, "output", "pix_fmt", true, out->pix_fmt) < 0
         || get_int(ld, o, "output", "bit_depth", 8, 16, &out->bit_depth) < 0)
         return -1;
+    GET_ENUM(ld, o, "output", "format", format_names, out->format);
     if (out->bit_depth != 8 && out->bit_depth != 16)
         return fail_got(ld, member(o, "bit_depth"), "output.bit_depth", "8 or 16");
     /* Relative to the current directory, not to the scene: -o overrides it. */

@@ -173,6 +173,8 @@ const char *sink_kind_shown(const struct sink_ops *k, char *buf, size_t n)
 {
     size_t used = 0;
     buf[0] = '\0';
+    if (k->to_stdout)
+        snprintf(buf, n, "-");
     for (const char *x = k->exts; *x && used < n;) {
         size_t len = strcspn(x, " ");
         int w = snprintf(buf + used, n - used, "%s%s%.*s", used ? " " : "", k->numbered ? "NAME%05d." : ".",
@@ -214,13 +216,15 @@ const struct sink_ops *sink_find(const char *path, struct rr_err *e)
     }
     const char *ext = sink_extension(path);
     for (const struct sink_ops *const *k = sink_kinds; *k; k++) {
+        if ((*k)->to_stdout && !strcmp(path, "-"))
+            return *k;
         if (!ext_listed((*k)->exts, ext))
             continue;
         if ((*k)->numbered && sink_pattern_check(path, e) < 0)
             return NULL;
         return *k;
     }
-    /* "(use .mp4 .mkv .mov .webm, .gif, NAME%05d.png, .framemd5 .framehash or .npy)" */
+    /* "(use .mp4 .mkv .mov .webm, .gif, NAME%05d.png, .framemd5 .framehash, .npy or -)" */
     char kinds[512], shown[128];
     size_t used = 0;
     kinds[0] = '\0';

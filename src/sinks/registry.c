@@ -5,7 +5,8 @@
  * Extensions must not repeat across kinds: sink_find takes the first. */
 #include "sink.h"
 
-extern const struct sink_ops sink_video_ops, sink_gif_ops, sink_pngseq_ops, sink_hash_ops, sink_npy_ops;
+extern const struct sink_ops sink_video_ops, sink_gif_ops, sink_pngseq_ops, sink_hash_ops, sink_npy_ops,
+    sink_pipe_ops;
 
 const struct sink_ops *const sink_kinds[] = {
     &sink_video_ops,
@@ -13,5 +14,6 @@ const struct sink_ops *const sink_kinds[] = {
     &sink_pngseq_ops,
     &sink_hash_ops,
     &sink_npy_ops,
+    &sink_pipe_ops,
     NULL,
 };

@@ -144,6 +144,7 @@ static void test_defaults(void **state)
     assert_string_equal(sc.output.preset, "");
     assert_string_equal(sc.output.pix_fmt, "");
     assert_int_equal(sc.output.bit_depth, 8);
+    assert_int_equal(sc.output.format, OUTPUT_Y4M);
     scene_free(&sc);
     scene_free(&sc);   /* twice is safe */
 }
@@ -602,6 +603,8 @@ static void test_value_errors2(void **state)
     (void)state;
     expect_file_error("{\"solver\": {\"neighbors\": 6}}", ":1:26: solver.neighbors: expected 4 or 8, got 6");
     expect_file_error("{\"output\": {\"bit_depth\": 12}}", ":1:26: output.bit_depth: expected 8 or 16, got 12");
+    expect_file_error("{\"output\": {\"format\": \"nuts\"}}",
+                      ":1:23: output.format: expected one of \"y4m\", \"nut\", got \"nuts\"; did you mean \"nut\"?");
     expect_file_error("{\"render\": {\"range\": [1, 1]}}",
                       ":1:22: render.range: expected [low, high] with low < high, got [1,1]");
     expect_file_error("{\"render\": {\"obstacle_color\": [0, 256, 0]}}",
