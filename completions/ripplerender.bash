@@ -22,7 +22,9 @@ _ripplerender()
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local opts="-o --output -s --set -f --frames -j --threads -y --overwrite --hash --check
         --validate --print-scene --probes --manifest --progress -q --quiet -h --help -V --version
-        --range --chunk --save-state --state-every --load-state"
+        --range --chunk --save-state --state-every --load-state --preset"
+    # the presets built into the program (scenes/presets; tests/cli/test_presets.sh)
+    local presets="double-slit harbour pond pool rain-on-glass wake"
     local keys="grid.width= grid.height= grid.cell_size= time.fps= time.frames= time.steps_per_frame=
         solver.type= solver.damping= solver.damping_shift= solver.half_life= solver.neighbors=
         solver.flow= solver.blend= solver.passes= solver.speed= solver.decay= boundary= absorb_width=
@@ -62,6 +64,8 @@ _ripplerender()
             _ripplerender_files "$cur" .json; compopt -o nospace 2> /dev/null; return ;;
         --progress)
             COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+        --preset)
+            COMPREPLY=($(compgen -W "$presets list" -- "$cur")); return ;;
         --save-state)
             COMPREPLY=($(compgen -d -- "$cur")); compopt -o nospace 2> /dev/null; return ;;
         --load-state)

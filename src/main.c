@@ -38,7 +38,8 @@
 enum progress_mode { PROGRESS_AUTO, PROGRESS_ALWAYS, PROGRESS_NEVER };
 
 struct options {
-    const char *scene_path;
+    const char *scene_path;      /* NULL: the preset alone */
+    const char *preset;          /* --preset NAME, or NULL */
     const char *output;          /* -o, or NULL */
     const char **sets;           /* --set values and the ones -f adds */
     char **args;                 /* argv as given, before getopt permutes it (--manifest) */
@@ -55,6 +56,7 @@ struct options {
 
 static const char usage_head[] =
     "Usage: ripplerender SCENE [-o OUTPUT] [options]\n"
+    "       ripplerender --preset NAME [SCENE] [-o OUTPUT] [options]   (--preset list: the names)\n"
     "       ripplerender join IN... -o OUT [-y]   (the parts of a run into one: join -h)\n"
     "Simulates water ripples from a JSON scene and writes the frames.\n"
     "\n"
@@ -65,6 +67,8 @@ static const char usage_tail[] =
     "  -s, --set KEY=VALUE      override a scene value by dotted path (solver.damping=0.98,\n"
     "                           drops.0.x=40); VALUE is JSON, a number as typed (.98, +2),\n"
     "                           else a string; repeatable\n"
+    "      --preset NAME        start from a scene built into the program (pond, pool, harbour, ...);\n"
+    "                           SCENE's keys, then --set, override its own; --preset list names them\n"
     "  -f, --frames N           override time.frames\n"
     "  -j, --threads N          worker threads (default: every core); frames never depend on N\n"
     "  -y, --overwrite          replace an existing output (without it, the run fails)\n"
@@ -207,7 +211,8 @@ static void print_usage(void)
 static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { OPT_HASH = 256, OPT_CHECK, OPT_VALIDATE, OPT_PRINT, OPT_PROBES, OPT_MANIFEST, OPT_PROGRESS,
-           OPT_RANGE, OPT_CHUNK, OPT_SAVE_STATE, OPT_STATE_EVERY, OPT_LOAD_STATE, OPT_LIST_OUTPUTS };
+           OPT_RANGE, OPT_CHUNK, OPT_SAVE_STATE, OPT_STATE_EVERY, OPT_LOAD_STATE, OPT_LIST_OUTPUTS,
+           OPT_PRESET };
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },   { "set", required_argument, NULL, 's' },
         { "frames", required_argument, NULL, 'f' },   { "threads", required_argument, NULL, 'j' },
@@ -220,6 +225,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         { "save-state", required_argument, NULL, OPT_SAVE_STATE },
         { "state-every", required_argument, NULL, OPT_STATE_EVERY },
         { "load-state", required_argument, NULL, OPT_LOAD_STATE },
+        { "preset", required_argument, NULL, OPT_PRESET },
         { "help", no_argument, NULL, 'h' },           { "version", no_argument, NULL, 'V' },
         { "list-outputs", no_argument, NULL, OPT_LIST_OUTPUTS },   /* not in --help: for tests */
         { NULL, 0, NULL, 0 },
@@ -280,6 +286,7 @@ static int parse_options(int argc, char **argv, struct options *o)
                 return usage_error("--state-every %s: expected a whole number of frames from 1 to 10000000", optarg);
             break;
         case OPT_LOAD_STATE: o->farm.load = optarg; break;
+        case OPT_PRESET: o->preset = optarg; break;
         case 'h': print_usage(); return 0;
         case OPT_LIST_OUTPUTS: sink_print_kinds(stdout); return 0;
         case 'V':
@@ -297,11 +304,16 @@ static int parse_options(int argc, char **argv, struct options *o)
                            "(or --check FILE, or -o FILE.framemd5)");
     if (o->frames_set[0])       /* after the --set values, so -f wins */
         o->sets[o->n_sets++] = o->frames_set;
-    if (optind >= argc)
-        return usage_error("%s", "no scene file given");
+    if (o->preset && !strcmp(o->preset, "list")) {
+        for (const struct scene_preset *p = scene_presets; p->name; p++)
+            printf("%-14s %s\n", p->name, p->about);
+        return 0;
+    }
+    if (optind >= argc && !o->preset)
+        return usage_error("%s", "no scene file given (nor --preset NAME)");
     if (optind + 1 < argc)
         return usage_error("%s: only one scene file can be given", argv[optind + 1]);
-    o->scene_path = argv[optind];
+    o->scene_path = optind < argc ? argv[optind] : NULL;
     return -1;
 }
 
@@ -472,7 +484,8 @@ static int claim_files(const struct run *r, const struct options *o, bool writes
 {
     const struct scene *sc = &r->sc;
     char role[64];
-    if (strcmp(o->scene_path, "-") && outfile_claim(o->scene_path, "the scene", OUTFILE_READS, e) < 0)
+    if (o->scene_path && strcmp(o->scene_path, "-")
+        && outfile_claim(o->scene_path, "the scene", OUTFILE_READS, e) < 0)
         return -1;
     for (int i = 0; i < sc->n_obstacles; i++) {
         snprintf(role, sizeof role, "obstacles.%d.path", i);
@@ -666,7 +679,8 @@ int main(int argc, char **argv)
     struct rr_err e = { 0 };
     struct run r = { 0 };
     status = RR_EXIT_OK;
-    if (scene_load(&r.sc, o.scene_path, o.sets, o.n_sets, &e) < 0) {
+    const struct scene_preset *preset = o.preset ? scene_preset_find(o.preset, &e) : NULL;
+    if ((o.preset && !preset) || scene_load_preset(&r.sc, preset, o.scene_path, o.sets, o.n_sets, &e) < 0) {
         status = fail(&e);
         goto end;
     }
@@ -690,7 +704,7 @@ int main(int argc, char **argv)
     }
     if (o.validate) {
         printf("%s: valid (%dx%d cells, %d frames at %g fps, solver %s); writes %s%s%s%s%s\n",
-               strcmp(o.scene_path, "-") ? o.scene_path : "<stdin>", r.sc.grid.width, r.sc.grid.height,
+               !o.scene_path ? r.sc.file : strcmp(o.scene_path, "-") ? o.scene_path : "<stdin>", r.sc.grid.width, r.sc.grid.height,
                r.sc.time.frames, r.sc.time.fps, scene_solver_name(r.sc.solver.type),
                o.output || !(o.hash || o.check) ? r.sc.output.path : "no frames",
                o.probes ? ", " : "", o.probes ? o.probes : "", o.manifest ? ", " : "", o.manifest ? o.manifest : "");

@@ -153,10 +153,12 @@ struct output_config {
 struct scene_origin {
     char *key;
     int line, col;
+    bool preset;                   /* the value is the preset's (scene_load_preset), not the file's */
 };
 
 struct scene {
-    char *file;                    /* the scene's name for messages ("-" for stdin) */
+    char *file;                    /* the scene's name for messages ("-" for stdin, "preset NAME" alone) */
+    char *preset;                  /* the preset the scene starts from (--preset), or NULL */
     size_t text_bytes;             /* the size of the scene's text (the memory budget of its parse) */
     struct { int width, height; double cell_size; } grid;
     struct { double fps; int frames; int steps_per_frame; bool steps_auto; } time;
@@ -222,6 +224,31 @@ int scene_print(const struct scene *sc, FILE *out);
 /* scene_print's text in a malloc'd string (the caller frees it), or NULL when
  * memory runs out. */
 char *scene_text(const struct scene *sc);
+
+/* A named starting scene built into the program (--preset): scenes/presets/
+ * NAME.json, embedded at build time (tools/embed-presets.sh). */
+struct scene_preset {
+    const char *name;              /* "pool": the file's name without .json */
+    const char *about;             /* one line: the file's "$comment" */
+    const char *text;              /* the JSON text, NUL-terminated */
+};
+
+/* Every preset, in name order, ending in { NULL }. */
+extern const struct scene_preset scene_presets[];
+
+/* The preset of that name; NULL with e filled (RR_EXIT_USAGE: "--preset NAME:
+ * no such preset", a guess at the nearest name, and the names) otherwise. */
+const struct scene_preset *scene_preset_find(const char *name, struct rr_err *e);
+
+/* As scene_load, from a preset with a scene file's keys over it (path may be
+ * NULL: the preset alone; preset may be NULL: scene_load). The file's objects
+ * are merged into the preset's member by member, at every depth; any other
+ * value of the file (an array, a number, an object whose "type" differs from
+ * the preset's) replaces the preset's whole. Then the --set overrides apply.
+ * A refusal names the file's line:col, or "preset NAME:line:col" for a
+ * value that came from the preset. */
+int scene_load_preset(struct scene *sc, const struct scene_preset *preset, const char *path,
+                      const char *const *sets, int n_sets, struct rr_err *e);
 
 /* Time step helpers shared by every module, so that all agree on what a step is. */
 static inline int scene_steps_per_frame(const struct scene *sc) { return sc->time.steps_per_frame; }

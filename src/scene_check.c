@@ -32,22 +32,37 @@ void describe(const cJSON *v, char *buf, size_t size)
     free(s);
 }
 
+bool node_where(const struct ld *ld, const cJSON *node, struct sj_pos *val, struct sj_pos *key, const char **name,
+                bool *in_preset)
+{
+    *in_preset = false;
+    *name = ld->name;
+    if (sj_posmap_find(ld->pm, node, val, key))
+        return true;
+    if (!sj_posmap_find(ld->base_pm, node, val, key))
+        return false;
+    *in_preset = true;
+    *name = ld->base_name;
+    return true;
+}
+
 /* Fails with "FILE:LINE:COL: path: what", the position being node's key
  * (at_key) or value; "--set path: what" for nodes --set made. Returns -1. */
 static int vfail(struct ld *ld, const cJSON *node, bool at_key, const char *path, const char *fmt,
                  va_list ap)
 {
-    char what[768], where[320];
+    char what[768], place[320];
     struct sj_pos val, key;
+    const char *name;
+    bool in_preset;
     rr_vformat(what, sizeof what, fmt, ap);   /* a long quoted key gives way, not the reason */
-    if (sj_posmap_find(ld->pm, node, &val, &key)) {
+    if (node_where(ld, node, &val, &key, &name, &in_preset)) {
         struct sj_pos p = at_key ? key : val;
-        snprintf(where, sizeof where, "%s:%d:%d: %s%s", ld->name, p.line, p.col, path,
-                 *path ? ": " : "");
+        snprintf(place, sizeof place, "%s:%d:%d: %s%s", name, p.line, p.col, path, *path ? ": " : "");
     } else {
-        snprintf(where, sizeof where, "--set %s: ", *path ? path : "(top level)");
+        snprintf(place, sizeof place, "--set %s: ", *path ? path : "(top level)");
     }
-    return rr_fail(ld->e, RR_EXIT_USAGE, "%s%s", where, what);
+    return rr_fail(ld->e, RR_EXIT_USAGE, "%s%s", place, what);
 }
 
 int fail(struct ld *ld, const cJSON *node, const char *path, const char *fmt, ...)
@@ -193,7 +208,7 @@ int check_keys(struct ld *ld, const cJSON *obj, const char *path, const char *co
             if (strcmp(f->string, m->string))
                 continue;
             struct sj_pos fv, fk;
-            if (sj_posmap_find(ld->pm, f, &fv, &fk))
+            if (sj_posmap_find(ld->pm, f, &fv, &fk))   /* duplicates are the file's own */
                 return fail_key(ld, m, p, "duplicate key \"%s\" (first at %d:%d)", m->string,
                                 fk.line, fk.col);
             return fail_key(ld, m, p, "duplicate key \"%s\" (first from --set)", m->string);
@@ -500,9 +515,10 @@ int note(struct ld *ld, const cJSON *node, const char *path)
     }
     struct scene_origin *o = &sc->origins[sc->n_origins];
     struct sj_pos val, key;
-    bool in_file = sj_posmap_find(ld->pm, node, &val, &key);
-    *o = (struct scene_origin){ .key = strdup(path), .line = in_file ? val.line : 0,
-                                .col = in_file ? val.col : 0 };
+    const char *name;
+    bool in_preset, in_text = node_where(ld, node, &val, &key, &name, &in_preset);
+    *o = (struct scene_origin){ .key = strdup(path), .line = in_text ? val.line : 0,
+                                .col = in_text ? val.col : 0, .preset = in_preset };
     if (!o->key)
         return oom(ld);
     sc->n_origins++;

@@ -36,7 +36,9 @@ extern const char *const format_names[];
 
 struct ld {
     const char *name;              /* the scene's name in messages ("<stdin>" for "-") */
-    const struct sj_posmap *pm;
+    const struct sj_posmap *pm;    /* the file's nodes (NULL: a preset alone) */
+    const char *base_name;         /* "preset NAME" with --preset, else NULL */
+    const struct sj_posmap *base_pm;   /* the preset's nodes the file did not replace */
     struct rr_err *e;
     char *dir;                     /* folder that relative paths are resolved against */
     struct scene *sc;
@@ -45,6 +47,10 @@ struct ld {
 /* ---- messages and key paths (scene_check.c) ---------------------------------------------- */
 
 void describe(const cJSON *v, char *buf, size_t size);
+/* Where node came from: its value's and key's positions and the name of
+ * its text (the file, or the preset: *in_preset). False for nodes --set made. */
+bool node_where(const struct ld *ld, const cJSON *node, struct sj_pos *val, struct sj_pos *key, const char **name,
+                bool *in_preset);
 int fail(struct ld *ld, const cJSON *node, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 int fail_key(struct ld *ld, const cJSON *node, const char *path, const char *fmt, ...)

@@ -3,6 +3,8 @@
 # count, size and rate and the same bytes as ffmpeg's own BT.601 conversion;
 # a reader that stops early, a terminal and --hash are each one line.
 . tests/cli/lib.sh
+# verdict NAME STATUS: a check of a compound condition run just before
+verdict() { if [ "$2" -eq 0 ]; then ok "$1"; else fail "$1" "status $2"; fi; }
 small_scene "$T/s.json"
 "$RR" "$T/s.json" --hash | awk '{ print $2 }' > "$T/want"
 
@@ -10,9 +12,9 @@ small_scene "$T/s.json"
 "$RR" "$T/s.json" -o - -s output.format=nut -q 2> "$T/nut.err" \
     | ffmpeg -v error -f nut -i - -f framemd5 - 2> "$T/ff.err" | grep -v '^#' \
     | awk -F', *' '{ print $6 }' > "$T/got"
-check nut-framemd5-equals-hash [ -s "$T/want" ] && cmp -s "$T/want" "$T/got"
+[ -s "$T/want" ] && cmp -s "$T/want" "$T/got"; verdict nut-framemd5-equals-hash $?
 check nut-ten-frames [ "$(wc -l < "$T/got")" -eq 10 ]
-check nut-stderr-empty [ ! -s "$T/nut.err" ] && [ ! -s "$T/ff.err" ]
+[ ! -s "$T/nut.err" ] && [ ! -s "$T/ff.err" ]; verdict nut-stderr-empty $?
 
 # y4m (the default) through ffmpeg into a file: frames, size, rate
 "$RR" "$T/s.json" -o - -q -s render.width=96 -s render.height=72 \
@@ -31,7 +33,7 @@ for pf in yuv444p yuv420p gray; do
     "$RR" "$T/s.json" -o - -s output.format=nut \
         | ffmpeg -v error -f nut -i - -sws_flags bicubic+accurate_rnd+full_chroma_int+bitexact \
               -vf scale=out_color_matrix=bt601:out_range=tv -pix_fmt $pf -f framemd5 - | grep -v '^#' > "$T/conv.$pf"
-    check "y4m-$pf-is-ffmpeg-conversion" [ "$(wc -l < "$T/y4m.$pf")" -eq 10 ] && cmp -s "$T/y4m.$pf" "$T/conv.$pf"
+    [ "$(wc -l < "$T/y4m.$pf")" -eq 10 ] && cmp -s "$T/y4m.$pf" "$T/conv.$pf"; verdict "y4m-$pf-is-ffmpeg-conversion" $?
 done
 
 # a reader that stops early: one line, exit 130, no SIGPIPE death
@@ -53,12 +55,12 @@ fi
 
 # --hash also writes to standard output: refused, one line, exit 2
 "$RR" "$T/s.json" -o - --hash > "$T/both" 2> "$T/both.err"; rc=$?
-check hash-conflict-exit-2 [ "$rc" -eq 2 ] && [ ! -s "$T/both" ]
-check hash-conflict-one-line [ "$(wc -l < "$T/both.err")" -eq 1 ] && grep -q -- '-o - and --hash' "$T/both.err"
+[ "$rc" -eq 2 ] && [ ! -s "$T/both" ]; verdict hash-conflict-exit-2 $?
+[ "$(wc -l < "$T/both.err")" -eq 1 ] && grep -q -- '-o - and --hash' "$T/both.err"; verdict hash-conflict-one-line $?
 
 # output.format and the pixel formats each stream takes
 "$RR" "$T/s.json" -o - -s output.format=mp4 > /dev/null 2> "$T/fmt.err"; rc=$?
-check bad-format-refused [ "$rc" -eq 2 ] && grep -q 'output.format: expected one of "y4m", "nut", got "mp4"' "$T/fmt.err"
+[ "$rc" -eq 2 ] && grep -q 'output.format: expected one of "y4m", "nut", got "mp4"' "$T/fmt.err"; verdict bad-format-refused $?
 "$RR" "$T/s.json" -o - -s output.pix_fmt=rgb24 > /dev/null 2> "$T/pf.err"; rc=$?
-check y4m-rgb24-refused [ "$rc" -eq 2 ] && grep -q 'output.pix_fmt: "rgb24" is not a pixel format of output.format y4m' "$T/pf.err"
+[ "$rc" -eq 2 ] && grep -q 'output.pix_fmt: "rgb24" is not a pixel format of output.format y4m' "$T/pf.err"; verdict y4m-rgb24-refused $?
 finish

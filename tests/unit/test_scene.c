@@ -969,6 +969,61 @@ static void test_json_suite(void **state)
     assert_int_equal(loaded, 2);   /* y_object_empty and i_structure_UTF-8_BOM_empty_object */
 }
 
+/* --preset: a preset alone, a file's keys over it (objects merged, arrays
+ * and objects of another type replaced), --set over both, and refusals
+ * located in the preset's own text. */
+static void test_presets(void **state)
+{
+    (void)state;
+    static const struct scene_preset toy = {
+        "toy", "a toy",
+        "{\n"
+        "  \"grid\": { \"width\": 40, \"height\": 30 },\n"
+        "  \"solver\": { \"type\": \"flow\", \"flow\": 0.5 },\n"
+        "  \"drops\": [ { \"x\": 5, \"y\": 5 }, { \"x\": 6, \"y\": 6 } ],\n"
+        "  \"render\": { \"mode\": \"shaded\", \"specular\": 0.5 }\n"
+        "}\n",
+    };
+    struct scene sc;
+    struct rr_err e = { 0 };
+    assert_int_equal(scene_load_preset(&sc, &toy, NULL, NULL, 0, &e), 0);
+    assert_int_equal(sc.grid.width, 40);
+    assert_int_equal(sc.n_drops, 2);
+    assert_int_equal(sc.solver.type, SOLVER_FLOW);
+    assert_int_equal(sc.render.mode, RENDER_SHADED);
+    assert_string_equal(sc.file, "preset toy");
+    assert_string_equal(sc.preset, "toy");
+    scene_free(&sc);
+
+    write_scene("{ \"grid\": { \"width\": 50 }, \"drops\": [ { \"x\": 1, \"y\": 1 } ],\n"
+                "  \"solver\": { \"type\": \"elias\" }, \"render\": { \"specular\": 0.25 } }");
+    const char *sets[] = { "render.mode=height" };
+    assert_int_equal(scene_load_preset(&sc, &toy, scene_path, sets, 1, &e), 0);
+    assert_int_equal(sc.grid.width, 50);              /* the file's */
+    assert_int_equal(sc.grid.height, 30);             /* the preset's, merged */
+    assert_int_equal(sc.n_drops, 1);                  /* an array replaces */
+    assert_int_equal(sc.solver.type, SOLVER_ELIAS);   /* another type: flow's "flow" gone */
+    assert_true(sc.render.specular == 0.25);
+    assert_int_equal(sc.render.mode, RENDER_HEIGHT);  /* --set over both */
+    scene_free(&sc);
+
+    /* the file's value is located in the file, the preset's in the preset */
+    write_scene("{ \"render\": { \"specular\": -1 } }");
+    assert_int_equal(scene_load_preset(&sc, &toy, scene_path, NULL, 0, &e), -1);
+    char want[512];
+    snprintf(want, sizeof want, "%s:1:27: render.specular: expected a number in [0, 100], got -1", scene_path);
+    assert_string_equal(e.msg, want);
+    write_scene("{ \"grid\": { \"width\": 3 } }");
+    assert_int_equal(scene_load_preset(&sc, &toy, scene_path, NULL, 0, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_string_equal(e.msg, "preset toy:4:34: drops.1: x 6, y 6 with radius 3 is wholly outside the 3 x 30 grid");
+
+    assert_non_null(scene_preset_find("pool", &e));
+    assert_null(scene_preset_find("poool", &e));
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_non_null(strstr(e.msg, "--preset poool: no such preset; did you mean \"pool\"?"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -993,6 +1048,7 @@ int main(void)
         cmocka_unit_test(test_render_keys),
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_json_suite),
+        cmocka_unit_test(test_presets),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
