@@ -120,6 +120,8 @@ static int choose_pix(const struct output_config *o, bool nut, enum AVPixelForma
  * limited range for YUV. */
 static int open_convert(struct pipe_sink *s, int threads, struct rr_err *e)
 {
+    if (s->pix == AV_PIX_FMT_RGB24)   /* NUT's rgb24: the frames as they are */
+        return 0;
     s->frame = av_frame_alloc();
     if (!s->frame)
         return rr_fail(e, RR_EXIT_RUNTIME, "-: out of memory");
@@ -129,8 +131,6 @@ static int open_convert(struct pipe_sink *s, int threads, struct rr_err *e)
     int ret = av_frame_get_buffer(s->frame, 0);
     if (ret < 0)
         return sink_av_fail(e, RR_EXIT_RUNTIME, "-", "cannot get a frame buffer", ret);
-    if (s->pix == AV_PIX_FMT_RGB24)
-        return 0;
     struct SwsContext *sws = sws_alloc_context();
     if (!sws || av_opt_set_int(sws, "srcw", s->width, 0) < 0 || av_opt_set_int(sws, "srch", s->height, 0) < 0
         || av_opt_set_int(sws, "dstw", s->width, 0) < 0 || av_opt_set_int(sws, "dsth", s->height, 0) < 0
@@ -250,18 +250,16 @@ static int pipe_write(void *priv, const struct frame *fr, struct rr_err *e)
     if (fr->width != s->width || fr->height != s->height)
         return rr_fail(e, RR_EXIT_RUNTIME, "-: frame %ld is %dx%d, the stream was opened for %dx%d", fr->index,
                        fr->width, fr->height, s->width, s->height);
-    int ret = av_frame_make_writable(s->frame);
-    if (ret < 0)
-        return sink_av_fail(e, RR_EXIT_RUNTIME, "-", "cannot get a frame buffer", ret);
-    const uint8_t *srcs[4] = { fr->rgb, NULL, NULL, NULL };
-    int strides[4] = { s->width * 3, 0, 0, 0 };
-    if (s->sws) {
+    av_packet_unref(s->pkt);   /* y4m: the last frame's wrapped picture lets go of the buffer */
+    int ret;
+    if (s->sws) {   /* every pixel format but NUT's rgb24 (y4m has no rgb24) */
+        const uint8_t *srcs[4] = { fr->rgb, NULL, NULL, NULL };
+        int strides[4] = { s->width * 3, 0, 0, 0 };
+        if ((ret = av_frame_make_writable(s->frame)) < 0)
+            return sink_av_fail(e, RR_EXIT_RUNTIME, "-", "cannot get a frame buffer", ret);
         if (sws_scale(s->sws, srcs, strides, 0, s->height, s->frame->data, s->frame->linesize) != s->height)
             return rr_fail(e, RR_EXIT_RUNTIME, "-: libswscale failed on frame %ld", fr->index);
-    } else if (!s->nut) {
-        av_image_copy_plane(s->frame->data[0], s->frame->linesize[0], fr->rgb, strides[0], strides[0], s->height);
     }
-    av_packet_unref(s->pkt);
     if (s->nut) {
         /* rawvideo packets: the rgb24 frame as it is, or the converted picture packed. */
         const uint8_t *data = fr->rgb;
