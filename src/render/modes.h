@@ -149,7 +149,7 @@ struct rows_job {
 
 /* lrintf(fminf(fmaxf(v, 0), 1) * scale), NaN giving 0, for 0 < scale <=
  * 65535: the same integer, but inline and vectorisable (libm's fminf, fmaxf
- * and lrintf were calls per pixel). Adding 2^23 rounds a float in [0, 2^23)
+ * and lrintf are calls per pixel). Adding 2^23 rounds a float in [0, 2^23)
  * to an integer in the FPU's mode, which is lrintf's rounding (nearest, ties
  * to even, by default), and taking 2^23 away again is exact. */
 static inline __attribute__((always_inline)) int unit_round(float v, float scale)
