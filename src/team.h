@@ -9,8 +9,8 @@
  * two cache lines (`make bench`'s bench_cores prints both). One pool serves every
  * short loop: two pools (this beside OpenMP's) would each spin while the
  * other works, and on two cores they would fight (docs/performance.md, "Tried
- * and dropped"). The spectral solver's step, milliseconds long with dynamic
- * schedules, stays on OpenMP.
+ * and dropped"). The spectral solver's step runs on it too: its passes
+ * claim work items from a counter, with team_barrier between them.
  *
  * Usage:
  *     team_run(nt, fn, arg);   fn(arg, t, nt) for t = 0 .. nt - 1, t = 0 on
