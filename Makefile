@@ -35,8 +35,12 @@ BASEFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 SANLD     := -fsanitize=address,undefined
 endif
 
-PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# OpenEXR: the .exr sink, through OpenEXRCore, its C library. OpenEXR.pc lists
+# the C++ libraries too; only the C one is linked (its name carries the
+# version suffix the .pc file gives, -3_1 on Debian 12).
+EXR_LIBS    = -lOpenEXRCore$(shell pkg-config --variable=libsuffix OpenEXR 2>/dev/null)
+PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) OpenEXR 2>/dev/null)
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(EXR_LIBS)
 TEST_CFLAGS = $(shell pkg-config --cflags $(TESTPKGS) 2>/dev/null)
 TEST_LIBS   = $(shell pkg-config --libs $(TESTPKGS) 2>/dev/null)
 TEST_CFLAGS += -DRR_SOURCE_DIR='"$(CURDIR)"'
@@ -93,16 +97,16 @@ $(BUILD)/gen/presets.o: $(BUILD)/gen/presets.c
 	$(call msg,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-# The stencil kernels and the per-step/per-frame sweeps of sim.c (sponges, the
-# blow-up check): -O3 vectorises their row loops (check with `make
+# The solvers (every src/solvers/*.c), their row drivers (tblock.c) and the
+# per-step/per-frame sweeps of sim.c (sponges, the blow-up check): -O3
+# vectorises their row loops (check with `make
 # KERNEL_OPT='-O3 -mprefer-vector-width=512 -fopt-info-vec' build/src/solvers/elias.o`); the
 # bits do not change (no -ffast-math, no contraction). 512-bit vectors for
 # the row kernels' AVX-512 builds (src/tblock.h: GCC picks 256 otherwise);
 # no other code is built for AVX-512, so the flag touches nothing else.
 # docs/performance.md.
 KERNEL_OPT ?= -O3 -mprefer-vector-width=512
-KERNEL_OBJ := $(BUILD)/src/solvers/elias.o $(BUILD)/src/solvers/flow.o $(BUILD)/src/solvers/spring.o \
-              $(BUILD)/src/solvers/wave.o $(BUILD)/src/tblock.o $(BUILD)/src/sim.o
+KERNEL_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/solvers/*.c)) $(BUILD)/src/tblock.o $(BUILD)/src/sim.o
 $(KERNEL_OBJ): ALL_CFLAGS += $(KERNEL_OPT)
 # The renderer's per-pixel loops likewise; -fno-math-errno lets sqrtf inline
 # and -fno-trapping-math lets GCC if-convert the clamps (neither changes a

@@ -5,9 +5,11 @@
 #   sh .ci/deps.sh farm   also what `make test-farm` needs (a single-node Slurm)
 # As root it runs apt-get; otherwise it prints the exact command and fails,
 # so `make demo` never half-works.
+# libopenexr-dev: the .exr output, written through its C library (OpenEXRCore).
 PKGS="gcc make pkg-config libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
-libavfilter-dev libpng-dev libcjson-dev libfftw3-dev ffmpeg"
-# Test-only: cmocka (unit tests), the scene schema's validator (Draft 2020-12, tests/cli/test_schema.sh),
+libavfilter-dev libpng-dev libcjson-dev libfftw3-dev libopenexr-dev ffmpeg"
+# Test-only: cmocka (unit tests), openexr (its exrheader and exrinfo read our .exr files
+# back, tests/cli/test_exr.sh), the scene schema's validator (Draft 2020-12, tests/cli/test_schema.sh),
 # GNU parallel (tests/cli/test_sweeps.sh, tests/cli/test_farm_recipes.sh), PyYAML (the shipped
 # Kubernetes Job parses, tests/cli/test_farm_recipes.sh), a real browser that plays our videos
 # (tests/cli/test_players.sh), man (the man page renders cleanly, tests/cli/test_install.sh),
@@ -15,7 +17,7 @@ libavfilter-dev libpng-dev libcjson-dev libfftw3-dev ffmpeg"
 # kernel builds give the same heights, tests/cli/test_kernels.sh).
 # clang-14 with libclang-rt-14-dev (libFuzzer, ASan) and libomp-14-dev (clang's OpenMP): make fuzz,
 # run bounded by CI; time (GNU time's peak RSS of a run against the memory budget, tests/cli/test_budget.sh).
-TEST_PKGS="libcmocka-dev python3-jsonschema python3-yaml parallel chromium man-db qemu-user
+TEST_PKGS="libcmocka-dev openexr python3-jsonschema python3-yaml parallel chromium man-db qemu-user
 clang-14 libclang-rt-14-dev libomp-14-dev time"
 [ "$1" = test ] && PKGS="$PKGS $TEST_PKGS"
 # make test-farm only: a single-node Slurm and its authentication (tests/farm/test_slurm.sh).

@@ -22,7 +22,7 @@ _ripplerender()
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local opts="-o --output -s --set -f --frames -j --threads -y --overwrite --hash --check
         --validate --print-scene --probes --manifest --progress -q --quiet -h --help -V --version
-        --range --chunk --save-state --state-every --load-state --preset"
+        --range --chunk --save-state --state-every --load-state --resume --preset"
     # the presets built into the program (scenes/presets; tests/cli/test_presets.sh)
     local presets="double-slit harbour pond pool rain-on-glass wake"
     local keys="grid.width= grid.height= grid.cell_size= time.fps= time.frames= time.steps_per_frame=
@@ -53,7 +53,7 @@ _ripplerender()
     fi
     case $prev in
         -o|--output)   # the extensions of the sink table (tests/cli/test_sink_table.sh)
-            _ripplerender_files "$cur" .mp4 .mkv .mov .webm .gif .png .framemd5 .framehash .npy
+            _ripplerender_files "$cur" .mp4 .mkv .mov .webm .gif .png .framemd5 .framehash .npy .exr
             compopt -o nospace 2> /dev/null; return ;;
         --check)
             _ripplerender_files "$cur" .framemd5 .framehash .txt .md5

@@ -84,10 +84,11 @@ static bool ends_with(const char *s, const char *tail)
     return n >= m && !strcasecmp(s + n - m, tail);
 }
 
-/* The parts of a run's estimate; `output` says what the output's part is. */
+/* The parts of a run's estimate; `what` and `solver_what` say what the
+ * output's and the solver's parts are. */
 struct parts {
     uint64_t grid, solver, output, text;
-    char what[96];
+    char what[96], solver_what[96];
 };
 
 /* The frames an encoder holds at once: the frames it looks ahead, its B- and
@@ -128,6 +129,13 @@ static uint64_t sink_bytes(const struct scene *sc, uint64_t rw, uint64_t rh, int
         return budget_add(budget_add(GIF_FIXED, budget_mul(pix, 16)),
                           budget_mul(frames, budget_add(budget_mul(pix, 4), 4096)));
     }
+    if (ends_with(path, ".exr")) {
+        /* Up to 4 floats a cell (normals and alpha), in the renderer and in
+         * each of the writer's 3 ring slots (pipeline.c); an .exr is at grid
+         * size, which is the render's (its sink refuses another). */
+        snprintf(what, size, "the .exr's float pictures, the renderer's and the writer's");
+        return budget_mul(pix, 16 * 4);
+    }
     static const char *const video[] = { ".mp4", ".mkv", ".mov", ".webm" };
     for (size_t i = 0; i < 4; i++)
         if (ends_with(path, video[i])) {
@@ -154,7 +162,9 @@ static void run_parts(const struct scene *sc, struct parts *p)
     uint64_t per_pixel = (rw != gw || rh != gh) ? 2 * (3 + 2) + 4 : 4;
     p->grid = budget_add(budget_mul(cells, 16 + 1 + 3 + 2 + 4), budget_mul(pix, per_pixel));
     int threads = omp_get_max_threads();
-    p->solver = sc->solver.type == SOLVER_SPECTRAL ? solver_spectral_bytes(sc, threads) : 0;
+    const struct solver_ops *ops = sc->solver.type;
+    p->solver_what[0] = '\0';
+    p->solver = ops->bytes ? ops->bytes(sc, threads, p->solver_what, sizeof p->solver_what) : 0;
     p->what[0] = '\0';
     p->output = sink_bytes(sc, rw, rh, threads, p->what, sizeof p->what);
     /* The scene's text was parsed first; what the parse freed may stay mapped. */
@@ -192,8 +202,7 @@ int budget_check_run(const struct scene *sc, struct rr_err *e)
     run_parts(sc, &p);
     char most[160] = "";
     if (p.solver > p.grid && p.solver >= p.output && p.solver >= p.text)
-        snprintf(most, sizeof most, "; %llu of them the spectral solver's padded domain (absorb_width %d)",
-                 (unsigned long long)p.solver, sc->absorb_width);
+        snprintf(most, sizeof most, "; %llu of them %s", (unsigned long long)p.solver, p.solver_what);
     else if (p.output > p.grid && p.output >= p.text)
         snprintf(most, sizeof most, "; %llu of them %s", (unsigned long long)p.output, p.what);
     else if (p.text > p.grid)

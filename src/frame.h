@@ -9,8 +9,13 @@
  * for alpha: width * height pixels of deep_channels interleaved samples (r, g,
  * b and, with 4, straight alpha), deep_bits 8 (bytes) or 16 (native-endian
  * uint16), packed rows: what libswscale calls rgba, rgb48 or rgba64. Its
- * colour at 8 bits is rgb's, byte for byte. The renderer owns the buffers;
- * they are valid until its next frame. */
+ * colour at 8 bits is rgb's, byte for byte. With RENDER_NEED_FLOAT, deep
+ * holds instead the mode's quantities at full precision, deep_bits 32
+ * (native float): height: the height; normals: the unit normal nx, ny, nz
+ * (render.normal_convention's sign of ny); caustics: the floor's light; and,
+ * with RENDER_NEED_ALPHA, render.alpha's alpha in [0, 1] last: 1 to 4
+ * channels, one pixel per grid cell (the renderer refuses a scaled render).
+ * The renderer owns the buffers; they are valid until its next frame. */
 #ifndef RR_FRAME_H
 #define RR_FRAME_H
 
@@ -25,6 +30,7 @@ enum render_needs {
     RENDER_NEED_HEIGHTS = 2,   /* raw float heights at grid size */
     RENDER_NEED_RGB16 = 4,     /* frame.deep at 16 bits per channel */
     RENDER_NEED_ALPHA = 8,     /* frame.deep with render.alpha's alpha (8 or 16 bits, as RGB16 says) */
+    RENDER_NEED_FLOAT = 16,    /* frame.deep as floats: the mode's quantities, not colours */
 };
 
 struct frame {

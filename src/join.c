@@ -162,7 +162,7 @@ static int copy_packets(struct part *p, AVFormatContext *oc, struct rr_err *e)
     return err == AVERROR_EOF ? 0 : av_fail(e, p->path, "cannot read", err);
 }
 
-static int join_videos(const char **in, int n, const char *out, bool overwrite, struct rr_err *e)
+int join_videos(const char *const *in, int n, const char *out, bool overwrite, struct rr_err *e)
 {
     struct part *p = calloc((size_t)n, sizeof *p);
     AVFormatContext *oc = NULL;
@@ -234,6 +234,76 @@ end:
         avformat_close_input(&p[i].ic);
     free(p);
     return ret;
+}
+
+/* ---- hash lists ------------------------------------------------------------ */
+
+/* Copies f's lines to out: the '#' header lines when `head`, else checks
+ * that they are head_text's lines, and every frame line. */
+static int copy_hash_lines(FILE *f, const char *path, FILE *out, char **head_text, size_t *head_len, bool first,
+                           struct rr_err *e)
+{
+    char line[1024];
+    size_t at = 0;
+    while (fgets(line, sizeof line, f)) {
+        size_t len = strlen(line);
+        if (line[0] != '#') {
+            if (fputs(line, out) == EOF)
+                return rr_fail(e, RR_EXIT_RUNTIME, "write failed: %s", strerror(errno));
+            continue;
+        }
+        if (first) {
+            char *t = realloc(*head_text, *head_len + len + 1);
+            if (!t)
+                return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+            memcpy(t + *head_len, line, len + 1);
+            *head_text = t;
+            *head_len += len;
+            if (fputs(line, out) == EOF)
+                return rr_fail(e, RR_EXIT_RUNTIME, "write failed: %s", strerror(errno));
+        } else if (at + len > *head_len || memcmp(*head_text + at, line, len) != 0) {
+            return rr_fail(e, RR_EXIT_USAGE, "join: %s: its header line \"%.*s\" is not the first part's", path,
+                           (int)strcspn(line, "\n"), line);
+        } else {
+            at += len;
+        }
+    }
+    return ferror(f) ? rr_fail(e, RR_EXIT_RUNTIME, "%s: read failed", path) : 0;
+}
+
+int join_hash_lists(const char *const *in, int n, const char *out, bool overwrite, struct rr_err *e)
+{
+    struct outfile of = { 0 };
+    char *head = NULL;
+    size_t head_len = 0;
+    int rc = -1;
+    FILE *o = NULL;
+    if (outfile_begin(&of, out, overwrite, e) < 0 || !(o = outfile_fopen(&of, e)))
+        goto end;
+    for (int i = 0; i < n; i++) {
+        FILE *f = fopen(in[i], "r");
+        if (!f) {
+            rr_fail(e, RR_EXIT_RUNTIME, "join: %s: cannot read: %s", in[i], strerror(errno));
+            goto end;
+        }
+        int bad = copy_hash_lines(f, in[i], o, &head, &head_len, i == 0, e);
+        fclose(f);
+        if (bad < 0)
+            goto end;
+    }
+    FILE *f = o;
+    o = NULL;
+    if (ferror(f) | fclose(f)) {
+        rr_fail(e, RR_EXIT_RUNTIME, "%s: write failed: %s", out, strerror(errno));
+        goto end;
+    }
+    rc = outfile_commit(&of, e);
+end:
+    if (o)
+        fclose(o);
+    outfile_abort(&of);
+    free(head);
+    return rc;
 }
 
 /* ---- manifests ------------------------------------------------------------- */

@@ -25,9 +25,11 @@
 #include "join.h"
 #include "manifest.h"
 #include "budget.h"
+#include "debug.h"
 #include "outfile.h"
 #include "pipeline.h"
 #include "render.h"
+#include "resume.h"
 #include "rr_err.h"
 #include "scene.h"
 #include "sim.h"
@@ -88,6 +90,9 @@ static const char usage_tail[] =
     "      --save-state DIR     write the simulation's state after the last frame to DIR\n"
     "      --state-every K      ... and after every frame rendered that is a multiple of K\n"
     "      --load-state FILE    start from a saved state (DIR/state-FRAME.json) of this scene\n"
+    "      --resume             continue the render --save-state DIR holds, killed or stopped,\n"
+    "                           from its last checkpoint, keeping its outputs so far (from\n"
+    "                           the start when DIR holds none); give the same options\n"
     "      --progress WHEN      a line of frames written (encoded), fps and ETA on stderr:\n"
     "                           auto (on a terminal), always or never\n"
     "  -q, --quiet              same as --progress never\n"
@@ -105,6 +110,8 @@ static const char usage_tail[] =
     "Missing folders of the outputs are made. docs/output.md says which paths are written.\n"
     "RIPPLERENDER_MEM_LIMIT=SIZE (bytes, or K M G T; default 4G; none: no limit) caps the\n"
     "memory a run may need: larger grids, renders and images are refused before allocating.\n"
+    "RIPPLERENDER_DEBUG=kernels prints on standard error which kernels and threads the run\n"
+    "chose, one line a decision (the frames are the same).\n"
     "The scene keys are described in docs/scene.md.\n";
 
 static volatile sig_atomic_t interrupted;
@@ -211,7 +218,7 @@ static void print_usage(void)
 static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { OPT_HASH = 256, OPT_CHECK, OPT_VALIDATE, OPT_PRINT, OPT_PROBES, OPT_MANIFEST, OPT_PROGRESS,
-           OPT_RANGE, OPT_CHUNK, OPT_SAVE_STATE, OPT_STATE_EVERY, OPT_LOAD_STATE, OPT_LIST_OUTPUTS,
+           OPT_RANGE, OPT_CHUNK, OPT_SAVE_STATE, OPT_STATE_EVERY, OPT_LOAD_STATE, OPT_RESUME, OPT_LIST_OUTPUTS,
            OPT_PRESET };
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },   { "set", required_argument, NULL, 's' },
@@ -225,6 +232,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         { "save-state", required_argument, NULL, OPT_SAVE_STATE },
         { "state-every", required_argument, NULL, OPT_STATE_EVERY },
         { "load-state", required_argument, NULL, OPT_LOAD_STATE },
+        { "resume", no_argument, NULL, OPT_RESUME },
         { "preset", required_argument, NULL, OPT_PRESET },
         { "help", no_argument, NULL, 'h' },           { "version", no_argument, NULL, 'V' },
         { "list-outputs", no_argument, NULL, OPT_LIST_OUTPUTS },   /* not in --help: for tests */
@@ -286,13 +294,14 @@ static int parse_options(int argc, char **argv, struct options *o)
                 return usage_error("--state-every %s: expected a whole number of frames from 1 to 10000000", optarg);
             break;
         case OPT_LOAD_STATE: o->farm.load = optarg; break;
+        case OPT_RESUME: o->farm.resume = true; break;
         case OPT_PRESET: o->preset = optarg; break;
         case 'h': print_usage(); return 0;
         case OPT_LIST_OUTPUTS: sink_print_kinds(stdout); return 0;
         case 'V':
             printf("ripplerender %s\nFFmpeg %s (libavcodec, libavformat, libswscale, libavfilter)\n"
-                   "libpng %s\ncJSON %s\n", RR_VERSION, av_version_info(), PNG_LIBPNG_VER_STRING,
-                   cJSON_Version());
+                   "libpng %s\ncJSON %s\nOpenEXR %s\n", RR_VERSION, av_version_info(), PNG_LIBPNG_VER_STRING,
+                   cJSON_Version(), sink_exr_version());
             return 0;
         case ':': return usage_error("%s: needs a value", argv[optind - 1]);
         default: return usage_error("%s: unknown option", argv[optind - 1]);
@@ -443,17 +452,93 @@ static void probes_free(struct probe_log *pl)
     outfile_abort(&pl->file);
 }
 
+/* The threads: how many simulate and render (the frame loop: src/team.h's
+ * pool, and OpenMP for the spectral solver, both sized by OpenMP's thread
+ * setting, which only this policy sets) and how many encode (the sink's own,
+ * sink_params.threads: -j, or the library's choice). -j N, or every core,
+ * is `all`.
+ *
+ * With a sink, the pipeline's writer thread and the encoder's threads share
+ * the cores with the frame loop, which then wastes them twice: an idle
+ * worker spins before it sleeps (OpenMP's, the pool's for TEAM_SPIN_US), and
+ * a team of two waits at every barrier for whichever thread the encoder's
+ * pushed off a core; a one-thread frame loop beside libx264 at 1080p ran
+ * faster than a two-thread one. So the frame loop starts on one thread, and
+ * after THREADS_PROBE frames compares the CPU time it used (this thread)
+ * with the rest of the process's (the writer and the encoder): only when it
+ * needs clearly more (a cheap sink: npy, PNG) does it go back to all.
+ * Without a sink (--hash, --check) it runs on all from the start. The
+ * frames never depend on the thread count: this sets the speed only. */
+#define THREADS_PROBE 8
+
+struct thread_policy {
+    int all;                      /* -j, or every core */
+    bool probing;                 /* beside a writer thread: on one thread until the probe */
+    double cpu0_self, cpu0_all;   /* CPU seconds of this thread and the process at the probe's start */
+};
+
+static double cpu_seconds(clockid_t clock)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* -j (0: every core). Before anything runs in parallel. */
+static void threads_start(struct thread_policy *tp, int jobs)
+{
+    if (jobs > 0)
+        omp_set_num_threads(jobs);
+    tp->all = omp_get_max_threads();
+    debug_line(DEBUG_KERNELS, "threads: %d (%s)", tp->all, jobs > 0 ? "-j" : "every core");
+}
+
+/* A writer thread (the pipeline) now shares the cores: the frame loop goes
+ * down to one thread until the probe. Before the sim and the renderer are
+ * made (the spectral solver sizes its buffers by the setting then). */
+static void threads_beside_writer(struct thread_policy *tp)
+{
+    if (tp->all < 2)
+        return;
+    tp->probing = true;
+    omp_set_num_threads(1);
+    debug_line(DEBUG_KERNELS, "threads: frame loop on 1 beside the writer and encoder until a probe over frames 2 to %d",
+               1 + THREADS_PROBE);
+}
+
+/* Before frame n of the run (0, 1, ...) goes to the writer: the probe. */
+static void threads_before_write(struct thread_policy *tp, long n)
+{
+    if (!tp->probing)
+        return;
+    if (n == 2) {   /* after the first two, which carry the start-up */
+        tp->cpu0_self = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+        tp->cpu0_all = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+    } else if (n == 2 + THREADS_PROBE) {
+        tp->probing = false;
+        double self = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - tp->cpu0_self;
+        double rest = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - tp->cpu0_all - self;
+        bool more = self > 1.5 * rest;
+        if (more)
+            omp_set_num_threads(tp->all);
+        debug_line(DEBUG_KERNELS, "threads: frame loop %s %d (CPU over %d frames: %.1f ms, the writer and encoder %.1f ms)",
+                   more ? "back to" : "stays on", more ? tp->all : 1, THREADS_PROBE, self * 1e3, rest * 1e3);
+    }
+}
+
 struct run {
     struct scene sc;
     struct sim *sim;
     struct renderer *render;
     struct sink *sink;
     struct pipeline *pipe;       /* writes to sink on its own thread */
+    struct thread_policy threads;
     struct probe_log probes;
     struct framehash_golden expected;   /* --check */
     struct manifest *manifest;   /* --manifest */
     struct progress progress;
     struct state *state;         /* the frame range and checkpoints */
+    struct resume *resume;       /* --save-state's record, segments; --resume */
 };
 
 static void run_free(struct run *r)
@@ -466,6 +551,7 @@ static void run_free(struct run *r)
     free(r->expected.md5s);
     manifest_free(r->manifest);
     state_free(r->state);
+    resume_free(r->resume);
     scene_free(&r->sc);
 }
 
@@ -530,15 +616,20 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     }
     if (budget_check_run(sc, e) < 0 || claim_files(r, o, writes_output, e) < 0)
         return -1;
-    if (state_open(&r->state, &o->farm, sc, e) < 0)
+    const struct resume_run run = { writes_output, o->manifest, o->probes != NULL, o->validate };
+    if (resume_open(&r->resume, &r->state, &o->farm, sc, &run, e) < 0)
         return -1;
     const long first = state_first(r->state), count = state_count(r->state);
-    /* Before the pipeline, which takes the threads down to one
-     * while the encoder is the bottleneck: the manifest records the -j asked for. */
+    const long range_first = state_range_first(r->state);   /* before first when resumed */
+    const bool overwrite = o->overwrite || resume_ours(r->resume);
+    /* Before the frame loop goes down to one thread beside the writer
+     * (threads_beside_writer): the manifest records the -j asked for. */
     if (o->manifest && (manifest_check_scene_text(sc, "--manifest", e) < 0
-                        || manifest_create(&r->manifest, o->manifest, o->overwrite, count, argc, o->args, e) < 0))
+                        || manifest_create(&r->manifest, o->manifest, overwrite, state_last(r->state) - range_first + 1,
+                                           argc, o->args, e) < 0))
         return -1;
-    manifest_range(r->manifest, first, state_last(r->state));
+    manifest_range(r->manifest, range_first, state_last(r->state));
+    resume_manifest(r->resume, r->manifest);
     if (sc->n_probes == 0 && o->probes)
         return rr_fail(e, RR_EXIT_USAGE, "--probes %s: the scene has no probes", o->probes);
     int needs = 0;
@@ -549,8 +640,9 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         .overwrite = o->overwrite, .threads = o->threads,
     };
     if (writes_output) {
-        if (sink_open(&r->sink, sc, &sp, e) < 0 || pipeline_create(&r->pipe, r->sink, e) < 0)
+        if (resume_sink_open(r->resume, &r->sink, &r->pipe, &sp, e) < 0)
             return -1;
+        threads_beside_writer(&r->threads);
         needs = sink_needs(r->sink);
     } else if (!sink_find(sc->output.path, e)) {
         return -1;
@@ -580,7 +672,7 @@ static int check_frame(const struct run *r, const char *file, long i, const char
 /* Frames finished: by the sink when there is one, else (hashes only) the frames rendered. */
 static long frames_done(const struct run *r, long rendered)
 {
-    return r->sink ? sink_frames_done(r->sink) : rendered;
+    return r->sink ? resume_frames_before(r->resume) + sink_frames_done(r->sink) : rendered;
 }
 
 /* The frame loop. Returns 0, or -1 with e filled. *done counts the frames rendered. */
@@ -595,7 +687,7 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
     for (long i = first; i <= last; i++) {
         if (interrupted)
             break;
-        if (i > first && sim_advance_frame(r->sim, e) < 0)
+        if ((i > first && sim_advance_frame(r->sim, e) < 0) || resume_before_frame(r->resume, i, e) < 0)
             return -1;
         /* With a sink, render straight into the pipeline's next slot. */
         uint8_t *slot = NULL;
@@ -621,11 +713,13 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
         }
         if (r->probes.f)
             probes_write(&r->probes, sc, sim_field(r->sim), i);
+        if (r->pipe)
+            threads_before_write(&r->threads, i - first);
         if (r->pipe && pipeline_write(r->pipe, &fr, e) < 0)
             return -1;
         if (r->manifest)
-            manifest_frame(r->manifest, i - first, md5);
-        if (state_after_frame(r->state, r->sim, e) < 0)
+            manifest_frame(r->manifest, i - state_range_first(r->state), md5);
+        if (resume_after_frame(r->resume, r->sim, i, r->manifest ? md5 : NULL, e) < 0)
             return -1;
         *done = i - first + 1;
         show_progress(&r->progress, frames_done(r, *done), NULL);
@@ -634,7 +728,7 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
     long finished = frames_done(r, *done);
     if (finished < *done)
         show_progress(&r->progress, finished, "flushing encoder");
-    return state_finish(r->state, r->sim, e);
+    return resume_frames_end(r->resume, r->sim, e);
 }
 
 /* A refusal from setting up the run says where the scene value came from
@@ -670,14 +764,13 @@ int main(int argc, char **argv)
         free(o.args);
         return status;
     }
-    if (o.threads > 0)
-        omp_set_num_threads(o.threads);
+    struct rr_err e = { 0 };
+    struct run r = { 0 };
+    threads_start(&r.threads, o.threads);
     /* The libraries' own chatter (libx264's statistics) is not ours to print;
      * their last error becomes the reason in our one-line verdict. */
     sink_capture_library_log();
 
-    struct rr_err e = { 0 };
-    struct run r = { 0 };
     status = RR_EXIT_OK;
     const struct scene_preset *preset = o.preset ? scene_preset_find(o.preset, &e) : NULL;
     if ((o.preset && !preset) || scene_load_preset(&r.sc, preset, o.scene_path, o.sets, o.n_sets, &e) < 0) {
@@ -704,8 +797,8 @@ int main(int argc, char **argv)
     }
     if (o.validate) {
         printf("%s: valid (%dx%d cells, %d frames at %g fps, solver %s); writes %s%s%s%s%s\n",
-               !o.scene_path ? r.sc.file : strcmp(o.scene_path, "-") ? o.scene_path : "<stdin>", r.sc.grid.width, r.sc.grid.height,
-               r.sc.time.frames, r.sc.time.fps, scene_solver_name(r.sc.solver.type),
+               !o.scene_path ? r.sc.file : strcmp(o.scene_path, "-") ? o.scene_path : "<stdin>", r.sc.grid.width,
+               r.sc.grid.height, r.sc.time.frames, r.sc.time.fps, r.sc.solver.type->name,
                o.output || !(o.hash || o.check) ? r.sc.output.path : "no frames",
                o.probes ? ", " : "", o.probes ? o.probes : "", o.manifest ? ", " : "", o.manifest ? o.manifest : "");
         goto end;
@@ -741,7 +834,8 @@ int main(int argc, char **argv)
         status = fail(&e);
         goto end;
     }
-    if (r.sink && (pipeline_finish(r.pipe, &e) < 0 || sink_close(r.sink, &e) < 0)) {
+    if ((r.sink && (pipeline_finish(r.pipe, &e) < 0 || sink_close(r.sink, &e) < 0))
+        || resume_complete(r.resume, &e) < 0) {
         status = fail(&e);
         goto end;
     }
@@ -757,14 +851,17 @@ int main(int argc, char **argv)
         status = fail(&e);
         goto end;
     }
+    if (!interrupted)
+        resume_clean(r.resume);   /* the render is complete: its segments and record go */
     if (o.check && !interrupted)
         fprintf(stderr, "ripplerender: %s: %ld %s\n", o.check, done, done == 1 ? "frame matches" : "frames match");
     if (interrupted) {
-        bool piped = r.sink && !strcmp(r.sc.output.path, "-");   /* -o -: no file holds them */
-        fprintf(stderr, "ripplerender: %s after %ld of %ld frames; %s%s\n",
+        bool piped = writes_output && !strcmp(r.sc.output.path, "-");   /* -o -: no file holds them */
+        fprintf(stderr, "ripplerender: %s after %ld of %ld frames; %s%s%s\n",
                 stdout_closed ? "standard output was closed (its reader went away): interrupted" : "interrupted",
                 done, state_count(r.state), piped ? "standard output got the frames so far"
-                : r.sink ? r.sc.output.path : "nothing", piped ? "" : " holds the frames so far");
+                : writes_output ? r.sc.output.path : "nothing", piped ? "" : " holds the frames so far",
+                resume_kept(r.resume) ? " (--resume continues the render)" : "");
         status = RR_EXIT_INTERRUPTED;
     }
 end:

@@ -20,6 +20,7 @@
 #include <png.h>
 
 #include "outfile.h"
+#include "sink.h"
 #include "utf8.h"
 #include "version.h"
 
@@ -201,7 +202,8 @@ static cJSON *build(const struct manifest *m, bool complete)
          && add(libs, "libswscale", av_ver(swscale_version()))
          && add(libs, "libavutil", av_ver(avutil_version()))
          && cJSON_AddStringToObject(libs, "libpng", png_get_libpng_ver(NULL))
-         && cJSON_AddStringToObject(libs, "cjson", cJSON_Version());
+         && cJSON_AddStringToObject(libs, "cjson", cJSON_Version())
+         && cJSON_AddStringToObject(libs, "openexr", sink_exr_version());
     cJSON *args = ok ? cJSON_AddArrayToObject(root, "arguments") : NULL;
     ok = args != NULL;
     for (int i = 0; ok && i < m->argc; i++)

@@ -263,7 +263,7 @@ static int make_dirs(const char *target, const char *dir, struct rr_err *e)
 static bool is_our_temp(const char *name)
 {
     static const char *const exts[] = { ".mp4", ".mkv", ".mov", ".webm", ".gif", ".png", ".framemd5",
-                                        ".framehash", ".npy", ".csv", ".json" };
+                                        ".framehash", ".npy", ".exr", ".csv", ".json" };
     size_t n = strlen(name), tail = 1 + TEMP_RANDOM + strlen(TEMP_SUFFIX);
     if (name[0] != '.' || n < 2 + tail || strcmp(name + n - strlen(TEMP_SUFFIX), TEMP_SUFFIX) != 0)
         return false;

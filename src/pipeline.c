@@ -1,37 +1,20 @@
 /* pipeline.c: a writer thread behind a ring of PIPE_DEPTH frame copies (see
  * pipeline.h). One producer (the frame loop) and one consumer (the thread
  * that calls sink_write), a mutex and a condition variable for both ways.
- *
- * Threads: the frame loop's threads (src/team.h's pool; OpenMP's for the
- * spectral solver) and the encoder's own threads share the cores; the
- * producer blocks (sleeps on the condition variable) when the ring is full,
- * so a fast simulation yields the cores to the encoder instead of running
- * ahead. Two things waste those cores: an idle worker spins before it
- * sleeps (OpenMP's for libgomp's default 300000 rounds, milliseconds; the
- * pool's for TEAM_SPIN_US), and a team of two waits at every barrier for
- * whichever thread the encoder's threads pushed off a core. Measured here at 1080p
- * with libx264, a one-thread frame loop beside the encoder was 1.3x faster
- * than a two-thread one. So the frame loop starts on one thread and,
- * after PIPE_PROBE frames, compares the CPU time it used (this thread) with
- * the rest of the process's (the writer and the encoder's threads): only
- * when the frame loop needs clearly more (a cheap sink: hashes, npy) does it
- * go back to every thread (-j). The frames do not depend on the thread
- * count, so this changes the speed only. docs/performance.md. */
+ * The producer blocks (sleeps on the condition variable) when the ring is
+ * full, so a fast simulation yields the cores to the encoder instead of
+ * running ahead. How many threads the frame loop runs on beside this one is
+ * main.c's decision (its thread policy), not the pipeline's. */
 #include "pipeline.h"
 
-#include <omp.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Frames in flight: one being written, one ready, one being copied in. */
 #define PIPE_DEPTH 3
-/* Frames over which the frame loop's CPU time is compared with the rest
- * (after the first two, which carry the start-up). */
-#define PIPE_PROBE 8
 
 struct slot {
     struct frame fr;
@@ -52,8 +35,6 @@ struct pipeline {
     bool allocated;               /* gray16, heights and deep too, as the first frame needs */
     long head, tail;              /* frames handed over / written */
     bool done, abandon, failed;   /* no more frames / drop the rest / a write failed */
-    int max_team;                 /* the frame loop's OpenMP threads at most (-j) */
-    double cpu0_self, cpu0_all;   /* CPU seconds of the frame loop's thread and the process at the probe's start */
     struct rr_err err;            /* the failed write's error */
 };
 
@@ -90,7 +71,6 @@ int pipeline_create(struct pipeline **out, struct sink *sink, struct rr_err *e)
     if (!p)
         return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: out of memory");
     p->sink = sink;
-    p->max_team = omp_get_max_threads();
     if (pthread_mutex_init(&p->mu, NULL) != 0) {
         free(p);
         return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: cannot create a mutex");
@@ -105,33 +85,8 @@ int pipeline_create(struct pipeline **out, struct sink *sink, struct rr_err *e)
         return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: cannot start the writer thread");
     }
     p->running = true;
-    if (p->max_team > 1)
-        omp_set_num_threads(1);
     *out = p;
     return 0;
-}
-
-static double cpu_seconds(clockid_t clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* The probe (see the top of the file): called before frame `n` is handed over. */
-static void choose_team(struct pipeline *p, long n)
-{
-    if (p->max_team < 2)
-        return;
-    if (n == 2) {
-        p->cpu0_self = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
-        p->cpu0_all = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
-    } else if (n == 2 + PIPE_PROBE) {
-        double self = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - p->cpu0_self;
-        double rest = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - p->cpu0_all - self;
-        if (self > 1.5 * rest)
-            omp_set_num_threads(p->max_team);
-    }
 }
 
 /* Gives every slot an rgb buffer of width * height pixels (once). */
@@ -203,7 +158,6 @@ int pipeline_write(struct pipeline *p, const struct frame *fr, struct rr_err *e)
         return -1;
     if (wait_for_room(p, e) < 0)
         return -1;
-    choose_team(p, p->head);
     /* The slot at head is not the writer's until head moves: fill it
      * unlocked. A frame rendered into it (pipeline_rgb_buffer) is not copied. */
     struct slot *s = &p->slots[p->head % PIPE_DEPTH];
@@ -247,7 +201,6 @@ static void stop(struct pipeline *p, bool abandon)
 
 int pipeline_finish(struct pipeline *p, struct rr_err *e)
 {
-    omp_set_num_threads(p->max_team);
     stop(p, false);
     return p->failed ? writer_error(p, e) : 0;
 }

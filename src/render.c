@@ -39,6 +39,7 @@ void render_free(struct renderer *r)
     av_free(r->c16_dst);
     av_free(r->a_dst);
     av_free(r->deep_out);
+    av_free(r->fdeep);
     av_free(r->rgb_grid);
     av_free(r->g16_grid);
     av_free(r->rgb_dst);
@@ -74,18 +75,24 @@ static int plane_create(const struct renderer *r, enum AVPixelFormat fmt, int bp
  * filled. */
 static int deep_create(struct renderer *r, const struct render_config *rc, int needs, struct rr_err *e)
 {
-    if (!(needs & (RENDER_NEED_RGB16 | RENDER_NEED_ALPHA)))
+    if (!(needs & (RENDER_NEED_RGB16 | RENDER_NEED_ALPHA | RENDER_NEED_FLOAT)))
         return 0;
     if ((needs & RENDER_NEED_ALPHA) && rc->alpha == ALPHA_NONE)
         return rr_fail(e, RR_EXIT_USAGE, "render.alpha: the output carries alpha; set render.alpha (height%s)",
                        r->ops->light ? " or caustics" : "");
+    double top = fmax(fabs(rc->range[0]), fabs(rc->range[1]));
+    r->alpha_k = (float)(1.0 / top);
+    if (needs & RENDER_NEED_FLOAT) {   /* the floats instead of the 8- or 16-bit colours */
+        r->fch = r->ops->float_channels + (needs & RENDER_NEED_ALPHA ? 1 : 0);
+        if (!(r->fdeep = av_malloc((size_t)r->gw * r->gh * r->fch * sizeof(float))))
+            return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for the float picture %dx%d", r->gw, r->gh);
+        return 0;
+    }
     r->deep_bits = needs & RENDER_NEED_RGB16 ? 16 : 8;
     r->deep_ch = needs & RENDER_NEED_ALPHA ? 4 : 3;
     r->abytes = r->deep_bits / 8;
     for (int k = 0; k < 3; k++)
         r->wall_rgb16[k] = (uint16_t)(rc->obstacle_color[k] * 257);
-    double top = fmax(fabs(rc->range[0]), fabs(rc->range[1]));
-    r->alpha_k = (float)(1.0 / top);
     if (r->deep_bits == 16) {
         bool whole = r->ops->own_size;   /* at render size, unscaled */
         r->c16_grid_stride = (whole ? r->rw : r->gw) * 6;
@@ -125,6 +132,10 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
     if (rc->alpha != ALPHA_NONE && ops->opaque)
         return rr_fail(e, RR_EXIT_USAGE, "render.alpha: \"%s\" does not go with render.mode \"%s\" (%s; use none)",
                        scene_render_alpha_name(rc->alpha), ops->name, ops->opaque);
+    if ((needs & RENDER_NEED_FLOAT) && !ops->row_float)
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "render.mode: \"%s\" has no float picture for this output (height, normals or caustics have)",
+                       ops->name);
     if (!(rc->range[1] != rc->range[0]) || !isfinite(rc->range[0]) || !isfinite(rc->range[1]))
         return rr_fail(e, RR_EXIT_USAGE, "render.range: expected two different finite numbers, got [%g, %g]",
                        rc->range[0], rc->range[1]);
@@ -132,6 +143,10 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
     int rw = rc->width > 0 ? rc->width : gw, rh = rc->height > 0 ? rc->height : gh;
     if (gw <= 0 || gh <= 0 || (long long)rw * rh > (1LL << 28) || (long long)gw * gh > (1LL << 28))
         return rr_fail(e, RR_EXIT_USAGE, "render: unsupported size %dx%d from a %dx%d grid", rw, rh, gw, gh);
+    if ((needs & RENDER_NEED_FLOAT) && (rw != gw || rh != gh))
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "render.width: the float picture has one pixel per grid cell (%dx%d), not %dx%d",
+                       gw, gh, rw, rh);
 
     struct renderer *r = calloc(1, sizeof *r);
     if (!r)
@@ -208,15 +223,19 @@ nomem:
 /* A row of render.alpha at abytes bytes a sample: "height" |h| over the
  * range's larger end, "caustics" the floor's light above still water's
  * (light - 1); walls opaque. */
+static inline float alpha_at(const struct renderer *r, const float *h, const float *light,
+                            const unsigned char *walls, int x)
+{
+    float v = r->alpha == ALPHA_CAUSTICS ? light[x] - 1.0f : fabsf(h[x]) * r->alpha_k;
+    return walls && walls[x] == 1 ? 1.0f : v;
+}
+
 static void alpha_row(const struct renderer *r, const float *h, const float *light, const unsigned char *walls,
                       uint8_t *a)
 {
     const int w = r->gw;
-    const float k = r->alpha_k;
     for (int x = 0; x < w; x++) {
-        float v = r->alpha == ALPHA_CAUSTICS ? light[x] - 1.0f : fabsf(h[x]) * k;
-        if (walls && walls[x] == 1)
-            v = 1.0f;
+        float v = alpha_at(r, h, light, walls, x);
         if (r->abytes == 2)
             ((uint16_t *)a)[x] = unit_u16(v);
         else
@@ -224,18 +243,38 @@ static void alpha_row(const struct renderer *r, const float *h, const float *lig
     }
 }
 
+/* A row of the float picture (RENDER_NEED_FLOAT): the mode's quantities,
+ * then the alpha in [0, 1] (NaN giving 0) when there is one. Walls are not
+ * painted: they keep their quantities, and alpha 1. */
+static void float_row(const struct renderer *r, const struct field *f, int y, const float *h, const float *light,
+                      const unsigned char *walls, float *out)
+{
+    const int w = r->gw, ch = r->fch;
+    r->ops->row_float(r, f, y, h, out, ch);
+    if (ch == r->ops->float_channels)
+        return;
+    for (int x = 0; x < w; x++) {
+        float v = alpha_at(r, h, light, walls, x);
+        v = v >= 0.0f ? v : 0.0f;
+        out[(size_t)x * ch + ch - 1] = v < 1.0f ? v : 1.0f;
+    }
+}
+
 /* One grid row through the mode (rgb24, and 16-bit grey and colour when
  * asked for), then render.alpha, then the walls: painted after the colour,
- * so the colour loops stay branch-free. */
+ * so the colour loops stay branch-free. fl: the float picture's row, or
+ * NULL. */
 static void render_row(const struct renderer *r, const struct field *f, int y, const float *restrict h,
                        const unsigned char *walls, uint8_t *restrict rgb, uint16_t *restrict g16,
-                       uint16_t *restrict rgb16, uint8_t *restrict a)
+                       uint16_t *restrict rgb16, uint8_t *restrict a, float *restrict fl)
 {
     const int w = r->gw;
     const size_t row = (size_t)y * w;
     r->ops->row(r, f, y, h, rgb, g16, rgb16);
     if (a)
         alpha_row(r, h, r->light ? r->light + row : NULL, walls, a);
+    if (fl)
+        float_row(r, f, y, h, r->light ? r->light + row : NULL, walls, fl);
     /* memchr: most rows have no wall, and glibc scans them a vector at a time. */
     for (const unsigned char *p = walls ? memchr(walls, 1, (size_t)w) : NULL; p;
          p = memchr(p + 1, 1, (size_t)(walls + w - (p + 1)))) {
@@ -276,7 +315,8 @@ static void render_rows(void *arg, int lo, int hi)
                    j->walls ? j->walls + (size_t)y * r->gw : NULL, j->dst + (size_t)y * r->rgb_grid_stride,
                    g16 ? (uint16_t *)((uint8_t *)r->g16_grid + (size_t)y * r->g16_grid_stride) : NULL,
                    r->c16_grid ? (uint16_t *)((uint8_t *)r->c16_grid + (size_t)y * r->c16_grid_stride) : NULL,
-                   r->a_grid ? r->a_grid + (size_t)y * r->a_grid_stride : NULL);
+                   r->a_grid ? r->a_grid + (size_t)y * r->a_grid_stride : NULL,
+                   r->fdeep ? r->fdeep + (size_t)y * r->gw * r->fch : NULL);
 }
 
 /* Scales one grid-size plane to render size (src and dst strides in bytes).
@@ -424,6 +464,11 @@ int render_frame_to(struct renderer *r, const struct field *f, const unsigned ch
     }
     if (r->deep_bits && deep_frame(r, fr->rgb, fr, e) < 0)
         return -1;
+    if (r->fdeep) {
+        fr->deep = r->fdeep;
+        fr->deep_channels = r->fch;
+        fr->deep_bits = 32;
+    }
     copy_heights(r, f, fr);
     return 0;
 }

@@ -26,8 +26,9 @@ struct renderer;
 /* Prepares buffers, the scaler and the mode (its table: render/modes.h).
  * `needs` is a mask of enum render_needs (frame.h). Returns 0 and *out, or
  * -1 with e filled (RR_EXIT_USAGE for an unknown colormap, a render.alpha
- * the mode has no source for, or an unreadable background or floor PNG;
- * RR_EXIT_RUNTIME for memory). */
+ * the mode has no source for, RENDER_NEED_FLOAT from a mode without a float
+ * picture or with a render size other than the grid's, or an unreadable
+ * background or floor PNG; RR_EXIT_RUNTIME for memory). */
 int render_create(struct renderer **out, const struct scene *sc, int needs, struct rr_err *e);
 
 /* Renders the field's current heights. fr's pointers are owned by the renderer

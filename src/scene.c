@@ -17,7 +17,6 @@
 
 /* ---- enum names: one table per enum, in enum order ---------------------------- */
 
-const char *const solver_names[] = { "elias", "flow", "spring", "wave", "spectral", NULL };
 const char *const edge_names[] = { "fixed", "clamp", "wrap", "absorb", NULL };
 const char *const shape_names[] = { "point", "disc", "gaussian", "cosine", NULL };
 const char *const mode_names[] = { "add", "set", NULL };
@@ -26,6 +25,8 @@ const char *const render_names[] = { "height", "colormap", "shaded", "refract", 
                                             "caustics", NULL };
 const char *const initial_names[] = { "image", "wave", NULL };
 const char *const alpha_names[] = { "none", "height", "caustics", NULL };
+const char *const convention_names[] = { "opengl", "directx", NULL };
+const char *const exr_compression_names[] = { "zip", "zips", "piz", "rle", "none", NULL };
 const char *const format_names[] = { "y4m", "nut", NULL };
 
 static const char *name_of(const char *const *names, int count, int v)
@@ -33,11 +34,12 @@ static const char *name_of(const char *const *names, int count, int v)
     return v >= 0 && v < count ? names[v] : "?";
 }
 
-const char *scene_solver_name(enum solver_type t) { return name_of(solver_names, 5, (int)t); }
 const char *scene_edge_name(enum edge_kind k) { return name_of(edge_names, 4, (int)k); }
 const char *scene_shape_name(enum shape_kind k) { return name_of(shape_names, 4, (int)k); }
 const char *scene_render_mode_name(enum render_mode m) { return name_of(render_names, 6, (int)m); }
 const char *scene_render_alpha_name(enum render_alpha a) { return name_of(alpha_names, 3, (int)a); }
+const char *scene_normal_convention_name(enum normal_convention c) { return name_of(convention_names, 2, (int)c); }
+const char *scene_exr_compression_name(enum exr_compression c) { return name_of(exr_compression_names, 5, (int)c); }
 const char *scene_output_format_name(enum output_format f) { return name_of(format_names, 2, (int)f); }
 
 /* ---- time steps ------------------------------------------------------------------- */
@@ -103,7 +105,8 @@ static int set_defaults(struct scene *sc)
     sc->time.frames = 150;
     sc->time.steps_per_frame = 2;
     sc->solver = (struct solver_config){
-        .type = SOLVER_ELIAS, .damping = 0.99, .neighbors = 4,
+        .type = solver_find("elias"),          /* in every build's table (src/solvers/registry.c) */
+        .damping = 0.99, .neighbors = 4,
         .flow = 1.0,                           /* seed 000: full speed */
         .blend = 0.99, .passes = 2,            /* seed 002's blendFactor; an even count is stable in 2-D */
         .speed = 0.2, .speed_range = { 0.1, 0.3 },
@@ -222,7 +225,7 @@ static int load_root(struct ld *ld, const cJSON *root)
     /* steps_per_frame not given: "auto" for a solver with a stability limit
      * (its default speed may need more than 2), 2 for the others */
     const cJSON *time = member(root, "time");
-    if (!(time && member(time, "steps_per_frame")) && solver_has_step_limit(sc->solver.type))
+    if (!(time && member(time, "steps_per_frame")) && sc->solver.type->step_limit)
         sc->time.steps_auto = true;
     if (sc->time.steps_auto)   /* "auto": the smallest stable count (src/solver.c) */
         sc->time.steps_per_frame = solver_auto_steps(sc);

@@ -17,7 +17,7 @@
 
 #define RR_NAME_MAX 32
 
-enum solver_type { SOLVER_ELIAS, SOLVER_FLOW, SOLVER_SPRING, SOLVER_WAVE, SOLVER_SPECTRAL };
+struct solver_ops;   /* src/solver.h */
 enum edge_kind { EDGE_FIXED, EDGE_CLAMP, EDGE_WRAP, EDGE_ABSORB };
 enum edge_side { EDGE_LEFT, EDGE_RIGHT, EDGE_TOP, EDGE_BOTTOM };
 enum shape_kind { SHAPE_POINT, SHAPE_DISC, SHAPE_GAUSSIAN, SHAPE_COSINE };
@@ -29,6 +29,11 @@ enum render_mode {
 enum initial_type { INITIAL_IMAGE, INITIAL_WAVE };
 /* render.alpha: where the picture's alpha comes from (docs/render.md). */
 enum render_alpha { ALPHA_NONE, ALPHA_HEIGHT, ALPHA_CAUSTICS };
+/* render.normal_convention: which way the normal map's green channel points
+ * (docs/render.md): opengl +y up, directx +y down (green inverted). */
+enum normal_convention { NORMALS_OPENGL, NORMALS_DIRECTX };
+/* output.exr_compression: an .exr's lossless compression (docs/output.md). */
+enum exr_compression { EXRC_ZIP, EXRC_ZIPS, EXRC_PIZ, EXRC_RLE, EXRC_NONE };
 
 /* A moment in the video: either a time in seconds or a frame number, as the
  * scene gave it (printed back the same way). */
@@ -98,7 +103,7 @@ struct obstacle {
 };
 
 struct solver_config {
-    enum solver_type type;
+    const struct solver_ops *type;   /* the solver, from the registry (solver_find; ->name) */
     double damping;        /* (0, 1]; per step */
     int damping_shift;     /* > 0: h' -= h' / 2^n instead of damping */
     double half_life;      /* > 0: seconds; overrides damping and damping_shift */
@@ -132,6 +137,7 @@ struct render_config {
     char *floor;                   /* caustics: floor PNG or NULL (floor_color) */
     unsigned char floor_color[3];
     enum render_alpha alpha;       /* none: opaque, no alpha plane */
+    enum normal_convention normal_convention;   /* normals: green up (opengl) or down (directx) */
 };
 
 /* output.format: what `-o -` writes to standard output (src/sinks/pipe.c). */
@@ -143,7 +149,9 @@ struct output_config {
     int crf;                       /* -1 = the codec's default */
     char preset[RR_NAME_MAX];      /* "" = the codec's default */
     char pix_fmt[RR_NAME_MAX];     /* "" = the codec's default */
-    int bit_depth;                 /* 8 or 16 (16: 16-bit PNG, or a video pix_fmt of more than 8 bits) */
+    int bit_depth;                 /* 8, 16 or 32 (16: 16-bit PNG, a video pix_fmt of more than 8 bits,
+                                      an .exr of half floats; 32: .exr only) */
+    enum exr_compression exr_compression;
     enum output_format format;     /* the stream of -o - (y4m or nut); no file output reads it */
 };
 
@@ -259,11 +267,12 @@ long long scene_total_steps(const struct scene *sc);     /* frames * steps_per_f
 long long scene_moment_step(const struct scene *sc, const struct moment *m);
 
 /* Names of enum values, for messages and printing; NULL-safe lookups. */
-const char *scene_solver_name(enum solver_type t);
 const char *scene_edge_name(enum edge_kind k);
 const char *scene_shape_name(enum shape_kind k);
 const char *scene_render_mode_name(enum render_mode m);
 const char *scene_render_alpha_name(enum render_alpha a);
+const char *scene_normal_convention_name(enum normal_convention c);
+const char *scene_exr_compression_name(enum exr_compression c);
 const char *scene_output_format_name(enum output_format f);
 
 #endif

@@ -22,7 +22,6 @@
 
 /* ---- enum names: one table per enum, in enum order, NULL-terminated (scene.c) ---- */
 
-extern const char *const solver_names[];
 extern const char *const edge_names[];
 extern const char *const shape_names[];
 extern const char *const mode_names[];
@@ -30,6 +29,8 @@ extern const char *const obstacle_names[];
 extern const char *const render_names[];
 extern const char *const initial_names[];
 extern const char *const alpha_names[];
+extern const char *const convention_names[];
+extern const char *const exr_compression_names[];
 extern const char *const format_names[];
 
 /* ---- the loader's state ------------------------------------------------------------- */
@@ -126,8 +127,5 @@ int load_probes(struct ld *ld, const cJSON *root);
 int load_obstacles(struct ld *ld, const cJSON *root);
 int load_render(struct ld *ld, const cJSON *root);
 int load_output(struct ld *ld, const cJSON *root);
-
-/* Whether solver t uses the solver key `key` (the printer writes only those). */
-bool solver_uses(enum solver_type t, const char *key);
 
 #endif

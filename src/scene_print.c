@@ -4,6 +4,8 @@
 
 #include <stdlib.h>
 
+#include "solver.h"
+
 /* ---- printing ------------------------------------------------------------------------------ */
 
 /* A number in the fewest digits that read back as the same double. cJSON's
@@ -94,8 +96,8 @@ static void print_solver(cJSON *root, const struct solver_config *s, bool *ok)
     cJSON *o = add_obj(root, "solver", ok);
     if (!o)
         return;
-    const enum solver_type t = s->type;
-    add_str(o, "type", scene_solver_name(t), ok);
+    const struct solver_ops *t = s->type;
+    add_str(o, "type", t->name, ok);
     /* Only the keys of this solver (the others would be refused on reading
      * it back), and only the damping form in use: the three exclude each other. */
     if (s->half_life > 0)
@@ -306,6 +308,7 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_item(o, "floor_color", color_array(r->floor_color), ok);
         add_num(o, "reflectivity", r->reflectivity, ok);
         add_str(o, "alpha", scene_render_alpha_name(r->alpha), ok);
+        add_str(o, "normal_convention", scene_normal_convention_name(r->normal_convention), ok);
     }
     const struct output_config *out = &sc->output;
     if ((o = add_obj(root, "output", ok))) {
@@ -315,6 +318,7 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_str(o, "preset", out->preset, ok);
         add_str(o, "pix_fmt", out->pix_fmt, ok);
         add_num(o, "bit_depth", out->bit_depth, ok);
+        add_str(o, "exr_compression", scene_exr_compression_name(out->exr_compression), ok);
         add_str(o, "format", scene_output_format_name(out->format), ok);
     }
 }

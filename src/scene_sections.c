@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "solver.h"
 
 /* ---- the sections, in the contract's order ------------------------------------------------ */
 
@@ -62,72 +63,30 @@ int load_time(struct ld *ld, const cJSON *root)
     return 0;
 }
 
-/* The solvers that use each solver key; "type" and "half_life" (not listed)
- * apply to all. A key given for a solver that does not use it is refused,
- * and --print-scene writes only the keys of the scene's solver. */
-#define BY(t) (1u << (t))
-static const struct {
-    const char *key;
-    unsigned by;
-} solver_key_use[] = {
-    { "damping", BY(SOLVER_ELIAS) | BY(SOLVER_FLOW) | BY(SOLVER_SPRING) },
-    { "damping_shift", BY(SOLVER_ELIAS) | BY(SOLVER_FLOW) | BY(SOLVER_SPRING) },
-    { "neighbors", BY(SOLVER_ELIAS) },
-    { "flow", BY(SOLVER_FLOW) },
-    { "blend", BY(SOLVER_SPRING) },
-    { "passes", BY(SOLVER_SPRING) },
-    { "speed", BY(SOLVER_WAVE) },
-    { "speed_map", BY(SOLVER_WAVE) },
-    { "speed_range", BY(SOLVER_WAVE) },
-    { "decay", BY(SOLVER_WAVE) },
-    { "gravity", BY(SOLVER_SPECTRAL) },
-    { "surface_tension", BY(SOLVER_SPECTRAL) },
-    { "density", BY(SOLVER_SPECTRAL) },
-    { "depth", BY(SOLVER_SPECTRAL) },
-    { "viscosity", BY(SOLVER_SPECTRAL) },
-};
-#define N_SOLVER_KEYS (sizeof solver_key_use / sizeof solver_key_use[0])
-
-/* The solvers without the per-step damping factors, and their own rate. */
-static const char *const own_damping[] = { [SOLVER_WAVE] = "decay", [SOLVER_SPECTRAL] = "viscosity" };
-
-/* The solvers that use `key` (a bit per type). */
-static unsigned solver_key_users(const char *key)
-{
-    for (size_t k = 0; k < N_SOLVER_KEYS; k++)
-        if (!strcmp(solver_key_use[k].key, key))
-            return solver_key_use[k].by;
-    return ~0u;
-}
-
-bool solver_uses(enum solver_type t, const char *key) { return solver_key_users(key) & BY(t); }
-
-/* Refuses the first key of the solver object o that solver t does not use,
- * naming t and the keys that apply instead. */
-static int refuse_unused_solver_keys(struct ld *ld, const cJSON *o, enum solver_type t)
+/* Refuses the first key of the solver object o that solver t does not use
+ * (solver_ops.keys; "type" and "half_life" apply to all), naming t and the
+ * keys that apply instead, or t's own damping key for a per-step factor. */
+static int refuse_unused_solver_keys(struct ld *ld, const cJSON *o, const struct solver_ops *t)
 {
     for (const cJSON *m = o->child; m; m = m->next) {
-        unsigned users = solver_key_users(m->string);
-        if (users & BY(t))
+        if (solver_uses(t, m->string))
             continue;
         char p[PATH_LEN], got[80], whose[96] = "", keys[320] = "solver.half_life";
         size_t at = strlen(keys);
         join(p, "solver", m->string);
         describe(m, got, sizeof got);
-        if (own_damping[t] && (!strcmp(m->string, "damping") || !strcmp(m->string, "damping_shift")))
+        if (t->own_damping && (!strcmp(m->string, "damping") || !strcmp(m->string, "damping_shift")))
             return fail_key(ld, m, p,
                             "not used by the %s solver (a per-step factor); use solver.half_life or solver.%s, got %s",
-                            scene_solver_name(t), own_damping[t], got);
-        for (int u = 0, n = 0; u <= SOLVER_SPECTRAL; u++)
-            if (users & BY(u))
-                snprintf(whose + strlen(whose), sizeof whose - strlen(whose), "%s%s", n++ ? ", " : "",
-                         scene_solver_name((enum solver_type)u));
-        for (size_t k = 0; k < N_SOLVER_KEYS; k++)
-            if (solver_key_use[k].by & BY(t))
-                at += (size_t)snprintf(keys + at, at < sizeof keys ? sizeof keys - at : 0, ", solver.%s",
-                                       solver_key_use[k].key);
-        return fail_key(ld, m, p, "not used by the %s solver (a key of %s); %s takes %s, got %s",
-                        scene_solver_name(t), whose, scene_solver_name(t), keys, got);
+                            t->name, t->own_damping, got);
+        const struct solver_ops *u;
+        for (int i = 0, n = 0; (u = solver_at(i)); i++)
+            if (solver_uses(u, m->string))
+                snprintf(whose + strlen(whose), sizeof whose - strlen(whose), "%s%s", n++ ? ", " : "", u->name);
+        for (const char *const *k = t->keys; k && *k; k++)
+            at += (size_t)snprintf(keys + at, at < sizeof keys ? sizeof keys - at : 0, ", solver.%s", *k);
+        return fail_key(ld, m, p, "not used by the %s solver (a key of %s); %s takes %s, got %s", t->name, whose,
+                        t->name, keys, got);
     }
     return 0;
 }
@@ -151,7 +110,13 @@ int load_solver(struct ld *ld, const cJSON *root)
         || exclusive(ld, o, "solver", "damping", "half_life") < 0
         || exclusive(ld, o, "solver", "damping_shift", "half_life") < 0)
         return -1;
-    GET_ENUM(ld, o, "solver", "type", solver_names, s->type);
+    const char *names[SOLVER_MAX + 1];
+    int type = -1;
+    solver_names(names);
+    if (get_enum(ld, o, "solver", "type", names, &type) < 0)
+        return -1;
+    if (type >= 0)
+        s->type = solver_at(type);
     if (refuse_unused_solver_keys(ld, o, s->type) < 0)
         return -1;
     int neighbors = s->neighbors;
@@ -308,7 +273,7 @@ int load_render(struct ld *ld, const cJSON *root)
     static const char *const keys[] = { "mode", "colormap", "range", "width", "height", "obstacle_color",
                                         "height_scale", "light", "water_color", "sky_color", "specular",
                                         "shininess", "background", "refraction", "depth", "floor",
-                                        "floor_color", "reflectivity", "alpha", NULL };
+                                        "floor_color", "reflectivity", "alpha", "normal_convention", NULL };
     static const struct range SHINE = { 1, 10000, false, false };
     static const struct range REFR = { -10000, 10000, false, false };
     static const struct range SCALE = { 0, 1e6, true, false };
@@ -324,6 +289,7 @@ int load_render(struct ld *ld, const cJSON *root)
         return -1;
     GET_ENUM(ld, o, "render", "mode", render_names, r->mode);
     GET_ENUM(ld, o, "render", "alpha", alpha_names, r->alpha);
+    GET_ENUM(ld, o, "render", "normal_convention", convention_names, r->normal_convention);
     const cJSON *cmap = member(o, "colormap");
     int known_map;   /* one of the renderer's names, checked here for its position */
     if (get_name(ld, o, "render", "colormap", false, r->colormap) < 0
@@ -366,7 +332,8 @@ int load_render(struct ld *ld, const cJSON *root)
 
 int load_output(struct ld *ld, const cJSON *root)
 {
-    static const char *const keys[] = { "path", "codec", "crf", "preset", "pix_fmt", "bit_depth", "format", NULL };
+    static const char *const keys[] = { "path", "codec", "crf", "preset", "pix_fmt", "bit_depth",
+                                        "exr_compression", "format", NULL };
     struct output_config *out = &ld->sc->output;
     const cJSON *o;
     if (get_object(ld, root, "", "output", &o) < 0)
@@ -378,11 +345,16 @@ int load_output(struct ld *ld, const cJSON *root)
         || get_int(ld, o, "output", "crf", -1, 63, &out->crf) < 0
         || get_name(ld, o, "output", "preset", true, out->preset) < 0
         || get_name(ld, o, "output", "pix_fmt", true, out->pix_fmt) < 0
-        || get_int(ld, o, "output", "bit_depth", 8, 16, &out->bit_depth) < 0)
+        || get_int(ld, o, "output", "bit_depth", 8, 32, &out->bit_depth) < 0)
         return -1;
+    if (out->bit_depth != 8 && out->bit_depth != 16 && out->bit_depth != 32) {
+        const cJSON *v = member(o, "bit_depth");
+        char got[80];
+        describe(v, got, sizeof got);
+        return fail(ld, v, "output.bit_depth", "expected 8 or 16, got %s (32: float, for an .exr)", got);
+    }
+    GET_ENUM(ld, o, "output", "exr_compression", exr_compression_names, out->exr_compression);
     GET_ENUM(ld, o, "output", "format", format_names, out->format);
-    if (out->bit_depth != 8 && out->bit_depth != 16)
-        return fail_got(ld, member(o, "bit_depth"), "output.bit_depth", "8 or 16");
     /* Relative to the current directory, not to the scene: -o overrides it. */
     const cJSON *v = member(o, "path");
     if (v) {

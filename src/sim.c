@@ -72,24 +72,13 @@ static float *sponge_profile(int width, double strength)
 }
 
 /* The speed of long waves in cells per step at cell (x, y), for Mur's
- * boundary condition: the solver's own when it knows it (wave, with a speed
- * map), else from the long-wave limit of each seed solver's dispersion
- * relation (docs/solvers.md): elias 1/sqrt(2) (4 neighbours) or sqrt(3)/2
- * (8), flow sqrt(F / (2 (F + 1))), spring sqrt(passes * blend / (1 + 2m)), m
- * the axes its blur spans (solver_spring_axes: 2, or 1 on a W x 1 grid).
- * -1 for a solver that gives none and is not one of those (its edges get the
- * sponge only: Mur's condition assumes a leapfrog pair of planes). */
+ * boundary condition: the solver's (solver_ops.cell_speed, from the
+ * long-wave limit of its dispersion relation, docs/solvers.md), or -1 for a
+ * solver that gives none (its edges get the sponge only: Mur's condition
+ * assumes a leapfrog pair of planes). */
 static double long_wave_speed(const struct sim *s, int x, int y)
 {
-    const struct solver_config *c = &s->sc->solver;
-    if (s->ops->cell_speed)
-        return s->ops->cell_speed(s->priv, x, y);
-    switch (c->type) {
-    case SOLVER_ELIAS: return c->neighbors == 8 ? sqrt(0.75) : sqrt(0.5);
-    case SOLVER_FLOW: return sqrt(c->flow / (2 * (c->flow + 1)));
-    case SOLVER_SPRING: return sqrt(c->passes * c->blend / (1 + 2 * solver_spring_axes(s->sc)));
-    default: return -1;
-    }
+    return s->ops->cell_speed ? s->ops->cell_speed(s->priv, s->sc, x, y) : -1;
 }
 
 /* Mur's coefficients along an absorbing edge: (nu - 1) / (nu + 1) per edge cell. */
@@ -209,10 +198,7 @@ static int check_finite(const struct sim *s, struct rr_err *e);
 int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
 {
     *out = NULL;
-    const struct solver_ops *ops = solver_find(sc->solver.type);
-    if (!ops)   /* the loader accepts only registered types: a programmer's error */
-        return rr_fail(e, RR_EXIT_RUNTIME, "solver.type: internal error: no solver for type %d",
-                       (int)sc->solver.type);
+    const struct solver_ops *ops = sc->solver.type;
     struct sim *s = calloc(1, sizeof *s);
     if (!s)
         return rr_fail(e, RR_EXIT_RUNTIME, "simulation: out of memory");
@@ -281,17 +267,14 @@ fail:
     return -1;
 }
 
-/* What to change when heights run away. Every solver here is stable as
- * loaded (wave's Courant limit and spring's parameters are checked up front,
- * spectral is unconditionally stable), so what grows without bound is what
- * the sources put in and the damping does not take out. */
-static const char *blowup_advice(const struct solver_config *c)
+
+/* What to change when heights run away: every solver is stable as loaded
+ * (init checks its limits: wave's Courant number, spring's blend), so what
+ * grows without bound is what the sources put in and the damping does not
+ * take out; the solver names the keys that damp it. */
+static const char *damp_keys(const struct solver_ops *ops)
 {
-    switch (c->type) {
-    case SOLVER_WAVE: return "lower the sources' amplitudes or damp more (solver.decay or solver.half_life)";
-    case SOLVER_SPECTRAL: return "lower the sources' amplitudes or damp more (solver.half_life)";
-    default: return "lower the sources' amplitudes or damp more (solver.damping or solver.half_life)";
-    }
+    return ops->damp_advice ? ops->damp_advice : "solver.half_life";
 }
 
 /* Sets j->found when a cell of rows lo .. hi - 1 of the current plane is
@@ -325,8 +308,10 @@ static int check_finite(const struct sim *s, struct rr_err *e)
         for (int x = 0; x < w; x++) {
             float v = f->cur[y * f->stride + x];
             if (!(fabsf(v) <= BLOWUP_LIMIT))
-                return rr_fail(e, RR_EXIT_RUNTIME, "frame %ld: the simulation blew up (height %g at cell %d,%d); %s",
-                               s->frame, (double)v, x, y, blowup_advice(&s->sc->solver));
+                return rr_fail(e, RR_EXIT_RUNTIME,
+                               "frame %ld: the simulation blew up (height %g at cell %d,%d); "
+                               "lower the sources' amplitudes or damp more (%s)",
+                               s->frame, (double)v, x, y, damp_keys(s->ops));
         }
     return 0;
 }
@@ -357,8 +342,8 @@ static float screen_limit(bool edges_act, bool ends_frame)
 int sim_advance_frame(struct sim *s, struct rr_err *e)
 {
     int spf = scene_steps_per_frame(s->sc);
-    /* The row drivers screen the last step's rows for the blow-up check as
-     * they write them (tblock_screen_arm); when nothing changed the field
+    /* The solver may screen the last step's cells for the blow-up check as
+     * it writes them (struct solver_screen); when nothing changed the field
      * after that step but wall zeroing (which only lowers heights) and the
      * screen found every cell within the limit, the check has nothing to
      * find and the frame skips reading the whole grid again. */
@@ -366,15 +351,16 @@ int sim_advance_frame(struct sim *s, struct rr_err *e)
     for (int k = 0; k < 4; k++)
         edges_act = edges_act || s->sponge[k] || s->mur[k];
     bool touched = false;
+    struct solver_screen screen = { 0 };
     for (int k = 0; k < spf; k++) {
         int n = fusable_steps(s, spf - k);
-        tblock_screen_arm(screen_limit(edges_act, k + n == spf));
-        if (n > 1 && s->ops->advance(s->priv, &s->f, n, s->wall_idx, s->n_walls) == n) {
+        screen = (struct solver_screen){ .limit = screen_limit(edges_act, k + n == spf) };
+        if (n > 1 && s->ops->advance(s->priv, &s->f, n, s->wall_idx, s->n_walls, &screen) == n) {
             k += n - 1;
             s->step += n - 1;
         } else {
-            tblock_screen_arm(screen_limit(edges_act, k + 1 == spf));
-            s->ops->step(s->priv, &s->f);
+            screen = (struct solver_screen){ .limit = screen_limit(edges_act, k + 1 == spf) };
+            s->ops->step(s->priv, &s->f, &screen);
             apply_mur(s);
         }
         apply_sponges(s);
@@ -384,9 +370,7 @@ int sim_advance_frame(struct sim *s, struct rr_err *e)
         sources_apply(s->src, s->step, &s->f);
     }
     s->frame++;
-    bool screened = !touched && tblock_screened(s->f.cur);
-    tblock_screen_arm(0.0f);
-    return screened ? 0 : check_finite(s, e);
+    return !touched && screen.within ? 0 : check_finite(s, e);
 }
 
 const struct field *sim_field(const struct sim *s) { return &s->f; }

@@ -153,7 +153,7 @@ int sink_pattern_check(const char *pattern, struct rr_err *e)
     int n = count_conversions(pattern);
     if (n != 1)
         return rr_fail(e, RR_EXIT_USAGE,
-                       "%s: a PNG sequence name needs exactly one frame number field such as %%05d "
+                       "%s: the name of a file per frame (.png, .exr) needs exactly one frame number field such as %%05d "
                        "(%%d, %%i or %%u with flags, width, precision; %%%% for a literal %%)",
                        pattern);
     return 0;
@@ -224,7 +224,7 @@ const struct sink_ops *sink_find(const char *path, struct rr_err *e)
             return NULL;
         return *k;
     }
-    /* "(use .mp4 .mkv .mov .webm, .gif, NAME%05d.png, .framemd5 .framehash, .npy or -)" */
+    /* "(use .mp4 .mkv .mov .webm, .gif, NAME%05d.png, .framemd5 .framehash, .npy, NAME%05d.exr or -)" */
     char kinds[512], shown[128];
     size_t used = 0;
     kinds[0] = '\0';
@@ -261,16 +261,22 @@ int sink_open(struct sink **out, const struct scene *sc, const struct sink_param
     s->needs = ops->needs(o, sc);
     struct sink_params q = *p;
     q.alpha = sc->render.alpha;
+    q.mode = sc->render.mode;
     if (!ops->deep && o->bit_depth == 16) {
         sink_free(s);
         return rr_fail(e, RR_EXIT_USAGE,
-                       "output.bit_depth: 16 does not apply to %s (it is for PNG sequences and videos; use 8)",
+                       "output.bit_depth: 16 does not apply to %s (it is for PNG sequences, videos and .exr; use 8)",
                        o->path);
+    }
+    if (!ops->floats && o->bit_depth == 32) {
+        sink_free(s);
+        return rr_fail(e, RR_EXIT_USAGE, "output.bit_depth: 32 (float) is for .exr, not %s (use 8%s)", o->path,
+                       ops->deep ? " or 16" : "");
     }
     if (!ops->deep && q.alpha != ALPHA_NONE) {
         sink_free(s);
         return rr_fail(e, RR_EXIT_USAGE,
-                       "render.alpha: %s has no alpha channel (use a PNG sequence, .webm, .mov or .mkv; or none)",
+                       "render.alpha: %s has no alpha channel (use a PNG sequence, .exr, .webm, .mov or .mkv; or none)",
                        o->path);
     }
     if (ops->open(s->priv, o, &q, e) < 0) {

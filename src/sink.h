@@ -35,6 +35,7 @@ struct sink_params {
     bool overwrite;           /* -y */
     int threads;              /* encoder threads (0: the library's choice) */
     enum render_alpha alpha;  /* render.alpha (sink_open fills it from the scene) */
+    enum render_mode mode;    /* render.mode (sink_open fills it from the scene) */
 };
 
 struct sink_ops {
@@ -54,6 +55,9 @@ struct sink_ops {
     /* The kind acts on output.bit_depth 16 and render.alpha itself; for the
      * others sink_open refuses them (a hash, a GIF, float heights). */
     bool deep;
+    /* It writes floats: output.bit_depth 32 (and 16 as half floats); for the
+     * others sink_open refuses 32. */
+    bool floats;
     /* Returns the RENDER_NEED_* bits (frame.h) this sink wants for this output. */
     int (*needs)(const struct output_config *o, const struct scene *sc);
     int (*open)(void *priv, const struct output_config *o, const struct sink_params *p,
@@ -106,6 +110,10 @@ void sink_free(struct sink *s);   /* accepts NULL; removes temporaries if not cl
  * shortest, a multiple of 64), spaces before the final '\n'. Returns its
  * length, or 0 when it does not fit in cap or total bytes. */
 size_t npy_float32_header(char *buf, size_t cap, const char *shape, size_t total);
+
+/* The version of the OpenEXR library loaded ("3.1.5"), for --version and
+ * the manifest. */
+const char *sink_exr_version(void);
 
 /* Routes FFmpeg's log into memory instead of standard error: its chatter is
  * dropped and its last error line becomes the reason in the next failure

@@ -25,26 +25,85 @@ struct solver_state_buf {
     ptrdiff_t stride;
 };
 
+struct tblock_kernel;
+
+/* The blow-up screen of one step or one fused pass (solver_ops.step and
+ * .advance): sim.c asks for it on a frame's last pass, so that the frame's
+ * check (every height finite and within the limit) need not read the grid
+ * again. With limit > 0 a solver may compare each cell of the plane it ends
+ * on with the limit as its kernel writes it (while the value is in a
+ * register), and sets within when it did so for every cell and each had
+ * |v| <= limit (not NaN). The caller clears within; a solver that does not
+ * screen leaves it false, and the caller then reads the grid itself. */
+struct solver_screen {
+    float limit;   /* > 0: the limit; 0: no screen */
+    bool within;   /* set by the solver: every cell screened and within */
+};
+
+/* What a solver knows, as one table (one file in src/solvers/ defines it and
+ * src/solvers/registry.c lists it). Only name, priv_size, init, step and
+ * free are required; every optional member says what NULL (or 0) means. */
 struct solver_ops {
     const char *name;          /* as in solver.type */
     size_t priv_size;          /* zeroed bytes handed to init */
+
+    /* ---- the scene ---- */
+    /* The solver.* keys it reads besides "type" and "half_life" (which every
+     * solver takes), NULL-terminated, in the order docs/scene.md lists them.
+     * The loader refuses the others, naming these; --print-scene writes only
+     * these. Each must be a key the loader parses (src/scene.c). */
+    const char *const *keys;
+    /* Its own damping key when it takes no per-step factor (no "damping",
+     * "damping_shift"): named in the message refusing those. NULL: it takes them. */
+    const char *own_damping;
+    /* The keys that damp it, for the message when heights run away
+     * ("lower the sources' amplitudes or damp more (solver.decay or
+     * solver.half_life)"). NULL: "solver.half_life", which every solver takes. */
+    const char *damp_advice;
+
+    /* ---- time steps ---- */
+    /* Set when its time step has a stability limit: time.steps_per_frame
+     * then defaults to "auto" (auto_steps) instead of 2. */
+    bool step_limit;
+    /* Optional (NULL: 1, stable at any count): what time.steps_per_frame
+     * "auto" resolves to for sc, before solver_auto_steps' cap. */
+    int (*auto_steps)(const struct scene *sc);
+
+    /* ---- running ---- */
     /* Checks the scene's solver keys against this solver's limits and sets up
      * priv. Returns 0, or -1 with e filled (status RR_EXIT_USAGE for values the
      * user can fix, naming the key). */
     int (*init)(void *priv, const struct scene *sc, struct field *f, struct rr_err *e);
-    /* One time step. Cannot fail. */
-    void (*step)(void *priv, struct field *f);
+    /* One time step; screen (NULL: none) as struct solver_screen says. Cannot fail. */
+    void (*step)(void *priv, struct field *f, struct solver_screen *screen);
     /* Optional (NULL: none): n >= 2 steps at once (temporal blocking,
      * src/tblock.h), each followed by zeroing the wall cells `walls` (sorted
-     * field offsets) in f->cur, when nothing else happens between them.
+     * field offsets) in f->cur, when nothing else happens between them;
+     * screen as in step, for the plane the last of them ends on.
      * Returns the steps done: n, or 0 with f untouched when it cannot (the
      * caller then takes single steps). The bits equal those of the single steps. */
-    int (*advance)(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls);
+    int (*advance)(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls,
+                   struct solver_screen *screen);
     /* Frees what init allocated inside priv (not priv itself). Safe after a failed init. */
     void (*free)(void *priv);
-    /* Optional: the speed of long waves at cell (x, y) in cells per step, for
-     * the absorbing edges (src/sim.c). NULL: sim.c derives it from the scene. */
-    double (*cell_speed)(const void *priv, int x, int y);
+    /* Optional (NULL: none, nothing beyond the field is counted): the bytes
+     * init allocates for sc with `threads` threads, for the memory budget
+     * (src/budget.c), writing what they are into what (size bytes) for its
+     * message ("the spectral solver's padded domain"). */
+    uint64_t (*bytes)(const struct scene *sc, int threads, char *what, size_t size);
+
+    /* ---- waves ---- */
+    /* Optional (NULL: the 4-neighbour relation cos w = (cos kx + cos ky) / 2,
+     * a fair start): the angular frequency in radians per step of the mode
+     * with wavenumbers kx, ky (radians per cell), from its discrete
+     * dispersion relation (docs/solvers.md): what an initial wave and a
+     * drop's ripples travel by (src/sources.c). */
+    double (*omega)(const struct scene *sc, double kx, double ky);
+    /* Optional (NULL: none): the speed of long waves at cell (x, y) in cells
+     * per step (after init), for Mur's condition on absorbing edges
+     * (src/sim.c), which assumes a leapfrog pair of planes. Without it the
+     * edges get the sponge only, on the new plane. */
+    double (*cell_speed)(const void *priv, const struct scene *sc, int x, int y);
     /* Set when the solver itself takes what sim.c changes in f->cur between
      * steps as water displaced at rest (spectral): sim.c then puts the
      * initial images into f->cur alone, after init (sources_initial). */
@@ -56,10 +115,50 @@ struct solver_ops {
      * valid until the next step. Everything else in priv must follow from
      * the scene alone. */
     int (*state)(void *priv, struct solver_state_buf *bufs, int max);
+    /* Optional (NULL: none): the row kernels of a solver that steps by
+     * src/tblock.h's drivers (TBLOCK_SOLVER defines it), for the tests and
+     * benchmarks that drive its kernels directly. */
+    struct tblock_kernel *(*kernel)(void *priv);
+    /* Optional (NULL: none): `step` written as its equation, one cell at a
+     * time in the seed's loop (no vectors, threads or fused steps), on the
+     * same priv after init: the same bits as `step`, which
+     * tests/unit/test_reference.c checks against step and advance. The
+     * renderer never calls it; it is the plain path a reader starts from. */
+    void (*reference_step)(const void *priv, struct field *f);
 };
 
-/* The registry: the ops for a solver type, or NULL when this build has none. */
-const struct solver_ops *solver_find(enum solver_type type);
+/* ---- the registry ------------------------------------------------------- */
+
+/* The most solvers a program holds, the table's and those added by
+ * solver_register together (callers may size arrays by it). */
+#define SOLVER_MAX 32
+
+/* The build's solvers (src/solvers/registry.c), NULL-terminated, in the
+ * order messages list them. */
+extern const struct solver_ops *const solver_registry[];
+
+/* The solver at index i: the table's, then those solver_register added;
+ * NULL past the last. */
+const struct solver_ops *solver_at(int i);
+
+/* The solver named name, or NULL when there is none. */
+const struct solver_ops *solver_find(const char *name);
+
+/* Adds ops after the table's solvers, for a program (or a test) that brings
+ * a solver of its own without adding it to src/solvers/, as SQLite's
+ * sqlite3_vfs_register adds a VFS. Call it before loading scenes; not
+ * thread-safe. Returns 0, or -1 when the name is taken or SOLVER_MAX
+ * solvers are there already. */
+int solver_register(const struct solver_ops *ops);
+
+/* Fills names with every solver's name in solver_at order and a NULL (at
+ * most SOLVER_MAX + 1 entries), as the scene loader's enums are. */
+void solver_names(const char *names[SOLVER_MAX + 1]);
+
+/* Whether solver t reads the solver key `key` ("type" and "half_life": all do). */
+bool solver_uses(const struct solver_ops *t, const char *key);
+
+/* ---- what the solvers share --------------------------------------------- */
 
 /* The per-step factor d that the seed solvers (elias, flow, spring) multiply
  * each new height by: from `half_life` T when given, else 1 - 2^-n for
@@ -73,43 +172,41 @@ const struct solver_ops *solver_find(enum solver_type type);
  * damping_shift itself, as h' - h' 2^-n (seed 003's form). */
 double solver_damping_per_step(const struct scene *sc);
 
-/* The number of grid axes along which the spring solver's blur has
- * neighbours: 2 on a W x H grid, 1 on a W x 1 or 1 x H grid (seed 002's 1-D
- * blur), 0 on a single cell. */
+/* The angle in [0, pi] whose cosine is c, c clamped to [-1, 1]: a mode's
+ * omega per step from a dispersion relation given as cos omega = c. */
+double solver_omega_of_cos(double c);
+
+/* What time.steps_per_frame "auto" resolves to: the solver's auto_steps
+ * (wave: the smallest stable count; spectral: the smallest count at which
+ * sources cannot drive the grid's shortest waves by aliasing), capped at
+ * 1000; 1 for a solver without (stable at any count). */
+int solver_auto_steps(const struct scene *sc);
+
+/* ---- helpers of particular solvers, defined in their files (src/solvers/)
+ * and exported for their tests ---- */
+
+/* spring.c: the number of grid axes along which the spring solver's blur
+ * has neighbours: 2 on a W x H grid, 1 on a W x 1 or 1 x H grid (seed 002's
+ * 1-D blur), 0 on a single cell. */
 int solver_spring_axes(const struct scene *sc);
 
-/* The factor by which one pass of the spring blur multiplies the Fourier mode
- * with cos kx = cx, cos ky = cy: with b = blend and m = solver_spring_axes,
+/* spring.c: the factor by which one pass of the spring blur multiplies the
+ * Fourier mode with cos kx = cx, cos ky = cy: with b = blend and
+ * m = solver_spring_axes,
  * B = (1 + sum over those axes of (2 (1 - b) + 2 b cos k)) / (1 + 2 m). */
 double solver_spring_blur(const struct scene *sc, double cx, double cy);
 
-/* The wave solver's Courant condition, shared by its init and by "auto" steps:
- * stable when c dt / dx <= 1/sqrt(2) with dt = 1 / (fps * steps), c the fastest
- * speed (m/s) and dx the cell size (m). */
+/* wave.c: the wave solver's Courant condition, shared by its init and by
+ * "auto" steps: stable when c dt / dx <= 1/sqrt(2) with dt = 1 / (fps * steps),
+ * c the fastest speed (m/s) and dx the cell size (m). */
 int solver_wave_stable(double cmax, double fps, int steps, double dx);
 
-/* The smallest steps_per_frame (>= 1) that solver_wave_stable accepts. */
+/* wave.c: the smallest steps_per_frame (>= 1) that solver_wave_stable accepts. */
 int solver_wave_min_steps(double cmax, double fps, double dx);
 
-/* Whether the solver has a stability limit on its time step (wave): its
- * time.steps_per_frame defaults to "auto" instead of 2. */
-bool solver_has_step_limit(enum solver_type type);
-
-/* The angular frequency (rad/s) of linear water waves of wavenumber k (rad/m)
- * for the spectral solver's keys: omega^2 = (g k + (sigma / rho) k^3) tanh(k d),
- * tanh -> 1 without a depth. */
+/* spectral.c: the angular frequency (rad/s) of linear water waves of
+ * wavenumber k (rad/m) for the spectral solver's keys:
+ * omega^2 = (g k + (sigma / rho) k^3) tanh(k d), tanh -> 1 without a depth. */
 double solver_water_omega(const struct solver_config *c, double k);
-
-/* What time.steps_per_frame "auto" resolves to: for wave the smallest stable
- * count at the fastest speed the scene allows (`speed`, or the larger end of
- * `speed_range` with a speed_map); for spectral the smallest count with
- * omega(pi / cell_size) dt < pi (the grid's shortest waves turn less than half
- * a period per step, so oscillators do not drive them by aliasing); both
- * capped at 1000; 1 for the other solvers, which are stable at any count. */
-int solver_auto_steps(const struct scene *sc);
-
-/* The bytes the spectral solver allocates for sc's padded FFT domain (with
- * `threads` threads' line buffers): what budget.c counts. */
-uint64_t solver_spectral_bytes(const struct scene *sc, int threads);
 
 #endif

@@ -320,38 +320,13 @@ void sources_free(struct sources *s)
 /* ---- initial conditions -------------------------------------------------- */
 
 /* The angular frequency (radians per step) of the mode (kx, ky) in the scene's
- * solver, from its discrete dispersion relation (docs/solvers.md). */
+ * solver, from its discrete dispersion relation (solver_ops.omega); for a
+ * solver without one, the 4-neighbour relation, a fair start. */
 static double omega(const struct scene *sc, double kx, double ky)
 {
-    double cx = cos(kx), cy = cos(ky), c;
-    switch (sc->solver.type) {
-    case SOLVER_ELIAS:
-        c = sc->solver.neighbors == 8 ? (cx + cy + 2 * cx * cy) / 4 : (cx + cy) / 2;
-        break;
-    case SOLVER_FLOW: {
-        double F = sc->solver.flow;
-        c = (F * (cx + cy) / 2 + 1) / (F + 1);
-        break;
-    }
-    case SOLVER_SPRING: {
-        double B = pow(solver_spring_blur(sc, cx, cy), sc->solver.passes);
-        c = sqrt(fmax(B, 0));
-        break;
-    }
-    case SOLVER_WAVE: {   /* leapfrog: cos w = 1 - nu^2 (2 - cos kx - cos ky), nu = c dt / dx */
-        double sp = sc->solver.speed_map ? (sc->solver.speed_range[0] + sc->solver.speed_range[1]) / 2
-                                         : sc->solver.speed;
-        double nu = sp * scene_dt(sc) / sc->grid.cell_size;
-        c = 1 - nu * nu * (2 - cx - cy);
-        break;
-    }
-    case SOLVER_SPECTRAL:   /* exact: omega^2 = (g k + sigma/rho k^3) tanh(k d), per step */
-        return solver_water_omega(&sc->solver, hypot(kx, ky) / sc->grid.cell_size) * scene_dt(sc);
-    default:   /* other solvers set their own; the 4-neighbour relation is a fair start */
-        c = (cx + cy) / 2;
-        break;
-    }
-    return acos(fmax(-1.0, fmin(1.0, c)));
+    if (sc->solver.type->omega)
+        return sc->solver.type->omega(sc, kx, ky);
+    return solver_omega_of_cos((cos(kx) + cos(ky)) / 2);
 }
 
 static int initial_image(int idx, const struct initial *in, struct field *f, bool both,

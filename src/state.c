@@ -44,6 +44,7 @@ static const char *const SCENE_IGNORED[][2] = {
 struct state {
     const struct scene *sc;
     long first, last;
+    long range_first;     /* first, or before a resumed run's first: the range's */
     const char *save_dir;
     long every;
     bool overwrite;
@@ -181,7 +182,7 @@ static int resolve_range(struct state *st, const struct state_options *o, struct
         if (b >= frames)
             return rr_fail(e, RR_EXIT_USAGE, "--range %s: the scene has %ld frames, 0 to %ld", o->range, frames,
                            frames - 1);
-    } else if (o->load && !o->chunk) {
+    } else if (o->load && !o->chunk) {   /* the user's state, not the one --resume loads */
         a = st->load_frame;
     }
     if (o->chunk) {
@@ -198,7 +199,7 @@ static int resolve_range(struct state *st, const struct state_options *o, struct
         b = a + (long)hi - 1;
         a += (long)lo;
     }
-    st->first = a;
+    st->first = st->range_first = a;
     st->last = b;
     if (o->load && st->load_frame > a)
         return rr_fail(e, RR_EXIT_USAGE, "--load-state %s: the state is of frame %ld, after the first frame %ld",
@@ -230,21 +231,13 @@ static int sha256_hex(const void *data, size_t len, char out[65])
     return 0;
 }
 
-/* Replaces a file name in the scene by "sha256:" and the SHA-256 of the
- * file's bytes, so that the file's contents are compared, not its place
- * (a farm's machines may mount the scene's folder elsewhere). A file that
- * cannot be read keeps its name (the simulation then fails to load it).
- * Returns 0, or -1 (memory). */
-static int file_to_sha(cJSON *item)
+int state_file_sha256(const char *path, char out[65])
 {
-    if (!cJSON_IsString(item))
-        return 0;
-    FILE *f = fopen(item->valuestring, "rb");
+    FILE *f = fopen(path, "rb");
     if (!f)
-        return 0;
+        return -1;
     struct AVSHA *sha = av_sha_alloc();
     uint8_t buf[65536], d[32];
-    char text[7 + 65] = "sha256:";
     size_t n;
     if (!sha) {
         fclose(f);
@@ -258,8 +251,22 @@ static int file_to_sha(cJSON *item)
     av_sha_final(sha, d);
     av_free(sha);
     if (bad)
+        return -1;
+    hex(d, 32, out);
+    out[64] = '\0';
+    return 0;
+}
+
+/* Replaces a file name in the scene by "sha256:" and the SHA-256 of the
+ * file's bytes, so that the file's contents are compared, not its place
+ * (a farm's machines may mount the scene's folder elsewhere). A file that
+ * cannot be read keeps its name (the simulation then fails to load it).
+ * Returns 0, or -1 (memory). */
+static int file_to_sha(cJSON *item)
+{
+    char text[7 + 65] = "sha256:";
+    if (!cJSON_IsString(item) || state_file_sha256(item->valuestring, text + 7) < 0)
         return 0;
-    hex(d, 32, text + 7);
     char *copy = strdup(text);
     if (!copy)
         return -1;
@@ -283,24 +290,30 @@ static int files_to_sha(cJSON *scene)
     return rc;
 }
 
-/* The resolved scene without SCENE_IGNORED, its files by their contents,
- * and its SHA-256. Returns 0, or -1 (memory). */
-static int simulated_scene(struct state *st)
+cJSON *state_scene_json(const struct scene *sc, bool simulated)
 {
-    char *text = scene_text(st->sc), *flat = NULL;
-    st->scene = text ? cJSON_Parse(text) : NULL;
+    char *text = scene_text(sc);
+    cJSON *j = text ? cJSON_Parse(text) : NULL;
     free(text);
-    if (!st->scene)
-        return -1;
-    for (size_t i = 0; i < sizeof SCENE_IGNORED / sizeof *SCENE_IGNORED; i++) {
-        cJSON *o = st->scene;
+    for (size_t i = 0; j && simulated && i < sizeof SCENE_IGNORED / sizeof *SCENE_IGNORED; i++) {
+        cJSON *o = j;
         if (SCENE_IGNORED[i][1])
             o = cJSON_GetObjectItemCaseSensitive(o, SCENE_IGNORED[i][0]);
         cJSON_DeleteItemFromObjectCaseSensitive(o, SCENE_IGNORED[i][1] ? SCENE_IGNORED[i][1] : SCENE_IGNORED[i][0]);
     }
-    char sha[65];
-    if (files_to_sha(st->scene) < 0 || !(flat = cJSON_PrintUnformatted(st->scene)) || sha256_hex(flat, strlen(flat), sha) < 0
-        || !(st->scene_sha = strdup(sha))) {
+    if (j && files_to_sha(j) < 0) {
+        cJSON_Delete(j);
+        j = NULL;
+    }
+    return j;
+}
+
+/* The simulated scene and its SHA-256. Returns 0, or -1 (memory). */
+static int simulated_scene(struct state *st)
+{
+    char *flat = NULL, sha[65];
+    if (!(st->scene = state_scene_json(st->sc, true)) || !(flat = cJSON_PrintUnformatted(st->scene))
+        || sha256_hex(flat, strlen(flat), sha) < 0 || !(st->scene_sha = strdup(sha))) {
         free(flat);
         return -1;
     }
@@ -345,6 +358,23 @@ static int first_difference(const cJSON *a, const cJSON *b, char *path, size_t n
     return 1;
 }
 
+int state_compare_scenes(const cJSON *had, const cJSON *now, const char *what, const char *there, struct rr_err *e)
+{
+    char key[512] = "";
+    char *va = NULL, *vb = NULL;
+    if (!first_difference(had, now, key, sizeof key, &va, &vb))
+        return 0;
+    if (va && vb && !strncmp(va, "\"sha256:", 8) && !strncmp(vb, "\"sha256:", 8))
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: the file's contents differ (SHA-256 %.12s... in %s, %.12s... here)", what,
+                key, va + 8, there, vb + 8);
+    else
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s is %s in %s, %s here", what, key[0] ? key : "(the scene)", va ? va : "?",
+                there, vb ? vb : "?");
+    free(va);
+    free(vb);
+    return -1;
+}
+
 /* ---- the header ---------------------------------------------------------- */
 
 static const cJSON *member(const cJSON *o, const char *key) { return cJSON_GetObjectItemCaseSensitive(o, key); }
@@ -359,13 +389,12 @@ static long long header_count(const cJSON *o, const char *key)
                : -1;
 }
 
-/* Reads and checks --load-state's header: its format, its frame and its scene. */
-static int read_header(struct state *st, struct rr_err *e)
+int state_read_json(const char *path, const char *what, cJSON **out, struct rr_err *e)
 {
-    const char *path = st->load;
+    *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return rr_fail(e, RR_EXIT_USAGE, "--load-state %s: cannot read: %s", path, strerror(errno));
+        return rr_fail(e, RR_EXIT_USAGE, "%s %s: cannot read: %s", what, path, strerror(errno));
     char *text = NULL;
     size_t len = 0, cap = 0, got;
     do {
@@ -374,7 +403,7 @@ static int read_header(struct state *st, struct rr_err *e)
             if (!t) {
                 free(text);
                 fclose(f);
-                return rr_fail(e, RR_EXIT_RUNTIME, "--load-state %s: out of memory", path);
+                return rr_fail(e, RR_EXIT_RUNTIME, "%s %s: out of memory", what, path);
             }
             text = t;
         }
@@ -384,11 +413,20 @@ static int read_header(struct state *st, struct rr_err *e)
     fclose(f);
     if (bad) {
         free(text);
-        return rr_fail(e, RR_EXIT_RUNTIME, "--load-state %s: read failed", path);
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s %s: read failed", what, path);
     }
     text[len] = '\0';
-    st->loaded = cJSON_Parse(text);
+    *out = cJSON_Parse(text);
     free(text);
+    return 0;
+}
+
+/* Reads and checks --load-state's header: its format, its frame and its scene. */
+static int read_header(struct state *st, struct rr_err *e)
+{
+    const char *path = st->load;
+    if (state_read_json(path, "--load-state", &st->loaded, e) < 0)
+        return -1;
     const cJSON *h = st->loaded, *fmt = member(h, "format");
     if (!h || !cJSON_IsString(fmt) || strcmp(fmt->valuestring, STATE_FORMAT) != 0)
         return rr_fail(e, RR_EXIT_USAGE, "--load-state %s: not a ripplerender state (a JSON header with "
@@ -399,19 +437,11 @@ static int read_header(struct state *st, struct rr_err *e)
     if (!cJSON_IsString(sha) || !cJSON_IsObject(scene))
         return rr_fail(e, RR_EXIT_USAGE, "--load-state %s: scene_sha256 and scene: missing", path);
     if (strcmp(sha->valuestring, st->scene_sha) != 0 || !cJSON_Compare(scene, st->scene, true)) {
-        char key[512] = "";
-        char *va = NULL, *vb = NULL;
-        if (!first_difference(scene, st->scene, key, sizeof key, &va, &vb))
-            return rr_fail(e, RR_EXIT_USAGE, "--load-state %s: scene_sha256 does not match its scene", path);
-        if (va && vb && !strncmp(va, "\"sha256:", 8) && !strncmp(vb, "\"sha256:", 8))
-            rr_fail(e, RR_EXIT_USAGE, "--load-state %s: made from a different scene: %s: the file's contents "
-                    "differ (SHA-256 %.12s... in the state, %.12s... here)", path, key, va + 8, vb + 8);
-        else
-            rr_fail(e, RR_EXIT_USAGE, "--load-state %s: made from a different scene: %s is %s in the state, %s here",
-                    path, key[0] ? key : "(the scene)", va ? va : "?", vb ? vb : "?");
-        free(va);
-        free(vb);
-        return -1;
+        char what[4200];
+        snprintf(what, sizeof what, "--load-state %s: made from a different scene", path);
+        if (state_compare_scenes(scene, st->scene, what, "the state", e) < 0)
+            return -1;
+        return rr_fail(e, RR_EXIT_USAGE, "--load-state %s: scene_sha256 does not match its scene", path);
     }
     st->load_frame = (long)header_count(h, "frame");
     if (st->load_frame < 0 || st->load_frame >= st->sc->time.frames)
@@ -422,9 +452,7 @@ static int read_header(struct state *st, struct rr_err *e)
 
 /* ---- checkpoint files ---------------------------------------------------- */
 
-/* A malloc'd printf, or NULL (memory). */
-static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *format(const char *fmt, ...)
+char *state_format(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -442,7 +470,7 @@ static char *format(const char *fmt, ...)
 /* DIR/state-FRAME.json (name NULL) or DIR/state-FRAME.NAME.npy, or NULL (memory). */
 static char *state_path(const char *dir, long frame, const char *name)
 {
-    return name ? format("%s/state-%06ld.%s.npy", dir, frame, name) : format("%s/state-%06ld.json", dir, frame);
+    return name ? state_format("%s/state-%06ld.%s.npy", dir, frame, name) : state_format("%s/state-%06ld.json", dir, frame);
 }
 
 /* Fails like outfile_begin when a file of frame's checkpoint exists (without -y). */
@@ -472,6 +500,9 @@ int state_open(struct state **out, const struct state_options *o, const struct s
     *out = NULL;
     if (o->every && !o->save_dir)
         return rr_fail(e, RR_EXIT_USAGE, "--state-every %ld: needs --save-state DIR", o->every);
+    if (o->resume && !o->save_dir)
+        return rr_fail(e, RR_EXIT_USAGE, "--resume: needs --save-state DIR, the folder of the interrupted render's "
+                       "checkpoints");
     struct state *st = calloc(1, sizeof *st);
     if (!st)
         return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
@@ -488,6 +519,16 @@ int state_open(struct state **out, const struct state_options *o, const struct s
         return -1;
     if (resolve_range(st, o, e) < 0)
         return -1;
+    if (o->resume_load) {   /* the checkpoint --resume continues from, in place of --load-state's */
+        cJSON_Delete(st->loaded);
+        st->loaded = NULL;
+        st->load = o->resume_load;
+        if (read_header(st, e) < 0)
+            return -1;
+        st->saved = st->load_frame;   /* already in DIR */
+    }
+    if (o->resume_at > st->first)
+        st->first = o->resume_at < st->last + 1 ? o->resume_at : st->last + 1;
     if (!o->save_dir)
         return 0;
     struct stat sb;
@@ -507,6 +548,9 @@ int state_open(struct state **out, const struct state_options *o, const struct s
 long state_first(const struct state *st) { return st->first; }
 long state_last(const struct state *st) { return st->last; }
 long state_count(const struct state *st) { return st->last - st->first + 1; }
+long state_range_first(const struct state *st) { return st->range_first; }
+long state_saved(const struct state *st) { return st->saved; }
+bool state_checkpoint_due(const struct state *st, long frame) { return st->save_dir && checkpoint_due(st, frame); }
 
 /* The SHA-256 of the planned drops: step, x, y, radius, amplitude, shape and
  * mode of each, as little-endian 64-bit integers and IEEE doubles. */
@@ -670,7 +714,7 @@ static int load_plane(const struct state *st, const cJSON *p, const struct solve
     /* The plane files sit beside the header. */
     const char *slash = strrchr(st->load, '/');
     int dir = slash ? (int)(slash - st->load + 1) : 0;
-    char *path = format("%.*s%s", dir, st->load, file->valuestring);
+    char *path = state_format("%.*s%s", dir, st->load, file->valuestring);
     if (!path)
         return rr_fail(e, RR_EXIT_RUNTIME, "--load-state: out of memory");
     size_t len = (size_t)b->rows * (size_t)b->cols * 4;
@@ -751,7 +795,7 @@ int state_start(struct state *st, struct sim *sim, const volatile sig_atomic_t *
 {
     if (st->loaded && load(st, sim, e) < 0)
         return -1;
-    while (sim_frame(sim) < st->first && !*stop)
+    while (sim_frame(sim) < st->first && sim_frame(sim) < st->last && !*stop)
         if (sim_advance_frame(sim, e) < 0)
             return -1;
     return 0;

@@ -34,7 +34,12 @@ struct state_options {
     long every;             /* --state-every K, or 0 */
     const char *load;       /* --load-state FILE, or NULL */
     bool overwrite;         /* -y: checkpoints may replace existing ones */
+    bool resume;            /* --resume (resume.h), which fills the two below */
+    const char *resume_load;   /* the checkpoint to continue from (in place of load), or NULL */
+    long resume_at;         /* the first frame to render, when after the range's first; else 0 */
 };
+
+struct cJSON;
 
 struct state;
 
@@ -52,6 +57,36 @@ int state_open(struct state **out, const struct state_options *o, const struct s
 long state_first(const struct state *st);   /* the first frame to render */
 long state_last(const struct state *st);    /* the last frame to render */
 long state_count(const struct state *st);   /* last - first + 1 */
+long state_range_first(const struct state *st);   /* the range's first frame: first unless resumed */
+long state_saved(const struct state *st);   /* the frame of the last checkpoint in DIR, or -1 */
+
+/* Whether the run writes a checkpoint after frame k (--save-state, and
+ * --state-every or the last frame). */
+bool state_checkpoint_due(const struct state *st, long frame);
+
+/* The resolved scene as JSON, its input images (initial, obstacles,
+ * solver.speed_map) named "sha256:" and their contents' SHA-256; simulated:
+ * without the keys that only change the pictures or the files (render,
+ * output, probes, time.frames). NULL when out of memory. */
+struct cJSON *state_scene_json(const struct scene *sc, bool simulated);
+
+/* Compares two such scenes: when they differ, fills e (RR_EXIT_USAGE) with
+ * "WHAT: KEY is A in THERE, B here" for the first differing key (for image
+ * files: their contents differ) and returns -1; returns 0 when equal. */
+int state_compare_scenes(const struct cJSON *had, const struct cJSON *now, const char *what, const char *there,
+                         struct rr_err *e);
+
+/* The SHA-256 of a file's bytes as 64 hex digits into out. Returns 0, or -1
+ * when it cannot be read. */
+int state_file_sha256(const char *path, char out[65]);
+
+/* Reads a JSON file into *out (NULL when the text is not JSON). Returns 0,
+ * or -1 with e filled ("WHAT PATH: cannot read: ...", RR_EXIT_USAGE; memory
+ * or a read error: RR_EXIT_RUNTIME). */
+int state_read_json(const char *path, const char *what, struct cJSON **out, struct rr_err *e);
+
+/* A malloc'd printf, or NULL (memory). */
+char *state_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Brings a new simulation (showing frame 0) to the first frame: writes the
  * loaded checkpoint into it, then simulates the frames before the first

@@ -27,11 +27,14 @@
  * level, so tblock_advance declines it. Wall cells are zeroed in each new row
  * before its ghosts are set, as sim.c's zero_walls does after a plain step. */
 #include "tblock.h"
+#include "debug.h"
 #include "team.h"
 
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,9 +42,9 @@
 #define TBLOCK_MAX_LEVELS 16
 
 /* One core's L2 cache in bytes, read once: the rows a pass keeps in flight
- * are sized by it (tblock_max_steps). 512 KiB, the smaller of the machines
- * of docs/performance.md, where the C library cannot tell. It sets the
- * speed only, never the bits. */
+ * are sized by it (tblock_max_steps); 512 KiB, a small L2 of today's
+ * server cores, where the C library cannot tell. It sets the speed only,
+ * never the bits. */
 static long cache_l2 = 512 * 1024;
 static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
 
@@ -75,27 +78,28 @@ int tblock_tuner_pick(struct tblock_tuner *t, int ways)
     return t->passes < t->ways * TBLOCK_TUNE_ROUNDS ? t->passes % t->ways : t->chosen;
 }
 
-void tblock_tuner_learn(struct tblock_tuner *t, int way, double seconds)
+int tblock_tuner_learn(struct tblock_tuner *t, int way, double seconds)
 {
     const int trials = t->ways * TBLOCK_TUNE_ROUNDS;
     if (way < 0 || way >= t->ways)
-        return;
+        return 0;
     if (t->passes >= trials) {   /* settled: try them all again after a while */
         if (++t->since_choice == TBLOCK_RETUNE_PASSES) {
             t->passes = t->since_choice = 0;
             for (int i = 0; i < TBLOCK_TUNE_MAX; i++)
                 t->best[i] = HUGE_VAL;
         }
-        return;
+        return 0;
     }
     if (seconds < t->best[way])
         t->best[way] = seconds;
-    if (++t->passes == trials) {
-        t->chosen = 0;
-        for (int i = 1; i < t->ways; i++)
-            if (t->best[i] < t->best[t->chosen])
-                t->chosen = i;
-    }
+    if (++t->passes < trials)
+        return 0;
+    t->chosen = 0;
+    for (int i = 1; i < t->ways; i++)
+        if (t->best[i] < t->best[t->chosen])
+            t->chosen = i;
+    return 1;
 }
 
 long tblock_l2_bytes(void)
@@ -104,33 +108,13 @@ long tblock_l2_bytes(void)
     return cache_l2;
 }
 
-/* The screen (tblock.h): armed with a limit (0: off), and what the last
- * pass on this thread found. */
-static _Thread_local struct {
-    float limit;
-    const float *plane;
-    int over;
-} screen;
-
-void tblock_screen_arm(float limit)
-{
-    screen.limit = limit;
-    screen.plane = NULL;
-}
-
-int tblock_screened(const float *plane)
-{
-    return screen.limit > 0.0f && screen.plane == plane && !screen.over;
-}
-
 /* Sets the ghosts of f->cur around the rows [a, b), on the thread that
  * computes them: their ghost columns, and the top or bottom ghost row when
  * the band holds row 0 or h - 1 (those read only interior cells, so no other
  * thread's ghosts). Kernels with diagonal reach read the neighbouring rows'
  * ghost columns too, set by the thread of the next band: the caller then
  * waits at a barrier. A serial fill of every row before the parallel loop
- * cost 11 % of a 512^2 step on two threads (measured: 4.7 of 42 us), its
- * writes pulling the other thread's rows into this core's cache. */
+ * would pull the other thread's rows into this core's cache. */
 static void band_ghosts(const struct field *f, const struct tblock_kernel *kn, int a, int b)
 {
     if (a >= b)
@@ -222,7 +206,7 @@ struct pass_times {
 static double band_begin(const struct field *f, const struct tblock_kernel *kn, int min_rows, int *start, int t,
                          int nt)
 {
-    tblock_balance_split(&kn->balance, f->h, nt, min_rows, start);
+    tblock_balance_split(&kn->drive.balance, f->h, nt, min_rows, start);
     const double t0 = omp_get_wtime();
     band_ghosts(f, kn, start[t], start[t + 1]);
     if (kn->diagonal)
@@ -355,7 +339,100 @@ static int any_over(const struct pass_times *pt)
     return o;
 }
 
-void tblock_step(struct field *f, struct tblock_kernel *kn)
+/* The screen's limit for a pass (solver.h's struct solver_screen; NULL: off). */
+static float screen_limit(const struct solver_screen *screen)
+{
+    return screen ? screen->limit : 0.0f;
+}
+
+/* Reports a pass's finding in screen. */
+static void screen_report(struct solver_screen *screen, const struct pass_times *pt)
+{
+    if (screen)
+        screen->within = screen->limit > 0.0f && !any_over(pt);
+}
+
+/* RIPPLERENDER_DEBUG=kernels (debug.h): one line for a kernel's first
+ * pass (its builds, its reach, how many steps a pass may fuse) and one for
+ * each choice of its tuners (the way, the fastest time of every way tried,
+ * the threads' row shares of the deciding pass). */
+
+/* The build of the portable kernels that GCC's target_clones resolver runs
+ * here: the first level the CPU has, in the order TBLOCK_ROW_KERNEL lists. */
+static const char *clone_level(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("x86-64-v4"))
+        return "AVX-512 (x86-64-v4)";
+    if (__builtin_cpu_supports("x86-64-v3"))
+        return "AVX2 (x86-64-v3)";
+#endif
+    return "the baseline";
+}
+
+/* Appends to buf (size bytes, *used of them taken), cutting what does not fit. */
+static void __attribute__((format(printf, 4, 5))) append(char *buf, size_t size, size_t *used, const char *fmt, ...)
+{
+    if (*used >= size - 1)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *used, size - *used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *used = *used + (size_t)n < size - 1 ? *used + (size_t)n : size - 1;
+}
+
+static void report_kernel(const struct field *f, const struct tblock_kernel *kn)
+{
+    debug_line(DEBUG_KERNELS,
+               "%dx%d grid: row kernels: portable built for %s%s; %s; %d neighbours; fused passes of up to %d "
+               "steps (L2 %ld KiB)%s",
+               f->w, f->h, clone_level(), kn->row_avx512 ? ", avx512 (the AVX-512 driver)" : "",
+               kn->rows3 ? "1row and 3rows a loop" : "1row a loop", kn->diagonal ? 8 : 4, tblock_max_steps(f),
+               tblock_l2_bytes() / 1024, served_by_l3(f) ? "; L3-sized: steps sweep down and up, 1row+prefetch too" : "");
+}
+
+/* Once per kernel, before its first pass. */
+static void first_pass(const struct field *f, struct tblock_kernel *kn)
+{
+    if (kn->drive.reported)
+        return;
+    kn->drive.reported = 1;
+    if (debug_on(DEBUG_KERNELS))
+        report_kernel(f, kn);
+}
+
+/* The kernel of a tuner's way, as report_kernel names it. */
+static const char *way_kernel_name(const struct tblock_kernel *kn, int way)
+{
+    return way_kernel(kn, way) == kn->row_avx512 ? "avx512" : "portable";
+}
+
+/* A tuner's choice, just made: `what` the pass, mode[way / kernel_ways]
+ * each way's mode, t the tuner, and the deciding pass's bands in the
+ * balance. */
+static void report_choice(const struct field *f, const struct tblock_kernel *kn, const char *what,
+                          const char *const *mode, const struct tblock_tuner *t)
+{
+    if (!debug_on(DEBUG_KERNELS))
+        return;
+    const int kernels = kernel_ways(kn);
+    char tried[512] = "", rows[256] = "";
+    size_t tu = 0, ru = 0;
+    for (int i = 0; i < t->ways; i++)
+        if (i != t->chosen)
+            append(tried, sizeof tried, &tu, "%s%s %s %.2f", tu ? ", " : "", way_kernel_name(kn, i),
+                   mode[i / kernels], t->best[i] * 1e6);
+    const struct tblock_balance *b = &kn->drive.balance;
+    for (int i = 0; i < b->last_team; i++)
+        append(rows, sizeof rows, &ru, "%s%d", i ? " + " : "", b->last[i + 1] - b->last[i]);
+    debug_line(DEBUG_KERNELS, "%dx%d grid: %s: %s %s, %.2f us a step (%s%s); %d thread%s, rows %s", f->w, f->h, what,
+               way_kernel_name(kn, t->chosen), mode[t->chosen / kernels], t->best[t->chosen] * 1e6,
+               t->ways > 1 ? "the others: " : "the only way", tried, b->last_team, b->last_team == 1 ? "" : "s", rows);
+}
+
+void tblock_step(struct field *f, struct tblock_kernel *kn, struct solver_screen *screen)
 {
     /* The ways: each kernel (kernel_ways) one row at a time, then the same
      * prefetching (on grids that may), then three rows a loop (when the
@@ -368,30 +445,28 @@ void tblock_step(struct field *f, struct tblock_kernel *kn)
         modes[n_modes++] = PREFETCH;
     if (kn->rows3)
         modes[n_modes++] = THREE_ROWS;
+    first_pass(f, kn);
     const int kernels = kernel_ways(kn);
-    const int way = tblock_tuner_pick(&kn->step_tuner, n_modes * kernels);
+    const int way = tblock_tuner_pick(&kn->drive.step_tuner, n_modes * kernels);
     struct step_job jb = {
         .f = f, .kn = kn, .row = way_kernel(kn, way), .prefetch = modes[way / kernels] == PREFETCH,
-        .upward = in_l3 && (kn->sweeps++ & 1), .limit = screen.limit,
+        .upward = in_l3 && (kn->drive.sweeps++ & 1), .limit = screen_limit(screen),
     };
     jb.rows3 = modes[way / kernels] == THREE_ROWS ? rows3_kernel(kn, jb.row) : NULL;
     const double start_time = omp_get_wtime();
     team_run(team_size(f->h), step_band, &jb);
-    tblock_tuner_learn(&kn->step_tuner, way, omp_get_wtime() - start_time);
-    tblock_balance_learn(&kn->balance, jb.pt.team, jb.pt.rows, jb.pt.seconds);
+    const int chose = tblock_tuner_learn(&kn->drive.step_tuner, way, omp_get_wtime() - start_time);
+    tblock_balance_learn(&kn->drive.balance, jb.pt.team, jb.pt.rows, jb.pt.seconds);
+    if (chose) {
+        static const char *const mode_names[] = { [ONE_ROW] = "1row", [PREFETCH] = "1row+prefetch",
+                                                  [THREE_ROWS] = "3rows" };
+        const char *names[3];
+        for (int i = 0; i < n_modes; i++)
+            names[i] = mode_names[modes[i]];
+        report_choice(f, kn, "step", names, &kn->drive.step_tuner);
+    }
     field_swap(f);
-    screen.plane = f->cur;
-    screen.over = any_over(&jb.pt);
-}
-
-void tblock_solver_step(void *priv, struct field *f)
-{
-    tblock_step(f, priv);
-}
-
-int tblock_solver_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls)
-{
-    return tblock_advance(f, priv, n, walls, n_walls);
+    screen_report(screen, &jb.pt);
 }
 
 /* The rows in flight, about n + 2 of each plane, fill at most three
@@ -533,28 +608,35 @@ static void pass_band(void *arg, int t, int nt)
     jb->pt.over[t] = over;
 }
 
-int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdiff_t *walls, size_t n_walls)
+int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdiff_t *walls, size_t n_walls,
+                   struct solver_screen *screen)
 {
     if (kn->edges[EDGE_TOP] == EDGE_WRAP || kn->edges[EDGE_BOTTOM] == EDGE_WRAP)
         return 0;
     /* The ways: each kernel (kernel_ways) one row at a time, then three
      * rows a loop when the solver has such kernels. */
+    static const char *const names[2] = { "1row", "3rows" };
+    first_pass(f, kn);
     const int kernels = kernel_ways(kn);
-    const int way = tblock_tuner_pick(&kn->pass_tuner, kernels * (kn->rows3 ? 2 : 1));
+    const int way = tblock_tuner_pick(&kn->drive.pass_tuner, kernels * (kn->rows3 ? 2 : 1));
     const tblock_row_fn row = way_kernel(kn, way);
     const tblock_rows3_fn rows3 = way >= kernels ? rows3_kernel(kn, row) : NULL;
     const struct pass p = {
         .f = f, .kn = kn, .row = row, .rows3 = rows3, .plane = { f->cur, f->prev }, .walls = walls,
-        .n_walls = n_walls, .last = n, .limit = screen.limit,
+        .n_walls = n_walls, .last = n, .limit = screen_limit(screen),
     };
     struct pass_job jb = { .p = &p, .n = n, .min_rows = 2 * n + 2 };
     const double start_time = omp_get_wtime();
     team_run(team_size(f->h / jb.min_rows), pass_band, &jb);
-    tblock_tuner_learn(&kn->pass_tuner, way, (omp_get_wtime() - start_time) / n);
-    tblock_balance_learn(&kn->balance, jb.pt.team, jb.pt.rows, jb.pt.seconds);
+    const int chose = tblock_tuner_learn(&kn->drive.pass_tuner, way, (omp_get_wtime() - start_time) / n);
+    tblock_balance_learn(&kn->drive.balance, jb.pt.team, jb.pt.rows, jb.pt.seconds);
+    if (chose) {
+        char what[64];
+        snprintf(what, sizeof what, "fused pass of %d steps", n);
+        report_choice(f, kn, what, names, &kn->drive.pass_tuner);
+    }
     if (n & 1)
         field_swap(f);
-    screen.plane = f->cur;
-    screen.over = any_over(&jb.pt);
+    screen_report(screen, &jb.pt);
     return n;
 }

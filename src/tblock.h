@@ -10,6 +10,8 @@
 
 #include "field.h"
 #include "scene.h"
+#include "solver.h"
+#include "tblock_internal.h"   /* struct tblock_drive, which each kernel carries */
 
 /* One row of one step: on entry out[0..w-1] holds the row one step before
  * mid; on return, the new row. up, mid and dn are rows y-1, y, y+1 of the
@@ -17,11 +19,11 @@
  * index in the grid (for per-cell coefficients). The four row pointers never
  * alias. k is the solver's constants. With limit > 0, returns 1 when a new
  * cell is beyond `limit` or NaN, else 0: the blow-up screen, computed in the
- * kernel's own loop while the value is in a register (a second pass over the
- * row cost as much as the step itself at 512^2; docs/performance.md). With
- * limit 0 the kernel skips the screen and returns 0: the drivers ask for it
- * only on the frame's last step, as it costs about a sixth of the kernel's
- * time where the rows are in cache. TBLOCK_ROW_KERNEL builds one. */
+ * kernel's own loop while the value is in a register (a second pass would
+ * read every row again). With limit 0 the kernel skips the screen and
+ * returns 0: the drivers ask for it only on the frame's last step, as the
+ * comparison is not free where the rows are in cache. TBLOCK_ROW_KERNEL
+ * builds one. */
 typedef int (*tblock_row_fn)(const void *k, int y, float *out, const float *up, const float *mid,
                              const float *dn, int w, float limit);
 
@@ -31,7 +33,7 @@ typedef int (*tblock_row_fn)(const void *k, int y, float *out, const float *up, 
  *     m = tblock_mag_max(m, v)        (from m = 0)
  * for each new cell and returns tblock_beyond(m, limit): an AND and an
  * integer max per vector of cells, cheaper than comparing each |v| with the
- * limit (measured: 17% more cells per second at 512^2). */
+ * limit. */
 static inline int32_t tblock_mag(float v)
 {
     int32_t b;
@@ -93,9 +95,8 @@ static inline int tblock_screen_found(int32_t m, float limit, int screen)
  * [w]). The same bits as three calls of the solver's tblock_row_fn, and the
  * same screen (limit: as there). For the 4-neighbour stencils: each row of
  * the current level is read once for three new rows where single rows read
- * it three times, which pays where rows come from L2 or memory (with rows of
- * 8 KB and more the three do not even stay in a 32 KiB L1;
- * docs/performance.md, "Three rows a loop"). TBLOCK_ROWS3_KERNEL builds
+ * it three times, which pays where rows come from L2 or memory (wide rows
+ * do not stay in L1 three at a time). TBLOCK_ROWS3_KERNEL builds
  * one, TBLOCK_ROWS3_KERNEL_AVX512 (tblock_avx512.h) one for AVX-512. */
 typedef int (*tblock_rows3_fn)(const void *k, int y, float *out0, float *out1, float *out2, const float *r0,
                                const float *r1, const float *r2, const float *r3, const float *r4, int w,
@@ -150,72 +151,8 @@ int tblock_avx512(void);
  * the two (the bits are the same). */
 void tblock_allow_avx512(int allow);
 
-/* How a driver picks among ways of doing a pass that give the same bits
- * (the portable or the AVX-512 row kernel; prefetching the next rows or
- * not): by timing them on the pass itself, as FFTW's planner times its
- * algorithms. Which is faster depends on the CPU (prefetching helps on one
- * machine and hurts on another; docs/performance.md has the tables), so no
- * choice is fixed in the code. The first passes take the ways in
- * turn, TBLOCK_TUNE_ROUNDS passes each, and every pass after them the way
- * whose fastest pass was fastest; after TBLOCK_RETUNE_PASSES passes the
- * trials start again, so that a choice made while another program was busy
- * on the machine does not stay for the rest of a long render (the trials
- * of slower ways cost well under 1 % of those passes). Only the speed
- * depends on the choice, never the frames. */
-#define TBLOCK_TUNE_MAX 6
-#define TBLOCK_TUNE_ROUNDS 6
-#define TBLOCK_RETUNE_PASSES 4096
-struct tblock_tuner {
-    int ways;                       /* 0: not set up yet */
-    int passes;                     /* passes timed in this round of trials */
-    int chosen;                     /* the way, once passes reaches ways * TBLOCK_TUNE_ROUNDS */
-    int since_choice;               /* passes since then */
-    double best[TBLOCK_TUNE_MAX];   /* the fastest pass of each way, in seconds a step */
-};
-
-/* The way (0 .. ways - 1) for the next pass, setting t up for `ways` ways
- * (1 .. TBLOCK_TUNE_MAX) on its first call. */
-int tblock_tuner_pick(struct tblock_tuner *t, int ways);
-
-/* Records that a pass the way `way` took took `seconds` a step. */
-void tblock_tuner_learn(struct tblock_tuner *t, int way, double seconds);
-
-/* How the drivers share a grid's rows among their threads: in bands, one a
- * thread, whose heights follow each thread's speed measured on the passes
- * before (rows per second, smoothed), so that a core that runs slower, with
- * another program on it or in a hybrid CPU's smaller cores, gets fewer rows
- * and the faster one does not wait for it at the end of every pass. On the
- * shared machine of docs/performance.md the same kernel ran 30 % slower on
- * one core than on the other for minutes at a time. The split never changes
- * the bits: every row is computed from the same inputs whichever thread
- * computes it (test_tblock). */
-#define TBLOCK_MAX_THREADS 64
-struct tblock_balance {
-    int threads;                        /* the team the speeds are for; 0: none yet (equal bands) */
-    double speed[TBLOCK_MAX_THREADS];   /* rows per second of each thread */
-    int last_team;                      /* the last pass's team, 0: none */
-    int last[TBLOCK_MAX_THREADS + 1];   /* and its bands, as start below */
-};
-
-/* The bands of nt threads over h rows: band t is rows [start[t], start[t+1]),
- * start[0] = 0 and start[nt] = h; heights in proportion to the speeds when
- * b has them for nt threads, else equal; each at least min_rows when
- * nt * min_rows <= h (the caller makes it so when it needs it). When every
- * band edge would move by at most TBLOCK_BALANCE_DEAD_BAND(h) rows from
- * the last pass's (same h and team), the last pass's bands are kept: rows
- * that change thread come from the other core's cache, and a split that
- * followed each pass's timing moved a dozen rows back and forth at 512^2,
- * each pass slowing the thread that took them (one thread 12-13 us, the
- * other 19-20, every step; docs/performance.md). */
-#define TBLOCK_BALANCE_DEAD_BAND(h) ((h) / 32 > 2 ? (h) / 32 : 2)
-void tblock_balance_split(const struct tblock_balance *b, int h, int nt, int min_rows, int *start);
-
-/* Learns from one pass of nt threads: thread t did rows[t] rows in
- * seconds[t] (and the pass's bands were those rows in order). A new figure
- * moves a thread's speed a quarter of the way, and at most by a factor 2,
- * so that one preempted pass does not upset the split. */
-void tblock_balance_learn(struct tblock_balance *b, int nt, const int *rows, const double *seconds);
-
+/* A solver's row kernels, as it hands them to the drivers: it fills the
+ * fields up to `diagonal` once at init and leaves `drive` zeroed. */
 struct tblock_kernel {
     tblock_row_fn row;             /* the portable kernel */
     tblock_row_fn row_avx512;      /* the same for AVX-512 CPUs (tblock_avx512.h), or NULL */
@@ -224,24 +161,18 @@ struct tblock_kernel {
     const void *k;
     const enum edge_kind *edges;   /* the 4 boundary kinds, as field_fill_ghosts takes them */
     int diagonal;                  /* the kernel reads up[-1], up[w], dn[-1], dn[w] (8 neighbours) */
-    struct tblock_balance balance; /* the drivers' split, learned as they run */
-    struct tblock_tuner step_tuner, pass_tuner;   /* tblock_step's and tblock_advance's ways */
-    unsigned sweeps;               /* tblock_step's count: odd ones go up (served_by_l3 in tblock.c) */
+    struct tblock_drive drive;     /* the drivers' own: what they learn as they run (tblock_internal.h) */
 };
 
 /* One step: fills the ghosts of f->cur, runs the row kernels over every row
- * (on src/team.h's threads, a band of rows a thread as kn->balance splits
- * them, each thread setting its own rows' ghosts; on grids the L3 cache
- * serves, every other step from the band's last row up, tblock.c says why)
- * writing into f->prev, and swaps. Which of kn's kernels, one row or three
- * at a time, prefetching or not, is kn->step_tuner's choice: the bits are
- * the same. Cannot fail. */
-void tblock_step(struct field *f, struct tblock_kernel *kn);
-
-/* solver_ops.step and .advance for a solver whose private state begins
- * with its struct tblock_kernel, filled once at init (elias, flow, wave). */
-void tblock_solver_step(void *priv, struct field *f);
-int tblock_solver_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls);
+ * (on src/team.h's threads, a band of rows a thread as the drivers' balancer
+ * splits them, each thread setting its own rows' ghosts; on grids the L3
+ * cache serves, every other step from the band's last row up, tblock.c says
+ * why) writing into f->prev, and swaps. Which of kn's kernels, one row or
+ * three at a time, prefetching or not, is the drivers' tuner's choice: the
+ * bits are the same. With a screen (NULL: none), the kernels screen the rows
+ * they write, as solver.h's struct solver_screen says. Cannot fail. */
+void tblock_step(struct field *f, struct tblock_kernel *kn, struct solver_screen *screen);
 
 /* The most steps tblock_advance fuses in one pass for a field of this stride,
  * so that the rows a pass keeps in flight fit a core's L2 cache. */
@@ -258,18 +189,29 @@ long tblock_l2_bytes(void);
  * the n steps (no sources, no sponges): the caller checks that.
  * Returns n, or 0 (f untouched) when the boundaries do not allow it: a wrap
  * of the top or bottom edge joins the last row to the first. The kernels,
- * one row or three at a time, are kn->pass_tuner's choice. */
-int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdiff_t *walls, size_t n_walls);
+ * one row or three at a time, are the drivers' tuner's choice. The screen
+ * (NULL: none) as in tblock_step, on the rows of the last level only. */
+int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdiff_t *walls, size_t n_walls,
+                   struct solver_screen *screen);
 
-/* The blow-up screen, so that sim.c need not read the whole grid again after
- * each frame. After tblock_screen_arm(limit) on a thread, each tblock_step or
- * tblock_advance on that thread also checks the rows of the level it ends on
- * as each is finished (still in cache); tblock_screened(plane) is then 1 when
- * the last such pass on this thread ended on `plane` and every cell it wrote
- * there was within the limit (|v| <= limit: not NaN), and 0 otherwise (the
- * caller then checks the grid itself). tblock_screen_arm(0) disarms; sim.c
- * arms it for each frame's last pass only, as the frame check needs no more. */
-void tblock_screen_arm(float limit);
-int tblock_screened(const float *plane);
+/* solver_ops.kernel, .step and .advance for a solver that steps by these
+ * drivers (elias, flow, wave): TBLOCK_SOLVER(prefix, type, member) defines
+ *     prefix_kernel    the struct tblock_kernel `member` of the solver's
+ *                      private state `type` (filled once at init)
+ *     prefix_step      tblock_step on it
+ *     prefix_advance   tblock_advance on it
+ * The kernel is named, never found by its place in the state: a `member`
+ * of another type is a compile-time error (an incompatible pointer). */
+#define TBLOCK_SOLVER(prefix, type, member)                                                                    \
+    static struct tblock_kernel *prefix##_kernel(void *priv) { return &((type *)priv)->member; }            \
+    static void prefix##_step(void *priv, struct field *f, struct solver_screen *screen)                     \
+    {                                                                                                          \
+        tblock_step(f, prefix##_kernel(priv), screen);                                                         \
+    }                                                                                                          \
+    static int prefix##_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls,   \
+                                struct solver_screen *screen)                                                  \
+    {                                                                                                          \
+        return tblock_advance(f, prefix##_kernel(priv), n, walls, n_walls, screen);                            \
+    }
 
 #endif

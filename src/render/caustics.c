@@ -159,6 +159,17 @@ static void caustics_free(struct renderer *r)
     image_rgb_free(&r->floor);
 }
 
+/* The float picture: the floor's light itself (1 under still water). */
+static void caustics_row_float(const struct renderer *r, const struct field *f, int y, const float *restrict h,
+                               float *restrict out, int stride)
+{
+    (void)f;
+    (void)h;
+    const float *l = r->light + (size_t)y * r->gw;
+    for (int x = 0; x < r->gw; x++)
+        out[(size_t)x * stride] = l[x];
+}
+
 const struct render_mode_ops render_caustics_ops = {
     .name = "caustics",
     .mode = RENDER_CAUSTICS,
@@ -166,5 +177,7 @@ const struct render_mode_ops render_caustics_ops = {
     .init = caustics_init,
     .prepare = caustics_prepare,
     .row = caustics_mode_row,
+    .row_float = caustics_row_float,
+    .float_channels = 1,
     .free = caustics_free,
 };

@@ -23,9 +23,21 @@ static void height_row(const struct renderer *r, const struct field *f, int y, c
             rgb16[3 * x] = rgb16[3 * x + 1] = rgb16[3 * x + 2] = unit_u16((h[x] - lo) / span);
 }
 
+/* The float picture: the height itself. */
+static void height_row_float(const struct renderer *r, const struct field *f, int y, const float *restrict h,
+                             float *restrict out, int stride)
+{
+    (void)f;
+    (void)y;
+    for (int x = 0; x < r->gw; x++)
+        out[(size_t)x * stride] = h[x];
+}
+
 const struct render_mode_ops render_height_ops = {
     .name = "height",
     .mode = RENDER_HEIGHT,
     .gray = true,
     .row = height_row,
+    .row_float = height_row_float,
+    .float_channels = 1,
 };

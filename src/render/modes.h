@@ -71,6 +71,7 @@ struct renderer {
     float *zeros;              /* shaded, normals: a fixed edge's ghost row */
     float *light;              /* caustics: the floor's light */
     float *rays;               /* caustics: landing points (CAUSTICS_SCRATCH) */
+    bool flip_green;           /* normals: render.normal_convention directx */
     struct image_rgb bg;       /* refract: the background at render size */
     struct image_rgb floor;    /* caustics: the floor texture at grid size, or empty */
     /* The deep picture (RENDER_NEED_RGB16, RENDER_NEED_ALPHA; frame.h): 16-bit
@@ -90,6 +91,10 @@ struct renderer {
     uint8_t *a_dst;     int a_dst_stride;
     void *deep_out;
     struct SwsContext *sws_c16, *sws_a;
+    /* RENDER_NEED_FLOAT (frame.h): the mode's quantities (row_float) and the
+     * alpha as floats, fch a cell, at grid size; NULL: none. */
+    float *fdeep;
+    int fch;
 };
 
 /* What a render mode is to the renderer. */
@@ -117,6 +122,13 @@ struct render_mode_ops {
      * fr filled but for the heights. Returns 0, or -1 with e filled. */
     int (*frame)(struct renderer *r, const struct field *f, const unsigned char *walls, long index, uint8_t *dst,
                  struct frame *fr, struct rr_err *e);
+    /* The mode's quantities at full precision for RENDER_NEED_FLOAT
+     * (frame.h): grid row y's float_channels values of pixel x at
+     * out[x * stride ...]. NULL: the mode has only colours. Rows run in
+     * parallel, after prepare. Cannot fail. */
+    void (*row_float)(const struct renderer *r, const struct field *f, int y, const float *restrict h,
+                      float *restrict out, int stride);
+    int float_channels;
     void (*free)(struct renderer *r);   /* NULL: nothing; must accept a failed init */
 };
 
@@ -137,7 +149,7 @@ struct rows_job {
 
 /* lrintf(fminf(fmaxf(v, 0), 1) * scale), NaN giving 0, for 0 < scale <=
  * 65535: the same integer, but inline and vectorisable (libm's fminf, fmaxf
- * and lrintf were calls per pixel). Adding 2^23 rounds a float in [0, 2^23)
+ * and lrintf are calls per pixel). Adding 2^23 rounds a float in [0, 2^23)
  * to an integer in the FPU's mode, which is lrintf's rounding (nearest, ties
  * to even, by default), and taking 2^23 away again is exact. */
 static inline __attribute__((always_inline)) int unit_round(float v, float scale)
@@ -252,6 +264,12 @@ static inline __attribute__((always_inline)) uint32_t chunk_slopes(const struct 
  * below takes one too). Cannot fail. */
 void shade_row(const struct water_look *lk, const struct row_nbhd *rn, int w, uint8_t *rgb, uint16_t *rgb16);
 void normals_row(float hs, const struct row_nbhd *rn, int w, uint8_t *rgb, uint16_t *rgb16);
+
+/* The same row's unit normals as floats, (-gx, gy, 1) / |.| (normals_row's
+ * values before they are mapped to colours), the y component negated when
+ * flip_y (render.normal_convention directx): nx, ny, nz of pixel x at
+ * out[x * stride ...]. Cannot fail. */
+void normals_row_float(float hs, const struct row_nbhd *rn, int w, bool flip_y, float *out, int stride);
 
 /* out[i] = powf(x[i], y) for n values, bit for bit, vectorised on CPUs with
  * AVX2 and FMA (shaded.c says how). Cannot fail. */

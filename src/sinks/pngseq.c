@@ -5,8 +5,9 @@
  * through libpng's full API (the simplified API's 16-bit formats are linear
  * and premultiplied; these values are sRGB codes, alpha straight).
  *
- * Atomic as a set: every frame is written under a temporary name beside its
- * target; close moves them all into place; free without close removes them. */
+ * Atomic as a set (sink_seq, sinks.h): every frame is written under a
+ * temporary name beside its target; close moves them all into place; free
+ * without close removes them. */
 #include "outfile.h"
 #include "sinks.h"
 
@@ -18,11 +19,9 @@
 #include <unistd.h>
 
 struct pngseq_sink {
-    const char *pattern;
-    bool overwrite, gray16, deep;
+    struct sink_seq seq;
+    bool gray16, deep;
     int width, height;
-    struct outfile *files;     /* one per frame written, in order */
-    long n, cap;
 };
 
 static int pngseq_needs(const struct output_config *o, const struct scene *sc)
@@ -33,35 +32,17 @@ static int pngseq_needs(const struct output_config *o, const struct scene *sc)
     return (b16 ? RENDER_NEED_RGB16 : 0) | (alpha ? RENDER_NEED_ALPHA : 0);
 }
 
-static int frame_name(const struct pngseq_sink *s, long i, char *buf, size_t n, struct rr_err *e)
-{
-    if (sink_pattern_name(buf, n, s->pattern, i) < 0)
-        return rr_fail(e, RR_EXIT_USAGE, "%s: the name of frame %ld is too long", s->pattern, i);
-    return 0;
-}
-
 static int pngseq_open(void *priv, const struct output_config *o, const struct sink_params *p,
                        struct rr_err *e)
 {
     struct pngseq_sink *s = priv;
-    if (sink_pattern_check(o->path, e) < 0)
-        return -1;
     if (o->bit_depth != 0 && o->bit_depth != 8 && o->bit_depth != 16)
         return rr_fail(e, RR_EXIT_USAGE, "output.bit_depth: expected 8 or 16, got %d", o->bit_depth);
-    s->pattern = o->path;
-    s->overwrite = p->overwrite;
     s->gray16 = o->bit_depth == 16 && p->alpha == ALPHA_NONE;
     s->deep = o->bit_depth == 16 || p->alpha != ALPHA_NONE;
     s->width = p->width;
     s->height = p->height;
-    /* Refuse before writing anything when any target of the run exists. */
-    char name[4096];
-    for (long i = p->first; i < p->first + p->frames; i++) {
-        if (frame_name(s, i, name, sizeof name, e) < 0 || outfile_check_target(name, p->overwrite, e) < 0
-            || outfile_claim(name, "-o", OUTFILE_WRITES_ONE_OF_MANY, e) < 0)
-            return -1;
-    }
-    return 0;
+    return sink_seq_open(&s->seq, o->path, p, e);
 }
 
 /* libpng's full API reports errors through these: the message is kept for
@@ -128,7 +109,7 @@ static int pngseq_write(void *priv, const struct frame *fr, struct rr_err *e)
 {
     struct pngseq_sink *s = priv;
     char name[4096];
-    if (frame_name(s, fr->index, name, sizeof name, e) < 0)
+    if (sink_seq_name(&s->seq, fr->index, name, sizeof name, e) < 0)
         return -1;
     if (fr->width != s->width || fr->height != s->height)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: frame %ld is %dx%d, expected %dx%d", name, fr->index, fr->width,
@@ -137,20 +118,9 @@ static int pngseq_write(void *priv, const struct frame *fr, struct rr_err *e)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: frame %ld has no 16-bit grey", name, fr->index);
     if (s->deep && !fr->deep && !fr->gray16)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: frame %ld has no deep picture", name, fr->index);
-    if (s->n == s->cap) {
-        long nc = s->cap ? s->cap * 2 : 64;
-        struct outfile *nf = realloc(s->files, (size_t)nc * sizeof *nf);
-        if (!nf)
-            return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", name);
-        memset(nf + s->cap, 0, (size_t)(nc - s->cap) * sizeof *nf);
-        s->files = nf;
-        s->cap = nc;
-    }
-    struct outfile *of = &s->files[s->n];
-    /* Named: the frames wait for the close without a descriptor each. */
-    if (outfile_begin_named(of, name, s->overwrite, e) < 0)
+    struct outfile *of = sink_seq_begin(&s->seq, name, e);
+    if (!of)
         return -1;
-    s->n++;   /* from here on free() removes its temporary file */
     FILE *f = outfile_fopen(of, e);
     if (!f)
         return -1;
@@ -199,36 +169,13 @@ static int pngseq_write(void *priv, const struct frame *fr, struct rr_err *e)
 static int pngseq_close(void *priv, struct rr_err *e)
 {
     struct pngseq_sink *s = priv;
-    /* A second Ctrl-C waits for the moves: the set lands whole, not cut. */
-    sigset_t old;
-    outfile_hold_signals(&old);
-    for (long i = 0; i < s->n; i++) {
-        if (outfile_move(&s->files[i], e) < 0) {
-            /* Take back what this close already moved, so the set stays
-             * all-or-nothing (files that -y replaced cannot come back). */
-            for (long k = 0; k < i; k++) {
-                unlink(s->files[k].target);
-                outfile_abort(&s->files[k]);
-            }
-            outfile_release_signals(&old);
-            return -1;
-        }
-    }
-    outfile_release_signals(&old);
-    for (long i = 0; i < s->n; i++)
-        outfile_abort(&s->files[i]);   /* the temporary names are gone: frees the paths */
-    s->n = 0;
-    return 0;
+    return sink_seq_commit(&s->seq, e);
 }
 
 static void pngseq_free(void *priv)
 {
     struct pngseq_sink *s = priv;
-    for (long i = 0; i < s->n; i++)
-        outfile_abort(&s->files[i]);
-    free(s->files);
-    s->files = NULL;
-    s->n = s->cap = 0;
+    sink_seq_free(&s->seq);
 }
 
 const struct sink_ops sink_pngseq_ops = {

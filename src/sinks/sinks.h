@@ -3,6 +3,7 @@
 #ifndef RR_SINKS_H
 #define RR_SINKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -15,7 +16,7 @@ struct AVFormatContext;
 /* The extension of path's last component after its last '.', or "" (no dot). */
 const char *sink_extension(const char *path);
 
-/* Checks a PNG sequence name: exactly one integer conversion (%d, %i or %u,
+/* Checks a numbered output's name (PNG, EXR): exactly one integer conversion (%d, %i or %u,
  * with optional flags "-+ 0", width and precision, no length modifier; "%%"
  * is a literal percent sign). Returns 0, or -1 with e filled (RR_EXIT_USAGE). */
 int sink_pattern_check(const char *pattern, struct rr_err *e);
@@ -23,6 +24,38 @@ int sink_pattern_check(const char *pattern, struct rr_err *e);
 /* The name of frame i under a checked pattern. Returns 0, or -1 when it does
  * not fit in n bytes. */
 int sink_pattern_name(char *buf, size_t n, const char *pattern, long i);
+
+/* The files of a numbered output (sink_ops.numbered), one per frame, each
+ * written under a temporary name beside its target and moved into place with
+ * the others at the end: atomic as a set (src/sinks/seq.c). Zeroed before
+ * sink_seq_open. */
+struct sink_seq {
+    const char *pattern;       /* checked by sink_pattern_check */
+    bool overwrite;
+    struct outfile *files;     /* one per frame begun, in order */
+    long n, cap;
+};
+
+/* Checks the pattern, then refuses (before anything is written) when a
+ * target of frames p->first .. p->first + p->frames - 1 exists without
+ * p->overwrite, and claims every name (outfile_claim). Returns 0, or -1
+ * with e filled. */
+int sink_seq_open(struct sink_seq *q, const char *pattern, const struct sink_params *p, struct rr_err *e);
+
+/* The name of frame i. Returns 0, or -1 with e filled (too long). */
+int sink_seq_name(const struct sink_seq *q, long i, char *buf, size_t n, struct rr_err *e);
+
+/* Begins frame `name`'s temporary file (outfile_begin_named: its fd is
+ * open; the caller writes it and calls outfile_close_fd). Returns it, or
+ * NULL with e filled. */
+struct outfile *sink_seq_begin(struct sink_seq *q, const char *name, struct rr_err *e);
+
+/* Moves every frame begun into place; if one move fails, the ones already
+ * moved are removed again. Returns 0, or -1 with e filled. */
+int sink_seq_commit(struct sink_seq *q, struct rr_err *e);
+
+/* Removes the temporary files not committed and frees the list. */
+void sink_seq_free(struct sink_seq *q);
 
 /* Some libraries write to standard error themselves, not through av_log:
  * x264 while it reads its preset (before libavcodec routes its log), SVT-AV1's

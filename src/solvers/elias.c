@@ -25,11 +25,48 @@
 extern const struct solver_ops solver_elias;
 
 struct elias {
-    struct tblock_kernel kn;   /* first: tblock_solver_step takes the state as its kernel */
+    struct tblock_kernel kn;   /* the row kernels (choose_kernel), stepped by tblock.h's drivers */
     enum edge_kind edges[4];
     int neighbors;     /* 4 or 8 */
     float mul, sub;    /* h' = h' * mul - h' * sub: (damping, 0) or (1, 2^-n) */
 };
+
+/* One step as the equation, cell by cell: the plain path, which the row
+ * kernels below compute faster with the same bits (tests/unit/test_reference.c).
+ * Seed 004's loop, with f->cur as its Buffer1 and f->prev as its Buffer2:
+ *     Buffer2(x, y) = (Buffer1(x-1,y) + Buffer1(x+1,y)
+ *                    + Buffer1(x,y+1) + Buffer1(x,y-1)) / 2 - Buffer2(x,y)
+ *     Buffer2(x,y) = Buffer2(x,y) * damping
+ * over every cell, the ghosts standing in for the cells beyond the edges
+ * (field_fill_ghosts), then the swap. Float addition is not associative, so
+ * the order of the sum is part of the equation: (W + E) + (N + S), the
+ * grouping that makes the result the same under every mirror and rotation
+ * of the grid; with 8 neighbours the diagonals, (NW + SE) + (NE + SW), are
+ * added to that sum and the total divided by 4 (seed 003's r = 8 case).
+ * The damping is h' * mul - h' * sub: seed 004's h' * damping (sub = 0; a
+ * zero comes out +0), or seed 003's h' - h' / 2^n (mul = 1, sub = 2^-n:
+ * h' * 2^-n is h' / 2^n bit for bit). x / 2 and x / 4 are likewise the
+ * kernels' x * 0.5f and x * 0.25f, and their shortcuts for each damping
+ * form give the same bits as this general one (see below). */
+static void elias_reference_step(const void *priv, struct field *f)
+{
+    const struct elias *el = priv;
+    const ptrdiff_t s = f->stride;
+    field_fill_ghosts(f, f->cur, el->edges);
+    for (int y = 0; y < f->h; y++)
+        for (int x = 0; x < f->w; x++) {
+            const float *c = f->cur + y * s + x;   /* the cell now: c[-1] W, c[1] E, c[-s] N, c[s] S */
+            float *p = f->prev + y * s + x;        /* the cell one step ago, then its new height */
+            float sum = (c[-1] + c[1]) + (c[-s] + c[s]);
+            float v;
+            if (el->neighbors == 8)
+                v = (sum + ((c[-s - 1] + c[s + 1]) + (c[-s + 1] + c[s - 1]))) / 4.0f - *p;
+            else
+                v = sum / 2.0f - *p;
+            *p = v * el->mul - v * el->sub;
+        }
+    field_swap(f);
+}
 
 static void choose_kernel(struct elias *el);
 
@@ -161,11 +198,36 @@ static void choose_kernel(struct elias *el)
 
 static void elias_free(void *priv) { (void)priv; }
 
+/* The dispersion relation: cos w = (cos kx + cos ky) / 2 with 4 neighbours,
+ * (cos kx + cos ky + 2 cos kx cos ky) / 4 with 8 (the header's equations). */
+static double elias_omega(const struct scene *sc, double kx, double ky)
+{
+    double cx = cos(kx), cy = cos(ky);
+    return solver_omega_of_cos(sc->solver.neighbors == 8 ? (cx + cy + 2 * cx * cy) / 4 : (cx + cy) / 2);
+}
+
+/* Its long-wave limit: 1/sqrt(2) cells per step with 4 neighbours, sqrt(3)/2 with 8. */
+static double elias_cell_speed(const void *priv, const struct scene *sc, int x, int y)
+{
+    (void)priv, (void)x, (void)y;
+    return sc->solver.neighbors == 8 ? sqrt(0.75) : sqrt(0.5);
+}
+
+static const char *const elias_keys[] = { "damping", "damping_shift", "neighbors", NULL };
+
+TBLOCK_SOLVER(elias, struct elias, kn)
+
 const struct solver_ops solver_elias = {
     .name = "elias",
     .priv_size = sizeof(struct elias),
+    .keys = elias_keys,
+    .damp_advice = "solver.damping or solver.half_life",
     .init = elias_init,
-    .step = tblock_solver_step,
-    .advance = tblock_solver_advance,
+    .step = elias_step,
+    .advance = elias_advance,
+    .kernel = elias_kernel,
     .free = elias_free,
+    .omega = elias_omega,
+    .cell_speed = elias_cell_speed,
+    .reference_step = elias_reference_step,
 };

@@ -16,11 +16,40 @@
 extern const struct solver_ops solver_flow;
 
 struct flow {
-    struct tblock_kernel kn;   /* first: tblock_solver_step takes the state as its kernel */
+    struct tblock_kernel kn;   /* the row kernels (choose_kernel), stepped by tblock.h's drivers */
     enum edge_kind edges[4];
     float F, F1, damp;   /* F, F + 1, damping per step */
     float inv_F1;        /* 1 / (F + 1) when F + 1 is a power of two (exact), else 0 */
 };
+
+/* One step as the equation, cell by cell: the plain path, which the row
+ * kernels below compute faster with the same bits (tests/unit/test_reference.c).
+ * Seed 000's loop, with f->cur as its `current` and f->prev as `previous`
+ * (overwritten by `next`):
+ *     flow = (current(x+1,y) + current(x-1,y) + current(x,y+1) + current(x,y-1)) / 4
+ *     next[x,y] = (2 * (flow*flowFactor + curr) / (flowFactor + 1) - prev) * dampening
+ * over every cell, the ghosts standing in for the cells beyond the edges
+ * (field_fill_ghosts), then the swap. Float addition is not associative, so
+ * the order of the sum is part of the equation: (E + W) + (S + N), pairs
+ * that make the result the same under every mirror and rotation of the grid
+ * (the seed's E + W + S + N left to right may differ in the last bit).
+ * The kernels' shortcuts give these bits: for F + 1 a power of two a
+ * multiplication by 1 / (F + 1), always; for F = 1 ((flow + h) - p) * d,
+ * for every height below 1.7e38, far past the blow-up limit (see below). */
+static void flow_reference_step(const void *priv, struct field *f)
+{
+    const struct flow *fl = priv;
+    const ptrdiff_t s = f->stride;
+    field_fill_ghosts(f, f->cur, fl->edges);
+    for (int y = 0; y < f->h; y++)
+        for (int x = 0; x < f->w; x++) {
+            const float *c = f->cur + y * s + x;   /* the cell now: c[1] E, c[-1] W, c[s] S, c[-s] N */
+            float *p = f->prev + y * s + x;        /* the cell one step ago, then its new height */
+            float flow = ((c[1] + c[-1]) + (c[s] + c[-s])) / 4.0f;
+            *p = (2.0f * (flow * fl->F + c[0]) / (fl->F + 1.0f) - *p) * fl->damp;
+        }
+    field_swap(f);
+}
 
 static void choose_kernel(struct flow *fl);
 
@@ -152,11 +181,35 @@ static void choose_kernel(struct flow *fl)
 
 static void flow_free(void *priv) { (void)priv; }
 
+/* The dispersion relation: cos w = (F (cos kx + cos ky) / 2 + 1) / (F + 1). */
+static double flow_omega(const struct scene *sc, double kx, double ky)
+{
+    double cx = cos(kx), cy = cos(ky), F = sc->solver.flow;
+    return solver_omega_of_cos((F * (cx + cy) / 2 + 1) / (F + 1));
+}
+
+/* Its long-wave limit: sqrt(r) = sqrt(F / (2 (F + 1))) cells per step. */
+static double flow_cell_speed(const void *priv, const struct scene *sc, int x, int y)
+{
+    (void)priv, (void)x, (void)y;
+    return sqrt(sc->solver.flow / (2 * (sc->solver.flow + 1)));
+}
+
+static const char *const flow_keys[] = { "damping", "damping_shift", "flow", NULL };
+
+TBLOCK_SOLVER(flow, struct flow, kn)
+
 const struct solver_ops solver_flow = {
     .name = "flow",
     .priv_size = sizeof(struct flow),
+    .keys = flow_keys,
+    .damp_advice = "solver.damping or solver.half_life",
     .init = flow_init,
-    .step = tblock_solver_step,
-    .advance = tblock_solver_advance,
+    .step = flow_step,
+    .advance = flow_advance,
+    .kernel = flow_kernel,
     .free = flow_free,
+    .omega = flow_omega,
+    .cell_speed = flow_cell_speed,
+    .reference_step = flow_reference_step,
 };

@@ -143,8 +143,9 @@ static void velocity_rows(void *arg, int lo, int hi)
     }
 }
 
-static void spring_step(void *priv, struct field *f)
+static void spring_step(void *priv, struct field *f, struct solver_screen *screen)
 {
+    (void)screen;   /* no screen: sim.c checks the grid */
     struct spring *sp = priv;
     /* The velocity step writes h' over p (p is not needed afterwards). */
     struct spring_job j = { .sp = sp, .f = f, .in = f->cur, .out = f->prev };
@@ -170,10 +171,46 @@ static void spring_free(void *priv)
     field_free(&sp->scratch);
 }
 
+int solver_spring_axes(const struct scene *sc)
+{
+    return (sc->grid.width > 1) + (sc->grid.height > 1);
+}
+
+double solver_spring_blur(const struct scene *sc, double cx, double cy)
+{
+    const double b = sc->solver.blend;
+    double sum = 1;
+    if (sc->grid.width > 1)
+        sum += 2 * (1 - b) + 2 * b * cx;
+    if (sc->grid.height > 1)
+        sum += 2 * (1 - b) + 2 * b * cy;
+    return sum / (1 + 2 * solver_spring_axes(sc));
+}
+
+/* The dispersion relation: cos w = sqrt(B^P), B the blur's factor per pass. */
+static double spring_omega(const struct scene *sc, double kx, double ky)
+{
+    double B = pow(solver_spring_blur(sc, cos(kx), cos(ky)), sc->solver.passes);
+    return solver_omega_of_cos(sqrt(fmax(B, 0)));
+}
+
+/* Its long-wave limit: sqrt(P * blend / (1 + 2m)) cells per step. */
+static double spring_cell_speed(const void *priv, const struct scene *sc, int x, int y)
+{
+    (void)priv, (void)x, (void)y;
+    return sqrt(sc->solver.passes * sc->solver.blend / (1 + 2 * solver_spring_axes(sc)));
+}
+
+static const char *const spring_keys[] = { "damping", "damping_shift", "blend", "passes", NULL };
+
 const struct solver_ops solver_spring = {
     .name = "spring",
     .priv_size = sizeof(struct spring),
+    .keys = spring_keys,
+    .damp_advice = "solver.damping or solver.half_life",
     .init = spring_init,
     .step = spring_step,
     .free = spring_free,
+    .omega = spring_omega,
+    .cell_speed = spring_cell_speed,
 };

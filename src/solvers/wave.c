@@ -23,7 +23,7 @@
 extern const struct solver_ops solver_wave;
 
 struct wave {
-    struct tblock_kernel kn;   /* first: tblock_solver_step takes the state as its kernel */
+    struct tblock_kernel kn;   /* the row kernels (choose_kernel), stepped by tblock.h's drivers */
     enum edge_kind edges[4];
     float c1, c2;      /* 2 / (1 + a), (1 - a) / (1 + a) */
     float q;           /* nu^2 / (1 + a) where there is no map */
@@ -32,6 +32,35 @@ struct wave {
     float nu0;         /* nu without a map */
     int w;
 };
+
+/* One step as the equation, cell by cell: the plain path, which the row
+ * kernels below compute faster with the same bits (tests/unit/test_reference.c).
+ * The scheme above divided by (1 + a), in the Elias ripple's loop (seed
+ * 004) with f->cur as u and f->prev as p (overwritten by u'):
+ *     u' = c1 u - c2 p + q (N + S + E + W - 4u),
+ *     c1 = 2 / (1 + a), c2 = (1 - a) / (1 + a), q = nu^2 / (1 + a),
+ * q per cell with a speed map; over every cell, the ghosts standing in for
+ * the cells beyond the edges (field_fill_ghosts), then the swap. Float
+ * addition is not associative, so the order is part of the equation:
+ * (c1 u - c2 p) + q lap, and the neighbours summed (W + E) + (N + S), which
+ * keeps a centred drop the same under every mirror and rotation. Without
+ * decay c2 is exactly 1, where the kernels skip the multiplication (c2 p is
+ * p, bit for bit). */
+static void wave_reference_step(const void *priv, struct field *f)
+{
+    const struct wave *wv = priv;
+    const ptrdiff_t s = f->stride;
+    field_fill_ghosts(f, f->cur, wv->edges);
+    for (int y = 0; y < f->h; y++)
+        for (int x = 0; x < f->w; x++) {
+            const float *u = f->cur + y * s + x;   /* the cell now: u[-1] W, u[1] E, u[-s] N, u[s] S */
+            float *p = f->prev + y * s + x;        /* the cell one step ago, then its new height */
+            float q = wv->qmap ? wv->qmap[(size_t)y * (size_t)wv->w + (size_t)x] : wv->q;
+            float lap = ((u[-1] + u[1]) + (u[-s] + u[s])) - 4.0f * u[0];
+            *p = wv->c1 * u[0] - wv->c2 * *p + q * lap;
+        }
+    field_swap(f);
+}
 
 /* The speed map as metres per second per cell, w * h values (NULL: no map). */
 static int load_speeds(const struct scene *sc, int w, int h, float **out, double *cmax, struct rr_err *e)
@@ -229,9 +258,10 @@ static void choose_kernel(struct wave *wv)
     };
 }
 
-static double wave_cell_speed(const void *priv, int x, int y)
+static double wave_cell_speed(const void *priv, const struct scene *sc, int x, int y)
 {
     const struct wave *wv = priv;
+    (void)sc;
     return wv->nu ? (double)wv->nu[(size_t)y * (size_t)wv->w + (size_t)x] : (double)wv->nu0;
 }
 
@@ -243,12 +273,57 @@ static void wave_free(void *priv)
     wv->qmap = wv->nu = NULL;
 }
 
+int solver_wave_stable(double cmax, double fps, int steps, double dx)
+{
+    double nu = cmax / (fps * (double)steps * dx);
+    return nu * nu <= 0.5;
+}
+
+int solver_wave_min_steps(double cmax, double fps, double dx)
+{
+    double guess = floor(cmax * sqrt(2.0) / (fps * dx));
+    int n = guess < 1 ? 1 : guess > 1e6 ? 1000000 : (int)guess;
+    while (n < 1000000 && !solver_wave_stable(cmax, fps, n, dx))
+        n++;
+    return n;
+}
+
+/* "auto": the smallest stable count at the fastest speed the scene allows
+ * (`speed`, or the larger end of `speed_range` with a speed_map). */
+static int wave_auto_steps(const struct scene *sc)
+{
+    double c = sc->solver.speed_map ? fmax(sc->solver.speed_range[0], sc->solver.speed_range[1]) : sc->solver.speed;
+    return solver_wave_min_steps(c, sc->time.fps, sc->grid.cell_size);
+}
+
+/* The dispersion relation of the leapfrog: cos w = 1 - nu^2 (2 - cos kx - cos ky),
+ * nu = c dt / dx (with a speed map, at the middle of speed_range). */
+static double wave_omega(const struct scene *sc, double kx, double ky)
+{
+    double cx = cos(kx), cy = cos(ky);
+    double sp = sc->solver.speed_map ? (sc->solver.speed_range[0] + sc->solver.speed_range[1]) / 2 : sc->solver.speed;
+    double nu = sp * scene_dt(sc) / sc->grid.cell_size;
+    return solver_omega_of_cos(1 - nu * nu * (2 - cx - cy));
+}
+
+static const char *const wave_keys[] = { "speed", "speed_map", "speed_range", "decay", NULL };
+
+TBLOCK_SOLVER(wave, struct wave, kn)
+
 const struct solver_ops solver_wave = {
     .name = "wave",
     .priv_size = sizeof(struct wave),
+    .keys = wave_keys,
+    .own_damping = "decay",
+    .damp_advice = "solver.decay or solver.half_life",
+    .step_limit = true,
+    .auto_steps = wave_auto_steps,
     .init = wave_init,
-    .step = tblock_solver_step,
-    .advance = tblock_solver_advance,
+    .step = wave_step,
+    .advance = wave_advance,
+    .kernel = wave_kernel,
     .free = wave_free,
+    .omega = wave_omega,
     .cell_speed = wave_cell_speed,
+    .reference_step = wave_reference_step,
 };

@@ -73,7 +73,7 @@ static int rig_open(struct solver_rig *r, const char *scene_path, const char *na
         fprintf(stderr, "bench_cores: %s\n", e.msg);
         return -1;
     }
-    r->ops = solver_find(sc.solver.type);
+    r->ops = sc.solver.type;
     int ok = r->ops && field_init(&r->f, W, ROWS + 2, &e) == 0 && (r->priv = calloc(1, r->ops->priv_size)) != NULL
              && r->ops->init(r->priv, &sc, &r->f, &e) == 0;
     scene_free(&sc);
@@ -180,7 +180,7 @@ int main(int argc, char **argv)
                 printf(" %15s", "-");
                 continue;
             }
-            const struct tblock_kernel *kn = rigs[i].priv;   /* first in every row-driven solver's state */
+            const struct tblock_kernel *kn = rigs[i].ops->kernel(rigs[i].priv);
             double on = kernel_speed(kn, &rigs[i].f, 1e6f), off = kernel_speed(kn, &rigs[i].f, 0.0f);
             printf("  %6.2f / %5.2f", on / 1e9, off / 1e9);
         }

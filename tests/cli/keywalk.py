@@ -287,7 +287,7 @@ for d, item in (("obstacle_rect", {"type": "rect", "x": 30, "y": 0, "width": 3, 
     walk("obstacles", ["obstacles", "0"], defs[d], ONE, with_item("obstacles", item))
 
 KINDS = {"mp4": "o.mp4", "webm": "o.webm", "gif": "o.gif", "png": "f%03d.png", "npy": "o.npy",
-         "framemd5": "o.framemd5"}
+         "framemd5": "o.framemd5", "exr": "f%03d.exr"}
 walk("output", ["output"], schema["properties"]["output"], list(KINDS),
      lambda k: base_scene("elias", "height"), lambda k: os.path.join(work, KINDS[k]))
 print("keywalk: %d passed, %d failed" % (npass, nfail))

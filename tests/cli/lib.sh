@@ -9,6 +9,8 @@ ok()   { npass=$((npass + 1)); echo "ok $1"; }
 fail() { nfail=$((nfail + 1)); echo "FAIL $1: $2"; }
 # check NAME CONDITION...: runs the condition (a command) and records it.
 check() { name=$1; shift; if "$@"; then ok "$name"; else fail "$name" "$*"; fi; }
+# cond NAME 'EXPRESSION': the same for a shell expression (&&, ||, $(...)), evaluated.
+cond() { name=$1; shift; if eval "$1"; then ok "$name"; else fail "$name" "$1"; fi; }
 finish() { echo "cli: $npass passed, $nfail failed"; [ "$nfail" -eq 0 ]; }
 # small_scene FILE: a 64x48 scene of 10 frames with one drop (a quick run).
 small_scene() {

@@ -12,7 +12,6 @@ probe() { ffprobe -v error -select_streams v:0 -count_frames -show_entries "$2" 
 one_line() { [ "$(wc -l < "$1")" -eq 1 ]; }
 no_temps() { [ -z "$(find "$1" -name '.*.tmp' 2>/dev/null)" ]; }
 # cond NAME 'EXPR': a check whose condition is a shell expression (&& allowed).
-cond() { name=$1; shift; if eval "$1"; then ok "$name"; else fail "$name" "$1"; fi; }
 
 # refuse NAME STATUS MESSAGE ARGS...: the run fails with STATUS, one line
 # containing MESSAGE, and writes nothing (the output is $T/r/out.mp4).

@@ -106,6 +106,7 @@ want = {
     "ffmpeg": m["libraries"]["ffmpeg"] == ver["FFmpeg"].split(" ")[0],
     "libpng": m["libraries"]["libpng"] == ver["libpng"],
     "cjson": m["libraries"]["cjson"] == ver["cJSON"],
+    "openexr": m["libraries"]["openexr"] == ver["OpenEXR"],
     "libav": all(m["libraries"][k].count(".") == 2 for k in
                  ("libavcodec", "libavformat", "libavfilter", "libswscale", "libavutil")),
     "scene": m["scene"] == resolved,

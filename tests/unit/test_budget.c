@@ -14,6 +14,7 @@
 
 #include "budget.h"
 #include "field.h"
+#include "solver.h"
 
 static void test_saturating(void **state)
 {
@@ -33,6 +34,7 @@ static struct scene scene_64x48(void)
 {
     struct scene sc;
     memset(&sc, 0, sizeof sc);
+    sc.solver.type = solver_find("elias");   /* nothing beyond the field */
     sc.grid.width = sc.render.width = 64;
     sc.grid.height = sc.render.height = 48;
     return sc;
@@ -115,6 +117,7 @@ static void test_env(void **state)
     unsetenv("RIPPLERENDER_MEM_LIMIT");
     struct scene sc;
     memset(&sc, 0, sizeof sc);
+    sc.solver.type = solver_find("elias");
     sc.grid.width = sc.render.width = 16384;
     sc.grid.height = sc.render.height = 16384;
     assert_int_equal(budget_check_run(&sc, &e), -1);

@@ -22,37 +22,7 @@
 #include "gray_png.h"
 #include "render.h"
 #include "render/modes.h"
-
-/* The scene defaults of docs/scene.md for the water keys. */
-static void scene_init(struct scene *sc, int gw, int gh, enum render_mode mode, enum edge_kind edge)
-{
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = gw;
-    sc->grid.height = gh;
-    sc->time.fps = 30;
-    sc->time.frames = 1;
-    for (int s = 0; s < 4; s++)
-        sc->boundary[s] = edge;
-    struct render_config *r = &sc->render;
-    r->mode = mode;
-    r->range[0] = -1;
-    r->range[1] = 1;
-    r->width = gw;
-    r->height = gh;
-    memcpy(r->obstacle_color, (unsigned char[3]){ 200, 10, 20 }, 3);
-    r->height_scale = 1;
-    r->light[0] = -1;
-    r->light[1] = -1;
-    r->light[2] = 2;
-    memcpy(r->water_color, (unsigned char[3]){ 18, 72, 100 }, 3);
-    memcpy(r->sky_color, (unsigned char[3]){ 190, 215, 235 }, 3);
-    memcpy(r->floor_color, (unsigned char[3]){ 150, 170, 160 }, 3);
-    r->specular = 1;
-    r->shininess = 60;
-    r->reflectivity = 0.02;
-    r->refraction = 4;
-    r->depth = 30;
-}
+#include "water_scene.h"
 
 static void render_once(const struct scene *sc, const float *cells, const unsigned char *walls, uint8_t *out)
 {

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "scene.h"
+#include "solver.h"
 
 /* JSONTestSuite, vendored in tests/data/json-test-suite (tests/data/README.md). */
 #ifndef RR_SOURCE_DIR
@@ -105,7 +106,7 @@ static void test_defaults(void **state)
     assert_int_equal(sc.time.frames, 150);
     assert_int_equal(sc.time.steps_per_frame, 2);
     assert_false(sc.time.steps_auto);
-    assert_int_equal(sc.solver.type, SOLVER_ELIAS);
+    assert_string_equal(sc.solver.type->name, "elias");
     assert_true(sc.solver.damping == 0.99);
     assert_int_equal(sc.solver.damping_shift, 0);
     assert_true(sc.solver.half_life == 0);
@@ -234,7 +235,7 @@ static void test_every_key(void **state)
     assert_true(sc.time.fps == 25);
     assert_int_equal(sc.time.frames, 40);
     assert_int_equal(sc.time.steps_per_frame, 3);
-    assert_int_equal(sc.solver.type, SOLVER_SPRING);
+    assert_string_equal(sc.solver.type->name, "spring");
     assert_true(sc.solver.half_life == 1.5);
     assert_true(sc.solver.damping == 0.99);
     assert_true(sc.solver.blend == 0.25);
@@ -570,7 +571,7 @@ static void test_key_errors(void **state)
                       ":1:13: render.zoom: unknown key \"zoom\" (known keys: \"mode\", \"colormap\", \"range\", "
                       "\"width\", \"height\", \"obstacle_color\", \"height_scale\", \"light\", "
                       "\"water_color\", \"sky_color\", \"specular\", \"shininess\", \"background\", "
-                      "\"refraction\", \"depth\", \"floor\", \"floor_color\", \"reflectivity\", \"alpha\")");
+                      "\"refraction\", \"depth\", \"floor\", \"floor_color\", \"reflectivity\", \"alpha\", \"normal_convention\")");
     expect_file_error("{\"Grid\": {}}", ":1:2: Grid: unknown key \"Grid\", did you mean \"grid\"?");
     expect_file_error("{\"obstacles\": [{\"type\": \"circle\", \"x\": 1, \"y\": 1, \"width\": 2}]}",
                       ":1:51: obstacles.0.width: unknown key \"width\" for type \"circle\" "
@@ -602,7 +603,7 @@ static void test_value_errors2(void **state)
 {
     (void)state;
     expect_file_error("{\"solver\": {\"neighbors\": 6}}", ":1:26: solver.neighbors: expected 4 or 8, got 6");
-    expect_file_error("{\"output\": {\"bit_depth\": 12}}", ":1:26: output.bit_depth: expected 8 or 16, got 12");
+    expect_file_error("{\"output\": {\"bit_depth\": 12}}", ":1:26: output.bit_depth: expected 8 or 16, got 12 (32: float, for an .exr)");
     expect_file_error("{\"output\": {\"format\": \"nuts\"}}",
                       ":1:23: output.format: expected one of \"y4m\", \"nut\", got \"nuts\"; did you mean \"nut\"?");
     expect_file_error("{\"render\": {\"range\": [1, 1]}}",
@@ -761,23 +762,24 @@ static void test_solver_keys(void **state)
     };
     struct scene sc;
     struct rr_err e;
+    static const char *const names[] = { "elias", "flow", "spring", "wave", "spectral" };
     char want[160], text[256];
     for (int t = 0; t < 5; t++) {
         assert_int_equal(load(own[t], NULL, 0, &sc, &e), 0);
-        assert_int_equal(sc.solver.type, t);
+        assert_string_equal(sc.solver.type->name, names[t]);
         switch (t) {
-        case SOLVER_ELIAS: assert_true(sc.solver.damping_shift == 5 && sc.solver.neighbors == 8); break;
-        case SOLVER_FLOW: assert_true(sc.solver.damping == 0.9 && sc.solver.flow == 0.5); break;
-        case SOLVER_SPRING:
+        case 0: /* elias */ assert_true(sc.solver.damping_shift == 5 && sc.solver.neighbors == 8); break;
+        case 1: /* flow */ assert_true(sc.solver.damping == 0.9 && sc.solver.flow == 0.5); break;
+        case 2: /* spring */
             assert_true(sc.solver.damping_shift == 3 && sc.solver.blend == 0.5 && sc.solver.passes == 3);
             break;
-        case SOLVER_WAVE:
+        case 3: /* wave */
             snprintf(want, sizeof want, "%s/walls.png", tmpdir);
             assert_string_equal(sc.solver.speed_map, want);
             assert_true(sc.solver.half_life == 2 && sc.solver.speed == 0.3 && sc.solver.decay == 0.5);
             assert_true(sc.solver.speed_range[0] == 0.2 && sc.solver.speed_range[1] == 0.4);
             break;
-        default:
+        default: /* spectral */
             assert_true(sc.solver.gravity == 9.8 && sc.solver.surface_tension == 0.07);
             assert_true(sc.solver.density == 998 && sc.solver.depth == 0.02 && sc.solver.viscosity == 2e-6);
         }
@@ -807,7 +809,7 @@ static void test_solver_keys(void **state)
         for (int t = 0; t < 5; t++) {
             if (keys[k].by & (1u << t))
                 continue;
-            const char *name = scene_solver_name((enum solver_type)t);
+            const char *name = names[t];
             snprintf(text, sizeof text, "{\"solver\": {\"type\": \"%s\", \"%s\": %s}}", name, keys[k].key,
                      keys[k].value);
             assert_int_equal(load(text, NULL, 0, &sc, &e), -1);
@@ -817,7 +819,7 @@ static void test_solver_keys(void **state)
                 fail_msg("%s: %s", text, e.msg);
             if (keys[k].by == 7)   /* a per-step factor: the solver's own rate instead */
                 snprintf(want, sizeof want, "use solver.half_life or solver.%s, got %s",
-                         t == SOLVER_WAVE ? "decay" : "viscosity", keys[k].value);
+                         !strcmp(names[t], "wave") ? "decay" : "viscosity", keys[k].value);
             else
                 snprintf(want, sizeof want, "; %s, got ", takes[t]);
             if (!strstr(e.msg, want))
@@ -915,11 +917,9 @@ static void test_steps(void **state)
     assert_int_equal(scene_moment_step(&sc, &t), 50);
     assert_int_equal(scene_moment_step(&sc, &r), 13);
     scene_free(&sc);
-    assert_string_equal(scene_solver_name(SOLVER_SPECTRAL), "spectral");
     assert_string_equal(scene_edge_name(EDGE_ABSORB), "absorb");
     assert_string_equal(scene_shape_name(SHAPE_COSINE), "cosine");
     assert_string_equal(scene_render_mode_name(RENDER_CAUSTICS), "caustics");
-    assert_string_equal(scene_solver_name((enum solver_type)99), "?");
 }
 
 /* JSONTestSuite: n_* must be refused with status 2 and "invalid JSON"; y_*
@@ -989,7 +989,7 @@ static void test_presets(void **state)
     assert_int_equal(scene_load_preset(&sc, &toy, NULL, NULL, 0, &e), 0);
     assert_int_equal(sc.grid.width, 40);
     assert_int_equal(sc.n_drops, 2);
-    assert_int_equal(sc.solver.type, SOLVER_FLOW);
+    assert_string_equal(sc.solver.type->name, "flow");
     assert_int_equal(sc.render.mode, RENDER_SHADED);
     assert_string_equal(sc.file, "preset toy");
     assert_string_equal(sc.preset, "toy");
@@ -1002,7 +1002,7 @@ static void test_presets(void **state)
     assert_int_equal(sc.grid.width, 50);              /* the file's */
     assert_int_equal(sc.grid.height, 30);             /* the preset's, merged */
     assert_int_equal(sc.n_drops, 1);                  /* an array replaces */
-    assert_int_equal(sc.solver.type, SOLVER_ELIAS);   /* another type: flow's "flow" gone */
+    assert_string_equal(sc.solver.type->name, "elias");   /* another type: flow's "flow" gone */
     assert_true(sc.render.specular == 0.25);
     assert_int_equal(sc.render.mode, RENDER_HEIGHT);  /* --set over both */
     scene_free(&sc);

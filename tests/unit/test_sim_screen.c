@@ -1,10 +1,11 @@
 /* test_sim_screen.c: the blow-up check folded into the row drivers
- * (tblock_screen_arm, sim.c) reports what the full check reports. A field
+ * (struct solver_screen, passed by sim.c through the solver's step and
+ * advance to tblock_step and tblock_advance) reports what the full check reports. A field
  * that grows by itself (damping above 1, no source after the first frame)
  * must fail at the first frame whose grid holds a cell beyond 1e6, naming the
  * first such cell in row-major order, with plain steps (steps_per_frame 1)
  * and fused ones (4), on 1 and 2 threads; the screen itself flags a NaN
- * or an over-limit row and vouches only for the plane its pass ended on; and
+ * or an over-limit row and vouches for nothing when off (limit 0); and
  * each solver's row kernels compute the same bits with the screen on or off,
  * flagging only when it is on. */
 #include <math.h>
@@ -24,8 +25,9 @@
 #include "sim.h"
 #include "solver.h"
 #include "tblock.h"
+#include "tblock_internal.h"
 
-static void grow_scene(struct scene *sc, struct drop *d, enum solver_type type, int spf)
+static void grow_scene(struct scene *sc, struct drop *d, const char *solver, int spf)
 {
     memset(sc, 0, sizeof *sc);
     sc->grid.width = 37;
@@ -33,7 +35,7 @@ static void grow_scene(struct scene *sc, struct drop *d, enum solver_type type, 
     sc->time.fps = 30;
     sc->time.frames = 1000;
     sc->time.steps_per_frame = spf;
-    sc->solver.type = type;
+    sc->solver.type = solver_find(solver);
     sc->solver.damping = 1.7;   /* grows by about 1.7 per step */
     sc->solver.neighbors = 4;
     sc->solver.flow = 1.0;
@@ -66,7 +68,7 @@ static int first_over(const struct field *f, float *v)
 static void test_growth_reported_at_the_right_frame(void **state)
 {
     (void)state;
-    const enum solver_type types[] = { SOLVER_ELIAS, SOLVER_FLOW };
+    const char *const types[] = { "elias", "flow" };
     const int spfs[] = { 1, 4 }, threads[] = { 1, 2 };
     int saved = omp_get_max_threads();
     for (int t = 0; t < 2; t++)
@@ -122,6 +124,15 @@ static int copy_row(const void *k, int y, float *out, const float *up, const flo
     return limit > 0 && tblock_beyond(m, limit);
 }
 
+/* One step, or a fused pass of two, with the screen. */
+static void screen_pass(struct field *f, struct tblock_kernel *kn, int fused, struct solver_screen *screen)
+{
+    if (fused)
+        assert_int_equal(tblock_advance(f, kn, 2, NULL, 0, screen), 2);
+    else
+        tblock_step(f, kn, screen);
+}
+
 static void test_screen_flags(void **state)
 {
     (void)state;
@@ -139,21 +150,17 @@ static void test_screen_flags(void **state)
             for (int y = 0; y < 30; y++)
                 for (int x = 0; x < 40; x++)
                     f.cur[y * f.stride + x] = f.prev[y * f.stride + x] = 1e6f;
-            tblock_screen_arm(1e6f);
-            if (fused)
-                assert_int_equal(tblock_advance(&f, &kn, 2, NULL, 0), 2);
-            else
-                tblock_step(&f, &kn);
-            assert_true(tblock_screened(f.cur));       /* 1e6 itself is within */
-            assert_false(tblock_screened(f.prev));     /* only the plane the pass ended on */
+            struct solver_screen on = { .limit = 1e6f };
+            screen_pass(&f, &kn, fused, &on);
+            assert_true(on.within);                    /* 1e6 itself is within */
             f.cur[17 * f.stride + 39] = bad[b];
-            if (fused)
-                assert_int_equal(tblock_advance(&f, &kn, 2, NULL, 0), 2);
-            else
-                tblock_step(&f, &kn);
-            assert_false(tblock_screened(f.cur));
-            tblock_screen_arm(0.0f);
-            assert_false(tblock_screened(f.cur));      /* disarmed: vouches for nothing */
+            on = (struct solver_screen){ .limit = 1e6f };
+            screen_pass(&f, &kn, fused, &on);
+            assert_false(on.within);
+            f.cur[17 * f.stride + 39] = 0.0f;
+            struct solver_screen off = { .limit = 0.0f };
+            screen_pass(&f, &kn, fused, &off);
+            assert_false(off.within);                  /* off: vouches for nothing */
         }
     field_free(&f);
 }
@@ -161,24 +168,24 @@ static void test_screen_flags(void **state)
 /* The row-driven solvers' kernel forms: every damping form, stencil,
  * division form and wave with and without decay. */
 struct variant {
-    enum solver_type type;
+    const char *solver;
     int neighbors, damping_shift;
     double flow, decay;
 };
 static const struct variant variants[] = {
-    { SOLVER_ELIAS, 4, 0, 1, 0 }, { SOLVER_ELIAS, 8, 0, 1, 0 },   { SOLVER_ELIAS, 4, 5, 1, 0 },
-    { SOLVER_ELIAS, 8, 5, 1, 0 }, { SOLVER_FLOW, 4, 0, 1, 0 },    { SOLVER_FLOW, 4, 0, 0.3, 0 },
-    { SOLVER_FLOW, 4, 0, 0, 0 },  { SOLVER_WAVE, 4, 0, 1, 0 },    { SOLVER_WAVE, 4, 0, 1, 3.0 },
+    { "elias", 4, 0, 1, 0 }, { "elias", 8, 0, 1, 0 },   { "elias", 4, 5, 1, 0 },
+    { "elias", 8, 5, 1, 0 }, { "flow", 4, 0, 1, 0 },    { "flow", 4, 0, 0.3, 0 },
+    { "flow", 4, 0, 0, 0 },  { "wave", 4, 0, 1, 0 },    { "wave", 4, 0, 1, 3.0 },
 };
 enum { N_VARIANTS = sizeof variants / sizeof *variants };
 
 /* Variant i's solver state on a w x h field of values in [-1, 1), ghosts
- * included; its struct tblock_kernel comes first. */
+ * included (its row kernels: variant_kernel). */
 static void *open_variant(size_t i, int w, int h, struct field *f)
 {
     struct scene sc;
     struct drop d;
-    grow_scene(&sc, &d, variants[i].type, 1);
+    grow_scene(&sc, &d, variants[i].solver, 1);
     sc.solver.damping = 0.98;
     sc.solver.neighbors = variants[i].neighbors;
     sc.solver.damping_shift = variants[i].damping_shift;
@@ -188,7 +195,7 @@ static void *open_variant(size_t i, int w, int h, struct field *f)
     sc.solver.speed = 0.2;
     struct rr_err e = { 0 };
     assert_int_equal(field_init(f, w, h, &e), 0);
-    const struct solver_ops *ops = solver_find(sc.solver.type);
+    const struct solver_ops *ops = sc.solver.type;
     assert_non_null(ops);
     void *priv = calloc(1, ops->priv_size);
     assert_non_null(priv);
@@ -203,9 +210,17 @@ static void *open_variant(size_t i, int w, int h, struct field *f)
     return priv;
 }
 
+/* The row kernels in variant i's solver state. */
+static struct tblock_kernel *variant_kernel(size_t i, void *priv)
+{
+    const struct solver_ops *ops = solver_find(variants[i].solver);
+    assert_non_null(ops->kernel);
+    return ops->kernel(priv);
+}
+
 static void close_variant(size_t i, void *priv, struct field *f)
 {
-    solver_find(variants[i].type)->free(priv);
+    solver_find(variants[i].solver)->free(priv);
     free(priv);
     field_free(f);
 }
@@ -221,7 +236,7 @@ static void test_kernel_screen_switch(void **state)
     for (size_t i = 0; i < N_VARIANTS; i++) {
         struct field f;
         void *priv = open_variant(i, W, H, &f);
-        const struct tblock_kernel *kn = priv;
+        const struct tblock_kernel *kn = variant_kernel(i, priv);
         const tblock_row_fn kernels[2] = { kn->row, kn->row_avx512 };
         for (int kind = 0; kind < 2 && kernels[kind]; kind++) {
             f.cur[2 * f.stride + 30] = 0.25f;
@@ -257,7 +272,7 @@ static void test_kernels_match(void **state)
     for (size_t i = 0; i < N_VARIANTS; i++) {
         struct field f;
         void *priv = open_variant(i, W, H, &f);
-        const struct tblock_kernel *kn = priv;
+        const struct tblock_kernel *kn = variant_kernel(i, priv);
         assert_true((kn->row_avx512 != NULL) == (tblock_avx512() && variants[i].neighbors == 4));
         assert_true((kn->rows3 != NULL) == (variants[i].neighbors == 4));
         assert_true((kn->rows3_avx512 != NULL) == (kn->row_avx512 != NULL));
@@ -319,7 +334,7 @@ static void check_step_ways(int n, int modes)
         const size_t i = picks[v];
         struct field a, b;
         void *priv = open_variant(i, n, n, &a);
-        struct tblock_kernel *kn = priv;
+        struct tblock_kernel *kn = variant_kernel(i, priv);
         struct rr_err e = { 0 };
         assert_int_equal(field_init(&b, n, n, &e), 0);
         for (int y = -1; y <= n; y++) {
@@ -327,14 +342,14 @@ static void check_step_ways(int n, int modes)
             for (int x = 0; x < n; x++)
                 a.prev[y * a.stride + x] = b.prev[y * b.stride + x] = (float)((x * 7 + y * 3) % 11) / 11.0f - 0.5f;
         }
-        tblock_step(&a, kn);   /* the first step sets the tuner up */
-        const int ways = kn->step_tuner.ways;
+        tblock_step(&a, kn, NULL);   /* the first step sets the tuner up */
+        const int ways = kn->drive.step_tuner.ways;
         assert_int_equal(ways, modes * (1 + (kn->row_avx512 != NULL)));
         for (int step = 0; step <= 4 * ways; step++) {
             if (step == 2 * ways)
-                kn->sweeps++;
+                kn->drive.sweeps++;
             if (step > 0)
-                tblock_step(&a, kn);
+                tblock_step(&a, kn, NULL);
             field_fill_ghosts(&b, b.cur, kn->edges);
             for (int y = 0; y < n; y++)
                 kn->row(kn->k, y, b.prev + y * b.stride, b.cur + (y - 1) * b.stride, b.cur + y * b.stride,

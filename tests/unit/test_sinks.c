@@ -22,23 +22,7 @@
 #include "framehash.h"
 #include "outfile.h"
 #include "sink.h"
-
-static char dir[64];
-
-static const char *in_dir(const char *name)
-{
-    static char buf[8][512];
-    static int k;
-    k = (k + 1) % 8;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-    return buf[k];
-}
-
-static bool exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
+#include "sink_fixture.h"
 
 /* Number of entries of the test directory whose name starts with prefix. */
 static int count_entries(const char *prefix)
@@ -164,29 +148,6 @@ static void frames_free(struct frames *fs)
     free(fs->heights);
 }
 
-static void setup_scene(struct scene *sc, const char *path, int w, int h)
-{
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = w;
-    sc->grid.height = h;
-    sc->time.fps = 30;
-    sc->render.mode = RENDER_HEIGHT;
-    sc->render.width = w;
-    sc->render.height = h;
-    sc->output.path = (char *)path;
-    sc->output.crf = -1;
-    sc->output.bit_depth = 8;
-}
-
-static struct sink_params params(int w, int h, long frames, bool overwrite)
-{
-    struct sink_params p = {
-        .width = w, .height = h, .grid_w = w, .grid_h = h, .fps = 30, .frames = frames, .overwrite = overwrite,
-        .threads = 1,
-    };
-    return p;
-}
-
 /* Writes every frame of fs to path through the sink registry, checking the
  * progress count on the way: never more than the frames written, all of them
  * once closed. Returns the most frames the sink held unfinished after a write. */
@@ -240,7 +201,7 @@ static void test_sink_find(void **state)
     assert_null(sink_find("out.xyz", &e));
     assert_int_equal(e.status, RR_EXIT_USAGE);
     assert_string_equal(e.msg, "out.xyz: unknown output kind (use .mp4 .mkv .mov .webm, .gif, NAME%05d.png, "
-                               ".framemd5 .framehash, .npy or -)");
+                               ".framemd5 .framehash, .npy, NAME%05d.exr or -)");
     assert_null(sink_find("dir.mp4/noext", &e));
     assert_null(sink_find("f.png", &e));
     assert_int_equal(e.status, RR_EXIT_USAGE);
@@ -857,16 +818,13 @@ static int group_setup(void **state)
 {
     (void)state;
     av_log_set_level(AV_LOG_ERROR);
-    strcpy(dir, "/tmp/rr_sinks_XXXXXX");
-    return mkdtemp(dir) ? 0 : -1;
+    return fixture_dir_make("/tmp/rr_sinks_XXXXXX");
 }
 
 static int group_teardown(void **state)
 {
     (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
+    return fixture_dir_remove();
 }
 
 int main(void)

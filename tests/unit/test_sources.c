@@ -13,6 +13,7 @@
 
 #include "field.h"
 #include "scene.h"
+#include "solver.h"
 #include "sources.h"
 
 #define AT(f, x, y) ((f)->cur[(y) * (f)->stride + (x)])
@@ -291,7 +292,7 @@ static void test_initial_wave(void **state)
     struct rr_err e = { 0 };
     struct field f;
     base(&sc, 16, 4);
-    sc.solver.type = SOLVER_ELIAS;
+    sc.solver.type = solver_find("elias");
     sc.solver.neighbors = 4;
     struct initial in = { .type = INITIAL_WAVE, .wavelength = 8, .angle = 0, .amplitude = 2 };
     sc.initial = &in;

@@ -38,7 +38,7 @@ static void base_scene(struct scene *sc, int w, int h, double dx, double fps, in
     sc->time.fps = fps;
     sc->time.frames = 1000000;
     sc->time.steps_per_frame = spf;
-    sc->solver.type = SOLVER_SPECTRAL;
+    sc->solver.type = solver_find("spectral");
     sc->solver.damping = 1.0;
     sc->solver.gravity = G;
     sc->solver.surface_tension = SIGMA;
@@ -222,7 +222,7 @@ static double pad_reflection(enum edge_kind right, double *edge)
     sc.boundary[EDGE_LEFT] = EDGE_ABSORB;
     sc.boundary[EDGE_RIGHT] = right;
     sc.absorb_width = 4 * CPL;
-    const struct solver_ops *ops = solver_find(SOLVER_SPECTRAL);
+    const struct solver_ops *ops = solver_find("spectral");
     struct field fl;
     struct rr_err e = { 0 };
     assert_int_equal(field_init(&fl, W, 1, &e), 0);
@@ -234,7 +234,7 @@ static double pad_reflection(enum edge_kind right, double *edge)
         C[x] = 0;
     const int settle = 40 * SPP, lock = 2 * SPP;
     for (int n = 1; n <= settle + lock; n++) {
-        ops->step(priv, &fl);
+        ops->step(priv, &fl, NULL);
         fl.cur[X0] += (float)(1e-3 * sin(2 * M_PI * n / SPP));
         for (int x = 0; x < LAYER; x++) {   /* a wide, gentle sponge of the test's own */
             double u = (double)(LAYER - x) / LAYER;
@@ -344,7 +344,7 @@ static void test_walls_block(void **state)
 static double complex run_mode(const struct scene *sc, int cycles, double omega, double rate, int steps,
                                double complex *start)
 {
-    const struct solver_ops *ops = solver_find(SOLVER_SPECTRAL);
+    const struct solver_ops *ops = solver_find("spectral");
     assert_non_null(ops);
     const int w = sc->grid.width, h = sc->grid.height;
     const double dt = scene_dt(sc), kc = 2 * M_PI * cycles / w;
@@ -362,7 +362,7 @@ static double complex run_mode(const struct scene *sc, int cycles, double omega,
     double complex out = 0;
     for (int n = 0; n <= steps; n++) {
         if (n)
-            ops->step(priv, &f);
+            ops->step(priv, &f, NULL);
         if (n == 0 || n == steps) {
             double complex c = 0;
             for (int y = 0; y < h; y++)

@@ -2,7 +2,10 @@
  * every frame once, contiguous and in order, lengths within one frame, for
  * every frame count up to 30 and every N, inside a --range too; the task
  * index and count from the Slurm and Kubernetes variables, worked out by
- * hand; --chunk's and --range's words. */
+ * hand; --chunk's and --range's words; a resumed run's range (the first
+ * frame after the checkpoint, the range's own first kept for the manifest);
+ * the one line naming the first key two scenes differ in; the join of
+ * hash-list segments (resume.c's) and its refusal of another header. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,7 +16,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 
+#include "join.h"
 #include "scene.h"
 #include "state.h"
 
@@ -179,6 +184,94 @@ static void test_chunk_words(void **state)
     assert_false(state_chunk_word(""));
 }
 
+/* --resume's range: the frames after the checkpoint, to the range's end. */
+static void test_resume_range(void **state)
+{
+    (void)state;
+    clear_env();
+    struct rr_err e = { 0 };
+    struct scene sc;
+    const char *sets[] = { "time.frames=12" };
+    assert_int_equal(scene_load(&sc, scene_path, sets, 1, &e), 0);
+    const struct { const char *range; long at, first, range_first, last; } cases[] = {
+        { NULL, 0, 0, 0, 11 },      /* nothing to resume from: the whole run */
+        { NULL, 6, 6, 0, 11 },      /* checkpoint 5 */
+        { "4-9", 7, 7, 4, 9 },      /* inside a range */
+        { "4-9", 10, 10, 4, 9 },    /* checkpoint of the last frame: nothing left to render */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct state_options o = { .range = cases[i].range, .resume_at = cases[i].at };
+        struct state *st;
+        assert_int_equal(state_open(&st, &o, &sc, &e), 0);
+        assert_int_equal(state_first(st), cases[i].first);
+        assert_int_equal(state_range_first(st), cases[i].range_first);
+        assert_int_equal(state_last(st), cases[i].last);
+        assert_int_equal(state_count(st), cases[i].last - cases[i].first + 1);
+        state_free(st);
+    }
+    scene_free(&sc);
+}
+
+/* The first differing key, in one line, with both values. */
+static void test_compare_scenes(void **state)
+{
+    (void)state;
+    struct rr_err e = { 0 };
+    struct scene a, b;
+    const char *sets[] = { "solver.damping=0.98" };
+    assert_int_equal(scene_load(&a, scene_path, NULL, 0, &e), 0);
+    assert_int_equal(scene_load(&b, scene_path, sets, 1, &e), 0);
+    cJSON *ja = state_scene_json(&a, false), *jb = state_scene_json(&b, false), *jc = state_scene_json(&a, false);
+    assert_non_null(ja);
+    assert_int_equal(state_compare_scenes(ja, jc, "X", "there", &e), 0);
+    assert_int_equal(state_compare_scenes(ja, jb, "X", "there", &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_string_equal(e.msg, "X: solver.damping is 0.99 in there, 0.98 here");
+    cJSON_Delete(ja);
+    cJSON_Delete(jb);
+    cJSON_Delete(jc);
+    scene_free(&a);
+    scene_free(&b);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Hash-list segments: the first one's header once, then every frame line;
+ * a segment with another header is refused naming it. */
+static void test_join_hash_lists(void **state)
+{
+    (void)state;
+    char p[3][64], out[64], got[512] = "";
+    for (int i = 0; i < 3; i++)
+        snprintf(p[i], sizeof p[i], "/tmp/test_state_%d_%d.framemd5", (int)getpid(), i);
+    snprintf(out, sizeof out, "/tmp/test_state_%d_out.framemd5", (int)getpid());
+    write_text(p[0], "#tb 0: 1/10\n#dimensions 0: 8x8\n0, 0, 0, 1, 192, aa\n1, 1, 1, 1, 192, bb\n");
+    write_text(p[1], "#tb 0: 1/10\n#dimensions 0: 8x8\n2, 2, 2, 1, 192, cc\n");
+    write_text(p[2], "#tb 0: 1/10\n#dimensions 0: 9x8\n3, 3, 3, 1, 216, dd\n");
+    const char *in[] = { p[0], p[1], p[2] };
+    struct rr_err e = { 0 };
+    assert_int_equal(join_hash_lists(in, 2, out, false, &e), 0);
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    got[fread(got, 1, sizeof got - 1, f)] = '\0';
+    fclose(f);
+    assert_string_equal(got, "#tb 0: 1/10\n#dimensions 0: 8x8\n0, 0, 0, 1, 192, aa\n1, 1, 1, 1, 192, bb\n"
+                             "2, 2, 2, 1, 192, cc\n");
+    assert_int_equal(join_hash_lists(in, 3, out, true, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_non_null(strstr(e.msg, "#dimensions 0: 9x8"));
+    assert_non_null(strstr(e.msg, p[2]));
+    for (int i = 0; i < 3; i++)
+        remove(p[i]);
+    remove(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +279,9 @@ int main(void)
         cmocka_unit_test(test_chunk_of_range),
         cmocka_unit_test(test_environment),
         cmocka_unit_test(test_chunk_words),
+        cmocka_unit_test(test_resume_range),
+        cmocka_unit_test(test_compare_scenes),
+        cmocka_unit_test(test_join_hash_lists),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

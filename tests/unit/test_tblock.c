@@ -19,6 +19,7 @@
 #include "field.h"
 #include "rng.h"
 #include "tblock.h"
+#include "tblock_internal.h"
 
 /* A leapfrog row with every kind of neighbour weight distinct, so that a
  * neighbour taken from the wrong row or level changes the result. */
@@ -62,13 +63,13 @@ static int test_rows3_4(const void *k, int y, float *o0, float *o1, float *o2, c
 }
 
 /* Uneven bands for the next pass of `threads` threads, different for each
- * pass (kn->balance, which the drivers otherwise learn from their timings):
+ * pass (kn->drive.balance, which the drivers otherwise learn from their timings):
  * the split must never change the bits. */
 static void skew(struct tblock_kernel *kn, int threads, int pass)
 {
-    kn->balance.threads = threads;
+    kn->drive.balance.threads = threads;
     for (int t = 0; t < threads; t++)
-        kn->balance.speed[t] = 1.0 + (double)((t + pass) % 3) * 2.5;
+        kn->drive.balance.speed[t] = 1.0 + (double)((t + pass) % 3) * 2.5;
 }
 
 static void random_field(struct field *f, uint64_t seed)
@@ -133,16 +134,16 @@ static void compare(int w, int h, int n, const enum edge_kind edges[4], int wall
     omp_set_num_threads(threads);
     for (int s = 0; s < n; s++) {
         skew(&kn, threads, s);
-        tblock_step(&a, &kn);
+        tblock_step(&a, &kn, NULL);
         zero_walls(&a, walls, nw);
     }
     field_fill_ghosts(&a, a.cur, edges);   /* what the next step would read */
     if (three_rows) {
         kn.rows3 = test_rows3_4;
-        kn.pass_tuner = (struct tblock_tuner){ .ways = 2, .passes = 1 };   /* way 1: three rows */
+        kn.drive.pass_tuner = (struct tblock_tuner){ .ways = 2, .passes = 1 };   /* way 1: three rows */
     }
     skew(&kn, threads, n);
-    assert_int_equal(tblock_advance(&b, &kn, n, walls, nw), n);
+    assert_int_equal(tblock_advance(&b, &kn, n, walls, nw, NULL), n);
     char what[160];
     snprintf(what, sizeof what, "%dx%d, %d steps, edges %d %d %d %d, walls every %d, %d threads%s", w, h, n,
              edges[0], edges[1], edges[2], edges[3], wall_every, threads, three_rows ? ", three rows" : "");
@@ -184,7 +185,7 @@ static void test_wrap_declined(void **state)
     float before = cur[3 * f.stride + 3];
     const float damp = 1.0f;
     struct tblock_kernel kn = { .row = test_row, .k = &damp, .edges = edges, .diagonal = 1 };
-    assert_int_equal(tblock_advance(&f, &kn, 4, NULL, 0), 0);
+    assert_int_equal(tblock_advance(&f, &kn, 4, NULL, 0, NULL), 0);
     assert_ptr_equal(f.cur, cur);
     assert_true(cur[3 * f.stride + 3] == before);
     field_free(&f);
@@ -246,7 +247,7 @@ static void test_step_matches_serial(void **state)
                         omp_set_num_threads(threads);
                         if (step > 0)   /* the first step with equal bands, the others skewed */
                             skew(&kn, threads < h ? threads : h, step);
-                        tblock_step(&b, &kn);
+                        tblock_step(&b, &kn, NULL);
                     }
                     /* Both fields' older plane holds the ghosts the last step read. */
                     char what[160];

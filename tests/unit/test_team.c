@@ -214,7 +214,7 @@ static void test_two_callers(void **state)
     assert_int_equal(b.wrong, 0);
 }
 
-/* team_threads follows OpenMP's setting (what -j and the pipeline set). */
+/* team_threads follows OpenMP's setting (what main.c's thread policy sets). */
 static void test_threads_follow_openmp(void **state)
 {
     (void)state;

@@ -1,0 +1,614 @@
+/* resume.c: resumable renders (see resume.h; the manual is docs/farm.md).
+ *
+ * The record DIR/resume-FIRST-LAST.json (the range's frames, six digits each):
+ *     { "format": "ripplerender-resume", "format_version": 1,
+ *       "checkpoint": k (the frame of the last checkpoint, -1 before the first),
+ *       "settings": the resolved scene (image files by SHA-256) with "range",
+ *                   "state_every" and "manifest" added: what must not change,
+ *       "segments": [ { "file", "first", "last", "sha256" } ],   videos, hash lists
+ *       "files": [ { "file", "sha256" } ],                       a PNG sequence's frames
+ *       "frames": [ md5 ... ] }                                   with --manifest
+ * written atomically (outfile.h) after the outputs it names are in place. */
+#include "resume.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "join.h"
+#include "outfile.h"
+
+#define RECORD_FORMAT "ripplerender-resume"
+#define RECORD_VERSION 1
+
+enum kind {
+    KIND_NONE,     /* no output: hashes only */
+    KIND_WHOLE,    /* GIF, .npy: one piece, not resumable */
+    KIND_VIDEO,    /* segments joined by join_videos */
+    KIND_HASHES,   /* segments joined by join_hash_lists */
+    KIND_PNG,      /* frames moved into place at each checkpoint */
+};
+
+struct segment {
+    char *file;          /* the name in DIR */
+    long first, last;
+    char sha[65];
+};
+
+struct resume {
+    const struct scene *sc;
+    struct state *st;
+    const char *dir;
+    long first, last;       /* the range (a resumed run renders its end) */
+    enum kind kind;
+    bool active;            /* a record is kept */
+    bool ours;              /* continuing an interrupted render */
+    bool wrote_record;
+    bool overwrite_final;   /* the output may be replaced: -y, or ours */
+    char *record;           /* DIR/resume-FIRST-LAST.json */
+    char *load;             /* the checkpoint resumed from */
+    cJSON *settings;
+    long checkpoint;        /* recorded */
+    struct segment *segs;   /* kept segments (KIND_VIDEO, KIND_HASHES) or frames (KIND_PNG, last unused) */
+    int n_segs, cap_segs;
+    char (*md5)[33];        /* the range's frames, with --manifest */
+    long n_md5;
+    struct sink **sink;
+    struct pipeline **pipe;
+    struct sink_params sp;
+    struct scene seg_scene; /* the scene with output.path the open segment's */
+    char *seg_path;
+    long seg_first;
+    long written_before;
+};
+
+static const char *extension(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path, *dot = strrchr(base, '.');
+    return dot ? dot + 1 : "";
+}
+
+static enum kind output_kind(const char *path)
+{
+    static const char *const videos[] = { "mp4", "mkv", "mov", "webm" };
+    const char *ext = extension(path);
+    for (size_t i = 0; i < sizeof videos / sizeof *videos; i++)
+        if (!strcasecmp(ext, videos[i]))
+            return KIND_VIDEO;
+    if (!strcasecmp(ext, "framemd5") || !strcasecmp(ext, "framehash"))
+        return KIND_HASHES;
+    return !strcasecmp(ext, "png") ? KIND_PNG : KIND_WHOLE;
+}
+
+static bool segmented(const struct resume *r)
+{
+    return r->active && (r->kind == KIND_VIDEO || r->kind == KIND_HASHES || r->kind == KIND_PNG);
+}
+
+/* The name of frame i of a PNG sequence (a pattern sink_find accepted: one
+ * integer conversion), or NULL (memory). */
+static char *png_name(const char *pattern, long i)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    int n = snprintf(NULL, 0, pattern, (int)i);
+    char *p = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (p)
+        snprintf(p, (size_t)n + 1, pattern, (int)i);
+#pragma GCC diagnostic pop
+    return p;
+}
+
+static int add_segment(struct resume *r, const char *file, long first, long last, const char *sha)
+{
+    if (r->n_segs == r->cap_segs) {
+        int cap = r->cap_segs ? 2 * r->cap_segs : 16;
+        struct segment *s = realloc(r->segs, (size_t)cap * sizeof *s);
+        if (!s)
+            return -1;
+        r->segs = s;
+        r->cap_segs = cap;
+    }
+    struct segment *s = &r->segs[r->n_segs];
+    if (!(s->file = strdup(file)))
+        return -1;
+    s->first = first;
+    s->last = last;
+    snprintf(s->sha, sizeof s->sha, "%s", sha);
+    r->n_segs++;
+    return 0;
+}
+
+/* A kept file's path: a segment's in DIR, a PNG frame's as named. */
+static char *kept_path(const struct resume *r, const struct segment *s)
+{
+    return r->kind == KIND_PNG ? strdup(s->file) : state_format("%s/%s", r->dir, s->file);
+}
+
+/* ---- the record -------------------------------------------------------------- */
+
+static int write_record(struct resume *r, struct rr_err *e)
+{
+    cJSON *h = cJSON_CreateObject(), *list = NULL;
+    bool ok = h && cJSON_AddStringToObject(h, "format", RECORD_FORMAT)
+              && cJSON_AddNumberToObject(h, "format_version", RECORD_VERSION)
+              && cJSON_AddNumberToObject(h, "checkpoint", (double)r->checkpoint)
+              && cJSON_AddItemReferenceToObject(h, "settings", r->settings)
+              && (list = cJSON_AddArrayToObject(h, r->kind == KIND_PNG ? "files" : "segments"));
+    for (int i = 0; ok && i < r->n_segs; i++) {
+        const struct segment *s = &r->segs[i];
+        cJSON *o = cJSON_CreateObject();
+        ok = o && cJSON_AddItemToArray(list, o) && cJSON_AddStringToObject(o, "file", s->file)
+             && (r->kind == KIND_PNG
+                 || (cJSON_AddNumberToObject(o, "first", (double)s->first)
+                     && cJSON_AddNumberToObject(o, "last", (double)s->last)))
+             && cJSON_AddStringToObject(o, "sha256", s->sha);
+        if (!ok && o && !o->prev)
+            cJSON_Delete(o);
+    }
+    if (ok && r->md5) {
+        const long n = r->checkpoint - state_range_first(r->st) + 1;
+        ok = (list = cJSON_AddArrayToObject(h, "frames")) != NULL;
+        for (long i = 0; ok && i < n; i++)
+            ok = cJSON_AddItemToArray(list, cJSON_CreateString(r->md5[i]));
+    }
+    char *text = ok ? cJSON_Print(h) : NULL;
+    cJSON_Delete(h);
+    if (!text)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", r->record);
+    struct outfile of = { 0 };
+    FILE *f = NULL;
+    int rc = -1;
+    if (outfile_begin(&of, r->record, true, e) == 0 && (f = outfile_fopen(&of, e))) {
+        bool bad = fputs(text, f) == EOF || fputc('\n', f) == EOF;
+        if ((ferror(f) | fclose(f)) || bad)
+            rr_fail(e, RR_EXIT_RUNTIME, "%s: write failed: %s", r->record, strerror(errno));
+        else
+            rc = outfile_commit(&of, e);
+    }
+    outfile_abort(&of);
+    free(text);
+    if (rc == 0)
+        r->wrote_record = true;
+    return rc;
+}
+
+/* Reads DIR's record into had (NULL when there is none). */
+static int read_record(const struct resume *r, cJSON **had, struct rr_err *e)
+{
+    *had = NULL;
+    if (access(r->record, F_OK) != 0 && errno == ENOENT)
+        return 0;
+    if (state_read_json(r->record, "--resume:", had, e) < 0)
+        return -1;
+    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(*had, "format"),
+                *v = cJSON_GetObjectItemCaseSensitive(*had, "format_version");
+    if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, RECORD_FORMAT) || !cJSON_IsNumber(v)
+        || v->valuedouble != RECORD_VERSION)
+        return rr_fail(e, RR_EXIT_USAGE, "--resume: %s: not a record of a ripplerender render (\"format\": \""
+                       RECORD_FORMAT "\", \"format_version\": %d)", r->record, RECORD_VERSION);
+    return 0;
+}
+
+static long number(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) && v->valuedouble == (double)(long)v->valuedouble ? (long)v->valuedouble : -2;
+}
+
+static const char *string(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int damaged(const struct resume *r, const char *key, struct rr_err *e)
+{
+    return rr_fail(e, RR_EXIT_USAGE, "--resume: %s: %s: not as ripplerender writes it", r->record, key);
+}
+
+/* Takes the checkpoint, the kept files (checked on disk) and the frames'
+ * hashes from the record. */
+static int take_record(struct resume *r, const cJSON *had, struct rr_err *e)
+{
+    r->checkpoint = number(had, "checkpoint");
+    if (r->checkpoint < -1 || r->checkpoint >= r->sc->time.frames)
+        return damaged(r, "checkpoint", e);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(had, r->kind == KIND_PNG ? "files" : "segments"), *x;
+    cJSON_ArrayForEach(x, list) {
+        const char *file = string(x, "file"), *sha = string(x, "sha256");
+        long first = r->kind == KIND_PNG ? 0 : number(x, "first"), last = r->kind == KIND_PNG ? 0 : number(x, "last");
+        if (!file || !sha || strlen(sha) != 64 || first < 0 || last < first
+            || (r->kind != KIND_PNG && strchr(file, '/')))
+            return damaged(r, r->kind == KIND_PNG ? "files" : "segments", e);
+        if (add_segment(r, file, first, last, sha) < 0)
+            return rr_fail(e, RR_EXIT_RUNTIME, "--resume: out of memory");
+        char *path = kept_path(r, &r->segs[r->n_segs - 1]), now[65];
+        if (!path)
+            return rr_fail(e, RR_EXIT_RUNTIME, "--resume: out of memory");
+        int missing = access(path, F_OK) != 0, bad = missing || state_file_sha256(path, now) < 0 || strcmp(now, sha);
+        if (bad)
+            rr_fail(e, RR_EXIT_USAGE, "--resume %s: %s, written by the interrupted render, %s: render again "
+                    "without --resume", r->dir, path, missing ? "is missing" : "was changed since (its SHA-256 "
+                    "is not the one recorded)");
+        free(path);
+        if (bad)
+            return -1;
+    }
+    if (r->md5) {
+        list = cJSON_GetObjectItemCaseSensitive(had, "frames");
+        long n = r->checkpoint - state_range_first(r->st) + 1, i = 0;
+        if (cJSON_GetArraySize(list) < n)
+            return damaged(r, "frames", e);
+        cJSON_ArrayForEach(x, list) {
+            if (i < n && (!cJSON_IsString(x) || strlen(x->valuestring) != 32))
+                return damaged(r, "frames", e);
+            if (i < n)
+                memcpy(r->md5[i++], x->valuestring, 33);
+        }
+    }
+    return 0;
+}
+
+/* The settings a resumed run must share with the interrupted one. */
+static cJSON *run_settings(const struct scene *sc, const struct state_options *o, const struct resume_run *run)
+{
+    cJSON *s = state_scene_json(sc, false);
+    if (s && (!cJSON_AddNumberToObject(s, "state_every", (double)o->every)
+              || !(run->manifest ? cJSON_AddStringToObject(s, "manifest", run->manifest)
+                                 : cJSON_AddNullToObject(s, "manifest")))) {
+        cJSON_Delete(s);
+        s = NULL;
+    }
+    return s;
+}
+
+static int add_range(cJSON *settings, const struct state *st)
+{
+    cJSON *range = cJSON_AddArrayToObject(settings, "range");
+    return range && cJSON_AddItemToArray(range, cJSON_CreateNumber((double)state_range_first(st)))
+                   && cJSON_AddItemToArray(range, cJSON_CreateNumber((double)state_last(st)))
+               ? 0
+               : -1;
+}
+
+/* The frame number K of a file named PREFIX-K.REST (K of at least six
+ * digits) in the range's frames, or -1. */
+static long frame_of(const struct resume *r, const char *name, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(name, prefix, n) || name[n] != '-')
+        return -1;
+    char *end;
+    long k = strtol(name + n + 1, &end, 10);
+    return end - (name + n + 1) >= 6 && *end == '.' && k >= r->first && k <= r->last ? k : -1;
+}
+
+/* Removes the range's segment files in DIR (part-K.EXT, K in the range)
+ * that the record does not keep: a segment written after the last
+ * checkpoint, or by a render that started over. Other ranges' (a farm's
+ * chunks sharing DIR) are left alone. */
+static void remove_stray_segments(const struct resume *r)
+{
+    DIR *d = opendir(r->dir);
+    if (!d)
+        return;
+    const struct dirent *de;
+    while ((de = readdir(d))) {
+        const char *n = de->d_name;
+        if (frame_of(r, n, "part") < 0)
+            continue;
+        bool kept = false;
+        for (int i = 0; i < r->n_segs && !kept; i++)
+            kept = !strcmp(r->segs[i].file, n);
+        char *p = kept ? NULL : state_format("%s/%s", r->dir, n);
+        if (p)
+            unlink(p);
+        free(p);
+    }
+    closedir(d);
+}
+
+/* Whether DIR holds a checkpoint of a frame of the range. */
+static bool has_checkpoints(const struct resume *r)
+{
+    DIR *d = opendir(r->dir);
+    bool found = false;
+    const struct dirent *de;
+    while (d && !found && (de = readdir(d)))
+        found = frame_of(r, de->d_name, "state") >= 0;
+    if (d)
+        closedir(d);
+    return found;
+}
+
+int resume_open(struct resume **out, struct state **st, const struct state_options *o, const struct scene *sc,
+                const struct resume_run *run, struct rr_err *e)
+{
+    *out = NULL;
+    struct resume *r = calloc(1, sizeof *r);
+    if (!r)
+        return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+    *out = r;
+    r->sc = sc;
+    r->dir = o->save_dir;
+    r->checkpoint = -1;
+    r->kind = run->writes_output ? output_kind(sc->output.path) : KIND_NONE;
+    r->active = o->save_dir && r->kind != KIND_WHOLE && !run->probes;
+    struct state_options q = *o;
+    cJSON *had = NULL;
+    if (o->resume && o->save_dir) {
+        if (run->probes)
+            return rr_fail(e, RR_EXIT_USAGE, "--resume: --probes cannot be resumed (its CSV is not recorded)");
+        if (r->kind == KIND_WHOLE)
+            return rr_fail(e, RR_EXIT_USAGE, "--resume: %s: a %s is written in one piece and cannot be resumed "
+                           "(render a video, a PNG sequence or a hash list)", sc->output.path,
+                           !strcmp(sc->output.path, "-") ? "stream on standard output"
+                           : !strcasecmp(extension(sc->output.path), "gif") ? "GIF" : ".npy file");
+    }
+    if ((r->active || o->resume) && o->save_dir) {
+        /* The range names the record: a farm's chunks may share DIR. */
+        struct state_options range_only = *o;
+        range_only.save_dir = NULL;
+        range_only.every = 0;
+        range_only.resume = false;
+        struct state *pre = NULL;
+        int bad = state_open(&pre, &range_only, sc, e);
+        r->first = state_first(pre);
+        r->last = state_last(pre);
+        state_free(pre);
+        if (bad < 0)
+            return -1;
+        if (!(r->record = state_format("%s/resume-%06ld-%06ld.json", o->save_dir, r->first, r->last))
+            || !(r->settings = run_settings(sc, o, run)))
+            return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+        if (read_record(r, &had, e) < 0) {
+            cJSON_Delete(had);
+            return -1;
+        }
+    }
+    if (had && !o->resume && !o->overwrite && r->active) {
+        cJSON_Delete(had);
+        return rr_fail(e, RR_EXIT_RUNTIME, "--save-state %s: holds an interrupted render (%s): continue it with "
+                       "--resume, or start again with -y", o->save_dir, r->record);
+    }
+    if (o->resume && o->save_dir && !had && !o->overwrite && has_checkpoints(r))
+        return rr_fail(e, RR_EXIT_RUNTIME, "--resume %s: no interrupted render to resume (no %s: the render that "
+                       "wrote the checkpoints completed); -y starts again", o->save_dir, r->record);
+    if (o->resume && had) {
+        /* The scene first, before the checkpoint is read (whose own check
+         * would name --load-state). */
+        const cJSON *was = cJSON_GetObjectItemCaseSensitive(had, "settings");
+        cJSON *scene_only = cJSON_Duplicate(was, true);
+        cJSON_DeleteItemFromObjectCaseSensitive(scene_only, "range");
+        char what[4200];
+        snprintf(what, sizeof what, "--resume %s: the interrupted render had other settings", o->save_dir);
+        long k = number(had, "checkpoint");
+        int bad = !cJSON_IsObject(was) ? damaged(r, "settings", e)
+                                       : state_compare_scenes(scene_only, r->settings, what, "the interrupted render", e);
+        cJSON_Delete(scene_only);
+        if (bad < 0) {
+            cJSON_Delete(had);
+            return -1;
+        }
+        r->ours = true;
+        q.overwrite = true;   /* the checkpoints after k are the interrupted render's */
+        if (k >= 0) {
+            if (!(r->load = state_format("%s/state-%06ld.json", o->save_dir, k))) {
+                cJSON_Delete(had);
+                return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+            }
+            q.resume_load = r->load;
+            q.resume_at = k + 1;
+        }
+    }
+    if (state_open(st, &q, sc, e) < 0) {
+        cJSON_Delete(had);
+        return -1;
+    }
+    r->st = *st;
+    if (!r->active && !o->resume) {
+        cJSON_Delete(had);
+        return 0;
+    }
+    if (add_range(r->settings, r->st) < 0) {
+        cJSON_Delete(had);
+        return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+    }
+    if (run->manifest && r->active) {
+        r->n_md5 = state_last(r->st) - state_range_first(r->st) + 1;
+        if (!(r->md5 = calloc((size_t)r->n_md5, sizeof *r->md5))) {
+            cJSON_Delete(had);
+            return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+        }
+    }
+    int rc = 0;
+    if (r->ours) {
+        char what[4200];
+        snprintf(what, sizeof what, "--resume %s: the interrupted render had other settings", o->save_dir);
+        rc = state_compare_scenes(cJSON_GetObjectItemCaseSensitive(had, "settings"), r->settings, what,
+                                  "the interrupted render", e);
+        if (rc == 0)
+            rc = take_record(r, had, e);
+    }
+    cJSON_Delete(had);
+    if (rc < 0 || !r->active)
+        return rc;
+    r->overwrite_final = o->overwrite || r->ours;
+    if ((r->kind == KIND_VIDEO || r->kind == KIND_HASHES)
+        && outfile_check_target(sc->output.path, r->overwrite_final, e) < 0)
+        return -1;
+    if (run->validate)
+        return 0;
+    remove_stray_segments(r);
+    return write_record(r, e);
+}
+
+bool resume_ours(const struct resume *r) { return r && r->ours; }
+bool resume_kept(const struct resume *r) { return r && r->active && r->wrote_record; }
+
+void resume_manifest(const struct resume *r, struct manifest *m)
+{
+    for (long i = 0; r && r->md5 && i <= r->checkpoint - state_range_first(r->st); i++)
+        manifest_frame(m, i, r->md5[i]);
+}
+
+/* ---- segments ---------------------------------------------------------------- */
+
+/* A failure of a segment's sink names the output, as it would without
+ * segments ("out.mp4: cannot open the libx264 encoder: ..."). Returns -1. */
+static int as_output(const struct resume *r, struct rr_err *e)
+{
+    size_t n = r->seg_path ? strlen(r->seg_path) : 0;
+    if (n && !strncmp(e->msg, r->seg_path, n)) {
+        char rest[sizeof e->msg];
+        snprintf(rest, sizeof rest, "%s", e->msg + n);
+        rr_fail(e, e->status, "%s%s", r->sc->output.path, rest);
+    }
+    return -1;
+}
+
+static int open_segment(struct resume *r, long first, struct rr_err *e)
+{
+    struct sink_params p = r->sp;
+    p.first = first;
+    p.frames = state_last(r->st) - first + 1;
+    const struct scene *sc = r->sc;
+    if (segmented(r) && r->kind != KIND_PNG) {
+        free(r->seg_path);
+        if (!(r->seg_path = state_format("%s/part-%06ld.%s", r->dir, first, extension(sc->output.path))))
+            return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+        r->seg_scene = *sc;
+        r->seg_scene.output.path = r->seg_path;
+        sc = &r->seg_scene;
+        p.overwrite = true;   /* DIR's segments are this render's */
+    }
+    r->seg_first = first;
+    return sink_open(r->sink, sc, &p, e) < 0 || pipeline_create(r->pipe, *r->sink, e) < 0 ? as_output(r, e) : 0;
+}
+
+int resume_sink_open(struct resume *r, struct sink **sink, struct pipeline **pipe, const struct sink_params *p,
+                     struct rr_err *e)
+{
+    r->sink = sink;
+    r->pipe = pipe;
+    r->sp = *p;
+    if (r->ours && r->kind == KIND_PNG)
+        r->sp.overwrite = true;   /* the frames after the checkpoint are the interrupted render's */
+    return state_count(r->st) > 0 ? open_segment(r, state_first(r->st), e) : 0;
+}
+
+int resume_before_frame(struct resume *r, long i, struct rr_err *e)
+{
+    return segmented(r) && r->sink && !*r->sink ? open_segment(r, i, e) : 0;
+}
+
+/* Finishes the open segment, whose last frame is `last`, and keeps it. */
+static int close_segment(struct resume *r, long last, struct rr_err *e)
+{
+    if (pipeline_finish(*r->pipe, e) < 0 || sink_close(*r->sink, e) < 0)
+        return as_output(r, e);
+    pipeline_free(*r->pipe);
+    sink_free(*r->sink);
+    *r->pipe = NULL;
+    *r->sink = NULL;
+    r->written_before += last - r->seg_first + 1;
+    for (long i = r->kind == KIND_PNG ? r->seg_first : last; i <= last; i++) {
+        char *path = r->kind == KIND_PNG ? png_name(r->sc->output.path, i) : strdup(r->seg_path), sha[65];
+        const char *slash = path ? strrchr(path, '/') : NULL;
+        const char *file = r->kind == KIND_PNG || !slash ? path : slash + 1;
+        int bad = !path || state_file_sha256(path, sha) < 0 || add_segment(r, file, r->seg_first, last, sha) < 0;
+        if (bad)
+            rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot read back: %s", path ? path : "output", strerror(errno));
+        free(path);
+        if (bad)
+            return -1;
+    }
+    return 0;
+}
+
+int resume_after_frame(struct resume *r, struct sim *sim, long i, const char *md5, struct rr_err *e)
+{
+    if (r->md5 && md5 && i - state_range_first(r->st) < r->n_md5)
+        memcpy(r->md5[i - state_range_first(r->st)], md5, 33);
+    if (!state_checkpoint_due(r->st, i))
+        return 0;
+    if (segmented(r) && r->sink && *r->sink && close_segment(r, i, e) < 0)
+        return -1;
+    if (state_after_frame(r->st, sim, e) < 0)
+        return -1;
+    if (!r->active)
+        return 0;
+    r->checkpoint = i;
+    return write_record(r, e);
+}
+
+int resume_frames_end(struct resume *r, struct sim *sim, struct rr_err *e)
+{
+    if (segmented(r) && r->sink && *r->sink && sim_frame(sim) >= r->seg_first && close_segment(r, sim_frame(sim), e) < 0)
+        return -1;
+    if (state_finish(r->st, sim, e) < 0)
+        return -1;
+    if (!r->active || state_saved(r->st) <= r->checkpoint)
+        return 0;
+    r->checkpoint = state_saved(r->st);
+    return write_record(r, e);
+}
+
+long resume_frames_before(const struct resume *r) { return r ? r->written_before : 0; }
+
+int resume_complete(struct resume *r, struct rr_err *e)
+{
+    if (!r || !r->active || (r->kind != KIND_VIDEO && r->kind != KIND_HASHES) || r->n_segs == 0)
+        return 0;
+    const char **in = calloc((size_t)r->n_segs, sizeof *in);
+    int rc = in ? 0 : rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+    for (int i = 0; rc == 0 && i < r->n_segs; i++)
+        if (!(in[i] = kept_path(r, &r->segs[i])))
+            rc = rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+    if (rc == 0)
+        rc = (r->kind == KIND_VIDEO ? join_videos : join_hash_lists)(in, r->n_segs, r->sc->output.path,
+                                                                     r->overwrite_final, e);
+    for (int i = 0; in && i < r->n_segs; i++)
+        free((char *)in[i]);
+    free(in);
+    return rc;
+}
+
+void resume_clean(struct resume *r)
+{
+    if (!r || !r->wrote_record)
+        return;
+    /* The record first: a record that exists names files that exist. */
+    unlink(r->record);
+    r->wrote_record = false;
+    for (int i = 0; r->kind != KIND_PNG && i < r->n_segs; i++) {
+        char *p = kept_path(r, &r->segs[i]);
+        if (p)
+            unlink(p);
+        free(p);
+    }
+}
+
+void resume_free(struct resume *r)
+{
+    if (!r)
+        return;
+    if (r->wrote_record && r->checkpoint < 0)   /* nothing to resume from: as if never started */
+        unlink(r->record);
+    for (int i = 0; i < r->n_segs; i++)
+        free(r->segs[i].file);
+    free(r->segs);
+    free(r->md5);
+    free(r->seg_path);
+    free(r->record);
+    free(r->load);
+    cJSON_Delete(r->settings);
+    free(r);
+}

@@ -1,0 +1,87 @@
+/* sinks/seq.c: the files of a numbered output (NAME%05d.png, NAME%04d.exr),
+ * one per frame (sinks.h). Atomic as a set: each frame is written under a
+ * temporary name beside its target, sink_seq_commit moves them all into
+ * place, sink_seq_free without a commit removes them. */
+#include "outfile.h"
+#include "sinks.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int sink_seq_name(const struct sink_seq *q, long i, char *buf, size_t n, struct rr_err *e)
+{
+    if (sink_pattern_name(buf, n, q->pattern, i) < 0)
+        return rr_fail(e, RR_EXIT_USAGE, "%s: the name of frame %ld is too long", q->pattern, i);
+    return 0;
+}
+
+int sink_seq_open(struct sink_seq *q, const char *pattern, const struct sink_params *p, struct rr_err *e)
+{
+    if (sink_pattern_check(pattern, e) < 0)
+        return -1;
+    q->pattern = pattern;
+    q->overwrite = p->overwrite;
+    /* Refuse before writing anything when any target of the run exists. */
+    char name[4096];
+    for (long i = p->first; i < p->first + p->frames; i++) {
+        if (sink_seq_name(q, i, name, sizeof name, e) < 0 || outfile_check_target(name, p->overwrite, e) < 0
+            || outfile_claim(name, "-o", OUTFILE_WRITES_ONE_OF_MANY, e) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+struct outfile *sink_seq_begin(struct sink_seq *q, const char *name, struct rr_err *e)
+{
+    if (q->n == q->cap) {
+        long nc = q->cap ? q->cap * 2 : 64;
+        struct outfile *nf = realloc(q->files, (size_t)nc * sizeof *nf);
+        if (!nf) {
+            rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", name);
+            return NULL;
+        }
+        memset(nf + q->cap, 0, (size_t)(nc - q->cap) * sizeof *nf);
+        q->files = nf;
+        q->cap = nc;
+    }
+    struct outfile *of = &q->files[q->n];
+    /* Named: the frames wait for the commit without a descriptor each. */
+    if (outfile_begin_named(of, name, q->overwrite, e) < 0)
+        return NULL;
+    q->n++;   /* from here on sink_seq_free removes its temporary file */
+    return of;
+}
+
+int sink_seq_commit(struct sink_seq *q, struct rr_err *e)
+{
+    /* A second Ctrl-C waits for the moves: the set lands whole, not cut. */
+    sigset_t old;
+    outfile_hold_signals(&old);
+    for (long i = 0; i < q->n; i++) {
+        if (outfile_move(&q->files[i], e) < 0) {
+            /* Take back what this commit already moved, so the set stays
+             * all-or-nothing (files that -y replaced cannot come back). */
+            for (long k = 0; k < i; k++) {
+                unlink(q->files[k].target);
+                outfile_abort(&q->files[k]);
+            }
+            outfile_release_signals(&old);
+            return -1;
+        }
+    }
+    outfile_release_signals(&old);
+    for (long i = 0; i < q->n; i++)
+        outfile_abort(&q->files[i]);   /* the temporary names are gone: frees the paths */
+    q->n = 0;
+    return 0;
+}
+
+void sink_seq_free(struct sink_seq *q)
+{
+    for (long i = 0; i < q->n; i++)
+        outfile_abort(&q->files[i]);
+    free(q->files);
+    q->files = NULL;
+    q->n = q->cap = 0;
+}

@@ -1,0 +1,198 @@
+# --resume (docs/farm.md, "Resuming a killed render"): a render with
+# --save-state is killed with SIGKILL at several points (before its first
+# checkpoint, right after one, and three points drawn from a fixed seed:
+# after a checkpoint plus a delay of up to four frames), then resumed; the
+# result must be the uninterrupted run's: a PNG sequence's files identical, a
+# .framemd5 file identical, an ffv1 .mkv decoded to --hash's frames, a
+# manifest's frame hashes those of --hash, an H.264 .mp4 with every packet,
+# continuous timestamps, decodable to its end. After every resume: no record,
+# no segment, no temporary file left. Then the refusals.
+. tests/cli/lib.sh
+cd "$T" || exit 1
+# 30 frames of a few tens of milliseconds each at -j1: time for a shell to
+# see a checkpoint appear and kill the run before the next one.
+cat > s.json <<'EOF'
+{ "grid": { "width": 480, "height": 360 },
+  "time": { "fps": 10, "frames": 30, "steps_per_frame": 300 },
+  "drops": [ { "x": 40, "y": 40, "radius": 3, "amplitude": -1 } ],
+  "rain": { "rate": 20, "seed": 3, "end": 3 },
+  "render": { "mode": "colormap", "colormap": "viridis", "range": [-0.5, 0.5] } }
+EOF
+R() { "$RR" s.json -q -j1 "$@"; }
+R --hash > whole.hash
+decoded() { ffmpeg -v error -i "$1" -pix_fmt rgb24 -f framemd5 - | awk -F', *' '!/^#/ { print $2, $6 }'; }
+manifest_hashes() { python3 -c 'import json,sys; [print(f["frame"], f["md5"]) for f in json.load(open(sys.argv[1]))["frames"]]' "$1"; }
+leftovers() { find . \( -name 'resume-*.json' -o -name 'part-*' -o -name '.*.tmp' \) -print; }
+
+# Kill points: a pseudo-random checkpoint (5 to 25) and a delay of 0 to 150
+# ms, from a fixed linear congruential sequence (seed 23).
+x=23
+draw() { x=$(( (x * 1103515245 + 12345) % 2147483648 )); }
+random_point() { draw; c=$(( (x / 65536 % 5 + 1) * 5 )); draw; pt="$c+$(( x / 65536 % 151 ))"; }
+
+# killed POINT DIR ARGS...: runs the render ARGS in the background with
+# --save-state DIR --state-every 5 and kills it (SIGKILL) at POINT: "start"
+# (its record is written: before any frame), "C" (checkpoint C written) or
+# "C+MS" (MS milliseconds after). Fails when the run ends first.
+killed() {
+    point=$1 dir=$2; shift 2
+    "$RR" s.json -q -j1 --save-state "$dir" --state-every 5 "$@" 2> /dev/null & pid=$!   # not R: $! must be ours
+    case $point in
+    start) f=$dir/resume-000000-000029.json ;;
+    *) f=$dir/state-$(printf %06d "${point%+*}").json ;;
+    esac
+    while [ ! -e "$f" ] && kill -0 $pid 2> /dev/null; do sleep 0.005; done
+    case $point in *+*) sleep "$(awk "BEGIN { print ${point#*+} / 1000 }")" ;; esac
+    kill -9 $pid 2> /dev/null; wait $pid 2> /dev/null; rc=$?
+    check "killed at $point ($*)" [ $rc -eq 137 ]
+    # PNG frames are written under names (one descriptor each would not
+    # do): those a SIGKILL leaves are removed by the next run there, the
+    # resumed one (leftovers, below).
+    case "$*" in
+    *.png*) ;;
+    *) check "killed at $point: no temporary file left" [ -z "$(find . -name '.*.tmp')" ] ;;
+    esac
+}
+resumed() {
+    dir=$1; shift
+    R --save-state "$dir" --state-every 5 --resume "$@" 2> err; rc=$?
+    check "resumed $dir ($*)" [ $rc -eq 0 -a ! -s err ]
+    check "$dir: nothing left over" [ -z "$(leftovers)" ]
+}
+
+# ffv1 in mkv and the manifest: killed before the first checkpoint (no state
+# written), and at a random point.
+R -s output.codec=ffv1 -o ref.mkv --manifest ref.json
+random_point
+for p in start $pt; do
+    d=mkv-$p; rm -f out.mkv m.json
+    killed $p $d -s output.codec=ffv1 -o out.mkv --manifest m.json
+    [ $p = start ] && check "killed before the first checkpoint" [ -z "$(ls $d/state-*.json 2> /dev/null)" ]
+    check "$d: no output before the render completes" [ ! -e out.mkv -a ! -e m.json ]
+    resumed $d -s output.codec=ffv1 -o out.mkv --manifest m.json
+    decoded out.mkv > out.md5
+    check "$d: the ffv1 video decodes to --hash's frames" cmp -s out.md5 whole.hash
+    manifest_hashes m.json > m.md5
+    check "$d: the manifest's frames are --hash's" cmp -s m.md5 whole.hash
+    check "$d: the manifest says complete" grep -q '"complete":[[:space:]]*true' m.json
+done
+
+# A PNG sequence: killed right after checkpoint 10, and at a random point.
+mkdir ref-png; R -o 'ref-png/f%03d.png'
+random_point
+for p in 10 $pt; do
+    d=png-$p; rm -rf png; mkdir png
+    killed $p $d -o 'png/f%03d.png'
+    kept=$(ls -i png/f000.png)
+    resumed $d -o 'png/f%03d.png'
+    check "$d: the frames before the checkpoint kept, not written again" [ "$(ls -i png/f000.png)" = "$kept" ]
+    check "$d: the PNG files are the whole run's" diff -r ref-png png
+done
+
+# A .framemd5 list: at a random point, and stopped by SIGINT (Ctrl-C) after
+# checkpoint 15: then the list of the frames so far is in place (status 130),
+# and --resume completes it, replacing it without -y.
+R -o ref.framemd5
+grep -v '^#' ref.framemd5 > ref.lines
+random_point; p=$pt; rm -f out.framemd5
+killed $p fm-$p -o out.framemd5
+resumed fm-$p -o out.framemd5
+check "fm-$p: the .framemd5 is the whole run's" cmp -s ref.framemd5 out.framemd5
+rm -f out.framemd5
+"$RR" s.json -q -j1 --save-state fm-int --state-every 5 -o out.framemd5 2> err & pid=$!
+while [ ! -e fm-int/state-000015.json ] && kill -0 $pid 2> /dev/null; do sleep 0.005; done
+kill -INT $pid; wait $pid; rc=$?
+check "SIGINT: status 130, the frames so far in place" [ $rc -eq 130 -a -s out.framemd5 ]
+check "SIGINT: says --resume continues" grep -q -- '--resume continues the render' err
+check "SIGINT: the partial list is shorter" [ "$(grep -vc '^#' out.framemd5)" -lt 30 ]
+resumed fm-int -o out.framemd5
+check "fm-int: the .framemd5 is the whole run's" cmp -s ref.framemd5 out.framemd5
+
+# Two chunks sharing DIR: each keeps its own record (resume-FIRST-LAST.json)
+# and segments; the second, run while the first lies killed, leaves them be.
+killed 5 chunks --chunk 0/2 -o c0.framemd5
+R --save-state chunks --state-every 5 --chunk 1/2 -o c1.framemd5
+check "chunks: the other chunk's run leaves the killed one's record" [ -e chunks/resume-000000-000014.json ]
+resumed chunks --chunk 0/2 -o c0.framemd5
+check "chunks: together the whole run's frames" \
+    sh -c "grep -hv '^#' c0.framemd5 c1.framemd5 | cmp -s - 'ref.lines'"
+
+# H.264 in mp4, killed right after checkpoint 20: every frame, timestamps
+# continuous, decodes to its end.
+killed 20 mp4 -o out.mp4
+resumed mp4 -o out.mp4
+pts=$(ffprobe -v error -select_streams v -show_entries packet=pts -of csv=p=0 out.mp4 | sort -n | tr '\n' ' ')
+want=$(awk 'BEGIN { for (i = 0; i < 30; i++) printf "%d ", i * 1024 }')
+check "mp4: 30 packets, timestamps 0 to 29 frames without a gap" [ "$pts" = "$want" ]
+check "mp4: decodes to its end" [ -z "$(ffmpeg -v error -xerror -i out.mp4 -f null - 2>&1)" ]
+check "mp4: 30 frames decoded" [ "$(ffprobe -v error -count_frames -show_entries stream=nb_read_frames -of csv=p=0 out.mp4)" = 30 ]
+check "mp4: lasts 3 s" [ "$(ffprobe -v error -show_entries format=duration -of csv=p=0 out.mp4)" = "3.000000" ]
+
+# Failing at the end, in the join: under a file size limit of 1.3 MB, above
+# a segment's (about 0.3 MB) and a checkpoint plane's (0.7 MB) but below the
+# whole video's (1.9 MB), every frame is done, nothing is in place and the
+# record is kept; --resume renders nothing and joins.
+prlimit --fsize=1300000 "$RR" s.json -q -j1 -s output.codec=ffv1 -o lim.mkv --save-state lim --state-every 5 \
+    2> /dev/null; rc=$?
+check "a join that fails: status 1, no output" [ $rc -eq 1 -a ! -e lim.mkv ]
+check "a join that fails: the record of the last frame kept" grep -q '"checkpoint":[[:space:]]*29' lim/resume-000000-000029.json
+resumed lim -s output.codec=ffv1 -o lim.mkv
+decoded lim.mkv > lim.md5
+check "lim: the joined video decodes to --hash's frames" cmp -s lim.md5 whole.hash
+
+# A segment's failure names the output, as without segments.
+echo '{ "grid": { "width": 8, "height": 256 }, "time": { "frames": 3 } }' > tiny.json
+"$RR" tiny.json -q -o tiny.mkv -s output.codec=libx265 2> err.plain
+"$RR" tiny.json -q -o tiny.mkv -s output.codec=libx265 --save-state tiny 2> err
+check "a segment's failure names the output" grep -q '^ripplerender: tiny.mkv: cannot open the libx265' err
+check "... in the same line as without --save-state" cmp -s err err.plain
+check "... and leaves no record" [ -z "$(ls tiny)" ]
+
+# Nothing to resume from (an empty DIR): from the start. A completed
+# render's DIR (checkpoints, no record) is refused without -y.
+mkdir empty; rm -f out.framemd5
+resumed empty -o out.framemd5
+check "an empty DIR: rendered from the start" cmp -s ref.framemd5 out.framemd5
+R --save-state empty --state-every 5 --resume -o out2.framemd5 2> err; rc=$?
+check "a completed render's DIR: refused without -y" [ $rc -eq 1 -a ! -e out2.framemd5 ]
+check "... saying there is nothing to resume" grep -q "no interrupted render to resume" err
+
+# Refusals, on a PNG render killed right after checkpoint 10.
+rm -rf png; mkdir png
+killed 10 bad -o 'png/f%03d.png'
+refused() {   # NAME STATUS TEXT ARGS...: one line with TEXT, that status
+    what=$1 want=$2 text=$3; shift 3
+    R "$@" > /dev/null 2> err; rc=$?
+    check "$what: status $want" [ $rc -eq "$want" ]
+    check "$what: one line" [ "$(wc -l < err)" -eq 1 ]
+    check "$what: says $text" grep -qF -- "$text" err
+}
+P='png/f%03d.png'
+refused "--resume without --save-state" 2 "--resume: needs --save-state DIR" -o "$P" --resume
+refused "another scene" 2 "--resume bad: the interrupted render had other settings: solver.damping is 0.99 in the interrupted render, 0.98 here" \
+    --save-state bad --state-every 5 --resume -o "$P" -s solver.damping=0.98
+refused "other output settings" 2 "render.colormap is \"viridis\" in the interrupted render, \"magma\" here" \
+    --save-state bad --state-every 5 --resume -o "$P" -s render.colormap=magma
+refused "another output" 2 'output.path is "png/f%03d.png" in the interrupted render, "png/g%03d.png" here' \
+    --save-state bad --state-every 5 --resume -o 'png/g%03d.png'
+refused "another --state-every" 2 "state_every is 5 in the interrupted render, 4 here" \
+    --save-state bad --state-every 4 --resume -o "$P"
+refused "a GIF cannot be resumed" 2 "a GIF is written in one piece and cannot be resumed" \
+    --save-state bad --state-every 5 --resume -o x.gif
+refused "a fresh run into an interrupted render's DIR" 1 "holds an interrupted render" \
+    --save-state bad --state-every 5 -o "$P"
+cp png/f003.png keep.png
+printf x >> png/f003.png
+refused "a kept frame changed" 2 "png/f003.png, written by the interrupted render, was changed since" \
+    --save-state bad --state-every 5 --resume -o "$P"
+rm png/f003.png
+refused "a kept frame missing" 2 "png/f003.png, written by the interrupted render, is missing" \
+    --save-state bad --state-every 5 --resume -o "$P"
+mv keep.png png/f003.png
+resumed bad -o "$P"
+check "bad: after the refusals, the PNG files are the whole run's" diff -r ref-png png
+killed 10 seg -s output.codec=ffv1 -o seg.mkv
+rm seg/part-000000.mkv
+refused "a segment missing" 2 "seg/part-000000.mkv, written by the interrupted render, is missing" \
+    --save-state seg --state-every 5 --resume -s output.codec=ffv1 -o seg.mkv
+finish

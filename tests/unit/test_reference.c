@@ -1,0 +1,351 @@
+/* test_reference.c: the fast steps of elias, flow and wave give the bits of
+ * their plain reference steps (solver_ops.reference_step: the equation as
+ * one loop over the cells, in each solver's file).
+ *
+ * The fast side is what src/sim.c calls: solver_ops.step (src/tblock.c's
+ * plain driver: the row kernels one or three rows a loop, portable and, on
+ * a CPU with it, AVX-512, sweeping down or up, prefetching or not, as its
+ * tuner takes each way in turn over the first steps) and solver_ops.advance
+ * (several steps fused in one pass), each step followed by zeroing the wall
+ * cells of both planes, as sim.c does; the blow-up screen asked for on some
+ * frames, as sim.c asks for it (the kernels' screened builds). The reference
+ * side: the same number of reference_step calls on a copy of the field,
+ * each followed by the same zeroing, on the same solver state (priv).
+ *
+ * Over every combination of: grid shapes of one row or one column, odd
+ * sizes, widths either side of the 16- and 32-cell vectors, and one large
+ * enough for several bands of fused steps; every edge kind alone and mixed
+ * per side (a top or bottom wrap makes advance decline, and the frames take
+ * single steps); walls or none; each solver's kernel forms (elias 4 and 8
+ * neighbours with damping or damping_shift, flow's three forms, wave
+ * uniform or with a speed_map, with decay or none). Each combination's
+ * frames take 1, 2 and 3 threads in turn. Heights start random, some of
+ * them subnormal and some zeros of either sign, different in both planes.
+ * After every frame the two fields' cells must be equal bit for bit
+ * (memcmp, both planes; the ghosts are not compared: each step fills the
+ * ones it reads). */
+#include <math.h>
+#include <omp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "field.h"
+#include "gray_png.h"
+#include "rng.h"
+#include "scene.h"
+#include "solver.h"
+#include "tblock.h"
+
+/* One kernel form of a solver: the scene keys that select it. */
+struct variant {
+    const char *name;
+    const char *solver;
+    int neighbors;        /* elias */
+    double damping;       /* elias, flow */
+    int damping_shift;    /* elias, flow; 0: none */
+    double flow;          /* flow's F */
+    double decay;         /* wave */
+    bool speed_map;       /* wave */
+};
+
+static const struct variant variants[] = {
+    { "elias 4, damping 0.999", "elias", 4, 0.999, 0, 0, 0, false },
+    { "elias 4, damping 1", "elias", 4, 1.0, 0, 0, 0, false },
+    { "elias 4, damping 0.25", "elias", 4, 0.25, 0, 0, 0, false },
+    { "elias 4, damping_shift 5", "elias", 4, 1.0, 5, 0, 0, false },
+    { "elias 8, damping 0.25", "elias", 8, 0.25, 0, 0, 0, false },
+    { "elias 8, damping_shift 7", "elias", 8, 1.0, 7, 0, 0, false },
+    { "flow F = 1", "flow", 4, 0.99, 0, 1.0, 0, false },
+    { "flow F = 0 (1 / (F + 1) exact)", "flow", 4, 0.97, 0, 0.0, 0, false },
+    { "flow F = 0.3 (a division)", "flow", 4, 0.999, 0, 0.3, 0, false },
+    { "flow F = 0.7, damping_shift 4", "flow", 4, 1.0, 4, 0.7, 0, false },
+    { "wave", "wave", 4, 1.0, 0, 0, 0.0, false },
+    { "wave, decay 3", "wave", 4, 1.0, 0, 0, 3.0, false },
+    { "wave, speed_map", "wave", 4, 1.0, 0, 0, 0.0, true },
+    { "wave, speed_map, decay 3", "wave", 4, 1.0, 0, 0, 3.0, true },
+};
+
+/* Left, right, top, bottom (enum edge_side). */
+static const enum edge_kind edge_sets[][4] = {
+    { EDGE_FIXED, EDGE_FIXED, EDGE_FIXED, EDGE_FIXED },
+    { EDGE_CLAMP, EDGE_CLAMP, EDGE_CLAMP, EDGE_CLAMP },
+    { EDGE_WRAP, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP },
+    { EDGE_ABSORB, EDGE_ABSORB, EDGE_ABSORB, EDGE_ABSORB },
+    { EDGE_WRAP, EDGE_WRAP, EDGE_FIXED, EDGE_CLAMP },
+    { EDGE_ABSORB, EDGE_CLAMP, EDGE_WRAP, EDGE_FIXED },
+    { EDGE_FIXED, EDGE_ABSORB, EDGE_CLAMP, EDGE_ABSORB },
+};
+
+/* Width x height. */
+static const int shapes[][2] = {
+    { 1, 1 }, { 1, 33 }, { 33, 1 }, { 7, 5 }, { 15, 9 }, { 16, 16 }, { 17, 12 },
+    { 31, 7 }, { 33, 34 }, { 64, 20 }, { 5, 61 }, { 200, 130 },
+};
+
+enum { FRAMES = 8, MAX_STEPS = 5 };
+
+static const struct solver_ops *ops_of(const struct variant *v)
+{
+    const struct solver_ops *ops = solver_find(v->solver);
+    assert_non_null(ops);
+    assert_non_null(ops->reference_step);
+    return ops;
+}
+
+/* The speed map of a w x h grid at `path`: values over the whole range,
+ * no two neighbours alike. */
+static void write_speed_map(const char *path, int w, int h)
+{
+    unsigned char *px = malloc((size_t)w * (size_t)h);
+    assert_non_null(px);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            px[y * w + x] = (unsigned char)((x * 37 + y * 101) % 256);
+    write_gray_png(path, w, h, px);
+    free(px);
+}
+
+static void make_scene(struct scene *sc, const struct variant *v, int w, int h, const enum edge_kind edges[4],
+                       char *map)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->grid.width = w;
+    sc->grid.height = h;
+    sc->grid.cell_size = 0.01;
+    sc->time.fps = 30;
+    sc->time.frames = FRAMES;
+    sc->time.steps_per_frame = MAX_STEPS;
+    sc->solver.type = solver_find(v->solver);
+    sc->solver.damping = v->damping;
+    sc->solver.damping_shift = v->damping_shift;
+    sc->solver.neighbors = v->neighbors;
+    sc->solver.flow = v->flow;
+    sc->solver.blend = 0.5;
+    sc->solver.passes = 1;
+    /* nu = c dt / dx = 1/3 uniform, 0.2 .. 0.67 on the map: stable. */
+    sc->solver.speed = 0.5;
+    sc->solver.speed_map = v->speed_map ? map : NULL;
+    sc->solver.speed_range[0] = 0.3;
+    sc->solver.speed_range[1] = 1.0;
+    sc->solver.decay = v->decay;
+    for (int k = 0; k < 4; k++)
+        sc->boundary[k] = edges[k];
+    sc->absorb_width = 4;
+}
+
+/* A starting height: mostly within [-1, 1]; one in 16 subnormal, one in 16
+ * the smallest subnormal (which a damping of 1/4 rounds to a zero: of which
+ * sign, a shortcut may change), one in 16 a zero of either sign. */
+static float start_height(struct rng *r)
+{
+    uint64_t u = rng_next(r);
+    float v = (float)((double)(u >> 11) * 0x1.0p-52 - 1.0);
+    switch (u & 15) {
+    case 0: return ldexpf(v, -130);
+    case 1: return u & 16 ? -0x1.0p-149f : 0x1.0p-149f;
+    case 2: return u & 16 ? -0.0f : 0.0f;
+    default: return v;
+    }
+}
+
+/* Walls: every seventh cell and a 3 x 3 block (where the grid has room). */
+static size_t make_walls(const struct field *f, ptrdiff_t *walls)
+{
+    size_t n = 0;
+    for (int y = 0; y < f->h; y++)
+        for (int x = 0; x < f->w; x++) {
+            bool block = f->w >= 9 && f->h >= 9 && x >= 4 && x < 7 && y >= 3 && y < 6;
+            if ((y * f->w + x) % 7 == 3 || block)
+                walls[n++] = y * f->stride + x;
+        }
+    return n;
+}
+
+static void zero_walls(struct field *f, const ptrdiff_t *walls, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        f->cur[walls[i]] = f->prev[walls[i]] = 0.0f;
+}
+
+/* n steps by the fast path, as sim.c takes them: fused (solver_ops.advance)
+ * when `fused` and the solver accepts, else one at a time; with the blow-up
+ * screen armed at `limit` (0: off). */
+static void fast_steps(const struct solver_ops *ops, void *priv, struct field *f, int n, bool fused, float limit,
+                       const ptrdiff_t *walls, size_t n_walls)
+{
+    struct solver_screen screen = { .limit = limit };
+    if (fused && n > 1 && ops->advance(priv, f, n, walls, n_walls, &screen) == n) {
+        zero_walls(f, walls, n_walls);
+    } else {
+        for (int k = 0; k < n; k++) {
+            screen = (struct solver_screen){ .limit = limit };
+            ops->step(priv, f, &screen);
+            zero_walls(f, walls, n_walls);
+        }
+    }
+}
+
+static void reference_steps(const struct solver_ops *ops, const void *priv, struct field *f, int n,
+                            const ptrdiff_t *walls, size_t n_walls)
+{
+    for (int k = 0; k < n; k++) {
+        ops->reference_step(priv, f);
+        zero_walls(f, walls, n_walls);
+    }
+}
+
+/* Copies the cells of plane g (not its ghosts) to out, w x h floats. */
+static void keep_plane(float *out, const struct field *f, const float *g)
+{
+    for (int y = 0; y < f->h; y++)
+        memcpy(out + (size_t)y * (size_t)f->w, g + y * f->stride, (size_t)f->w * sizeof *out);
+}
+
+/* The first cell where `kept` (the fast path's plane, as keep_plane copied
+ * it) and the reference's plane r differ, as a failure naming `what`;
+ * nothing when they are equal. */
+static void expect_plane(const float *kept, const struct field *f, const float *r, const char *plane,
+                         const char *what)
+{
+    for (int y = 0; y < f->h; y++) {
+        const float *a = kept + (size_t)y * (size_t)f->w, *b = r + y * f->stride;
+        if (!memcmp(a, b, (size_t)f->w * sizeof *a))
+            continue;
+        for (int x = 0; x < f->w; x++)
+            if (memcmp(&a[x], &b[x], sizeof *a))
+                fail_msg("%s: %s (%d,%d): fast %a, reference %a", what, plane, x, y, (double)a[x], (double)b[x]);
+    }
+}
+
+/* One combination: FRAMES frames, the even ones of 1 to 3 single steps,
+ * the odd ones of 2 to 5 steps fused (at least the ways the drivers' tuners
+ * take in turn: tblock.c), on 1, 2 and 3 threads in turn (each of single
+ * and fused steps meets each count), the screen armed on every third frame. The fast
+ * path runs all its frames first, keeping a copy of its planes after each
+ * (the thread pool stays busy), then the reference path runs and is
+ * compared after each frame. */
+static void compare(const struct variant *v, const int shape[2], const enum edge_kind edges[4], bool with_walls,
+                    char *map)
+{
+    const int w = shape[0], h = shape[1];
+    struct scene sc;
+    make_scene(&sc, v, w, h, edges, map);
+    const struct solver_ops *ops = ops_of(v);
+    struct field fast, ref;
+    struct rr_err e = { 0 };
+    assert_int_equal(field_init(&fast, w, h, &e), 0);
+    assert_int_equal(field_init(&ref, w, h, &e), 0);
+    void *priv = calloc(1, ops->priv_size);
+    assert_non_null(priv);
+    if (ops->init(priv, &sc, &fast, &e) < 0)
+        fail_msg("%s: init: %s", v->name, e.msg);
+
+    struct rng r;
+    rng_seed(&r, (uint64_t)w * 7919u + (uint64_t)h * 131u + (uint64_t)(v - variants));
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            fast.cur[y * fast.stride + x] = ref.cur[y * ref.stride + x] = start_height(&r);
+            fast.prev[y * fast.stride + x] = ref.prev[y * ref.stride + x] = start_height(&r);
+        }
+    ptrdiff_t *walls = malloc((size_t)w * (size_t)h * sizeof *walls);
+    assert_non_null(walls);
+    const size_t n_walls = with_walls ? make_walls(&fast, walls) : 0;
+    zero_walls(&fast, walls, n_walls);
+    zero_walls(&ref, walls, n_walls);
+
+    int steps[FRAMES], threads[FRAMES];
+    const size_t plane = (size_t)w * (size_t)h;
+    float *kept = malloc(2 * FRAMES * plane * sizeof *kept);
+    assert_non_null(kept);
+    const int most = tblock_max_steps(&fast);
+    for (int frame = 0; frame < FRAMES; frame++) {
+        const int n = frame % 2 ? 2 + frame / 2 % 4 : 1 + frame / 2 % 3;
+        steps[frame] = n < most ? n : most;
+        threads[frame] = 1 + frame % 3;
+        omp_set_num_threads(threads[frame]);
+        fast_steps(ops, priv, &fast, steps[frame], frame % 2, frame % 3 == 2 ? 1e6f : 0.0f, walls, n_walls);
+        keep_plane(kept + 2 * frame * plane, &fast, fast.cur);
+        keep_plane(kept + (2 * frame + 1) * plane, &fast, fast.prev);
+    }
+    for (int frame = 0; frame < FRAMES; frame++) {
+        reference_steps(ops, priv, &ref, steps[frame], walls, n_walls);
+        char what[200];
+        snprintf(what, sizeof what, "%s, %dx%d, edges %d %d %d %d, %s, %d threads, frame %d (%d steps%s)", v->name,
+                 w, h, edges[0], edges[1], edges[2], edges[3], with_walls ? "walls" : "no walls", threads[frame], frame,
+                 steps[frame], frame % 2 ? ", fused" : "");
+        expect_plane(kept + 2 * frame * plane, &ref, ref.cur, "cur", what);
+        expect_plane(kept + (2 * frame + 1) * plane, &ref, ref.prev, "prev", what);
+    }
+    free(kept);
+    free(walls);
+    ops->free(priv);
+    free(priv);
+    field_free(&fast);
+    field_free(&ref);
+}
+
+/* Every combination for the variants [first, last). */
+static void compare_all(size_t first, size_t last)
+{
+    char map[64];
+    snprintf(map, sizeof map, "/tmp/rr_reference_map_%ld.png", (long)getpid());
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        write_speed_map(map, shapes[s][0], shapes[s][1]);
+        for (size_t v = first; v < last; v++)
+            for (size_t k = 0; k < sizeof edge_sets / sizeof *edge_sets; k++)
+                for (int walls = 0; walls < 2; walls++)
+                    compare(&variants[v], shapes[s], edge_sets[k], walls, map);
+    }
+    remove(map);
+}
+
+/* The variants of one solver type. */
+static void compare_type(const char *solver)
+{
+    const size_t n = sizeof variants / sizeof *variants;
+    size_t first = 0;
+    while (first < n && strcmp(variants[first].solver, solver))
+        first++;
+    size_t last = first;
+    while (last < n && !strcmp(variants[last].solver, solver))
+        last++;
+    assert_true(last > first);
+    compare_all(first, last);
+}
+
+static void test_elias(void **state)
+{
+    (void)state;
+    compare_type("elias");
+}
+
+static void test_flow(void **state)
+{
+    (void)state;
+    compare_type("flow");
+}
+
+static void test_wave(void **state)
+{
+    (void)state;
+    compare_type("wave");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_elias),
+        cmocka_unit_test(test_flow),
+        cmocka_unit_test(test_wave),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
