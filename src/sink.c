@@ -120,37 +120,9 @@ int sink_av_fail(struct rr_err *e, int status, const char *path, const char *wha
     return rr_fail(e, status, "%s: %s: %s", path, what, buf);
 }
 
-/* Counts the integer conversions of a printf pattern; -1 for any other or a
- * malformed conversion. */
-static int count_conversions(const char *p)
-{
-    int n = 0;
-    while ((p = strchr(p, '%'))) {
-        p++;
-        if (*p == '%') {
-            p++;
-            continue;
-        }
-        while (*p && strchr("-+ 0", *p))
-            p++;
-        while (*p >= '0' && *p <= '9')
-            p++;
-        if (*p == '.') {
-            p++;
-            while (*p >= '0' && *p <= '9')
-                p++;
-        }
-        if (*p != 'd' && *p != 'i' && *p != 'u')
-            return -1;
-        p++;
-        n++;
-    }
-    return n;
-}
-
 int sink_pattern_check(const char *pattern, struct rr_err *e)
 {
-    int n = count_conversions(pattern);
+    int n = scene_pattern_fields(pattern);
     if (n != 1)
         return rr_fail(e, RR_EXIT_USAGE,
                        "%s: the name of a file per frame (.png, .exr) needs exactly one frame number field such as %%05d "
