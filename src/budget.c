@@ -129,6 +129,15 @@ static uint64_t sink_bytes(const struct scene *sc, uint64_t rw, uint64_t rh, int
         return budget_add(budget_add(GIF_FIXED, budget_mul(pix, 16)),
                           budget_mul(frames, budget_add(budget_mul(pix, 4), 4096)));
     }
+    if (sc->render.atlas[0]) {
+        /* The atlas being filled: rgb, and the deep picture (16-bit rgba, or
+         * 4 floats of an .exr) of columns x rows frames. */
+        uint64_t n = budget_mul((uint64_t)sc->render.atlas[0], (uint64_t)sc->render.atlas[1]);
+        snprintf(what, size, "the render.atlas image of %llu frames", (unsigned long long)n);
+        return budget_add(budget_mul(budget_mul(n, pix), 3 + 8),
+                          ends_with(path, ".exr") ? budget_add(budget_mul(budget_mul(n, pix), 16), budget_mul(pix, 16 * 4))
+                                                  : 0);
+    }
     if (ends_with(path, ".exr")) {
         /* Up to 4 floats a cell (normals and alpha), in the renderer and in
          * each of the writer's 3 ring slots (pipeline.c); an .exr is at grid
