@@ -277,15 +277,17 @@ static bool still_png(const char *name)
     return scene_pattern_fields(name) == 0 && n > 4 && !strcasecmp(name + n - 4, ".png");
 }
 
-/* render.video_end acts on the mode's moving picture: refused where there
- * is none to act on (docs/scene.md says where it does not apply). */
+/* render.video_end "loop" acts on the mode's moving picture: refused where
+ * there is none to act on ("hold" is what a still shows anyway, and what
+ * --print-scene writes; docs/scene.md says where it does not apply). */
 static int check_video_end(struct ld *ld, const cJSON *o)
 {
     const struct render_config *r = &ld->sc->render;
     const cJSON *v = member(o, "video_end");
     const char *key = r->mode == RENDER_REFRACT ? "background" : "floor", *pic = r->mode == RENDER_REFRACT
                                                                                   ? r->background : r->floor;
-    if (!v || (r->mode != RENDER_REFRACT && r->mode != RENDER_CAUSTICS) || (pic && !still_png(pic)))
+    if (!v || r->video_end != VIDEO_END_LOOP || (r->mode != RENDER_REFRACT && r->mode != RENDER_CAUSTICS)
+        || (pic && !still_png(pic)))
         return 0;
     return fail(ld, v, "render.video_end", "applies to a video or an image sequence, and render.%s is %s", key,
                 pic ? "a still PNG" : "none");

@@ -121,7 +121,7 @@ cond sequence-damaged-image-at-its-frame '[ $s -eq 2 ] && one_line "$T/err" && g
 bad video-end-none 2 "render.video_end: applies to a video or an image sequence, and render.background is none" \
     -s render.background=null -s render.video_end=loop
 bad video-end-still 2 "render.video_end: applies to a video or an image sequence, and render.background is a still PNG" \
-    -s render.background=s0/f000.png -s render.video_end=hold
+    -s render.background=s0/f000.png -s render.video_end=loop
 bad video-end-unknown 2 'render.video_end: expected one of "hold", "loop", got "forever"' -s render.video_end=forever
 # A 2000 x 2000 ffv1 video (not intra-only to libavcodec): 2 + 17 frames of 16 MB pass a 40 MB limit.
 ff -f lavfi -i testsrc2=size=2000x2000:rate=10:duration=0.1 -c:v ffv1 -pix_fmt bgr0 "$T/big.mkv"
