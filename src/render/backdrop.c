@@ -288,7 +288,10 @@ static int video_length(struct backdrop *b, struct rr_err *e)
     }
     if (ret != AVERROR_EOF)
         return fail_av(e, b, b->path, "cannot read", ret);
-    b->len = end > b->t0 ? video_units(b, end) : 0;
+    if (end <= b->t0)   /* a raw stream without timestamps: nothing to loop by */
+        return rr_fail(e, RR_EXIT_USAGE, "%s: %s: render.video_end loop needs the video's length, and its frames "
+                       "have no timestamps (use hold, or put the stream in a container)", b->key, b->path);
+    b->len = video_units(b, end);
     return open_input(b, b->path, e);
 }
 
@@ -386,7 +389,7 @@ static int video_open(struct backdrop *b, const struct scene *sc, struct rr_err 
 static int video_frame(struct backdrop *b, long n, struct rr_err *e)
 {
     __int128 t = (__int128)n * b->fps.den * b->tb.den;
-    if (b->loop && b->len > 0)
+    if (b->loop)
         t %= b->len;
     if (!b->have_cur || t < b->cur_t)
         return video_seek(b, t, e);
