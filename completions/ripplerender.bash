@@ -30,6 +30,7 @@ _ripplerender()
         solver.flow= solver.blend= solver.passes= solver.speed= solver.decay= boundary= absorb_width=
         drops. rain. oscillators. movers. initial. probes. obstacles.
         render.mode= render.colormap= render.range= render.width= render.height= render.alpha=
+        render.background= render.floor= render.video_end= render.atlas=
         output.path= output.codec= output.crf= output.preset= output.pix_fmt= output.bit_depth= output.format="
     COMPREPLY=()
     # --option=value: complete the value as if it were the next word. Bash

@@ -28,6 +28,7 @@ const char *const alpha_names[] = { "none", "height", "caustics", NULL };
 const char *const convention_names[] = { "opengl", "directx", NULL };
 const char *const exr_compression_names[] = { "zip", "zips", "piz", "rle", "none", NULL };
 const char *const format_names[] = { "y4m", "nut", NULL };
+const char *const video_end_names[] = { "hold", "loop", NULL };
 
 static const char *name_of(const char *const *names, int count, int v)
 {
@@ -41,6 +42,7 @@ const char *scene_render_alpha_name(enum render_alpha a) { return name_of(alpha_
 const char *scene_normal_convention_name(enum normal_convention c) { return name_of(convention_names, 2, (int)c); }
 const char *scene_exr_compression_name(enum exr_compression c) { return name_of(exr_compression_names, 5, (int)c); }
 const char *scene_output_format_name(enum output_format f) { return name_of(format_names, 2, (int)f); }
+const char *scene_video_end_name(enum video_end v) { return name_of(video_end_names, 2, (int)v); }
 
 /* ---- time steps ------------------------------------------------------------------- */
 

@@ -34,6 +34,10 @@ enum render_alpha { ALPHA_NONE, ALPHA_HEIGHT, ALPHA_CAUSTICS };
 enum normal_convention { NORMALS_OPENGL, NORMALS_DIRECTX };
 /* output.exr_compression: an .exr's lossless compression (docs/output.md). */
 enum exr_compression { EXRC_ZIP, EXRC_ZIPS, EXRC_PIZ, EXRC_RLE, EXRC_NONE };
+/* render.video_end: what a moving background or floor (a video or an image
+ * sequence) shows after its last frame (docs/render.md): the last frame, or
+ * the clip again from its first. */
+enum video_end { VIDEO_END_HOLD, VIDEO_END_LOOP };
 
 /* A moment in the video: either a time in seconds or a frame number, as the
  * scene gave it (printed back the same way). */
@@ -131,13 +135,16 @@ struct render_config {
     double specular;               /* >= 0: strength of the highlight */
     double shininess;              /* > 0: Blinn-Phong exponent */
     double reflectivity;           /* shaded: Schlick's F0, reflectance facing the viewer */
-    char *background;              /* refract: PNG or NULL (a built-in checkerboard) */
+    char *background;              /* refract: a PNG, a video, an image sequence (a printf frame
+                                      field in the name) or NULL (a built-in checkerboard) */
     double refraction;             /* refract: cells of displacement per unit slope */
     double depth;                  /* caustics: floor depth in cells */
-    char *floor;                   /* caustics: floor PNG or NULL (floor_color) */
+    char *floor;                   /* caustics: as background, or NULL (floor_color) */
     unsigned char floor_color[3];
     enum render_alpha alpha;       /* none: opaque, no alpha plane */
     enum normal_convention normal_convention;   /* normals: green up (opengl) or down (directx) */
+    enum video_end video_end;      /* refract, caustics: a moving picture after its last frame */
+    int atlas[2];                  /* columns, rows of frames per image of a PNG or EXR sequence; 0: none */
 };
 
 /* output.format: what `-o -` writes to standard output (src/sinks/pipe.c). */
@@ -274,5 +281,12 @@ const char *scene_render_alpha_name(enum render_alpha a);
 const char *scene_normal_convention_name(enum normal_convention c);
 const char *scene_exr_compression_name(enum exr_compression c);
 const char *scene_output_format_name(enum output_format f);
+const char *scene_video_end_name(enum video_end v);
+
+/* How many printf integer fields (%d, %i, %u with flags "-+ 0", width and
+ * precision, no length modifier) a file name holds: 1 for a numbered name
+ * (an image sequence, a file per frame), 0 for a plain one ("%%" is a
+ * literal '%'); -1 for any other or a malformed conversion. */
+int scene_pattern_fields(const char *name);
 
 #endif

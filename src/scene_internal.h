@@ -32,6 +32,7 @@ extern const char *const alpha_names[];
 extern const char *const convention_names[];
 extern const char *const exr_compression_names[];
 extern const char *const format_names[];
+extern const char *const video_end_names[];
 
 /* ---- the loader's state ------------------------------------------------------------- */
 
@@ -110,6 +111,11 @@ int require(struct ld *ld, const cJSON *obj, const char *path, const char *key);
 int exclusive(struct ld *ld, const cJSON *obj, const char *path, const char *a, const char *b);
 int note(struct ld *ld, const cJSON *node, const char *path);
 int get_file(struct ld *ld, const cJSON *obj, const char *path, const char *key, char **out);
+/* A picture that may move (render.background, render.floor): get_file's
+ * file, or an image sequence's name with one printf frame field
+ * (scene_pattern_fields), resolved the same way, whose image 0 or 1 must be
+ * readable now; the rest are checked when rendering starts. */
+int get_file_or_sequence(struct ld *ld, const cJSON *obj, const char *path, const char *key, char **out);
 int get_moment(struct ld *ld, const cJSON *obj, const char *path, struct moment *m);
 
 /* ---- the sections (scene_sections.c, scene_sources.c) ------------------------------------ */

@@ -309,6 +309,13 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_num(o, "reflectivity", r->reflectivity, ok);
         add_str(o, "alpha", scene_render_alpha_name(r->alpha), ok);
         add_str(o, "normal_convention", scene_normal_convention_name(r->normal_convention), ok);
+        add_str(o, "video_end", scene_video_end_name(r->video_end), ok);
+        if (r->atlas[0]) {
+            double cr[2] = { r->atlas[0], r->atlas[1] };
+            add_item(o, "atlas", num_array(cr, 2), ok);
+        } else {
+            *ok = *ok && cJSON_AddNullToObject(o, "atlas");
+        }
     }
     const struct output_config *out = &sc->output;
     if ((o = add_obj(root, "output", ok))) {

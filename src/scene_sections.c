@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "render.h"
 #include "solver.h"
@@ -256,7 +257,8 @@ static int get_light(struct ld *ld, const cJSON *obj, const char *path, const ch
     return 0;
 }
 
-/* An optional PNG: a file name, or null (as --print-scene writes "none"). */
+/* An optional picture: a file name, an image sequence's name, or null (as
+ * --print-scene writes "none"). */
 static int get_opt_file(struct ld *ld, const cJSON *obj, const char *path, const char *key, char **out)
 {
     const cJSON *v = member(obj, key);
@@ -265,7 +267,53 @@ static int get_opt_file(struct ld *ld, const cJSON *obj, const char *path, const
         *out = NULL;
         return 0;
     }
-    return get_file(ld, obj, path, key, out);
+    return get_file_or_sequence(ld, obj, path, key, out);
+}
+
+/* Whether a picture's name is a still PNG (not a video, not a sequence). */
+static bool still_png(const char *name)
+{
+    size_t n = strlen(name);
+    return scene_pattern_fields(name) == 0 && n > 4 && !strcasecmp(name + n - 4, ".png");
+}
+
+/* render.video_end "loop" acts on the mode's moving picture: refused where
+ * there is none to act on ("hold" is what a still shows anyway, and what
+ * --print-scene writes; docs/scene.md says where it does not apply). */
+static int check_video_end(struct ld *ld, const cJSON *o)
+{
+    const struct render_config *r = &ld->sc->render;
+    const cJSON *v = member(o, "video_end");
+    const char *key = r->mode == RENDER_REFRACT ? "background" : "floor", *pic = r->mode == RENDER_REFRACT
+                                                                                  ? r->background : r->floor;
+    if (!v || r->video_end != VIDEO_END_LOOP || (r->mode != RENDER_REFRACT && r->mode != RENDER_CAUSTICS)
+        || (pic && !still_png(pic)))
+        return 0;
+    return fail(ld, v, "render.video_end", "applies to a video or an image sequence, and render.%s is %s", key,
+                pic ? "a still PNG" : "none");
+}
+
+/* render.atlas: [columns, rows], each 1..1024, or null (no atlas). */
+static int get_atlas(struct ld *ld, const cJSON *obj, int out[2])
+{
+    const cJSON *v = member(obj, "atlas");
+    if (!v)
+        return 0;
+    if (cJSON_IsNull(v)) {
+        out[0] = out[1] = 0;
+        return 0;
+    }
+    int n[2];
+    for (int k = 0; k < 2; k++) {
+        const cJSON *c = cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2 ? cJSON_GetArrayItem(v, k) : NULL;
+        double d = cJSON_IsNumber(c) ? c->valuedouble : 0;
+        if (!(d >= 1 && d <= 1024 && d == floor(d)))
+            return fail_got(ld, v, "render.atlas", "[columns, rows] with integers in [1, 1024], or null");
+        n[k] = (int)d;
+    }
+    out[0] = n[0];
+    out[1] = n[1];
+    return 0;
 }
 
 int load_render(struct ld *ld, const cJSON *root)
@@ -273,7 +321,8 @@ int load_render(struct ld *ld, const cJSON *root)
     static const char *const keys[] = { "mode", "colormap", "range", "width", "height", "obstacle_color",
                                         "height_scale", "light", "water_color", "sky_color", "specular",
                                         "shininess", "background", "refraction", "depth", "floor",
-                                        "floor_color", "reflectivity", "alpha", "normal_convention", NULL };
+                                        "floor_color", "reflectivity", "alpha", "normal_convention",
+                                        "video_end", "atlas", NULL };
     static const struct range SHINE = { 1, 10000, false, false };
     static const struct range REFR = { -10000, 10000, false, false };
     static const struct range SCALE = { 0, 1e6, true, false };
@@ -290,6 +339,7 @@ int load_render(struct ld *ld, const cJSON *root)
     GET_ENUM(ld, o, "render", "mode", render_names, r->mode);
     GET_ENUM(ld, o, "render", "alpha", alpha_names, r->alpha);
     GET_ENUM(ld, o, "render", "normal_convention", convention_names, r->normal_convention);
+    GET_ENUM(ld, o, "render", "video_end", video_end_names, r->video_end);
     const cJSON *cmap = member(o, "colormap");
     int known_map;   /* one of the renderer's names, checked here for its position */
     if (get_name(ld, o, "render", "colormap", false, r->colormap) < 0
@@ -309,7 +359,8 @@ int load_render(struct ld *ld, const cJSON *root)
         || get_number(ld, o, "render", "depth", DEPTH, &r->depth) < 0
         || get_opt_file(ld, o, "render", "floor", &r->floor) < 0
         || get_color(ld, o, "render", "floor_color", r->floor_color) < 0
-        || get_number(ld, o, "render", "reflectivity", UNIT, &r->reflectivity) < 0)
+        || get_number(ld, o, "render", "reflectivity", UNIT, &r->reflectivity) < 0
+        || get_atlas(ld, o, r->atlas) < 0 || check_video_end(ld, o) < 0)
         return -1;
     if (!(r->range[0] < r->range[1]))
         return fail_got(ld, member(o, "range"), "render.range", "[low, high] with low < high");

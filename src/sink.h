@@ -36,6 +36,7 @@ struct sink_params {
     int threads;              /* encoder threads (0: the library's choice) */
     enum render_alpha alpha;  /* render.alpha (sink_open fills it from the scene) */
     enum render_mode mode;    /* render.mode (sink_open fills it from the scene) */
+    int atlas[2];             /* render.atlas's columns and rows, 0: none (sink_open fills it) */
 };
 
 struct sink_ops {

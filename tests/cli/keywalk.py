@@ -183,6 +183,7 @@ SPECIAL = {
     "render.colormap": ["cividis"],
     "render.background": [os.path.join(HERE, "pool.png")],
     "render.floor": [os.path.join(HERE, "pool.png")],
+    "render.atlas": [[2, 1]],
     "output.codec": {"mp4": "mpeg4", "webm": "libaom-av1", "gif": "png", "png": "ffv1",
                      "npy": "libx264", "framemd5": "libx264"},
     "output.preset": {"mp4": "slow", "webm": "slow", "gif": "slow", "png": "slow", "npy": "slow",

@@ -259,4 +259,16 @@ check "the manifest records the range and the frames' own numbers" \
 "$RR" "$s" --check "$T/whole" --range 6-11 > /dev/null
 check "--check of a range compares with the whole run's hashes by frame number" [ $? -eq 0 ]
 
+# A moving background (render.background a video, looped): each chunk's
+# pictures follow from its frame numbers, so the chunks make the whole run.
+ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=40x32:rate=10:duration=0.7 -c:v libx264 -g 3 -pix_fmt yuv420p \
+    "$T/bg.mp4"
+"$RR" "$s" --hash -s render.mode=refract -s render.background="$T/bg.mp4" -s render.video_end=loop > "$T/bg.whole"
+: > "$T/bg.parts"
+for k in 0 1 2 3; do
+    "$RR" "$s" --hash --chunk $k/4 -s render.mode=refract -s render.background="$T/bg.mp4" \
+        -s render.video_end=loop >> "$T/bg.parts"
+done
+check "chunks over a looped video background give the whole run's frames" cmp -s "$T/bg.whole" "$T/bg.parts"
+
 finish

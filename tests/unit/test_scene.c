@@ -571,7 +571,8 @@ static void test_key_errors(void **state)
                       ":1:13: render.zoom: unknown key \"zoom\" (known keys: \"mode\", \"colormap\", \"range\", "
                       "\"width\", \"height\", \"obstacle_color\", \"height_scale\", \"light\", "
                       "\"water_color\", \"sky_color\", \"specular\", \"shininess\", \"background\", "
-                      "\"refraction\", \"depth\", \"floor\", \"floor_color\", \"reflectivity\", \"alpha\", \"normal_convention\")");
+                      "\"refraction\", \"depth\", \"floor\", \"floor_color\", \"reflectivity\", \"alpha\", \"normal_convention\", "
+                      "\"video_end\", \"atlas\")");
     expect_file_error("{\"Grid\": {}}", ":1:2: Grid: unknown key \"Grid\", did you mean \"grid\"?");
     expect_file_error("{\"obstacles\": [{\"type\": \"circle\", \"x\": 1, \"y\": 1, \"width\": 2}]}",
                       ":1:51: obstacles.0.width: unknown key \"width\" for type \"circle\" "
@@ -841,6 +842,70 @@ static void test_solver_keys(void **state)
     scene_free(&sc);
 }
 
+/* render.video_end and render.atlas: defaults, an image sequence's name
+ * (image 1 when there is no image 0), the printed scene reading back, and
+ * the refusals' exact messages. */
+static void test_moving_picture_keys(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    assert_int_equal(load("{}", NULL, 0, &sc, &e), 0);
+    assert_int_equal(sc.render.video_end, VIDEO_END_HOLD);
+    assert_true(sc.render.atlas[0] == 0 && sc.render.atlas[1] == 0);
+    scene_free(&sc);
+
+    char dir[160], pic[200], pattern[200];
+    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(scene_path, '/') - scene_path), scene_path);
+    snprintf(pic, sizeof pic, "%s/seqpic1.png", dir);
+    snprintf(pattern, sizeof pattern, "%s/seqpic%%d.png", dir);
+    FILE *f = fopen(pic, "wb");
+    assert_non_null(f);
+    fclose(f);
+    const char *text = "{\"render\": {\"mode\": \"refract\", \"background\": \"seqpic%d.png\","
+                       " \"video_end\": \"loop\", \"atlas\": [4, 2]}}";
+    assert_int_equal(load(text, NULL, 0, &sc, &e), 0);
+    assert_string_equal(sc.render.background, pattern);
+    assert_int_equal(sc.render.video_end, VIDEO_END_LOOP);
+    assert_true(sc.render.atlas[0] == 4 && sc.render.atlas[1] == 2);
+    char *p = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&p, &n);
+    assert_int_equal(scene_print(&sc, m), 0);
+    fclose(m);
+    struct scene back;
+    assert_int_equal(load(p, NULL, 0, &back, &e), 0);
+    assert_string_equal(back.render.background, pattern);
+    assert_true(back.render.video_end == VIDEO_END_LOOP && back.render.atlas[0] == 4 && back.render.atlas[1] == 2);
+    scene_free(&back);
+    free(p);
+    scene_free(&sc);
+    remove(pic);
+
+    assert_int_equal(scene_pattern_fields("a%04d.png"), 1);
+    assert_int_equal(scene_pattern_fields("100%%.png"), 0);
+    assert_int_equal(scene_pattern_fields("a%d%d.png"), 2);
+    assert_int_equal(scene_pattern_fields("a%s.png"), -1);
+    char want[400];
+    snprintf(want, sizeof want, ":1:46: render.background: \"seqpic%%d.png\": an image sequence needs image 0 or 1: "
+             "cannot open \"%s/seqpic1.png\": No such file or directory", dir);
+    expect_file_error("{\"render\": {\"mode\": \"refract\", \"background\": \"seqpic%d.png\"}}", want);
+    expect_file_error("{\"render\": {\"mode\": \"refract\", \"video_end\": \"loop\"}}",
+                      ":1:45: render.video_end: applies to a video or an image sequence, and render.background is none");
+    expect_file_error("{\"render\": {\"mode\": \"caustics\", \"video_end\": \"loop\"}}",
+                      ":1:46: render.video_end: applies to a video or an image sequence, and render.floor is none");
+    expect_file_error("{\"render\": {\"atlas\": [2, 1025]}}",
+                      ":1:22: render.atlas: expected [columns, rows] with integers in [1, 1024], or null, got [2,1025]");
+    expect_file_error("{\"render\": {\"atlas\": [2.5, 2]}}",
+                      ":1:22: render.atlas: expected [columns, rows] with integers in [1, 1024], or null, got [2.5,2]");
+    /* Another mode, or hold (what a still shows anyway): accepted
+     * (docs/scene.md: it does not apply). */
+    assert_int_equal(load("{\"render\": {\"video_end\": \"loop\"}}", NULL, 0, &sc, &e), 0);
+    scene_free(&sc);
+    assert_int_equal(load("{\"render\": {\"mode\": \"refract\", \"video_end\": \"hold\"}}", NULL, 0, &sc, &e), 0);
+    scene_free(&sc);
+}
+
 /* The water modes' keys: defaults, every key read, paths resolved against the
  * scene's folder, null for no picture, and the printed scene reads back. */
 static void test_render_keys(void **state)
@@ -1046,6 +1111,7 @@ int main(void)
         cmocka_unit_test(test_print_round_trip),
         cmocka_unit_test(test_solver_keys),
         cmocka_unit_test(test_render_keys),
+        cmocka_unit_test(test_moving_picture_keys),
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_json_suite),
         cmocka_unit_test(test_presets),
