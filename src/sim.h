@@ -3,7 +3,9 @@
  *
  * Frame n shows the water at time n / fps, after n * steps_per_frame steps and
  * after the sources due at that step were applied, so a drop at time 0 is
- * visible in frame 0. */
+ * visible in frame 0. time.preroll adds steps before step 0 (sim_create
+ * takes them), and time.loop repeats the sources with the clip's period
+ * (src/sources.c). */
 #ifndef RR_SIM_H
 #define RR_SIM_H
 
@@ -59,6 +61,12 @@ void sim_get_state(struct sim *s, struct sim_state *st);
  * buffers are written in place through sim_get_state's pointers). Returns 0,
  * or -1 when the drops applied are more than the plan holds. */
 int sim_set_counters(struct sim *s, const struct sim_state *st);
+
+/* A time.loop's leftover start: the factor exp(-rate * preroll) by which the
+ * warm-up shrinks the slowest free motion of the scene's solver
+ * (solver_decay_rate, set in *rate, 1/s; 0: undamped). Above 1/256 the
+ * loop's seam may show (main.c warns). */
+double sim_loop_residue(const struct scene *sc, double *rate);
 
 /* Frees everything; accepts NULL. */
 void sim_free(struct sim *s);
