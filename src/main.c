@@ -644,7 +644,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     } else if (!sink_find(sc->output.path, e)) {
         return -1;
     }
-    if (render_create(&r->render, sc, needs, e) < 0 || sim_create(&r->sim, sc, e) < 0)
+    if (render_create(&r->render, sc, needs, e) < 0
+        || (state_loads(r->state) ? sim_create_restart : sim_create)(&r->sim, sc, e) < 0)
         return -1;
     warn_short_preroll(sc);
     if (o->check && (framehash_load(o->check, &r->expected, e) < 0

@@ -254,7 +254,7 @@ double sim_loop_residue(const struct scene *sc, double *rate)
     return exp(-*rate * (double)scene_preroll_steps(sc) * scene_dt(sc));
 }
 
-int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
+static int create(struct sim **out, const struct scene *sc, bool preroll, struct rr_err *e)
 {
     *out = NULL;
     const struct solver_ops *ops = sc->solver.type;
@@ -322,7 +322,7 @@ int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
     s->step = -scene_preroll_steps(sc);
     sources_apply(s->src, s->step, &s->f);
     zero_walls(s);
-    if (s->step < 0) {
+    if (preroll && s->step < 0) {
         struct solver_screen screen;
         take_steps(s, -s->step, &screen);
     }
@@ -335,6 +335,12 @@ fail:
     return -1;
 }
 
+int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e) { return create(out, sc, true, e); }
+
+int sim_create_restart(struct sim **out, const struct scene *sc, struct rr_err *e)
+{
+    return create(out, sc, false, e);
+}
 
 /* What to change when heights run away: every solver is stable as loaded
  * (init checks its limits: wave's Courant number, spring's blend), so what

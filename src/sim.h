@@ -34,11 +34,16 @@ struct sim_state {
 
 /* Builds the simulation for a validated scene: allocates the field, rasterises
  * the obstacles (loading mask PNGs), plans the sources (rain drawn from its
- * seed), sets the initial conditions and applies the sources of step 0.
+ * seed), sets the initial conditions, applies the sources of the first step
+ * and takes the preroll's steps (time.preroll), to step 0: frame 0.
  * Returns 0 and *out, or -1 with e filled: RR_EXIT_USAGE for scene problems
  * found only now (a missing or broken mask, a solver limit), RR_EXIT_RUNTIME
  * for memory. *out is NULL on failure. */
 int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e);
+
+/* sim_create for a simulation whose state a checkpoint overwrites next
+ * (sim_get_state, sim_set_counters): the same, without the preroll's steps. */
+int sim_create_restart(struct sim **out, const struct scene *sc, struct rr_err *e);
 
 /* Advances to the next frame. Returns 0, or -1 with e filled (RR_EXIT_RUNTIME)
  * when a height became NaN, infinite or runaway, naming the frame. */

@@ -548,6 +548,7 @@ int state_open(struct state **out, const struct state_options *o, const struct s
 }
 
 long state_first(const struct state *st) { return st->first; }
+bool state_loads(const struct state *st) { return st->loaded != NULL; }
 long state_last(const struct state *st) { return st->last; }
 long state_count(const struct state *st) { return st->last - st->first + 1; }
 long state_range_first(const struct state *st) { return st->range_first; }
