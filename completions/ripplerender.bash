@@ -24,6 +24,7 @@ _ripplerender()
         --validate --print-scene --probes --manifest --progress -q --quiet -h --help -V --version
         --range --chunk --save-state --state-every --load-state --resume"
     local keys="grid.width= grid.height= grid.cell_size= time.fps= time.frames= time.steps_per_frame=
+        time.preroll= time.loop=
         solver.type= solver.damping= solver.damping_shift= solver.half_life= solver.neighbors=
         solver.flow= solver.blend= solver.passes= solver.speed= solver.decay= boundary= absorb_width=
         drops. rain. oscillators. movers. initial. probes. obstacles.
