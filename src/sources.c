@@ -354,7 +354,9 @@ void sources_apply(struct sources *s, long long step, struct field *f)
         if (!covers(step, mp->first, mp->last - mp->first + 1, P))
             continue;
         double x, y;
-        mover_at(mp->m, P ? (double)wrap_step(step, P) * s->dt : t, &x, &y);
+        /* In a loop, the path's time this far into its window (a path that
+         * runs past T goes on from the start of the next period). */
+        mover_at(mp->m, P ? (double)(mp->first + wrap_step(step - mp->first, P)) * s->dt : t, &x, &y);
         stamp(s, f, x, y, x, y, mp->m->radius, mp->m->shape, mp->m->amplitude, 0);
     }
 }

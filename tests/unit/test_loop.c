@@ -191,6 +191,26 @@ static void test_loop_plan(void **state)
     assert_true(AT(&f, 7, 6) == 0.0f && AT(&f, 12, 6) == 0.0f && AT(&f, 2, 6) == 0.0f);
     sources_free(s);
     field_free(&f);
+    /* A path across the loop's end, from (2, 6) at 1.5 s to (12, 6) at 2.5 s:
+     * at step 5 (0.5 s of the next period) it is 1 s along, at x = 12; at
+     * step 35 (1.5 s) back at x = 2. */
+    struct path_point across[2] = { { 1.5, 2, 6 }, { 2.5, 12, 6 } };
+    m.path = across;
+    sc.n_drops = sc.n_oscillators = 0;
+    assert_int_equal(sources_create(&s, &sc, &e), 0);
+    assert_int_equal(field_init(&f, 20, 10, &e), 0);
+    sources_apply(s, 5, &f);
+    assert_true(AT(&f, 12, 6) == 1.0f);
+    sources_apply(s, 35, &f);
+    assert_true(AT(&f, 2, 6) == 1.0f);
+    sources_apply(s, 12, &f);   /* 1.2 s: between the window's end (step 5) and its start (15) */
+    assert_true(AT(&f, 12, 6) == 1.0f && AT(&f, 2, 6) == 1.0f);
+    float sum = 0;
+    for (int x = 0; x < 20; x++)
+        sum += AT(&f, x, 6);
+    assert_true(sum == 2.0f);
+    sources_free(s);
+    field_free(&f);
 }
 
 /* A loop's rain is drawn for one period and falls again at every earlier
