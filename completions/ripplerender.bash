@@ -26,6 +26,7 @@ _ripplerender()
     # the presets built into the program (scenes/presets; tests/cli/test_presets.sh)
     local presets="double-slit harbour pond pool rain-on-glass wake"
     local keys="grid.width= grid.height= grid.cell_size= time.fps= time.frames= time.steps_per_frame=
+        time.preroll= time.loop=
         solver.type= solver.damping= solver.damping_shift= solver.half_life= solver.neighbors=
         solver.flow= solver.blend= solver.passes= solver.speed= solver.decay= boundary= absorb_width=
         drops. rain. oscillators. movers. initial. probes. obstacles.

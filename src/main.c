@@ -600,6 +600,21 @@ static int claim_files(const struct run *r, const struct options *o, bool writes
     return 0;
 }
 
+/* time.loop: one line on stderr (not an error) when the warm-up leaves more
+ * than 1/256 of the start's motion, and the preroll that would not
+ * (docs/render.md, "Seamless loops": preroll >= ln(256) / rate). */
+static void warn_short_preroll(const struct scene *sc)
+{
+    double rate, left = sim_loop_residue(sc, &rate);
+    if (!sc->time.loop || !(rate > 0) || left <= 1.0 / 256)
+        return;
+    double need = ceil(log(256.0) / rate * 100) / 100;
+    fprintf(stderr,
+            "ripplerender: warning: time.preroll: %g s leaves %.2g of the start's motion in the loop (more than "
+            "1/256, a seam may show); the %s solver as set needs a preroll of %.15g s (ln 256 / %.4g per s)\n",
+            sc->time.preroll, left, sc->solver.type->name, need, rate);
+}
+
 /* Builds every stage. Returns 0, or -1 with e filled. */
 static int run_setup(struct run *r, const struct options *o, int argc, bool writes_output, struct rr_err *e)
 {
@@ -647,8 +662,10 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     } else if (!sink_find(sc->output.path, e)) {
         return -1;
     }
-    if (render_create(&r->render, sc, needs, e) < 0 || sim_create(&r->sim, sc, e) < 0)
+    if (render_create(&r->render, sc, needs, e) < 0
+        || (state_loads(r->state) ? sim_create_restart : sim_create)(&r->sim, sc, e) < 0)
         return -1;
+    warn_short_preroll(sc);
     if (o->check && (framehash_load(o->check, &r->expected, e) < 0
                      || framehash_fits(&r->expected, o->check, sc->render.width, sc->render.height,
                                        sc->time.frames, e) < 0))

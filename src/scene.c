@@ -56,6 +56,11 @@ long long scene_total_steps(const struct scene *sc)
     return (long long)sc->time.frames * sc->time.steps_per_frame;
 }
 
+long long scene_preroll_steps(const struct scene *sc)
+{
+    return llround(sc->time.preroll * sc->time.fps * (double)sc->time.steps_per_frame);
+}
+
 long long scene_moment_step(const struct scene *sc, const struct moment *m)
 {
     if (m->is_frame)

@@ -176,7 +176,11 @@ struct scene {
     char *preset;                  /* the preset the scene starts from (--preset), or NULL */
     size_t text_bytes;             /* the size of the scene's text (the memory budget of its parse) */
     struct { int width, height; double cell_size; } grid;
-    struct { double fps; int frames; int steps_per_frame; bool steps_auto; } time;
+    struct {
+        double fps; int frames; int steps_per_frame; bool steps_auto;
+        double preroll;   /* seconds simulated before frame 0 (scene_preroll_steps whole steps) */
+        bool loop;        /* the clip repeats with period frames / fps (docs/render.md, "Seamless loops") */
+    } time;
     struct solver_config solver;
     enum edge_kind boundary[4];    /* indexed by enum edge_side */
     int absorb_width;
@@ -272,6 +276,10 @@ long long scene_total_steps(const struct scene *sc);     /* frames * steps_per_f
 /* The step at which a moment falls: frame * steps_per_frame, or
  * round(time * fps * steps_per_frame). */
 long long scene_moment_step(const struct scene *sc, const struct moment *m);
+
+/* time.preroll in whole steps: round(preroll * fps * steps_per_frame). The
+ * simulation starts at step -scene_preroll_steps, so frame 0 stays step 0. */
+long long scene_preroll_steps(const struct scene *sc);
 
 /* Names of enum values, for messages and printing; NULL-safe lookups. */
 const char *scene_edge_name(enum edge_kind k);

@@ -348,6 +348,8 @@ int scene_print(const struct scene *sc, FILE *out)
             add_str(o, "steps_per_frame", "auto", &ok);
         else
             add_num(o, "steps_per_frame", sc->time.steps_per_frame, &ok);
+        add_num(o, "preroll", sc->time.preroll, &ok);
+        ok = ok && cJSON_AddBoolToObject(o, "loop", sc->time.loop);
     }
     print_solver(root, &sc->solver, &ok);
     print_boundary(root, sc, &ok);

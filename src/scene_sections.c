@@ -31,7 +31,9 @@ int load_grid(struct ld *ld, const cJSON *root)
 
 int load_time(struct ld *ld, const cJSON *root)
 {
-    static const char *const keys[] = { "fps", "frames", "steps_per_frame", NULL };
+    static const char *const keys[] = { "fps", "frames", "steps_per_frame", "preroll", "loop", NULL };
+    /* A day of warm-up at most: enough for any damping worth looping (docs/scene.md). */
+    static const struct range preroll = { 0, 86400, false, false };
     /* At least a frame every 1000 s: a video muxer keeps each frame's duration
      * in 32 bits of its time base (mp4: 16384 per second at 1e-6 fps overflows). */
     static const struct range fps = { 0.001, 1000, false, false };
@@ -44,7 +46,9 @@ int load_time(struct ld *ld, const cJSON *root)
         return 0;
     if (check_keys(ld, o, "time", keys, NULL) < 0
         || get_number(ld, o, "time", "fps", fps, &sc->time.fps) < 0
-        || get_int(ld, o, "time", "frames", 1, 10000000, &sc->time.frames) < 0)
+        || get_int(ld, o, "time", "frames", 1, 10000000, &sc->time.frames) < 0
+        || get_number(ld, o, "time", "preroll", preroll, &sc->time.preroll) < 0
+        || get_bool(ld, o, "time", "loop", &sc->time.loop) < 0)
         return -1;
     const cJSON *v = member(o, "steps_per_frame");
     if (!v)

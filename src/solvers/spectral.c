@@ -150,6 +150,7 @@ struct spectral {
     size_t buflen;            /* complex values per thread: two halves, each a multiple of 64 bytes */
     int nthreads;
     int par;                  /* run the passes on several threads (large domains only) */
+    double mean_sign;         /* 1: the mean takes what sources add; -1 (time.loop): it stays */
     int nitems;               /* column pass work items: the self-paired columns, then pairs of blocks */
 };
 
@@ -191,14 +192,20 @@ static void axis_init(struct axis *a, int m, enum edge_kind lo, enum edge_kind h
     a->hi = a->n - m - a->lo;
 }
 
+/* The FFT domain's two axes for the scene's grid and edges. */
+static void scene_axes(const struct scene *sc, struct axis *ax, struct axis *ay)
+{
+    int pad = sc->absorb_width > PAD_MIN ? sc->absorb_width : PAD_MIN;
+    axis_init(ax, sc->grid.width, sc->boundary[EDGE_LEFT], sc->boundary[EDGE_RIGHT], pad);
+    axis_init(ay, sc->grid.height, sc->boundary[EDGE_TOP], sc->boundary[EDGE_BOTTOM], pad);
+}
+
 /* What spectral_init allocates (solver_ops.bytes). */
 static uint64_t spectral_bytes(const struct scene *sc, int threads, char *what, size_t size)
 {
     snprintf(what, size, "the spectral solver's padded domain (absorb_width %d)", sc->absorb_width);
     struct axis ax, ay;
-    int pad = sc->absorb_width > PAD_MIN ? sc->absorb_width : PAD_MIN;
-    axis_init(&ax, sc->grid.width, sc->boundary[EDGE_LEFT], sc->boundary[EDGE_RIGHT], pad);
-    axis_init(&ay, sc->grid.height, sc->boundary[EDGE_TOP], sc->boundary[EDGE_BOTTOM], pad);
+    scene_axes(sc, &ax, &ay);
     /* As spectral_init allocates: H and P (4 + 4 per cell), AB (about 2),
      * Z (8 per cell, rows rounded up to ROWS), the threads' line buffers and
      * `last` (w x h floats). */
@@ -281,6 +288,28 @@ static int item_columns(const struct spectral *sp, int t, int *col, int *kx, int
 
 static float *mirror_weights(const struct axis *a);
 
+/* time.loop: omega dt of a mode of frequency omega (rad/s) moved to the
+ * nearest whole number m of turns per loop of T = frames / fps seconds,
+ * 2 pi m / (frames * steps_per_frame) per step, so that every mode is back
+ * where it was after T (m = 0: a mode slower than half a turn per loop
+ * stands still). The dispersion relation changes by at most pi / T. */
+static double loop_omega_dt(const struct scene *sc, double omega)
+{
+    double turns = nearbyint(omega * sc->time.frames / (2.0 * M_PI * sc->time.fps));
+    return 2.0 * M_PI * turns / (double)scene_total_steps(sc);
+}
+
+/* The slowest decay of a wave (k > 0): the half-life's ln 2 / half_life plus
+ * the viscous 2 nu k^2 of the longest wave of the FFT domain (pads included). */
+static double spectral_decay_rate(const struct scene *sc)
+{
+    struct axis ax, ay;
+    scene_axes(sc, &ax, &ay);
+    double kmin = 2.0 * M_PI / ((ax.n > ay.n ? ax.n : ay.n) * sc->grid.cell_size);
+    double rate = 2.0 * sc->solver.viscosity * kmin * kmin;
+    return sc->solver.half_life > 0 ? rate + M_LN2 / sc->solver.half_life : rate;
+}
+
 static int spectral_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
 {
     struct spectral *sp = priv;
@@ -348,13 +377,19 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
             double a = 1.0, b = 0.0;   /* the mean level stays */
             if (k > 0) {
                 double damp = q * exp(-2.0 * c->viscosity * k * k * dt);
-                a = 2.0 * damp * cos(solver_water_omega(c, k) * dt);
+                a = 2.0 * damp * cos(sc->time.loop ? loop_omega_dt(sc, solver_water_omega(c, k))
+                                                   : solver_water_omega(c, k) * dt);
                 b = damp * damp;
             }
             sp->AB[2 * ((size_t)i * nyh + j)] = (float)(a * norm);
             sp->AB[2 * ((size_t)i * nyh + j) + 1] = (float)(b * norm);
         }
     }
+    /* In a damped loop (its sources repeat every period, src/sources.c) the
+     * mean level stays where it starts: what the sources add to it is taken
+     * out at once, or they would raise it every period. An undamped loop adds
+     * nothing after frame 0 and keeps the mean it starts with. */
+    sp->mean_sign = sc->time.loop && spectral_decay_rate(sc) > 0 ? -1.0 : 1.0;
     /* The pad's sponge: a damping rate s(u) = s_max u^2 (1/s) at depth
      * u = (i + 1) / maxpad, applied as exp(-s dt) per step so that it does not
      * depend on dt. s_max = omega / 2 of the wave twice as long as the pad:
@@ -648,7 +683,7 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
         double d = 0;
         for (int y = 0; y < sp->ay.m; y++)
             d += (double)sp->wy[y] * sp->dsum[y];
-        b0[0][0] += (float)(d * 0.5 / ((double)sp->ax.n * ny));
+        b0[0][0] += (float)(sp->mean_sign * d * 0.5 / ((double)sp->ax.n * ny));
     }
     for (int s = 0; s < half; s++)
         fftwf_execute_dft(sp->iy, b0 + s * nyp, b1 + s * nyp);
@@ -793,5 +828,7 @@ const struct solver_ops solver_spectral = {
     .bytes = spectral_bytes,
     .omega = spectral_omega,
     .displaces_at_rest = true,
+    .decay_rate = spectral_decay_rate,
+    .loops_exactly = true,
     .state = spectral_state,
 };

@@ -106,6 +106,9 @@ static void test_defaults(void **state)
     assert_int_equal(sc.time.frames, 150);
     assert_int_equal(sc.time.steps_per_frame, 2);
     assert_false(sc.time.steps_auto);
+    assert_true(sc.time.preroll == 0);
+    assert_false(sc.time.loop);
+    assert_int_equal(scene_preroll_steps(&sc), 0);
     assert_string_equal(sc.solver.type->name, "elias");
     assert_true(sc.solver.damping == 0.99);
     assert_int_equal(sc.solver.damping_shift, 0);
@@ -191,7 +194,7 @@ static void test_element_defaults(void **state)
 static const char full_scene[] =
     "{\n"
     "  \"grid\":   { \"width\": 64, \"height\": 48, \"cell_size\": 0.0005 },\n"
-    "  \"time\":   { \"fps\": 25, \"frames\": 40, \"steps_per_frame\": 3 },\n"
+    "  \"time\":   { \"fps\": 25, \"frames\": 40, \"steps_per_frame\": 3, \"preroll\": 2.5, \"loop\": true },\n"
     "  \"solver\": { \"type\": \"spring\", \"half_life\": 1.5, \"blend\": 0.25, \"passes\": 3 },\n"
     "  \"boundary\": { \"left\": \"wrap\", \"right\": \"wrap\", \"top\": \"absorb\", \"bottom\": \"clamp\",\n"
     "                \"absorb_width\": 8 },\n"
@@ -235,6 +238,9 @@ static void test_every_key(void **state)
     assert_true(sc.time.fps == 25);
     assert_int_equal(sc.time.frames, 40);
     assert_int_equal(sc.time.steps_per_frame, 3);
+    assert_true(sc.time.preroll == 2.5);
+    assert_true(sc.time.loop);
+    assert_int_equal(scene_preroll_steps(&sc), 188);   /* 2.5 s * 75 steps/s = 187.5: rounds away from 0 */
     assert_string_equal(sc.solver.type->name, "spring");
     assert_true(sc.solver.half_life == 1.5);
     assert_true(sc.solver.damping == 0.99);
@@ -591,6 +597,8 @@ static void test_value_errors(void **state)
                       ":1:64: obstacles.0.invert: expected true or false, got 1");
     /* out of range */
     expect_file_error("{\"time\": {\"fps\": 0}}", ":1:18: time.fps: expected a number in [0.001, 1000], got 0");
+    expect_file_error("{\"time\": {\"preroll\": -1}}", ":1:22: time.preroll: expected a number in [0, 86400], got -1");
+    expect_file_error("{\"time\": {\"loop\": \"yes\"}}", ":1:19: time.loop: expected true or false, got \"yes\"");
     expect_file_error("{\"grid\": {\"width\": 16384, \"height\": 16385}}",
                       ":1:37: grid.height: expected an integer in [1, 16384], got 16385");
     /* The largest grid is within the 2^28-cell limit. */
