@@ -129,6 +129,15 @@ static uint64_t sink_bytes(const struct scene *sc, uint64_t rw, uint64_t rh, int
         return budget_add(budget_add(GIF_FIXED, budget_mul(pix, 16)),
                           budget_mul(frames, budget_add(budget_mul(pix, 4), 4096)));
     }
+    if (sc->render.atlas[0]) {
+        /* The atlas being filled: rgb, and the deep picture (16-bit rgba, or
+         * 4 floats of an .exr) of columns x rows frames. */
+        uint64_t n = budget_mul((uint64_t)sc->render.atlas[0], (uint64_t)sc->render.atlas[1]);
+        snprintf(what, size, "the render.atlas image of %llu frames", (unsigned long long)n);
+        return budget_add(budget_mul(budget_mul(n, pix), 3 + 8),
+                          ends_with(path, ".exr") ? budget_add(budget_mul(budget_mul(n, pix), 16), budget_mul(pix, 16 * 4))
+                                                  : 0);
+    }
     if (ends_with(path, ".exr")) {
         /* Up to 4 floats a cell (normals and alpha), in the renderer and in
          * each of the writer's 3 ring slots (pipeline.c); an .exr is at grid
@@ -147,6 +156,24 @@ static uint64_t sink_bytes(const struct scene *sc, uint64_t rw, uint64_t rh, int
     return 0;
 }
 
+/* A moving background or floor's fitted picture (rgb24, and libswscale's
+ * aligned destination): refract's at render size, caustics' at grid size;
+ * what it decodes is budget_video_bytes, added once the file is open. A
+ * still PNG is counted as the image loader counts it. */
+static uint64_t picture_bytes(const struct scene *sc, uint64_t gw, uint64_t gh, uint64_t rw, uint64_t rh)
+{
+    const struct render_config *r = &sc->render;
+    const char *pic = r->mode == RENDER_REFRACT ? r->background : r->mode == RENDER_CAUSTICS ? r->floor : NULL;
+    if (!pic || (scene_pattern_fields(pic) == 0 && ends_with(pic, ".png")))
+        return 0;
+    return budget_mul(r->mode == RENDER_REFRACT ? budget_mul(rw + 64, rh) : budget_mul(gw + 64, gh), 6);
+}
+
+uint64_t budget_video_bytes(uint64_t frame_bytes, bool intra_only)
+{
+    return budget_mul(frame_bytes, intra_only ? 3 : 2 + 17);
+}
+
 static void run_parts(const struct scene *sc, struct parts *p)
 {
     /* Per grid cell: 4 float planes (16), walls (1), rgb (3), grey16 (2),
@@ -160,7 +187,8 @@ static void run_parts(const struct scene *sc, struct parts *p)
     /* A scaled render keeps rgb and grey16 twice (scaled, packed); every
      * video encoder holds a padded frame of its own (counted at 4 bytes). */
     uint64_t per_pixel = (rw != gw || rh != gh) ? 2 * (3 + 2) + 4 : 4;
-    p->grid = budget_add(budget_mul(cells, 16 + 1 + 3 + 2 + 4), budget_mul(pix, per_pixel));
+    p->grid = budget_add(budget_add(budget_mul(cells, 16 + 1 + 3 + 2 + 4), budget_mul(pix, per_pixel)),
+                         picture_bytes(sc, gw, gh, rw, rh));
     int threads = omp_get_max_threads();
     const struct solver_ops *ops = sc->solver.type;
     p->solver_what[0] = '\0';
@@ -211,6 +239,19 @@ int budget_check_run(const struct scene *sc, struct rr_err *e)
                    "grid: %d x %d cells with a %d x %d render need about %llu bytes, more than the limit of %llu"
                    RAISE_IT "%s", sc->grid.width, sc->grid.height, rw, rh, (unsigned long long)need,
                    (unsigned long long)budget, most);
+}
+
+int budget_check_video(const struct scene *sc, const char *key, const char *path, int w, int h, uint64_t bytes,
+                       struct rr_err *e)
+{
+    uint64_t budget, run = budget_run_bytes(sc), need = budget_add(run, bytes);
+    int over = over_budget(need, &budget, e);
+    if (over <= 0)
+        return over;
+    return rr_fail(e, RR_EXIT_USAGE,
+                   "%s: %s: decoding its %d x %d frames needs about %llu bytes beside the run's %llu, more than the "
+                   "limit of %llu" RAISE_IT, key, path, w, h, (unsigned long long)bytes, (unsigned long long)run,
+                   (unsigned long long)budget);
 }
 
 int budget_check_scene_text(uint64_t len, const char *name, struct rr_err *e)

@@ -17,8 +17,6 @@
 #include <libavutil/pixfmt.h>
 #include <libswscale/swscale.h>
 
-/* Bit-exact bicubic: the same bytes from every CPU and SIMD path. */
-#define RR_SWS_FLAGS (SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT)
 
 static int align64(int n)
 {
@@ -418,6 +416,8 @@ int render_frame_to(struct renderer *r, const struct field *f, const unsigned ch
                        f->h, r->gw, r->gh);
     const int gw = r->gw, gh = r->gh;
     const bool g16 = r->g16_grid != NULL;
+    if (r->ops->pick && r->ops->pick(r, index, e) < 0)
+        return -1;
     if (r->ops->prepare)
         r->ops->prepare(r, f);
     if (r->ops->frame) {

@@ -339,7 +339,8 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
     r->sc = sc;
     r->dir = o->save_dir;
     r->checkpoint = -1;
-    r->kind = run->writes_output ? output_kind(sc->output.path) : KIND_NONE;
+    /* An atlas (render.atlas) holds several frames a file: written whole. */
+    r->kind = !run->writes_output ? KIND_NONE : sc->render.atlas[0] ? KIND_WHOLE : output_kind(sc->output.path);
     r->active = o->save_dir && r->kind != KIND_WHOLE && !run->probes;
     struct state_options q = *o;
     cJSON *had = NULL;
@@ -349,7 +350,9 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
         if (r->kind == KIND_WHOLE)
             return rr_fail(e, RR_EXIT_USAGE, "--resume: %s: a %s is written in one piece and cannot be resumed "
                            "(render a video, a PNG sequence or a hash list)", sc->output.path,
-                           !strcasecmp(extension(sc->output.path), "gif") ? "GIF" : ".npy file");
+                           !strcmp(sc->output.path, "-") ? "stream on standard output"
+                           : sc->render.atlas[0] ? "render.atlas sequence"
+                           : !strcasecmp(extension(sc->output.path), "gif") ? "GIF" : ".npy file");
     }
     if ((r->active || o->resume) && o->save_dir) {
         /* The range names the record: a farm's chunks may share DIR. */

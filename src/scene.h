@@ -34,6 +34,10 @@ enum render_alpha { ALPHA_NONE, ALPHA_HEIGHT, ALPHA_CAUSTICS };
 enum normal_convention { NORMALS_OPENGL, NORMALS_DIRECTX };
 /* output.exr_compression: an .exr's lossless compression (docs/output.md). */
 enum exr_compression { EXRC_ZIP, EXRC_ZIPS, EXRC_PIZ, EXRC_RLE, EXRC_NONE };
+/* render.video_end: what a moving background or floor (a video or an image
+ * sequence) shows after its last frame (docs/render.md): the last frame, or
+ * the clip again from its first. */
+enum video_end { VIDEO_END_HOLD, VIDEO_END_LOOP };
 
 /* A moment in the video: either a time in seconds or a frame number, as the
  * scene gave it (printed back the same way). */
@@ -139,16 +143,22 @@ struct render_config {
     double specular;               /* >= 0: strength of the highlight */
     double shininess;              /* > 0: Blinn-Phong exponent */
     double reflectivity;           /* shaded: Schlick's F0, reflectance facing the viewer */
-    char *background;              /* refract: PNG or NULL (a built-in checkerboard) */
+    char *background;              /* refract: a PNG, a video, an image sequence (a printf frame
+                                      field in the name) or NULL (a built-in checkerboard) */
     double refraction;             /* refract: cells of displacement per unit slope */
     double depth;                  /* caustics: floor depth in cells */
     char *depth_map;               /* caustics: per-cell floor depth (PNG: v -> depth_range; .npy), or NULL */
     double depth_range[2];         /* caustics: floor depth at PNG value 0 and 1, cells */
-    char *floor;                   /* caustics: floor PNG or NULL (floor_color) */
+    char *floor;                   /* caustics: as background, or NULL (floor_color) */
     unsigned char floor_color[3];
     enum render_alpha alpha;       /* none: opaque, no alpha plane */
     enum normal_convention normal_convention;   /* normals: green up (opengl) or down (directx) */
+    enum video_end video_end;      /* refract, caustics: a moving picture after its last frame */
+    int atlas[2];                  /* columns, rows of frames per image of a PNG or EXR sequence; 0: none */
 };
+
+/* output.format: what `-o -` writes to standard output (src/sinks/pipe.c). */
+enum output_format { OUTPUT_Y4M, OUTPUT_NUT };
 
 struct output_config {
     char *path;                    /* resolved against the current directory, not the scene */
@@ -159,6 +169,7 @@ struct output_config {
     int bit_depth;                 /* 8, 16 or 32 (16: 16-bit PNG, a video pix_fmt of more than 8 bits,
                                       an .exr of half floats; 32: .exr only) */
     enum exr_compression exr_compression;
+    enum output_format format;     /* the stream of -o - (y4m or nut); no file output reads it */
 };
 
 /* Where a value of the scene came from: its key path ("obstacles.0.path") and
@@ -167,13 +178,19 @@ struct output_config {
 struct scene_origin {
     char *key;
     int line, col;
+    bool preset;                   /* the value is the preset's (scene_load_preset), not the file's */
 };
 
 struct scene {
-    char *file;                    /* the scene's name for messages ("-" for stdin) */
+    char *file;                    /* the scene's name for messages ("-" for stdin, "preset NAME" alone) */
+    char *preset;                  /* the preset the scene starts from (--preset), or NULL */
     size_t text_bytes;             /* the size of the scene's text (the memory budget of its parse) */
     struct { int width, height; double cell_size; } grid;
-    struct { double fps; int frames; int steps_per_frame; bool steps_auto; } time;
+    struct {
+        double fps; int frames; int steps_per_frame; bool steps_auto;
+        double preroll;   /* seconds simulated before frame 0 (scene_preroll_steps whole steps) */
+        bool loop;        /* the clip repeats with period frames / fps (docs/render.md, "Seamless loops") */
+    } time;
     struct solver_config solver;
     enum edge_kind boundary[4];    /* indexed by enum edge_side */
     int absorb_width;
@@ -237,6 +254,31 @@ int scene_print(const struct scene *sc, FILE *out);
  * memory runs out. */
 char *scene_text(const struct scene *sc);
 
+/* A named starting scene built into the program (--preset): scenes/presets/
+ * NAME.json, embedded at build time (tools/embed-presets.sh). */
+struct scene_preset {
+    const char *name;              /* "pool": the file's name without .json */
+    const char *about;             /* one line: the file's "$comment" */
+    const char *text;              /* the JSON text, NUL-terminated */
+};
+
+/* Every preset, in name order, ending in { NULL }. */
+extern const struct scene_preset scene_presets[];
+
+/* The preset of that name; NULL with e filled (RR_EXIT_USAGE: "--preset NAME:
+ * no such preset", a guess at the nearest name, and the names) otherwise. */
+const struct scene_preset *scene_preset_find(const char *name, struct rr_err *e);
+
+/* As scene_load, from a preset with a scene file's keys over it (path may be
+ * NULL: the preset alone; preset may be NULL: scene_load). The file's objects
+ * are merged into the preset's member by member, at every depth; any other
+ * value of the file (an array, a number, an object whose "type" differs from
+ * the preset's) replaces the preset's whole. Then the --set overrides apply.
+ * A refusal names the file's line:col, or "preset NAME:line:col" for a
+ * value that came from the preset. */
+int scene_load_preset(struct scene *sc, const struct scene_preset *preset, const char *path,
+                      const char *const *sets, int n_sets, struct rr_err *e);
+
 /* Time step helpers shared by every module, so that all agree on what a step is. */
 static inline int scene_steps_per_frame(const struct scene *sc) { return sc->time.steps_per_frame; }
 double scene_dt(const struct scene *sc);                 /* seconds per step */
@@ -245,6 +287,10 @@ long long scene_total_steps(const struct scene *sc);     /* frames * steps_per_f
  * round(time * fps * steps_per_frame). */
 long long scene_moment_step(const struct scene *sc, const struct moment *m);
 
+/* time.preroll in whole steps: round(preroll * fps * steps_per_frame). The
+ * simulation starts at step -scene_preroll_steps, so frame 0 stays step 0. */
+long long scene_preroll_steps(const struct scene *sc);
+
 /* Names of enum values, for messages and printing; NULL-safe lookups. */
 const char *scene_edge_name(enum edge_kind k);
 const char *scene_shape_name(enum shape_kind k);
@@ -252,5 +298,13 @@ const char *scene_render_mode_name(enum render_mode m);
 const char *scene_render_alpha_name(enum render_alpha a);
 const char *scene_normal_convention_name(enum normal_convention c);
 const char *scene_exr_compression_name(enum exr_compression c);
+const char *scene_output_format_name(enum output_format f);
+const char *scene_video_end_name(enum video_end v);
+
+/* How many printf integer fields (%d, %i, %u with flags "-+ 0", width and
+ * precision, no length modifier) a file name holds: 1 for a numbered name
+ * (an image sequence, a file per frame), 0 for a plain one ("%%" is a
+ * literal '%'); -1 for any other or a malformed conversion. */
+int scene_pattern_fields(const char *name);
 
 #endif

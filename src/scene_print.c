@@ -330,6 +330,13 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_num(o, "reflectivity", r->reflectivity, ok);
         add_str(o, "alpha", scene_render_alpha_name(r->alpha), ok);
         add_str(o, "normal_convention", scene_normal_convention_name(r->normal_convention), ok);
+        add_str(o, "video_end", scene_video_end_name(r->video_end), ok);
+        if (r->atlas[0]) {
+            double cr[2] = { r->atlas[0], r->atlas[1] };
+            add_item(o, "atlas", num_array(cr, 2), ok);
+        } else {
+            *ok = *ok && cJSON_AddNullToObject(o, "atlas");
+        }
     }
     const struct output_config *out = &sc->output;
     if ((o = add_obj(root, "output", ok))) {
@@ -340,6 +347,7 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_str(o, "pix_fmt", out->pix_fmt, ok);
         add_num(o, "bit_depth", out->bit_depth, ok);
         add_str(o, "exr_compression", scene_exr_compression_name(out->exr_compression), ok);
+        add_str(o, "format", scene_output_format_name(out->format), ok);
     }
 }
 
@@ -361,6 +369,8 @@ int scene_print(const struct scene *sc, FILE *out)
             add_str(o, "steps_per_frame", "auto", &ok);
         else
             add_num(o, "steps_per_frame", sc->time.steps_per_frame, &ok);
+        add_num(o, "preroll", sc->time.preroll, &ok);
+        ok = ok && cJSON_AddBoolToObject(o, "loop", sc->time.loop);
     }
     print_solver(root, &sc->solver, &ok);
     print_boundary(root, sc, &ok);

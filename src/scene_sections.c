@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "image.h"
 #include "render.h"
@@ -31,7 +32,9 @@ int load_grid(struct ld *ld, const cJSON *root)
 
 int load_time(struct ld *ld, const cJSON *root)
 {
-    static const char *const keys[] = { "fps", "frames", "steps_per_frame", NULL };
+    static const char *const keys[] = { "fps", "frames", "steps_per_frame", "preroll", "loop", NULL };
+    /* A day of warm-up at most: enough for any damping worth looping (docs/scene.md). */
+    static const struct range preroll = { 0, 86400, false, false };
     /* At least a frame every 1000 s: a video muxer keeps each frame's duration
      * in 32 bits of its time base (mp4: 16384 per second at 1e-6 fps overflows). */
     static const struct range fps = { 0.001, 1000, false, false };
@@ -44,7 +47,9 @@ int load_time(struct ld *ld, const cJSON *root)
         return 0;
     if (check_keys(ld, o, "time", keys, NULL) < 0
         || get_number(ld, o, "time", "fps", fps, &sc->time.fps) < 0
-        || get_int(ld, o, "time", "frames", 1, 10000000, &sc->time.frames) < 0)
+        || get_int(ld, o, "time", "frames", 1, 10000000, &sc->time.frames) < 0
+        || get_number(ld, o, "time", "preroll", preroll, &sc->time.preroll) < 0
+        || get_bool(ld, o, "time", "loop", &sc->time.loop) < 0)
         return -1;
     const cJSON *v = member(o, "steps_per_frame");
     if (!v)
@@ -304,7 +309,8 @@ static int get_light(struct ld *ld, const cJSON *obj, const char *path, const ch
     return 0;
 }
 
-/* An optional PNG: a file name, or null (as --print-scene writes "none"). */
+/* An optional picture: a file name, an image sequence's name, or null (as
+ * --print-scene writes "none"). */
 static int get_opt_file(struct ld *ld, const cJSON *obj, const char *path, const char *key, char **out)
 {
     const cJSON *v = member(obj, key);
@@ -313,7 +319,53 @@ static int get_opt_file(struct ld *ld, const cJSON *obj, const char *path, const
         *out = NULL;
         return 0;
     }
-    return get_file(ld, obj, path, key, out);
+    return get_file_or_sequence(ld, obj, path, key, out);
+}
+
+/* Whether a picture's name is a still PNG (not a video, not a sequence). */
+static bool still_png(const char *name)
+{
+    size_t n = strlen(name);
+    return scene_pattern_fields(name) == 0 && n > 4 && !strcasecmp(name + n - 4, ".png");
+}
+
+/* render.video_end "loop" acts on the mode's moving picture: refused where
+ * there is none to act on ("hold" is what a still shows anyway, and what
+ * --print-scene writes; docs/scene.md says where it does not apply). */
+static int check_video_end(struct ld *ld, const cJSON *o)
+{
+    const struct render_config *r = &ld->sc->render;
+    const cJSON *v = member(o, "video_end");
+    const char *key = r->mode == RENDER_REFRACT ? "background" : "floor", *pic = r->mode == RENDER_REFRACT
+                                                                                  ? r->background : r->floor;
+    if (!v || r->video_end != VIDEO_END_LOOP || (r->mode != RENDER_REFRACT && r->mode != RENDER_CAUSTICS)
+        || (pic && !still_png(pic)))
+        return 0;
+    return fail(ld, v, "render.video_end", "applies to a video or an image sequence, and render.%s is %s", key,
+                pic ? "a still PNG" : "none");
+}
+
+/* render.atlas: [columns, rows], each 1..1024, or null (no atlas). */
+static int get_atlas(struct ld *ld, const cJSON *obj, int out[2])
+{
+    const cJSON *v = member(obj, "atlas");
+    if (!v)
+        return 0;
+    if (cJSON_IsNull(v)) {
+        out[0] = out[1] = 0;
+        return 0;
+    }
+    int n[2];
+    for (int k = 0; k < 2; k++) {
+        const cJSON *c = cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2 ? cJSON_GetArrayItem(v, k) : NULL;
+        double d = cJSON_IsNumber(c) ? c->valuedouble : 0;
+        if (!(d >= 1 && d <= 1024 && d == floor(d)))
+            return fail_got(ld, v, "render.atlas", "[columns, rows] with integers in [1, 1024], or null");
+        n[k] = (int)d;
+    }
+    out[0] = n[0];
+    out[1] = n[1];
+    return 0;
 }
 
 /* The caustics floor's depth per cell: render.depth_map (cells) in place of
@@ -342,7 +394,7 @@ int load_render(struct ld *ld, const cJSON *root)
                                         "height_scale", "light", "water_color", "sky_color", "specular",
                                         "shininess", "background", "refraction", "depth", "floor",
                                         "floor_color", "reflectivity", "alpha", "normal_convention",
-                                        "depth_map", "depth_range", NULL };
+                                        "video_end", "atlas", "depth_map", "depth_range", NULL };
     static const struct range SHINE = { 1, 10000, false, false };
     static const struct range REFR = { -10000, 10000, false, false };
     static const struct range SCALE = { 0, 1e6, true, false };
@@ -359,6 +411,7 @@ int load_render(struct ld *ld, const cJSON *root)
     GET_ENUM(ld, o, "render", "mode", render_names, r->mode);
     GET_ENUM(ld, o, "render", "alpha", alpha_names, r->alpha);
     GET_ENUM(ld, o, "render", "normal_convention", convention_names, r->normal_convention);
+    GET_ENUM(ld, o, "render", "video_end", video_end_names, r->video_end);
     const cJSON *cmap = member(o, "colormap");
     int known_map;   /* one of the renderer's names, checked here for its position */
     if (get_name(ld, o, "render", "colormap", false, r->colormap) < 0
@@ -379,7 +432,7 @@ int load_render(struct ld *ld, const cJSON *root)
         || get_opt_file(ld, o, "render", "floor", &r->floor) < 0
         || get_color(ld, o, "render", "floor_color", r->floor_color) < 0
         || get_number(ld, o, "render", "reflectivity", UNIT, &r->reflectivity) < 0
-        || load_floor_depth(ld, o) < 0)
+        || get_atlas(ld, o, r->atlas) < 0 || check_video_end(ld, o) < 0 || load_floor_depth(ld, o) < 0)
         return -1;
     if (!(r->range[0] < r->range[1]))
         return fail_got(ld, member(o, "range"), "render.range", "[low, high] with low < high");
@@ -403,7 +456,7 @@ int load_render(struct ld *ld, const cJSON *root)
 int load_output(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = { "path", "codec", "crf", "preset", "pix_fmt", "bit_depth",
-                                        "exr_compression", NULL };
+                                        "exr_compression", "format", NULL };
     struct output_config *out = &ld->sc->output;
     const cJSON *o;
     if (get_object(ld, root, "", "output", &o) < 0)
@@ -424,6 +477,7 @@ int load_output(struct ld *ld, const cJSON *root)
         return fail(ld, v, "output.bit_depth", "expected 8 or 16, got %s (32: float, for an .exr)", got);
     }
     GET_ENUM(ld, o, "output", "exr_compression", exr_compression_names, out->exr_compression);
+    GET_ENUM(ld, o, "output", "format", format_names, out->format);
     /* Relative to the current directory, not to the scene: -o overrides it. */
     const cJSON *v = member(o, "path");
     if (v) {

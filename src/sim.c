@@ -11,6 +11,7 @@
  * oscillators and movers). */
 #include "sim.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -194,11 +195,71 @@ static void zero_walls(struct sim *s)
 }
 
 static int check_finite(const struct sim *s, struct rr_err *e);
+static bool take_steps(struct sim *s, long long n, struct solver_screen *screen);
+static const char *damp_keys(const struct solver_ops *ops);
 
-int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
+/* What an undamped loop would repeat besides the water's own motion, in
+ * `what` (size bytes); "" when nothing: no source after step 0, every edge
+ * wrap, no obstacle. */
+static void undamped_loop_extras(const struct scene *sc, char *what, size_t size)
+{
+    *what = 0;
+    for (int k = 0; k < sc->n_drops; k++)
+        if (scene_moment_step(sc, &sc->drops[k].at) != 0) {
+            snprintf(what, size, "drops.%d falls after frame 0", k);
+            return;
+        }
+    static const char *const side[4] = { "left", "right", "top", "bottom" };
+    for (int k = 0; k < 4; k++)
+        if (sc->boundary[k] != EDGE_WRAP) {
+            snprintf(what, size, "boundary.%s is %s, not wrap", side[k], scene_edge_name(sc->boundary[k]));
+            return;
+        }
+    if (sc->rain.enabled && sc->rain.rate > 0)
+        snprintf(what, size, "rain falls after frame 0");
+    else if (sc->n_oscillators)
+        snprintf(what, size, "oscillators.0 drives the water after frame 0");
+    else if (sc->n_movers)
+        snprintf(what, size, "movers.0 drives the water after frame 0");
+    else if (sc->n_obstacles)
+        snprintf(what, size, "obstacles.0 is a wall");
+}
+
+/* time.loop: a damped solver settles into the loop of its repeated sources
+ * after the warm-up; an undamped one never forgets its start, so it may loop
+ * only when its own free motion repeats (solver_ops.loops_exactly: spectral's
+ * quantised frequencies) on a periodic domain with nothing added after frame 0. */
+static int check_loop(const struct scene *sc, struct rr_err *e)
+{
+    const struct solver_ops *ops = sc->solver.type;
+    if (!sc->time.loop || solver_decay_rate(sc) > 0)
+        return 0;
+    if (!ops->loops_exactly)
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "time.loop: the %s solver as set does not damp the water, so the clip never settles into a "
+                       "loop; damp it (%s)", ops->name, damp_keys(ops));
+    char what[96];
+    undamped_loop_extras(sc, what, sizeof what);
+    if (*what)
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "time.loop: an undamped %s loop repeats only the water's own motion, on a periodic domain "
+                       "(every edge wrap, no obstacles, nothing added after frame 0), but %s; damp it (%s)",
+                       ops->name, what, damp_keys(ops));
+    return 0;
+}
+
+double sim_loop_residue(const struct scene *sc, double *rate)
+{
+    *rate = solver_decay_rate(sc);
+    return exp(-*rate * (double)scene_preroll_steps(sc) * scene_dt(sc));
+}
+
+static int create(struct sim **out, const struct scene *sc, bool preroll, struct rr_err *e)
 {
     *out = NULL;
     const struct solver_ops *ops = sc->solver.type;
+    if (check_loop(sc, e) < 0)
+        return -1;
     struct sim *s = calloc(1, sizeof *s);
     if (!s)
         return rr_fail(e, RR_EXIT_RUNTIME, "simulation: out of memory");
@@ -256,8 +317,15 @@ int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
         }
         s->sponge_n[side] = width;
     }
-    sources_apply(s->src, 0, &s->f);
+    /* time.preroll: the simulation starts preroll steps before frame 0, so
+     * frame 0 is still step 0 (checkpoints and --range count from there). */
+    s->step = -scene_preroll_steps(sc);
+    sources_apply(s->src, s->step, &s->f);
     zero_walls(s);
+    if (preroll && s->step < 0) {
+        struct solver_screen screen;
+        take_steps(s, -s->step, &screen);
+    }
     if (check_finite(s, e) < 0)   /* frame 0 too: never render a runaway frame */
         goto fail;
     *out = s;
@@ -267,6 +335,12 @@ fail:
     return -1;
 }
 
+int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e) { return create(out, sc, true, e); }
+
+int sim_create_restart(struct sim **out, const struct scene *sc, struct rr_err *e)
+{
+    return create(out, sc, false, e);
+}
 
 /* What to change when heights run away: every solver is stable as loaded
  * (init checks its limits: wave's Courant number, spring's blend), so what
@@ -339,9 +413,11 @@ static float screen_limit(bool edges_act, bool ends_frame)
     return !edges_act && ends_frame ? BLOWUP_LIMIT : 0.0f;
 }
 
-int sim_advance_frame(struct sim *s, struct rr_err *e)
+/* Takes n steps: fused where nothing acts between them (fusable_steps),
+ * sources applied after each. Returns whether a source changed the field
+ * after the last step; *screen is what the last pass screened. */
+static bool take_steps(struct sim *s, long long n, struct solver_screen *screen)
 {
-    int spf = scene_steps_per_frame(s->sc);
     /* The solver may screen the last step's cells for the blow-up check as
      * it writes them (struct solver_screen); when nothing changed the field
      * after that step but wall zeroing (which only lowers heights) and the
@@ -351,16 +427,16 @@ int sim_advance_frame(struct sim *s, struct rr_err *e)
     for (int k = 0; k < 4; k++)
         edges_act = edges_act || s->sponge[k] || s->mur[k];
     bool touched = false;
-    struct solver_screen screen = { 0 };
-    for (int k = 0; k < spf; k++) {
-        int n = fusable_steps(s, spf - k);
-        screen = (struct solver_screen){ .limit = screen_limit(edges_act, k + n == spf) };
-        if (n > 1 && s->ops->advance(s->priv, &s->f, n, s->wall_idx, s->n_walls, &screen) == n) {
-            k += n - 1;
-            s->step += n - 1;
+    *screen = (struct solver_screen){ 0 };
+    for (long long k = 0; k < n; k++) {
+        int m = fusable_steps(s, n - k < INT_MAX ? (int)(n - k) : INT_MAX);
+        *screen = (struct solver_screen){ .limit = screen_limit(edges_act, k + m == n) };
+        if (m > 1 && s->ops->advance(s->priv, &s->f, m, s->wall_idx, s->n_walls, screen) == m) {
+            k += m - 1;
+            s->step += m - 1;
         } else {
-            screen = (struct solver_screen){ .limit = screen_limit(edges_act, k + 1 == spf) };
-            s->ops->step(s->priv, &s->f, &screen);
+            *screen = (struct solver_screen){ .limit = screen_limit(edges_act, k + 1 == n) };
+            s->ops->step(s->priv, &s->f, screen);
             apply_mur(s);
         }
         apply_sponges(s);
@@ -369,6 +445,13 @@ int sim_advance_frame(struct sim *s, struct rr_err *e)
         touched = sources_next_due(s->src, s->step) <= s->step;
         sources_apply(s->src, s->step, &s->f);
     }
+    return touched;
+}
+
+int sim_advance_frame(struct sim *s, struct rr_err *e)
+{
+    struct solver_screen screen;
+    bool touched = take_steps(s, scene_steps_per_frame(s->sc), &screen);
     s->frame++;
     return !touched && screen.within ? 0 : check_finite(s, e);
 }

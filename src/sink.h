@@ -5,7 +5,8 @@
  * libavformat/libavcodec), .gif (palettegen + paletteuse, gif muxer), a name
  * with a printf field such as f%05d.png (a PNG sequence through libpng),
  * .framemd5 / .framehash (FFmpeg's hash muxers over rgb24), .npy (float32
- * heights, shape (frames, height, width)). The same table gives the list of
+ * heights, shape (frames, height, width)), "-" (a y4m or NUT stream on
+ * standard output). The same table gives the list of
  * kinds in the unknown-kind error, in --help and, checked by
  * tests/cli/test_sink_table.sh, in the man page and the bash completion.
  *
@@ -35,6 +36,7 @@ struct sink_params {
     int threads;              /* encoder threads (0: the library's choice) */
     enum render_alpha alpha;  /* render.alpha (sink_open fills it from the scene) */
     enum render_mode mode;    /* render.mode (sink_open fills it from the scene) */
+    int atlas[2];             /* render.atlas's columns and rows, 0: none (sink_open fills it) */
 };
 
 struct sink_ops {
@@ -45,6 +47,9 @@ struct sink_ops {
     /* The name holds one printf frame number field (NAME%05d.png): a file
      * per frame, its names checked by sink_find. */
     bool numbered;
+    /* The kind writes to standard output, named "-" (its exts are ""): no
+     * file, so nothing to claim, replace or rename. */
+    bool to_stdout;
     /* What it writes, in one line of --help. */
     const char *help;
     size_t priv_size;

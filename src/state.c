@@ -35,7 +35,7 @@
 
 /* Scene keys that change what is rendered or written, not the simulation:
  * a checkpoint serves runs that differ in them. time.frames only sets where
- * the timeline ends; a default that depends on it (rain.end) is resolved in
+ * the timeline ends (first here: with time.loop it is the period, and kept); a default that depends on it (rain.end) is resolved in
  * scene_print and compared there. */
 static const char *const SCENE_IGNORED[][2] = {
     { "time", "frames" }, { "render", NULL }, { "output", NULL }, { "probes", NULL },
@@ -298,6 +298,8 @@ cJSON *state_scene_json(const struct scene *sc, bool simulated)
     free(text);
     for (size_t i = 0; j && simulated && i < sizeof SCENE_IGNORED / sizeof *SCENE_IGNORED; i++) {
         cJSON *o = j;
+        if (sc->time.loop && i == 0)   /* in a loop time.frames sets the period: it is simulated */
+            continue;
         if (SCENE_IGNORED[i][1])
             o = cJSON_GetObjectItemCaseSensitive(o, SCENE_IGNORED[i][0]);
         cJSON_DeleteItemFromObjectCaseSensitive(o, SCENE_IGNORED[i][1] ? SCENE_IGNORED[i][1] : SCENE_IGNORED[i][0]);
@@ -547,6 +549,7 @@ int state_open(struct state **out, const struct state_options *o, const struct s
 }
 
 long state_first(const struct state *st) { return st->first; }
+bool state_loads(const struct state *st) { return st->loaded != NULL; }
 long state_last(const struct state *st) { return st->last; }
 long state_count(const struct state *st) { return st->last - st->first + 1; }
 long state_range_first(const struct state *st) { return st->range_first; }

@@ -2,6 +2,7 @@
  * a floor below it, gathered so that no light is made or lost. See
  * render/modes.h and docs/render.md. */
 #include "render/modes.h"
+#include "render/backdrop.h"
 #include "team.h"
 
 #include <math.h>
@@ -140,7 +141,7 @@ void caustics_row(const struct water_look *lk, const float *light, const uint8_t
 }
 
 /* The slopes, the floor's light and its scratch, the floor picture at grid
- * size (render.floor fitted) or none. */
+ * size (render.floor fitted, render/backdrop.h) or none. */
 static int caustics_init(struct renderer *r, const struct scene *sc, struct rr_err *e)
 {
     if (water_init_slopes(r, sc, e) < 0)
@@ -153,7 +154,7 @@ static int caustics_init(struct renderer *r, const struct scene *sc, struct rr_e
                                                  "render.depth_map", "cells", &r->floor_depth, e) < 0)
         return -1;
     if (sc->render.floor)
-        return water_load_fitted(&r->floor, sc->render.floor, "render.floor", r->gw, r->gh, e);
+        return water_backdrop_open(r, sc, sc->render.floor, "render.floor", r->gw, r->gh, e);
     return 0;
 }
 
@@ -171,7 +172,7 @@ static void caustics_mode_row(const struct renderer *r, const struct field *f, i
     (void)h;
     (void)g16;
     const size_t row = (size_t)y * r->gw;
-    caustics_row(&r->look, r->light + row, r->floor.rgb ? r->floor.rgb + row * 3 : NULL, r->gw, rgb, rgb16);
+    caustics_row(&r->look, r->light + row, r->backdrop_rgb ? r->backdrop_rgb + row * 3 : NULL, r->gw, rgb, rgb16);
 }
 
 static void caustics_free(struct renderer *r)
@@ -179,7 +180,7 @@ static void caustics_free(struct renderer *r)
     water_free(r);
     av_freep(&r->light);
     av_freep(&r->rays);
-    image_rgb_free(&r->floor);
+    backdrop_free(r->backdrop);
     free(r->floor_depth);
     r->floor_depth = NULL;
 }
@@ -200,6 +201,7 @@ const struct render_mode_ops render_caustics_ops = {
     .mode = RENDER_CAUSTICS,
     .light = true,
     .init = caustics_init,
+    .pick = water_backdrop_pick,
     .prepare = caustics_prepare,
     .row = caustics_mode_row,
     .row_float = caustics_row_float,

@@ -30,7 +30,13 @@
 #include "scene.h"
 
 struct SwsContext;
+struct backdrop;
 struct render_mode_ops;
+
+/* libswscale's flags for every scaling of the renderer (render.c, and the
+ * moving pictures of render/backdrop.c): bit-exact bicubic, the same bytes
+ * from every CPU and SIMD path. */
+#define RR_SWS_FLAGS (SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT)
 
 /* The lighting settings, in floats, unit vectors and 0..1 colours. */
 struct water_look {
@@ -72,8 +78,10 @@ struct renderer {
     float *light;              /* caustics: the floor's light */
     float *rays;               /* caustics: landing points (CAUSTICS_SCRATCH) */
     bool flip_green;           /* normals: render.normal_convention directx */
-    struct image_rgb bg;       /* refract: the background at render size */
-    struct image_rgb floor;    /* caustics: the floor texture at grid size, or empty */
+    struct image_rgb checker;  /* refract: the checkerboard without a background */
+    struct backdrop *backdrop; /* refract: render.background at render size; caustics: render.floor at
+                                  grid size; or NULL */
+    const uint8_t *backdrop_rgb;   /* its picture of this frame (refract: or the checkerboard), or NULL */
     float *floor_depth;        /* caustics: the floor's depth per cell in cells (render.depth_map), or NULL */
     /* The deep picture (RENDER_NEED_RGB16, RENDER_NEED_ALPHA; frame.h): 16-bit
      * colour and alpha (1 or 2 bytes a sample: abytes) at grid size (refract:
@@ -112,6 +120,10 @@ struct render_mode_ops {
      * e filled (RR_EXIT_USAGE for a bad setting or picture, RR_EXIT_RUNTIME
      * for memory). NULL: nothing to make. */
     int (*init)(struct renderer *r, const struct scene *sc, struct rr_err *e);
+    /* Per frame, before prepare: what the frame's number picks rather than
+     * the field (a moving background). Returns 0, or -1 with e filled. NULL:
+     * nothing. */
+    int (*pick)(struct renderer *r, long index, struct rr_err *e);
     /* Per frame, before the rows: what rows read across the field (slopes,
      * the floor's light). NULL: nothing. Cannot fail. */
     void (*prepare)(struct renderer *r, const struct field *f);
@@ -150,7 +162,7 @@ struct rows_job {
 
 /* lrintf(fminf(fmaxf(v, 0), 1) * scale), NaN giving 0, for 0 < scale <=
  * 65535: the same integer, but inline and vectorisable (libm's fminf, fmaxf
- * and lrintf were calls per pixel). Adding 2^23 rounds a float in [0, 2^23)
+ * and lrintf are calls per pixel). Adding 2^23 rounds a float in [0, 2^23)
  * to an integer in the FPU's mode, which is lrintf's rounding (nearest, ties
  * to even, by default), and taking 2^23 away again is exact. */
 static inline __attribute__((always_inline)) int unit_round(float v, float scale)
@@ -220,10 +232,14 @@ void water_free(struct renderer *r);
  * edge, the others: the edge itself), read in place. Cannot fail. */
 void water_nbhd(const struct renderer *r, const struct field *f, int y, struct row_nbhd *rn);
 
-/* Loads a colour PNG and fits it to w x h (bilinear, half-pixel centres) when
- * its size differs. Returns 0, or -1 with e filled. */
-int water_load_fitted(struct image_rgb *img, const char *path, const char *what, int w, int h,
-                      struct rr_err *e);
+/* The picture behind the water (render/backdrop.h): water_backdrop_open
+ * opens `path` (scene key `key`) fitted to w x h into r->backdrop and
+ * r->backdrop_rgb (frame 0); returns 0, or -1 with e filled.
+ * water_backdrop_pick, a mode's `pick`, sets r->backdrop_rgb to frame
+ * index's picture when it moves; returns 0, or -1 with e filled. */
+int water_backdrop_open(struct renderer *r, const struct scene *sc, const char *path, const char *key, int w,
+                        int h, struct rr_err *e);
+int water_backdrop_pick(struct renderer *r, long index, struct rr_err *e);
 
 /* Pixels per chunk of the row passes of shaded and normals (their scratch
  * lives on the stack). */

@@ -6,7 +6,7 @@
 #include "sink.h"
 
 extern const struct sink_ops sink_video_ops, sink_gif_ops, sink_pngseq_ops, sink_hash_ops, sink_npy_ops,
-    sink_exr_ops;
+    sink_exr_ops, sink_pipe_ops;
 
 const struct sink_ops *const sink_kinds[] = {
     &sink_video_ops,
@@ -15,5 +15,6 @@ const struct sink_ops *const sink_kinds[] = {
     &sink_hash_ops,
     &sink_npy_ops,
     &sink_exr_ops,
+    &sink_pipe_ops,
     NULL,
 };

@@ -57,6 +57,18 @@ int sink_seq_commit(struct sink_seq *q, struct rr_err *e);
 /* Removes the temporary files not committed and frees the list. */
 void sink_seq_free(struct sink_seq *q);
 
+/* render.atlas (src/sinks/atlas.c): a wrapper sink_open puts around the
+ * numbered kind of the output, tiling frames into its images. Not in the
+ * table of kinds: the scene's render.atlas picks it, not the name. */
+extern const struct sink_ops sink_atlas_ops;
+
+/* Refuses an atlas for kind (not a PNG or EXR sequence), for a part of the
+ * timeline p that does not start at an atlas's first frame or ends inside
+ * an atlas before the clip's end, or for an atlas image too large. Returns
+ * 0, or -1 with e filled (RR_EXIT_USAGE). */
+int sink_atlas_check(const struct sink_ops *kind, const struct scene *sc, const struct sink_params *p,
+                     struct rr_err *e);
+
 /* Some libraries write to standard error themselves, not through av_log:
  * x264 while it reads its preset (before libavcodec routes its log), SVT-AV1's
  * own logger. sink_stderr_hold sends file descriptor 2 to an unnamed

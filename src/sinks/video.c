@@ -245,7 +245,7 @@ static int encoder_options(AVDictionary **opts, AVCodecContext *enc, const AVCod
             return rr_fail(e, RR_EXIT_USAGE,
                            "output.preset: \"%s\" is not a libvpx-vp9 deadline (use good, best or realtime)", deadline);
         const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(enc->pix_fmt);
-        /* design.md: lossless 4:4:4 with deadline realtime aborts inside libvpx. */
+        /* libvpx aborts on lossless 4:4:4 with deadline realtime. */
         if (strcmp(deadline, "realtime") == 0 && d && d->log2_chroma_w == 0 && d->log2_chroma_h == 0)
             return rr_fail(e, RR_EXIT_USAGE,
                            "output.preset: \"realtime\" with pix_fmt %s crashes libvpx-vp9; use good or best",
@@ -498,8 +498,8 @@ static int video_open(void *priv, const struct output_config *o, const struct si
     }
     /* The conversion to the encoder's format runs on the writer thread, just
      * before the encoder. yuv420p (every default but ffv1's) is ours
-     * (sinks/yuv420.c): exact, one thread, about 2 ms a 1080p frame against
-     * libswscale's 9 ms (docs/performance.md). Other formats: libswscale. */
+     * (sinks/yuv420.c): exact, and several times faster than libswscale's
+     * exact path on one thread. Other formats: libswscale. */
     if ((pix != AV_PIX_FMT_YUV420P || s->src != AV_PIX_FMT_RGB24)
         && !(s->sws = open_sws(s->ew, s->eh, s->src, pix, p->threads, is_rgb))) {
         rr_fail(e, RR_EXIT_RUNTIME, "%s: libswscale cannot convert %s to %s", o->path, av_get_pix_fmt_name(s->src),

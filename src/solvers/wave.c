@@ -181,6 +181,16 @@ static int load_speeds(const struct scene *sc, int w, int h, float **out, double
 
 static void choose_kernel(struct wave *wv);
 
+/* Every mode's decay rate: `decay` gamma, plus the half-life's:
+ * solver_damping_per_step gives d = |lambda|^2 per step, so gamma = -ln(d) / (2 dt). */
+static double wave_decay_rate(const struct scene *sc)
+{
+    double gamma = sc->solver.decay;
+    if (sc->solver.half_life > 0)
+        gamma += -log(solver_damping_per_step(sc)) / (2 * scene_dt(sc));
+    return gamma;
+}
+
 static int wave_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
 {
     struct wave *wv = priv;
@@ -212,11 +222,7 @@ static int wave_init(void *priv, const struct scene *sc, struct field *f, struct
                        "or more, or \"auto\"",
                        sc->time.steps_per_frame, nu, cmax, where, dt, dx, need);
     }
-    /* Per-step decay: `decay` gamma, plus the half-life's: solver_damping_per_step
-     * gives d = |lambda|^2 per step, so gamma = -ln(d) / (2 dt). */
-    double gamma = sc->solver.decay;
-    if (sc->solver.half_life > 0)
-        gamma += -log(solver_damping_per_step(sc)) / (2 * dt);
+    double gamma = wave_decay_rate(sc);
     double a = tanh(gamma * dt);
     for (int k = 0; k < 4; k++)
         wv->edges[k] = sc->boundary[k];
@@ -428,6 +434,7 @@ const struct solver_ops solver_wave = {
     .kernel = wave_kernel,
     .free = wave_free,
     .omega = wave_omega,
+    .decay_rate = wave_decay_rate,
     .cell_speed = wave_cell_speed,
     .reference_step = wave_reference_step,
 };

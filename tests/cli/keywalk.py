@@ -185,6 +185,7 @@ SPECIAL = {
     "render.colormap": ["cividis"],
     "render.background": [os.path.join(HERE, "pool.png")],
     "render.floor": [os.path.join(HERE, "pool.png")],
+    "render.atlas": [[2, 1]],
     "output.codec": {"mp4": "mpeg4", "webm": "libaom-av1", "gif": "png", "png": "ffv1",
                      "npy": "libx264", "framemd5": "libx264"},
     "output.preset": {"mp4": "slow", "webm": "slow", "gif": "slow", "png": "slow", "npy": "slow",
@@ -252,8 +253,12 @@ ONE = ["-"]
 plain = lambda c: base_scene("elias", "height")
 walk("solver", ["solver"], schema["properties"]["solver"], SOLVERS, lambda s: base_scene(s, "height"))
 walk("render", ["render"], schema["properties"]["render"], MODES, lambda m: base_scene("elias", m))
-for sec in ("grid", "time"):
-    walk(sec, [sec], schema["properties"][sec], ONE, plain)
+walk("grid", ["grid"], schema["properties"]["grid"], ONE, plain)
+# time.preroll and time.loop act on sources running from time 0 (the drops
+# stay at their times): an oscillator, which a preroll starts at -preroll and
+# a loop moves to whole cycles per period.
+walk("time", ["time"], schema["properties"]["time"], ONE,
+     lambda c: dict(plain(c), oscillators=[{"x": 30, "y": 20, "frequency": 1.3}]))
 walk("boundary", ["boundary"], props(schema["properties"]["boundary"]), ONE,
      lambda c: dict(plain(c), boundary={"left": "absorb"}))
 walk("boundary", ["absorb_width"], {"properties": {"": schema["properties"]["absorb_width"]}}, ONE,

@@ -73,6 +73,7 @@ def section_keys(schema):
 # Keys the schema names that "{}" --print-scene leaves out, and why.
 NOT_PRINTED = {
     "$schema": "not kept by the loader",
+    "$comment": "not kept by the loader",
     "solver.damping_shift": "printed instead of damping only when given",
     "solver.half_life": "printed instead of damping only when given",
     "solver.depth_map": "printed for wave only when given (then instead of speed)",

@@ -17,7 +17,7 @@ is() { name=$1 want=$2; shift 2; got=$(complete_words "$@")
 
 bash -c ". '$comp'; complete -p ripplerender" > "$T/reg" 2>&1
 check registers-for-ripplerender grep -q -- '-F _ripplerender ripplerender' "$T/reg"
-is long-options '--print-scene --probes --progress ' ripplerender --pr
+is long-options '--preset --print-scene --probes --progress ' ripplerender --pr
 is short-and-long-o '-o ' ripplerender c.json -o
 is scene-json-files '- c.json run.json shots/ ' ripplerender ''
 is scene-in-folder 'shots/s.json ' ripplerender shots/

@@ -106,6 +106,9 @@ static void test_defaults(void **state)
     assert_int_equal(sc.time.frames, 150);
     assert_int_equal(sc.time.steps_per_frame, 2);
     assert_false(sc.time.steps_auto);
+    assert_true(sc.time.preroll == 0);
+    assert_false(sc.time.loop);
+    assert_int_equal(scene_preroll_steps(&sc), 0);
     assert_string_equal(sc.solver.type->name, "elias");
     assert_true(sc.solver.damping == 0.99);
     assert_int_equal(sc.solver.damping_shift, 0);
@@ -145,6 +148,7 @@ static void test_defaults(void **state)
     assert_string_equal(sc.output.preset, "");
     assert_string_equal(sc.output.pix_fmt, "");
     assert_int_equal(sc.output.bit_depth, 8);
+    assert_int_equal(sc.output.format, OUTPUT_Y4M);
     scene_free(&sc);
     scene_free(&sc);   /* twice is safe */
 }
@@ -190,7 +194,7 @@ static void test_element_defaults(void **state)
 static const char full_scene[] =
     "{\n"
     "  \"grid\":   { \"width\": 64, \"height\": 48, \"cell_size\": 0.0005 },\n"
-    "  \"time\":   { \"fps\": 25, \"frames\": 40, \"steps_per_frame\": 3 },\n"
+    "  \"time\":   { \"fps\": 25, \"frames\": 40, \"steps_per_frame\": 3, \"preroll\": 2.5, \"loop\": true },\n"
     "  \"solver\": { \"type\": \"spring\", \"half_life\": 1.5, \"blend\": 0.25, \"passes\": 3 },\n"
     "  \"boundary\": { \"left\": \"wrap\", \"right\": \"wrap\", \"top\": \"absorb\", \"bottom\": \"clamp\",\n"
     "                \"absorb_width\": 8 },\n"
@@ -234,6 +238,9 @@ static void test_every_key(void **state)
     assert_true(sc.time.fps == 25);
     assert_int_equal(sc.time.frames, 40);
     assert_int_equal(sc.time.steps_per_frame, 3);
+    assert_true(sc.time.preroll == 2.5);
+    assert_true(sc.time.loop);
+    assert_int_equal(scene_preroll_steps(&sc), 188);   /* 2.5 s * 75 steps/s = 187.5: rounds away from 0 */
     assert_string_equal(sc.solver.type->name, "spring");
     assert_true(sc.solver.half_life == 1.5);
     assert_true(sc.solver.damping == 0.99);
@@ -571,7 +578,7 @@ static void test_key_errors(void **state)
                       "\"width\", \"height\", \"obstacle_color\", \"height_scale\", \"light\", "
                       "\"water_color\", \"sky_color\", \"specular\", \"shininess\", \"background\", "
                       "\"refraction\", \"depth\", \"floor\", \"floor_color\", \"reflectivity\", \"alpha\", \"normal_convention\", "
-                      "\"depth_map\", \"depth_range\")");
+                      "\"video_end\", \"atlas\", \"depth_map\", \"depth_range\")");
     expect_file_error("{\"Grid\": {}}", ":1:2: Grid: unknown key \"Grid\", did you mean \"grid\"?");
     expect_file_error("{\"obstacles\": [{\"type\": \"circle\", \"x\": 1, \"y\": 1, \"width\": 2}]}",
                       ":1:51: obstacles.0.width: unknown key \"width\" for type \"circle\" "
@@ -590,6 +597,8 @@ static void test_value_errors(void **state)
                       ":1:64: obstacles.0.invert: expected true or false, got 1");
     /* out of range */
     expect_file_error("{\"time\": {\"fps\": 0}}", ":1:18: time.fps: expected a number in [0.001, 1000], got 0");
+    expect_file_error("{\"time\": {\"preroll\": -1}}", ":1:22: time.preroll: expected a number in [0, 86400], got -1");
+    expect_file_error("{\"time\": {\"loop\": \"yes\"}}", ":1:19: time.loop: expected true or false, got \"yes\"");
     expect_file_error("{\"grid\": {\"width\": 16384, \"height\": 16385}}",
                       ":1:37: grid.height: expected an integer in [1, 16384], got 16385");
     /* The largest grid is within the 2^28-cell limit. */
@@ -604,6 +613,8 @@ static void test_value_errors2(void **state)
     (void)state;
     expect_file_error("{\"solver\": {\"neighbors\": 6}}", ":1:26: solver.neighbors: expected 4 or 8, got 6");
     expect_file_error("{\"output\": {\"bit_depth\": 12}}", ":1:26: output.bit_depth: expected 8 or 16, got 12 (32: float, for an .exr)");
+    expect_file_error("{\"output\": {\"format\": \"nuts\"}}",
+                      ":1:23: output.format: expected one of \"y4m\", \"nut\", got \"nuts\"; did you mean \"nut\"?");
     expect_file_error("{\"render\": {\"range\": [1, 1]}}",
                       ":1:22: render.range: expected [low, high] with low < high, got [1,1]");
     expect_file_error("{\"render\": {\"obstacle_color\": [0, 256, 0]}}",
@@ -916,6 +927,70 @@ static void test_depth_keys(void **state)
     unlink(npy);
 }
 
+/* render.video_end and render.atlas: defaults, an image sequence's name
+ * (image 1 when there is no image 0), the printed scene reading back, and
+ * the refusals' exact messages. */
+static void test_moving_picture_keys(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    assert_int_equal(load("{}", NULL, 0, &sc, &e), 0);
+    assert_int_equal(sc.render.video_end, VIDEO_END_HOLD);
+    assert_true(sc.render.atlas[0] == 0 && sc.render.atlas[1] == 0);
+    scene_free(&sc);
+
+    char dir[160], pic[200], pattern[200];
+    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(scene_path, '/') - scene_path), scene_path);
+    snprintf(pic, sizeof pic, "%s/seqpic1.png", dir);
+    snprintf(pattern, sizeof pattern, "%s/seqpic%%d.png", dir);
+    FILE *f = fopen(pic, "wb");
+    assert_non_null(f);
+    fclose(f);
+    const char *text = "{\"render\": {\"mode\": \"refract\", \"background\": \"seqpic%d.png\","
+                       " \"video_end\": \"loop\", \"atlas\": [4, 2]}}";
+    assert_int_equal(load(text, NULL, 0, &sc, &e), 0);
+    assert_string_equal(sc.render.background, pattern);
+    assert_int_equal(sc.render.video_end, VIDEO_END_LOOP);
+    assert_true(sc.render.atlas[0] == 4 && sc.render.atlas[1] == 2);
+    char *p = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&p, &n);
+    assert_int_equal(scene_print(&sc, m), 0);
+    fclose(m);
+    struct scene back;
+    assert_int_equal(load(p, NULL, 0, &back, &e), 0);
+    assert_string_equal(back.render.background, pattern);
+    assert_true(back.render.video_end == VIDEO_END_LOOP && back.render.atlas[0] == 4 && back.render.atlas[1] == 2);
+    scene_free(&back);
+    free(p);
+    scene_free(&sc);
+    remove(pic);
+
+    assert_int_equal(scene_pattern_fields("a%04d.png"), 1);
+    assert_int_equal(scene_pattern_fields("100%%.png"), 0);
+    assert_int_equal(scene_pattern_fields("a%d%d.png"), 2);
+    assert_int_equal(scene_pattern_fields("a%s.png"), -1);
+    char want[400];
+    snprintf(want, sizeof want, ":1:46: render.background: \"seqpic%%d.png\": an image sequence needs image 0 or 1: "
+             "cannot open \"%s/seqpic1.png\": No such file or directory", dir);
+    expect_file_error("{\"render\": {\"mode\": \"refract\", \"background\": \"seqpic%d.png\"}}", want);
+    expect_file_error("{\"render\": {\"mode\": \"refract\", \"video_end\": \"loop\"}}",
+                      ":1:45: render.video_end: applies to a video or an image sequence, and render.background is none");
+    expect_file_error("{\"render\": {\"mode\": \"caustics\", \"video_end\": \"loop\"}}",
+                      ":1:46: render.video_end: applies to a video or an image sequence, and render.floor is none");
+    expect_file_error("{\"render\": {\"atlas\": [2, 1025]}}",
+                      ":1:22: render.atlas: expected [columns, rows] with integers in [1, 1024], or null, got [2,1025]");
+    expect_file_error("{\"render\": {\"atlas\": [2.5, 2]}}",
+                      ":1:22: render.atlas: expected [columns, rows] with integers in [1, 1024], or null, got [2.5,2]");
+    /* Another mode, or hold (what a still shows anyway): accepted
+     * (docs/scene.md: it does not apply). */
+    assert_int_equal(load("{\"render\": {\"video_end\": \"loop\"}}", NULL, 0, &sc, &e), 0);
+    scene_free(&sc);
+    assert_int_equal(load("{\"render\": {\"mode\": \"refract\", \"video_end\": \"hold\"}}", NULL, 0, &sc, &e), 0);
+    scene_free(&sc);
+}
+
 /* The water modes' keys: defaults, every key read, paths resolved against the
  * scene's folder, null for no picture, and the printed scene reads back. */
 static void test_render_keys(void **state)
@@ -1044,6 +1119,61 @@ static void test_json_suite(void **state)
     assert_int_equal(loaded, 2);   /* y_object_empty and i_structure_UTF-8_BOM_empty_object */
 }
 
+/* --preset: a preset alone, a file's keys over it (objects merged, arrays
+ * and objects of another type replaced), --set over both, and refusals
+ * located in the preset's own text. */
+static void test_presets(void **state)
+{
+    (void)state;
+    static const struct scene_preset toy = {
+        "toy", "a toy",
+        "{\n"
+        "  \"grid\": { \"width\": 40, \"height\": 30 },\n"
+        "  \"solver\": { \"type\": \"flow\", \"flow\": 0.5 },\n"
+        "  \"drops\": [ { \"x\": 5, \"y\": 5 }, { \"x\": 6, \"y\": 6 } ],\n"
+        "  \"render\": { \"mode\": \"shaded\", \"specular\": 0.5 }\n"
+        "}\n",
+    };
+    struct scene sc;
+    struct rr_err e = { 0 };
+    assert_int_equal(scene_load_preset(&sc, &toy, NULL, NULL, 0, &e), 0);
+    assert_int_equal(sc.grid.width, 40);
+    assert_int_equal(sc.n_drops, 2);
+    assert_string_equal(sc.solver.type->name, "flow");
+    assert_int_equal(sc.render.mode, RENDER_SHADED);
+    assert_string_equal(sc.file, "preset toy");
+    assert_string_equal(sc.preset, "toy");
+    scene_free(&sc);
+
+    write_scene("{ \"grid\": { \"width\": 50 }, \"drops\": [ { \"x\": 1, \"y\": 1 } ],\n"
+                "  \"solver\": { \"type\": \"elias\" }, \"render\": { \"specular\": 0.25 } }");
+    const char *sets[] = { "render.mode=height" };
+    assert_int_equal(scene_load_preset(&sc, &toy, scene_path, sets, 1, &e), 0);
+    assert_int_equal(sc.grid.width, 50);              /* the file's */
+    assert_int_equal(sc.grid.height, 30);             /* the preset's, merged */
+    assert_int_equal(sc.n_drops, 1);                  /* an array replaces */
+    assert_string_equal(sc.solver.type->name, "elias");   /* another type: flow's "flow" gone */
+    assert_true(sc.render.specular == 0.25);
+    assert_int_equal(sc.render.mode, RENDER_HEIGHT);  /* --set over both */
+    scene_free(&sc);
+
+    /* the file's value is located in the file, the preset's in the preset */
+    write_scene("{ \"render\": { \"specular\": -1 } }");
+    assert_int_equal(scene_load_preset(&sc, &toy, scene_path, NULL, 0, &e), -1);
+    char want[512];
+    snprintf(want, sizeof want, "%s:1:27: render.specular: expected a number in [0, 100], got -1", scene_path);
+    assert_string_equal(e.msg, want);
+    write_scene("{ \"grid\": { \"width\": 3 } }");
+    assert_int_equal(scene_load_preset(&sc, &toy, scene_path, NULL, 0, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_string_equal(e.msg, "preset toy:4:34: drops.1: x 6, y 6 with radius 3 is wholly outside the 3 x 30 grid");
+
+    assert_non_null(scene_preset_find("pool", &e));
+    assert_null(scene_preset_find("poool", &e));
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_non_null(strstr(e.msg, "--preset poool: no such preset; did you mean \"pool\"?"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1067,8 +1197,10 @@ int main(void)
         cmocka_unit_test(test_solver_keys),
         cmocka_unit_test(test_depth_keys),
         cmocka_unit_test(test_render_keys),
+        cmocka_unit_test(test_moving_picture_keys),
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_json_suite),
+        cmocka_unit_test(test_presets),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -195,11 +195,13 @@ static void test_sink_find(void **state)
     assert_string_equal(sink_find("out/f%05d.png", &e)->name, "png");
     assert_string_equal(sink_find("100%%_%d.png", &e)->name, "png");
     assert_string_equal(sink_find("f%-3i.PNG", &e)->name, "png");
+    assert_string_equal(sink_find("-", &e)->name, "pipe");
+    assert_null(sink_find("out/-", &e));   /* a file named "-" in a folder has no kind */
 
     assert_null(sink_find("out.xyz", &e));
     assert_int_equal(e.status, RR_EXIT_USAGE);
     assert_string_equal(e.msg, "out.xyz: unknown output kind (use .mp4 .mkv .mov .webm, .gif, NAME%05d.png, "
-                               ".framemd5 .framehash, .npy or NAME%05d.exr)");
+                               ".framemd5 .framehash, .npy, NAME%05d.exr or -)");
     assert_null(sink_find("dir.mp4/noext", &e));
     assert_null(sink_find("f.png", &e));
     assert_int_equal(e.status, RR_EXIT_USAGE);
