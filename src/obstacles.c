@@ -1,11 +1,17 @@
-/* obstacles.c: rasterising the scene's obstacles into the wall mask (see
- * obstacles.h). Each shape visits only its bounding box, clipped to the grid. */
+/* obstacles.c: rasterising the scene's obstacles into the wall mask, still
+ * and moving (see obstacles.h). Each shape visits only its bounding box,
+ * clipped to the grid. */
 #include "obstacles.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "image.h"
+#include "sink.h"
+#include "sources.h"
 
 struct box { int x0, y0, x1, y1; };   /* inclusive; empty when x0 > x1 or y0 > y1 */
 
@@ -23,56 +29,60 @@ static struct box clip_box(const struct scene *sc, double lx, double ly, double 
     return b;
 }
 
-static void rect(const struct scene *sc, const struct obstacle *o, unsigned char *walls)
+static bool box_empty(struct box b) { return b.x0 > b.x1 || b.y0 > b.y1; }
+
+static struct box box_union(struct box a, struct box b)
 {
-    /* x <= i < x + width: the last cell is the largest integer below x + width. */
-    double hx = ceil(o->x + o->width) - 1, hy = ceil(o->y + o->height) - 1;
-    struct box b = clip_box(sc, o->x, o->y, hx, hy);
-    for (int j = b.y0; j <= b.y1; j++)
-        for (int i = b.x0; i <= b.x1; i++)
-            walls[(size_t)j * sc->grid.width + i] = 1;
+    if (box_empty(a))
+        return b;
+    if (box_empty(b))
+        return a;
+    return (struct box){ a.x0 < b.x0 ? a.x0 : b.x0, a.y0 < b.y0 ? a.y0 : b.y0, a.x1 > b.x1 ? a.x1 : b.x1,
+                         a.y1 > b.y1 ? a.y1 : b.y1 };
 }
 
-static void circle(const struct scene *sc, const struct obstacle *o, unsigned char *walls)
+static bool box_has(struct box b, int i, int j) { return i >= b.x0 && i <= b.x1 && j >= b.y0 && j <= b.y1; }
+
+/* One obstacle where it is: its offset and, for a mask, the current file's
+ * walls at grid size (bits, 1 = wall) moved by whole cells. */
+struct placed {
+    const struct obstacle *o;
+    double dx, dy;
+    const unsigned char *bits;
+};
+
+/* The cells a placed shape may cover. */
+static struct box shape_box(const struct scene *sc, const struct placed *p)
 {
-    double r = o->radius;
-    struct box b = clip_box(sc, o->x - r, o->y - r, o->x + r, o->y + r);
-    for (int j = b.y0; j <= b.y1; j++)
-        for (int i = b.x0; i <= b.x1; i++) {
-            double dx = i - o->x, dy = j - o->y;
-            if (dx * dx + dy * dy <= r * r)
-                walls[(size_t)j * sc->grid.width + i] = 1;
+    const struct obstacle *o = p->o;
+    double dx = p->dx, dy = p->dy;
+    switch (o->type) {
+    case OBST_RECT:
+        /* x <= i < x + width: the last cell is the largest integer below x + width. */
+        return clip_box(sc, o->x + dx, o->y + dy, ceil(o->x + dx + o->width) - 1,
+                        ceil(o->y + dy + o->height) - 1);
+    case OBST_CIRCLE:
+        return clip_box(sc, o->x + dx - o->radius, o->y + dy - o->radius, o->x + dx + o->radius,
+                        o->y + dy + o->radius);
+    case OBST_POLYGON: {
+        double lx = o->points[0][0], hx = lx, ly = o->points[0][1], hy = ly;
+        for (int k = 1; k < o->n_points; k++) {
+            lx = fmin(lx, o->points[k][0]);
+            hx = fmax(hx, o->points[k][0]);
+            ly = fmin(ly, o->points[k][1]);
+            hy = fmax(hy, o->points[k][1]);
         }
-}
-
-static void polygon(const struct scene *sc, const struct obstacle *o, unsigned char *walls)
-{
-    int n = o->n_points;
-    if (n < 3)
-        return;
-    double lx = o->points[0][0], hx = lx, ly = o->points[0][1], hy = ly;
-    for (int k = 1; k < n; k++) {
-        lx = fmin(lx, o->points[k][0]);
-        hx = fmax(hx, o->points[k][0]);
-        ly = fmin(ly, o->points[k][1]);
-        hy = fmax(hy, o->points[k][1]);
+        return clip_box(sc, lx + dx, ly + dy, hx + dx, hy + dy);
     }
-    struct box b = clip_box(sc, lx, ly, hx, hy);
-    for (int j = b.y0; j <= b.y1; j++)
-        for (int i = b.x0; i <= b.x1; i++) {
-            /* Even-odd rule: count the edges that a ray to +x crosses; an edge
-             * counts when it straddles the ray's y (half-open, so a vertex on
-             * the ray is counted once). */
-            int inside = 0;
-            for (int a = 0, c = n - 1; a < n; c = a++) {
-                double xa = o->points[a][0], ya = o->points[a][1];
-                double xc = o->points[c][0], yc = o->points[c][1];
-                if ((ya > j) != (yc > j) && i < xa + (j - ya) * (xc - xa) / (yc - ya))
-                    inside = !inside;
-            }
-            if (inside)
-                walls[(size_t)j * sc->grid.width + i] = 1;
-        }
+    case OBST_LINE: {
+        double half = fmax(o->width, 1.0) / 2;
+        return clip_box(sc, fmin(o->from[0], o->to[0]) + dx - half, fmin(o->from[1], o->to[1]) + dy - half,
+                        fmax(o->from[0], o->to[0]) + dx + half, fmax(o->from[1], o->to[1]) + dy + half);
+    }
+    case OBST_MASK:
+        return clip_box(sc, round(dx), round(dy), round(dx) + sc->grid.width - 1, round(dy) + sc->grid.height - 1);
+    }
+    return (struct box){ 0, 0, -1, -1 };
 }
 
 /* Distance from (px, py) to the segment a..b (a point when a == b). */
@@ -85,24 +95,62 @@ static double seg_dist(double px, double py, const double a[2], const double b[2
     return sqrt(ex * ex + ey * ey);
 }
 
-static void line(const struct scene *sc, const struct obstacle *o, unsigned char *walls)
+/* Whether the placed shape covers cell (i, j) of its box. */
+static bool covers(const struct scene *sc, const struct placed *p, int i, int j)
 {
-    double half = fmax(o->width, 1.0) / 2;
-    struct box b = clip_box(sc, fmin(o->from[0], o->to[0]) - half, fmin(o->from[1], o->to[1]) - half,
-                            fmax(o->from[0], o->to[0]) + half, fmax(o->from[1], o->to[1]) + half);
+    const struct obstacle *o = p->o;
+    double dx = p->dx, dy = p->dy;
+    switch (o->type) {
+    case OBST_RECT:
+        return true;
+    case OBST_CIRCLE: {
+        double ex = i - (o->x + dx), ey = j - (o->y + dy);
+        return ex * ex + ey * ey <= o->radius * o->radius;
+    }
+    case OBST_POLYGON: {
+        /* Even-odd rule: count the edges that a ray to +x crosses; an edge
+         * counts when it straddles the ray's y (half-open, so a vertex on
+         * the ray is counted once). */
+        int inside = 0, n = o->n_points;
+        for (int a = 0, c = n - 1; a < n; c = a++) {
+            double xa = o->points[a][0] + dx, ya = o->points[a][1] + dy;
+            double xc = o->points[c][0] + dx, yc = o->points[c][1] + dy;
+            if ((ya > j) != (yc > j) && i < xa + (j - ya) * (xc - xa) / (yc - ya))
+                inside = !inside;
+        }
+        return inside;
+    }
+    case OBST_LINE: {
+        const double a[2] = { o->from[0] + dx, o->from[1] + dy }, b[2] = { o->to[0] + dx, o->to[1] + dy };
+        return seg_dist(i, j, a, b) <= fmax(o->width, 1.0) / 2;
+    }
+    case OBST_MASK:
+        return p->bits[(size_t)(j - (int)round(dy)) * sc->grid.width + (size_t)(i - (int)round(dx))];
+    }
+    return false;
+}
+
+/* Sets the cells the placed shape covers to 1. */
+static void paint(const struct scene *sc, const struct placed *p, unsigned char *walls)
+{
+    if (p->o->type == OBST_POLYGON && p->o->n_points < 3)
+        return;
+    struct box b = shape_box(sc, p);
     for (int j = b.y0; j <= b.y1; j++)
         for (int i = b.x0; i <= b.x1; i++)
-            if (seg_dist(i, j, o->from, o->to) <= half)
+            if (covers(sc, p, i, j))
                 walls[(size_t)j * sc->grid.width + i] = 1;
 }
 
-static int mask(const struct scene *sc, int idx, const struct obstacle *o, unsigned char *walls, struct rr_err *e)
+/* Reads mask file `path` of obstacle idx into bits (grid size, 1 = wall). */
+static int load_bits(const struct scene *sc, int idx, const char *path, unsigned char *bits, struct rr_err *e)
 {
+    const struct obstacle *o = &sc->obstacles[idx];
     char what[48];
     struct image img = { 0 }, fit = { 0 };
     const struct image *use = &img;
     snprintf(what, sizeof what, "obstacles.%d.path", idx);
-    if (image_load_gray(&img, o->path, what, e) < 0)
+    if (image_load_gray(&img, path, what, e) < 0)
         return -1;
     if (img.width != sc->grid.width || img.height != sc->grid.height) {
         if (image_resample(&img, sc->grid.width, sc->grid.height, &fit, e) < 0) {
@@ -113,30 +161,290 @@ static int mask(const struct scene *sc, int idx, const struct obstacle *o, unsig
     }
     size_t n = (size_t)sc->grid.width * sc->grid.height;
     float th = (float)o->threshold;
-    for (size_t k = 0; k < n; k++) {
-        int wall = use->v[k] >= th;
-        if (wall != (int)o->invert)
-            walls[k] = 1;
-    }
+    for (size_t k = 0; k < n; k++)
+        bits[k] = (use->v[k] >= th) != o->invert;
     image_free(&img);
     image_free(&fit);
     return 0;
 }
 
-int obstacles_rasterize(const struct scene *sc, unsigned char *walls, struct rr_err *e)
+/* A moving obstacle: its mask file's walls (mask only), which file they
+ * are, the box it covered last, and the steps its motion spans. */
+struct mover_wall {
+    int idx;
+    unsigned char *bits;
+    long file;             /* the sequence file in bits; -1: none yet */
+    struct placed at;
+    struct box box, span;  /* the cells covered last; last and now together */
+    long long first, last; /* its motion may change the walls at steps first .. last */
+};
+
+struct walls {
+    const struct scene *sc;
+    unsigned char *base;   /* the still obstacles */
+    unsigned char *next;   /* the walls being drawn */
+    struct mover_wall *mv;
+    int n_mv;
+    struct wall_change *chg;
+    size_t n_chg, cap_chg;
+};
+
+static int oom(struct rr_err *e) { return rr_fail(e, RR_EXIT_RUNTIME, "obstacles: out of memory"); }
+
+/* The file of a mask sequence that frame `frame` shows. */
+static long seq_file(const struct obstacle *o, long long frame)
 {
-    for (int k = 0; k < sc->n_obstacles; k++) {
-        const struct obstacle *o = &sc->obstacles[k];
-        switch (o->type) {
-        case OBST_RECT: rect(sc, o, walls); break;
-        case OBST_CIRCLE: circle(sc, o, walls); break;
-        case OBST_POLYGON: polygon(sc, o, walls); break;
-        case OBST_LINE: line(sc, o, walls); break;
-        case OBST_MASK:
-            if (mask(sc, k, o, walls, e) < 0)
+    long long n = o->n_frames;
+    return (long)(o->loop ? frame % n : frame < n ? frame : n - 1);
+}
+
+static int seq_name(const struct obstacle *o, int idx, long k, char *buf, size_t n, struct rr_err *e)
+{
+    if (sink_pattern_name(buf, n, o->path, k) < 0)
+        return rr_fail(e, RR_EXIT_USAGE, "obstacles.%d.path: the name of file %ld is too long", idx, k);
+    return 0;
+}
+
+/* A mask sequence's files must share one size (checked from their headers). */
+static int check_sizes(const struct scene *sc, int idx, struct rr_err *e)
+{
+    const struct obstacle *o = &sc->obstacles[idx];
+    char what[48], first[4096], name[4096];
+    int w0, h0, w, h;
+    snprintf(what, sizeof what, "obstacles.%d.path", idx);
+    if (seq_name(o, idx, 0, first, sizeof first, e) < 0 || image_size(first, what, &w0, &h0, e) < 0)
+        return -1;
+    for (long k = 1; k < o->n_frames; k++) {
+        if (seq_name(o, idx, k, name, sizeof name, e) < 0 || image_size(name, what, &w, &h, e) < 0)
+            return -1;
+        if (w != w0 || h != h0)
+            return rr_fail(e, RR_EXIT_USAGE,
+                           "%s: %s is %d x %d pixels, unlike %s (%d x %d): a mask sequence's files share one size",
+                           what, name, w, h, first, w0, h0);
+    }
+    return 0;
+}
+
+/* Places moving obstacle m at step `step`: its offset, and its sequence's file. */
+static int place(struct walls *w, struct mover_wall *m, long long step, struct rr_err *e)
+{
+    const struct scene *sc = w->sc;
+    const struct obstacle *o = &sc->obstacles[m->idx];
+    m->at.dx = m->at.dy = 0;
+    if (o->motion)
+        sources_path_at(o->motion, o->n_motion, (double)step * scene_dt(sc), &m->at.dx, &m->at.dy);
+    if (o->sequence) {
+        char name[4096];
+        long k = seq_file(o, step / scene_steps_per_frame(sc));
+        if (k != m->file) {
+            if (seq_name(o, m->idx, k, name, sizeof name, e) < 0 || load_bits(sc, m->idx, name, m->bits, e) < 0)
                 return -1;
-            break;
+            m->file = k;
         }
     }
+    struct box b = shape_box(sc, &m->at);
+    m->span = box_union(m->box, b);
+    m->box = b;
+    return 0;
+}
+
+int walls_create(struct walls **out, const struct scene *sc, unsigned char *mask, struct rr_err *e)
+{
+    *out = NULL;
+    struct walls *w = calloc(1, sizeof *w);
+    size_t n = (size_t)sc->grid.width * sc->grid.height;
+    if (!w || !(w->base = calloc(n, 1)) || !(w->mv = calloc((size_t)sc->n_obstacles + 1, sizeof *w->mv))) {
+        walls_free(w);
+        return oom(e);
+    }
+    w->sc = sc;
+    unsigned char *bits = NULL;
+    for (int k = 0; k < sc->n_obstacles; k++) {
+        const struct obstacle *o = &sc->obstacles[k];
+        bool moves = o->motion || o->sequence;
+        if (o->type == OBST_MASK && !bits && !(bits = malloc(n)))
+            goto nomem;
+        if (moves) {
+            struct mover_wall *m = &w->mv[w->n_mv++];
+            *m = (struct mover_wall){ .idx = k, .file = -1, .at = { .o = o }, .box = { 0, 0, -1, -1 } };
+            if (o->type == OBST_MASK) {
+                m->bits = bits;
+                m->at.bits = bits;
+                bits = NULL;
+            }
+            if ((o->sequence && check_sizes(sc, k, e) < 0)
+                || (o->type == OBST_MASK && !o->sequence && load_bits(sc, k, o->path, m->bits, e) < 0))
+                goto fail;
+            if (o->motion) {
+                double dt = scene_dt(sc);
+                m->first = (long long)floor(o->motion[0].time / dt);
+                m->last = (long long)ceil(o->motion[o->n_motion - 1].time / dt) + 1;
+            } else {
+                m->first = LLONG_MAX;
+            }
+            continue;
+        }
+        if (o->type == OBST_MASK && load_bits(sc, k, o->path, bits, e) < 0)
+            goto fail;
+        paint(sc, &(struct placed){ .o = o, .bits = bits }, w->base);
+    }
+    free(bits);
+    bits = NULL;
+    if (w->n_mv && !(w->next = malloc(n)))
+        goto nomem;
+    memcpy(mask, w->base, n);
+    if (w->n_mv && walls_update(w, 0, mask, true, e) < 0)
+        goto fail;
+    *out = w;
+    return 0;
+nomem:
+    oom(e);
+fail:
+    free(bits);
+    walls_free(w);
+    return -1;
+}
+
+bool walls_moving(const struct walls *w) { return w->n_mv > 0; }
+
+long long walls_next_change(const struct walls *w, long long step)
+{
+    long long next = LLONG_MAX;
+    int spf = scene_steps_per_frame(w->sc);
+    for (int k = 0; k < w->n_mv; k++) {
+        const struct mover_wall *m = &w->mv[k];
+        const struct obstacle *o = &w->sc->obstacles[m->idx];
+        if (o->motion && step <= m->last) {
+            long long s = step > m->first ? step : m->first;
+            next = s < next ? s : next;
+        }
+        if (o->sequence && o->n_frames > 1) {
+            /* the next frame boundary at or after step whose file differs */
+            long long f = (step + spf - 1) / spf;
+            f = f < 1 ? 1 : f;
+            if (o->loop || f < o->n_frames)
+                next = f * spf < next ? f * spf : next;
+        }
+    }
+    return next;
+}
+
+/* Appends a change, growing the list. */
+static int add_change(struct walls *w, size_t cell, bool covered, float push, struct rr_err *e)
+{
+    if (w->n_chg == w->cap_chg) {
+        size_t cap = w->cap_chg ? 2 * w->cap_chg : 256;
+        struct wall_change *c = realloc(w->chg, cap * sizeof *c);
+        if (!c)
+            return oom(e);
+        w->chg = c;
+        w->cap_chg = cap;
+    }
+    w->chg[w->n_chg++] = (struct wall_change){ cell, covered, push };
+    return 0;
+}
+
+int walls_update(struct walls *w, long long step, unsigned char *mask, bool full, struct rr_err *e)
+{
+    const struct scene *sc = w->sc;
+    const int gw = sc->grid.width;
+    struct box all = { 0, 0, -1, -1 };
+    w->n_chg = 0;
+    for (int k = 0; k < w->n_mv; k++) {
+        if (place(w, &w->mv[k], step, e) < 0)
+            return -1;
+        all = box_union(all, w->mv[k].span);
+    }
+    if (full)
+        all = (struct box){ 0, 0, gw - 1, sc->grid.height - 1 };
+    if (box_empty(all))
+        return 0;
+    size_t cols = (size_t)(all.x1 - all.x0 + 1);
+    for (int j = all.y0; j <= all.y1; j++) {
+        size_t row = (size_t)j * gw + all.x0;
+        memcpy(w->next + row, w->base + row, cols);
+    }
+    for (int k = 0; k < w->n_mv; k++)
+        paint(sc, &w->mv[k].at, w->next);
+    for (int j = all.y0; j <= all.y1; j++)
+        for (int i = all.x0; i <= all.x1; i++) {
+            size_t c = (size_t)j * gw + i;
+            if (w->next[c] == mask[c])
+                continue;
+            float push = 0;
+            for (int k = 0; k < w->n_mv; k++)
+                if (box_has(w->mv[k].span, i, j)) {
+                    push = (float)sc->obstacles[w->mv[k].idx].push;
+                    break;
+                }
+            if (add_change(w, c, w->next[c], push, e) < 0)
+                return -1;
+            mask[c] = w->next[c];
+        }
+    return 0;
+}
+
+const struct wall_change *walls_changes(const struct walls *w, size_t *n)
+{
+    *n = w->n_chg;
+    return w->chg;
+}
+
+/* The 4-neighbours of cell (i, j) that are water (mask 0), their field
+ * offsets in nb; returns how many. */
+static int water_neighbours(const unsigned char *mask, int w, int h, int i, int j, ptrdiff_t stride, ptrdiff_t nb[4])
+{
+    static const int d[4][2] = { { -1, 0 }, { 1, 0 }, { 0, -1 }, { 0, 1 } };
+    int n = 0;
+    for (int k = 0; k < 4; k++) {
+        int x = i + d[k][0], y = j + d[k][1];
+        if (x >= 0 && x < w && y >= 0 && y < h && !mask[(size_t)y * w + x])
+            nb[n++] = y * stride + x;
+    }
+    return n;
+}
+
+void walls_displace(const struct wall_change *c, size_t n, unsigned char *mask, int w, int h, float *plane,
+                    ptrdiff_t stride)
+{
+    /* Cells just uncovered are marked 2 while the shares go out, so that
+     * they count as no one's neighbour and stay at rest. */
+    for (size_t k = 0; k < n; k++)
+        if (!c[k].covered)
+            mask[c[k].cell] = 2;
+    for (size_t k = 0; k < n; k++) {
+        int i = (int)(c[k].cell % (size_t)w), j = (int)(c[k].cell / (size_t)w);
+        ptrdiff_t at = j * stride + i, nb[4];
+        int m = water_neighbours(mask, w, h, i, j, stride, nb);
+        float give = c[k].covered ? (c[k].push + plane[at]) : -c[k].push;
+        if (!c[k].covered)
+            plane[at] = 0.0f;
+        for (int q = 0; q < m; q++)
+            plane[nb[q]] += give / (float)m;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (!c[k].covered)
+            mask[c[k].cell] = 0;
+}
+
+void walls_free(struct walls *w)
+{
+    if (!w)
+        return;
+    for (int k = 0; k < w->n_mv; k++)
+        free(w->mv[k].bits);
+    free(w->mv);
+    free(w->base);
+    free(w->next);
+    free(w->chg);
+    free(w);
+}
+
+int obstacles_rasterize(const struct scene *sc, unsigned char *walls, struct rr_err *e)
+{
+    struct walls *w;
+    if (walls_create(&w, sc, walls, e) < 0)
+        return -1;
+    walls_free(w);
     return 0;
 }

@@ -41,8 +41,9 @@ struct sim {
     void *priv;
     struct sources *src;
     unsigned char *walls;
-    ptrdiff_t *wall_idx;      /* field offsets (y * stride + x) of the wall cells */
-    size_t n_walls;
+    ptrdiff_t *wall_idx;      /* field offsets (y * stride + x) of the wall cells, ascending */
+    size_t n_walls, cap_walls;
+    struct walls *wl;         /* the obstacles, still and moving (obstacles.h) */
     float *sponge[4];         /* per edge: factors for cells 0 .. width-1 from the edge, or NULL */
     int sponge_n[4];
     bool sponge_old_plane;    /* the sponge damps the old plane too (with Mur) */
@@ -195,6 +196,87 @@ static void zero_walls(struct sim *s)
 
 static int check_finite(const struct sim *s, struct rr_err *e);
 
+/* The field offset of grid cell c. */
+static ptrdiff_t cell_offset(const struct sim *s, size_t c)
+{
+    return (ptrdiff_t)(c / (size_t)s->f.w) * s->f.stride + (ptrdiff_t)(c % (size_t)s->f.w);
+}
+
+/* Makes room for n wall offsets. */
+static int reserve_walls(struct sim *s, size_t n, struct rr_err *e)
+{
+    if (n <= s->cap_walls)
+        return 0;
+    size_t cap = n > 2 * s->cap_walls ? n : 2 * s->cap_walls;
+    ptrdiff_t *p = realloc(s->wall_idx, cap * sizeof *p);
+    if (!p)
+        return rr_fail(e, RR_EXIT_RUNTIME, "obstacles: out of memory");
+    s->wall_idx = p;
+    s->cap_walls = cap;
+    return 0;
+}
+
+/* The wall offsets from the whole mask. */
+static int index_walls(struct sim *s, struct rr_err *e)
+{
+    size_t n = (size_t)s->f.w * s->f.h, m = 0;
+    for (size_t k = 0; k < n; k++)
+        m += s->walls[k] != 0;
+    if (reserve_walls(s, m, e) < 0)
+        return -1;
+    s->n_walls = 0;
+    for (size_t k = 0; k < n; k++)
+        if (s->walls[k])
+            s->wall_idx[s->n_walls++] = cell_offset(s, k);
+    return 0;
+}
+
+/* The walls of step `step` (a moving obstacle's motion, a mask sequence's
+ * next file): the mask redrawn where it may change (walls_update), the water
+ * the walls displace (walls_displace; on the new plane only for a solver
+ * that takes changes there as displaced at rest, as the sponge), and the wall
+ * offsets merged with the changes in one pass: O(walls + changes), no scan
+ * of the grid. Sets *changed when a cell changed. */
+static int move_walls(struct sim *s, long long step, bool *changed, struct rr_err *e)
+{
+    size_t n;
+    if (walls_update(s->wl, step, s->walls, false, e) < 0)
+        return -1;
+    const struct wall_change *c = walls_changes(s->wl, &n);
+    if (!n)
+        return 0;
+    *changed = true;
+    walls_displace(c, n, s->walls, s->f.w, s->f.h, s->f.cur, s->f.stride);
+    if (!s->ops->displaces_at_rest)
+        walls_displace(c, n, s->walls, s->f.w, s->f.h, s->f.prev, s->f.stride);
+    size_t added = 0;
+    for (size_t k = 0; k < n; k++)
+        added += c[k].covered;
+    if (reserve_walls(s, s->n_walls + added + 1, e) < 0)
+        return -1;
+    /* Merge from the end, in place: the kept offsets and the covered cells,
+     * both ascending, skipping the uncovered ones. */
+    size_t out = s->n_walls + added, i = s->n_walls, k = n;
+    while (k > 0 || i > 0) {
+        ptrdiff_t ck = k > 0 ? cell_offset(s, c[k - 1].cell) : -1;
+        if (i > 0 && s->wall_idx[i - 1] > ck) {
+            s->wall_idx[--out] = s->wall_idx[--i];
+        } else if (k > 0 && c[k - 1].covered) {
+            s->wall_idx[--out] = ck;
+            k--;
+        } else {
+            if (i > 0 && s->wall_idx[i - 1] == ck)   /* uncovered: drop it */
+                i--;
+            k--;
+        }
+    }
+    /* Uncovered cells left a gap at the front: move the list down. */
+    size_t kept = s->n_walls + added - out;
+    memmove(s->wall_idx, s->wall_idx + out, kept * sizeof *s->wall_idx);
+    s->n_walls = kept;
+    return 0;
+}
+
 int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
 {
     *out = NULL;
@@ -211,17 +293,8 @@ int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
         rr_fail(e, RR_EXIT_RUNTIME, "obstacles: out of memory");
         goto fail;
     }
-    if (obstacles_rasterize(sc, s->walls, e) < 0)
+    if (walls_create(&s->wl, sc, s->walls, e) < 0 || index_walls(s, e) < 0)
         goto fail;
-    for (size_t k = 0; k < n; k++)
-        s->n_walls += s->walls[k];
-    if (s->n_walls && !(s->wall_idx = malloc(s->n_walls * sizeof *s->wall_idx))) {
-        rr_fail(e, RR_EXIT_RUNTIME, "obstacles: out of memory");
-        goto fail;
-    }
-    for (size_t k = 0, m = 0; k < n; k++)
-        if (s->walls[k])
-            s->wall_idx[m++] = (ptrdiff_t)(k / (size_t)w) * s->f.stride + (ptrdiff_t)(k % (size_t)w);
     if (sources_create(&s->src, sc, e) < 0)
         goto fail;
     sources_set_walls(s->src, s->walls);
@@ -327,6 +400,8 @@ static int fusable_steps(const struct sim *s, int left)
         if (s->sponge[k] || s->mur[k])   /* an absorbing edge acts between steps */
             return 1;
     long long due = sources_next_due(s->src, s->step + 1) - s->step;
+    long long moves = walls_next_change(s->wl, s->step + 1) - s->step;   /* walls change after that step */
+    due = moves < due ? moves : due;
     int n = due < left ? (int)due : left, most = tblock_max_steps(&s->f);
     return n < most ? n : most;
 }
@@ -364,9 +439,12 @@ int sim_advance_frame(struct sim *s, struct rr_err *e)
             apply_mur(s);
         }
         apply_sponges(s);
+        bool moved = false;
+        if (walls_next_change(s->wl, s->step + 1) == s->step + 1 && move_walls(s, s->step + 1, &moved, e) < 0)
+            return -1;
         zero_walls(s);
         s->step++;
-        touched = sources_next_due(s->src, s->step) <= s->step;
+        touched = moved || sources_next_due(s->src, s->step) <= s->step;
         sources_apply(s->src, s->step, &s->f);
     }
     s->frame++;
@@ -402,6 +480,13 @@ int sim_set_counters(struct sim *s, const struct sim_state *st)
     return 0;
 }
 
+int sim_sync_walls(struct sim *s, struct rr_err *e)
+{
+    if (!walls_moving(s->wl))
+        return 0;
+    return walls_update(s->wl, s->step, s->walls, true, e) < 0 || index_walls(s, e) < 0 ? -1 : 0;
+}
+
 void sim_free(struct sim *s)
 {
     if (!s)
@@ -412,6 +497,7 @@ void sim_free(struct sim *s)
     sources_free(s->src);
     free(s->walls);
     free(s->wall_idx);
+    walls_free(s->wl);
     for (int k = 0; k < 4; k++) {
         free(s->sponge[k]);
         free(s->mur[k]);

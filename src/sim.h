@@ -60,6 +60,11 @@ void sim_get_state(struct sim *s, struct sim_state *st);
  * or -1 when the drops applied are more than the plan holds. */
 int sim_set_counters(struct sim *s, const struct sim_state *st);
 
+/* After sim_set_counters: the walls of the step set (moving walls follow
+ * from the step alone; the field read back holds the water they displaced).
+ * Returns 0, or -1 with e filled when a mask sequence's file cannot be read. */
+int sim_sync_walls(struct sim *s, struct rr_err *e);
+
 /* Frees everything; accepts NULL. */
 void sim_free(struct sim *s);
 
