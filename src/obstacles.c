@@ -187,6 +187,8 @@ struct walls {
     int n_mv;
     struct wall_change *chg;
     size_t n_chg, cap_chg;
+    struct wall_flux *flux;
+    size_t n_flux, cap_flux;
 };
 
 static int oom(struct rr_err *e) { return rr_fail(e, RR_EXIT_RUNTIME, "obstacles: out of memory"); }
@@ -329,18 +331,62 @@ long long walls_next_change(const struct walls *w, long long step)
     return next;
 }
 
-/* Appends a change, growing the list. */
+/* Makes room for one more element in a list of *cap (doubling). */
+static int grow(void *list, size_t *cap, size_t n, size_t size, struct rr_err *e)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? 2 * *cap : 256;
+    void *p = realloc(*(void **)list, c * size);
+    if (!p)
+        return oom(e);
+    *(void **)list = p;
+    *cap = c;
+    return 0;
+}
+
 static int add_change(struct walls *w, size_t cell, bool covered, float push, struct rr_err *e)
 {
-    if (w->n_chg == w->cap_chg) {
-        size_t cap = w->cap_chg ? 2 * w->cap_chg : 256;
-        struct wall_change *c = realloc(w->chg, cap * sizeof *c);
-        if (!c)
-            return oom(e);
-        w->chg = c;
-        w->cap_chg = cap;
-    }
+    if (grow(&w->chg, &w->cap_chg, w->n_chg, sizeof *w->chg, e) < 0)
+        return -1;
     w->chg[w->n_chg++] = (struct wall_change){ cell, covered, push };
+    return 0;
+}
+
+/* The water a moving obstacle's faces push this step: its velocity v (cells
+ * per step, from its offsets at this step and the one before) against each
+ * face's outward normal d: push * (v . d) into the water cell beyond the face
+ * (negative on the faces that move away: water drawn in behind). */
+static int add_flux(struct walls *w, const struct mover_wall *m, long long step, const unsigned char *mask,
+                    struct box redrawn, struct rr_err *e)
+{
+    static const int d[4][2] = { { -1, 0 }, { 1, 0 }, { 0, -1 }, { 0, 1 } };
+    const struct scene *sc = w->sc;
+    const struct obstacle *o = m->at.o;
+    const int gw = sc->grid.width, gh = sc->grid.height;
+    double px, py;
+    sources_path_at(o->motion, o->n_motion, (double)(step - 1) * scene_dt(sc), &px, &py);
+    double vx = m->at.dx - px, vy = m->at.dy - py;
+    if ((vx == 0 && vy == 0) || o->push == 0)
+        return 0;
+    for (int j = m->box.y0; j <= m->box.y1; j++)
+        for (int i = m->box.x0; i <= m->box.x1; i++) {
+            if (!covers(sc, &m->at, i, j))
+                continue;
+            for (int k = 0; k < 4; k++) {
+                int x = i + d[k][0], y = j + d[k][1];
+                double along = vx * d[k][0] + vy * d[k][1];
+                if (x < 0 || x >= gw || y < 0 || y >= gh || along == 0)
+                    continue;
+                /* water after this step (mask holds the walls before it) */
+                size_t c = (size_t)y * gw + x;
+                if (box_has(redrawn, x, y) ? w->next[c] : mask[c])
+                    continue;
+                if (grow(&w->flux, &w->cap_flux, w->n_flux, sizeof *w->flux, e) < 0)
+                    return -1;
+                w->flux[w->n_flux++] = (struct wall_flux){ c, (float)(o->push * along) };
+            }
+        }
     return 0;
 }
 
@@ -349,7 +395,7 @@ int walls_update(struct walls *w, long long step, unsigned char *mask, bool full
     const struct scene *sc = w->sc;
     const int gw = sc->grid.width;
     struct box all = { 0, 0, -1, -1 };
-    w->n_chg = 0;
+    w->n_chg = w->n_flux = 0;
     for (int k = 0; k < w->n_mv; k++) {
         if (place(w, &w->mv[k], step, e) < 0)
             return -1;
@@ -366,15 +412,22 @@ int walls_update(struct walls *w, long long step, unsigned char *mask, bool full
     }
     for (int k = 0; k < w->n_mv; k++)
         paint(sc, &w->mv[k].at, w->next);
+    /* the faces' push, while mask still holds the walls of the step before */
+    for (int k = 0; k < w->n_mv && !full; k++)
+        if (w->mv[k].at.o->motion && step > 0 && add_flux(w, &w->mv[k], step, mask, all, e) < 0)
+            return -1;
     for (int j = all.y0; j <= all.y1; j++)
         for (int i = all.x0; i <= all.x1; i++) {
             size_t c = (size_t)j * gw + i;
             if (w->next[c] == mask[c])
                 continue;
+            /* A jump (a sequence's next file) pushes where it covers and
+             * leaves; a motion pushes by its faces (add_flux). */
             float push = 0;
             for (int k = 0; k < w->n_mv; k++)
                 if (box_has(w->mv[k].span, i, j)) {
-                    push = (float)sc->obstacles[w->mv[k].idx].push;
+                    const struct obstacle *o = w->mv[k].at.o;
+                    push = o->motion ? 0.0f : (float)o->push;
                     break;
                 }
             if (add_change(w, c, w->next[c], push, e) < 0)
@@ -388,6 +441,12 @@ const struct wall_change *walls_changes(const struct walls *w, size_t *n)
 {
     *n = w->n_chg;
     return w->chg;
+}
+
+const struct wall_flux *walls_flux(const struct walls *w, size_t *n)
+{
+    *n = w->n_flux;
+    return w->flux;
 }
 
 /* The 4-neighbours of cell (i, j) that are water (mask 0), their field
@@ -404,11 +463,11 @@ static int water_neighbours(const unsigned char *mask, int w, int h, int i, int 
     return n;
 }
 
-void walls_displace(const struct wall_change *c, size_t n, unsigned char *mask, int w, int h, float *plane,
-                    ptrdiff_t stride)
+void walls_displace(const struct wall_change *c, size_t n, unsigned char *mask, int w, int h, float *cur,
+                    float *prev, ptrdiff_t stride)
 {
     /* Cells just uncovered are marked 2 while the shares go out, so that
-     * they count as no one's neighbour and stay at rest. */
+     * they count as no one's neighbour. */
     for (size_t k = 0; k < n; k++)
         if (!c[k].covered)
             mask[c[k].cell] = 2;
@@ -416,11 +475,27 @@ void walls_displace(const struct wall_change *c, size_t n, unsigned char *mask, 
         int i = (int)(c[k].cell % (size_t)w), j = (int)(c[k].cell / (size_t)w);
         ptrdiff_t at = j * stride + i, nb[4];
         int m = water_neighbours(mask, w, h, i, j, stride, nb);
-        float give = c[k].covered ? (c[k].push + plane[at]) : -c[k].push;
-        if (!c[k].covered)
-            plane[at] = 0.0f;
+        if (c[k].covered) {
+            for (int q = 0; q < m; q++) {
+                cur[nb[q]] += (c[k].push + cur[at]) / (float)m;
+                if (prev)
+                    prev[nb[q]] += (c[k].push + prev[at]) / (float)m;
+            }
+            continue;
+        }
+        /* at rest at its neighbours' mean height, before they give up push */
+        float mean = 0.0f;
         for (int q = 0; q < m; q++)
-            plane[nb[q]] += give / (float)m;
+            mean += cur[nb[q]];
+        mean = m ? mean / (float)m : 0.0f;
+        cur[at] = mean;
+        if (prev)
+            prev[at] = mean;
+        for (int q = 0; q < m; q++) {
+            cur[nb[q]] -= c[k].push / (float)m;
+            if (prev)
+                prev[nb[q]] -= c[k].push / (float)m;
+        }
     }
     for (size_t k = 0; k < n; k++)
         if (!c[k].covered)
@@ -437,6 +512,7 @@ void walls_free(struct walls *w)
     free(w->base);
     free(w->next);
     free(w->chg);
+    free(w->flux);
     free(w);
 }
 

@@ -37,7 +37,8 @@ int obstacles_rasterize(const struct scene *sc, unsigned char *walls, struct rr_
 struct walls;
 
 /* A cell whose wall changed at an update: covered (a wall now) or
- * uncovered (water now), and the push of the moving obstacle it belongs to. */
+ * uncovered (water now), and the push of the jump (a mask sequence's next
+ * file; 0 for an obstacle with a motion, which pushes by walls_flux). */
 struct wall_change {
     size_t cell;        /* y * w + x */
     bool covered;
@@ -65,15 +66,34 @@ int walls_update(struct walls *w, long long step, unsigned char *mask, bool full
 /* The cells the last walls_update changed, in row-major order. */
 const struct wall_change *walls_changes(const struct walls *w, size_t *n);
 
-/* The water a moving wall displaces, on one plane of heights (row stride
- * `stride`) after walls_update changed `mask` by the n changes c: a covered
- * cell's water, push + its height, goes in equal shares to its 4-neighbours
- * that are water before and after the move; an uncovered cell starts at rest
- * at 0 and its water neighbours of before and after give up push in equal
- * shares (the water that flows in behind the wall). With no such neighbour
- * the volume is lost. Processed in c's order. */
-void walls_displace(const struct wall_change *c, size_t n, unsigned char *mask, int w, int h, float *plane,
-                    ptrdiff_t stride);
+/* Water a moving obstacle's faces push in one step: `amount` to add to the
+ * height of water cell `cell` (displaced at rest). */
+struct wall_flux {
+    size_t cell;
+    float amount;
+};
+
+/* The water the last walls_update's moving obstacles push (none after a
+ * `full` update): for an obstacle with a motion of velocity v (cells per
+ * step, from its offsets at the step and at the step before), each of its
+ * wall cells gives push * (v . d) to its 4-neighbour in direction d when that
+ * is water; negative where the face moves away (the water drawn in behind).
+ * The same cell may be listed more than once. */
+const struct wall_flux *walls_flux(const struct walls *w, size_t *n);
+
+/* The water the cells a moving wall covered and left displace, after
+ * walls_update changed `mask` by the n changes c (processed in c's order),
+ * on the planes of heights cur and prev (row stride `stride`; prev NULL for
+ * a solver that takes changes to cur as displaced at rest):
+ *   covered: its water, push + its height (per plane), goes in equal shares
+ *     to its 4-neighbours that are water before and after the change (the
+ *     cell itself is zeroed with the walls after);
+ *   uncovered: it starts at rest (the same height in both planes) at the
+ *     mean of cur over those neighbours, 0 without any; then they give up
+ *     push in equal shares (the water that flows in behind a jump).
+ * Water with no such neighbour to go to is lost. */
+void walls_displace(const struct wall_change *c, size_t n, unsigned char *mask, int w, int h, float *cur,
+                    float *prev, ptrdiff_t stride);
 
 /* Frees everything; accepts NULL. */
 void walls_free(struct walls *w);

@@ -233,22 +233,30 @@ static int index_walls(struct sim *s, struct rr_err *e)
 
 /* The walls of step `step` (a moving obstacle's motion, a mask sequence's
  * next file): the mask redrawn where it may change (walls_update), the water
- * the walls displace (walls_displace; on the new plane only for a solver
+ * the moving faces push (walls_flux) and the cells covered and left
+ * displace (walls_displace), both as heights displaced at rest: added to
+ * both planes, so a steady push is a steady source (on the new plane only for a solver
  * that takes changes there as displaced at rest, as the sponge), and the wall
  * offsets merged with the changes in one pass: O(walls + changes), no scan
  * of the grid. Sets *changed when a cell changed. */
 static int move_walls(struct sim *s, long long step, bool *changed, struct rr_err *e)
 {
-    size_t n;
+    size_t n, nf;
     if (walls_update(s->wl, step, s->walls, false, e) < 0)
         return -1;
     const struct wall_change *c = walls_changes(s->wl, &n);
+    const struct wall_flux *fl = walls_flux(s->wl, &nf);
+    walls_displace(c, n, s->walls, s->f.w, s->f.h, s->f.cur, s->ops->displaces_at_rest ? NULL : s->f.prev,
+                   s->f.stride);
+    for (size_t k = 0; k < nf; k++) {
+        ptrdiff_t at = cell_offset(s, fl[k].cell);
+        s->f.cur[at] += fl[k].amount;
+        if (!s->ops->displaces_at_rest)
+            s->f.prev[at] += fl[k].amount;
+    }
+    *changed = n > 0 || nf > 0;
     if (!n)
         return 0;
-    *changed = true;
-    walls_displace(c, n, s->walls, s->f.w, s->f.h, s->f.cur, s->f.stride);
-    if (!s->ops->displaces_at_rest)
-        walls_displace(c, n, s->walls, s->f.w, s->f.h, s->f.prev, s->f.stride);
     size_t added = 0;
     for (size_t k = 0; k < n; k++)
         added += c[k].covered;
