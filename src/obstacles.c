@@ -29,6 +29,11 @@ static struct box clip_box(const struct scene *sc, double lx, double ly, double 
     return b;
 }
 
+static struct box grid_box(const struct scene *sc)
+{
+    return (struct box){ 0, 0, sc->grid.width - 1, sc->grid.height - 1 };
+}
+
 static bool box_empty(struct box b) { return b.x0 > b.x1 || b.y0 > b.y1; }
 
 static struct box box_union(struct box a, struct box b)
@@ -48,6 +53,7 @@ static bool box_has(struct box b, int i, int j) { return i >= b.x0 && i <= b.x1 
 struct placed {
     const struct obstacle *o;
     double dx, dy;
+    int rx, ry;                 /* a mask's offset: (dx, dy) rounded */
     const unsigned char *bits;
 };
 
@@ -80,7 +86,7 @@ static struct box shape_box(const struct scene *sc, const struct placed *p)
                         fmax(o->from[0], o->to[0]) + dx + half, fmax(o->from[1], o->to[1]) + dy + half);
     }
     case OBST_MASK:
-        return clip_box(sc, round(dx), round(dy), round(dx) + sc->grid.width - 1, round(dy) + sc->grid.height - 1);
+        return clip_box(sc, p->rx, p->ry, p->rx + sc->grid.width - 1, p->ry + sc->grid.height - 1);
     }
     return (struct box){ 0, 0, -1, -1 };
 }
@@ -125,17 +131,19 @@ static bool covers(const struct scene *sc, const struct placed *p, int i, int j)
         return seg_dist(i, j, a, b) <= fmax(o->width, 1.0) / 2;
     }
     case OBST_MASK:
-        return p->bits[(size_t)(j - (int)round(dy)) * sc->grid.width + (size_t)(i - (int)round(dx))];
+        return p->bits[(size_t)(j - p->ry) * sc->grid.width + (size_t)(i - p->rx)];
     }
     return false;
 }
 
-/* Sets the cells the placed shape covers to 1. */
-static void paint(const struct scene *sc, const struct placed *p, unsigned char *walls)
+/* Sets the cells the placed shape covers within `clip` to 1. */
+static void paint(const struct scene *sc, const struct placed *p, struct box clip, unsigned char *walls)
 {
     if (p->o->type == OBST_POLYGON && p->o->n_points < 3)
         return;
     struct box b = shape_box(sc, p);
+    b = (struct box){ b.x0 > clip.x0 ? b.x0 : clip.x0, b.y0 > clip.y0 ? b.y0 : clip.y0,
+                      b.x1 < clip.x1 ? b.x1 : clip.x1, b.y1 < clip.y1 ? b.y1 : clip.y1 };
     for (int j = b.y0; j <= b.y1; j++)
         for (int i = b.x0; i <= b.x1; i++)
             if (covers(sc, p, i, j))
@@ -177,6 +185,7 @@ struct mover_wall {
     struct placed at;
     struct box box, span;  /* the cells covered last; last and now together */
     long long first, last; /* its motion may change the walls at steps first .. last */
+    bool drawn;            /* placed before: box is where it is drawn */
 };
 
 struct walls {
@@ -232,9 +241,13 @@ static int place(struct walls *w, struct mover_wall *m, long long step, struct r
 {
     const struct scene *sc = w->sc;
     const struct obstacle *o = &sc->obstacles[m->idx];
+    const struct placed was = m->at;
+    const long file = m->file;
     m->at.dx = m->at.dy = 0;
     if (o->motion)
         sources_path_at(o->motion, o->n_motion, (double)step * scene_dt(sc), &m->at.dx, &m->at.dy);
+    m->at.rx = (int)round(m->at.dx);
+    m->at.ry = (int)round(m->at.dy);
     if (o->sequence) {
         char name[4096];
         long k = seq_file(o, step / scene_steps_per_frame(sc));
@@ -244,9 +257,17 @@ static int place(struct walls *w, struct mover_wall *m, long long step, struct r
             m->file = k;
         }
     }
+    /* Drawn where it was: nothing to redraw (a mask between whole cells). */
+    bool same = file == m->file && (o->type == OBST_MASK ? was.rx == m->at.rx && was.ry == m->at.ry
+                                                          : was.dx == m->at.dx && was.dy == m->at.dy);
+    if (same && m->drawn) {
+        m->span = (struct box){ 0, 0, -1, -1 };
+        return 0;
+    }
     struct box b = shape_box(sc, &m->at);
     m->span = box_union(m->box, b);
     m->box = b;
+    m->drawn = true;
     return 0;
 }
 
@@ -288,7 +309,7 @@ int walls_create(struct walls **out, const struct scene *sc, unsigned char *mask
         }
         if (o->type == OBST_MASK && load_bits(sc, k, o->path, bits, e) < 0)
             goto fail;
-        paint(sc, &(struct placed){ .o = o, .bits = bits }, w->base);
+        paint(sc, &(struct placed){ .o = o, .bits = bits }, grid_box(sc), w->base);
     }
     free(bits);
     bits = NULL;
@@ -402,16 +423,13 @@ int walls_update(struct walls *w, long long step, unsigned char *mask, bool full
         all = box_union(all, w->mv[k].span);
     }
     if (full)
-        all = (struct box){ 0, 0, gw - 1, sc->grid.height - 1 };
-    if (box_empty(all))
-        return 0;
-    size_t cols = (size_t)(all.x1 - all.x0 + 1);
+        all = grid_box(sc);
     for (int j = all.y0; j <= all.y1; j++) {
         size_t row = (size_t)j * gw + all.x0;
-        memcpy(w->next + row, w->base + row, cols);
+        memcpy(w->next + row, w->base + row, (size_t)(all.x1 - all.x0 + 1));
     }
-    for (int k = 0; k < w->n_mv; k++)
-        paint(sc, &w->mv[k].at, w->next);
+    for (int k = 0; k < w->n_mv && !box_empty(all); k++)
+        paint(sc, &w->mv[k].at, all, w->next);
     /* the faces' push, while mask still holds the walls of the step before */
     for (int k = 0; k < w->n_mv && !full; k++)
         if (w->mv[k].at.o->motion && step > 0 && add_flux(w, &w->mv[k], step, mask, all, e) < 0)
