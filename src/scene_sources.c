@@ -404,6 +404,24 @@ static bool is_file(const char *name)
     return stat(name, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Whether a mask's path names a sequence: it holds one frame number field
+ * (mask_%04d.png), or some '%' and no file has that name (refused by
+ * load_mask_sequence); a file whose name has a '%' is still one mask. */
+static bool is_sequence(struct ld *ld, const cJSON *v)
+{
+    struct rr_err scratch = { 0 };
+    if (!cJSON_IsString(v) || !strchr(v->valuestring, '%'))
+        return false;
+    if (sink_pattern_check(v->valuestring, &scratch) == 0)
+        return true;
+    char name[4096];
+    if (v->valuestring[0] == '/' || !ld->dir[0])
+        snprintf(name, sizeof name, "%s", v->valuestring);
+    else
+        snprintf(name, sizeof name, "%s/%s", ld->dir, v->valuestring);
+    return !is_file(name);
+}
+
 /* A mask path holding a frame number field (mask_%04d.png): the pattern,
  * resolved against the scene's folder (a '%' there doubled, so that the
  * resolved pattern still has one field), and the number of files in a row
@@ -474,8 +492,7 @@ static int load_shape(struct ld *ld, const cJSON *o, const char *p, struct obsta
         ob->threshold = 0.5;
         if (require(ld, o, p, "path") < 0)
             return -1;
-        const cJSON *v = member(o, "path");
-        if (cJSON_IsString(v) && strchr(v->valuestring, '%'))
+        if (is_sequence(ld, member(o, "path")))
             return load_mask_sequence(ld, o, p, ob) < 0 || get_number(ld, o, p, "threshold", UNIT, &ob->threshold) < 0
                    || get_bool(ld, o, p, "invert", &ob->invert) < 0 ? -1 : 0;
         return get_file(ld, o, p, "path", &ob->path) < 0
