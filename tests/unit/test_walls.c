@@ -252,6 +252,12 @@ static void test_sequence_errors(void **state)
     assert_int_equal(load(&sc, "{\"time\": {\"frames\": 9}, \"obstacles\": [{\"type\": \"mask\", \"path\": "
                                "\"s_%d.png\"}]}", &e), -1);
     assert_non_null(strstr(e.msg, "obstacles.0.path: no file \"s_1.png\" for frame 1, but \"s_2.png\" follows"));
+    /* a file whose name has a '%' but no frame number field is one mask */
+    snprintf(name, sizeof name, "%s/100%%.png", tmpdir);
+    write_gray_png(name, 2, 2, px);
+    load_ok(&sc, "{\"obstacles\": [{\"type\": \"mask\", \"path\": \"100%.png\"}]}");
+    assert_false(sc.obstacles[0].sequence);
+    scene_free(&sc);
     /* only as many files as frames are looked for: 1 frame needs s_0 alone */
     load_ok(&sc, "{\"time\": {\"frames\": 1}, \"obstacles\": [{\"type\": \"mask\", \"path\": \"s_%d.png\"}]}");
     assert_int_equal(sc.obstacles[0].n_frames, 1);
