@@ -276,11 +276,17 @@ int walls_create(struct walls **out, const struct scene *sc, unsigned char *mask
     *out = NULL;
     struct walls *w = calloc(1, sizeof *w);
     size_t n = (size_t)sc->grid.width * sc->grid.height;
-    if (!w || !(w->base = calloc(n, 1)) || !(w->mv = calloc((size_t)sc->n_obstacles + 1, sizeof *w->mv))) {
+    int moving = 0;
+    for (int k = 0; k < sc->n_obstacles; k++)
+        moving += sc->obstacles[k].motion || sc->obstacles[k].sequence;
+    /* still walls only: drawn straight into mask, no copies kept */
+    if (!w || !(w->mv = calloc((size_t)sc->n_obstacles + 1, sizeof *w->mv))
+        || (moving && (!(w->base = calloc(n, 1)) || !(w->next = malloc(n))))) {
         walls_free(w);
         return oom(e);
     }
     w->sc = sc;
+    unsigned char *still = moving ? w->base : mask;
     unsigned char *bits = NULL;
     for (int k = 0; k < sc->n_obstacles; k++) {
         const struct obstacle *o = &sc->obstacles[k];
@@ -309,15 +315,15 @@ int walls_create(struct walls **out, const struct scene *sc, unsigned char *mask
         }
         if (o->type == OBST_MASK && load_bits(sc, k, o->path, bits, e) < 0)
             goto fail;
-        paint(sc, &(struct placed){ .o = o, .bits = bits }, grid_box(sc), w->base);
+        paint(sc, &(struct placed){ .o = o, .bits = bits }, grid_box(sc), still);
     }
     free(bits);
     bits = NULL;
-    if (w->n_mv && !(w->next = malloc(n)))
-        goto nomem;
-    memcpy(mask, w->base, n);
-    if (w->n_mv && walls_update(w, 0, mask, true, e) < 0)
-        goto fail;
+    if (w->n_mv) {
+        memcpy(mask, w->base, n);
+        if (walls_update(w, 0, mask, true, e) < 0)
+            goto fail;
+    }
     *out = w;
     return 0;
 nomem:
