@@ -176,7 +176,7 @@ uint64_t budget_video_bytes(uint64_t frame_bytes, bool intra_only)
 
 static void run_parts(const struct scene *sc, struct parts *p)
 {
-    /* Per grid cell: 4 float planes (16), walls (1), rgb (3), grey16 (2),
+    /* Per grid cell: 4 float planes (16), walls (1, more when they move), rgb (3), grey16 (2),
      * heights (4). Rows are padded by a few cells: count 40 extra per row. */
     uint64_t gw = sc->grid.width > 0 ? (uint64_t)sc->grid.width : 0;
     uint64_t gh = sc->grid.height > 0 ? (uint64_t)sc->grid.height : 0;
@@ -187,7 +187,13 @@ static void run_parts(const struct scene *sc, struct parts *p)
     /* A scaled render keeps rgb and grey16 twice (scaled, packed); every
      * video encoder holds a padded frame of its own (counted at 4 bytes). */
     uint64_t per_pixel = (rw != gw || rh != gh) ? 2 * (3 + 2) + 4 : 4;
-    p->grid = budget_add(budget_add(budget_mul(cells, 16 + 1 + 3 + 2 + 4), budget_mul(pix, per_pixel)),
+    /* Moving walls keep the still ones and a drawing (2), and a moving
+     * mask its picture at grid size (1) (src/obstacles.c). */
+    uint64_t walls = 1;
+    for (int k = 0; k < sc->n_obstacles; k++)
+        if (sc->obstacles[k].motion || sc->obstacles[k].sequence)
+            walls += (walls == 1 ? 2 : 0) + (sc->obstacles[k].type == OBST_MASK);
+    p->grid = budget_add(budget_add(budget_mul(cells, 16 + walls + 3 + 2 + 4), budget_mul(pix, per_pixel)),
                          picture_bytes(sc, gw, gh, rw, rh));
     int threads = omp_get_max_threads();
     const struct solver_ops *ops = sc->solver.type;

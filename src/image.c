@@ -143,6 +143,16 @@ int image_resample(const struct image *src, int w, int h, struct image *dst, str
     return 0;
 }
 
+int image_size(const char *path, const char *what, int *w, int *h, struct rr_err *e)
+{
+    png_image pi;
+    int rc = begin_read(&pi, path, what ? what : "image", e);
+    *w = (int)pi.width;
+    *h = (int)pi.height;
+    png_image_free(&pi);
+    return rc;
+}
+
 void image_free(struct image *img)
 {
     if (!img)

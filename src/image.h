@@ -26,6 +26,9 @@ int image_resample(const struct image *src, int w, int h, struct image *dst, str
 /* Frees the pixels and zeroes img; safe twice. */
 void image_free(struct image *img);
 
+/* A PNG's size from its header, without decoding it. Errors as image_load_gray. */
+int image_size(const char *path, const char *what, int *w, int *h, struct rr_err *e);
+
 /* A colour picture: packed rgb24 rows (width * 3 bytes each). */
 struct image_rgb {
     int width, height;

@@ -91,6 +91,7 @@ void scene_free(struct scene *sc)
     for (int i = 0; i < sc->n_obstacles; i++) {
         free(sc->obstacles[i].points);
         free(sc->obstacles[i].path);
+        free(sc->obstacles[i].motion);
     }
     free(sc->obstacles);
     free(sc->output.path);

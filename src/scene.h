@@ -101,9 +101,18 @@ struct obstacle {
     double (*points)[2];               /* polygon */
     int n_points;
     double from[2], to[2];             /* line, thickness in `width` */
-    char *path;                        /* mask PNG */
+    char *path;                        /* mask PNG, or a printf pattern of one per frame */
     double threshold;                  /* mask: wall where value >= threshold */
     bool invert;                       /* mask: wall where value < threshold */
+    /* A moving obstacle (docs/scene.md, "Moving walls"): offsets [time, dx, dy]
+     * of its shape, linear between keys and held at the ends; NULL when still. */
+    struct path_point *motion;
+    int n_motion;
+    double push;                       /* height a moving wall pushes ahead per cell swept */
+    /* A mask sequence: path holds one frame number field; files 0 .. n_frames - 1. */
+    bool sequence;
+    int n_frames;
+    bool loop;                         /* after the last file: start again (else hold it) */
 };
 
 struct solver_config {

@@ -161,6 +161,20 @@ static void print_boundary(cJSON *root, const struct scene *sc, bool *ok)
     add_num(root, "absorb_width", sc->absorb_width, ok);
 }
 
+/* Keyframes [time, a, b] as an array at key k of o. */
+static void add_keys(cJSON *o, const char *k, const struct path_point *p, int n, bool *ok)
+{
+    cJSON *path = add_arr(o, k, ok);
+    for (int i = 0; path && i < n; i++) {
+        double t[3] = { p[i].time, p[i].x, p[i].y };
+        cJSON *pt = num_array(t, 3);
+        if (!pt || !cJSON_AddItemToArray(path, pt)) {
+            cJSON_Delete(pt);
+            *ok = false;
+        }
+    }
+}
+
 static void print_sources(cJSON *root, const struct scene *sc, bool *ok)
 {
     cJSON *a = add_arr(root, "drops", ok), *o;
@@ -207,15 +221,7 @@ static void print_sources(cJSON *root, const struct scene *sc, bool *ok)
     a = add_arr(root, "movers", ok);
     for (int i = 0; i < sc->n_movers && (o = push_obj(a, ok)); i++) {
         const struct mover *m = &sc->movers[i];
-        cJSON *path = add_arr(o, "path", ok);
-        for (int k = 0; path && k < m->n_path; k++) {
-            double t[3] = { m->path[k].time, m->path[k].x, m->path[k].y };
-            cJSON *pt = num_array(t, 3);
-            if (!pt || !cJSON_AddItemToArray(path, pt)) {
-                cJSON_Delete(pt);
-                *ok = false;
-            }
-        }
+        add_keys(o, "path", m->path, m->n_path, ok);
         add_num(o, "radius", m->radius, ok);
         add_num(o, "amplitude", m->amplitude, ok);
         add_str(o, "shape", scene_shape_name(m->shape), ok);
@@ -279,8 +285,15 @@ static void print_things(cJSON *root, const struct scene *sc, bool *ok)
             add_str(o, "path", ob->path, ok);
             add_num(o, "threshold", ob->threshold, ok);
             *ok = *ok && cJSON_AddBoolToObject(o, "invert", ob->invert);
+            if (ob->sequence)
+                add_str(o, "repeat", ob->loop ? "loop" : "hold", ok);
             break;
         }
+        /* A still obstacle has no motion and no push (both refused there). */
+        if (ob->motion)
+            add_keys(o, "motion", ob->motion, ob->n_motion, ok);
+        if (ob->motion || ob->sequence)
+            add_num(o, "push", ob->push, ok);
     }
 }
 

@@ -73,6 +73,11 @@ int sim_set_counters(struct sim *s, const struct sim_state *st);
  * loop's seam may show (main.c warns). */
 double sim_loop_residue(const struct scene *sc, double *rate);
 
+/* After sim_set_counters: the walls of the step set (moving walls follow
+ * from the step alone; the field read back holds the water they displaced).
+ * Returns 0, or -1 with e filled when a mask sequence's file cannot be read. */
+int sim_sync_walls(struct sim *s, struct rr_err *e);
+
 /* Frees everything; accepts NULL. */
 void sim_free(struct sim *s);
 

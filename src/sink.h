@@ -122,4 +122,14 @@ const char *sink_exr_version(void);
  * too small (10x256)"), so every error stays one line. Call once, early. */
 void sink_capture_library_log(void);
 
+/* Checks a numbered file name (PNG, EXR outputs; mask sequences, src/obstacles.c):
+ * exactly one integer conversion (%d, %i or %u, with optional flags "-+ 0",
+ * width and precision, no length modifier; "%%" is a literal percent sign).
+ * Returns 0, or -1 with e filled (RR_EXIT_USAGE). */
+int sink_pattern_check(const char *pattern, struct rr_err *e);
+
+/* The name of frame i under a checked pattern. Returns 0, or -1 when it does
+ * not fit in n bytes. */
+int sink_pattern_name(char *buf, size_t n, const char *pattern, long i);
+
 #endif

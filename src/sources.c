@@ -313,14 +313,12 @@ const struct planned_drop *sources_drops(const struct sources *s, int *n)
     return s->drops;
 }
 
-/* Position of a mover at time t: piecewise linear, held at the ends. */
-static void mover_at(const struct mover *m, double t, double *x, double *y)
+void sources_path_at(const struct path_point *p, int n, double t, double *x, double *y)
 {
-    const struct path_point *p = m->path;
     int k = 0;
-    while (k + 1 < m->n_path && p[k + 1].time <= t)
+    while (k + 1 < n && p[k + 1].time <= t)
         k++;
-    if (k + 1 >= m->n_path || t <= p[k].time) {
+    if (k + 1 >= n || t <= p[k].time) {
         *x = p[k].x;
         *y = p[k].y;
         return;
@@ -356,7 +354,7 @@ void sources_apply(struct sources *s, long long step, struct field *f)
         double x, y;
         /* In a loop, the path's time this far into its window (a path that
          * runs past T goes on from the start of the next period). */
-        mover_at(mp->m, P ? (double)(mp->first + wrap_step(step - mp->first, P)) * s->dt : t, &x, &y);
+        sources_path_at(mp->m->path, mp->m->n_path, P ? (double)(mp->first + wrap_step(step - mp->first, P)) * s->dt : t, &x, &y);
         stamp(s, f, x, y, x, y, mp->m->radius, mp->m->shape, mp->m->amplitude, 0);
     }
 }

@@ -792,7 +792,7 @@ static int load(struct state *st, struct sim *sim, struct rr_err *e)
         || sim_set_counters(sim, &ss) < 0)
         return rr_fail(e, RR_EXIT_USAGE, "--load-state %s: step and drops_applied: not those of frame %ld",
                        st->load, ss.frame);
-    return 0;
+    return sim_sync_walls(sim, e);
 }
 
 int state_start(struct state *st, struct sim *sim, const volatile sig_atomic_t *stop, struct rr_err *e)

@@ -16,15 +16,6 @@ struct AVFormatContext;
 /* The extension of path's last component after its last '.', or "" (no dot). */
 const char *sink_extension(const char *path);
 
-/* Checks a numbered output's name (PNG, EXR): exactly one integer conversion (%d, %i or %u,
- * with optional flags "-+ 0", width and precision, no length modifier; "%%"
- * is a literal percent sign). Returns 0, or -1 with e filled (RR_EXIT_USAGE). */
-int sink_pattern_check(const char *pattern, struct rr_err *e);
-
-/* The name of frame i under a checked pattern. Returns 0, or -1 when it does
- * not fit in n bytes. */
-int sink_pattern_name(char *buf, size_t n, const char *pattern, long i);
-
 /* The files of a numbered output (sink_ops.numbered), one per frame, each
  * written under a temporary name beside its target and moved into place with
  * the others at the end: atomic as a set (src/sinks/seq.c). Zeroed before

@@ -292,6 +292,10 @@ for d, item in (("obstacle_rect", {"type": "rect", "x": 30, "y": 0, "width": 3, 
                 ("obstacle_line", {"type": "line", "from": [30, 0], "to": [40, 20]}),
                 ("obstacle_mask", {"type": "mask", "path": os.path.join(HERE, "harbour.png")})):
     walk("obstacles", ["obstacles", "0"], defs[d], ONE, with_item("obstacles", item))
+# A moving wall: push acts (on a still one it is refused).
+walk("obstacles", ["obstacles", "0"], {"properties": {"push": defs["obstacle_push"]}}, ONE,
+     with_item("obstacles", {"type": "rect", "x": 10, "y": 5, "width": 3, "height": 10,
+                             "motion": [[0, 0, 0], [0.2, 15, 0]]}))
 
 KINDS = {"mp4": "o.mp4", "webm": "o.webm", "gif": "o.gif", "png": "f%03d.png", "npy": "o.npy",
          "framemd5": "o.framemd5", "exr": "f%03d.exr"}

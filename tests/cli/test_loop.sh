@@ -113,4 +113,20 @@ check "--print-scene writes time.preroll and time.loop" \
     sh -c "grep -q '\"preroll\":	20' '$T/p.json' && grep -q '\"loop\":	true' '$T/p.json'"
 "$RR" --print-scene "$T/p.json" > "$T/p2.json"
 check "... and loads them back" cmp -s "$T/p.json" "$T/p2.json"
+# Moving walls in a preroll stand as at frame 0 (their motion starts at
+# time 0), and a chunk of the clip is the whole run's; a loop refuses them
+# (their keys do not repeat with the loop's period).
+cat > "$T/walls.json" <<'EOF2'
+{ "grid": { "width": 64, "height": 48 }, "time": { "frames": 12, "preroll": 0.5 },
+  "obstacles": [ { "type": "rect", "x": 10, "y": 10, "width": 4, "height": 20,
+                   "motion": [[0, 0, 0], [0.3, 10, 0]] } ],
+  "drops": [ { "x": 40, "y": 24 } ] }
+EOF2
+"$RR" "$T/walls.json" --hash > "$T/whole.txt"
+"$RR" "$T/walls.json" --hash --range 6-11 -j 1 > "$T/part.txt"
+check "preroll with a moving wall: frames 6-11 alone are the whole run's" \
+    sh -c "sed -n 7,12p '$T/whole.txt' | cmp -s - '$T/part.txt'"
+"$RR" "$T/walls.json" -s time.loop=true --hash > /dev/null 2> "$T/err"; rc=$?
+cond "a loop with a moving wall: exit 2, one line naming obstacles.0" \
+    '[ $rc -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -q "time.loop: obstacles.0 moves" "$T/err"'
 finish

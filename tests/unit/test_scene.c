@@ -582,7 +582,7 @@ static void test_key_errors(void **state)
     expect_file_error("{\"Grid\": {}}", ":1:2: Grid: unknown key \"Grid\", did you mean \"grid\"?");
     expect_file_error("{\"obstacles\": [{\"type\": \"circle\", \"x\": 1, \"y\": 1, \"width\": 2}]}",
                       ":1:51: obstacles.0.width: unknown key \"width\" for type \"circle\" "
-                      "(known keys: \"type\", \"x\", \"y\", \"radius\")");
+                      "(known keys: \"type\", \"x\", \"y\", \"radius\", \"motion\", \"push\")");
     expect_file_error("{\n  \"grid\": {\"width\": 10,\n           \"width\": 12}\n}",
                       ":3:12: grid.width: duplicate key \"width\" (first at 2:12)");
 }
