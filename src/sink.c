@@ -2,6 +2,7 @@
  * wrappers every caller uses. */
 #include "sink.h"
 #include "sinks/sinks.h"
+#include "render.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -261,7 +262,10 @@ int sink_open(struct sink **out, const struct scene *sc, const struct sink_param
     s->needs = ops->needs(o, sc);
     struct sink_params q = *p;
     q.alpha = sc->render.alpha;
-    q.mode = sc->render.mode;
+    char float_modes[128];
+    q.mode_name = render_mode_name(sc->render.mode);
+    q.float_names = render_mode_float_names(sc->render.mode);
+    q.float_modes = render_float_modes(float_modes, sizeof float_modes);
     if (!ops->deep && o->bit_depth == 16) {
         sink_free(s);
         return rr_fail(e, RR_EXIT_USAGE,

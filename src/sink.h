@@ -35,7 +35,12 @@ struct sink_params {
     bool overwrite;           /* -y */
     int threads;              /* encoder threads (0: the library's choice) */
     enum render_alpha alpha;  /* render.alpha (sink_open fills it from the scene) */
-    enum render_mode mode;    /* render.mode (sink_open fills it from the scene) */
+    /* What render.mode gives a sink that writes floats (RENDER_NEED_FLOAT),
+     * so that sinks need not know the modes; sink_open fills them from the
+     * scene through the render modes' table (render.h). */
+    const char *mode_name;            /* render.mode's name */
+    const char *const *float_names;   /* its float channels' names, NULL-terminated; NULL: none */
+    const char *float_modes;          /* the modes that have them, for messages ("height, normals or caustics") */
 };
 
 struct sink_ops {
