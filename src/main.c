@@ -64,7 +64,7 @@ static const char usage_head[] =
     "\n"
     "  SCENE                    a JSON scene file, or - for standard input\n"
     "  -o, --output PATH        output (overrides output.path); the kind comes from the name:\n";
-/* Then a line per sink kind (sink_kinds), then: */
+/* Then a line per sink kind (sink_kind_at), then: */
 static const char usage_tail[] =
     "  -s, --set KEY=VALUE      override a scene value by dotted path (solver.damping=0.98,\n"
     "                           drops.0.x=40); VALUE is JSON, a number as typed (.98, +2),\n"
@@ -209,8 +209,9 @@ static void print_usage(void)
 {
     fputs(usage_head, stdout);
     char shown[128];
-    for (const struct sink_ops *const *k = sink_kinds; *k; k++)
-        printf("%29s%-21s %s\n", "", sink_kind_shown(*k, shown, sizeof shown), (*k)->help);
+    const struct sink_ops *k;
+    for (int i = 0; (k = sink_kind_at(i)); i++)
+        printf("%29s%-21s %s\n", "", sink_kind_shown(k, shown, sizeof shown), k->help);
     fputs(usage_tail, stdout);
 }
 

@@ -18,6 +18,15 @@
 #include <libswscale/swscale.h>
 
 
+/* The mode's float channels: the length of its float_names. */
+static int float_count(const struct render_mode_ops *ops)
+{
+    int n = 0;
+    while (ops->float_names && ops->float_names[n])
+        n++;
+    return n;
+}
+
 static int align64(int n)
 {
     return (n + 63) & ~63;
@@ -81,7 +90,7 @@ static int deep_create(struct renderer *r, const struct render_config *rc, int n
     double top = fmax(fabs(rc->range[0]), fabs(rc->range[1]));
     r->alpha_k = (float)(1.0 / top);
     if (needs & RENDER_NEED_FLOAT) {   /* the floats instead of the 8- or 16-bit colours */
-        r->fch = r->ops->float_channels + (needs & RENDER_NEED_ALPHA ? 1 : 0);
+        r->fch = float_count(r->ops) + (needs & RENDER_NEED_ALPHA ? 1 : 0);
         if (!(r->fdeep = av_malloc((size_t)r->gw * r->gh * r->fch * sizeof(float))))
             return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for the float picture %dx%d", r->gw, r->gh);
         return 0;
@@ -130,10 +139,11 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
     if (rc->alpha != ALPHA_NONE && ops->opaque)
         return rr_fail(e, RR_EXIT_USAGE, "render.alpha: \"%s\" does not go with render.mode \"%s\" (%s; use none)",
                        scene_render_alpha_name(rc->alpha), ops->name, ops->opaque);
-    if ((needs & RENDER_NEED_FLOAT) && !ops->row_float)
-        return rr_fail(e, RR_EXIT_USAGE,
-                       "render.mode: \"%s\" has no float picture for this output (height, normals or caustics have)",
-                       ops->name);
+    if ((needs & RENDER_NEED_FLOAT) && !ops->row_float) {
+        char have[128];
+        return rr_fail(e, RR_EXIT_USAGE, "render.mode: \"%s\" has no float picture for this output (%s have)",
+                       ops->name, render_float_modes(have, sizeof have));
+    }
     if (!(rc->range[1] != rc->range[0]) || !isfinite(rc->range[0]) || !isfinite(rc->range[1]))
         return rr_fail(e, RR_EXIT_USAGE, "render.range: expected two different finite numbers, got [%g, %g]",
                        rc->range[0], rc->range[1]);
@@ -249,7 +259,7 @@ static void float_row(const struct renderer *r, const struct field *f, int y, co
 {
     const int w = r->gw, ch = r->fch;
     r->ops->row_float(r, f, y, h, out, ch);
-    if (ch == r->ops->float_channels)
+    if (ch == float_count(r->ops))
         return;
     for (int x = 0; x < w; x++) {
         float v = alpha_at(r, h, light, walls, x);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "render.h"
 #include "solver.h"
 
 /* ---- enum names: one table per enum, in enum order ---------------------------- */
@@ -21,8 +22,6 @@ const char *const edge_names[] = { "fixed", "clamp", "wrap", "absorb", NULL };
 const char *const shape_names[] = { "point", "disc", "gaussian", "cosine", NULL };
 const char *const mode_names[] = { "add", "set", NULL };
 const char *const obstacle_names[] = { "rect", "circle", "polygon", "line", "mask", NULL };
-const char *const render_names[] = { "height", "colormap", "shaded", "refract", "normals",
-                                            "caustics", NULL };
 const char *const initial_names[] = { "image", "wave", NULL };
 const char *const alpha_names[] = { "none", "height", "caustics", NULL };
 const char *const convention_names[] = { "opengl", "directx", NULL };
@@ -37,7 +36,7 @@ static const char *name_of(const char *const *names, int count, int v)
 
 const char *scene_edge_name(enum edge_kind k) { return name_of(edge_names, 4, (int)k); }
 const char *scene_shape_name(enum shape_kind k) { return name_of(shape_names, 4, (int)k); }
-const char *scene_render_mode_name(enum render_mode m) { return name_of(render_names, 6, (int)m); }
+const char *scene_render_mode_name(enum render_mode m) { return render_mode_name(m); }
 const char *scene_render_alpha_name(enum render_alpha a) { return name_of(alpha_names, 3, (int)a); }
 const char *scene_normal_convention_name(enum normal_convention c) { return name_of(convention_names, 2, (int)c); }
 const char *scene_exr_compression_name(enum exr_compression c) { return name_of(exr_compression_names, 5, (int)c); }

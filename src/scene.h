@@ -24,7 +24,8 @@ enum shape_kind { SHAPE_POINT, SHAPE_DISC, SHAPE_GAUSSIAN, SHAPE_COSINE };
 enum drop_mode { DROP_ADD, DROP_SET };
 enum obstacle_type { OBST_RECT, OBST_CIRCLE, OBST_POLYGON, OBST_LINE, OBST_MASK };
 enum render_mode {
-    RENDER_HEIGHT, RENDER_COLORMAP, RENDER_SHADED, RENDER_REFRACT, RENDER_NORMALS, RENDER_CAUSTICS
+    RENDER_HEIGHT, RENDER_COLORMAP, RENDER_SHADED, RENDER_REFRACT, RENDER_NORMALS, RENDER_CAUSTICS,
+    RENDER_MODE_COUNT   /* not a mode: how many there are */
 };
 enum initial_type { INITIAL_IMAGE, INITIAL_WAVE };
 /* render.alpha: where the picture's alpha comes from (docs/render.md). */

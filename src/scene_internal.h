@@ -26,7 +26,6 @@ extern const char *const edge_names[];
 extern const char *const shape_names[];
 extern const char *const mode_names[];
 extern const char *const obstacle_names[];
-extern const char *const render_names[];
 extern const char *const initial_names[];
 extern const char *const alpha_names[];
 extern const char *const convention_names[];

@@ -408,7 +408,9 @@ int load_render(struct ld *ld, const cJSON *root)
         return 0;
     if (check_keys(ld, o, "render", keys, NULL) < 0)
         return -1;
-    GET_ENUM(ld, o, "render", "mode", render_names, r->mode);
+    const char *modes[RENDER_MODE_COUNT + 1];
+    render_mode_names(modes);
+    GET_ENUM(ld, o, "render", "mode", modes, r->mode);
     GET_ENUM(ld, o, "render", "alpha", alpha_names, r->alpha);
     GET_ENUM(ld, o, "render", "normal_convention", convention_names, r->normal_convention);
     GET_ENUM(ld, o, "render", "video_end", video_end_names, r->video_end);
@@ -437,11 +439,11 @@ int load_render(struct ld *ld, const cJSON *root)
     if (!(r->range[0] < r->range[1]))
         return fail_got(ld, member(o, "range"), "render.range", "[low, high] with low < high");
     /* libswscale stretches a line at most about 6900 times (its step, in
-     * 1/65536 of a source pixel, must stay 10 or more); refract renders at
-     * the render size itself. */
+     * 1/65536 of a source pixel, must stay 10 or more); an own-size mode
+     * (refract) renders at the render size itself. */
     const int grid_size[2] = { ld->sc->grid.width, ld->sc->grid.height }, size[2] = { r->width, r->height };
     static const char *const side[2] = { "width", "height" };
-    for (int k = 0; k < 2 && r->mode != RENDER_REFRACT; k++) {
+    for (int k = 0; k < 2 && !render_mode_own_size(r->mode); k++) {
         if ((long long)size[k] <= (long long)RR_RENDER_MAX_STRETCH * grid_size[k])
             continue;
         char p[PATH_LEN];

@@ -2,6 +2,7 @@
  * wrappers every caller uses. */
 #include "sink.h"
 #include "sinks/sinks.h"
+#include "render.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -162,9 +163,9 @@ const char *sink_kind_shown(const struct sink_ops *k, char *buf, size_t n)
 void sink_print_kinds(FILE *f)
 {
     char shown[128];
-    for (const struct sink_ops *const *k = sink_kinds; *k; k++)
-        fprintf(f, "%s\t%s\t%s\t%s\n", (*k)->name, (*k)->exts, sink_kind_shown(*k, shown, sizeof shown),
-                (*k)->help);
+    const struct sink_ops *k;
+    for (int i = 0; (k = sink_kind_at(i)); i++)
+        fprintf(f, "%s\t%s\t%s\t%s\n", k->name, k->exts, sink_kind_shown(k, shown, sizeof shown), k->help);
 }
 
 /* Whether ext is one of the space-separated names of exts, without regard to case. */
@@ -180,6 +181,47 @@ static bool ext_listed(const char *exts, const char *ext)
     return false;
 }
 
+/* The kinds sink_register added, after the table's. */
+static const struct sink_ops *added[SINK_MAX];
+static int n_added;
+
+static int n_table(void)
+{
+    int n = 0;
+    while (sink_kinds[n])
+        n++;
+    return n;
+}
+
+const struct sink_ops *sink_kind_at(int i)
+{
+    const int n = n_table();
+    if (i < 0)
+        return NULL;
+    return i < n ? sink_kinds[i] : i - n < n_added ? added[i - n] : NULL;
+}
+
+int sink_register(const struct sink_ops *ops)
+{
+    if (n_table() + n_added >= SINK_MAX)
+        return -1;
+    const struct sink_ops *k;
+    for (int i = 0; (k = sink_kind_at(i)); i++) {
+        if (!strcmp(k->name, ops->name) || (k->to_stdout && ops->to_stdout))
+            return -1;
+        for (const char *x = ops->exts; *x;) {   /* sink_find takes the first kind with an extension */
+            size_t len = strcspn(x, " ");
+            char ext[32];
+            snprintf(ext, sizeof ext, "%.*s", (int)len, x);
+            if (ext_listed(k->exts, ext))
+                return -1;
+            x += len + (x[len] == ' ');
+        }
+    }
+    added[n_added++] = ops;
+    return 0;
+}
+
 const struct sink_ops *sink_find(const char *path, struct rr_err *e)
 {
     if (!path || !*path) {
@@ -187,22 +229,23 @@ const struct sink_ops *sink_find(const char *path, struct rr_err *e)
         return NULL;
     }
     const char *ext = sink_extension(path);
-    for (const struct sink_ops *const *k = sink_kinds; *k; k++) {
-        if ((*k)->to_stdout && !strcmp(path, "-"))
-            return *k;
-        if (!ext_listed((*k)->exts, ext))
+    const struct sink_ops *k;
+    for (int i = 0; (k = sink_kind_at(i)); i++) {
+        if (k->to_stdout && !strcmp(path, "-"))
+            return k;
+        if (!ext_listed(k->exts, ext))
             continue;
-        if ((*k)->numbered && sink_pattern_check(path, e) < 0)
+        if (k->numbered && sink_pattern_check(path, e) < 0)
             return NULL;
-        return *k;
+        return k;
     }
     /* "(use .mp4 .mkv .mov .webm, .gif, NAME%05d.png, .framemd5 .framehash, .npy, NAME%05d.exr or -)" */
     char kinds[512], shown[128];
     size_t used = 0;
     kinds[0] = '\0';
-    for (const struct sink_ops *const *k = sink_kinds; *k && used < sizeof kinds; k++) {
-        int w = snprintf(kinds + used, sizeof kinds - used, "%s%s", k == sink_kinds ? "" : k[1] ? ", " : " or ",
-                         sink_kind_shown(*k, shown, sizeof shown));
+    for (int i = 0; (k = sink_kind_at(i)) && used < sizeof kinds; i++) {
+        int w = snprintf(kinds + used, sizeof kinds - used, "%s%s", i == 0 ? "" : sink_kind_at(i + 1) ? ", " : " or ",
+                         sink_kind_shown(k, shown, sizeof shown));
         if (w < 0)
             break;
         used += (size_t)w;
@@ -238,9 +281,12 @@ int sink_open(struct sink **out, const struct scene *sc, const struct sink_param
     s->needs = kind->needs(o, sc);
     struct sink_params q = *p;
     q.alpha = sc->render.alpha;
-    q.mode = sc->render.mode;
     q.atlas[0] = sc->render.atlas[0];
     q.atlas[1] = sc->render.atlas[1];
+    char float_modes[128];
+    q.mode_name = render_mode_name(sc->render.mode);
+    q.float_names = render_mode_float_names(sc->render.mode);
+    q.float_modes = render_float_modes(float_modes, sizeof float_modes);
     if (!kind->deep && o->bit_depth == 16) {
         sink_free(s);
         return rr_fail(e, RR_EXIT_USAGE,

@@ -35,8 +35,13 @@ struct sink_params {
     bool overwrite;           /* -y */
     int threads;              /* encoder threads (0: the library's choice) */
     enum render_alpha alpha;  /* render.alpha (sink_open fills it from the scene) */
-    enum render_mode mode;    /* render.mode (sink_open fills it from the scene) */
     int atlas[2];             /* render.atlas's columns and rows, 0: none (sink_open fills it) */
+    /* What render.mode gives a sink that writes floats (RENDER_NEED_FLOAT),
+     * so that sinks need not know the modes; sink_open fills them from the
+     * scene through the render modes' table (render.h). */
+    const char *mode_name;            /* render.mode's name */
+    const char *const *float_names;   /* its float channels' names, NULL-terminated; NULL: none */
+    const char *float_modes;          /* the modes that have them, for messages ("height, normals or caustics") */
 };
 
 struct sink_ops {
@@ -77,6 +82,22 @@ struct sink_ops {
 
 /* The table of sink kinds, NULL-terminated, in the order --help lists them. */
 extern const struct sink_ops *const sink_kinds[];
+
+/* The most kinds a program holds, the table's and those added by
+ * sink_register together. */
+#define SINK_MAX 32
+
+/* The kind at index i: the table's, then those sink_register added; NULL
+ * past the last. Everything that lists or finds kinds (sink_find, its
+ * error, --help, --list-outputs) walks these. */
+const struct sink_ops *sink_kind_at(int i);
+
+/* Adds ops after the table's kinds, for a program (or a test) that brings
+ * an output of its own without adding it to src/sinks/, as solver_register
+ * adds a solver. Call it before opening outputs; not thread-safe. Returns
+ * 0, or -1 when its name or one of its extensions is another kind's, or
+ * SINK_MAX kinds are there already. */
+int sink_register(const struct sink_ops *ops);
 
 /* How the kind's names are shown to a user: ".mp4 .mkv .mov .webm", or
  * "NAME%05d.png" for a numbered kind. Returns buf. */

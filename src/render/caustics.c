@@ -205,6 +205,6 @@ const struct render_mode_ops render_caustics_ops = {
     .prepare = caustics_prepare,
     .row = caustics_mode_row,
     .row_float = caustics_row_float,
-    .float_channels = 1,
+    .float_names = (const char *const[]){ "Y", NULL },
     .free = caustics_free,
 };

@@ -141,7 +141,10 @@ struct render_mode_ops {
      * parallel, after prepare. Cannot fail. */
     void (*row_float)(const struct renderer *r, const struct field *f, int y, const float *restrict h,
                       float *restrict out, int stride);
-    int float_channels;
+    /* The names of row_float's channels, NULL-terminated, in OpenEXR's
+     * convention ("Y" a grey, "R" "G" "B" a colour): their count is the
+     * float picture's channel count. NULL when row_float is. */
+    const char *const *float_names;
     void (*free)(struct renderer *r);   /* NULL: nothing; must accept a failed init */
 };
 

@@ -18,3 +18,5 @@ const struct sink_ops *const sink_kinds[] = {
     &sink_pipe_ops,
     NULL,
 };
+
+_Static_assert(sizeof sink_kinds / sizeof sink_kinds[0] <= SINK_MAX + 1, "more sink kinds than SINK_MAX (src/sink.h)");

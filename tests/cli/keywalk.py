@@ -18,8 +18,11 @@ rr, schema_path, docs_path, work = sys.argv[1:5]
 schema = json.load(open(schema_path))
 defs = schema.get("$defs", {})
 
-SOLVERS = ["elias", "flow", "spring", "wave", "spectral"]
-MODES = ["height", "colormap", "shaded", "refract", "normals", "caustics"]
+# The solvers and render modes walked are the schema's; the program's own
+# tables are compared with them below (a new solver or mode is walked once
+# the schema names it, and the walk fails until it does).
+SOLVERS = schema["properties"]["solver"]["properties"]["type"]["enum"]
+MODES = schema["properties"]["render"]["properties"]["mode"]["enum"]
 
 
 def resolve(node):
@@ -171,6 +174,15 @@ def verdict(name, ok, why=""):
         nfail += 1
         print("FAIL keywalk %s: %s" % (name, why))
 
+
+# The program's list of a key's names, from its refusal of another
+# ("expected one of "a", "b", got ...): its table, in the table's order.
+for dotted, names in (("solver.type", SOLVERS), ("render.mode", MODES)):
+    rc, _, err, _ = run(base_scene("elias", "height"), [dotted + "=not-a-name"], os.path.join(work, "o.npy"))
+    m = re.search(r"expected one of (.*?), got", err)
+    listed = re.findall(r'"([^"]*)"', m.group(1)) if m else None
+    verdict("%s-names-are-the-schema's" % dotted, rc == 2 and listed == names,
+            "the program lists %s, the schema's enum %s" % (listed, names))
 
 HERE = os.path.dirname(os.path.abspath(schema_path))
 # Values for keys whose schema gives no alternative of its own (free strings,
