@@ -87,6 +87,38 @@ awk -v f="$frames" -v rr="$t_rr" -v ff="$t_ff" -v sim="$t_sim" -v ser="$t_ser" -
 rm -f "$T/frames.rgb"
 
 echo
+echo "== 4K: 3840x2160 shaded mp4 (libx264 veryfast crf 20), best of ${E4K_TRIES:-3} taken in turns"
+# The same scene at render size 3840x2160, from a 1920x1080 grid (scaled
+# 2x in bands on the pool, src/scale.h) and from a 3840x2160 grid
+# (unscaled), E4K_FRAMES frames each, against the ffmpeg program encoding
+# the same frames from raw rgb24 (made through the NUT pipe, untimed). With
+# BENCH_OLD=path/to/an/earlier/ripplerender, that binary takes its turns too.
+f4=${E4K_FRAMES:-30}
+printf '%-46s %10s %10s %8s\n' "" "ours" "ffmpeg" "ratio"
+for g in 1920x1080 3840x2160; do
+    sed -e "s/\"frames\": [0-9]*/\"frames\": $f4/" \
+        -e "s/\"grid\": *{ \"width\": 1920, \"height\": 1080 }/\"grid\": { \"width\": ${g%x*}, \"height\": ${g#*x} }/" \
+        -e 's/"width": 1920, "height": 1080, "range"/"width": 3840, "height": 2160, "range"/' "$T/e2e.json" > "$T/e4k.json"
+    "$bin" "$T/e4k.json" $S -o - --set output.format=nut -q \
+        | ffmpeg -v error -y -f nut -i - -f rawvideo -pix_fmt rgb24 "$T/frames.rgb"
+    t_rr=; t_old=; t_ff=
+    for i in $(seq "${E4K_TRIES:-3}"); do
+        t_rr=$(shorter "$(best 1 "$bin" "$T/e4k.json" $S $X -o "$T/rr.mp4" -y -q)" "$t_rr")
+        [ -z "$BENCH_OLD" ] || t_old=$(shorter "$(best 1 "$BENCH_OLD" "$T/e4k.json" $S $X -o "$T/rr.mp4" -y -q)" "$t_old")
+        t_ff=$(shorter "$(best 1 ffmpeg -v error -y -f rawvideo -pix_fmt rgb24 -s 3840x2160 -r 30 -i "$T/frames.rgb" \
+                          -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$T/ff.mp4")" "$t_ff")
+    done
+    t_h=$(best 2 "$bin" "$T/e4k.json" $S --hash -q)
+    awk -v f="$f4" -v rr="$t_rr" -v old="$t_old" -v ff="$t_ff" -v h="$t_h" -v g="$g" 'BEGIN {
+        printf "%-46s %6.1f f/s %6.1f f/s %7.2fx (goal >= 0.9)\n", "from a " g " grid", f / rr, f / ff, ff / rr
+        if (old != "")
+            printf "%-46s %6.1f f/s %6.1f f/s %7.2fx\n", "  the same, BENCH_OLD", f / old, f / ff, ff / old
+        printf "%-46s %6.1f ms/frame\n", "  simulate + render + md5, no encoder", 1000 * h / f
+    }'
+    rm -f "$T/frames.rgb"
+done
+
+echo
 echo "== a farm's two chunks: 1920x1080 shaded mp4, 600 frames, best of ${FARM_TRIES:-3} taken in turns"
 # Two chunks (--chunk K/2, -j1 each) at once and joined, against one run with
 # -j2 over all the frames (docs/farm.md). Fast-forward: the last chunk
@@ -168,11 +200,20 @@ for out in hash mp4; do
 done
 
 echo
-echo "== example scenes, end to end"
-printf '%-22s %8s %10s\n' scene frames "frames/s"
+echo "== example scenes, end to end${BENCH_OLD:+ (and BENCH_OLD's, in turns, best of 3)}"
+printf '%-22s %8s %10s%s\n' scene frames "frames/s" "${BENCH_OLD:+   BENCH_OLD}"
 for s in scenes/*.json; do
     case "$s" in *.schema.json) continue ;; esac
     frames=$("$bin" "$s" --print-scene | tr -d ' \t' | sed -n 's/.*"frames":\([0-9]*\).*/\1/p' | head -n 1)
-    t=$(best 1 "$bin" "$s" -o "$T/x.mp4" -y -q)
-    awk -v n="$(basename "$s")" -v f="$frames" -v t="$t" 'BEGIN { printf "%-22s %8d %10.1f\n", n, f, f / t }'
+    if [ -z "$BENCH_OLD" ]; then
+        t=$(best 1 "$bin" "$s" -o "$T/x.mp4" -y -q); t_old=
+    else
+        t=; t_old=
+        for i in 1 2 3; do
+            t=$(shorter "$(best 1 "$bin" "$s" -o "$T/x.mp4" -y -q)" "$t")
+            t_old=$(shorter "$(best 1 "$BENCH_OLD" "$s" -o "$T/x.mp4" -y -q)" "$t_old")
+        done
+    fi
+    awk -v n="$(basename "$s")" -v f="$frames" -v t="$t" -v o="$t_old" 'BEGIN {
+        printf "%-22s %8d %10.1f", n, f, f / t; if (o != "") printf " %12.1f", f / o; printf "\n" }'
 done

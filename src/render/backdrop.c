@@ -4,6 +4,7 @@
 #include "render/modes.h"
 #include "budget.h"
 #include "image.h"
+#include "scale.h"
 
 #include <dirent.h>
 #include <errno.h>

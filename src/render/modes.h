@@ -29,14 +29,10 @@
 #include "render.h"
 #include "scene.h"
 
-struct SwsContext;
 struct backdrop;
+struct scaler;
 struct render_mode_ops;
 
-/* libswscale's flags for every scaling of the renderer (render.c, and the
- * moving pictures of render/backdrop.c): bit-exact bicubic, the same bytes
- * from every CPU and SIMD path. */
-#define RR_SWS_FLAGS (SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT)
 
 /* The lighting settings, in floats, unit vectors and 0..1 colours. */
 struct water_look {
@@ -58,16 +54,16 @@ struct renderer {
     uint16_t wall16;
     int gw, gh, rw, rh;
     bool scaled;
-    /* Grid-size pictures (sws sources when scaled; rgb_grid is the frame otherwise). */
+    /* Grid-size pictures (the scalers' sources when scaled; rgb_grid is the frame otherwise). */
     uint8_t *rgb_grid;  int rgb_grid_stride;
     uint16_t *g16_grid; int g16_grid_stride;   /* strides in bytes */
-    /* Render-size sws destinations (aligned strides) and packed frame buffers. */
+    /* Render-size scaler destinations (aligned strides) and packed frame buffers. */
     uint8_t *rgb_dst;   int rgb_dst_stride;
     uint16_t *g16_dst;  int g16_dst_stride;
     uint8_t *rgb_out;
     uint16_t *g16_out;
     float *heights;
-    struct SwsContext *sws_rgb, *sws_g16;
+    struct scaler *sc_rgb, *sc_g16;   /* src/scale.h: in bands on the pool */
     /* The modes' own state, made by their init and freed by their free. */
     const unsigned char (*map)[3];     /* colormap: the table */
     struct water_look look;            /* water modes: the lighting */
@@ -99,7 +95,7 @@ struct renderer {
     uint16_t *c16_dst;  int c16_dst_stride;
     uint8_t *a_dst;     int a_dst_stride;
     void *deep_out;
-    struct SwsContext *sws_c16, *sws_a;
+    struct scaler *sc_c16[3], *sc_a;   /* one per plane of c16_planes */
     /* RENDER_NEED_FLOAT (frame.h): the mode's quantities (row_float) and the
      * alpha as floats, fch a cell, at grid size; NULL: none. */
     float *fdeep;

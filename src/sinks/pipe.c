@@ -15,6 +15,7 @@
  * (EPIPE; main ignores SIGPIPE) fails the write with RR_EXIT_INTERRUPTED and
  * the line main prints for the same event under --hash. No temporary file:
  * what went down the pipe is gone, whatever ends the run. */
+#include "scale.h"
 #include "sinks.h"
 
 #include <errno.h>
@@ -136,7 +137,7 @@ static int open_convert(struct pipe_sink *s, int threads, struct rr_err *e)
         || av_opt_set_int(sws, "dstw", s->width, 0) < 0 || av_opt_set_int(sws, "dsth", s->height, 0) < 0
         || av_opt_set_int(sws, "src_format", AV_PIX_FMT_RGB24, 0) < 0
         || av_opt_set_int(sws, "dst_format", s->pix, 0) < 0
-        || av_opt_set_int(sws, "sws_flags", SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT, 0) < 0
+        || av_opt_set_int(sws, "sws_flags", RR_SWS_FLAGS, 0) < 0
         || av_opt_set_int(sws, "threads", threads > 0 ? threads : 0, 0) < 0 || sws_init_context(sws, NULL, NULL) < 0) {
         sws_freeContext(sws);
         return rr_fail(e, RR_EXIT_RUNTIME, "-: libswscale cannot convert rgb24 to %s", av_get_pix_fmt_name(s->pix));

@@ -7,6 +7,7 @@
  * until EAGAIN, flushed with a NULL frame at close. Written to a temporary
  * file beside the target and renamed into place after the trailer. */
 #include "outfile.h"
+#include "scale.h"
 #include "sinks.h"
 #include "sinks/yuv420.h"
 
@@ -279,7 +280,7 @@ static struct SwsContext *open_sws(int w, int h, enum AVPixelFormat src, enum AV
     if (!sws || av_opt_set_int(sws, "srcw", w, 0) < 0 || av_opt_set_int(sws, "srch", h, 0) < 0
         || av_opt_set_int(sws, "dstw", w, 0) < 0 || av_opt_set_int(sws, "dsth", h, 0) < 0
         || av_opt_set_int(sws, "src_format", src, 0) < 0 || av_opt_set_int(sws, "dst_format", pix, 0) < 0
-        || av_opt_set_int(sws, "sws_flags", SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT, 0) < 0
+        || av_opt_set_int(sws, "sws_flags", RR_SWS_FLAGS, 0) < 0
         || av_opt_set_int(sws, "threads", threads > 0 ? threads : 0, 0) < 0 || sws_init_context(sws, NULL, NULL) < 0) {
         sws_freeContext(sws);
         return NULL;
