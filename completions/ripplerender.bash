@@ -28,7 +28,8 @@ _ripplerender()
         solver.flow= solver.blend= solver.passes= solver.speed= solver.decay= boundary= absorb_width=
         drops. rain. oscillators. movers. initial. probes. obstacles.
         render.mode= render.colormap= render.range= render.width= render.height= render.alpha=
-        output.path= output.codec= output.crf= output.preset= output.pix_fmt= output.bit_depth="
+        output.path= output.codec= output.crf= output.preset= output.pix_fmt= output.bit_depth=
+        output.compression="
     COMPREPLY=()
     # --option=value: complete the value as if it were the next word. Bash
     # splits at "=" (COMP_WORDBREAKS): the words are then --option = value.

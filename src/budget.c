@@ -11,6 +11,7 @@
 
 #include <omp.h>
 
+#include "sink.h"
 #include "solver.h"
 
 #define ENV_NAME "RIPPLERENDER_MEM_LIMIT"
@@ -128,6 +129,15 @@ static uint64_t sink_bytes(const struct scene *sc, uint64_t rw, uint64_t rh, int
                  (unsigned long long)frames);
         return budget_add(budget_add(GIF_FIXED, budget_mul(pix, 16)),
                           budget_mul(frames, budget_add(budget_mul(pix, 4), 4096)));
+    }
+    if (ends_with(path, ".png")) {
+        /* Each frame in flight (sink.h's sink_png_jobs) holds a copy of the
+         * picture (rgb24, 16-bit grey or the deep picture: up to 8 bytes a
+         * pixel for 16-bit rgba) and its compressed file, no larger. */
+        uint64_t jobs = (uint64_t)sink_png_jobs(threads);
+        uint64_t bpp = (uint64_t)(sc->output.bit_depth == 16 ? 2 : 1) * (sc->render.alpha != ALPHA_NONE ? 4 : 3);
+        snprintf(what, size, "the PNG sequence's %llu frames in flight", (unsigned long long)jobs);
+        return budget_mul(jobs, budget_mul(2 * bpp, pix));
     }
     if (ends_with(path, ".exr")) {
         /* Up to 4 floats a cell (normals and alpha), in the renderer and in

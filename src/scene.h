@@ -149,6 +149,7 @@ struct output_config {
     int bit_depth;                 /* 8, 16 or 32 (16: 16-bit PNG, a video pix_fmt of more than 8 bits,
                                       an .exr of half floats; 32: .exr only) */
     enum exr_compression exr_compression;
+    int compression;               /* PNG sequences: zlib's level, 0-9 */
 };
 
 /* Where a value of the scene came from: its key path ("obstacles.0.path") and

@@ -319,6 +319,7 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_str(o, "pix_fmt", out->pix_fmt, ok);
         add_num(o, "bit_depth", out->bit_depth, ok);
         add_str(o, "exr_compression", scene_exr_compression_name(out->exr_compression), ok);
+        add_num(o, "compression", out->compression, ok);
     }
 }
 
