@@ -31,7 +31,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_render SCENE.json\n");
         return 2;
     }
-    static const char *const modes[] = { "shaded", "caustics", "refract", "normals" };
+    static const char *const modes[] = { "shaded", "caustics", "normals" };
     enum { N = sizeof modes / sizeof modes[0] };
     struct scene sc[N];
     struct renderer *r[N] = { 0 };
