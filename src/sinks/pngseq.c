@@ -201,7 +201,10 @@ static int pngseq_open(void *priv, const struct output_config *o, const struct s
     s->level = o->compression;
     if (sink_seq_open(&s->seq, o->path, p, e) < 0)
         return -1;
-    s->n_jobs = sink_png_jobs(p->threads > 0 ? p->threads : omp_get_max_threads());
+    /* -j, or every core (not the frame loop's current setting, which the
+     * thread policy lowers while it probes: a later segment of a resumable
+     * run opens its sink then). */
+    s->n_jobs = sink_png_jobs(p->threads > 0 ? p->threads : omp_get_num_procs());
     s->n_workers = s->n_jobs > 1 ? s->n_jobs - 1 : 0;
     s->jobs = calloc((size_t)s->n_jobs, sizeof *s->jobs);
     s->workers = calloc((size_t)(s->n_workers ? s->n_workers : 1), sizeof *s->workers);
