@@ -33,7 +33,8 @@ _ripplerender()
         drops. rain. oscillators. movers. initial. probes. obstacles.
         render.mode= render.colormap= render.range= render.width= render.height= render.alpha=
         render.background= render.floor= render.video_end= render.atlas= render.depth_map=
-        output.path= output.codec= output.crf= output.preset= output.pix_fmt= output.bit_depth= output.format="
+        output.path= output.codec= output.crf= output.preset= output.pix_fmt= output.bit_depth= output.format=
+        output.compression="
     COMPREPLY=()
     # --option=value: complete the value as if it were the next word. Bash
     # splits at "=" (COMP_WORDBREAKS): the words are then --option = value.

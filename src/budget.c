@@ -11,6 +11,7 @@
 
 #include <omp.h>
 
+#include "sink.h"
 #include "solver.h"
 
 #define ENV_NAME "RIPPLERENDER_MEM_LIMIT"
@@ -60,7 +61,9 @@ int budget_limit(uint64_t *bytes, struct rr_err *e)
  * measures each case with /usr/bin/time) and documented in docs/scene.md. */
 #define TEXT_BYTES_PER_BYTE 72                /* parsing: per value of "0,", a cJSON node (64 + 16
                                                  of malloc) and its position (2 offsets, doubled) */
-#define GIF_FIXED ((uint64_t)36 << 20)        /* palettegen's and paletteuse's tables */
+#define GIF_FIXED ((uint64_t)20 << 20)        /* palettegen's and paletteuse's tables */
+#define GIF_PIXEL 24                          /* per pixel: the frames a .gif's filters, encoder and
+                                                 sink hold at once (rgb24, rgb32, pal8 copies) */
 #define ENCODER_FIXED ((uint64_t)8 << 20)
 
 uint64_t budget_scene_text_bytes(uint64_t len)
@@ -114,20 +117,29 @@ static uint64_t encoder_frames(const struct scene *sc, int threads, const char *
     return frames < (uint64_t)held ? frames : (uint64_t)held;
 }
 
-/* What the output's writer holds beyond one frame: a GIF's every frame (BGRA,
- * paletteuse waits for the palette made from the last), a video encoder's
+/* What the output's writer holds beyond one frame: a GIF's palette tables and
+ * few frames, a PNG sequence's frames in flight, a video encoder's
  * frames (yuv420p with its 32-pixel borders, lookahead planes and motion
  * data: 4 bytes per padded pixel). */
 static uint64_t sink_bytes(const struct scene *sc, uint64_t rw, uint64_t rh, int threads, char *what, size_t size)
 {
     const char *path = sc->output.path ? sc->output.path : "";
     uint64_t pix = budget_mul(rw, rh);
-    uint64_t frames = sc->time.frames > 0 ? (uint64_t)sc->time.frames : 0;
     if (ends_with(path, ".gif")) {
-        snprintf(what, size, "the .gif's %llu frames, all held until its palette is made",
-                 (unsigned long long)frames);
-        return budget_add(budget_add(GIF_FIXED, budget_mul(pix, 16)),
-                          budget_mul(frames, budget_add(budget_mul(pix, 4), 4096)));
+        /* Two passes over a scratch file (gif.c): whatever the frame count,
+         * a few frames at once (the one handed over, paletteuse's last input
+         * and output, the encoder's last frame, the one read back). */
+        snprintf(what, size, "the .gif's palette tables and frames in flight");
+        return budget_add(GIF_FIXED, budget_mul(pix, GIF_PIXEL));
+    }
+    if (ends_with(path, ".png")) {
+        /* Each frame in flight (sink.h's sink_png_jobs) holds a copy of the
+         * picture (rgb24, 16-bit grey or the deep picture: up to 8 bytes a
+         * pixel for 16-bit rgba) and its compressed file, no larger. */
+        uint64_t jobs = (uint64_t)sink_png_jobs(threads);
+        uint64_t bpp = (uint64_t)(sc->output.bit_depth == 16 ? 2 : 1) * (sc->render.alpha != ALPHA_NONE ? 4 : 3);
+        snprintf(what, size, "the PNG sequence's %llu frames in flight", (unsigned long long)jobs);
+        return budget_mul(jobs, budget_mul(2 * bpp, pix));
     }
     if (sc->render.atlas[0]) {
         /* The atlas being filled: rgb, and the deep picture (16-bit rgba, or

@@ -148,6 +148,7 @@ static int set_defaults(struct scene *sc)
     memcpy(sc->render.floor_color, (unsigned char[3]){ 150, 170, 160 }, 3);
     sc->output.crf = -1;
     sc->output.bit_depth = 8;
+    sc->output.compression = 3;
     return (sc->output.path = strdup("out/ripple.mp4")) ? 0 : -1;
 }
 

@@ -361,6 +361,7 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_num(o, "bit_depth", out->bit_depth, ok);
         add_str(o, "exr_compression", scene_exr_compression_name(out->exr_compression), ok);
         add_str(o, "format", scene_output_format_name(out->format), ok);
+        add_num(o, "compression", out->compression, ok);
     }
 }
 

@@ -458,7 +458,7 @@ int load_render(struct ld *ld, const cJSON *root)
 int load_output(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = { "path", "codec", "crf", "preset", "pix_fmt", "bit_depth",
-                                        "exr_compression", "format", NULL };
+                                        "exr_compression", "format", "compression", NULL };
     struct output_config *out = &ld->sc->output;
     const cJSON *o;
     if (get_object(ld, root, "", "output", &o) < 0)
@@ -470,7 +470,8 @@ int load_output(struct ld *ld, const cJSON *root)
         || get_int(ld, o, "output", "crf", -1, 63, &out->crf) < 0
         || get_name(ld, o, "output", "preset", true, out->preset) < 0
         || get_name(ld, o, "output", "pix_fmt", true, out->pix_fmt) < 0
-        || get_int(ld, o, "output", "bit_depth", 8, 32, &out->bit_depth) < 0)
+        || get_int(ld, o, "output", "bit_depth", 8, 32, &out->bit_depth) < 0
+        || get_int(ld, o, "output", "compression", 0, 9, &out->compression) < 0)
         return -1;
     if (out->bit_depth != 8 && out->bit_depth != 16 && out->bit_depth != 32) {
         const cJSON *v = member(o, "bit_depth");

@@ -133,6 +133,13 @@ void sink_free(struct sink *s);   /* accepts NULL; removes temporaries if not cl
  * length, or 0 when it does not fit in cap or total bytes. */
 size_t npy_float32_header(char *buf, size_t cap, const char *shape, size_t total);
 
+/* A PNG sequence's frames in flight: with `threads` threads (-j, or every
+ * core), that many compression workers (at most SINK_PNG_WORKERS_MAX) each
+ * on a frame and one more frame being handed over; one frame, compressed by
+ * the writer itself, with 1 thread. Each holds a copy of the frame's picture
+ * and its compressed file (src/budget.c counts them). */
+#define SINK_PNG_WORKERS_MAX 16
+int sink_png_jobs(int threads);
 /* The version of the OpenEXR library loaded ("3.1.5"), for --version and
  * the manifest. */
 const char *sink_exr_version(void);

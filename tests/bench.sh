@@ -119,6 +119,49 @@ for g in 1920x1080 3840x2160; do
 done
 
 echo
+echo "== PNG sequence, 1280x720, ours vs ffmpeg -c:v png at the same level (3), best of ${PNG_TRIES:-3} taken in turns"
+# Rain on a 720p grid, busy enough from the first frames that the files
+# (about 1 MB each) cost what ripple frames cost. ffmpeg is given the same
+# frames as raw rgb24 (not timed to make) and its default row filter (none),
+# as ours: the same deflate work on the same rows (docs/performance.md).
+pframes=60
+cat > "$T/png.json" <<JSON
+{
+  "grid":   { "width": 1280, "height": 720 },
+  "time":   { "fps": 30, "frames": $pframes, "steps_per_frame": 2 },
+  "solver": { "type": "elias", "damping": 0.998 },
+  "boundary": "fixed",
+  "rain": { "rate": 600, "radius": [3, 8], "amplitude": [-1.5, 1.5], "seed": 7 },
+  "render": { "mode": "$mode", "range": [-0.5, 0.5] },
+  "output": { "path": "out.mp4" }
+}
+JSON
+"$bin" "$T/png.json" -o "$T/frames.mkv" --set output.codec=png -y -q
+ffmpeg -v error -y -i "$T/frames.mkv" -f rawvideo -pix_fmt rgb24 "$T/frames.rgb"
+rm -f "$T/frames.mkv"
+mkdir -p "$T/pr" "$T/pf"
+t_rr=; t_ff=; t_j1=
+for i in $(seq "${PNG_TRIES:-3}"); do
+    t_rr=$(shorter "$(best 1 "$bin" "$T/png.json" -o "$T/pr/f%05d.png" -y -q)" "$t_rr")
+    t_ff=$(shorter "$(best 1 ffmpeg -v error -y -f rawvideo -pix_fmt rgb24 -s 1280x720 -r 30 -i "$T/frames.rgb" \
+                      -c:v png -compression_level 3 "$T/pf/f%05d.png")" "$t_ff")
+    t_j1=$(shorter "$(best 1 "$bin" "$T/png.json" -o "$T/pr/f%05d.png" -y -q -j 1)" "$t_j1")
+done
+awk -v f="$pframes" -v rr="$t_rr" -v ff="$t_ff" -v j1="$t_j1" -v mb="$(du -sm "$T/pr" | cut -f1)" 'BEGIN {
+    printf "%-46s %8.1f frames/s (%d MB of files)\n", "ripplerender -> PNG sequence", f / rr, mb
+    printf "%-46s %8.1f frames/s\n", "the same, -j1 (one thread compresses)", f / j1
+    printf "%-46s %8.1f frames/s\n", "ffmpeg, raw rgb24 -> PNG, same level", f / ff
+    printf "%-46s %8.2f (goal >= 1.5)\n", "ratio", ff / rr
+}'
+rm -rf "$T/frames.rgb" "$T/pr" "$T/pf"
+
+echo
+echo "== caustics against shaded: the renderer alone on a busy 1920x1080 field"
+sed -e 's/"width": 1280, "height": 720/"width": 1920, "height": 1080/' -e 's/"rate": 600/"rate": 200/' \
+    "$T/png.json" > "$T/render.json"
+"$build/tests/bench_render" "$T/render.json"
+
+echo
 echo "== a farm's two chunks: 1920x1080 shaded mp4, 600 frames, best of ${FARM_TRIES:-3} taken in turns"
 # Two chunks (--chunk K/2, -j1 each) at once and joined, against one run with
 # -j2 over all the frames (docs/farm.md). Fast-forward: the last chunk

@@ -298,9 +298,10 @@ void water_powf(const float *x, float y, int n, float *out);
  * clamped to the grid otherwise, so the floor's sum equals w * h up to float
  * rounding. at: scratch of CAUSTICS_SCRATCH(w, h) floats; light: w * h
  * floats, overwritten. The landing points are computed row-parallel, the
- * splat runs on one thread in one fixed order, so the sums do not depend on
- * the thread count. Cannot fail. */
-#define CAUSTICS_SCRATCH(w, h) ((size_t)(w) * (size_t)(h) * 8)
+ * splat in bands of floor rows, each adding its cells' shares in the one
+ * serial order of the sub-rays, so the sums do not depend on the thread
+ * count. Cannot fail. */
+#define CAUSTICS_SCRATCH(w, h) ((size_t)(w) * (size_t)(h) * 8 + 2 * (size_t)(h))
 void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
                      float *restrict at, float *restrict light);
 
