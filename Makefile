@@ -60,6 +60,10 @@ endif
 # ---- sources ----------------------------------------------------------------
 LIB_SRC  := $(filter-out src/main.c,$(wildcard src/*.c src/solvers/*.c src/sinks/*.c src/render/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# The presets (--preset NAME) are built into the program: scenes/presets/*.json
+# as C, made by tools/embed-presets.sh (sh, od, sed).
+PRESETS  := $(sort $(wildcard scenes/presets/*.json))
+LIB_OBJ  += $(BUILD)/gen/presets.o
 LIB      := $(BUILD)/libripple.a
 BIN      := ripplerender
 ifeq ($(BUILD),build)
@@ -84,6 +88,15 @@ $(LIB): $(LIB_OBJ)
 $(BUILD)/%.o: %.c
 	$(call msg,CC,$<)
 	@mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/presets.c: tools/embed-presets.sh $(PRESETS)
+	$(call msg,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)sh tools/embed-presets.sh $@ $(PRESETS)
+
+$(BUILD)/gen/presets.o: $(BUILD)/gen/presets.c
+	$(call msg,CC,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # The solvers (every src/solvers/*.c), their row drivers (tblock.c) and the
@@ -166,6 +179,10 @@ $(BUILD)/tests/bench_yuv: $(BUILD)/tests/bench/bench_yuv.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
 
+$(BUILD)/tests/bench_render: $(BUILD)/tests/bench/bench_render.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
+
 $(BUILD)/tests/bench_cores: $(BUILD)/tests/bench/bench_cores.o $(BUILD)/tests/bench/bench_ref.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
@@ -186,6 +203,7 @@ $(BUILD)/tests/malloc_count.so: tests/bench/malloc_count.c
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -O2 $(WARN) -shared -fPIC -o $@ $<
 
 bench: $(BIN_OUT) $(BUILD)/tests/bench_solvers $(BUILD)/tests/bench_cores $(BUILD)/tests/bench_yuv \
+       $(BUILD)/tests/bench_render \
        $(BUILD)/tests/malloc_count.so
 	$(Q)sh tests/bench.sh $(BIN_OUT) $(BUILD)
 
@@ -252,8 +270,9 @@ clean:
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
-# ---- the README gallery: a still (frame 39) and a GIF of each water mode, and
-# the colormap strips, into docs/img/ (see docs/render.md) ------------------------
+# ---- the README gallery: a still (frame 39) and a GIF of each water mode, the
+# colormap strips, and a still (frame 59) of each preset, into docs/img/
+# (see docs/render.md, docs/presets.md) -------------------------------------------
 GALLERY := shaded refract normals caustics
 .PHONY: gallery
 $(BUILD)/tools/colormap_strips: $(BUILD)/tools/colormap_strips.o $(LIB)
@@ -272,3 +291,6 @@ gallery: $(BIN_OUT) $(BUILD)/tools/colormap_strips
 	  t=$$(mktemp -d); ./$(BIN_OUT) scenes/$$m.json -f 40 -o "$$t/f%02d.png" -y -q; \
 	  cp "$$t/f39.png" docs/img/$$m.png; rm -rf "$$t"; echo "gallery: docs/img/$$m.png docs/img/$$m.gif"; done
 	$(Q)$(BUILD)/tools/colormap_strips docs/img && echo "gallery: docs/img/colormap-*.png"
+	$(Q)set -e; for p in $(basename $(notdir $(PRESETS))); do \
+	  t=$$(mktemp -d); ./$(BIN_OUT) --preset $$p -f 60 -o "$$t/f%02d.png" -y -q; \
+	  cp "$$t/f59.png" docs/img/preset-$$p.png; rm -rf "$$t"; echo "gallery: docs/img/preset-$$p.png"; done

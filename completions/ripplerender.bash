@@ -22,13 +22,19 @@ _ripplerender()
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
     local opts="-o --output -s --set -f --frames -j --threads -y --overwrite --hash --check
         --validate --print-scene --probes --manifest --progress -q --quiet -h --help -V --version
-        --range --chunk --save-state --state-every --load-state --resume"
+        --range --chunk --save-state --state-every --load-state --resume --preset"
+    # the presets built into the program (scenes/presets; tests/cli/test_presets.sh)
+    local presets="double-slit harbour pond pool rain-on-glass wake"
     local keys="grid.width= grid.height= grid.cell_size= time.fps= time.frames= time.steps_per_frame=
+        time.preroll= time.loop=
         solver.type= solver.damping= solver.damping_shift= solver.half_life= solver.neighbors=
-        solver.flow= solver.blend= solver.passes= solver.speed= solver.decay= boundary= absorb_width=
+        solver.flow= solver.blend= solver.passes= solver.speed= solver.decay= solver.depth= solver.depth_map=
+        solver.wavelength= solver.frequency= boundary= absorb_width=
         drops. rain. oscillators. movers. initial. probes. obstacles.
         render.mode= render.colormap= render.range= render.width= render.height= render.alpha=
-        output.path= output.codec= output.crf= output.preset= output.pix_fmt= output.bit_depth="
+        render.background= render.floor= render.video_end= render.atlas= render.depth_map=
+        output.path= output.codec= output.crf= output.preset= output.pix_fmt= output.bit_depth= output.format=
+        output.compression="
     COMPREPLY=()
     # --option=value: complete the value as if it were the next word. Bash
     # splits at "=" (COMP_WORDBREAKS): the words are then --option = value.
@@ -62,6 +68,8 @@ _ripplerender()
             _ripplerender_files "$cur" .json; compopt -o nospace 2> /dev/null; return ;;
         --progress)
             COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+        --preset)
+            COMPREPLY=($(compgen -W "$presets list" -- "$cur")); return ;;
         --save-state)
             COMPREPLY=($(compgen -d -- "$cur")); compopt -o nospace 2> /dev/null; return ;;
         --load-state)

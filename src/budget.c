@@ -11,6 +11,7 @@
 
 #include <omp.h>
 
+#include "sink.h"
 #include "solver.h"
 
 #define ENV_NAME "RIPPLERENDER_MEM_LIMIT"
@@ -60,7 +61,9 @@ int budget_limit(uint64_t *bytes, struct rr_err *e)
  * measures each case with /usr/bin/time) and documented in docs/scene.md. */
 #define TEXT_BYTES_PER_BYTE 72                /* parsing: per value of "0,", a cJSON node (64 + 16
                                                  of malloc) and its position (2 offsets, doubled) */
-#define GIF_FIXED ((uint64_t)36 << 20)        /* palettegen's and paletteuse's tables */
+#define GIF_FIXED ((uint64_t)20 << 20)        /* palettegen's and paletteuse's tables */
+#define GIF_PIXEL 24                          /* per pixel: the frames a .gif's filters, encoder and
+                                                 sink hold at once (rgb24, rgb32, pal8 copies) */
 #define ENCODER_FIXED ((uint64_t)8 << 20)
 
 uint64_t budget_scene_text_bytes(uint64_t len)
@@ -114,20 +117,38 @@ static uint64_t encoder_frames(const struct scene *sc, int threads, const char *
     return frames < (uint64_t)held ? frames : (uint64_t)held;
 }
 
-/* What the output's writer holds beyond one frame: a GIF's every frame (BGRA,
- * paletteuse waits for the palette made from the last), a video encoder's
+/* What the output's writer holds beyond one frame: a GIF's palette tables and
+ * few frames, a PNG sequence's frames in flight, a video encoder's
  * frames (yuv420p with its 32-pixel borders, lookahead planes and motion
  * data: 4 bytes per padded pixel). */
 static uint64_t sink_bytes(const struct scene *sc, uint64_t rw, uint64_t rh, int threads, char *what, size_t size)
 {
     const char *path = sc->output.path ? sc->output.path : "";
     uint64_t pix = budget_mul(rw, rh);
-    uint64_t frames = sc->time.frames > 0 ? (uint64_t)sc->time.frames : 0;
     if (ends_with(path, ".gif")) {
-        snprintf(what, size, "the .gif's %llu frames, all held until its palette is made",
-                 (unsigned long long)frames);
-        return budget_add(budget_add(GIF_FIXED, budget_mul(pix, 16)),
-                          budget_mul(frames, budget_add(budget_mul(pix, 4), 4096)));
+        /* Two passes over a scratch file (gif.c): whatever the frame count,
+         * a few frames at once (the one handed over, paletteuse's last input
+         * and output, the encoder's last frame, the one read back). */
+        snprintf(what, size, "the .gif's palette tables and frames in flight");
+        return budget_add(GIF_FIXED, budget_mul(pix, GIF_PIXEL));
+    }
+    if (ends_with(path, ".png")) {
+        /* Each frame in flight (sink.h's sink_png_jobs) holds a copy of the
+         * picture (rgb24, 16-bit grey or the deep picture: up to 8 bytes a
+         * pixel for 16-bit rgba) and its compressed file, no larger. */
+        uint64_t jobs = (uint64_t)sink_png_jobs(threads);
+        uint64_t bpp = (uint64_t)(sc->output.bit_depth == 16 ? 2 : 1) * (sc->render.alpha != ALPHA_NONE ? 4 : 3);
+        snprintf(what, size, "the PNG sequence's %llu frames in flight", (unsigned long long)jobs);
+        return budget_mul(jobs, budget_mul(2 * bpp, pix));
+    }
+    if (sc->render.atlas[0]) {
+        /* The atlas being filled: rgb, and the deep picture (16-bit rgba, or
+         * 4 floats of an .exr) of columns x rows frames. */
+        uint64_t n = budget_mul((uint64_t)sc->render.atlas[0], (uint64_t)sc->render.atlas[1]);
+        snprintf(what, size, "the render.atlas image of %llu frames", (unsigned long long)n);
+        return budget_add(budget_mul(budget_mul(n, pix), 3 + 8),
+                          ends_with(path, ".exr") ? budget_add(budget_mul(budget_mul(n, pix), 16), budget_mul(pix, 16 * 4))
+                                                  : 0);
     }
     if (ends_with(path, ".exr")) {
         /* Up to 4 floats a cell (normals and alpha), in the renderer and in
@@ -147,9 +168,27 @@ static uint64_t sink_bytes(const struct scene *sc, uint64_t rw, uint64_t rh, int
     return 0;
 }
 
+/* A moving background or floor's fitted picture (rgb24, and libswscale's
+ * aligned destination): refract's at render size, caustics' at grid size;
+ * what it decodes is budget_video_bytes, added once the file is open. A
+ * still PNG is counted as the image loader counts it. */
+static uint64_t picture_bytes(const struct scene *sc, uint64_t gw, uint64_t gh, uint64_t rw, uint64_t rh)
+{
+    const struct render_config *r = &sc->render;
+    const char *pic = r->mode == RENDER_REFRACT ? r->background : r->mode == RENDER_CAUSTICS ? r->floor : NULL;
+    if (!pic || (scene_pattern_fields(pic) == 0 && ends_with(pic, ".png")))
+        return 0;
+    return budget_mul(r->mode == RENDER_REFRACT ? budget_mul(rw + 64, rh) : budget_mul(gw + 64, gh), 6);
+}
+
+uint64_t budget_video_bytes(uint64_t frame_bytes, bool intra_only)
+{
+    return budget_mul(frame_bytes, intra_only ? 3 : 2 + 17);
+}
+
 static void run_parts(const struct scene *sc, struct parts *p)
 {
-    /* Per grid cell: 4 float planes (16), walls (1), rgb (3), grey16 (2),
+    /* Per grid cell: 4 float planes (16), walls (1, more when they move), rgb (3), grey16 (2),
      * heights (4). Rows are padded by a few cells: count 40 extra per row. */
     uint64_t gw = sc->grid.width > 0 ? (uint64_t)sc->grid.width : 0;
     uint64_t gh = sc->grid.height > 0 ? (uint64_t)sc->grid.height : 0;
@@ -160,7 +199,14 @@ static void run_parts(const struct scene *sc, struct parts *p)
     /* A scaled render keeps rgb and grey16 twice (scaled, packed); every
      * video encoder holds a padded frame of its own (counted at 4 bytes). */
     uint64_t per_pixel = (rw != gw || rh != gh) ? 2 * (3 + 2) + 4 : 4;
-    p->grid = budget_add(budget_mul(cells, 16 + 1 + 3 + 2 + 4), budget_mul(pix, per_pixel));
+    /* Moving walls keep the still ones and a drawing (2), and a moving
+     * mask its picture at grid size (1) (src/obstacles.c). */
+    uint64_t walls = 1;
+    for (int k = 0; k < sc->n_obstacles; k++)
+        if (sc->obstacles[k].motion || sc->obstacles[k].sequence)
+            walls += (walls == 1 ? 2 : 0) + (sc->obstacles[k].type == OBST_MASK);
+    p->grid = budget_add(budget_add(budget_mul(cells, 16 + walls + 3 + 2 + 4), budget_mul(pix, per_pixel)),
+                         picture_bytes(sc, gw, gh, rw, rh));
     int threads = omp_get_max_threads();
     const struct solver_ops *ops = sc->solver.type;
     p->solver_what[0] = '\0';
@@ -211,6 +257,19 @@ int budget_check_run(const struct scene *sc, struct rr_err *e)
                    "grid: %d x %d cells with a %d x %d render need about %llu bytes, more than the limit of %llu"
                    RAISE_IT "%s", sc->grid.width, sc->grid.height, rw, rh, (unsigned long long)need,
                    (unsigned long long)budget, most);
+}
+
+int budget_check_video(const struct scene *sc, const char *key, const char *path, int w, int h, uint64_t bytes,
+                       struct rr_err *e)
+{
+    uint64_t budget, run = budget_run_bytes(sc), need = budget_add(run, bytes);
+    int over = over_budget(need, &budget, e);
+    if (over <= 0)
+        return over;
+    return rr_fail(e, RR_EXIT_USAGE,
+                   "%s: %s: decoding its %d x %d frames needs about %llu bytes beside the run's %llu, more than the "
+                   "limit of %llu" RAISE_IT, key, path, w, h, (unsigned long long)bytes, (unsigned long long)run,
+                   (unsigned long long)budget);
 }
 
 int budget_check_scene_text(uint64_t len, const char *name, struct rr_err *e)

@@ -9,6 +9,7 @@
 #ifndef RR_BUDGET_H
 #define RR_BUDGET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rr_err.h"
@@ -48,6 +49,18 @@ uint64_t budget_scene_text_bytes(uint64_t len);
 /* Refuses (status 2) a scene text whose parse would pass the budget, naming
  * the file (name) and the bytes. Returns 0 or -1. */
 int budget_check_scene_text(uint64_t len, const char *name, struct rr_err *e);
+
+/* What decoding a moving background or floor (render/backdrop.h) holds
+ * beyond the run: two decoded frames of frame_bytes (the one shown, the
+ * next), and the decoder's own: one more for an intra-only codec, 16
+ * reference frames and the one it decodes for any other (H.264's most). */
+uint64_t budget_video_bytes(uint64_t frame_bytes, bool intra_only);
+
+/* Refuses (status 2) the video or image `path` of scene key `key`, w x h
+ * pixels, when budget_run_bytes(sc) plus its `bytes` pass the budget, naming
+ * the key, the file and the bytes. Returns 0 or -1. */
+int budget_check_video(const struct scene *sc, const char *key, const char *path, int w, int h, uint64_t bytes,
+                       struct rr_err *e);
 
 /* a * b, or UINT64_MAX when that overflows. */
 uint64_t budget_mul(uint64_t a, uint64_t b);

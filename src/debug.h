@@ -4,7 +4,8 @@
  *     kernels   what the speed machinery chose, one line per decision: the
  *               thread policy (main.c), each leapfrog kernel's builds and
  *               fused depth, and each choice of the drivers' tuner with the
- *               times it compared and the threads' row shares (tblock.c)
+ *               times it compared and the threads' row shares (tblock.c),
+ *               and the bands the renderer scales a picture in (scale.c)
  * A line reads "ripplerender: TOPIC: ...". Asking for a topic never changes
  * a frame. A topic this build does not know is ignored, with one warning
  * line that names the known ones (when the value is first read). */

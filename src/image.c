@@ -1,5 +1,5 @@
 /* image.c: PNG reading through libpng's simplified API, and bilinear
- * resampling (see image.h).
+ * resampling, and depth maps from a PNG or a NumPy .npy file (see image.h).
  *
  * Values are the file's own grey codes scaled to [0, 1], without gamma
  * linearisation, so that a mask painted at grey 128 reads 128/255 = 0.502:
@@ -13,11 +13,14 @@
 #include "image.h"
 #include "budget.h"
 
+#include <errno.h>
 #include <math.h>
 #include <png.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define IMAGE_MAX_SIDE 16384
 
@@ -140,6 +143,16 @@ int image_resample(const struct image *src, int w, int h, struct image *dst, str
     return 0;
 }
 
+int image_size(const char *path, const char *what, int *w, int *h, struct rr_err *e)
+{
+    png_image pi;
+    int rc = begin_read(&pi, path, what ? what : "image", e);
+    *w = (int)pi.width;
+    *h = (int)pi.height;
+    png_image_free(&pi);
+    return rc;
+}
+
 void image_free(struct image *img)
 {
     if (!img)
@@ -213,4 +226,165 @@ void image_rgb_free(struct image_rgb *img)
         return;
     free(img->rgb);
     memset(img, 0, sizeof *img);
+}
+
+int image_is_npy(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 4 && !strcasecmp(path + n - 4, ".npy");
+}
+
+/* The value of 'key': in a .npy header dict (text, NUL-terminated), or NULL. */
+static const char *npy_field(const char *dict, const char *key)
+{
+    char quoted[32];
+    snprintf(quoted, sizeof quoted, "'%s'", key);
+    const char *p = strstr(dict, quoted);
+    if (!p)
+        return NULL;
+    p += strlen(quoted);
+    while (*p == ' ')
+        p++;
+    if (*p++ != ':')
+        return NULL;
+    while (*p == ' ')
+        p++;
+    return p;
+}
+
+/* Reads a .npy of float32 or float64 (little-endian, C order) of shape
+ * (h, w) into v (w * h floats). The header is a Python dict literal after
+ * the magic "\x93NUMPY", two version bytes and its length (2 bytes in
+ * format 1, 4 in formats 2 and 3), as NumPy's format documentation gives it. */
+static int read_npy(const char *path, int w, int h, const char *what, float *v, struct rr_err *e)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot open: %s", what, path, strerror(errno));
+    unsigned char pre[12];
+    char *dict = NULL, *raw = NULL;
+    int ret = -1;
+    size_t got = fread(pre, 1, 10, f);
+    if (got < 10 || memcmp(pre, "\x93NUMPY", 6) != 0) {
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: not a .npy file (no \\x93NUMPY magic)", what, path);
+        goto end;
+    }
+    size_t len = pre[8] | (size_t)pre[9] << 8;
+    if (pre[6] >= 2) {
+        if (fread(pre + 10, 1, 2, f) != 2) {
+            rr_fail(e, RR_EXIT_USAGE, "%s: %s: not a .npy file (its header is cut short)", what, path);
+            goto end;
+        }
+        len |= (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
+    }
+    if (len > 65536 || !(dict = malloc(len + 1)) || fread(dict, 1, len, f) != len) {
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: not a .npy file (a header of %zu bytes that does not read)", what,
+                path, len);
+        goto end;
+    }
+    dict[len] = 0;
+    const char *descr = npy_field(dict, "descr"), *order = npy_field(dict, "fortran_order"),
+               *shape = npy_field(dict, "shape");
+    int size = descr && (!strncmp(descr, "'<f4'", 5) || !strncmp(descr, "'<f8'", 5)) ? descr[3] - '0' : 0;
+    if (!size) {
+        int n = descr ? (int)strcspn(descr, ",}") : 4;
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: dtype %.*s: expected float32 ('<f4') or float64 ('<f8')", what, path,
+                n, descr ? descr : "none");
+        goto end;
+    }
+    if (!order || strncmp(order, "False", 5) != 0) {
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: fortran_order is not False: expected a C-order array", what, path);
+        goto end;
+    }
+    long rows = -1, cols = -1;
+    int used = 0;
+    if (!shape || sscanf(shape, "(%ld, %ld%n", &rows, &cols, &used) != 2 || rows != h || cols != w) {
+        int n = shape ? (int)strcspn(shape, ")") + 1 : 4;
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: shape %.*s: expected (%d, %d), the grid's height and width", what,
+                path, n, shape ? shape : "none", h, w);
+        goto end;
+    }
+    const char *rest = shape + used;
+    while (*rest == ' ' || *rest == ',')
+        rest++;
+    if (*rest != ')') {
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: shape %.*s: expected (%d, %d), the grid's height and width", what,
+                path, (int)strcspn(shape, ")") + 1, shape, h, w);
+        goto end;
+    }
+    size_t n = (size_t)w * (size_t)h;
+    if (!(raw = malloc(n * (size_t)size))) {
+        rr_fail(e, RR_EXIT_RUNTIME, "%s: %s: out of memory for %d x %d values", what, path, w, h);
+        goto end;
+    }
+    got = fread(raw, (size_t)size, n, f);
+    if (got != n) {
+        rr_fail(e, RR_EXIT_USAGE, "%s: %s: %zu of its %zu values are missing (the file is cut short)", what, path,
+                n - got, n);
+        goto end;
+    }
+    /* Little-endian bytes to values, whatever the machine's order. */
+    for (size_t k = 0; k < n; k++) {
+        const unsigned char *b = (const unsigned char *)raw + k * (size_t)size;
+        uint64_t bits = 0;
+        for (int i = size - 1; i >= 0; i--)
+            bits = bits << 8 | b[i];
+        if (size == 4) {
+            uint32_t b32 = (uint32_t)bits;
+            float x;
+            memcpy(&x, &b32, 4);
+            v[k] = x;
+        } else {
+            double x;
+            memcpy(&x, &bits, 8);
+            v[k] = (float)x;
+        }
+    }
+    ret = 0;
+end:
+    fclose(f);
+    free(dict);
+    free(raw);
+    return ret;
+}
+
+int image_load_depth(const char *path, const double range[2], int w, int h, const char *what, const char *unit,
+                     float **out, struct rr_err *e)
+{
+    size_t n = (size_t)w * (size_t)h;
+    float *v = malloc(n * sizeof *v);
+    *out = NULL;
+    if (!v)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory for %d x %d values", what, w, h);
+    if (image_is_npy(path)) {
+        if (read_npy(path, w, h, what, v, e) < 0) {
+            free(v);
+            return -1;
+        }
+    } else {
+        struct image img = { 0 }, fit = { 0 };
+        if (image_load_gray(&img, path, what, e) < 0) {
+            free(v);
+            return -1;
+        }
+        if ((img.width != w || img.height != h) && image_resample(&img, w, h, &fit, e) < 0) {
+            image_free(&img);
+            free(v);
+            return rr_wrap(e, "%s: ", what);
+        }
+        const float *g = fit.v ? fit.v : img.v;
+        for (size_t k = 0; k < n; k++)
+            v[k] = (float)(range[0] + (range[1] - range[0]) * (double)g[k]);
+        image_free(&img);
+        image_free(&fit);
+    }
+    for (size_t k = 0; k < n; k++)
+        if (!(isfinite(v[k]) && v[k] > 0)) {
+            rr_fail(e, RR_EXIT_USAGE, "%s: %s: cell (%zu, %zu) is %g %s: a depth must be finite and > 0 (dry land "
+                    "is an obstacle)", what, path, k % (size_t)w, k / (size_t)w, (double)v[k], unit);
+            free(v);
+            return -1;
+        }
+    *out = v;
+    return 0;
 }

@@ -26,6 +26,9 @@ int image_resample(const struct image *src, int w, int h, struct image *dst, str
 /* Frees the pixels and zeroes img; safe twice. */
 void image_free(struct image *img);
 
+/* A PNG's size from its header, without decoding it. Errors as image_load_gray. */
+int image_size(const char *path, const char *what, int *w, int *h, struct rr_err *e);
+
 /* A colour picture: packed rgb24 rows (width * 3 bytes each). */
 struct image_rgb {
     int width, height;
@@ -43,5 +46,21 @@ int image_rgb_resample(const struct image_rgb *src, int w, int h, struct image_r
 
 /* Frees the pixels and zeroes img; safe twice. */
 void image_rgb_free(struct image_rgb *img);
+
+/* True when path ends in ".npy" (any case): a depth map read as NumPy data
+ * rather than as a PNG. */
+int image_is_npy(const char *path);
+
+/* A depth map at grid size, w x h floats in `unit` (the caller's: "m" or
+ * "cells") into *out (malloc'd; the caller frees it). A PNG's value v in
+ * [0, 1] gives range[0] + v (range[1] - range[0]), the picture resized
+ * bilinearly to the grid; a .npy (format 1, 2 or 3; '<f4' or '<f8', C order,
+ * shape (h, w) exactly) gives its values themselves. Every value must be
+ * finite and > 0. `what` names the scene key. Returns 0, or -1 with e filled:
+ * RR_EXIT_USAGE for a file that does not read, a .npy of another type or
+ * shape, a value <= 0 or not finite ("solver.depth_map: FILE: cell (x, y) is
+ * -1 m: ..."), RR_EXIT_RUNTIME for memory. */
+int image_load_depth(const char *path, const double range[2], int w, int h, const char *what, const char *unit,
+                     float **out, struct rr_err *e);
 
 #endif

@@ -40,7 +40,8 @@
 enum progress_mode { PROGRESS_AUTO, PROGRESS_ALWAYS, PROGRESS_NEVER };
 
 struct options {
-    const char *scene_path;
+    const char *scene_path;      /* NULL: the preset alone */
+    const char *preset;          /* --preset NAME, or NULL */
     const char *output;          /* -o, or NULL */
     const char **sets;           /* --set values and the ones -f adds */
     char **args;                 /* argv as given, before getopt permutes it (--manifest) */
@@ -57,16 +58,19 @@ struct options {
 
 static const char usage_head[] =
     "Usage: ripplerender SCENE [-o OUTPUT] [options]\n"
+    "       ripplerender --preset NAME [SCENE] [-o OUTPUT] [options]   (--preset list: the names)\n"
     "       ripplerender join IN... -o OUT [-y]   (the parts of a run into one: join -h)\n"
     "Simulates water ripples from a JSON scene and writes the frames.\n"
     "\n"
     "  SCENE                    a JSON scene file, or - for standard input\n"
     "  -o, --output PATH        output (overrides output.path); the kind comes from the name:\n";
-/* Then a line per sink kind (sink_kinds), then: */
+/* Then a line per sink kind (sink_kind_at), then: */
 static const char usage_tail[] =
     "  -s, --set KEY=VALUE      override a scene value by dotted path (solver.damping=0.98,\n"
     "                           drops.0.x=40); VALUE is JSON, a number as typed (.98, +2),\n"
     "                           else a string; repeatable\n"
+    "      --preset NAME        start from a scene built into the program (pond, pool, harbour, ...);\n"
+    "                           SCENE's keys, then --set, override its own; --preset list names them\n"
     "  -f, --frames N           override time.frames\n"
     "  -j, --threads N          worker threads (default: every core); frames never depend on N\n"
     "  -y, --overwrite          replace an existing output (without it, the run fails)\n"
@@ -96,6 +100,8 @@ static const char usage_tail[] =
     "  -V, --version            the version of ripplerender and its libraries\n"
     "\n"
     "With --hash or --check and no -o, nothing is written: the frames are only hashed.\n"
+    "-o - writes the frames to standard output for another program (not a terminal, not\n"
+    "with --hash): y4m, or NUT with -s output.format=nut: ripplerender S -o - | ffmpeg -i - ...\n"
     "Exit status: 0 success, 1 run-time failure (I/O, encoder, unstable simulation),\n"
     "2 usage error or invalid scene, 3 --check mismatch, 130 interrupted.\n"
     "Ctrl-C, SIGTERM, SIGHUP, SIGQUIT, SIGXCPU or a closed standard output (--hash | head)\n"
@@ -203,8 +209,9 @@ static void print_usage(void)
 {
     fputs(usage_head, stdout);
     char shown[128];
-    for (const struct sink_ops *const *k = sink_kinds; *k; k++)
-        printf("%29s%-21s %s\n", "", sink_kind_shown(*k, shown, sizeof shown), (*k)->help);
+    const struct sink_ops *k;
+    for (int i = 0; (k = sink_kind_at(i)); i++)
+        printf("%29s%-21s %s\n", "", sink_kind_shown(k, shown, sizeof shown), k->help);
     fputs(usage_tail, stdout);
 }
 
@@ -212,7 +219,8 @@ static void print_usage(void)
 static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { OPT_HASH = 256, OPT_CHECK, OPT_VALIDATE, OPT_PRINT, OPT_PROBES, OPT_MANIFEST, OPT_PROGRESS,
-           OPT_RANGE, OPT_CHUNK, OPT_SAVE_STATE, OPT_STATE_EVERY, OPT_LOAD_STATE, OPT_RESUME, OPT_LIST_OUTPUTS };
+           OPT_RANGE, OPT_CHUNK, OPT_SAVE_STATE, OPT_STATE_EVERY, OPT_LOAD_STATE, OPT_RESUME, OPT_LIST_OUTPUTS,
+           OPT_PRESET };
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },   { "set", required_argument, NULL, 's' },
         { "frames", required_argument, NULL, 'f' },   { "threads", required_argument, NULL, 'j' },
@@ -226,6 +234,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         { "state-every", required_argument, NULL, OPT_STATE_EVERY },
         { "load-state", required_argument, NULL, OPT_LOAD_STATE },
         { "resume", no_argument, NULL, OPT_RESUME },
+        { "preset", required_argument, NULL, OPT_PRESET },
         { "help", no_argument, NULL, 'h' },           { "version", no_argument, NULL, 'V' },
         { "list-outputs", no_argument, NULL, OPT_LIST_OUTPUTS },   /* not in --help: for tests */
         { NULL, 0, NULL, 0 },
@@ -287,6 +296,7 @@ static int parse_options(int argc, char **argv, struct options *o)
             break;
         case OPT_LOAD_STATE: o->farm.load = optarg; break;
         case OPT_RESUME: o->farm.resume = true; break;
+        case OPT_PRESET: o->preset = optarg; break;
         case 'h': print_usage(); return 0;
         case OPT_LIST_OUTPUTS: sink_print_kinds(stdout); return 0;
         case 'V':
@@ -299,13 +309,21 @@ static int parse_options(int argc, char **argv, struct options *o)
         }
     }
     o->farm.overwrite = o->overwrite;
+    if (o->hash && o->output && !strcmp(o->output, "-"))
+        return usage_error("%s", "-o - and --hash both write to standard output; use one of them "
+                           "(or --check FILE, or -o FILE.framemd5)");
     if (o->frames_set[0])       /* after the --set values, so -f wins */
         o->sets[o->n_sets++] = o->frames_set;
-    if (optind >= argc)
-        return usage_error("%s", "no scene file given");
+    if (o->preset && !strcmp(o->preset, "list")) {
+        for (const struct scene_preset *p = scene_presets; p->name; p++)
+            printf("%-14s %s\n", p->name, p->about);
+        return 0;
+    }
+    if (optind >= argc && !o->preset)
+        return usage_error("%s", "no scene file given (nor --preset NAME)");
     if (optind + 1 < argc)
         return usage_error("%s: only one scene file can be given", argv[optind + 1]);
-    o->scene_path = argv[optind];
+    o->scene_path = optind < argc ? argv[optind] : NULL;
     return -1;
 }
 
@@ -553,7 +571,8 @@ static int claim_files(const struct run *r, const struct options *o, bool writes
 {
     const struct scene *sc = &r->sc;
     char role[64];
-    if (strcmp(o->scene_path, "-") && outfile_claim(o->scene_path, "the scene", OUTFILE_READS, e) < 0)
+    if (o->scene_path && strcmp(o->scene_path, "-")
+        && outfile_claim(o->scene_path, "the scene", OUTFILE_READS, e) < 0)
         return -1;
     for (int i = 0; i < sc->n_obstacles; i++) {
         snprintf(role, sizeof role, "obstacles.%d.path", i);
@@ -566,6 +585,8 @@ static int claim_files(const struct run *r, const struct options *o, bool writes
             return -1;
     }
     if ((sc->solver.speed_map && outfile_claim(sc->solver.speed_map, "solver.speed_map", OUTFILE_READS, e) < 0)
+        || (sc->solver.depth_map && outfile_claim(sc->solver.depth_map, "solver.depth_map", OUTFILE_READS, e) < 0)
+        || (sc->render.depth_map && outfile_claim(sc->render.depth_map, "render.depth_map", OUTFILE_READS, e) < 0)
         || (sc->render.background && outfile_claim(sc->render.background, "render.background", OUTFILE_READS, e) < 0)
         || (sc->render.floor && outfile_claim(sc->render.floor, "render.floor", OUTFILE_READS, e) < 0)
         || (o->check && strcmp(o->check, "-") && outfile_claim(o->check, "--check", OUTFILE_READS, e) < 0)
@@ -576,10 +597,25 @@ static int claim_files(const struct run *r, const struct options *o, bool writes
     const struct sink_ops *ops = writes_output ? sink_find(sc->output.path, e) : NULL;
     if (writes_output && !ops)
         return -1;
-    if (ops && !ops->numbered
+    if (ops && !ops->numbered && !ops->to_stdout
         && outfile_claim(sc->output.path, o->output ? "-o" : "output.path", OUTFILE_WRITES, e) < 0)
         return -1;
     return 0;
+}
+
+/* time.loop: one line on stderr (not an error) when the warm-up leaves more
+ * than 1/256 of the start's motion, and the preroll that would not
+ * (docs/render.md, "Seamless loops": preroll >= ln(256) / rate). */
+static void warn_short_preroll(const struct scene *sc)
+{
+    double rate, left = sim_loop_residue(sc, &rate);
+    if (!sc->time.loop || !(rate > 0) || left <= 1.0 / 256)
+        return;
+    double need = ceil(log(256.0) / rate * 100) / 100;
+    fprintf(stderr,
+            "ripplerender: warning: time.preroll: %g s leaves %.2g of the start's motion in the loop (more than "
+            "1/256, a seam may show); the %s solver as set needs a preroll of %.15g s (ln 256 / %.4g per s)\n",
+            sc->time.preroll, left, sc->solver.type->name, need, rate);
 }
 
 /* Builds every stage. Returns 0, or -1 with e filled. */
@@ -629,8 +665,10 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     } else if (!sink_find(sc->output.path, e)) {
         return -1;
     }
-    if (render_create(&r->render, sc, needs, e) < 0 || sim_create(&r->sim, sc, e) < 0)
+    if (render_create(&r->render, sc, needs, e) < 0
+        || (state_loads(r->state) ? sim_create_restart : sim_create)(&r->sim, sc, e) < 0)
         return -1;
+    warn_short_preroll(sc);
     if (o->check && (framehash_load(o->check, &r->expected, e) < 0
                      || framehash_fits(&r->expected, o->check, sc->render.width, sc->render.height,
                                        sc->time.frames, e) < 0))
@@ -754,7 +792,8 @@ int main(int argc, char **argv)
     sink_capture_library_log();
 
     status = RR_EXIT_OK;
-    if (scene_load(&r.sc, o.scene_path, o.sets, o.n_sets, &e) < 0) {
+    const struct scene_preset *preset = o.preset ? scene_preset_find(o.preset, &e) : NULL;
+    if ((o.preset && !preset) || scene_load_preset(&r.sc, preset, o.scene_path, o.sets, o.n_sets, &e) < 0) {
         status = fail(&e);
         goto end;
     }
@@ -778,8 +817,8 @@ int main(int argc, char **argv)
     }
     if (o.validate) {
         printf("%s: valid (%dx%d cells, %d frames at %g fps, solver %s); writes %s%s%s%s%s\n",
-               strcmp(o.scene_path, "-") ? o.scene_path : "<stdin>", r.sc.grid.width, r.sc.grid.height,
-               r.sc.time.frames, r.sc.time.fps, r.sc.solver.type->name,
+               !o.scene_path ? r.sc.file : strcmp(o.scene_path, "-") ? o.scene_path : "<stdin>", r.sc.grid.width,
+               r.sc.grid.height, r.sc.time.frames, r.sc.time.fps, r.sc.solver.type->name,
                o.output || !(o.hash || o.check) ? r.sc.output.path : "no frames",
                o.probes ? ", " : "", o.probes ? o.probes : "", o.manifest ? ", " : "", o.manifest ? o.manifest : "");
         goto end;
@@ -837,9 +876,11 @@ int main(int argc, char **argv)
     if (o.check && !interrupted)
         fprintf(stderr, "ripplerender: %s: %ld %s\n", o.check, done, done == 1 ? "frame matches" : "frames match");
     if (interrupted) {
-        fprintf(stderr, "ripplerender: %s after %ld of %ld frames; %s holds the frames so far%s\n",
+        bool piped = writes_output && !strcmp(r.sc.output.path, "-");   /* -o -: no file holds them */
+        fprintf(stderr, "ripplerender: %s after %ld of %ld frames; %s%s%s\n",
                 stdout_closed ? "standard output was closed (its reader went away): interrupted" : "interrupted",
-                done, state_count(r.state), writes_output ? r.sc.output.path : "nothing",
+                done, state_count(r.state), piped ? "standard output got the frames so far"
+                : writes_output ? r.sc.output.path : "nothing", piped ? "" : " holds the frames so far",
                 resume_kept(r.resume) ? " (--resume continues the render)" : "");
         status = RR_EXIT_INTERRUPTED;
     }

@@ -1,10 +1,11 @@
 /* render.c: height field -> rgb24 frame, with the optional 16-bit grey,
- * deep and raw-height outputs, scaled with libswscale. What every mode has
+ * deep and raw-height outputs, scaled with libswscale (src/scale.h). What every mode has
  * is here: the buffers, the scaling, the walls, render.alpha; the modes
  * themselves are in src/render/, one file each, called through their table
  * (render/modes.h). */
 #include "render.h"
 #include "render/modes.h"
+#include "scale.h"
 #include "team.h"
 
 #include <math.h>
@@ -15,10 +16,15 @@
 
 #include <libavutil/mem.h>
 #include <libavutil/pixfmt.h>
-#include <libswscale/swscale.h>
 
-/* Bit-exact bicubic: the same bytes from every CPU and SIMD path. */
-#define RR_SWS_FLAGS (SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT)
+/* The mode's float channels: the length of its float_names. */
+static int float_count(const struct render_mode_ops *ops)
+{
+    int n = 0;
+    while (ops->float_names && ops->float_names[n])
+        n++;
+    return n;
+}
 
 static int align64(int n)
 {
@@ -29,10 +35,11 @@ void render_free(struct renderer *r)
 {
     if (!r)
         return;
-    sws_freeContext(r->sws_rgb);
-    sws_freeContext(r->sws_g16);
-    sws_freeContext(r->sws_c16);
-    sws_freeContext(r->sws_a);
+    scaler_free(r->sc_rgb);
+    scaler_free(r->sc_g16);
+    for (int k = 0; k < 3; k++)
+        scaler_free(r->sc_c16[k]);
+    scaler_free(r->sc_a);
     av_free(r->c16_grid);
     av_free(r->c16_planes);
     av_free(r->a_grid);
@@ -53,10 +60,10 @@ void render_free(struct renderer *r)
 }
 
 /* n grid-size planes of bpp bytes a pixel (one after the other), and when
- * scaled their render-size copies and the scaler (fmt to fmt). Returns 0,
- * or -1 (out of memory). */
+ * scaled their render-size copies and a scaler for each (fmt to fmt).
+ * Returns 0, or -1 (out of memory). */
 static int plane_create(const struct renderer *r, enum AVPixelFormat fmt, int bpp, int n, uint8_t **grid,
-                        int *grid_stride, uint8_t **dst, int *dst_stride, struct SwsContext **sws)
+                        int *grid_stride, uint8_t **dst, int *dst_stride, struct scaler **sc)
 {
     bool whole = r->ops->own_size;   /* at render size, unscaled */
     int w = whole ? r->rw : r->gw, h = whole ? r->rh : r->gh;
@@ -66,9 +73,13 @@ static int plane_create(const struct renderer *r, enum AVPixelFormat fmt, int bp
     if (!r->scaled)
         return 0;
     *dst_stride = align64(r->rw * bpp);
-    *dst = av_malloc((size_t)*dst_stride * r->rh * n);
-    *sws = sws_getContext(r->gw, r->gh, fmt, r->rw, r->rh, fmt, RR_SWS_FLAGS, NULL, NULL, NULL);
-    return *dst && *sws ? 0 : -1;
+    if (!(*dst = av_malloc((size_t)*dst_stride * r->rh * n)))
+        return -1;
+    for (int k = 0; k < n; k++)
+        if (!(sc[k] = scaler_create(r->gw, r->gh, r->rw, r->rh, fmt, *grid + (size_t)k * *grid_stride * h, *grid_stride,
+                                    *dst + (size_t)k * *dst_stride * r->rh, *dst_stride)))
+            return -1;
+    return 0;
 }
 
 /* The deep picture's buffers (see struct renderer). Returns 0, or -1 with e
@@ -83,7 +94,7 @@ static int deep_create(struct renderer *r, const struct render_config *rc, int n
     double top = fmax(fabs(rc->range[0]), fabs(rc->range[1]));
     r->alpha_k = (float)(1.0 / top);
     if (needs & RENDER_NEED_FLOAT) {   /* the floats instead of the 8- or 16-bit colours */
-        r->fch = r->ops->float_channels + (needs & RENDER_NEED_ALPHA ? 1 : 0);
+        r->fch = float_count(r->ops) + (needs & RENDER_NEED_ALPHA ? 1 : 0);
         if (!(r->fdeep = av_malloc((size_t)r->gw * r->gh * r->fch * sizeof(float))))
             return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for the float picture %dx%d", r->gw, r->gh);
         return 0;
@@ -101,11 +112,11 @@ static int deep_create(struct renderer *r, const struct render_config *rc, int n
         /* Scaled: three grey planes at grid size, three at render size. */
         if (r->scaled && plane_create(r, AV_PIX_FMT_GRAY16, 2, 3, (uint8_t **)&r->c16_planes,
                                       &r->c16_planes_stride, (uint8_t **)&r->c16_dst, &r->c16_dst_stride,
-                                      &r->sws_c16) < 0)
+                                      r->sc_c16) < 0)
             goto nomem;
     }
     if (r->deep_ch == 4 && plane_create(r, r->abytes == 2 ? AV_PIX_FMT_GRAY16 : AV_PIX_FMT_GRAY8, r->abytes, 1,
-                                        &r->a_grid, &r->a_grid_stride, &r->a_dst, &r->a_dst_stride, &r->sws_a) < 0)
+                                        &r->a_grid, &r->a_grid_stride, &r->a_dst, &r->a_dst_stride, &r->sc_a) < 0)
         goto nomem;
     /* An own_size mode's deep picture is c16_grid itself (no alpha, no scaling). */
     if (!r->ops->own_size && !(r->deep_out = av_malloc((size_t)r->rw * r->rh * r->deep_ch * r->abytes)))
@@ -132,10 +143,11 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
     if (rc->alpha != ALPHA_NONE && ops->opaque)
         return rr_fail(e, RR_EXIT_USAGE, "render.alpha: \"%s\" does not go with render.mode \"%s\" (%s; use none)",
                        scene_render_alpha_name(rc->alpha), ops->name, ops->opaque);
-    if ((needs & RENDER_NEED_FLOAT) && !ops->row_float)
-        return rr_fail(e, RR_EXIT_USAGE,
-                       "render.mode: \"%s\" has no float picture for this output (height, normals or caustics have)",
-                       ops->name);
+    if ((needs & RENDER_NEED_FLOAT) && !ops->row_float) {
+        char have[128];
+        return rr_fail(e, RR_EXIT_USAGE, "render.mode: \"%s\" has no float picture for this output (%s have)",
+                       ops->name, render_float_modes(have, sizeof have));
+    }
     if (!(rc->range[1] != rc->range[0]) || !isfinite(rc->range[0]) || !isfinite(rc->range[1]))
         return rr_fail(e, RR_EXIT_USAGE, "render.range: expected two different finite numbers, got [%g, %g]",
                        rc->range[0], rc->range[1]);
@@ -175,20 +187,22 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
         r->rgb_grid = av_malloc((size_t)r->rgb_grid_stride * gh);
         r->rgb_dst = av_malloc((size_t)r->rgb_dst_stride * rh);
         r->rgb_out = av_malloc(rpix * 3);
-        r->sws_rgb = sws_getContext(gw, gh, AV_PIX_FMT_RGB24, rw, rh, AV_PIX_FMT_RGB24, RR_SWS_FLAGS, NULL,
-                                    NULL, NULL);
+        if (r->rgb_grid && r->rgb_dst)
+            r->sc_rgb = scaler_create(gw, gh, rw, rh, AV_PIX_FMT_RGB24, r->rgb_grid, r->rgb_grid_stride, r->rgb_dst,
+                                      r->rgb_dst_stride);
         if (g16) {
             r->g16_grid_stride = align64(gw * 2);
             r->g16_dst_stride = align64(rw * 2);
             r->g16_grid = av_malloc((size_t)r->g16_grid_stride * gh);
             r->g16_dst = av_malloc((size_t)r->g16_dst_stride * rh);
             r->g16_out = av_malloc(rpix * 2);
-            r->sws_g16 = sws_getContext(gw, gh, AV_PIX_FMT_GRAY16, rw, rh, AV_PIX_FMT_GRAY16, RR_SWS_FLAGS,
-                                        NULL, NULL, NULL);
-            if (!r->g16_grid || !r->g16_dst || !r->g16_out || !r->sws_g16)
+            if (r->g16_grid && r->g16_dst)
+                r->sc_g16 = scaler_create(gw, gh, rw, rh, AV_PIX_FMT_GRAY16, (uint8_t *)r->g16_grid,
+                                          r->g16_grid_stride, (uint8_t *)r->g16_dst, r->g16_dst_stride);
+            if (!r->g16_out || !r->sc_g16)
                 goto nomem;
         }
-        if (!r->rgb_grid || !r->rgb_dst || !r->rgb_out || !r->sws_rgb)
+        if (!r->rgb_out || !r->sc_rgb)
             goto nomem;
     } else {
         r->rgb_grid_stride = gw * 3;
@@ -251,7 +265,7 @@ static void float_row(const struct renderer *r, const struct field *f, int y, co
 {
     const int w = r->gw, ch = r->fch;
     r->ops->row_float(r, f, y, h, out, ch);
-    if (ch == r->ops->float_channels)
+    if (ch == float_count(r->ops))
         return;
     for (int x = 0; x < w; x++) {
         float v = alpha_at(r, h, light, walls, x);
@@ -319,18 +333,28 @@ static void render_rows(void *arg, int lo, int hi)
                    r->fdeep ? r->fdeep + (size_t)y * r->gw * r->fch : NULL);
 }
 
-/* Scales one grid-size plane to render size (src and dst strides in bytes).
- * Returns 0, or -1 with e filled. */
-static int scale_plane(struct renderer *r, struct SwsContext *sws, const void *src, int src_stride, void *dst,
-                       int dst_stride, struct rr_err *e)
+/* Packs a band of a scaled picture's rows (a scaler's after call). */
+struct pack_job {
+    uint8_t *out;
+    const uint8_t *src;
+    int stride, row_bytes;
+};
+
+static void pack_band(void *arg, int lo, int hi)
 {
-    const uint8_t *s[4] = { src, NULL, NULL, NULL };
-    int ss[4] = { src_stride, 0, 0, 0 };
-    uint8_t *d[4] = { dst, NULL, NULL, NULL };
-    int ds[4] = { dst_stride, 0, 0, 0 };
-    if (sws_scale(sws, s, ss, 0, r->gh, d, ds) != r->rh)
-        return rr_fail(e, RR_EXIT_RUNTIME, "render: libswscale failed to scale %dx%d to %dx%d", r->gw, r->gh, r->rw,
-                       r->rh);
+    const struct pack_job *p = arg;
+    pack_rows(p->out + (size_t)lo * p->row_bytes, p->src + (size_t)lo * p->stride, p->stride, p->row_bytes, hi - lo);
+}
+
+/* Scales one grid-size plane to render size on the pool (what threads the
+ * frame loop has), then packs its rows into p->out when p is not NULL.
+ * Returns 0, or -1 with e filled. */
+static int scale_plane(const struct renderer *r, struct scaler *sc, struct pack_job *p, const char *what,
+                       struct rr_err *e)
+{
+    if (scaler_run(sc, team_threads_for((long)r->rw * r->rh, 65536), p ? pack_band : NULL, p) < 0)
+        return rr_fail(e, RR_EXIT_RUNTIME, "render: libswscale failed to scale %s%dx%d to %dx%d (or out of memory)",
+                       what, r->gw, r->gh, r->rw, r->rh);
     return 0;
 }
 
@@ -358,11 +382,10 @@ static int deep_frame(struct renderer *r, const uint8_t *rgb, struct frame *fr, 
             }
             plane = (size_t)r->c16_dst_stride * r->rh;
             for (int k = 0; k < 3; k++)
-                if (scale_plane(r, r->sws_c16, (uint8_t *)r->c16_planes + k * gplane, r->c16_planes_stride,
-                                (uint8_t *)r->c16_dst + k * plane, r->c16_dst_stride, e) < 0)
+                if (scale_plane(r, r->sc_c16[k], NULL, "16-bit colour ", e) < 0)
                     return -1;
         }
-        if (a && scale_plane(r, r->sws_a, a, a_stride, r->a_dst, r->a_dst_stride, e) < 0)
+        if (a && scale_plane(r, r->sc_a, NULL, "alpha ", e) < 0)
             return -1;
         c16 = r->c16_dst;
         a = r->a_dst;
@@ -418,6 +441,8 @@ int render_frame_to(struct renderer *r, const struct field *f, const unsigned ch
                        f->h, r->gw, r->gh);
     const int gw = r->gw, gh = r->gh;
     const bool g16 = r->g16_grid != NULL;
+    if (r->ops->pick && r->ops->pick(r, index, e) < 0)
+        return -1;
     if (r->ops->prepare)
         r->ops->prepare(r, f);
     if (r->ops->frame) {
@@ -437,25 +462,17 @@ int render_frame_to(struct renderer *r, const struct field *f, const unsigned ch
     fr->grid_w = gw;
     fr->grid_h = gh;
     if (r->scaled) {
-        const uint8_t *src[4] = { r->rgb_grid, NULL, NULL, NULL };
-        int src_stride[4] = { r->rgb_grid_stride, 0, 0, 0 };
-        uint8_t *dst[4] = { r->rgb_dst, NULL, NULL, NULL };
-        int dst_stride[4] = { r->rgb_dst_stride, 0, 0, 0 };
-        if (sws_scale(r->sws_rgb, src, src_stride, 0, gh, dst, dst_stride) != r->rh)
-            return rr_fail(e, RR_EXIT_RUNTIME, "render: libswscale failed to scale %dx%d to %dx%d", gw, gh,
-                           r->rw, r->rh);
-        uint8_t *out = target ? target : r->rgb_out;
-        pack_rows(out, r->rgb_dst, r->rgb_dst_stride, r->rw * 3, r->rh);
-        fr->rgb = out;
+        /* Each band's rows are packed into the frame by the thread that scaled them. */
+        struct pack_job p = { .out = target ? target : r->rgb_out, .src = r->rgb_dst, .stride = r->rgb_dst_stride,
+                              .row_bytes = r->rw * 3 };
+        if (scale_plane(r, r->sc_rgb, &p, "", e) < 0)
+            return -1;
+        fr->rgb = p.out;
         if (g16) {
-            src[0] = (const uint8_t *)r->g16_grid;
-            src_stride[0] = r->g16_grid_stride;
-            dst[0] = (uint8_t *)r->g16_dst;
-            dst_stride[0] = r->g16_dst_stride;
-            if (sws_scale(r->sws_g16, src, src_stride, 0, gh, dst, dst_stride) != r->rh)
-                return rr_fail(e, RR_EXIT_RUNTIME, "render: libswscale failed to scale 16-bit grey %dx%d to %dx%d",
-                               gw, gh, r->rw, r->rh);
-            pack_rows((uint8_t *)r->g16_out, (const uint8_t *)r->g16_dst, r->g16_dst_stride, r->rw * 2, r->rh);
+            p = (struct pack_job){ .out = (uint8_t *)r->g16_out, .src = (const uint8_t *)r->g16_dst,
+                                   .stride = r->g16_dst_stride, .row_bytes = r->rw * 2 };
+            if (scale_plane(r, r->sc_g16, &p, "16-bit grey ", e) < 0)
+                return -1;
             fr->gray16 = r->g16_out;
         }
     } else {

@@ -16,6 +16,9 @@
 #ifndef RR_RENDER_H
 #define RR_RENDER_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "field.h"
 #include "frame.h"
 #include "rr_err.h"
@@ -44,6 +47,23 @@ int render_frame_to(struct renderer *r, const struct field *f, const unsigned ch
                     uint8_t *target, struct frame *fr, struct rr_err *e);
 
 void render_free(struct renderer *r);   /* accepts NULL */
+
+/* The table of render modes (src/render/registry.c) as the scene and the
+ * sinks see it, so that neither keeps a list of modes of its own.
+ * render_mode_names fills names with each mode's name at its enum
+ * render_mode value and a NULL, as the scene loader's enums are. */
+void render_mode_names(const char *names[RENDER_MODE_COUNT + 1]);
+/* The mode's name ("?" for a value the table does not have). */
+const char *render_mode_name(enum render_mode m);
+/* Whether the mode renders at render size itself (refract): libswscale's
+ * stretch limit does not apply to it. */
+bool render_mode_own_size(enum render_mode m);
+/* The names of the mode's float channels (RENDER_NEED_FLOAT, frame.h),
+ * NULL-terminated, or NULL when it has no float picture. */
+const char *const *render_mode_float_names(enum render_mode m);
+/* The modes with a float picture, for messages: "height, normals or
+ * caustics" into buf. Returns buf. */
+const char *render_float_modes(char *buf, size_t n);
 
 /* Colormaps by name: the table of 256 rgb entries, or NULL if unknown.
  * colormap_names lists the names, NULL-terminated. */

@@ -38,10 +38,10 @@
 
 enum kind {
     KIND_NONE,     /* no output: hashes only */
-    KIND_WHOLE,    /* GIF, .npy: one piece, not resumable */
+    KIND_WHOLE,    /* GIF, .npy, a stream: one piece, not resumable */
     KIND_VIDEO,    /* segments joined by join_videos */
     KIND_HASHES,   /* segments joined by join_hash_lists */
-    KIND_PNG,      /* frames moved into place at each checkpoint */
+    KIND_PNG,      /* a numbered kind (PNG, EXR): frames moved into place at each checkpoint */
 };
 
 struct segment {
@@ -110,7 +110,10 @@ static enum kind output_kind(const char *path)
             return KIND_VIDEO;
     if (!strcasecmp(ext, "framemd5") || !strcasecmp(ext, "framehash"))
         return KIND_HASHES;
-    return !strcasecmp(ext, "png") ? KIND_PNG : KIND_WHOLE;
+    /* A file per frame, whatever its kind (the sink table's numbered). */
+    struct rr_err ignored = { 0 };
+    const struct sink_ops *k = sink_find(path, &ignored);
+    return k && k->numbered ? KIND_PNG : KIND_WHOLE;
 }
 
 static bool segmented(const struct resume *r)
@@ -366,7 +369,8 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
     r->sc = sc;
     r->dir = o->save_dir;
     r->checkpoint = -1;
-    r->kind = run->writes_output ? output_kind(sc->output.path) : KIND_NONE;
+    /* An atlas (render.atlas) holds several frames a file: written whole. */
+    r->kind = !run->writes_output ? KIND_NONE : sc->render.atlas[0] ? KIND_WHOLE : output_kind(sc->output.path);
     r->active = o->save_dir && r->kind != KIND_WHOLE && !run->probes;
     struct state_options q = *o;
     cJSON *had = NULL;
@@ -376,7 +380,10 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
         if (r->kind == KIND_WHOLE)
             return rr_fail(e, RR_EXIT_USAGE, "--resume: %s: a %s is written in one piece and cannot be resumed "
                            "(render a video, a PNG sequence or a hash list)", sc->output.path,
-                           !strcasecmp(extension(sc->output.path), "gif") ? "GIF" : ".npy file");
+                           !strcmp(sc->output.path, "-") ? "stream on standard output"
+                           : sc->render.atlas[0] ? "render.atlas sequence"
+                           : !strcasecmp(extension(sc->output.path), "gif") ? "GIF"
+                           : !strcasecmp(extension(sc->output.path), "npy") ? ".npy file" : "file of this kind");
     }
     if ((r->active || o->resume) && o->save_dir) {
         /* The range names the record: a farm's chunks may share DIR. */

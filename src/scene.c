@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "render.h"
 #include "solver.h"
 
 /* ---- enum names: one table per enum, in enum order ---------------------------- */
@@ -21,12 +22,12 @@ const char *const edge_names[] = { "fixed", "clamp", "wrap", "absorb", NULL };
 const char *const shape_names[] = { "point", "disc", "gaussian", "cosine", NULL };
 const char *const mode_names[] = { "add", "set", NULL };
 const char *const obstacle_names[] = { "rect", "circle", "polygon", "line", "mask", NULL };
-const char *const render_names[] = { "height", "colormap", "shaded", "refract", "normals",
-                                            "caustics", NULL };
 const char *const initial_names[] = { "image", "wave", NULL };
 const char *const alpha_names[] = { "none", "height", "caustics", NULL };
 const char *const convention_names[] = { "opengl", "directx", NULL };
 const char *const exr_compression_names[] = { "zip", "zips", "piz", "rle", "none", NULL };
+const char *const format_names[] = { "y4m", "nut", NULL };
+const char *const video_end_names[] = { "hold", "loop", NULL };
 
 static const char *name_of(const char *const *names, int count, int v)
 {
@@ -35,10 +36,12 @@ static const char *name_of(const char *const *names, int count, int v)
 
 const char *scene_edge_name(enum edge_kind k) { return name_of(edge_names, 4, (int)k); }
 const char *scene_shape_name(enum shape_kind k) { return name_of(shape_names, 4, (int)k); }
-const char *scene_render_mode_name(enum render_mode m) { return name_of(render_names, 6, (int)m); }
+const char *scene_render_mode_name(enum render_mode m) { return render_mode_name(m); }
 const char *scene_render_alpha_name(enum render_alpha a) { return name_of(alpha_names, 3, (int)a); }
 const char *scene_normal_convention_name(enum normal_convention c) { return name_of(convention_names, 2, (int)c); }
 const char *scene_exr_compression_name(enum exr_compression c) { return name_of(exr_compression_names, 5, (int)c); }
+const char *scene_output_format_name(enum output_format f) { return name_of(format_names, 2, (int)f); }
+const char *scene_video_end_name(enum video_end v) { return name_of(video_end_names, 2, (int)v); }
 
 /* ---- time steps ------------------------------------------------------------------- */
 
@@ -50,6 +53,11 @@ double scene_dt(const struct scene *sc)
 long long scene_total_steps(const struct scene *sc)
 {
     return (long long)sc->time.frames * sc->time.steps_per_frame;
+}
+
+long long scene_preroll_steps(const struct scene *sc)
+{
+    return llround(sc->time.preroll * sc->time.fps * (double)sc->time.steps_per_frame);
 }
 
 long long scene_moment_step(const struct scene *sc, const struct moment *m)
@@ -66,7 +74,10 @@ void scene_free(struct scene *sc)
     if (!sc)
         return;
     free(sc->file);
+    free(sc->preset);
     free(sc->solver.speed_map);
+    free(sc->solver.depth_map);
+    free(sc->render.depth_map);
     free(sc->drops);
     free(sc->oscillators);
     for (int i = 0; i < sc->n_movers; i++)
@@ -79,6 +90,7 @@ void scene_free(struct scene *sc)
     for (int i = 0; i < sc->n_obstacles; i++) {
         free(sc->obstacles[i].points);
         free(sc->obstacles[i].path);
+        free(sc->obstacles[i].motion);
     }
     free(sc->obstacles);
     free(sc->output.path);
@@ -108,6 +120,7 @@ static int set_defaults(struct scene *sc)
         .blend = 0.99, .passes = 2,            /* seed 002's blendFactor; an even count is stable in 2-D */
         .speed = 0.2, .speed_range = { 0.1, 0.3 },
         .gravity = 9.81, .surface_tension = 0.0728, .density = 1000, .viscosity = 1e-6,
+        .depth_range = { 0.005, 0.05 },
     };
     for (int s = 0; s < 4; s++)
         sc->boundary[s] = EDGE_FIXED;
@@ -130,15 +143,18 @@ static int set_defaults(struct scene *sc)
     sc->render.reflectivity = 0.02;   /* water at normal incidence: ((1.333 - 1) / (1.333 + 1))^2 */
     sc->render.refraction = 4.0;
     sc->render.depth = 30.0;
+    sc->render.depth_range[0] = 10.0;
+    sc->render.depth_range[1] = 60.0;
     memcpy(sc->render.floor_color, (unsigned char[3]){ 150, 170, 160 }, 3);
     sc->output.crf = -1;
     sc->output.bit_depth = 8;
+    sc->output.compression = 3;
     return (sc->output.path = strdup("out/ripple.mp4")) ? 0 : -1;
 }
 
 static const char *const root_keys[] = { "grid", "time", "solver", "boundary", "absorb_width", "drops",
                                          "rain", "oscillators", "movers", "initial", "probes",
-                                         "obstacles", "render", "output", "$schema", NULL };
+                                         "obstacles", "render", "output", "$schema", "$comment", NULL };
 
 /* Records where the top-level keys and the members of the top-level objects
  * (grid.width, output.codec) came from: what the checks after loading name,
@@ -177,7 +193,9 @@ void scene_locate(const struct scene *sc, struct rr_err *e)
             best_len = m;
         }
     }
-    if (best && best->line)
+    if (best && best->line && best->preset)
+        rr_wrap(e, "preset %s:%d:%d: ", sc->preset, best->line, best->col);
+    else if (best && best->line)
         rr_wrap(e, "%s:%d:%d: ", name, best->line, best->col);
     else if (best)
         rr_wrap(e, "--set ");
@@ -203,6 +221,11 @@ static int load_root(struct ld *ld, const cJSON *root)
     const cJSON *schema = member(root, "$schema");
     if (schema && !cJSON_IsString(schema))
         return fail_got(ld, schema, "$schema", "a string (the schema's file name or URI)");
+    /* "$comment" says what the scene is for (a preset's line in --preset
+     * list); like "$schema", checked and not kept. */
+    const cJSON *comment = member(root, "$comment");
+    if (comment && !cJSON_IsString(comment))
+        return fail_got(ld, comment, "$comment", "a string");
     sc->render.width = sc->grid.width;     /* the render size follows the grid unless given */
     sc->render.height = sc->grid.height;
     /* time comes before the sources: their default ends are the end of the video */
@@ -356,81 +379,175 @@ static char *scene_dir(const char *path)
     return d;
 }
 
-int scene_load(struct scene *sc, const char *path, const char *const *sets, int n_sets, struct rr_err *e)
+/* One scene text (a file's, or a preset's) parsed: its tree and position
+ * map, after the strict checks (a NUL byte, RFC 8259's syntax, a \u0000
+ * escape), each refused at its line:col in ld->name. Returns 0, or -1 with
+ * ld->e filled and nothing to free. */
+static int parse_text(struct ld *ld, const char *text, size_t len, cJSON **rootp, struct sj_posmap **pmp)
 {
-    struct ld ld = { .name = strcmp(path, "-") ? path : "<stdin>", .e = e, .sc = sc };
-    struct sj_posmap *pm = NULL;
-    cJSON *root = NULL, *graveyard = NULL;
-    char *text = NULL;
-    size_t len = 0, off;
+    size_t off;
     const char *reason;
-    int rc = -1;
-
-    memset(sc, 0, sizeof *sc);
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f)
-        return rr_fail(e, RR_EXIT_USAGE, "%s: cannot read: %s", ld.name, strerror(errno));
-    text = read_all(f, &len);
-    int err = errno;
-    if (f != stdin)
-        fclose(f);
-    if (!text) {
-        if (err == ENOMEM)
-            return oom(&ld);
-        if (err == EFBIG)
-            return rr_fail(e, RR_EXIT_USAGE, "%s: larger than %zu bytes (%zu MiB), the limit of a scene file",
-                           ld.name, RR_SCENE_MAX_BYTES, RR_SCENE_MAX_BYTES >> 20);
-        return rr_fail(e, RR_EXIT_USAGE, "%s: cannot read: %s", ld.name, strerror(err));
-    }
-    sc->text_bytes = len;
-    if (budget_check_scene_text(len, ld.name, e) < 0) {   /* before cJSON's nodes are made */
-        free(text);
-        return -1;
-    }
-    if (set_defaults(sc) < 0 || !(sc->file = strdup(path)) || !(ld.dir = scene_dir(path))
-        || !(graveyard = cJSON_CreateArray())) {
-        oom(&ld);
-        goto end;
-    }
-
     const char *nul = memchr(text, '\0', len);
     if (nul) {
         struct sj_pos p = sj_linecol(text, (size_t)(nul - text));
-        rr_fail(e, RR_EXIT_USAGE, "%s:%d:%d: invalid JSON: a NUL byte in the text", ld.name, p.line, p.col);
-        goto end;
+        return rr_fail(ld->e, RR_EXIT_USAGE, "%s:%d:%d: invalid JSON: a NUL byte in the text", ld->name, p.line,
+                       p.col);
     }
-    root = cJSON_ParseWithOpts(text, NULL, 1);
+    cJSON *root = cJSON_ParseWithOpts(text, NULL, 1);
     if (!root) {
         /* The strict scanner says precisely what is wrong. When it finds
          * nothing, cJSON failed for want of memory (its error pointer then
          * points into valid text, so it is no syntax error to report; make
          * failtest runs this path). */
         if (sj_check_syntax(text, len, &off, &reason) < 0)
-            syntax_error(&ld, text, len, off, reason);
-        else
-            oom(&ld);
-        goto end;
+            return syntax_error(ld, text, len, off, reason);
+        return oom(ld);
     }
+    struct sj_posmap *pm = NULL;
     if (sj_posmap_build(&pm, text, len, root, &off, &reason) < 0) {
-        if (reason)
-            syntax_error(&ld, text, len, off, reason);
-        else
-            oom(&ld);
-        goto end;
+        cJSON_Delete(root);
+        return reason ? syntax_error(ld, text, len, off, reason) : oom(ld);
     }
-    ld.pm = pm;
+    const struct sj_posmap *outer = ld->pm;
+    ld->pm = pm;   /* the refusals below are located in this text */
     bool nul_in_key;
     const cJSON *nul_node = sj_posmap_nul(pm, &nul_in_key);
+    int rc = 0;
     if (nul_node) {
-        char where[PATH_LEN] = "";
-        node_path(root, nul_node, "", where);
-        (nul_in_key ? fail_key : fail)(&ld, nul_node, where, "\\u0000 (a NUL character) in a %s would cut it "
-                                       "short: not allowed", nul_in_key ? "key" : "string");
+        char at[PATH_LEN] = "";
+        node_path(root, nul_node, "", at);
+        rc = (nul_in_key ? fail_key : fail)(ld, nul_node, at, "\\u0000 (a NUL character) in a %s would cut it "
+                                            "short: not allowed", nul_in_key ? "key" : "string");
+    } else if (!cJSON_IsObject(root)) {
+        rc = fail_got(ld, root, "", "a JSON object at the top level");
+    }
+    ld->pm = outer;
+    if (rc < 0) {
+        sj_posmap_free(pm);
+        cJSON_Delete(root);
+        return -1;
+    }
+    *rootp = root;
+    *pmp = pm;
+    return 0;
+}
+
+/* Whether two objects are of one kind: neither has a "type", or both the same. */
+static bool same_type(const cJSON *a, const cJSON *b)
+{
+    const cJSON *ta = member(a, "type"), *tb = member(b, "type");
+    if (!ta || !tb)
+        return !ta && !tb;
+    return cJSON_IsString(ta) && cJSON_IsString(tb) && !strcmp(ta->valuestring, tb->valuestring);
+}
+
+/* Folds the preset's object `base` into the file's object `over`: a member
+ * `over` lacks moves in (after over's own); one both hold as objects of one
+ * kind (same_type) is folded likewise; any other `over` keeps its own and
+ * base's goes. A key the file holds twice stays twice, for check_keys to
+ * refuse. Nodes keep their addresses (the position maps know them); the
+ * ones dropped go to the graveyard. */
+static void fold(cJSON *over, cJSON *base, cJSON *graveyard)
+{
+    while (base->child) {
+        cJSON *b = cJSON_DetachItemViaPointer(base, base->child);
+        cJSON *o = cJSON_GetObjectItemCaseSensitive(over, b->string);
+        if (!o) {
+            cJSON_AddItemToArray(over, b);   /* appends and keeps b->string: an object's member */
+            continue;
+        }
+        if (cJSON_IsObject(o) && cJSON_IsObject(b) && same_type(o, b))
+            fold(o, b, graveyard);
+        cJSON_AddItemToArray(graveyard, b);
+    }
+}
+
+const struct scene_preset *scene_preset_find(const char *name, struct rr_err *e)
+{
+    struct scene_guess g = { .word = name };
+    char names[512] = "";
+    size_t at = 0;
+    for (const struct scene_preset *p = scene_presets; p->name; p++) {
+        if (!strcmp(p->name, name))
+            return p;
+        scene_guess_offer(&g, p->name);
+        if (at < sizeof names)
+            at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", at ? ", " : "", p->name);
+    }
+    if (g.best)
+        rr_fail(e, RR_EXIT_USAGE, "--preset %s: no such preset; did you mean \"%s\"? (the presets: %s)", name,
+                g.best, names);
+    else
+        rr_fail(e, RR_EXIT_USAGE, "--preset %s: no such preset (the presets: %s)", name, names);
+    return NULL;
+}
+
+int scene_load(struct scene *sc, const char *path, const char *const *sets, int n_sets, struct rr_err *e)
+{
+    return scene_load_preset(sc, NULL, path, sets, n_sets, e);
+}
+
+int scene_load_preset(struct scene *sc, const struct scene_preset *preset, const char *path,
+                      const char *const *sets, int n_sets, struct rr_err *e)
+{
+    char preset_name[96];
+    if (preset)
+        snprintf(preset_name, sizeof preset_name, "preset %s", preset->name);
+    struct ld ld = { .name = !path ? preset_name : strcmp(path, "-") ? path : "<stdin>", .e = e, .sc = sc,
+                     .base_name = preset ? preset_name : NULL };
+    struct sj_posmap *pm = NULL, *base_pm = NULL;
+    cJSON *root = NULL, *base = NULL, *graveyard = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    int rc = -1;
+
+    memset(sc, 0, sizeof *sc);
+    if (path) {
+        FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+        if (!f)
+            return rr_fail(e, RR_EXIT_USAGE, "%s: cannot read: %s", ld.name, strerror(errno));
+        text = read_all(f, &len);
+        int err = errno;
+        if (f != stdin)
+            fclose(f);
+        if (!text) {
+            if (err == ENOMEM)
+                return oom(&ld);
+            if (err == EFBIG)
+                return rr_fail(e, RR_EXIT_USAGE, "%s: larger than %zu bytes (%zu MiB), the limit of a scene file",
+                               ld.name, RR_SCENE_MAX_BYTES, RR_SCENE_MAX_BYTES >> 20);
+            return rr_fail(e, RR_EXIT_USAGE, "%s: cannot read: %s", ld.name, strerror(err));
+        }
+    }
+    size_t preset_len = preset ? strlen(preset->text) : 0;
+    sc->text_bytes = len + preset_len;
+    if (budget_check_scene_text(sc->text_bytes, ld.name, e) < 0) {   /* before cJSON's nodes are made */
+        free(text);
+        return -1;
+    }
+    if (set_defaults(sc) < 0 || !(sc->file = strdup(path ? path : preset_name))
+        || (preset && !(sc->preset = strdup(preset->name))) || !(ld.dir = scene_dir(path ? path : "-"))
+        || !(graveyard = cJSON_CreateArray())) {
+        oom(&ld);
         goto end;
     }
-    if (!cJSON_IsObject(root)) {
-        fail_got(&ld, root, "", "a JSON object at the top level");
+    if (preset) {
+        const char *file_name = ld.name;
+        ld.name = preset_name;
+        int r = parse_text(&ld, preset->text, preset_len, &base, &base_pm);
+        ld.name = file_name;
+        if (r < 0)
+            goto end;
+        ld.base_pm = base_pm;
+    }
+    if (path && parse_text(&ld, text, len, &root, &pm) < 0)
         goto end;
+    ld.pm = pm;
+    if (root && base) {
+        fold(root, base, graveyard);   /* the file's keys over the preset's */
+    } else if (base) {
+        root = base;
+        base = NULL;
     }
     for (int i = 0; i < n_sets; i++) {
         char msg[600];
@@ -445,7 +562,9 @@ end:
     if (rc < 0)
         scene_free(sc);
     sj_posmap_free(pm);
+    sj_posmap_free(base_pm);
     cJSON_Delete(root);
+    cJSON_Delete(base);
     cJSON_Delete(graveyard);
     free(ld.dir);
     free(text);

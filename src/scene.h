@@ -24,7 +24,8 @@ enum shape_kind { SHAPE_POINT, SHAPE_DISC, SHAPE_GAUSSIAN, SHAPE_COSINE };
 enum drop_mode { DROP_ADD, DROP_SET };
 enum obstacle_type { OBST_RECT, OBST_CIRCLE, OBST_POLYGON, OBST_LINE, OBST_MASK };
 enum render_mode {
-    RENDER_HEIGHT, RENDER_COLORMAP, RENDER_SHADED, RENDER_REFRACT, RENDER_NORMALS, RENDER_CAUSTICS
+    RENDER_HEIGHT, RENDER_COLORMAP, RENDER_SHADED, RENDER_REFRACT, RENDER_NORMALS, RENDER_CAUSTICS,
+    RENDER_MODE_COUNT   /* not a mode: how many there are */
 };
 enum initial_type { INITIAL_IMAGE, INITIAL_WAVE };
 /* render.alpha: where the picture's alpha comes from (docs/render.md). */
@@ -34,6 +35,10 @@ enum render_alpha { ALPHA_NONE, ALPHA_HEIGHT, ALPHA_CAUSTICS };
 enum normal_convention { NORMALS_OPENGL, NORMALS_DIRECTX };
 /* output.exr_compression: an .exr's lossless compression (docs/output.md). */
 enum exr_compression { EXRC_ZIP, EXRC_ZIPS, EXRC_PIZ, EXRC_RLE, EXRC_NONE };
+/* render.video_end: what a moving background or floor (a video or an image
+ * sequence) shows after its last frame (docs/render.md): the last frame, or
+ * the clip again from its first. */
+enum video_end { VIDEO_END_HOLD, VIDEO_END_LOOP };
 
 /* A moment in the video: either a time in seconds or a frame number, as the
  * scene gave it (printed back the same way). */
@@ -97,9 +102,18 @@ struct obstacle {
     double (*points)[2];               /* polygon */
     int n_points;
     double from[2], to[2];             /* line, thickness in `width` */
-    char *path;                        /* mask PNG */
+    char *path;                        /* mask PNG, or a printf pattern of one per frame */
     double threshold;                  /* mask: wall where value >= threshold */
     bool invert;                       /* mask: wall where value < threshold */
+    /* A moving obstacle (docs/scene.md, "Moving walls"): offsets [time, dx, dy]
+     * of its shape, linear between keys and held at the ends; NULL when still. */
+    struct path_point *motion;
+    int n_motion;
+    double push;                       /* height a moving wall pushes ahead per cell swept */
+    /* A mask sequence: path holds one frame number field; files 0 .. n_frames - 1. */
+    bool sequence;
+    int n_frames;
+    bool loop;                         /* after the last file: start again (else hold it) */
 };
 
 struct solver_config {
@@ -116,6 +130,14 @@ struct solver_config {
     double speed_range[2]; /* wave: speed at map value 0 and 1 */
     double decay;          /* wave: gamma, 1/s */
     double gravity, surface_tension, density, depth, viscosity;   /* spectral; depth 0: deep */
+    /* wave from depth (docs/solvers.md): `depth` > 0 (m, uniform) or depth_map
+     * (PNG: v -> depth_range in m; .npy: m) gives c = sqrt(g d), or at
+     * `wavelength` L > 0 (m) sqrt(g/k tanh(k d)) with k = 2 pi / L, or at
+     * `frequency` f > 0 (Hz) w/k with w^2 = g k tanh(k d), w = 2 pi f; g = gravity. */
+    char *depth_map;       /* wave: PNG, .npy or NULL */
+    double depth_range[2]; /* wave: depth at PNG value 0 and 1, m */
+    double wavelength;     /* wave: m; 0: not given */
+    double frequency;      /* wave: Hz; 0: not given (neither: the shallow-water limit) */
 };
 
 struct render_config {
@@ -131,14 +153,22 @@ struct render_config {
     double specular;               /* >= 0: strength of the highlight */
     double shininess;              /* > 0: Blinn-Phong exponent */
     double reflectivity;           /* shaded: Schlick's F0, reflectance facing the viewer */
-    char *background;              /* refract: PNG or NULL (a built-in checkerboard) */
+    char *background;              /* refract: a PNG, a video, an image sequence (a printf frame
+                                      field in the name) or NULL (a built-in checkerboard) */
     double refraction;             /* refract: cells of displacement per unit slope */
     double depth;                  /* caustics: floor depth in cells */
-    char *floor;                   /* caustics: floor PNG or NULL (floor_color) */
+    char *depth_map;               /* caustics: per-cell floor depth (PNG: v -> depth_range; .npy), or NULL */
+    double depth_range[2];         /* caustics: floor depth at PNG value 0 and 1, cells */
+    char *floor;                   /* caustics: as background, or NULL (floor_color) */
     unsigned char floor_color[3];
     enum render_alpha alpha;       /* none: opaque, no alpha plane */
     enum normal_convention normal_convention;   /* normals: green up (opengl) or down (directx) */
+    enum video_end video_end;      /* refract, caustics: a moving picture after its last frame */
+    int atlas[2];                  /* columns, rows of frames per image of a PNG or EXR sequence; 0: none */
 };
+
+/* output.format: what `-o -` writes to standard output (src/sinks/pipe.c). */
+enum output_format { OUTPUT_Y4M, OUTPUT_NUT };
 
 struct output_config {
     char *path;                    /* resolved against the current directory, not the scene */
@@ -149,6 +179,8 @@ struct output_config {
     int bit_depth;                 /* 8, 16 or 32 (16: 16-bit PNG, a video pix_fmt of more than 8 bits,
                                       an .exr of half floats; 32: .exr only) */
     enum exr_compression exr_compression;
+    enum output_format format;     /* the stream of -o - (y4m or nut); no file output reads it */
+    int compression;               /* PNG sequences: zlib's level, 0-9 */
 };
 
 /* Where a value of the scene came from: its key path ("obstacles.0.path") and
@@ -157,13 +189,19 @@ struct output_config {
 struct scene_origin {
     char *key;
     int line, col;
+    bool preset;                   /* the value is the preset's (scene_load_preset), not the file's */
 };
 
 struct scene {
-    char *file;                    /* the scene's name for messages ("-" for stdin) */
+    char *file;                    /* the scene's name for messages ("-" for stdin, "preset NAME" alone) */
+    char *preset;                  /* the preset the scene starts from (--preset), or NULL */
     size_t text_bytes;             /* the size of the scene's text (the memory budget of its parse) */
     struct { int width, height; double cell_size; } grid;
-    struct { double fps; int frames; int steps_per_frame; bool steps_auto; } time;
+    struct {
+        double fps; int frames; int steps_per_frame; bool steps_auto;
+        double preroll;   /* seconds simulated before frame 0 (scene_preroll_steps whole steps) */
+        bool loop;        /* the clip repeats with period frames / fps (docs/render.md, "Seamless loops") */
+    } time;
     struct solver_config solver;
     enum edge_kind boundary[4];    /* indexed by enum edge_side */
     int absorb_width;
@@ -227,6 +265,31 @@ int scene_print(const struct scene *sc, FILE *out);
  * memory runs out. */
 char *scene_text(const struct scene *sc);
 
+/* A named starting scene built into the program (--preset): scenes/presets/
+ * NAME.json, embedded at build time (tools/embed-presets.sh). */
+struct scene_preset {
+    const char *name;              /* "pool": the file's name without .json */
+    const char *about;             /* one line: the file's "$comment" */
+    const char *text;              /* the JSON text, NUL-terminated */
+};
+
+/* Every preset, in name order, ending in { NULL }. */
+extern const struct scene_preset scene_presets[];
+
+/* The preset of that name; NULL with e filled (RR_EXIT_USAGE: "--preset NAME:
+ * no such preset", a guess at the nearest name, and the names) otherwise. */
+const struct scene_preset *scene_preset_find(const char *name, struct rr_err *e);
+
+/* As scene_load, from a preset with a scene file's keys over it (path may be
+ * NULL: the preset alone; preset may be NULL: scene_load). The file's objects
+ * are merged into the preset's member by member, at every depth; any other
+ * value of the file (an array, a number, an object whose "type" differs from
+ * the preset's) replaces the preset's whole. Then the --set overrides apply.
+ * A refusal names the file's line:col, or "preset NAME:line:col" for a
+ * value that came from the preset. */
+int scene_load_preset(struct scene *sc, const struct scene_preset *preset, const char *path,
+                      const char *const *sets, int n_sets, struct rr_err *e);
+
 /* Time step helpers shared by every module, so that all agree on what a step is. */
 static inline int scene_steps_per_frame(const struct scene *sc) { return sc->time.steps_per_frame; }
 double scene_dt(const struct scene *sc);                 /* seconds per step */
@@ -235,6 +298,10 @@ long long scene_total_steps(const struct scene *sc);     /* frames * steps_per_f
  * round(time * fps * steps_per_frame). */
 long long scene_moment_step(const struct scene *sc, const struct moment *m);
 
+/* time.preroll in whole steps: round(preroll * fps * steps_per_frame). The
+ * simulation starts at step -scene_preroll_steps, so frame 0 stays step 0. */
+long long scene_preroll_steps(const struct scene *sc);
+
 /* Names of enum values, for messages and printing; NULL-safe lookups. */
 const char *scene_edge_name(enum edge_kind k);
 const char *scene_shape_name(enum shape_kind k);
@@ -242,5 +309,13 @@ const char *scene_render_mode_name(enum render_mode m);
 const char *scene_render_alpha_name(enum render_alpha a);
 const char *scene_normal_convention_name(enum normal_convention c);
 const char *scene_exr_compression_name(enum exr_compression c);
+const char *scene_output_format_name(enum output_format f);
+const char *scene_video_end_name(enum video_end v);
+
+/* How many printf integer fields (%d, %i, %u with flags "-+ 0", width and
+ * precision, no length modifier) a file name holds: 1 for a numbered name
+ * (an image sequence, a file per frame), 0 for a plain one ("%%" is a
+ * literal '%'); -1 for any other or a malformed conversion. */
+int scene_pattern_fields(const char *name);
 
 #endif

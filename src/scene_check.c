@@ -32,22 +32,37 @@ void describe(const cJSON *v, char *buf, size_t size)
     free(s);
 }
 
+bool node_where(const struct ld *ld, const cJSON *node, struct sj_pos *val, struct sj_pos *key, const char **name,
+                bool *in_preset)
+{
+    *in_preset = false;
+    *name = ld->name;
+    if (sj_posmap_find(ld->pm, node, val, key))
+        return true;
+    if (!sj_posmap_find(ld->base_pm, node, val, key))
+        return false;
+    *in_preset = true;
+    *name = ld->base_name;
+    return true;
+}
+
 /* Fails with "FILE:LINE:COL: path: what", the position being node's key
  * (at_key) or value; "--set path: what" for nodes --set made. Returns -1. */
 static int vfail(struct ld *ld, const cJSON *node, bool at_key, const char *path, const char *fmt,
                  va_list ap)
 {
-    char what[768], where[320];
+    char what[768], place[320];
     struct sj_pos val, key;
+    const char *name;
+    bool in_preset;
     rr_vformat(what, sizeof what, fmt, ap);   /* a long quoted key gives way, not the reason */
-    if (sj_posmap_find(ld->pm, node, &val, &key)) {
+    if (node_where(ld, node, &val, &key, &name, &in_preset)) {
         struct sj_pos p = at_key ? key : val;
-        snprintf(where, sizeof where, "%s:%d:%d: %s%s", ld->name, p.line, p.col, path,
-                 *path ? ": " : "");
+        snprintf(place, sizeof place, "%s:%d:%d: %s%s", name, p.line, p.col, path, *path ? ": " : "");
     } else {
-        snprintf(where, sizeof where, "--set %s: ", *path ? path : "(top level)");
+        snprintf(place, sizeof place, "--set %s: ", *path ? path : "(top level)");
     }
-    return rr_fail(ld->e, RR_EXIT_USAGE, "%s%s", where, what);
+    return rr_fail(ld->e, RR_EXIT_USAGE, "%s%s", place, what);
 }
 
 int fail(struct ld *ld, const cJSON *node, const char *path, const char *fmt, ...)
@@ -193,7 +208,7 @@ int check_keys(struct ld *ld, const cJSON *obj, const char *path, const char *co
             if (strcmp(f->string, m->string))
                 continue;
             struct sj_pos fv, fk;
-            if (sj_posmap_find(ld->pm, f, &fv, &fk))
+            if (sj_posmap_find(ld->pm, f, &fv, &fk))   /* duplicates are the file's own */
                 return fail_key(ld, m, p, "duplicate key \"%s\" (first at %d:%d)", m->string,
                                 fk.line, fk.col);
             return fail_key(ld, m, p, "duplicate key \"%s\" (first from --set)", m->string);
@@ -500,12 +515,47 @@ int note(struct ld *ld, const cJSON *node, const char *path)
     }
     struct scene_origin *o = &sc->origins[sc->n_origins];
     struct sj_pos val, key;
-    bool in_file = sj_posmap_find(ld->pm, node, &val, &key);
-    *o = (struct scene_origin){ .key = strdup(path), .line = in_file ? val.line : 0,
-                                .col = in_file ? val.col : 0 };
+    const char *name;
+    bool in_preset, in_text = node_where(ld, node, &val, &key, &name, &in_preset);
+    *o = (struct scene_origin){ .key = strdup(path), .line = in_text ? val.line : 0,
+                                .col = in_text ? val.col : 0, .preset = in_preset };
     if (!o->key)
         return oom(ld);
     sc->n_origins++;
+    return 0;
+}
+
+/* The name given, against the scene's folder (absolute paths stay), or NULL
+ * (memory: e filled). malloc'd. */
+static char *resolve(struct ld *ld, const char *given)
+{
+    size_t len = strlen(ld->dir) + strlen(given) + 2;
+    char *full = malloc(len);
+    if (!full) {
+        oom(ld);
+        return NULL;
+    }
+    if (given[0] == '/' || !ld->dir[0])
+        snprintf(full, len, "%s", given);
+    else
+        snprintf(full, len, "%s/%s", ld->dir, given);
+    return full;
+}
+
+/* Whether full can be read as a regular file; 0, or an errno (-1: it is
+ * not a regular file: a FIFO would hang the loader, a device feed it
+ * forever). */
+static int readable(const char *full)
+{
+    struct stat st;
+    if (stat(full, &st) == 0 && S_ISDIR(st.st_mode))
+        return EISDIR;
+    if (stat(full, &st) == 0 && !S_ISREG(st.st_mode))
+        return -1;
+    FILE *f = fopen(full, "rb");
+    if (!f)
+        return errno;
+    fclose(f);
     return 0;
 }
 
@@ -523,32 +573,81 @@ int get_file(struct ld *ld, const cJSON *obj, const char *path, const char *key,
     if (!cJSON_IsString(v) || !v->valuestring[0])
         return fail_got(ld, v, p, "a file name");
     const char *given = v->valuestring;
-    size_t len = strlen(ld->dir) + strlen(given) + 2;
-    char *full = malloc(len);
+    char *full = resolve(ld, given);
     if (!full)
-        return oom(ld);
-    if (given[0] == '/' || !ld->dir[0])
-        snprintf(full, len, "%s", given);
-    else
-        snprintf(full, len, "%s/%s", ld->dir, given);
-    struct stat st;
-    FILE *f = NULL;
-    if (stat(full, &st) == 0 && S_ISDIR(st.st_mode))
-        errno = EISDIR;
-    else if (stat(full, &st) == 0 && !S_ISREG(st.st_mode)) {
-        /* A FIFO would hang the loader, a device feed it forever. */
+        return -1;
+    int err = readable(full);
+    if (err) {
         free(full);
-        return fail(ld, v, p, "\"%s\" is not a regular file", given);
-    } else if ((f = fopen(full, "rb")))
-        fclose(f);
-    if (!f) {
-        int err = errno;
-        free(full);
+        if (err < 0)
+            return fail(ld, v, p, "\"%s\" is not a regular file", given);
         return fail(ld, v, p, "cannot open \"%s\": %s", given, strerror(err));
     }
     free(*out);
     *out = full;
     return note(ld, v, p);   /* for a PNG that does not decode (scene_locate) */
+}
+
+int get_file_or_sequence(struct ld *ld, const cJSON *obj, const char *path, const char *key, char **out)
+{
+    char p[PATH_LEN];
+    const cJSON *v = member(obj, key);
+    if (!v || !cJSON_IsString(v) || scene_pattern_fields(v->valuestring) == 0)
+        return get_file(ld, obj, path, key, out);
+    join(p, path, key);
+    if (scene_pattern_fields(v->valuestring) != 1)
+        return fail_got(ld, v, p, "a file name, or an image sequence's with one frame number field such as "
+                                  "%04d (%d, %i or %u; %% for a literal %)");
+    char *full = resolve(ld, v->valuestring), first[4096];
+    if (!full)
+        return -1;
+    int err = 0;
+    for (int i = 0; i < 2; i++) {   /* image 0, else image 1 */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+        int n = snprintf(first, sizeof first, full, i);
+#pragma GCC diagnostic pop
+        if (n < 0 || (size_t)n >= sizeof first) {
+            free(full);
+            return fail(ld, v, p, "\"%s\": the name is too long", v->valuestring);
+        }
+        if (!(err = readable(first)))
+            break;
+    }
+    if (err) {
+        free(full);
+        return fail(ld, v, p, "\"%s\": an image sequence needs image 0 or 1: cannot open \"%s\": %s", v->valuestring,
+                    first, err < 0 ? "not a regular file" : strerror(err));
+    }
+    free(*out);
+    *out = full;
+    return note(ld, v, p);
+}
+
+int scene_pattern_fields(const char *name)
+{
+    int n = 0;
+    for (const char *p = name; (p = strchr(p, '%'));) {
+        p++;
+        if (*p == '%') {
+            p++;
+            continue;
+        }
+        while (*p && strchr("-+ 0", *p))
+            p++;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (*p == '.') {
+            p++;
+            while (*p >= '0' && *p <= '9')
+                p++;
+        }
+        if (*p != 'd' && *p != 'i' && *p != 'u')
+            return -1;
+        p++;
+        n++;
+    }
+    return n;
 }
 
 /* A moment given as "time" (seconds >= 0) or "frame" (index >= 0), not both. */

@@ -26,17 +26,20 @@ extern const char *const edge_names[];
 extern const char *const shape_names[];
 extern const char *const mode_names[];
 extern const char *const obstacle_names[];
-extern const char *const render_names[];
 extern const char *const initial_names[];
 extern const char *const alpha_names[];
 extern const char *const convention_names[];
 extern const char *const exr_compression_names[];
+extern const char *const format_names[];
+extern const char *const video_end_names[];
 
 /* ---- the loader's state ------------------------------------------------------------- */
 
 struct ld {
     const char *name;              /* the scene's name in messages ("<stdin>" for "-") */
-    const struct sj_posmap *pm;
+    const struct sj_posmap *pm;    /* the file's nodes (NULL: a preset alone) */
+    const char *base_name;         /* "preset NAME" with --preset, else NULL */
+    const struct sj_posmap *base_pm;   /* the preset's nodes the file did not replace */
     struct rr_err *e;
     char *dir;                     /* folder that relative paths are resolved against */
     struct scene *sc;
@@ -45,6 +48,10 @@ struct ld {
 /* ---- messages and key paths (scene_check.c) ---------------------------------------------- */
 
 void describe(const cJSON *v, char *buf, size_t size);
+/* Where node came from: its value's and key's positions and the name of
+ * its text (the file, or the preset: *in_preset). False for nodes --set made. */
+bool node_where(const struct ld *ld, const cJSON *node, struct sj_pos *val, struct sj_pos *key, const char **name,
+                bool *in_preset);
 int fail(struct ld *ld, const cJSON *node, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 int fail_key(struct ld *ld, const cJSON *node, const char *path, const char *fmt, ...)
@@ -103,6 +110,11 @@ int require(struct ld *ld, const cJSON *obj, const char *path, const char *key);
 int exclusive(struct ld *ld, const cJSON *obj, const char *path, const char *a, const char *b);
 int note(struct ld *ld, const cJSON *node, const char *path);
 int get_file(struct ld *ld, const cJSON *obj, const char *path, const char *key, char **out);
+/* A picture that may move (render.background, render.floor): get_file's
+ * file, or an image sequence's name with one printf frame field
+ * (scene_pattern_fields), resolved the same way, whose image 0 or 1 must be
+ * readable now; the rest are checked when rendering starts. */
+int get_file_or_sequence(struct ld *ld, const cJSON *obj, const char *path, const char *key, char **out);
 int get_moment(struct ld *ld, const cJSON *obj, const char *path, struct moment *m);
 
 /* ---- the sections (scene_sections.c, scene_sources.c) ------------------------------------ */

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "image.h"
 #include "solver.h"
 
 /* ---- printing ------------------------------------------------------------------------------ */
@@ -114,7 +115,21 @@ static void print_solver(cJSON *root, const struct solver_config *s, bool *ok)
         add_num(o, "blend", s->blend, ok);
         add_num(o, "passes", s->passes, ok);
     }
-    if (solver_uses(t, "speed")) {
+    if (solver_uses(t, "speed") && (s->depth > 0 || s->depth_map)) {
+        /* wave from depth: the speed keys would be refused beside these */
+        add_num(o, "gravity", s->gravity, ok);
+        if (s->depth_map)
+            add_str(o, "depth_map", s->depth_map, ok);
+        else
+            add_num(o, "depth", s->depth, ok);
+        if (s->depth_map && !image_is_npy(s->depth_map))
+            add_pair(o, "depth_range", s->depth_range, ok);
+        if (s->wavelength > 0)
+            add_num(o, "wavelength", s->wavelength, ok);
+        if (s->frequency > 0)
+            add_num(o, "frequency", s->frequency, ok);
+        add_num(o, "decay", s->decay, ok);
+    } else if (solver_uses(t, "speed")) {
         add_num(o, "speed", s->speed, ok);
         if (s->speed_map)
             add_str(o, "speed_map", s->speed_map, ok);
@@ -123,7 +138,7 @@ static void print_solver(cJSON *root, const struct solver_config *s, bool *ok)
         add_pair(o, "speed_range", s->speed_range, ok);
         add_num(o, "decay", s->decay, ok);
     }
-    if (solver_uses(t, "gravity")) {
+    if (solver_uses(t, "surface_tension")) {
         add_num(o, "gravity", s->gravity, ok);
         add_num(o, "surface_tension", s->surface_tension, ok);
         add_num(o, "density", s->density, ok);
@@ -144,6 +159,20 @@ static void print_boundary(cJSON *root, const struct scene *sc, bool *ok)
             add_str(o, side[s], scene_edge_name(b[s]), ok);
     }
     add_num(root, "absorb_width", sc->absorb_width, ok);
+}
+
+/* Keyframes [time, a, b] as an array at key k of o. */
+static void add_keys(cJSON *o, const char *k, const struct path_point *p, int n, bool *ok)
+{
+    cJSON *path = add_arr(o, k, ok);
+    for (int i = 0; path && i < n; i++) {
+        double t[3] = { p[i].time, p[i].x, p[i].y };
+        cJSON *pt = num_array(t, 3);
+        if (!pt || !cJSON_AddItemToArray(path, pt)) {
+            cJSON_Delete(pt);
+            *ok = false;
+        }
+    }
 }
 
 static void print_sources(cJSON *root, const struct scene *sc, bool *ok)
@@ -192,15 +221,7 @@ static void print_sources(cJSON *root, const struct scene *sc, bool *ok)
     a = add_arr(root, "movers", ok);
     for (int i = 0; i < sc->n_movers && (o = push_obj(a, ok)); i++) {
         const struct mover *m = &sc->movers[i];
-        cJSON *path = add_arr(o, "path", ok);
-        for (int k = 0; path && k < m->n_path; k++) {
-            double t[3] = { m->path[k].time, m->path[k].x, m->path[k].y };
-            cJSON *pt = num_array(t, 3);
-            if (!pt || !cJSON_AddItemToArray(path, pt)) {
-                cJSON_Delete(pt);
-                *ok = false;
-            }
-        }
+        add_keys(o, "path", m->path, m->n_path, ok);
         add_num(o, "radius", m->radius, ok);
         add_num(o, "amplitude", m->amplitude, ok);
         add_str(o, "shape", scene_shape_name(m->shape), ok);
@@ -264,8 +285,15 @@ static void print_things(cJSON *root, const struct scene *sc, bool *ok)
             add_str(o, "path", ob->path, ok);
             add_num(o, "threshold", ob->threshold, ok);
             *ok = *ok && cJSON_AddBoolToObject(o, "invert", ob->invert);
+            if (ob->sequence)
+                add_str(o, "repeat", ob->loop ? "loop" : "hold", ok);
             break;
         }
+        /* A still obstacle has no motion and no push (both refused there). */
+        if (ob->motion)
+            add_keys(o, "motion", ob->motion, ob->n_motion, ok);
+        if (ob->motion || ob->sequence)
+            add_num(o, "push", ob->push, ok);
     }
 }
 
@@ -303,12 +331,25 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_num(o, "shininess", r->shininess, ok);
         add_opt_str(o, "background", r->background, ok);
         add_num(o, "refraction", r->refraction, ok);
-        add_num(o, "depth", r->depth, ok);
+        if (r->depth_map) {
+            add_str(o, "depth_map", r->depth_map, ok);
+            if (!image_is_npy(r->depth_map))
+                add_pair(o, "depth_range", r->depth_range, ok);
+        } else {
+            add_num(o, "depth", r->depth, ok);
+        }
         add_opt_str(o, "floor", r->floor, ok);
         add_item(o, "floor_color", color_array(r->floor_color), ok);
         add_num(o, "reflectivity", r->reflectivity, ok);
         add_str(o, "alpha", scene_render_alpha_name(r->alpha), ok);
         add_str(o, "normal_convention", scene_normal_convention_name(r->normal_convention), ok);
+        add_str(o, "video_end", scene_video_end_name(r->video_end), ok);
+        if (r->atlas[0]) {
+            double cr[2] = { r->atlas[0], r->atlas[1] };
+            add_item(o, "atlas", num_array(cr, 2), ok);
+        } else {
+            *ok = *ok && cJSON_AddNullToObject(o, "atlas");
+        }
     }
     const struct output_config *out = &sc->output;
     if ((o = add_obj(root, "output", ok))) {
@@ -319,6 +360,8 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
         add_str(o, "pix_fmt", out->pix_fmt, ok);
         add_num(o, "bit_depth", out->bit_depth, ok);
         add_str(o, "exr_compression", scene_exr_compression_name(out->exr_compression), ok);
+        add_str(o, "format", scene_output_format_name(out->format), ok);
+        add_num(o, "compression", out->compression, ok);
     }
 }
 
@@ -340,6 +383,8 @@ int scene_print(const struct scene *sc, FILE *out)
             add_str(o, "steps_per_frame", "auto", &ok);
         else
             add_num(o, "steps_per_frame", sc->time.steps_per_frame, &ok);
+        add_num(o, "preroll", sc->time.preroll, &ok);
+        ok = ok && cJSON_AddBoolToObject(o, "loop", sc->time.loop);
     }
     print_solver(root, &sc->solver, &ok);
     print_boundary(root, sc, &ok);

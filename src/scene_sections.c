@@ -5,7 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "image.h"
 #include "render.h"
 #include "solver.h"
 
@@ -30,7 +32,9 @@ int load_grid(struct ld *ld, const cJSON *root)
 
 int load_time(struct ld *ld, const cJSON *root)
 {
-    static const char *const keys[] = { "fps", "frames", "steps_per_frame", NULL };
+    static const char *const keys[] = { "fps", "frames", "steps_per_frame", "preroll", "loop", NULL };
+    /* A day of warm-up at most: enough for any damping worth looping (docs/scene.md). */
+    static const struct range preroll = { 0, 86400, false, false };
     /* At least a frame every 1000 s: a video muxer keeps each frame's duration
      * in 32 bits of its time base (mp4: 16384 per second at 1e-6 fps overflows). */
     static const struct range fps = { 0.001, 1000, false, false };
@@ -43,7 +47,9 @@ int load_time(struct ld *ld, const cJSON *root)
         return 0;
     if (check_keys(ld, o, "time", keys, NULL) < 0
         || get_number(ld, o, "time", "fps", fps, &sc->time.fps) < 0
-        || get_int(ld, o, "time", "frames", 1, 10000000, &sc->time.frames) < 0)
+        || get_int(ld, o, "time", "frames", 1, 10000000, &sc->time.frames) < 0
+        || get_number(ld, o, "time", "preroll", preroll, &sc->time.preroll) < 0
+        || get_bool(ld, o, "time", "loop", &sc->time.loop) < 0)
         return -1;
     const cJSON *v = member(o, "steps_per_frame");
     if (!v)
@@ -91,12 +97,56 @@ static int refuse_unused_solver_keys(struct ld *ld, const cJSON *o, const struct
     return 0;
 }
 
+/* wave's speed from the water depth (docs/solvers.md): `depth` (uniform) or
+ * `depth_map` in place of `speed` and `speed_map`; `gravity`, `wavelength`
+ * or `frequency`, and `depth_range` only with them. Every combination that
+ * would leave a key without effect is refused naming it. */
+static int load_wave_depth(struct ld *ld, const cJSON *o)
+{
+    static const char *const speeds[] = { "speed", "speed_map", "speed_range" };
+    struct solver_config *s = &ld->sc->solver;
+    const cJSON *depth = member(o, "depth"), *map = member(o, "depth_map");
+    if (map && cJSON_IsNull(map))
+        map = NULL;
+    /* a null depth_map (as --print-scene never writes it) means none */
+    if (map && exclusive(ld, o, "solver", "depth", "depth_map") < 0)
+        return -1;
+    for (int k = 0; k < 3; k++)
+        if (exclusive(ld, o, "solver", speeds[k], "depth") < 0
+            || (map && exclusive(ld, o, "solver", speeds[k], "depth_map") < 0))
+            return -1;
+    if (depth && !(s->depth > 0))
+        return fail_got(ld, depth, "solver.depth", "a depth > 0 in m for the wave solver (dry land is an obstacle)");
+    if (map && get_file(ld, o, "solver", "depth_map", &s->depth_map) < 0)
+        return -1;
+    if (exclusive(ld, o, "solver", "wavelength", "frequency") < 0)
+        return -1;
+    static const char *const needs_depth[] = { "gravity", "wavelength", "frequency", "depth_range" };
+    for (int k = 0; k < 4; k++) {
+        const cJSON *v = member(o, needs_depth[k]);
+        char p[PATH_LEN];
+        if (v && !depth && !map)
+            return fail_key(ld, v, join(p, "solver", needs_depth[k]),
+                            "used by the wave solver only with solver.depth or solver.depth_map");
+    }
+    const cJSON *g = member(o, "gravity");
+    if (g && !(s->gravity > 0))
+        return fail_got(ld, g, "solver.gravity", "a number > 0 for the wave solver (its speed is sqrt(g d))");
+    const cJSON *range = member(o, "depth_range");
+    if (range && !map)
+        return fail_key(ld, range, "solver.depth_range", "used only with a PNG solver.depth_map");
+    if (range && image_is_npy(s->depth_map))
+        return fail_key(ld, range, "solver.depth_range",
+                        "not used with a .npy solver.depth_map (its values are the depths in m)");
+    return 0;
+}
+
 int load_solver(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = {
         "type", "damping", "damping_shift", "half_life", "neighbors", "flow", "blend", "passes",
         "speed", "speed_map", "speed_range", "decay", "gravity", "surface_tension", "density",
-        "depth", "viscosity", NULL
+        "depth", "viscosity", "depth_map", "depth_range", "wavelength", "frequency", NULL
     };
     static const struct range damping = { 0, 1, true, false };
     struct solver_config *s = &ld->sc->solver;
@@ -134,7 +184,10 @@ int load_solver(struct ld *ld, const cJSON *root)
         || get_number(ld, o, "solver", "surface_tension", NONNEG, &s->surface_tension) < 0
         || get_number(ld, o, "solver", "density", POSITIVE, &s->density) < 0
         || get_number(ld, o, "solver", "depth", NONNEG, &s->depth) < 0
-        || get_number(ld, o, "solver", "viscosity", NONNEG, &s->viscosity) < 0)
+        || get_number(ld, o, "solver", "viscosity", NONNEG, &s->viscosity) < 0
+        || get_pair(ld, o, "solver", "depth_range", POSITIVE, s->depth_range) < 0
+        || get_number(ld, o, "solver", "wavelength", POSITIVE, &s->wavelength) < 0
+        || get_number(ld, o, "solver", "frequency", POSITIVE, &s->frequency) < 0)
         return -1;
     if (neighbors != 4 && neighbors != 8)
         return fail_got(ld, member(o, "neighbors"), "solver.neighbors", "4 or 8");
@@ -143,7 +196,7 @@ int load_solver(struct ld *ld, const cJSON *root)
     const cJSON *map = member(o, "speed_map");
     if (map && !cJSON_IsNull(map) && get_file(ld, o, "solver", "speed_map", &s->speed_map) < 0)
         return -1;
-    return 0;
+    return solver_uses(s->type, "depth_map") ? load_wave_depth(ld, o) : 0;
 }
 
 static int check_wrap_pairs(struct ld *ld, const cJSON *node)
@@ -256,7 +309,8 @@ static int get_light(struct ld *ld, const cJSON *obj, const char *path, const ch
     return 0;
 }
 
-/* An optional PNG: a file name, or null (as --print-scene writes "none"). */
+/* An optional picture: a file name, an image sequence's name, or null (as
+ * --print-scene writes "none"). */
 static int get_opt_file(struct ld *ld, const cJSON *obj, const char *path, const char *key, char **out)
 {
     const cJSON *v = member(obj, key);
@@ -265,7 +319,73 @@ static int get_opt_file(struct ld *ld, const cJSON *obj, const char *path, const
         *out = NULL;
         return 0;
     }
-    return get_file(ld, obj, path, key, out);
+    return get_file_or_sequence(ld, obj, path, key, out);
+}
+
+/* Whether a picture's name is a still PNG (not a video, not a sequence). */
+static bool still_png(const char *name)
+{
+    size_t n = strlen(name);
+    return scene_pattern_fields(name) == 0 && n > 4 && !strcasecmp(name + n - 4, ".png");
+}
+
+/* render.video_end "loop" acts on the mode's moving picture: refused where
+ * there is none to act on ("hold" is what a still shows anyway, and what
+ * --print-scene writes; docs/scene.md says where it does not apply). */
+static int check_video_end(struct ld *ld, const cJSON *o)
+{
+    const struct render_config *r = &ld->sc->render;
+    const cJSON *v = member(o, "video_end");
+    const char *key = r->mode == RENDER_REFRACT ? "background" : "floor", *pic = r->mode == RENDER_REFRACT
+                                                                                  ? r->background : r->floor;
+    if (!v || r->video_end != VIDEO_END_LOOP || (r->mode != RENDER_REFRACT && r->mode != RENDER_CAUSTICS)
+        || (pic && !still_png(pic)))
+        return 0;
+    return fail(ld, v, "render.video_end", "applies to a video or an image sequence, and render.%s is %s", key,
+                pic ? "a still PNG" : "none");
+}
+
+/* render.atlas: [columns, rows], each 1..1024, or null (no atlas). */
+static int get_atlas(struct ld *ld, const cJSON *obj, int out[2])
+{
+    const cJSON *v = member(obj, "atlas");
+    if (!v)
+        return 0;
+    if (cJSON_IsNull(v)) {
+        out[0] = out[1] = 0;
+        return 0;
+    }
+    int n[2];
+    for (int k = 0; k < 2; k++) {
+        const cJSON *c = cJSON_IsArray(v) && cJSON_GetArraySize(v) == 2 ? cJSON_GetArrayItem(v, k) : NULL;
+        double d = cJSON_IsNumber(c) ? c->valuedouble : 0;
+        if (!(d >= 1 && d <= 1024 && d == floor(d)))
+            return fail_got(ld, v, "render.atlas", "[columns, rows] with integers in [1, 1024], or null");
+        n[k] = (int)d;
+    }
+    out[0] = n[0];
+    out[1] = n[1];
+    return 0;
+}
+
+/* The caustics floor's depth per cell: render.depth_map (cells) in place of
+ * the uniform render.depth; depth_range only for a PNG map. */
+static int load_floor_depth(struct ld *ld, const cJSON *o)
+{
+    static const struct range DEPTHS = { 0, 1e6, true, false };
+    struct render_config *r = &ld->sc->render;
+    const cJSON *range = member(o, "depth_range");
+    const cJSON *map = member(o, "depth_map");
+    if ((map && !cJSON_IsNull(map) && exclusive(ld, o, "render", "depth", "depth_map") < 0)
+        || get_opt_file(ld, o, "render", "depth_map", &r->depth_map) < 0
+        || get_pair(ld, o, "render", "depth_range", DEPTHS, r->depth_range) < 0)
+        return -1;
+    if (range && !r->depth_map)
+        return fail_key(ld, range, "render.depth_range", "used only with a PNG render.depth_map");
+    if (range && image_is_npy(r->depth_map))
+        return fail_key(ld, range, "render.depth_range",
+                        "not used with a .npy render.depth_map (its values are the depths in cells)");
+    return 0;
 }
 
 int load_render(struct ld *ld, const cJSON *root)
@@ -273,7 +393,8 @@ int load_render(struct ld *ld, const cJSON *root)
     static const char *const keys[] = { "mode", "colormap", "range", "width", "height", "obstacle_color",
                                         "height_scale", "light", "water_color", "sky_color", "specular",
                                         "shininess", "background", "refraction", "depth", "floor",
-                                        "floor_color", "reflectivity", "alpha", "normal_convention", NULL };
+                                        "floor_color", "reflectivity", "alpha", "normal_convention",
+                                        "video_end", "atlas", "depth_map", "depth_range", NULL };
     static const struct range SHINE = { 1, 10000, false, false };
     static const struct range REFR = { -10000, 10000, false, false };
     static const struct range SCALE = { 0, 1e6, true, false };
@@ -287,9 +408,12 @@ int load_render(struct ld *ld, const cJSON *root)
         return 0;
     if (check_keys(ld, o, "render", keys, NULL) < 0)
         return -1;
-    GET_ENUM(ld, o, "render", "mode", render_names, r->mode);
+    const char *modes[RENDER_MODE_COUNT + 1];
+    render_mode_names(modes);
+    GET_ENUM(ld, o, "render", "mode", modes, r->mode);
     GET_ENUM(ld, o, "render", "alpha", alpha_names, r->alpha);
     GET_ENUM(ld, o, "render", "normal_convention", convention_names, r->normal_convention);
+    GET_ENUM(ld, o, "render", "video_end", video_end_names, r->video_end);
     const cJSON *cmap = member(o, "colormap");
     int known_map;   /* one of the renderer's names, checked here for its position */
     if (get_name(ld, o, "render", "colormap", false, r->colormap) < 0
@@ -309,16 +433,17 @@ int load_render(struct ld *ld, const cJSON *root)
         || get_number(ld, o, "render", "depth", DEPTH, &r->depth) < 0
         || get_opt_file(ld, o, "render", "floor", &r->floor) < 0
         || get_color(ld, o, "render", "floor_color", r->floor_color) < 0
-        || get_number(ld, o, "render", "reflectivity", UNIT, &r->reflectivity) < 0)
+        || get_number(ld, o, "render", "reflectivity", UNIT, &r->reflectivity) < 0
+        || get_atlas(ld, o, r->atlas) < 0 || check_video_end(ld, o) < 0 || load_floor_depth(ld, o) < 0)
         return -1;
     if (!(r->range[0] < r->range[1]))
         return fail_got(ld, member(o, "range"), "render.range", "[low, high] with low < high");
     /* libswscale stretches a line at most about 6900 times (its step, in
-     * 1/65536 of a source pixel, must stay 10 or more); refract renders at
-     * the render size itself. */
+     * 1/65536 of a source pixel, must stay 10 or more); an own-size mode
+     * (refract) renders at the render size itself. */
     const int grid_size[2] = { ld->sc->grid.width, ld->sc->grid.height }, size[2] = { r->width, r->height };
     static const char *const side[2] = { "width", "height" };
-    for (int k = 0; k < 2 && r->mode != RENDER_REFRACT; k++) {
+    for (int k = 0; k < 2 && !render_mode_own_size(r->mode); k++) {
         if ((long long)size[k] <= (long long)RR_RENDER_MAX_STRETCH * grid_size[k])
             continue;
         char p[PATH_LEN];
@@ -333,7 +458,7 @@ int load_render(struct ld *ld, const cJSON *root)
 int load_output(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = { "path", "codec", "crf", "preset", "pix_fmt", "bit_depth",
-                                        "exr_compression", NULL };
+                                        "exr_compression", "format", "compression", NULL };
     struct output_config *out = &ld->sc->output;
     const cJSON *o;
     if (get_object(ld, root, "", "output", &o) < 0)
@@ -345,7 +470,8 @@ int load_output(struct ld *ld, const cJSON *root)
         || get_int(ld, o, "output", "crf", -1, 63, &out->crf) < 0
         || get_name(ld, o, "output", "preset", true, out->preset) < 0
         || get_name(ld, o, "output", "pix_fmt", true, out->pix_fmt) < 0
-        || get_int(ld, o, "output", "bit_depth", 8, 32, &out->bit_depth) < 0)
+        || get_int(ld, o, "output", "bit_depth", 8, 32, &out->bit_depth) < 0
+        || get_int(ld, o, "output", "compression", 0, 9, &out->compression) < 0)
         return -1;
     if (out->bit_depth != 8 && out->bit_depth != 16 && out->bit_depth != 32) {
         const cJSON *v = member(o, "bit_depth");
@@ -354,6 +480,7 @@ int load_output(struct ld *ld, const cJSON *root)
         return fail(ld, v, "output.bit_depth", "expected 8 or 16, got %s (32: float, for an .exr)", got);
     }
     GET_ENUM(ld, o, "output", "exr_compression", exr_compression_names, out->exr_compression);
+    GET_ENUM(ld, o, "output", "format", format_names, out->format);
     /* Relative to the current directory, not to the scene: -o overrides it. */
     const cJSON *v = member(o, "path");
     if (v) {

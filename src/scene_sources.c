@@ -6,7 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "sink.h"
 #include "sources.h"
 
 /* ---- the sources, probes and obstacles, in the contract's order ---------------------------- */
@@ -224,16 +226,22 @@ int load_oscillators(struct ld *ld, const cJSON *root)
     return 0;
 }
 
-static int load_path(struct ld *ld, const cJSON *o, const char *path, struct mover *m)
+/* A list of keyframes [time, a, b] at `key` of o (movers' path: positions;
+ * obstacles' motion: offsets): at least one, times increasing. */
+static int load_keys(struct ld *ld, const cJSON *o, const char *path, const char *key, const char *what,
+                     struct path_point **out, int *n_out)
 {
-    char p[PATH_LEN], q[PATH_LEN];
-    const cJSON *v = member(o, "path");
-    join(p, path, "path");
+    char p[PATH_LEN], q[PATH_LEN], expect[64];
+    const cJSON *v = member(o, key);
+    join(p, path, key);
+    snprintf(expect, sizeof expect, "an array of at least one %s point", what);
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1)
-        return fail_got(ld, v, p, "an array of at least one [time, x, y] point");
+        return fail_got(ld, v, p, expect);
     int n = cJSON_GetArraySize(v), i = 0;
-    if (!(m->path = alloc_list(ld, n, sizeof *m->path)))
+    struct path_point *pts = alloc_list(ld, n, sizeof *pts);
+    if (!(*out = pts))
         return -1;
+    snprintf(expect, sizeof expect, "%s (three numbers)", what);
     for (const cJSON *pt = v->child; pt; pt = pt->next, i++) {
         join_index(q, p, i);
         const cJSON *c[3];
@@ -242,15 +250,15 @@ static int load_path(struct ld *ld, const cJSON *o, const char *path, struct mov
         if (!cJSON_IsArray(pt) || cJSON_GetArraySize(pt) != 3 || !cJSON_IsNumber(c[0])
             || !cJSON_IsNumber(c[1]) || !cJSON_IsNumber(c[2]) || !isfinite(c[0]->valuedouble)
             || !isfinite(c[1]->valuedouble) || !isfinite(c[2]->valuedouble))
-            return fail_got(ld, pt, q, "[time, x, y] (three numbers)");
-        m->path[i] = (struct path_point){ c[0]->valuedouble, c[1]->valuedouble, c[2]->valuedouble };
-        if (i > 0 && !(m->path[i].time > m->path[i - 1].time)) {
+            return fail_got(ld, pt, q, expect);
+        pts[i] = (struct path_point){ c[0]->valuedouble, c[1]->valuedouble, c[2]->valuedouble };
+        if (i > 0 && !(pts[i].time > pts[i - 1].time)) {
             char prev[32], now[32];
-            fmt_num(prev, sizeof prev, m->path[i - 1].time);
-            fmt_num(now, sizeof now, m->path[i].time);
+            fmt_num(prev, sizeof prev, pts[i - 1].time);
+            fmt_num(now, sizeof now, pts[i].time);
             return fail(ld, c[0], q, "times must increase: expected a time > %s, got %s", prev, now);
         }
-        m->n_path = i + 1;
+        *n_out = i + 1;
     }
     return 0;
 }
@@ -271,7 +279,8 @@ int load_movers(struct ld *ld, const cJSON *root)
         sc->n_movers = i + 1;
         join_index(p, "movers", i);
         if (check_keys(ld, o, p, keys, NULL) < 0 || require(ld, o, p, "path") < 0
-            || load_path(ld, o, p, m) < 0 || get_number(ld, o, p, "radius", NONNEG, &m->radius) < 0
+            || load_keys(ld, o, p, "path", "[time, x, y]", &m->path, &m->n_path) < 0
+            || get_number(ld, o, p, "radius", NONNEG, &m->radius) < 0
             || get_number(ld, o, p, "amplitude", ANY, &m->amplitude) < 0)
             return -1;
         GET_ENUM(ld, o, p, "shape", shape_names, m->shape);
@@ -388,21 +397,78 @@ static int load_points(struct ld *ld, const cJSON *o, const char *path, struct o
     return 0;
 }
 
-static int load_obstacle(struct ld *ld, const cJSON *o, const char *p, struct obstacle *ob)
+/* Whether `name` is a regular file. */
+static bool is_file(const char *name)
 {
-    static const char *const keys[][7] = {
-        [OBST_RECT] = { "type", "x", "y", "width", "height", NULL },
-        [OBST_CIRCLE] = { "type", "x", "y", "radius", NULL },
-        [OBST_POLYGON] = { "type", "points", NULL },
-        [OBST_LINE] = { "type", "from", "to", "width", NULL },
-        [OBST_MASK] = { "type", "path", "threshold", "invert", NULL },
-    };
-    int type;
-    if (get_type(ld, o, p, obstacle_names, &type) < 0)
-        return -1;
-    ob->type = (enum obstacle_type)type;
-    if (check_keys(ld, o, p, keys[type], obstacle_names[type]) < 0)
-        return -1;
+    struct stat st;
+    return stat(name, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Whether a mask's path names a sequence: it holds one frame number field
+ * (mask_%04d.png), or some '%' and no file has that name (refused by
+ * load_mask_sequence); a file whose name has a '%' is still one mask. */
+static bool is_sequence(struct ld *ld, const cJSON *v)
+{
+    struct rr_err scratch = { 0 };
+    if (!cJSON_IsString(v) || !strchr(v->valuestring, '%'))
+        return false;
+    if (sink_pattern_check(v->valuestring, &scratch) == 0)
+        return true;
+    char name[4096];
+    if (v->valuestring[0] == '/' || !ld->dir[0])
+        snprintf(name, sizeof name, "%s", v->valuestring);
+    else
+        snprintf(name, sizeof name, "%s/%s", ld->dir, v->valuestring);
+    return !is_file(name);
+}
+
+/* A mask path holding a frame number field (mask_%04d.png): the pattern,
+ * resolved against the scene's folder (a '%' there doubled, so that the
+ * resolved pattern still has one field), and the number of files in a row
+ * from 0, counted up to the video's frames (more are never shown). A
+ * sequence shorter than the video with a file after the gap is a missing
+ * file, refused with the first missing name. */
+static int load_mask_sequence(struct ld *ld, const cJSON *o, const char *p, struct obstacle *ob)
+{
+    char q[PATH_LEN], name[4096], shown[4096];
+    const cJSON *v = member(o, "path");
+    const char *given = v->valuestring;
+    join(q, p, "path");
+    struct rr_err scratch = { 0 };
+    if (sink_pattern_check(given, &scratch) < 0)
+        return fail(ld, v, q, "a mask sequence needs exactly one frame number field such as %%04d (%%d, %%i or %%u "
+                    "with flags, width, precision; %%%% for a literal %%), got \"%s\"", given);
+    size_t cap = 2 * strlen(ld->dir) + strlen(given) + 2;
+    char *full = malloc(cap), *w = full;
+    if (!full)
+        return oom(ld);
+    if (given[0] != '/' && ld->dir[0]) {
+        for (const char *d = ld->dir; *d; d++)
+            w += *d == '%' ? sprintf(w, "%%%%") : sprintf(w, "%c", *d);
+        *w++ = '/';
+    }
+    strcpy(w, given);
+    free(ob->path);
+    ob->path = full;
+    ob->sequence = true;
+    int n = 0;
+    while (n < ld->sc->time.frames && sink_pattern_name(name, sizeof name, full, n) == 0 && is_file(name))
+        n++;
+    ob->n_frames = n;
+    if (n > 0 && (n == ld->sc->time.frames || sink_pattern_name(name, sizeof name, full, n + 1) < 0
+                  || !is_file(name)))
+        return note(ld, v, q);
+    sink_pattern_name(shown, sizeof shown, given, n);
+    if (n == 0)
+        return fail(ld, v, q, "no file \"%s\" for frame 0 (a mask sequence numbers its files from 0)", shown);
+    char next[4096];
+    sink_pattern_name(next, sizeof next, given, n + 1);
+    return fail(ld, v, q, "no file \"%s\" for frame %d, but \"%s\" follows", shown, n, next);
+}
+
+/* The shape's keys of an obstacle; the moving part is load_motion's. */
+static int load_shape(struct ld *ld, const cJSON *o, const char *p, struct obstacle *ob)
+{
     switch (ob->type) {
     case OBST_RECT:
         return require(ld, o, p, "x") < 0 || require(ld, o, p, "y") < 0 || require(ld, o, p, "width") < 0
@@ -424,10 +490,57 @@ static int load_obstacle(struct ld *ld, const cJSON *o, const char *p, struct ob
                    || get_number(ld, o, p, "width", POSITIVE, &ob->width) < 0 ? -1 : 0;
     case OBST_MASK:
         ob->threshold = 0.5;
-        return require(ld, o, p, "path") < 0 || get_file(ld, o, p, "path", &ob->path) < 0
+        if (require(ld, o, p, "path") < 0)
+            return -1;
+        if (is_sequence(ld, member(o, "path")))
+            return load_mask_sequence(ld, o, p, ob) < 0 || get_number(ld, o, p, "threshold", UNIT, &ob->threshold) < 0
+                   || get_bool(ld, o, p, "invert", &ob->invert) < 0 ? -1 : 0;
+        return get_file(ld, o, p, "path", &ob->path) < 0
                    || get_number(ld, o, p, "threshold", UNIT, &ob->threshold) < 0
                    || get_bool(ld, o, p, "invert", &ob->invert) < 0 ? -1 : 0;
     }
+    return 0;
+}
+
+/* An obstacle's motion (offsets of its shape over time), the push of a wall
+ * that moves, and a mask sequence's repeat; each refused where it cannot act. */
+static int load_motion(struct ld *ld, const cJSON *o, const char *p, struct obstacle *ob)
+{
+    static const char *const repeat_names[] = { "hold", "loop", NULL };
+    char q[PATH_LEN];
+    const cJSON *v;
+    if (member(o, "motion") && load_keys(ld, o, p, "motion", "[time, dx, dy]", &ob->motion, &ob->n_motion) < 0)
+        return -1;
+    if ((v = member(o, "repeat")) && !ob->sequence)
+        return fail_key(ld, v, join(q, p, "repeat"),
+                        "applies to a mask sequence only (a path with a frame number field such as mask_%%04d.png)");
+    int repeat = ob->loop;
+    if (get_enum(ld, o, p, "repeat", repeat_names, &repeat) < 0)
+        return -1;
+    ob->loop = repeat == 1;
+    ob->push = 0.5;
+    if ((v = member(o, "push")) && !ob->motion && !ob->sequence)
+        return fail_key(ld, v, join(q, p, "push"),
+                        "applies to a wall that moves only (give \"motion\", or a mask sequence)");
+    return get_number(ld, o, p, "push", ANY, &ob->push);
+}
+
+static int load_obstacle(struct ld *ld, const cJSON *o, const char *p, struct obstacle *ob)
+{
+    static const char *const keys[][10] = {
+        [OBST_RECT] = { "type", "x", "y", "width", "height", "motion", "push", NULL },
+        [OBST_CIRCLE] = { "type", "x", "y", "radius", "motion", "push", NULL },
+        [OBST_POLYGON] = { "type", "points", "motion", "push", NULL },
+        [OBST_LINE] = { "type", "from", "to", "width", "motion", "push", NULL },
+        [OBST_MASK] = { "type", "path", "threshold", "invert", "motion", "push", "repeat", NULL },
+    };
+    int type;
+    if (get_type(ld, o, p, obstacle_names, &type) < 0)
+        return -1;
+    ob->type = (enum obstacle_type)type;
+    if (check_keys(ld, o, p, keys[type], obstacle_names[type]) < 0 || load_shape(ld, o, p, ob) < 0
+        || load_motion(ld, o, p, ob) < 0)
+        return -1;
     return 0;
 }
 

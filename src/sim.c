@@ -11,6 +11,7 @@
  * oscillators and movers). */
 #include "sim.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -41,8 +42,9 @@ struct sim {
     void *priv;
     struct sources *src;
     unsigned char *walls;
-    ptrdiff_t *wall_idx;      /* field offsets (y * stride + x) of the wall cells */
-    size_t n_walls;
+    ptrdiff_t *wall_idx;      /* field offsets (y * stride + x) of the wall cells, ascending */
+    size_t n_walls, cap_walls;
+    struct walls *wl;         /* the obstacles, still and moving (obstacles.h) */
     float *sponge[4];         /* per edge: factors for cells 0 .. width-1 from the edge, or NULL */
     int sponge_n[4];
     bool sponge_old_plane;    /* the sponge damps the old plane too (with Mur) */
@@ -194,11 +196,168 @@ static void zero_walls(struct sim *s)
 }
 
 static int check_finite(const struct sim *s, struct rr_err *e);
+static int take_steps(struct sim *s, long long n, struct solver_screen *screen, struct rr_err *e);
+static const char *damp_keys(const struct solver_ops *ops);
 
-int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
+/* What an undamped loop would repeat besides the water's own motion, in
+ * `what` (size bytes); "" when nothing: no source after step 0, every edge
+ * wrap, no obstacle. */
+static void undamped_loop_extras(const struct scene *sc, char *what, size_t size)
+{
+    *what = 0;
+    for (int k = 0; k < sc->n_drops; k++)
+        if (scene_moment_step(sc, &sc->drops[k].at) != 0) {
+            snprintf(what, size, "drops.%d falls after frame 0", k);
+            return;
+        }
+    static const char *const side[4] = { "left", "right", "top", "bottom" };
+    for (int k = 0; k < 4; k++)
+        if (sc->boundary[k] != EDGE_WRAP) {
+            snprintf(what, size, "boundary.%s is %s, not wrap", side[k], scene_edge_name(sc->boundary[k]));
+            return;
+        }
+    if (sc->rain.enabled && sc->rain.rate > 0)
+        snprintf(what, size, "rain falls after frame 0");
+    else if (sc->n_oscillators)
+        snprintf(what, size, "oscillators.0 drives the water after frame 0");
+    else if (sc->n_movers)
+        snprintf(what, size, "movers.0 drives the water after frame 0");
+    else if (sc->n_obstacles)
+        snprintf(what, size, "obstacles.0 is a wall");
+}
+
+/* time.loop: a damped solver settles into the loop of its repeated sources
+ * after the warm-up; an undamped one never forgets its start, so it may loop
+ * only when its own free motion repeats (solver_ops.loops_exactly: spectral's
+ * quantised frequencies) on a periodic domain with nothing added after frame 0. */
+static int check_loop(const struct scene *sc, struct rr_err *e)
+{
+    const struct solver_ops *ops = sc->solver.type;
+    if (!sc->time.loop)
+        return 0;
+    /* Moving walls follow their own keys, not the loop's period. */
+    for (int k = 0; k < sc->n_obstacles; k++)
+        if (sc->obstacles[k].motion || sc->obstacles[k].sequence)
+            return rr_fail(e, RR_EXIT_USAGE,
+                           "time.loop: obstacles.%d moves (its %s), and moving walls do not repeat with the loop; "
+                           "keep the walls still in a loop", k, sc->obstacles[k].motion ? "motion" : "mask sequence");
+    if (solver_decay_rate(sc) > 0)
+        return 0;
+    if (!ops->loops_exactly)
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "time.loop: the %s solver as set does not damp the water, so the clip never settles into a "
+                       "loop; damp it (%s)", ops->name, damp_keys(ops));
+    char what[96];
+    undamped_loop_extras(sc, what, sizeof what);
+    if (*what)
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "time.loop: an undamped %s loop repeats only the water's own motion, on a periodic domain "
+                       "(every edge wrap, no obstacles, nothing added after frame 0), but %s; damp it (%s)",
+                       ops->name, what, damp_keys(ops));
+    return 0;
+}
+
+double sim_loop_residue(const struct scene *sc, double *rate)
+{
+    *rate = solver_decay_rate(sc);
+    return exp(-*rate * (double)scene_preroll_steps(sc) * scene_dt(sc));
+}
+
+/* The field offset of grid cell c. */
+static ptrdiff_t cell_offset(const struct sim *s, size_t c)
+{
+    return (ptrdiff_t)(c / (size_t)s->f.w) * s->f.stride + (ptrdiff_t)(c % (size_t)s->f.w);
+}
+
+/* Makes room for n wall offsets. */
+static int reserve_walls(struct sim *s, size_t n, struct rr_err *e)
+{
+    if (n <= s->cap_walls)
+        return 0;
+    size_t cap = n > 2 * s->cap_walls ? n : 2 * s->cap_walls;
+    ptrdiff_t *p = realloc(s->wall_idx, cap * sizeof *p);
+    if (!p)
+        return rr_fail(e, RR_EXIT_RUNTIME, "obstacles: out of memory");
+    s->wall_idx = p;
+    s->cap_walls = cap;
+    return 0;
+}
+
+/* The wall offsets from the whole mask. */
+static int index_walls(struct sim *s, struct rr_err *e)
+{
+    size_t n = (size_t)s->f.w * s->f.h, m = 0;
+    for (size_t k = 0; k < n; k++)
+        m += s->walls[k] != 0;
+    if (reserve_walls(s, m, e) < 0)
+        return -1;
+    s->n_walls = 0;
+    for (size_t k = 0; k < n; k++)
+        if (s->walls[k])
+            s->wall_idx[s->n_walls++] = cell_offset(s, k);
+    return 0;
+}
+
+/* The walls of step `step` (a moving obstacle's motion, a mask sequence's
+ * next file): the mask redrawn where it may change (walls_update), the water
+ * the moving faces push (walls_flux) and the cells covered and left
+ * displace (walls_displace), both as heights displaced at rest: added to
+ * both planes, so a steady push is a steady source (on the new plane only for a solver
+ * that takes changes there as displaced at rest, as the sponge), and the wall
+ * offsets merged with the changes in one pass: O(walls + changes), no scan
+ * of the grid. Sets *changed when a cell changed. */
+static int move_walls(struct sim *s, long long step, bool *changed, struct rr_err *e)
+{
+    size_t n, nf;
+    if (walls_update(s->wl, step, s->walls, false, e) < 0)
+        return -1;
+    const struct wall_change *c = walls_changes(s->wl, &n);
+    const struct wall_flux *fl = walls_flux(s->wl, &nf);
+    walls_displace(c, n, s->walls, s->f.w, s->f.h, s->f.cur, s->ops->displaces_at_rest ? NULL : s->f.prev,
+                   s->f.stride);
+    for (size_t k = 0; k < nf; k++) {
+        ptrdiff_t at = cell_offset(s, fl[k].cell);
+        s->f.cur[at] += fl[k].amount;
+        if (!s->ops->displaces_at_rest)
+            s->f.prev[at] += fl[k].amount;
+    }
+    *changed = n > 0 || nf > 0;
+    if (!n)
+        return 0;
+    size_t added = 0;
+    for (size_t k = 0; k < n; k++)
+        added += c[k].covered;
+    if (reserve_walls(s, s->n_walls + added + 1, e) < 0)
+        return -1;
+    /* Merge from the end, in place: the kept offsets and the covered cells,
+     * both ascending, skipping the uncovered ones. */
+    size_t out = s->n_walls + added, i = s->n_walls, k = n;
+    while (k > 0 || i > 0) {
+        ptrdiff_t ck = k > 0 ? cell_offset(s, c[k - 1].cell) : -1;
+        if (i > 0 && s->wall_idx[i - 1] > ck) {
+            s->wall_idx[--out] = s->wall_idx[--i];
+        } else if (k > 0 && c[k - 1].covered) {
+            s->wall_idx[--out] = ck;
+            k--;
+        } else {
+            if (i > 0 && s->wall_idx[i - 1] == ck)   /* uncovered: drop it */
+                i--;
+            k--;
+        }
+    }
+    /* Uncovered cells left a gap at the front: move the list down. */
+    size_t kept = s->n_walls + added - out;
+    memmove(s->wall_idx, s->wall_idx + out, kept * sizeof *s->wall_idx);
+    s->n_walls = kept;
+    return 0;
+}
+
+static int create(struct sim **out, const struct scene *sc, bool preroll, struct rr_err *e)
 {
     *out = NULL;
     const struct solver_ops *ops = sc->solver.type;
+    if (check_loop(sc, e) < 0)
+        return -1;
     struct sim *s = calloc(1, sizeof *s);
     if (!s)
         return rr_fail(e, RR_EXIT_RUNTIME, "simulation: out of memory");
@@ -211,17 +370,8 @@ int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
         rr_fail(e, RR_EXIT_RUNTIME, "obstacles: out of memory");
         goto fail;
     }
-    if (obstacles_rasterize(sc, s->walls, e) < 0)
+    if (walls_create(&s->wl, sc, s->walls, e) < 0 || index_walls(s, e) < 0)
         goto fail;
-    for (size_t k = 0; k < n; k++)
-        s->n_walls += s->walls[k];
-    if (s->n_walls && !(s->wall_idx = malloc(s->n_walls * sizeof *s->wall_idx))) {
-        rr_fail(e, RR_EXIT_RUNTIME, "obstacles: out of memory");
-        goto fail;
-    }
-    for (size_t k = 0, m = 0; k < n; k++)
-        if (s->walls[k])
-            s->wall_idx[m++] = (ptrdiff_t)(k / (size_t)w) * s->f.stride + (ptrdiff_t)(k % (size_t)w);
     if (sources_create(&s->src, sc, e) < 0)
         goto fail;
     sources_set_walls(s->src, s->walls);
@@ -256,8 +406,16 @@ int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e)
         }
         s->sponge_n[side] = width;
     }
-    sources_apply(s->src, 0, &s->f);
+    /* time.preroll: the simulation starts preroll steps before frame 0, so
+     * frame 0 is still step 0 (checkpoints and --range count from there). */
+    s->step = -scene_preroll_steps(sc);
+    sources_apply(s->src, s->step, &s->f);
     zero_walls(s);
+    if (preroll && s->step < 0) {
+        struct solver_screen screen;
+        if (take_steps(s, -s->step, &screen, e) < 0)
+            goto fail;
+    }
     if (check_finite(s, e) < 0)   /* frame 0 too: never render a runaway frame */
         goto fail;
     *out = s;
@@ -267,6 +425,12 @@ fail:
     return -1;
 }
 
+int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e) { return create(out, sc, true, e); }
+
+int sim_create_restart(struct sim **out, const struct scene *sc, struct rr_err *e)
+{
+    return create(out, sc, false, e);
+}
 
 /* What to change when heights run away: every solver is stable as loaded
  * (init checks its limits: wave's Courant number, spring's blend), so what
@@ -326,7 +490,12 @@ static int fusable_steps(const struct sim *s, int left)
     for (int k = 0; k < 4; k++)
         if (s->sponge[k] || s->mur[k])   /* an absorbing edge acts between steps */
             return 1;
-    long long due = sources_next_due(s->src, s->step + 1) - s->step;
+    /* The first step after which a source is due or the walls change (both
+     * LLONG_MAX when never: taken before subtracting, as steps may be
+     * negative in the preroll). */
+    long long next = sources_next_due(s->src, s->step + 1), moves = walls_next_change(s->wl, s->step + 1);
+    next = moves < next ? moves : next;
+    long long due = next > s->step + left ? left : next - s->step;
     int n = due < left ? (int)due : left, most = tblock_max_steps(&s->f);
     return n < most ? n : most;
 }
@@ -339,9 +508,13 @@ static float screen_limit(bool edges_act, bool ends_frame)
     return !edges_act && ends_frame ? BLOWUP_LIMIT : 0.0f;
 }
 
-int sim_advance_frame(struct sim *s, struct rr_err *e)
+/* Takes n steps: fused where nothing acts between them (fusable_steps),
+ * walls moved and sources applied after each. Returns 1 when a source or a
+ * moving wall changed the field after the last step, else 0, or -1 with e
+ * filled (a mask sequence's file could not be read); *screen is what the
+ * last pass screened. */
+static int take_steps(struct sim *s, long long n, struct solver_screen *screen, struct rr_err *e)
 {
-    int spf = scene_steps_per_frame(s->sc);
     /* The solver may screen the last step's cells for the blow-up check as
      * it writes them (struct solver_screen); when nothing changed the field
      * after that step but wall zeroing (which only lowers heights) and the
@@ -351,24 +524,36 @@ int sim_advance_frame(struct sim *s, struct rr_err *e)
     for (int k = 0; k < 4; k++)
         edges_act = edges_act || s->sponge[k] || s->mur[k];
     bool touched = false;
-    struct solver_screen screen = { 0 };
-    for (int k = 0; k < spf; k++) {
-        int n = fusable_steps(s, spf - k);
-        screen = (struct solver_screen){ .limit = screen_limit(edges_act, k + n == spf) };
-        if (n > 1 && s->ops->advance(s->priv, &s->f, n, s->wall_idx, s->n_walls, &screen) == n) {
-            k += n - 1;
-            s->step += n - 1;
+    *screen = (struct solver_screen){ 0 };
+    for (long long k = 0; k < n; k++) {
+        int m = fusable_steps(s, n - k < INT_MAX ? (int)(n - k) : INT_MAX);
+        *screen = (struct solver_screen){ .limit = screen_limit(edges_act, k + m == n) };
+        if (m > 1 && s->ops->advance(s->priv, &s->f, m, s->wall_idx, s->n_walls, screen) == m) {
+            k += m - 1;
+            s->step += m - 1;
         } else {
-            screen = (struct solver_screen){ .limit = screen_limit(edges_act, k + 1 == spf) };
-            s->ops->step(s->priv, &s->f, &screen);
+            *screen = (struct solver_screen){ .limit = screen_limit(edges_act, k + 1 == n) };
+            s->ops->step(s->priv, &s->f, screen);
             apply_mur(s);
         }
         apply_sponges(s);
+        bool moved = false;
+        if (walls_next_change(s->wl, s->step + 1) == s->step + 1 && move_walls(s, s->step + 1, &moved, e) < 0)
+            return -1;
         zero_walls(s);
         s->step++;
-        touched = sources_next_due(s->src, s->step) <= s->step;
+        touched = moved || sources_next_due(s->src, s->step) <= s->step;
         sources_apply(s->src, s->step, &s->f);
     }
+    return touched;
+}
+
+int sim_advance_frame(struct sim *s, struct rr_err *e)
+{
+    struct solver_screen screen;
+    int touched = take_steps(s, scene_steps_per_frame(s->sc), &screen, e);
+    if (touched < 0)
+        return -1;
     s->frame++;
     return !touched && screen.within ? 0 : check_finite(s, e);
 }
@@ -402,6 +587,13 @@ int sim_set_counters(struct sim *s, const struct sim_state *st)
     return 0;
 }
 
+int sim_sync_walls(struct sim *s, struct rr_err *e)
+{
+    if (!walls_moving(s->wl))
+        return 0;
+    return walls_update(s->wl, s->step, s->walls, true, e) < 0 || index_walls(s, e) < 0 ? -1 : 0;
+}
+
 void sim_free(struct sim *s)
 {
     if (!s)
@@ -412,6 +604,7 @@ void sim_free(struct sim *s)
     sources_free(s->src);
     free(s->walls);
     free(s->wall_idx);
+    walls_free(s->wl);
     for (int k = 0; k < 4; k++) {
         free(s->sponge[k]);
         free(s->mur[k]);

@@ -3,7 +3,9 @@
  *
  * Frame n shows the water at time n / fps, after n * steps_per_frame steps and
  * after the sources due at that step were applied, so a drop at time 0 is
- * visible in frame 0. */
+ * visible in frame 0. time.preroll adds steps before step 0 (sim_create
+ * takes them), and time.loop repeats the sources with the clip's period
+ * (src/sources.c). */
 #ifndef RR_SIM_H
 #define RR_SIM_H
 
@@ -32,11 +34,16 @@ struct sim_state {
 
 /* Builds the simulation for a validated scene: allocates the field, rasterises
  * the obstacles (loading mask PNGs), plans the sources (rain drawn from its
- * seed), sets the initial conditions and applies the sources of step 0.
+ * seed), sets the initial conditions, applies the sources of the first step
+ * and takes the preroll's steps (time.preroll), to step 0: frame 0.
  * Returns 0 and *out, or -1 with e filled: RR_EXIT_USAGE for scene problems
  * found only now (a missing or broken mask, a solver limit), RR_EXIT_RUNTIME
  * for memory. *out is NULL on failure. */
 int sim_create(struct sim **out, const struct scene *sc, struct rr_err *e);
+
+/* sim_create for a simulation whose state a checkpoint overwrites next
+ * (sim_get_state, sim_set_counters): the same, without the preroll's steps. */
+int sim_create_restart(struct sim **out, const struct scene *sc, struct rr_err *e);
 
 /* Advances to the next frame. Returns 0, or -1 with e filled (RR_EXIT_RUNTIME)
  * when a height became NaN, infinite or runaway, naming the frame. */
@@ -59,6 +66,17 @@ void sim_get_state(struct sim *s, struct sim_state *st);
  * buffers are written in place through sim_get_state's pointers). Returns 0,
  * or -1 when the drops applied are more than the plan holds. */
 int sim_set_counters(struct sim *s, const struct sim_state *st);
+
+/* A time.loop's leftover start: the factor exp(-rate * preroll) by which the
+ * warm-up shrinks the slowest free motion of the scene's solver
+ * (solver_decay_rate, set in *rate, 1/s; 0: undamped). Above 1/256 the
+ * loop's seam may show (main.c warns). */
+double sim_loop_residue(const struct scene *sc, double *rate);
+
+/* After sim_set_counters: the walls of the step set (moving walls follow
+ * from the step alone; the field read back holds the water they displaced).
+ * Returns 0, or -1 with e filled when a mask sequence's file cannot be read. */
+int sim_sync_walls(struct sim *s, struct rr_err *e);
 
 /* Frees everything; accepts NULL. */
 void sim_free(struct sim *s);

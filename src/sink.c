@@ -2,6 +2,7 @@
  * wrappers every caller uses. */
 #include "sink.h"
 #include "sinks/sinks.h"
+#include "render.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -120,37 +121,9 @@ int sink_av_fail(struct rr_err *e, int status, const char *path, const char *wha
     return rr_fail(e, status, "%s: %s: %s", path, what, buf);
 }
 
-/* Counts the integer conversions of a printf pattern; -1 for any other or a
- * malformed conversion. */
-static int count_conversions(const char *p)
-{
-    int n = 0;
-    while ((p = strchr(p, '%'))) {
-        p++;
-        if (*p == '%') {
-            p++;
-            continue;
-        }
-        while (*p && strchr("-+ 0", *p))
-            p++;
-        while (*p >= '0' && *p <= '9')
-            p++;
-        if (*p == '.') {
-            p++;
-            while (*p >= '0' && *p <= '9')
-                p++;
-        }
-        if (*p != 'd' && *p != 'i' && *p != 'u')
-            return -1;
-        p++;
-        n++;
-    }
-    return n;
-}
-
 int sink_pattern_check(const char *pattern, struct rr_err *e)
 {
-    int n = count_conversions(pattern);
+    int n = scene_pattern_fields(pattern);
     if (n != 1)
         return rr_fail(e, RR_EXIT_USAGE,
                        "%s: the name of a file per frame (.png, .exr) needs exactly one frame number field such as %%05d "
@@ -173,6 +146,8 @@ const char *sink_kind_shown(const struct sink_ops *k, char *buf, size_t n)
 {
     size_t used = 0;
     buf[0] = '\0';
+    if (k->to_stdout)
+        snprintf(buf, n, "-");
     for (const char *x = k->exts; *x && used < n;) {
         size_t len = strcspn(x, " ");
         int w = snprintf(buf + used, n - used, "%s%s%.*s", used ? " " : "", k->numbered ? "NAME%05d." : ".",
@@ -188,9 +163,9 @@ const char *sink_kind_shown(const struct sink_ops *k, char *buf, size_t n)
 void sink_print_kinds(FILE *f)
 {
     char shown[128];
-    for (const struct sink_ops *const *k = sink_kinds; *k; k++)
-        fprintf(f, "%s\t%s\t%s\t%s\n", (*k)->name, (*k)->exts, sink_kind_shown(*k, shown, sizeof shown),
-                (*k)->help);
+    const struct sink_ops *k;
+    for (int i = 0; (k = sink_kind_at(i)); i++)
+        fprintf(f, "%s\t%s\t%s\t%s\n", k->name, k->exts, sink_kind_shown(k, shown, sizeof shown), k->help);
 }
 
 /* Whether ext is one of the space-separated names of exts, without regard to case. */
@@ -206,6 +181,47 @@ static bool ext_listed(const char *exts, const char *ext)
     return false;
 }
 
+/* The kinds sink_register added, after the table's. */
+static const struct sink_ops *added[SINK_MAX];
+static int n_added;
+
+static int n_table(void)
+{
+    int n = 0;
+    while (sink_kinds[n])
+        n++;
+    return n;
+}
+
+const struct sink_ops *sink_kind_at(int i)
+{
+    const int n = n_table();
+    if (i < 0)
+        return NULL;
+    return i < n ? sink_kinds[i] : i - n < n_added ? added[i - n] : NULL;
+}
+
+int sink_register(const struct sink_ops *ops)
+{
+    if (n_table() + n_added >= SINK_MAX)
+        return -1;
+    const struct sink_ops *k;
+    for (int i = 0; (k = sink_kind_at(i)); i++) {
+        if (!strcmp(k->name, ops->name) || (k->to_stdout && ops->to_stdout))
+            return -1;
+        for (const char *x = ops->exts; *x;) {   /* sink_find takes the first kind with an extension */
+            size_t len = strcspn(x, " ");
+            char ext[32];
+            snprintf(ext, sizeof ext, "%.*s", (int)len, x);
+            if (ext_listed(k->exts, ext))
+                return -1;
+            x += len + (x[len] == ' ');
+        }
+    }
+    added[n_added++] = ops;
+    return 0;
+}
+
 const struct sink_ops *sink_find(const char *path, struct rr_err *e)
 {
     if (!path || !*path) {
@@ -213,20 +229,23 @@ const struct sink_ops *sink_find(const char *path, struct rr_err *e)
         return NULL;
     }
     const char *ext = sink_extension(path);
-    for (const struct sink_ops *const *k = sink_kinds; *k; k++) {
-        if (!ext_listed((*k)->exts, ext))
+    const struct sink_ops *k;
+    for (int i = 0; (k = sink_kind_at(i)); i++) {
+        if (k->to_stdout && !strcmp(path, "-"))
+            return k;
+        if (!ext_listed(k->exts, ext))
             continue;
-        if ((*k)->numbered && sink_pattern_check(path, e) < 0)
+        if (k->numbered && sink_pattern_check(path, e) < 0)
             return NULL;
-        return *k;
+        return k;
     }
-    /* "(use .mp4 .mkv .mov .webm, .gif, NAME%05d.png, .framemd5 .framehash, .npy or NAME%05d.exr)" */
+    /* "(use .mp4 .mkv .mov .webm, .gif, NAME%05d.png, .framemd5 .framehash, .npy, NAME%05d.exr or -)" */
     char kinds[512], shown[128];
     size_t used = 0;
     kinds[0] = '\0';
-    for (const struct sink_ops *const *k = sink_kinds; *k && used < sizeof kinds; k++) {
-        int w = snprintf(kinds + used, sizeof kinds - used, "%s%s", k == sink_kinds ? "" : k[1] ? ", " : " or ",
-                         sink_kind_shown(*k, shown, sizeof shown));
+    for (int i = 0; (k = sink_kind_at(i)) && used < sizeof kinds; i++) {
+        int w = snprintf(kinds + used, sizeof kinds - used, "%s%s", i == 0 ? "" : sink_kind_at(i + 1) ? ", " : " or ",
+                         sink_kind_shown(k, shown, sizeof shown));
         if (w < 0)
             break;
         used += (size_t)w;
@@ -239,12 +258,17 @@ int sink_open(struct sink **out, const struct scene *sc, const struct sink_param
 {
     *out = NULL;
     const struct output_config *o = &sc->output;
-    const struct sink_ops *ops = sink_find(o->path, e);
-    if (!ops)
+    const struct sink_ops *kind = sink_find(o->path, e), *ops = kind;
+    if (!kind)
         return -1;
     if (p->width <= 0 || p->height <= 0 || p->fps <= 0 || p->frames < 0)
         return rr_fail(e, RR_EXIT_USAGE, "%s: bad output parameters %dx%d at %g fps", o->path, p->width,
                        p->height, p->fps);
+    if (sc->render.atlas[0]) {   /* the kind inside the atlas's wrapper */
+        if (sink_atlas_check(kind, sc, p, e) < 0)
+            return -1;
+        ops = &sink_atlas_ops;
+    }
     struct sink *s = calloc(1, sizeof *s);
     if (!s)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
@@ -254,22 +278,27 @@ int sink_open(struct sink **out, const struct scene *sc, const struct sink_param
         free(s);
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
     }
-    s->needs = ops->needs(o, sc);
+    s->needs = kind->needs(o, sc);
     struct sink_params q = *p;
     q.alpha = sc->render.alpha;
-    q.mode = sc->render.mode;
-    if (!ops->deep && o->bit_depth == 16) {
+    q.atlas[0] = sc->render.atlas[0];
+    q.atlas[1] = sc->render.atlas[1];
+    char float_modes[128];
+    q.mode_name = render_mode_name(sc->render.mode);
+    q.float_names = render_mode_float_names(sc->render.mode);
+    q.float_modes = render_float_modes(float_modes, sizeof float_modes);
+    if (!kind->deep && o->bit_depth == 16) {
         sink_free(s);
         return rr_fail(e, RR_EXIT_USAGE,
                        "output.bit_depth: 16 does not apply to %s (it is for PNG sequences, videos and .exr; use 8)",
                        o->path);
     }
-    if (!ops->floats && o->bit_depth == 32) {
+    if (!kind->floats && o->bit_depth == 32) {
         sink_free(s);
         return rr_fail(e, RR_EXIT_USAGE, "output.bit_depth: 32 (float) is for .exr, not %s (use 8%s)", o->path,
-                       ops->deep ? " or 16" : "");
+                       kind->deep ? " or 16" : "");
     }
-    if (!ops->deep && q.alpha != ALPHA_NONE) {
+    if (!kind->deep && q.alpha != ALPHA_NONE) {
         sink_free(s);
         return rr_fail(e, RR_EXIT_USAGE,
                        "render.alpha: %s has no alpha channel (use a PNG sequence, .exr, .webm, .mov or .mkv; or none)",

@@ -5,7 +5,8 @@
  * libavformat/libavcodec), .gif (palettegen + paletteuse, gif muxer), a name
  * with a printf field such as f%05d.png (a PNG sequence through libpng),
  * .framemd5 / .framehash (FFmpeg's hash muxers over rgb24), .npy (float32
- * heights, shape (frames, height, width)). The same table gives the list of
+ * heights, shape (frames, height, width)), "-" (a y4m or NUT stream on
+ * standard output). The same table gives the list of
  * kinds in the unknown-kind error, in --help and, checked by
  * tests/cli/test_sink_table.sh, in the man page and the bash completion.
  *
@@ -34,7 +35,13 @@ struct sink_params {
     bool overwrite;           /* -y */
     int threads;              /* encoder threads (0: the library's choice) */
     enum render_alpha alpha;  /* render.alpha (sink_open fills it from the scene) */
-    enum render_mode mode;    /* render.mode (sink_open fills it from the scene) */
+    int atlas[2];             /* render.atlas's columns and rows, 0: none (sink_open fills it) */
+    /* What render.mode gives a sink that writes floats (RENDER_NEED_FLOAT),
+     * so that sinks need not know the modes; sink_open fills them from the
+     * scene through the render modes' table (render.h). */
+    const char *mode_name;            /* render.mode's name */
+    const char *const *float_names;   /* its float channels' names, NULL-terminated; NULL: none */
+    const char *float_modes;          /* the modes that have them, for messages ("height, normals or caustics") */
 };
 
 struct sink_ops {
@@ -45,6 +52,9 @@ struct sink_ops {
     /* The name holds one printf frame number field (NAME%05d.png): a file
      * per frame, its names checked by sink_find. */
     bool numbered;
+    /* The kind writes to standard output, named "-" (its exts are ""): no
+     * file, so nothing to claim, replace or rename. */
+    bool to_stdout;
     /* What it writes, in one line of --help. */
     const char *help;
     size_t priv_size;
@@ -72,6 +82,22 @@ struct sink_ops {
 
 /* The table of sink kinds, NULL-terminated, in the order --help lists them. */
 extern const struct sink_ops *const sink_kinds[];
+
+/* The most kinds a program holds, the table's and those added by
+ * sink_register together. */
+#define SINK_MAX 32
+
+/* The kind at index i: the table's, then those sink_register added; NULL
+ * past the last. Everything that lists or finds kinds (sink_find, its
+ * error, --help, --list-outputs) walks these. */
+const struct sink_ops *sink_kind_at(int i);
+
+/* Adds ops after the table's kinds, for a program (or a test) that brings
+ * an output of its own without adding it to src/sinks/, as solver_register
+ * adds a solver. Call it before opening outputs; not thread-safe. Returns
+ * 0, or -1 when its name or one of its extensions is another kind's, or
+ * SINK_MAX kinds are there already. */
+int sink_register(const struct sink_ops *ops);
 
 /* How the kind's names are shown to a user: ".mp4 .mkv .mov .webm", or
  * "NAME%05d.png" for a numbered kind. Returns buf. */
@@ -107,6 +133,13 @@ void sink_free(struct sink *s);   /* accepts NULL; removes temporaries if not cl
  * length, or 0 when it does not fit in cap or total bytes. */
 size_t npy_float32_header(char *buf, size_t cap, const char *shape, size_t total);
 
+/* A PNG sequence's frames in flight: with `threads` threads (-j, or every
+ * core), that many compression workers (at most SINK_PNG_WORKERS_MAX) each
+ * on a frame and one more frame being handed over; one frame, compressed by
+ * the writer itself, with 1 thread. Each holds a copy of the frame's picture
+ * and its compressed file (src/budget.c counts them). */
+#define SINK_PNG_WORKERS_MAX 16
+int sink_png_jobs(int threads);
 /* The version of the OpenEXR library loaded ("3.1.5"), for --version and
  * the manifest. */
 const char *sink_exr_version(void);
@@ -116,5 +149,15 @@ const char *sink_exr_version(void);
  * message of a sink ("out.mkv: cannot open the libx265 encoder: Image size is
  * too small (10x256)"), so every error stays one line. Call once, early. */
 void sink_capture_library_log(void);
+
+/* Checks a numbered file name (PNG, EXR outputs; mask sequences, src/obstacles.c):
+ * exactly one integer conversion (%d, %i or %u, with optional flags "-+ 0",
+ * width and precision, no length modifier; "%%" is a literal percent sign).
+ * Returns 0, or -1 with e filled (RR_EXIT_USAGE). */
+int sink_pattern_check(const char *pattern, struct rr_err *e);
+
+/* The name of frame i under a checked pattern. Returns 0, or -1 when it does
+ * not fit in n bytes. */
+int sink_pattern_name(char *buf, size_t n, const char *pattern, long i);
 
 #endif

@@ -71,6 +71,14 @@ double solver_damping_per_step(const struct scene *sc)
     return sc->solver.damping;
 }
 
+double solver_decay_rate(const struct scene *sc)
+{
+    if (sc->solver.type->decay_rate)
+        return sc->solver.type->decay_rate(sc);
+    double d = solver_damping_per_step(sc);
+    return d < 1 ? -log(d) / (2 * scene_dt(sc)) : 0.0;
+}
+
 double solver_omega_of_cos(double c)
 {
     return acos(fmax(-1.0, fmin(1.0, c)));

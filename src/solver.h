@@ -108,6 +108,15 @@ struct solver_ops {
      * steps as water displaced at rest (spectral): sim.c then puts the
      * initial images into f->cur alone, after init (sources_initial). */
     bool displaces_at_rest;
+    /* Optional (NULL: -ln(d) / (2 dt) with d = solver_damping_per_step, the
+     * seed solvers' sqrt(d) per step): the rate (1/s) at which the slowest
+     * free motion's amplitude decays, 0 when nothing decays; what a
+     * time.preroll must outlast before a time.loop repeats (solver_decay_rate). */
+    double (*decay_rate)(const struct scene *sc);
+    /* Set when time.loop makes its free motion repeat after the loop by
+     * itself (spectral: every frequency a whole number of turns per loop), so
+     * that an undamped loop is exact; sim.c refuses an undamped loop otherwise. */
+    bool loops_exactly;
     /* Optional (NULL: the planes are the whole state): the buffers that
      * carry state from one step to the next besides f->cur and f->prev, so
      * that a checkpoint (src/state.c) can save them and write them back.
@@ -172,6 +181,11 @@ bool solver_uses(const struct solver_ops *t, const char *key);
  * damping_shift itself, as h' - h' 2^-n (seed 003's form). */
 double solver_damping_per_step(const struct scene *sc);
 
+/* The rate (1/s) at which the slowest free motion of sc's solver decays
+ * (solver_ops.decay_rate), ignoring absorbing edges: after a warm-up of P
+ * seconds a start's trace is exp(-rate P) of what it was (docs/render.md,
+ * "Seamless loops"). 0: undamped. */
+double solver_decay_rate(const struct scene *sc);
 /* The angle in [0, pi] whose cosine is c, c clamped to [-1, 1]: a mode's
  * omega per step from a dispersion relation given as cos omega = c. */
 double solver_omega_of_cos(double c);

@@ -18,12 +18,13 @@
 
 struct osc_plan {
     const struct oscillator *o;
-    long long start, end;   /* active for start <= step < end */
+    long long start, end;   /* active for start <= step < end (in a repeating loop: modulo the period) */
+    double frequency;       /* Hz: o's, or in a repeating loop a whole number of cycles per period */
 };
 
 struct mover_plan {
     const struct mover *m;
-    long long first, last;  /* active for first <= step <= last */
+    long long first, last;  /* active for first <= step <= last (in a repeating loop: modulo the period) */
 };
 
 struct sources {
@@ -36,7 +37,37 @@ struct sources {
     int n_osc;
     struct mover_plan *mov;
     int n_mov;
+    long long period;       /* a repeating loop (time.loop, damped): steps per period; 0: none */
 };
+
+/* The step s taken into [0, period). */
+static long long wrap_step(long long s, long long period)
+{
+    long long r = s % period;
+    return r < 0 ? r + period : r;
+}
+
+/* Whether an interval of `len` steps from `first` covers step s, in a
+ * repeating loop of `period` steps (period 0: once). */
+static bool covers(long long s, long long first, long long len, long long period)
+{
+    if (!period)
+        return s >= first && s - first < len;
+    return len >= period || (len > 0 && wrap_step(s - first, period) < len);
+}
+
+/* The first step >= s that such an interval covers, or LLONG_MAX. */
+static long long next_covered(long long s, long long first, long long len, long long period)
+{
+    if (len <= 0)
+        return LLONG_MAX;
+    if (!period)
+        return s - first < len ? (s > first ? s : first) : LLONG_MAX;
+    if (len >= period)
+        return s;
+    long long u = wrap_step(s - first, period);
+    return u < len ? s : s + period - u;
+}
 
 /* ---- shapes -------------------------------------------------------------- */
 
@@ -122,13 +153,38 @@ static int cmp_keyed(const void *a, const void *b)
     return (x->order > y->order) - (x->order < y->order);
 }
 
+/* Makes room for one more drop in *arr. */
+static int grow(struct keyed **arr, int n, int *cap, struct rr_err *e)
+{
+    if (n == MAX_DROPS)
+        return rr_fail(e, RR_EXIT_USAGE, "drops: more than %d drops planned (rain and loop copies included)",
+                       MAX_DROPS);
+    if (n < *cap)
+        return 0;
+    int nc = *cap ? *cap * 2 : 64;
+    struct keyed *na = realloc(*arr, (size_t)nc * sizeof *na);
+    if (!na)
+        return rr_fail(e, RR_EXIT_RUNTIME, "drops: out of memory");
+    *arr = na;
+    *cap = nc;
+    return 0;
+}
+
 /* Rain: a Poisson process of `rate` drops per second between start and end,
  * drawn on this one thread from the rain's own SplitMix64 stream. Each drop
- * draws, in this order: the gap to it (exponential), x, y, radius, amplitude. */
-static int plan_rain(const struct scene *sc, struct keyed **arr, int *n, int *cap, struct rr_err *e)
+ * draws, in this order: the gap to it (exponential), x, y, radius, amplitude.
+ * A rain from time 0 falls from the start of the simulation (-preroll); in
+ * a repeating loop it is drawn for one period, [start, min(end, T)), the
+ * copies come later (repeat_drops). */
+static int plan_rain(const struct scene *sc, long long period, struct keyed **arr, int *n, int *cap,
+                     struct rr_err *e)
 {
     const struct rain *rn = &sc->rain;
     double t = moment_seconds(sc, &rn->start), end = moment_seconds(sc, &rn->end);
+    if (period)
+        end = fmin(end, sc->time.frames / sc->time.fps);
+    else if (t == 0)
+        t = -(double)scene_preroll_steps(sc) * scene_dt(sc);
     if (!rn->enabled || !(rn->rate > 0) || !(end > t))
         return 0;
     if (rn->rate * (end - t) > MAX_DROPS / 2)
@@ -140,19 +196,11 @@ static int plan_rain(const struct scene *sc, struct keyed **arr, int *n, int *ca
         t += -log1p(-rng_uniform(&g)) / rn->rate;   /* 1 - u in (0, 1]: finite */
         if (t >= end)
             break;
-        if (*n == MAX_DROPS)
-            return rr_fail(e, RR_EXIT_USAGE, "rain: more than %d drops planned", MAX_DROPS);
-        if (*n == *cap) {
-            int nc = *cap ? *cap * 2 : 64;
-            struct keyed *na = realloc(*arr, (size_t)nc * sizeof *na);
-            if (!na)
-                return rr_fail(e, RR_EXIT_RUNTIME, "rain: out of memory");
-            *arr = na;
-            *cap = nc;
-        }
+        if (grow(arr, *n, cap, e) < 0)
+            return -1;
         struct keyed *k = &(*arr)[*n];
         struct moment m = { .is_frame = false, .time = t };
-        k->d.step = scene_moment_step(sc, &m);
+        k->d.step = period ? wrap_step(scene_moment_step(sc, &m), period) : scene_moment_step(sc, &m);
         k->d.x = rng_uniform(&g) * sc->grid.width;
         k->d.y = rng_uniform(&g) * sc->grid.height;
         k->d.radius = rng_range(&g, rn->radius[0], rn->radius[1]);
@@ -162,6 +210,24 @@ static int plan_rain(const struct scene *sc, struct keyed **arr, int *n, int *ca
         k->order = *n;
         (*n)++;
     }
+    return 0;
+}
+
+/* A repeating loop: each of the n drops of one period, at step s in
+ * [0, period), falls also at s - k period for every k >= 1 down to the
+ * start of the simulation (-preroll), so the warm-up sees the same forcing. */
+static int repeat_drops(long long preroll, long long period, struct keyed **arr, int *n, int *cap,
+                        struct rr_err *e)
+{
+    const int base = *n;
+    for (int i = 0; i < base; i++)
+        for (long long s = (*arr)[i].d.step - period; s >= -preroll; s -= period) {
+            if (grow(arr, *n, cap, e) < 0)
+                return -1;
+            (*arr)[*n] = (*arr)[i];
+            (*arr)[*n].d.step = s;
+            (*n)++;
+        }
     return 0;
 }
 
@@ -176,17 +242,21 @@ int sources_create(struct sources **out, const struct scene *sc, struct rr_err *
     s->w = sc->grid.width;
     s->h = sc->grid.height;
     s->dt = scene_dt(sc);
+    const long long preroll = scene_preroll_steps(sc);
+    s->period = sc->time.loop && solver_decay_rate(sc) > 0 ? scene_total_steps(sc) : 0;
     if (cap > 0 && !(arr = malloc((size_t)cap * sizeof *arr))) {
         rr_fail(e, RR_EXIT_RUNTIME, "drops: out of memory");
         goto fail;
     }
     for (int k = 0; k < sc->n_drops; k++, n++) {
         const struct drop *d = &sc->drops[k];
-        arr[n].d = (struct planned_drop){ scene_moment_step(sc, &d->at), d->x, d->y, d->radius, d->amplitude,
+        long long step = scene_moment_step(sc, &d->at);
+        arr[n].d = (struct planned_drop){ s->period ? wrap_step(step, s->period) : step, d->x, d->y, d->radius, d->amplitude,
                                           d->shape, d->mode };
         arr[n].order = n;
     }
-    if (plan_rain(sc, &arr, &n, &cap, e) < 0)
+    if (plan_rain(sc, s->period, &arr, &n, &cap, e) < 0
+        || (s->period && repeat_drops(preroll, s->period, &arr, &n, &cap, e) < 0))
         goto fail;
     if (n > 1)   /* qsort must not see the NULL of an empty plan */
         qsort(arr, (size_t)n, sizeof *arr, cmp_keyed);
@@ -206,7 +276,14 @@ int sources_create(struct sources **out, const struct scene *sc, struct rr_err *
     }
     for (int k = 0; k < sc->n_oscillators; k++) {
         const struct oscillator *o = &sc->oscillators[k];
-        s->osc[k] = (struct osc_plan){ o, scene_moment_step(sc, &o->start), scene_moment_step(sc, &o->end) };
+        s->osc[k] = (struct osc_plan){ o, scene_moment_step(sc, &o->start), scene_moment_step(sc, &o->end),
+                                       o->frequency };
+        if (s->period) {   /* a whole number of cycles per period, at least one */
+            double T = sc->time.frames / sc->time.fps;
+            s->osc[k].frequency = fmax(1.0, nearbyint(o->frequency * T)) / T;
+        } else if (s->osc[k].start == 0) {   /* running from the start of the simulation */
+            s->osc[k].start = -preroll;
+        }
     }
     s->n_osc = sc->n_oscillators;
 
@@ -236,14 +313,12 @@ const struct planned_drop *sources_drops(const struct sources *s, int *n)
     return s->drops;
 }
 
-/* Position of a mover at time t: piecewise linear, held at the ends. */
-static void mover_at(const struct mover *m, double t, double *x, double *y)
+void sources_path_at(const struct path_point *p, int n, double t, double *x, double *y)
 {
-    const struct path_point *p = m->path;
     int k = 0;
-    while (k + 1 < m->n_path && p[k + 1].time <= t)
+    while (k + 1 < n && p[k + 1].time <= t)
         k++;
-    if (k + 1 >= m->n_path || t <= p[k].time) {
+    if (k + 1 >= n || t <= p[k].time) {
         *x = p[k].x;
         *y = p[k].y;
         return;
@@ -256,16 +331,17 @@ static void mover_at(const struct mover *m, double t, double *x, double *y)
 void sources_apply(struct sources *s, long long step, struct field *f)
 {
     double t = (double)step * s->dt;
+    const long long P = s->period;
     while (s->next_drop < s->n_drops && s->drops[s->next_drop].step <= step) {
         const struct planned_drop *d = &s->drops[s->next_drop++];
         stamp(s, f, d->x, d->y, d->x, d->y, d->radius, d->shape, d->amplitude, d->mode == DROP_SET);
     }
     for (int k = 0; k < s->n_osc; k++) {
         const struct osc_plan *op = &s->osc[k];
-        if (step < op->start || step >= op->end)
+        if (!covers(step, op->start, op->end - op->start, P))
             continue;
         const struct oscillator *o = op->o;
-        double v = o->amplitude * sin(2 * PI * o->frequency * t + o->phase);
+        double v = o->amplitude * sin(2 * PI * op->frequency * t + o->phase);
         if (o->is_line)
             stamp(s, f, o->from[0], o->from[1], o->to[0], o->to[1], o->radius, o->shape, v, 1);
         else
@@ -273,10 +349,12 @@ void sources_apply(struct sources *s, long long step, struct field *f)
     }
     for (int k = 0; k < s->n_mov; k++) {
         const struct mover_plan *mp = &s->mov[k];
-        if (step < mp->first || step > mp->last)
+        if (!covers(step, mp->first, mp->last - mp->first + 1, P))
             continue;
         double x, y;
-        mover_at(mp->m, t, &x, &y);
+        /* In a loop, the path's time this far into its window (a path that
+         * runs past T goes on from the start of the next period). */
+        sources_path_at(mp->m->path, mp->m->n_path, P ? (double)(mp->first + wrap_step(step - mp->first, P)) * s->dt : t, &x, &y);
         stamp(s, f, x, y, x, y, mp->m->radius, mp->m->shape, mp->m->amplitude, 0);
     }
 }
@@ -298,12 +376,14 @@ long long sources_next_due(const struct sources *s, long long step)
     long long next = LLONG_MAX;
     if (s->next_drop < s->n_drops)
         next = max_ll(step, s->drops[s->next_drop].step);
-    for (int k = 0; k < s->n_osc; k++)
-        if (step < s->osc[k].end && s->osc[k].start < s->osc[k].end)
-            next = next < max_ll(step, s->osc[k].start) ? next : max_ll(step, s->osc[k].start);
-    for (int k = 0; k < s->n_mov; k++)
-        if (step <= s->mov[k].last && s->mov[k].first <= s->mov[k].last)
-            next = next < max_ll(step, s->mov[k].first) ? next : max_ll(step, s->mov[k].first);
+    for (int k = 0; k < s->n_osc; k++) {
+        long long at = next_covered(step, s->osc[k].start, s->osc[k].end - s->osc[k].start, s->period);
+        next = next < at ? next : at;
+    }
+    for (int k = 0; k < s->n_mov; k++) {
+        long long at = next_covered(step, s->mov[k].first, s->mov[k].last - s->mov[k].first + 1, s->period);
+        next = next < at ? next : at;
+    }
     return next;
 }
 

@@ -75,6 +75,10 @@ int sources_set_applied(struct sources *s, long n);
 /* Frees everything; accepts NULL. */
 void sources_free(struct sources *s);
 
+/* The point of a keyframed path at time t: linear between keys, held at the
+ * ends (movers' positions, moving obstacles' offsets). n >= 1. */
+void sources_path_at(const struct path_point *p, int n, double t, double *x, double *y);
+
 /* Which of the `initial` list sources_initial sets: everything (images in
  * both planes), or, for a solver that takes a change of f->cur as water
  * displaced at rest itself (solver_ops.displaces_at_rest), the waves before

@@ -50,7 +50,7 @@
 
 /* Scene keys that change what is rendered or written, not the simulation:
  * a checkpoint serves runs that differ in them. time.frames only sets where
- * the timeline ends; a default that depends on it (rain.end) is resolved in
+ * the timeline ends (first here: with time.loop it is the period, and kept); a default that depends on it (rain.end) is resolved in
  * scene_print and compared there. */
 static const char *const SCENE_IGNORED[][2] = {
     { "time", "frames" }, { "render", NULL }, { "output", NULL }, { "probes", NULL },
@@ -291,12 +291,13 @@ static int file_to_sha(cJSON *item)
     return 0;
 }
 
-/* The input files of the simulated scene: solver.speed_map, initial[].path
- * (images), obstacles[].path (masks). */
+/* The input files of the simulated scene: solver.speed_map and depth_map,
+ * initial[].path (images), obstacles[].path (masks). */
 static int files_to_sha(cJSON *scene)
 {
-    int rc = file_to_sha(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(scene, "solver"),
-                                                          "speed_map"));
+    cJSON *solver = cJSON_GetObjectItemCaseSensitive(scene, "solver");
+    int rc = file_to_sha(cJSON_GetObjectItemCaseSensitive(solver, "speed_map"))
+             | file_to_sha(cJSON_GetObjectItemCaseSensitive(solver, "depth_map"));
     static const char *const lists[] = { "initial", "obstacles" };
     for (int i = 0; i < 2; i++) {
         const cJSON *x;
@@ -313,6 +314,8 @@ cJSON *state_scene_json(const struct scene *sc, bool simulated)
     free(text);
     for (size_t i = 0; j && simulated && i < sizeof SCENE_IGNORED / sizeof *SCENE_IGNORED; i++) {
         cJSON *o = j;
+        if (sc->time.loop && i == 0)   /* in a loop time.frames sets the period: it is simulated */
+            continue;
         if (SCENE_IGNORED[i][1])
             o = cJSON_GetObjectItemCaseSensitive(o, SCENE_IGNORED[i][0]);
         cJSON_DeleteItemFromObjectCaseSensitive(o, SCENE_IGNORED[i][1] ? SCENE_IGNORED[i][1] : SCENE_IGNORED[i][0]);
@@ -563,6 +566,7 @@ int state_open(struct state **out, const struct state_options *o, const struct s
 }
 
 long state_first(const struct state *st) { return st->first; }
+bool state_loads(const struct state *st) { return st->loaded != NULL; }
 long state_last(const struct state *st) { return st->last; }
 long state_count(const struct state *st) { return st->last - st->first + 1; }
 long state_range_first(const struct state *st) { return st->range_first; }
@@ -880,7 +884,7 @@ static int load(struct state *st, struct sim *sim, struct rr_err *e)
         || sim_set_counters(sim, &ss) < 0)
         return rr_fail(e, RR_EXIT_USAGE, "--load-state %s: step and drops_applied: not those of frame %ld",
                        st->load, ss.frame);
-    return 0;
+    return sim_sync_walls(sim, e);
 }
 
 int state_start(struct state *st, struct sim *sim, const volatile sig_atomic_t *stop, struct rr_err *e)

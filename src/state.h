@@ -55,6 +55,7 @@ bool state_chunk_word(const char *s);
 int state_open(struct state **out, const struct state_options *o, const struct scene *sc, struct rr_err *e);
 
 long state_first(const struct state *st);   /* the first frame to render */
+bool state_loads(const struct state *st);   /* state_start loads a checkpoint (the sim needs no preroll) */
 long state_last(const struct state *st);    /* the last frame to render */
 long state_count(const struct state *st);   /* last - first + 1 */
 long state_range_first(const struct state *st);   /* the range's first frame: first unless resumed */

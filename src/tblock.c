@@ -42,9 +42,9 @@
 #define TBLOCK_MAX_LEVELS 16
 
 /* One core's L2 cache in bytes, read once: the rows a pass keeps in flight
- * are sized by it (tblock_max_steps). 512 KiB, the smaller of the machines
- * of docs/performance.md, where the C library cannot tell. It sets the
- * speed only, never the bits. */
+ * are sized by it (tblock_max_steps); 512 KiB, a small L2 of today's
+ * server cores, where the C library cannot tell. It sets the speed only,
+ * never the bits. */
 static long cache_l2 = 512 * 1024;
 static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
 
@@ -114,8 +114,7 @@ long tblock_l2_bytes(void)
  * thread's ghosts). Kernels with diagonal reach read the neighbouring rows'
  * ghost columns too, set by the thread of the next band: the caller then
  * waits at a barrier. A serial fill of every row before the parallel loop
- * cost 11 % of a 512^2 step on two threads (measured: 4.7 of 42 us), its
- * writes pulling the other thread's rows into this core's cache. */
+ * would pull the other thread's rows into this core's cache. */
 static void band_ghosts(const struct field *f, const struct tblock_kernel *kn, int a, int b)
 {
     if (a >= b)

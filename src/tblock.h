@@ -19,11 +19,11 @@
  * index in the grid (for per-cell coefficients). The four row pointers never
  * alias. k is the solver's constants. With limit > 0, returns 1 when a new
  * cell is beyond `limit` or NaN, else 0: the blow-up screen, computed in the
- * kernel's own loop while the value is in a register (a second pass over the
- * row cost as much as the step itself at 512^2; docs/performance.md). With
- * limit 0 the kernel skips the screen and returns 0: the drivers ask for it
- * only on the frame's last step, as it costs about a sixth of the kernel's
- * time where the rows are in cache. TBLOCK_ROW_KERNEL builds one. */
+ * kernel's own loop while the value is in a register (a second pass would
+ * read every row again). With limit 0 the kernel skips the screen and
+ * returns 0: the drivers ask for it only on the frame's last step, as the
+ * comparison is not free where the rows are in cache. TBLOCK_ROW_KERNEL
+ * builds one. */
 typedef int (*tblock_row_fn)(const void *k, int y, float *out, const float *up, const float *mid,
                              const float *dn, int w, float limit);
 
@@ -33,7 +33,7 @@ typedef int (*tblock_row_fn)(const void *k, int y, float *out, const float *up, 
  *     m = tblock_mag_max(m, v)        (from m = 0)
  * for each new cell and returns tblock_beyond(m, limit): an AND and an
  * integer max per vector of cells, cheaper than comparing each |v| with the
- * limit (measured: 17% more cells per second at 512^2). */
+ * limit. */
 static inline int32_t tblock_mag(float v)
 {
     int32_t b;
@@ -95,9 +95,8 @@ static inline int tblock_screen_found(int32_t m, float limit, int screen)
  * [w]). The same bits as three calls of the solver's tblock_row_fn, and the
  * same screen (limit: as there). For the 4-neighbour stencils: each row of
  * the current level is read once for three new rows where single rows read
- * it three times, which pays where rows come from L2 or memory (with rows of
- * 8 KB and more the three do not even stay in a 32 KiB L1;
- * docs/performance.md, "Three rows a loop"). TBLOCK_ROWS3_KERNEL builds
+ * it three times, which pays where rows come from L2 or memory (wide rows
+ * do not stay in L1 three at a time). TBLOCK_ROWS3_KERNEL builds
  * one, TBLOCK_ROWS3_KERNEL_AVX512 (tblock_avx512.h) one for AVX-512. */
 typedef int (*tblock_rows3_fn)(const void *k, int y, float *out0, float *out1, float *out2, const float *r0,
                                const float *r1, const float *r2, const float *r3, const float *r4, int w,

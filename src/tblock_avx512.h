@@ -8,8 +8,7 @@
  * passes), those split loads set the pace. This driver loads each 16 cells of
  * the row once, aligned, and makes W and E from this vector and its
  * neighbours with `valignd` (a register shuffle): one load of the row a
- * vector instead of three, two of them split (docs/performance.md has the
- * figures).
+ * vector instead of three, two of them split.
  *
  * The same bits as the portable kernels: W and E are the same values, the
  * sum is (W + E) + (N + S) in that order (float addition commutes exactly,

@@ -11,13 +11,12 @@
  * (the portable or the AVX-512 row kernel; prefetching the next rows or
  * not): by timing them on the pass itself, as FFTW's planner times its
  * algorithms. Which is faster depends on the CPU (prefetching helps on one
- * machine and hurts on another; docs/performance.md has the tables), so no
- * choice is fixed in the code. The first passes take the ways in
+ * machine and hurts on another), so no choice is fixed in the code. The first passes take the ways in
  * turn, TBLOCK_TUNE_ROUNDS passes each, and every pass after them the way
  * whose fastest pass was fastest; after TBLOCK_RETUNE_PASSES passes the
  * trials start again, so that a choice made while another program was busy
  * on the machine does not stay for the rest of a long render (the trials
- * of slower ways cost well under 1 % of those passes). Only the speed
+ * of slower ways are a small share of those passes). Only the speed
  * depends on the choice, never the frames. */
 #define TBLOCK_TUNE_MAX 6
 #define TBLOCK_TUNE_ROUNDS 6

@@ -8,9 +8,9 @@
  * in a virtual machine), against under a microsecond for a handshake over
  * two cache lines (`make bench`'s bench_cores prints both). One pool serves every
  * short loop: two pools (this beside OpenMP's) would each spin while the
- * other works, and on two cores they fought (docs/performance.md, "Tried
- * and dropped"). The spectral solver's step, milliseconds long with dynamic
- * schedules, stays on OpenMP.
+ * other works, and on two cores they would fight (docs/performance.md, "Tried
+ * and dropped"). The spectral solver's step runs on it too: its passes
+ * claim work items from a counter, with team_barrier between them.
  *
  * Usage:
  *     team_run(nt, fn, arg);   fn(arg, t, nt) for t = 0 .. nt - 1, t = 0 on
@@ -24,8 +24,8 @@
  * condition variable: an idle pool costs nothing, a busy one no system
  * call. With more threads than the CPUs the process may use (its affinity
  * mask: taskset, a container's cpuset) nothing spins: every wait yields or
- * sleeps at once, as the thread waited for needs the CPU (one CPU, -j2:
- * rain.json took 0.32 s spinning, 0.17 without, as with OpenMP). team_run is for one caller at a time: a second thread calling it
+ * sleeps at once, as the thread waited for needs the CPU (one CPU, -j2).
+ * team_run is for one caller at a time: a second thread calling it
  * meanwhile, or a call from inside fn, gets OpenMP instead, as does every
  * call when the pool cannot start its threads. Which never changes a
  * result. */

@@ -6,8 +6,9 @@
 # mp4 against the ffmpeg program on the same frames, peak memory against what
 # the grids and frame buffers need, and allocations per frame. Numbers only;
 # nothing passes or fails. docs/performance.md explains the method and the results.
-# BENCH_SECTION=NAME runs one section: solvers, cores, yuv, e2e, farm, memory,
-# allocations or scenes (farm, memory and allocations set up e2e's scene, not its timings).
+# BENCH_SECTION=NAME runs one section: solvers, cores, yuv, e2e, e4k, png, render,
+# farm, memory, allocations or scenes (e4k, farm, memory and allocations set up
+# e2e's scene, not its timings).
 bin=${1:-./ripplerender}; build=${2:-build}
 set -e
 case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
@@ -97,6 +98,93 @@ awk -v f="$frames" -v rr="$t_rr" -v ff="$t_ff" -v sim="$t_sim" -v ser="$t_ser" -
     printf "%-46s %8.1f ms/frame\n", "the same on one thread (-j1)", 1000 * ser / f
 }'
 rm -f "$T/frames.rgb"
+echo
+fi
+
+if on e4k; then
+echo "== 4K: 3840x2160 shaded mp4 (libx264 veryfast crf 20), best of ${E4K_TRIES:-3} taken in turns"
+# The same scene at render size 3840x2160, from a 1920x1080 grid (scaled
+# 2x in bands on the pool, src/scale.h) and from a 3840x2160 grid
+# (unscaled), E4K_FRAMES frames each, against the ffmpeg program encoding
+# the same frames from raw rgb24 (made through the NUT pipe, untimed). With
+# BENCH_OLD=path/to/an/earlier/ripplerender, that binary takes its turns too.
+f4=${E4K_FRAMES:-30}
+printf '%-46s %10s %10s %8s\n' "" "ours" "ffmpeg" "ratio"
+for g in 1920x1080 3840x2160; do
+    sed -e "s/\"frames\": [0-9]*/\"frames\": $f4/" \
+        -e "s/\"grid\": *{ \"width\": 1920, \"height\": 1080 }/\"grid\": { \"width\": ${g%x*}, \"height\": ${g#*x} }/" \
+        -e 's/"width": 1920, "height": 1080, "range"/"width": 3840, "height": 2160, "range"/' "$T/e2e.json" > "$T/e4k.json"
+    "$bin" "$T/e4k.json" $S -o - --set output.format=nut -q \
+        | ffmpeg -v error -y -f nut -i - -f rawvideo -pix_fmt rgb24 "$T/frames.rgb"
+    t_rr=; t_old=; t_ff=
+    for i in $(seq "${E4K_TRIES:-3}"); do
+        t_rr=$(shorter "$(best 1 "$bin" "$T/e4k.json" $S $X -o "$T/rr.mp4" -y -q)" "$t_rr")
+        [ -z "$BENCH_OLD" ] || t_old=$(shorter "$(best 1 "$BENCH_OLD" "$T/e4k.json" $S $X -o "$T/rr.mp4" -y -q)" "$t_old")
+        t_ff=$(shorter "$(best 1 ffmpeg -v error -y -f rawvideo -pix_fmt rgb24 -s 3840x2160 -r 30 -i "$T/frames.rgb" \
+                          -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p "$T/ff.mp4")" "$t_ff")
+    done
+    t_h=$(best 2 "$bin" "$T/e4k.json" $S --hash -q)
+    awk -v f="$f4" -v rr="$t_rr" -v old="$t_old" -v ff="$t_ff" -v h="$t_h" -v g="$g" 'BEGIN {
+        printf "%-46s %6.1f f/s %6.1f f/s %7.2fx (goal >= 0.9)\n", "from a " g " grid", f / rr, f / ff, ff / rr
+        if (old != "")
+            printf "%-46s %6.1f f/s %6.1f f/s %7.2fx\n", "  the same, BENCH_OLD", f / old, f / ff, ff / old
+        printf "%-46s %6.1f ms/frame\n", "  simulate + render + md5, no encoder", 1000 * h / f
+    }'
+    rm -f "$T/frames.rgb"
+done
+
+echo
+fi
+
+# The scene of the PNG and renderer sections: rain on a 720p grid, busy
+# enough from the first frames that the files (about 1 MB each) cost what
+# ripple frames cost.
+pframes=60
+cat > "$T/png.json" <<JSON
+{
+  "grid":   { "width": 1280, "height": 720 },
+  "time":   { "fps": 30, "frames": $pframes, "steps_per_frame": 2 },
+  "solver": { "type": "elias", "damping": 0.998 },
+  "boundary": "fixed",
+  "rain": { "rate": 600, "radius": [3, 8], "amplitude": [-1.5, 1.5], "seed": 7 },
+  "render": { "mode": "$mode", "range": [-0.5, 0.5] },
+  "output": { "path": "out.mp4" }
+}
+JSON
+
+if on png; then
+echo "== PNG sequence, 1280x720, ours vs ffmpeg -c:v png at the same level (3), best of ${PNG_TRIES:-3} taken in turns"
+# ffmpeg is given the same frames as raw rgb24 (not timed to make) and its
+# default row filter (none), as ours: the same deflate work on the same
+# rows (docs/performance.md).
+"$bin" "$T/png.json" -o "$T/frames.mkv" --set output.codec=png -y -q
+ffmpeg -v error -y -i "$T/frames.mkv" -f rawvideo -pix_fmt rgb24 "$T/frames.rgb"
+rm -f "$T/frames.mkv"
+mkdir -p "$T/pr" "$T/pf"
+t_rr=; t_ff=; t_j1=
+for i in $(seq "${PNG_TRIES:-3}"); do
+    t_rr=$(shorter "$(best 1 "$bin" "$T/png.json" -o "$T/pr/f%05d.png" -y -q)" "$t_rr")
+    t_ff=$(shorter "$(best 1 ffmpeg -v error -y -f rawvideo -pix_fmt rgb24 -s 1280x720 -r 30 -i "$T/frames.rgb" \
+                      -c:v png -compression_level 3 "$T/pf/f%05d.png")" "$t_ff")
+    t_j1=$(shorter "$(best 1 "$bin" "$T/png.json" -o "$T/pr/f%05d.png" -y -q -j 1)" "$t_j1")
+done
+awk -v f="$pframes" -v rr="$t_rr" -v ff="$t_ff" -v j1="$t_j1" -v mb="$(du -sm "$T/pr" | cut -f1)" 'BEGIN {
+    printf "%-46s %8.1f frames/s (%d MB of files)\n", "ripplerender -> PNG sequence", f / rr, mb
+    printf "%-46s %8.1f frames/s\n", "the same, -j1 (one thread compresses)", f / j1
+    printf "%-46s %8.1f frames/s\n", "ffmpeg, raw rgb24 -> PNG, same level", f / ff
+    printf "%-46s %8.2f (goal >= 1.5)\n", "ratio", ff / rr
+}'
+rm -rf "$T/frames.rgb" "$T/pr" "$T/pf"
+
+echo
+fi
+
+if on render; then
+echo "== caustics against shaded: the renderer alone on a busy 1920x1080 field"
+sed -e 's/"width": 1280, "height": 720/"width": 1920, "height": 1080/' -e 's/"rate": 600/"rate": 200/' \
+    "$T/png.json" > "$T/render.json"
+"$build/tests/bench_render" "$T/render.json"
+
 echo
 fi
 
@@ -215,12 +303,21 @@ echo
 fi
 
 if on scenes; then
-echo "== example scenes, end to end"
-printf '%-22s %8s %10s\n' scene frames "frames/s"
+echo "== example scenes, end to end${BENCH_OLD:+ (and BENCH_OLD's, in turns, best of 3)}"
+printf '%-22s %8s %10s%s\n' scene frames "frames/s" "${BENCH_OLD:+   BENCH_OLD}"
 for s in scenes/*.json; do
     case "$s" in *.schema.json) continue ;; esac
     frames=$("$bin" "$s" --print-scene | tr -d ' \t' | sed -n 's/.*"frames":\([0-9]*\).*/\1/p' | head -n 1)
-    t=$(best 1 "$bin" "$s" -o "$T/x.mp4" -y -q)
-    awk -v n="$(basename "$s")" -v f="$frames" -v t="$t" 'BEGIN { printf "%-22s %8d %10.1f\n", n, f, f / t }'
+    if [ -z "$BENCH_OLD" ]; then
+        t=$(best 1 "$bin" "$s" -o "$T/x.mp4" -y -q); t_old=
+    else
+        t=; t_old=
+        for i in 1 2 3; do
+            t=$(shorter "$(best 1 "$bin" "$s" -o "$T/x.mp4" -y -q)" "$t")
+            t_old=$(shorter "$(best 1 "$BENCH_OLD" "$s" -o "$T/x.mp4" -y -q)" "$t_old")
+        done
+    fi
+    awk -v n="$(basename "$s")" -v f="$frames" -v t="$t" -v o="$t_old" 'BEGIN {
+        printf "%-22s %8d %10.1f", n, f, f / t; if (o != "") printf " %12.1f", f / o; printf "\n" }'
 done
 fi

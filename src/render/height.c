@@ -39,5 +39,5 @@ const struct render_mode_ops render_height_ops = {
     .gray = true,
     .row = height_row,
     .row_float = height_row_float,
-    .float_channels = 1,
+    .float_names = (const char *const[]){ "Y", NULL },
 };

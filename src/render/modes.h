@@ -29,8 +29,10 @@
 #include "render.h"
 #include "scene.h"
 
-struct SwsContext;
+struct backdrop;
+struct scaler;
 struct render_mode_ops;
+
 
 /* The lighting settings, in floats, unit vectors and 0..1 colours. */
 struct water_look {
@@ -52,16 +54,16 @@ struct renderer {
     uint16_t wall16;
     int gw, gh, rw, rh;
     bool scaled;
-    /* Grid-size pictures (sws sources when scaled; rgb_grid is the frame otherwise). */
+    /* Grid-size pictures (the scalers' sources when scaled; rgb_grid is the frame otherwise). */
     uint8_t *rgb_grid;  int rgb_grid_stride;
     uint16_t *g16_grid; int g16_grid_stride;   /* strides in bytes */
-    /* Render-size sws destinations (aligned strides) and packed frame buffers. */
+    /* Render-size scaler destinations (aligned strides) and packed frame buffers. */
     uint8_t *rgb_dst;   int rgb_dst_stride;
     uint16_t *g16_dst;  int g16_dst_stride;
     uint8_t *rgb_out;
     uint16_t *g16_out;
     float *heights;
-    struct SwsContext *sws_rgb, *sws_g16;
+    struct scaler *sc_rgb, *sc_g16;   /* src/scale.h: in bands on the pool */
     /* The modes' own state, made by their init and freed by their free. */
     const unsigned char (*map)[3];     /* colormap: the table */
     struct water_look look;            /* water modes: the lighting */
@@ -72,8 +74,11 @@ struct renderer {
     float *light;              /* caustics: the floor's light */
     float *rays;               /* caustics: landing points (CAUSTICS_SCRATCH) */
     bool flip_green;           /* normals: render.normal_convention directx */
-    struct image_rgb bg;       /* refract: the background at render size */
-    struct image_rgb floor;    /* caustics: the floor texture at grid size, or empty */
+    struct image_rgb checker;  /* refract: the checkerboard without a background */
+    struct backdrop *backdrop; /* refract: render.background at render size; caustics: render.floor at
+                                  grid size; or NULL */
+    const uint8_t *backdrop_rgb;   /* its picture of this frame (refract: or the checkerboard), or NULL */
+    float *floor_depth;        /* caustics: the floor's depth per cell in cells (render.depth_map), or NULL */
     /* The deep picture (RENDER_NEED_RGB16, RENDER_NEED_ALPHA; frame.h): 16-bit
      * colour and alpha (1 or 2 bytes a sample: abytes) at grid size (refract:
      * the colour at render size), their scaled copies, and the interleaved
@@ -90,7 +95,7 @@ struct renderer {
     uint16_t *c16_dst;  int c16_dst_stride;
     uint8_t *a_dst;     int a_dst_stride;
     void *deep_out;
-    struct SwsContext *sws_c16, *sws_a;
+    struct scaler *sc_c16[3], *sc_a;   /* one per plane of c16_planes */
     /* RENDER_NEED_FLOAT (frame.h): the mode's quantities (row_float) and the
      * alpha as floats, fch a cell, at grid size; NULL: none. */
     float *fdeep;
@@ -111,6 +116,10 @@ struct render_mode_ops {
      * e filled (RR_EXIT_USAGE for a bad setting or picture, RR_EXIT_RUNTIME
      * for memory). NULL: nothing to make. */
     int (*init)(struct renderer *r, const struct scene *sc, struct rr_err *e);
+    /* Per frame, before prepare: what the frame's number picks rather than
+     * the field (a moving background). Returns 0, or -1 with e filled. NULL:
+     * nothing. */
+    int (*pick)(struct renderer *r, long index, struct rr_err *e);
     /* Per frame, before the rows: what rows read across the field (slopes,
      * the floor's light). NULL: nothing. Cannot fail. */
     void (*prepare)(struct renderer *r, const struct field *f);
@@ -128,7 +137,10 @@ struct render_mode_ops {
      * parallel, after prepare. Cannot fail. */
     void (*row_float)(const struct renderer *r, const struct field *f, int y, const float *restrict h,
                       float *restrict out, int stride);
-    int float_channels;
+    /* The names of row_float's channels, NULL-terminated, in OpenEXR's
+     * convention ("Y" a grey, "R" "G" "B" a colour): their count is the
+     * float picture's channel count. NULL when row_float is. */
+    const char *const *float_names;
     void (*free)(struct renderer *r);   /* NULL: nothing; must accept a failed init */
 };
 
@@ -149,7 +161,7 @@ struct rows_job {
 
 /* lrintf(fminf(fmaxf(v, 0), 1) * scale), NaN giving 0, for 0 < scale <=
  * 65535: the same integer, but inline and vectorisable (libm's fminf, fmaxf
- * and lrintf were calls per pixel). Adding 2^23 rounds a float in [0, 2^23)
+ * and lrintf are calls per pixel). Adding 2^23 rounds a float in [0, 2^23)
  * to an integer in the FPU's mode, which is lrintf's rounding (nearest, ties
  * to even, by default), and taking 2^23 away again is exact. */
 static inline __attribute__((always_inline)) int unit_round(float v, float scale)
@@ -219,10 +231,14 @@ void water_free(struct renderer *r);
  * edge, the others: the edge itself), read in place. Cannot fail. */
 void water_nbhd(const struct renderer *r, const struct field *f, int y, struct row_nbhd *rn);
 
-/* Loads a colour PNG and fits it to w x h (bilinear, half-pixel centres) when
- * its size differs. Returns 0, or -1 with e filled. */
-int water_load_fitted(struct image_rgb *img, const char *path, const char *what, int w, int h,
-                      struct rr_err *e);
+/* The picture behind the water (render/backdrop.h): water_backdrop_open
+ * opens `path` (scene key `key`) fitted to w x h into r->backdrop and
+ * r->backdrop_rgb (frame 0); returns 0, or -1 with e filled.
+ * water_backdrop_pick, a mode's `pick`, sets r->backdrop_rgb to frame
+ * index's picture when it moves; returns 0, or -1 with e filled. */
+int water_backdrop_open(struct renderer *r, const struct scene *sc, const char *path, const char *key, int w,
+                        int h, struct rr_err *e);
+int water_backdrop_pick(struct renderer *r, long index, struct rr_err *e);
 
 /* Pixels per chunk of the row passes of shaded and normals (their scratch
  * lives on the stack). */
@@ -282,11 +298,18 @@ void water_powf(const float *x, float y, int n, float *out);
  * clamped to the grid otherwise, so the floor's sum equals w * h up to float
  * rounding. at: scratch of CAUSTICS_SCRATCH(w, h) floats; light: w * h
  * floats, overwritten. The landing points are computed row-parallel, the
- * splat runs on one thread in one fixed order, so the sums do not depend on
- * the thread count. Cannot fail. */
-#define CAUSTICS_SCRATCH(w, h) ((size_t)(w) * (size_t)(h) * 8)
+ * splat in bands of floor rows, each adding its cells' shares in the one
+ * serial order of the sub-rays, so the sums do not depend on the thread
+ * count. Cannot fail. */
+#define CAUSTICS_SCRATCH(w, h) ((size_t)(w) * (size_t)(h) * 8 + 2 * (size_t)(h))
 void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
                      float *restrict at, float *restrict light);
+
+/* caustics_gather over a floor whose depth varies: depths, w * h cells (> 0),
+ * read bilinearly under the point where each sub-ray enters the water. With
+ * every cell at one depth it gives caustics_gather's light, bit for bit. */
+void caustics_gather_depths(const float *gx, const float *gy, int w, int h, const float *depths, bool wrap_x,
+                            bool wrap_y, float *restrict at, float *restrict light);
 
 /* One row of the floor: the floor's colour (floor_rgb, w * 3 bytes, or the
  * look's floor colour when NULL) times the light, brighter parts bleaching

@@ -92,6 +92,6 @@ const struct render_mode_ops render_normals_ops = {
     .init = normals_init,
     .row = normals_mode_row,
     .row_float = normals_mode_row_float,
-    .float_channels = 3,
+    .float_names = (const char *const[]){ "R", "G", "B", NULL },
     .free = water_free,
 };

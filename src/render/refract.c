@@ -3,6 +3,7 @@
  * height as grey): a background picture seen through the surface, displaced
  * by its slope, plus the glints of a tilted surface. See render/modes.h. */
 #include "render/modes.h"
+#include "render/backdrop.h"
 #include "team.h"
 
 #include <math.h>
@@ -62,7 +63,7 @@ static void checkerboard(uint8_t *rgb, int w, int h)
 }
 
 /* The slopes, the render-size picture and the background at render size
- * (render.background fitted, or the checkerboard). */
+ * (render.background fitted, render/backdrop.h, or the checkerboard). */
 static int refract_init(struct renderer *r, const struct scene *sc, struct rr_err *e)
 {
     const struct render_config *rc = &sc->render;
@@ -71,12 +72,13 @@ static int refract_init(struct renderer *r, const struct scene *sc, struct rr_er
     if (!(r->rgb_out = av_malloc((size_t)r->rw * r->rh * 3)))
         return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->rw, r->rh);
     if (rc->background)
-        return water_load_fitted(&r->bg, rc->background, "render.background", r->rw, r->rh, e);
-    if (!(r->bg.rgb = malloc((size_t)r->rw * r->rh * 3)))
+        return water_backdrop_open(r, sc, rc->background, "render.background", r->rw, r->rh, e);
+    if (!(r->checker.rgb = malloc((size_t)r->rw * r->rh * 3)))
         return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->rw, r->rh);
-    r->bg.width = r->rw;
-    r->bg.height = r->rh;
-    checkerboard(r->bg.rgb, r->rw, r->rh);
+    r->checker.width = r->rw;
+    r->checker.height = r->rh;
+    checkerboard(r->checker.rgb, r->rw, r->rh);
+    r->backdrop_rgb = r->checker.rgb;
     return 0;
 }
 
@@ -88,7 +90,7 @@ static void refract_rows(void *arg, int lo, int hi)
     for (int y = lo; y < hi; y++) {
         uint8_t *out = j->dst + (size_t)y * rw * 3;
         uint16_t *out16 = r->c16_grid ? r->c16_grid + (size_t)y * rw * 3 : NULL;
-        refract_row(&r->look, r->gx, r->gy, gw, gh, r->bg.rgb, rw, rh, y, out, out16);
+        refract_row(&r->look, r->gx, r->gy, gw, gh, r->backdrop_rgb, rw, rh, y, out, out16);
         if (!j->walls)
             continue;
         const unsigned char *wr = j->walls + (size_t)((long)y * gh / rh) * gw;
@@ -129,7 +131,8 @@ static int refract_frame(struct renderer *r, const struct field *f, const unsign
 static void refract_free(struct renderer *r)
 {
     water_free(r);
-    image_rgb_free(&r->bg);
+    image_rgb_free(&r->checker);
+    backdrop_free(r->backdrop);
 }
 
 const struct render_mode_ops render_refract_ops = {
@@ -138,6 +141,7 @@ const struct render_mode_ops render_refract_ops = {
     .own_size = true,
     .opaque = "its background is opaque",
     .init = refract_init,
+    .pick = water_backdrop_pick,
     .prepare = water_prepare,
     .frame = refract_frame,
     .free = refract_free,

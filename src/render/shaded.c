@@ -13,8 +13,8 @@ static inline __attribute__((always_inline)) uint8_t to_byte(float v)
 }
 
 /* ---- powf(x, y), vectorisable, with glibc's bits --------------------------
- * The highlight's powf(n.h, shininess) per pixel was a third of a 1080p
- * render's time, as a libm call that also kept the loop scalar. pow_fast
+ * The highlight's powf(n.h, shininess) is per pixel, and a libm call would
+ * keep the loop scalar. pow_fast
  * is the algorithm of glibc's powf (sysdeps/ieee754/flt-32/e_powf.c, from
  * ARM's optimized-routines): log2(x) from a 16-entry table and a degree-5
  * polynomial in double, times y, then 2^(y log2 x) from a 32-entry table

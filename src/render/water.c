@@ -3,6 +3,7 @@
  * cells they read through, a fitted background or floor picture. See
  * render/modes.h. */
 #include "render/modes.h"
+#include "render/backdrop.h"
 #include "team.h"
 
 #include <math.h>
@@ -140,17 +141,18 @@ void water_prepare(struct renderer *r, const struct field *f)
     water_slopes(&r->surf, r->look.hs, r->gx, r->gy);
 }
 
-int water_load_fitted(struct image_rgb *img, const char *path, const char *what, int w, int h,
-                      struct rr_err *e)
+int water_backdrop_open(struct renderer *r, const struct scene *sc, const char *path, const char *key, int w,
+                        int h, struct rr_err *e)
 {
-    struct image_rgb raw;
-    if (image_load_rgb(&raw, path, what, e) < 0)
+    if (backdrop_open(&r->backdrop, sc, path, key, w, h, e) < 0)
         return -1;
-    if (raw.width == w && raw.height == h) {
-        *img = raw;
+    r->backdrop_rgb = backdrop_frame(r->backdrop, 0, e);   /* read at open: cannot fail */
+    return 0;
+}
+
+int water_backdrop_pick(struct renderer *r, long index, struct rr_err *e)
+{
+    if (!r->backdrop || !backdrop_moves(r->backdrop))
         return 0;
-    }
-    int rc = image_rgb_resample(&raw, w, h, img, e);
-    image_rgb_free(&raw);
-    return rc;
+    return (r->backdrop_rgb = backdrop_frame(r->backdrop, index, e)) ? 0 : -1;
 }

@@ -2,7 +2,8 @@
  * (h%04d.exr), through OpenEXRCore (libopenexr's C library): a single-part
  * scanline image of the frame's float picture (frame.h, RENDER_NEED_FLOAT)
  * at the grid's size, 32-bit floats, or half floats with output.bit_depth 16.
- * The channels follow render.mode:
+ * The channels are render.mode's float channels (its float_names in the
+ * render modes' table, passed in sink_params), so this file knows no mode:
  *
  *   height    Y      the height (scene units, the .npy's values)
  *   normals   R G B  the unit normal nx, ny, nz (render.normal_convention)
@@ -47,24 +48,24 @@ static int exr_needs(const struct output_config *o, const struct scene *sc)
     return RENDER_NEED_FLOAT | (sc->render.alpha != ALPHA_NONE ? RENDER_NEED_ALPHA : 0);
 }
 
-/* The channel names for the mode, in the order of the frame's floats.
- * Returns 0, or -1 with e filled (a mode without a float picture). */
-static int exr_channels(struct exr_sink *s, const char *path, enum render_mode mode, bool alpha, struct rr_err *e)
+/* The channel names, in the order of the frame's floats: the mode's
+ * (sink_params.float_names), then A with alpha. Returns 0, or -1 with e
+ * filled (a mode without a float picture). */
+static int exr_channels(struct exr_sink *s, const char *path, const struct sink_params *p, struct rr_err *e)
 {
     int n = 0;
-    if (mode == RENDER_NORMALS) {
-        s->names[n++] = "R";
-        s->names[n++] = "G";
-        s->names[n++] = "B";
-    } else if (mode == RENDER_HEIGHT || mode == RENDER_CAUSTICS) {
-        s->names[n++] = "Y";
-    } else {
+    if (!p->float_names || !p->float_names[0])
         return rr_fail(e, RR_EXIT_USAGE,
-                       "render.mode: %s holds heights, normals or caustics; \"%s\" has no float picture "
-                       "(use a PNG sequence for its colours)",
-                       path, scene_render_mode_name(mode));
+                       "render.mode: %s holds a mode's float picture; \"%s\" has no float picture "
+                       "(%s have; use a PNG sequence for its colours)",
+                       path, p->mode_name, p->float_modes);
+    for (const char *const *c = p->float_names; *c; c++) {
+        if (n == 3)
+            return rr_fail(e, RR_EXIT_USAGE, "render.mode: %s holds at most 3 float channels and alpha; \"%s\" has more",
+                           path, p->mode_name);
+        s->names[n++] = *c;
     }
-    if (alpha)
+    if (p->alpha != ALPHA_NONE)
         s->names[n++] = "A";
     s->channels = n;
     return 0;
@@ -73,7 +74,7 @@ static int exr_channels(struct exr_sink *s, const char *path, enum render_mode m
 static int exr_open(void *priv, const struct output_config *o, const struct sink_params *p, struct rr_err *e)
 {
     struct exr_sink *s = priv;
-    if (exr_channels(s, o->path, p->mode, p->alpha != ALPHA_NONE, e) < 0)
+    if (exr_channels(s, o->path, p, e) < 0)
         return -1;
     s->width = p->grid_w;
     s->height = p->grid_h;

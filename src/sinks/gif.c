@@ -1,12 +1,22 @@
 /* sinks/gif.c: animated GIF through libavfilter's palettegen + paletteuse (one
  * 256-colour palette made from every frame, then each frame mapped onto it
  * with ordered dithering), the gif encoder and the gif muxer, looping forever.
- * Written to a temporary file beside the target and renamed into place. */
+ * Written to a temporary file beside the target and renamed into place.
+ *
+ * Two passes, in bounded memory: write hands each frame to palettegen (which
+ * keeps only its colour counts) and appends its rgb24 bytes to a scratch
+ * file beside the target (unnamed where the file system allows, removed in
+ * any case); close takes the palette, then reads the frames back one at a
+ * time through paletteuse into the encoder. The filters see the same frames
+ * and the same palette as one graph holding every frame would, so the file
+ * is the same bytes. */
 #include "outfile.h"
 #include "sinks.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libavcodec/avcodec.h>
 #include <libavfilter/avfilter.h>
@@ -19,23 +29,26 @@
  * transparent one the encoder uses for unchanged pixels; Bayer dithering
  * (ordered, so a still area stays still from frame to frame and the
  * encoder's inter-frame transparency can skip it), only the changed
- * rectangle re-dithered. paletteuse waits for the palette, which needs the
- * last frame: the graph holds every frame until close (frames x w x h x 3
- * bytes of memory). */
-#define GIF_FILTERS                                                        \
-    "split[a][b];[a]palettegen=stats_mode=full[p];"                         \
-    "[b][p]paletteuse=dither=bayer:bayer_scale=3:diff_mode=rectangle"
+ * rectangle re-dithered. The first pass's graph makes the palette, the
+ * second's maps the frames onto it (its "pal" input). */
+#define GIF_PALETTE "palettegen=stats_mode=full"
+#define GIF_MAP "[in][pal]paletteuse=dither=bayer:bayer_scale=3:diff_mode=rectangle"
 
 struct gif_sink {
     const char *path;
     struct outfile file;
-    AVFilterGraph *graph;
-    AVFilterContext *src, *sink;
+    struct outfile scratch;      /* the frames' rgb24 bytes, one after another */
+    long frames;                 /* written to scratch */
+    AVFilterGraph *pgraph;       /* first pass: buffer -> palettegen -> buffersink */
+    AVFilterContext *psrc, *psink;
+    AVFilterGraph *graph;        /* second pass: buffer "in", buffer "pal" -> paletteuse -> buffersink */
+    AVFilterContext *src, *pal, *sink;
     AVCodecContext *enc;
     AVFormatContext *oc;
     AVStream *st;
     AVFrame *in, *out;
     AVPacket *pkt;
+    AVRational tb;
     int width, height;
     int64_t next_pts;
 };
@@ -47,43 +60,64 @@ static int gif_needs(const struct output_config *o, const struct scene *sc)
     return 0;
 }
 
-static int make_graph(struct gif_sink *s, AVRational tb, struct rr_err *e)
+/* A graph of `filters` between a buffer source named "in" (the frames,
+ * rgb24) and a buffersink of `out_fmt`, and, when pal is not NULL, a second
+ * buffer source "pal" (palettegen's 16x16 rgb32 palette). Returns 0, or -1
+ * with e filled. */
+static int make_graph(struct gif_sink *s, AVRational tb, const char *filters, enum AVPixelFormat out_fmt,
+                      AVFilterGraph **graph, AVFilterContext **src, AVFilterContext **pal, AVFilterContext **sink,
+                      struct rr_err *e)
 {
     char args[160];
     int ret;
     AVFilterInOut *outs = avfilter_inout_alloc(), *ins = avfilter_inout_alloc();
-    s->graph = avfilter_graph_alloc();
-    if (!outs || !ins || !s->graph) {
+    AVFilterInOut *pal_out = pal ? avfilter_inout_alloc() : NULL;
+    *graph = avfilter_graph_alloc();
+    if (!outs || !ins || !*graph || (pal && !pal_out)) {
         ret = AVERROR(ENOMEM);
         goto end;
     }
-    s->graph->nb_threads = 1;
+    (*graph)->nb_threads = 1;
     snprintf(args, sizeof args, "video_size=%dx%d:pix_fmt=%d:time_base=%d/%d:pixel_aspect=1/1", s->width,
              s->height, AV_PIX_FMT_RGB24, tb.num, tb.den);
-    ret = avfilter_graph_create_filter(&s->src, avfilter_get_by_name("buffer"), "in", args, NULL, s->graph);
+    ret = avfilter_graph_create_filter(src, avfilter_get_by_name("buffer"), "in", args, NULL, *graph);
     if (ret < 0)
         goto end;
-    ret = avfilter_graph_create_filter(&s->sink, avfilter_get_by_name("buffersink"), "out", NULL, NULL, s->graph);
+    if (pal) {
+        snprintf(args, sizeof args, "video_size=16x16:pix_fmt=%d:time_base=%d/%d:pixel_aspect=1/1",
+                 AV_PIX_FMT_RGB32, tb.num, tb.den);
+        ret = avfilter_graph_create_filter(pal, avfilter_get_by_name("buffer"), "pal", args, NULL, *graph);
+        if (ret < 0)
+            goto end;
+    }
+    ret = avfilter_graph_create_filter(sink, avfilter_get_by_name("buffersink"), "out", NULL, NULL, *graph);
     if (ret < 0)
         goto end;
-    enum AVPixelFormat fmts[] = { AV_PIX_FMT_PAL8, AV_PIX_FMT_NONE };
-    ret = av_opt_set_int_list(s->sink, "pix_fmts", fmts, AV_PIX_FMT_NONE, AV_OPT_SEARCH_CHILDREN);
+    enum AVPixelFormat fmts[] = { out_fmt, AV_PIX_FMT_NONE };
+    ret = av_opt_set_int_list(*sink, "pix_fmts", fmts, AV_PIX_FMT_NONE, AV_OPT_SEARCH_CHILDREN);
     if (ret < 0)
         goto end;
     outs->name = av_strdup("in");
-    outs->filter_ctx = s->src;
+    outs->filter_ctx = *src;
+    outs->next = pal_out;
+    if (pal_out) {
+        pal_out->name = av_strdup("pal");
+        pal_out->filter_ctx = *pal;
+    }
     ins->name = av_strdup("out");
-    ins->filter_ctx = s->sink;
-    if (!outs->name || !ins->name) {
+    ins->filter_ctx = *sink;
+    if (!outs->name || !ins->name || (pal_out && !pal_out->name)) {
         ret = AVERROR(ENOMEM);
         goto end;
     }
-    ret = avfilter_graph_parse_ptr(s->graph, GIF_FILTERS, &ins, &outs, NULL);
+    pal_out = NULL;   /* outs owns it now */
+    ret = avfilter_graph_parse_ptr(*graph, filters, &ins, &outs, NULL);
     if (ret >= 0)
-        ret = avfilter_graph_config(s->graph, NULL);
+        ret = avfilter_graph_config(*graph, NULL);
 end:
     avfilter_inout_free(&ins);
     avfilter_inout_free(&outs);
+    avfilter_inout_free(&pal_out);
     return ret < 0 ? sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot build the palette filters", ret) : 0;
 }
 
@@ -108,7 +142,8 @@ static int gif_open(void *priv, const struct output_config *o, const struct sink
     if (!codec)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: this FFmpeg has no gif encoder", o->path);
     AVRational tb = av_inv_q(av_d2q(p->fps, 100000));
-    if (make_graph(s, tb, e) < 0)
+    s->tb = tb;
+    if (make_graph(s, tb, GIF_PALETTE, AV_PIX_FMT_RGB32, &s->pgraph, &s->psrc, NULL, &s->psink, e) < 0)
         return -1;
 
     s->enc = avcodec_alloc_context3(codec);
@@ -150,7 +185,7 @@ static int gif_open(void *priv, const struct output_config *o, const struct sink
     av_dict_free(&mopts);
     if (ret < 0)
         return sink_av_fail(e, RR_EXIT_RUNTIME, o->path, "cannot write the header", ret);
-    return 0;
+    return outfile_begin(&s->scratch, o->path, p->overwrite, e);
 }
 
 /* Sends one frame (NULL: flush) to the encoder and writes what comes out. */
@@ -175,7 +210,7 @@ static int encode(struct gif_sink *s, AVFrame *frame, struct rr_err *e)
     }
 }
 
-/* Encodes every palettised frame the graph has ready. */
+/* Encodes every palettised frame the second pass's graph has ready. */
 static int drain(struct gif_sink *s, struct rr_err *e)
 {
     for (;;) {
@@ -192,12 +227,11 @@ static int drain(struct gif_sink *s, struct rr_err *e)
     }
 }
 
-static int gif_write(void *priv, const struct frame *fr, struct rr_err *e)
+/* Copies `rgb` (packed rows) into a new buffer of s->in with the next pts and
+ * hands it to the buffer source src (which takes it). Returns 0, or -1 with
+ * e filled. */
+static int feed(struct gif_sink *s, AVFilterContext *src, const uint8_t *rgb, int64_t pts, struct rr_err *e)
 {
-    struct gif_sink *s = priv;
-    if (fr->width != s->width || fr->height != s->height)
-        return rr_fail(e, RR_EXIT_RUNTIME, "%s: frame %ld is %dx%d, the file was opened for %dx%d", s->path,
-                       fr->index, fr->width, fr->height, s->width, s->height);
     s->in->format = AV_PIX_FMT_RGB24;
     s->in->width = s->width;
     s->in->height = s->height;
@@ -205,20 +239,83 @@ static int gif_write(void *priv, const struct frame *fr, struct rr_err *e)
     if (ret < 0)
         return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot allocate a frame", ret);
     for (int y = 0; y < s->height; y++)
-        memcpy(s->in->data[0] + (size_t)y * s->in->linesize[0], fr->rgb + (size_t)y * s->width * 3,
+        memcpy(s->in->data[0] + (size_t)y * s->in->linesize[0], rgb + (size_t)y * s->width * 3,
                (size_t)s->width * 3);
-    s->in->pts = s->next_pts++;
-    ret = av_buffersrc_add_frame(s->src, s->in);   /* takes the reference, leaves s->in blank */
+    s->in->pts = pts;
+    ret = av_buffersrc_add_frame(src, s->in);   /* takes the reference, leaves s->in blank */
     av_frame_unref(s->in);
     if (ret < 0)
         return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "the palette filters refused a frame", ret);
-    return drain(s, e);
+    return 0;
+}
+
+/* Writes or reads frame i's rgb24 bytes in the scratch file. Returns 0, or
+ * -1 with e filled. */
+static int scratch_io(struct gif_sink *s, uint8_t *buf, long i, bool write, struct rr_err *e)
+{
+    size_t n = (size_t)s->width * s->height * 3, done = 0;
+    off_t at = (off_t)i * (off_t)n;
+    while (done < n) {
+        ssize_t k = write ? pwrite(s->scratch.fd, buf + done, n - done, at + (off_t)done)
+                          : pread(s->scratch.fd, buf + done, n - done, at + (off_t)done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot %s the frames' scratch file: %s", s->path,
+                           write ? "write" : "read back", k < 0 ? strerror(errno) : "it is shorter");
+        done += (size_t)k;
+    }
+    return 0;
+}
+
+static int gif_write(void *priv, const struct frame *fr, struct rr_err *e)
+{
+    struct gif_sink *s = priv;
+    if (fr->width != s->width || fr->height != s->height)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: frame %ld is %dx%d, the file was opened for %dx%d", s->path,
+                       fr->index, fr->width, fr->height, s->width, s->height);
+    if (scratch_io(s, (uint8_t *)fr->rgb, s->frames, true, e) < 0 || feed(s, s->psrc, fr->rgb, s->next_pts++, e) < 0)
+        return -1;
+    s->frames++;
+    /* Run the graph: palettegen counts the frame's colours and drops it (it
+     * gives nothing before the end). */
+    int ret = av_buffersink_get_frame(s->psink, s->out);
+    if (ret >= 0)
+        av_frame_unref(s->out);
+    if (ret < 0 && ret != AVERROR(EAGAIN))
+        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "the palette filters failed", ret);
+    return 0;
 }
 
 static int gif_close(void *priv, struct rr_err *e)
 {
     struct gif_sink *s = priv;
-    int ret = av_buffersrc_add_frame(s->src, NULL);   /* end of stream: the palette is made now */
+    int ret = av_buffersrc_add_frame(s->psrc, NULL);   /* end of stream: the palette is made now */
+    if (ret >= 0)
+        ret = av_buffersink_get_frame(s->psink, s->out);
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot finish the palette", ret);
+    avfilter_graph_free(&s->pgraph);
+    if (make_graph(s, s->tb, GIF_MAP, AV_PIX_FMT_PAL8, &s->graph, &s->src, &s->pal, &s->sink, e) < 0)
+        return -1;
+    ret = av_buffersrc_add_frame(s->pal, s->out);   /* takes the palette */
+    av_frame_unref(s->out);
+    if (ret >= 0)
+        ret = av_buffersrc_add_frame(s->pal, NULL);
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "the palette filters refused the palette", ret);
+    uint8_t *rgb = av_malloc((size_t)s->width * s->height * 3);
+    if (!rgb)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", s->path);
+    for (long i = 0; i < s->frames; i++) {
+        if (scratch_io(s, rgb, i, false, e) < 0 || feed(s, s->src, rgb, i, e) < 0 || drain(s, e) < 0) {
+            av_free(rgb);
+            return -1;
+        }
+    }
+    av_free(rgb);
+    outfile_abort(&s->scratch);
+    ret = av_buffersrc_add_frame(s->src, NULL);
     if (ret < 0)
         return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot finish the palette", ret);
     if (drain(s, e) < 0 || encode(s, NULL, e) < 0)
@@ -230,11 +327,13 @@ static void gif_free(void *priv)
 {
     struct gif_sink *s = priv;
     sink_mux_free(&s->oc);
+    avfilter_graph_free(&s->pgraph);
     avfilter_graph_free(&s->graph);
     avcodec_free_context(&s->enc);
     av_frame_free(&s->in);
     av_frame_free(&s->out);
     av_packet_free(&s->pkt);
+    outfile_abort(&s->scratch);
     outfile_abort(&s->file);
 }
 

@@ -6,7 +6,7 @@
 #include "sink.h"
 
 extern const struct sink_ops sink_video_ops, sink_gif_ops, sink_pngseq_ops, sink_hash_ops, sink_npy_ops,
-    sink_exr_ops;
+    sink_exr_ops, sink_pipe_ops;
 
 const struct sink_ops *const sink_kinds[] = {
     &sink_video_ops,
@@ -15,5 +15,8 @@ const struct sink_ops *const sink_kinds[] = {
     &sink_hash_ops,
     &sink_npy_ops,
     &sink_exr_ops,
+    &sink_pipe_ops,
     NULL,
 };
+
+_Static_assert(sizeof sink_kinds / sizeof sink_kinds[0] <= SINK_MAX + 1, "more sink kinds than SINK_MAX (src/sink.h)");

@@ -16,15 +16,6 @@ struct AVFormatContext;
 /* The extension of path's last component after its last '.', or "" (no dot). */
 const char *sink_extension(const char *path);
 
-/* Checks a numbered output's name (PNG, EXR): exactly one integer conversion (%d, %i or %u,
- * with optional flags "-+ 0", width and precision, no length modifier; "%%"
- * is a literal percent sign). Returns 0, or -1 with e filled (RR_EXIT_USAGE). */
-int sink_pattern_check(const char *pattern, struct rr_err *e);
-
-/* The name of frame i under a checked pattern. Returns 0, or -1 when it does
- * not fit in n bytes. */
-int sink_pattern_name(char *buf, size_t n, const char *pattern, long i);
-
 /* The files of a numbered output (sink_ops.numbered), one per frame, each
  * written under a temporary name beside its target and moved into place with
  * the others at the end: atomic as a set (src/sinks/seq.c). Zeroed before
@@ -56,6 +47,18 @@ int sink_seq_commit(struct sink_seq *q, struct rr_err *e);
 
 /* Removes the temporary files not committed and frees the list. */
 void sink_seq_free(struct sink_seq *q);
+
+/* render.atlas (src/sinks/atlas.c): a wrapper sink_open puts around the
+ * numbered kind of the output, tiling frames into its images. Not in the
+ * table of kinds: the scene's render.atlas picks it, not the name. */
+extern const struct sink_ops sink_atlas_ops;
+
+/* Refuses an atlas for kind (not a PNG or EXR sequence), for a part of the
+ * timeline p that does not start at an atlas's first frame or ends inside
+ * an atlas before the clip's end, or for an atlas image too large. Returns
+ * 0, or -1 with e filled (RR_EXIT_USAGE). */
+int sink_atlas_check(const struct sink_ops *kind, const struct scene *sc, const struct sink_params *p,
+                     struct rr_err *e);
 
 /* Some libraries write to standard error themselves, not through av_log:
  * x264 while it reads its preset (before libavcodec routes its log), SVT-AV1's

@@ -7,6 +7,7 @@
  * until EAGAIN, flushed with a NULL frame at close. Written to a temporary
  * file beside the target and renamed into place after the trailer. */
 #include "outfile.h"
+#include "scale.h"
 #include "sinks.h"
 #include "sinks/yuv420.h"
 
@@ -245,7 +246,7 @@ static int encoder_options(AVDictionary **opts, AVCodecContext *enc, const AVCod
             return rr_fail(e, RR_EXIT_USAGE,
                            "output.preset: \"%s\" is not a libvpx-vp9 deadline (use good, best or realtime)", deadline);
         const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(enc->pix_fmt);
-        /* design.md: lossless 4:4:4 with deadline realtime aborts inside libvpx. */
+        /* libvpx aborts on lossless 4:4:4 with deadline realtime. */
         if (strcmp(deadline, "realtime") == 0 && d && d->log2_chroma_w == 0 && d->log2_chroma_h == 0)
             return rr_fail(e, RR_EXIT_USAGE,
                            "output.preset: \"realtime\" with pix_fmt %s crashes libvpx-vp9; use good or best",
@@ -279,7 +280,7 @@ static struct SwsContext *open_sws(int w, int h, enum AVPixelFormat src, enum AV
     if (!sws || av_opt_set_int(sws, "srcw", w, 0) < 0 || av_opt_set_int(sws, "srch", h, 0) < 0
         || av_opt_set_int(sws, "dstw", w, 0) < 0 || av_opt_set_int(sws, "dsth", h, 0) < 0
         || av_opt_set_int(sws, "src_format", src, 0) < 0 || av_opt_set_int(sws, "dst_format", pix, 0) < 0
-        || av_opt_set_int(sws, "sws_flags", SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT, 0) < 0
+        || av_opt_set_int(sws, "sws_flags", RR_SWS_FLAGS, 0) < 0
         || av_opt_set_int(sws, "threads", threads > 0 ? threads : 0, 0) < 0 || sws_init_context(sws, NULL, NULL) < 0) {
         sws_freeContext(sws);
         return NULL;
@@ -498,8 +499,8 @@ static int video_open(void *priv, const struct output_config *o, const struct si
     }
     /* The conversion to the encoder's format runs on the writer thread, just
      * before the encoder. yuv420p (every default but ffv1's) is ours
-     * (sinks/yuv420.c): exact, one thread, about 2 ms a 1080p frame against
-     * libswscale's 9 ms (docs/performance.md). Other formats: libswscale. */
+     * (sinks/yuv420.c): exact, and several times faster than libswscale's
+     * exact path on one thread. Other formats: libswscale. */
     if ((pix != AV_PIX_FMT_YUV420P || s->src != AV_PIX_FMT_RGB24)
         && !(s->sws = open_sws(s->ew, s->eh, s->src, pix, p->threads, is_rgb))) {
         rr_fail(e, RR_EXIT_RUNTIME, "%s: libswscale cannot convert %s to %s", o->path, av_get_pix_fmt_name(s->src),

@@ -73,8 +73,11 @@
  * own buffers of one alignment, so every line takes the same code path on
  * any thread and the frames do not depend on -j.
  *
- * A step is three passes over the domain in one parallel region (a barrier
- * between passes, none inside; work handed out dynamically):
+ * A step is three passes over the domain, run by the program's thread team
+ * (team.h: a barrier between passes, none inside; work items claimed from
+ * an atomic counter, a dynamic schedule). Not an OpenMP region: sim.c uses
+ * the team between steps, and the idle threads of two pools spin while the
+ * other pool's work, taking the cores it needs.
  *  1. row groups of ROWS rows: each row packed straight from f->cur, f->prev,
  *     `last` and the pads, transformed, and the group stored by columns in Z
  *     (Z is groups x nx columns x ROWS values: a column's part of a group is
@@ -88,14 +91,14 @@
  *     complex-to-real plan (half the work of a complex one), written straight
  *     to f->prev, `last` and the absorb pads.
  * Fixed and clamp pad rows are only mirrors of grid rows and are not
- * transformed by the row passes (mirror_rows). Against the old step (about
- * ten loops, one column at a time with a stride of nx), side by side at
- * 1024^2 on this shared 2-core machine (load 2.7-3): 21-29 ms against 61-91 ms
- * on two threads, 15-22 ms against 37-44 ms on one (docs/performance.md,
- * "Spectral step"). */
+ * transformed by the row passes (mirror_rows). The buffers' line strides
+ * avoid multiples of 4 KiB (line_stride), and rows are packed four cells
+ * at a time (pack_grid_row). */
 #include "solver.h"
+#include "team.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,15 +143,26 @@ struct spectral {
     float *AB;                /* (nx / 2 + 1) * (ny / 2 + 1) pairs (a, b) by column, normalisation folded in */
     float *sponge;            /* max pad: absorb factors by depth into the pad */
     fftwf_complex *Z;         /* the transform: nyp / ROWS groups of nx columns of ROWS values */
-    size_t nxp, nyp;          /* nx rounded up to 8, ny to ROWS: lines start at multiples of 64 bytes */
+    size_t nxp, nyp;          /* row and column line strides in the buffers (line_stride) */
     fftwf_plan fx, fy, iy;    /* one row, one column (complex, both ways) */
     fftwf_plan ix;            /* one row back: complex (nx / 2 + 1 values) to real */
     fftwf_complex *buf;       /* nthreads * buflen: line and block buffers */
     size_t buflen;            /* complex values per thread: two halves, each a multiple of 64 bytes */
     int nthreads;
     int par;                  /* run the passes on several threads (large domains only) */
+    double mean_sign;         /* 1: the mean takes what sources add; -1 (time.loop): it stays */
     int nitems;               /* column pass work items: the self-paired columns, then pairs of blocks */
 };
+
+/* The stride, in complex values, of buffer lines of n values: a multiple of
+ * 8 (64 bytes, so every line has the plans' alignment) that is not a
+ * multiple of 4 KiB, where the 16 lines a pass writes together would all
+ * fall in the same L1 cache sets. */
+static size_t line_stride(size_t n)
+{
+    size_t s = (n + 7) / 8 * 8;
+    return s % 512 == 0 ? s + 8 : s;
+}
 
 /* The smallest n >= m with no prime factor above 7 (fast FFT lengths). */
 static int good_size(int m)
@@ -178,21 +192,27 @@ static void axis_init(struct axis *a, int m, enum edge_kind lo, enum edge_kind h
     a->hi = a->n - m - a->lo;
 }
 
+/* The FFT domain's two axes for the scene's grid and edges. */
+static void scene_axes(const struct scene *sc, struct axis *ax, struct axis *ay)
+{
+    int pad = sc->absorb_width > PAD_MIN ? sc->absorb_width : PAD_MIN;
+    axis_init(ax, sc->grid.width, sc->boundary[EDGE_LEFT], sc->boundary[EDGE_RIGHT], pad);
+    axis_init(ay, sc->grid.height, sc->boundary[EDGE_TOP], sc->boundary[EDGE_BOTTOM], pad);
+}
+
 /* What spectral_init allocates (solver_ops.bytes). */
 static uint64_t spectral_bytes(const struct scene *sc, int threads, char *what, size_t size)
 {
     snprintf(what, size, "the spectral solver's padded domain (absorb_width %d)", sc->absorb_width);
     struct axis ax, ay;
-    int pad = sc->absorb_width > PAD_MIN ? sc->absorb_width : PAD_MIN;
-    axis_init(&ax, sc->grid.width, sc->boundary[EDGE_LEFT], sc->boundary[EDGE_RIGHT], pad);
-    axis_init(&ay, sc->grid.height, sc->boundary[EDGE_TOP], sc->boundary[EDGE_BOTTOM], pad);
+    scene_axes(sc, &ax, &ay);
     /* As spectral_init allocates: H and P (4 + 4 per cell), AB (about 2),
      * Z (8 per cell, rows rounded up to ROWS), the threads' line buffers and
      * `last` (w x h floats). */
-    uint64_t nx = (uint64_t)ax.n, ny = (uint64_t)ay.n, nxp = (nx + 7) / 8 * 8, nyp = (ny + ROWS - 1) / ROWS * ROWS;
-    uint64_t rows = ROWS * nxp, cols = COLS * nyp, buflen = 2 * (rows > cols ? rows : cols);
-    uint64_t t = threads > 0 ? (uint64_t)threads : 1;
-    return 8 * nx * ny + (nx / 2 + 1) * (ny / 2 + 1) * 8 + nyp * nx * 8 + t * buflen * 8
+    uint64_t nx = (uint64_t)ax.n, ny = (uint64_t)ay.n, groups = (ny + ROWS - 1) / ROWS;
+    uint64_t rows = ROWS * line_stride(nx), cols = COLS * line_stride(groups * ROWS);
+    uint64_t buflen = 2 * (rows > cols ? rows : cols), t = threads > 0 ? (uint64_t)threads : 1;
+    return 8 * nx * ny + (nx / 2 + 1) * (ny / 2 + 1) * 8 + groups * ROWS * nx * 8 + t * buflen * 8
            + (uint64_t)sc->grid.width * (uint64_t)sc->grid.height * 4;
 }
 
@@ -268,6 +288,28 @@ static int item_columns(const struct spectral *sp, int t, int *col, int *kx, int
 
 static float *mirror_weights(const struct axis *a);
 
+/* time.loop: omega dt of a mode of frequency omega (rad/s) moved to the
+ * nearest whole number m of turns per loop of T = frames / fps seconds,
+ * 2 pi m / (frames * steps_per_frame) per step, so that every mode is back
+ * where it was after T (m = 0: a mode slower than half a turn per loop
+ * stands still). The dispersion relation changes by at most pi / T. */
+static double loop_omega_dt(const struct scene *sc, double omega)
+{
+    double turns = nearbyint(omega * sc->time.frames / (2.0 * M_PI * sc->time.fps));
+    return 2.0 * M_PI * turns / (double)scene_total_steps(sc);
+}
+
+/* The slowest decay of a wave (k > 0): the half-life's ln 2 / half_life plus
+ * the viscous 2 nu k^2 of the longest wave of the FFT domain (pads included). */
+static double spectral_decay_rate(const struct scene *sc)
+{
+    struct axis ax, ay;
+    scene_axes(sc, &ax, &ay);
+    double kmin = 2.0 * M_PI / ((ax.n > ay.n ? ax.n : ay.n) * sc->grid.cell_size);
+    double rate = 2.0 * sc->solver.viscosity * kmin * kmin;
+    return sc->solver.half_life > 0 ? rate + M_LN2 / sc->solver.half_life : rate;
+}
+
 static int spectral_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
 {
     struct spectral *sp = priv;
@@ -286,8 +328,9 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     /* Every thread's two line buffers start at a multiple of 64 bytes from
      * the (SIMD-aligned) allocation, so they have the alignment the plans were
      * made with: fftwf_execute_dft requires it, and it keeps one code path. */
-    sp->nxp = ((size_t)nx + 7) / 8 * 8;
-    sp->nyp = ((size_t)ny + ROWS - 1) / ROWS * ROWS;   /* whole groups */
+    const size_t zrows = ((size_t)ny + ROWS - 1) / ROWS * ROWS;   /* whole groups */
+    sp->nxp = line_stride((size_t)nx);
+    sp->nyp = line_stride(zrows);
     const size_t rows = ROWS * sp->nxp, cols = COLS * sp->nyp;
     sp->buflen = 2 * (rows > cols ? rows : cols);
     sp->nitems = 1 + ((nx - 1) / 2 + COLB - 1) / COLB;
@@ -299,7 +342,7 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     sp->dsum = malloc((size_t)f->h * sizeof *sp->dsum);
     sp->AB = malloc(((size_t)nx / 2 + 1) * ((size_t)ny / 2 + 1) * 2 * sizeof *sp->AB);
     sp->sponge = malloc((size_t)(maxpad > 0 ? maxpad : 1) * sizeof *sp->sponge);
-    sp->Z = fftwf_malloc(sp->nyp * nx * sizeof *sp->Z);
+    sp->Z = fftwf_malloc(zrows * nx * sizeof *sp->Z);
     sp->buf = fftwf_malloc((size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
     if (!sp->H || !sp->P || !sp->last || !sp->wx || !sp->wy || !sp->dsum || !sp->AB || !sp->sponge || !sp->Z
         || !sp->buf) {
@@ -307,7 +350,7 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
     }
     /* The rows past ny of the last group are copied along but never used. */
-    memset(sp->Z, 0, sp->nyp * nx * sizeof *sp->Z);
+    memset(sp->Z, 0, zrows * nx * sizeof *sp->Z);
     memset(sp->buf, 0, (size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
     /* Plans on the thread-private buffers (same alignment as every later use). */
     fftwf_complex *b0 = sp->buf, *b1 = sp->buf + sp->buflen / 2;
@@ -334,13 +377,19 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
             double a = 1.0, b = 0.0;   /* the mean level stays */
             if (k > 0) {
                 double damp = q * exp(-2.0 * c->viscosity * k * k * dt);
-                a = 2.0 * damp * cos(solver_water_omega(c, k) * dt);
+                a = 2.0 * damp * cos(sc->time.loop ? loop_omega_dt(sc, solver_water_omega(c, k))
+                                                   : solver_water_omega(c, k) * dt);
                 b = damp * damp;
             }
             sp->AB[2 * ((size_t)i * nyh + j)] = (float)(a * norm);
             sp->AB[2 * ((size_t)i * nyh + j) + 1] = (float)(b * norm);
         }
     }
+    /* In a damped loop (its sources repeat every period, src/sources.c) the
+     * mean level stays where it starts: what the sources add to it is taken
+     * out at once, or they would raise it every period. An undamped loop adds
+     * nothing after frame 0 and keeps the mean it starts with. */
+    sp->mean_sign = sc->time.loop && spectral_decay_rate(sc) > 0 ? -1.0 : 1.0;
     /* The pad's sponge: a damping rate s(u) = s_max u^2 (1/s) at depth
      * u = (i + 1) / maxpad, applied as exp(-s dt) per step so that it does not
      * depend on dt. s_max = omega / 2 of the wave twice as long as the pad:
@@ -416,6 +465,40 @@ static int row_kept(const struct spectral *sp, int y)
     return (gy >= 0 && gy < ay->m) || (gy < 0 ? ay->e_lo : ay->e_hi) == EDGE_ABSORB;
 }
 
+/* One grid row of the packed plane: in[x] = (cur + last) / 2 + i prev, and
+ * returns sum_x wx (cur - last) (D's weighted sum) in double. Four cells at
+ * a time with SSE2, which does in each lane the IEEE operations of the scalar
+ * tail; the lanes' partial sums (cells x mod 4) are added in a fixed order,
+ * so the bits do not depend on the thread. */
+static double pack_grid_row(fftwf_complex *in, const float *cur, const float *last, const float *prev,
+                            const float *wx, int m)
+{
+    int x = 0;
+    double ds = 0;
+#ifdef __SSE2__
+    const __m128 half = _mm_set1_ps(0.5f);
+    __m128d s01 = _mm_setzero_pd(), s23 = _mm_setzero_pd();
+    for (; x + 4 <= m; x += 4) {
+        const __m128 c = _mm_loadu_ps(cur + x), l = _mm_loadu_ps(last + x), p = _mm_loadu_ps(prev + x);
+        const __m128 h = _mm_mul_ps(half, _mm_add_ps(c, l)), d = _mm_sub_ps(c, l), w = _mm_loadu_ps(wx + x);
+        _mm_storeu_ps(in[x], _mm_unpacklo_ps(h, p));
+        _mm_storeu_ps(in[x + 2], _mm_unpackhi_ps(h, p));
+        s01 = _mm_add_pd(s01, _mm_mul_pd(_mm_cvtps_pd(w), _mm_cvtps_pd(d)));
+        s23 = _mm_add_pd(s23, _mm_mul_pd(_mm_cvtps_pd(_mm_movehl_ps(w, w)), _mm_cvtps_pd(_mm_movehl_ps(d, d))));
+    }
+    double l4[4];
+    _mm_storeu_pd(l4, s01);
+    _mm_storeu_pd(l4 + 2, s23);
+    ds = (l4[0] + l4[1]) + (l4[2] + l4[3]);
+#endif
+    for (; x < m; x++) {
+        in[x][0] = 0.5f * (cur[x] + last[x]);
+        in[x][1] = prev[x];
+        ds += (double)wx[x] * (double)(cur[x] - last[x]);
+    }
+    return ds;
+}
+
 /* Row y of the domain (row_kept) as (h_n + last) / 2 + i h_{n-1} into z (nx
  * values), so that what sim.c changed since the last step (sources, walls,
  * sponges: D = cur - last) is a displacement at rest (see the header); grid
@@ -438,19 +521,7 @@ static void pack_row(const struct spectral *sp, const struct field *f, int y, ff
     const float *cur = f->cur + gy * f->stride, *prev = f->prev + gy * f->stride;
     const float *last = sp->last + (size_t)gy * ax->m;
     fftwf_complex *in = z + ax->lo;
-    for (int x = 0; x < ax->m; x++) {
-        in[x][0] = 0.5f * (cur[x] + last[x]);
-        in[x][1] = prev[x];
-    }
-    /* D's sum for the mean, vectorised (a serial sum would be a chain of
-     * dependent additions): the lanes' partial sums are added in an order
-     * fixed when compiled, so the bits are the same on any thread. */
-    double ds = 0;
-    const float *wx = sp->wx;
-#pragma omp simd reduction(+ : ds)
-    for (int x = 0; x < ax->m; x++)
-        ds += (double)wx[x] * (double)(cur[x] - last[x]);
-    sp->dsum[gy] = ds;
+    sp->dsum[gy] = pack_grid_row(in, cur, last, prev, sp->wx, ax->m);
     for (int side = 0; side < 2; side++) {
         const enum edge_kind e = side ? ax->e_hi : ax->e_lo;
         const int len = side ? ax->hi : ax->lo;
@@ -500,11 +571,11 @@ static void unpack_row(const struct spectral *sp, const struct field *f, int y, 
 static void column_io(const struct spectral *sp, const int *col, int c, fftwf_complex *b, int to_lines)
 {
     const size_t nyp = sp->nyp, group = (size_t)sp->ax.n * ROWS;
-    for (size_t y0 = 0; y0 < nyp; y0 += ROWS) {
+    for (size_t y0 = 0; y0 < (size_t)sp->ay.n; y0 += ROWS) {
         fftwf_complex *z = sp->Z + y0 * sp->ax.n;
         for (int s = 0; s < c; s++) {
             fftwf_complex *zs = z + (size_t)col[s] * ROWS, *bs = b + s * nyp + y0;
-            if (y0 + 2 * ROWS < nyp)
+            if (y0 + 2 * ROWS < (size_t)sp->ay.n)
                 for (int k = 0; k < ROWS; k += 8)   /* 8 values per 64-byte line */
                     __builtin_prefetch(zs + 2 * group + k);
             memcpy(to_lines ? bs : zs, to_lines ? zs : bs, ROWS * sizeof *z);
@@ -612,7 +683,7 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
         double d = 0;
         for (int y = 0; y < sp->ay.m; y++)
             d += (double)sp->wy[y] * sp->dsum[y];
-        b0[0][0] += (float)(d * 0.5 / ((double)sp->ax.n * ny));
+        b0[0][0] += (float)(sp->mean_sign * d * 0.5 / ((double)sp->ax.n * ny));
     }
     for (int s = 0; s < half; s++)
         fftwf_execute_dft(sp->iy, b0 + s * nyp, b1 + s * nyp);
@@ -630,50 +701,76 @@ static void group_copy(fftwf_complex *z, fftwf_complex *rows, size_t nxp, int n,
                    sizeof *z);
 }
 
+/* A step's job for the team: the field and the next work item of each pass
+ * (claimed by atomic increments: a dynamic schedule). */
+struct step_job {
+    struct spectral *sp;
+    struct field *f;
+    float *Hnew;
+    atomic_int next[3];
+};
+
+/* Pass p's next work item on this thread, or -1 when there is none left. */
+static int claim(struct step_job *j, int p, int n)
+{
+    int i = atomic_fetch_add_explicit(&j->next[p], 1, memory_order_relaxed);
+    return i < n ? i : -1;
+}
+
+/* Thread t of nt: its share of the three passes, a barrier between passes. */
+static void step_passes(void *arg, int t, int nt)
+{
+    struct step_job *j = arg;
+    struct spectral *sp = j->sp;
+    struct field *f = j->f;
+    const int nx = sp->ax.n, ny = sp->ay.n, groups = (ny + ROWS - 1) / ROWS;
+    const size_t nxp = sp->nxp;
+    fftwf_complex *b0 = sp->buf + (size_t)t * sp->buflen;
+    fftwf_complex *b1 = b0 + sp->buflen / 2;
+    for (int g; (g = claim(j, 0, groups)) >= 0;) {
+        const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
+        for (int r = 0; r < nr; r++)
+            if (row_kept(sp, y0 + r)) {
+                pack_row(sp, f, y0 + r, b0);
+                fftwf_execute_dft(sp->fx, b0, b1 + r * nxp);
+            }
+        group_copy(sp->Z + (size_t)y0 * nx, b1, nxp, nx, nr, 1);
+    }
+    team_barrier(nt);
+    for (int i; (i = claim(j, 1, sp->nitems)) >= 0;)
+        column_pass(sp, i, b0, b1);
+    team_barrier(nt);
+    for (int g; (g = claim(j, 2, groups)) >= 0;) {
+        const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
+        group_copy(sp->Z + (size_t)y0 * nx, b1, nxp, nx / 2 + 1, nr, 0);
+        for (int r = 0; r < nr; r++)
+            if (row_kept(sp, y0 + r)) {
+                fftwf_execute_dft_c2r(sp->ix, b1 + r * nxp, (float *)b0);
+                unpack_row(sp, f, y0 + r, (const float *)b0, j->Hnew);
+            }
+    }
+}
+
 /* One step in three passes over the domain: row groups (pack, forward
  * FFT, store by columns), column items (forward FFT, multiply, inverse FFT),
  * row groups (load, inverse FFT, unpack). The ROWS rows of a group move
  * between the row buffers and Z as whole cache lines. Every row and column
  * goes through the same plan with buffers of the same alignment on
  * whichever thread, so the bits do not depend on the thread count or the
- * schedule. */
+ * schedule. The passes run on the program's thread team (team.h), whose
+ * waits stop spinning when the machine is busy, rather than in an OpenMP
+ * region, whose threads would spin against the team's. */
 static void spectral_step(void *priv, struct field *f, struct solver_screen *screen)
 {
     struct spectral *sp = priv;
     (void)screen;   /* no screen: sim.c checks the grid */
-    const int nx = sp->ax.n, ny = sp->ay.n, groups = (ny + ROWS - 1) / ROWS;
-    const size_t nxp = sp->nxp;
-    float *Hnew = sp->P;   /* h_{n-1}'s storage, read by the first pass, takes h_{n+1} */
-#pragma omp parallel num_threads(sp->par ? sp->nthreads : 1)
-    {
-        fftwf_complex *b0 = sp->buf + (size_t)omp_get_thread_num() * sp->buflen;
-        fftwf_complex *b1 = b0 + sp->buflen / 2;
-#pragma omp for schedule(dynamic, 2)
-        for (int g = 0; g < groups; g++) {
-            const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
-            for (int r = 0; r < nr; r++)
-                if (row_kept(sp, y0 + r)) {
-                    pack_row(sp, f, y0 + r, b0);
-                    fftwf_execute_dft(sp->fx, b0, b1 + r * nxp);
-                }
-            group_copy(sp->Z + (size_t)y0 * nx, b1, nxp, nx, nr, 1);
-        }
-#pragma omp for schedule(dynamic, 1)
-        for (int t = 0; t < sp->nitems; t++)
-            column_pass(sp, t, b0, b1);
-#pragma omp for schedule(dynamic, 2)
-        for (int g = 0; g < groups; g++) {
-            const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
-            group_copy(sp->Z + (size_t)y0 * nx, b1, nxp, nx / 2 + 1, nr, 0);
-            for (int r = 0; r < nr; r++)
-                if (row_kept(sp, y0 + r)) {
-                    fftwf_execute_dft_c2r(sp->ix, b1 + r * nxp, (float *)b0);
-                    unpack_row(sp, f, y0 + r, (const float *)b0, Hnew);
-                }
-        }
-    }
+    struct step_job j = { .sp = sp, .f = f, .Hnew = sp->P };   /* h_{n-1}'s storage takes h_{n+1} */
+    for (int p = 0; p < 3; p++)
+        atomic_init(&j.next[p], 0);
+    int nt = team_threads();
+    team_run(sp->par ? (nt < sp->nthreads ? nt : sp->nthreads) : 1, step_passes, &j);
     sp->P = sp->H;
-    sp->H = Hnew;
+    sp->H = j.Hnew;
     field_swap(f);
 }
 
@@ -731,5 +828,7 @@ const struct solver_ops solver_spectral = {
     .bytes = spectral_bytes,
     .omega = spectral_omega,
     .displaces_at_rest = true,
+    .decay_rate = spectral_decay_rate,
+    .loops_exactly = true,
     .state = spectral_state,
 };

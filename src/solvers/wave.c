@@ -11,7 +11,10 @@
  * init refuses a faster step, naming the steps_per_frame that passes.
  * The Elias ripple (seed 004_3a2d3bb1fd81942e.txt) is this scheme with
  * nu^2 = 1/2 in grid units; here nu comes from physical c, dt and dx, and c may
- * vary per cell (speed_map: refraction, lenses, shallows; the c^2 lap(u) form). */
+ * vary per cell (speed_map: refraction, lenses, shallows; the c^2 lap(u) form),
+ * or come from the water's depth (depth, depth_map: c = sqrt(g d), or the
+ * linear water-wave speed at a chosen wavelength or frequency; see
+ * depth_speed). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -62,41 +65,131 @@ static void wave_reference_step(const void *priv, struct field *f)
     field_swap(f);
 }
 
-/* The speed map as metres per second per cell, w * h values (NULL: no map). */
+/* The wavenumber k (1/m) of linear water waves of angular frequency w over
+ * depth d: the root of w^2 = g k tanh(k d). g k tanh(k d) grows with k, and
+ * tanh(x) < 1 and tanh(x) < x make both w^2/g and w/sqrt(g d) lower bounds,
+ * so bisection from the larger of them, once an upper bound is found by
+ * doubling, converges; 200 halvings reach the doubles' resolution. */
+static double water_k(double g, double w, double d)
+{
+    double lo = fmax(w * w / g, w / sqrt(g * d)), hi = 2 * lo;
+    while (g * hi * tanh(hi * d) < w * w)
+        hi *= 2;
+    for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; i++) {
+        double mid = (lo + hi) / 2;
+        if (g * mid * tanh(mid * d) < w * w)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2;
+}
+
+/* The phase speed over water of depth d (m), g = solver.gravity, from the
+ * linear (Airy) water-wave relation w^2 = g k tanh(k d) (Lamb,
+ * Hydrodynamics, §228): by default its shallow-water limit sqrt(g d) (waves
+ * much longer than the depth); at solver.wavelength L, c = sqrt(g/k tanh(k d))
+ * with k = 2 pi / L (waves of that length at every depth); at
+ * solver.frequency f, c = w / k with k the root for w = 2 pi f (a wave of that
+ * frequency, whose length changes with the depth: what a driven wave does).
+ * Each tends to sqrt(g d) as k d -> 0, and all grow with d. */
+static double depth_speed(const struct scene *sc, double d)
+{
+    const double g = sc->solver.gravity, L = sc->solver.wavelength, f = sc->solver.frequency;
+    if (L > 0) {
+        const double k = 2 * M_PI / L;
+        return sqrt(g / k * tanh(k * d));
+    }
+    if (f > 0)
+        return 2 * M_PI * f / water_k(g, 2 * M_PI * f, d);
+    return sqrt(g * d);
+}
+
+/* The scene's shallowest and deepest water (m): a PNG depth_map's
+ * depth_range, a .npy map's own values (read here: "auto" steps and the
+ * initial waves need them before init), or the uniform depth. Returns -1 when
+ * the map does not read (init reports it). */
+static int depth_extremes(const struct scene *sc, double *lo, double *hi)
+{
+    const struct solver_config *s = &sc->solver;
+    if (!s->depth_map) {
+        *lo = *hi = s->depth;
+        return 0;
+    }
+    if (!image_is_npy(s->depth_map)) {
+        *lo = fmin(s->depth_range[0], s->depth_range[1]);
+        *hi = fmax(s->depth_range[0], s->depth_range[1]);
+        return 0;
+    }
+    struct rr_err e = { 0 };
+    float *d;
+    const int w = sc->grid.width, h = sc->grid.height;
+    if (image_load_depth(s->depth_map, s->depth_range, w, h, "solver.depth_map", "m", &d, &e) < 0)
+        return -1;
+    *lo = HUGE_VAL;
+    *hi = 0;
+    for (size_t k = 0; k < (size_t)w * (size_t)h; k++) {
+        *lo = fmin(*lo, (double)d[k]);
+        *hi = fmax(*hi, (double)d[k]);
+    }
+    free(d);
+    return 0;
+}
+
+static bool from_depth(const struct scene *sc)
+{
+    return sc->solver.depth > 0 || sc->solver.depth_map;
+}
+
+/* The speed per cell in m/s, w * h values, from speed_map (its value v ->
+ * speed_range) or from depth_map (depth_speed of each cell's depth). */
 static int load_speeds(const struct scene *sc, int w, int h, float **out, double *cmax, struct rr_err *e)
 {
-    struct image img = { 0 }, fit = { 0 };
-    const struct image *use = &img;
+    const bool depth = sc->solver.depth_map != NULL;
+    const char *key = depth ? "solver.depth_map" : "solver.speed_map";
+    float *c;
     *out = NULL;
-    if (image_load_gray(&img, sc->solver.speed_map, "solver.speed_map", e) < 0)
+    if (depth && image_load_depth(sc->solver.depth_map, sc->solver.depth_range, w, h, key, "m", &c, e) < 0)
         return -1;
-    if (img.width != w || img.height != h) {
-        if (image_resample(&img, w, h, &fit, e) < 0) {
+    if (!depth) {
+        struct image img = { 0 }, fit = { 0 };
+        if (image_load_gray(&img, sc->solver.speed_map, key, e) < 0)
+            return -1;
+        if ((img.width != w || img.height != h) && image_resample(&img, w, h, &fit, e) < 0) {
             image_free(&img);
-            return rr_wrap(e, "solver.speed_map: ");
+            return rr_wrap(e, "%s: ", key);
         }
-        use = &fit;
-    }
-    float *c = malloc((size_t)w * (size_t)h * sizeof *c);
-    if (!c) {
+        c = malloc((size_t)w * (size_t)h * sizeof *c);
+        const float *v = fit.v ? fit.v : img.v;
+        const double lo = sc->solver.speed_range[0], hi = sc->solver.speed_range[1];
+        for (size_t k = 0; c && k < (size_t)w * (size_t)h; k++)
+            c[k] = (float)(lo + (hi - lo) * (double)v[k]);
         image_free(&img);
         image_free(&fit);
-        return rr_fail(e, RR_EXIT_RUNTIME, "solver.speed_map: out of memory");
+        if (!c)
+            return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", key);
     }
-    const double lo = sc->solver.speed_range[0], hi = sc->solver.speed_range[1];
     *cmax = 0;
     for (size_t k = 0; k < (size_t)w * (size_t)h; k++) {
-        double v = lo + (hi - lo) * (double)use->v[k];
-        c[k] = (float)v;
-        *cmax = fmax(*cmax, v);
+        if (depth)
+            c[k] = (float)depth_speed(sc, (double)c[k]);
+        *cmax = fmax(*cmax, (double)c[k]);
     }
-    image_free(&img);
-    image_free(&fit);
     *out = c;
     return 0;
 }
 
 static void choose_kernel(struct wave *wv);
+
+/* Every mode's decay rate: `decay` gamma, plus the half-life's:
+ * solver_damping_per_step gives d = |lambda|^2 per step, so gamma = -ln(d) / (2 dt). */
+static double wave_decay_rate(const struct scene *sc)
+{
+    double gamma = sc->solver.decay;
+    if (sc->solver.half_life > 0)
+        gamma += -log(solver_damping_per_step(sc)) / (2 * scene_dt(sc));
+    return gamma;
+}
 
 static int wave_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
 {
@@ -104,8 +197,12 @@ static int wave_init(void *priv, const struct scene *sc, struct field *f, struct
     const int w = f->w, h = f->h;
     const double dt = scene_dt(sc), dx = sc->grid.cell_size;
     float *speeds = NULL;
-    double cmax = sc->solver.speed;
-    if (sc->solver.speed_map && load_speeds(sc, w, h, &speeds, &cmax, e) < 0)
+    double cmax = sc->solver.depth > 0 ? depth_speed(sc, sc->solver.depth) : sc->solver.speed;
+    const bool mapped = sc->solver.speed_map || sc->solver.depth_map;
+    const char *where = sc->solver.speed_map ? " at its fastest"
+                        : sc->solver.depth_map ? " at the deepest cell of solver.depth_map"
+                        : sc->solver.depth > 0 ? " over solver.depth" : "";
+    if (mapped && load_speeds(sc, w, h, &speeds, &cmax, e) < 0)
         return -1;
     double nu = cmax * dt / dx;
     if (!solver_wave_stable(cmax, sc->time.fps, sc->time.steps_per_frame, dx)) {
@@ -117,20 +214,15 @@ static int wave_init(void *priv, const struct scene *sc, struct field *f, struct
             return rr_fail(e, RR_EXIT_USAGE,
                            "time.steps_per_frame: \"auto\" needs %d steps per frame for solver wave (the Courant "
                            "number c dt/dx <= 1/sqrt(2) with c = %g m/s%s, cell_size = %g m), more than its cap "
-                           "of 1000; lower solver.speed, or raise grid.cell_size or time.fps",
-                           need, cmax, sc->solver.speed_map ? " at its fastest" : "", dx);
+                           "of 1000; %s, or raise grid.cell_size or time.fps",
+                           need, cmax, where, dx, from_depth(sc) ? "use shallower water" : "lower solver.speed");
         return rr_fail(e, RR_EXIT_USAGE,
                        "time.steps_per_frame: %d is unstable for solver wave: the Courant number c dt/dx = %.4g "
                        "(c = %g m/s%s, dt = %.4g s, cell_size = %g m) exceeds 1/sqrt(2); use steps_per_frame %d "
                        "or more, or \"auto\"",
-                       sc->time.steps_per_frame, nu, cmax, sc->solver.speed_map ? " at its fastest" : "",
-                       dt, dx, need);
+                       sc->time.steps_per_frame, nu, cmax, where, dt, dx, need);
     }
-    /* Per-step decay: `decay` gamma, plus the half-life's: solver_damping_per_step
-     * gives d = |lambda|^2 per step, so gamma = -ln(d) / (2 dt). */
-    double gamma = sc->solver.decay;
-    if (sc->solver.half_life > 0)
-        gamma += -log(solver_damping_per_step(sc)) / (2 * dt);
+    double gamma = wave_decay_rate(sc);
     double a = tanh(gamma * dt);
     for (int k = 0; k < 4; k++)
         wv->edges[k] = sc->boundary[k];
@@ -144,7 +236,8 @@ static int wave_init(void *priv, const struct scene *sc, struct field *f, struct
         wv->qmap = malloc(n * sizeof *wv->qmap);
         if (!wv->qmap) {
             free(speeds);
-            return rr_fail(e, RR_EXIT_RUNTIME, "solver.speed_map: out of memory");
+            return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory",
+                           sc->solver.depth_map ? "solver.depth_map" : "solver.speed_map");
         }
         for (size_t k = 0; k < n; k++) {
             double nk = (double)speeds[k] * dt / dx;
@@ -288,25 +381,42 @@ int solver_wave_min_steps(double cmax, double fps, double dx)
     return n;
 }
 
-/* "auto": the smallest stable count at the fastest speed the scene allows
- * (`speed`, or the larger end of `speed_range` with a speed_map). */
+/* The fastest speed the scene allows: `speed`, the larger end of
+ * `speed_range` with a speed_map, or the speed over the deepest water (a PNG
+ * depth_map's larger depth_range end, a .npy map's deepest cell). A .npy that
+ * does not read gives the uniform speed here and its refusal in init. */
+static double fastest(const struct scene *sc)
+{
+    double lo, hi;
+    if (sc->solver.speed_map)
+        return fmax(sc->solver.speed_range[0], sc->solver.speed_range[1]);
+    if (from_depth(sc) && depth_extremes(sc, &lo, &hi) == 0)
+        return depth_speed(sc, hi);
+    return sc->solver.speed;
+}
+
+/* "auto": the smallest stable count at the fastest speed the scene allows. */
 static int wave_auto_steps(const struct scene *sc)
 {
-    double c = sc->solver.speed_map ? fmax(sc->solver.speed_range[0], sc->solver.speed_range[1]) : sc->solver.speed;
-    return solver_wave_min_steps(c, sc->time.fps, sc->grid.cell_size);
+    return solver_wave_min_steps(fastest(sc), sc->time.fps, sc->grid.cell_size);
 }
 
 /* The dispersion relation of the leapfrog: cos w = 1 - nu^2 (2 - cos kx - cos ky),
- * nu = c dt / dx (with a speed map, at the middle of speed_range). */
+ * nu = c dt / dx (with a map, c at the middle of its speeds). */
 static double wave_omega(const struct scene *sc, double kx, double ky)
 {
-    double cx = cos(kx), cy = cos(ky);
-    double sp = sc->solver.speed_map ? (sc->solver.speed_range[0] + sc->solver.speed_range[1]) / 2 : sc->solver.speed;
+    double cx = cos(kx), cy = cos(ky), lo, hi;
+    double sp = sc->solver.speed;
+    if (sc->solver.speed_map)
+        sp = (sc->solver.speed_range[0] + sc->solver.speed_range[1]) / 2;
+    else if (from_depth(sc) && depth_extremes(sc, &lo, &hi) == 0)
+        sp = (depth_speed(sc, lo) + depth_speed(sc, hi)) / 2;
     double nu = sp * scene_dt(sc) / sc->grid.cell_size;
     return solver_omega_of_cos(1 - nu * nu * (2 - cx - cy));
 }
 
-static const char *const wave_keys[] = { "speed", "speed_map", "speed_range", "decay", NULL };
+static const char *const wave_keys[] = { "speed", "speed_map", "speed_range", "decay", "depth", "depth_map",
+                                         "depth_range", "wavelength", "frequency", "gravity", NULL };
 
 TBLOCK_SOLVER(wave, struct wave, kn)
 
@@ -324,6 +434,7 @@ const struct solver_ops solver_wave = {
     .kernel = wave_kernel,
     .free = wave_free,
     .omega = wave_omega,
+    .decay_rate = wave_decay_rate,
     .cell_speed = wave_cell_speed,
     .reference_step = wave_reference_step,
 };

@@ -18,8 +18,11 @@ rr, schema_path, docs_path, work = sys.argv[1:5]
 schema = json.load(open(schema_path))
 defs = schema.get("$defs", {})
 
-SOLVERS = ["elias", "flow", "spring", "wave", "spectral"]
-MODES = ["height", "colormap", "shaded", "refract", "normals", "caustics"]
+# The solvers and render modes walked are the schema's; the program's own
+# tables are compared with them below (a new solver or mode is walked once
+# the schema names it, and the walk fails until it does).
+SOLVERS = schema["properties"]["solver"]["properties"]["type"]["enum"]
+MODES = schema["properties"]["render"]["properties"]["mode"]["enum"]
 
 
 def resolve(node):
@@ -172,6 +175,15 @@ def verdict(name, ok, why=""):
         print("FAIL keywalk %s: %s" % (name, why))
 
 
+# The program's list of a key's names, from its refusal of another
+# ("expected one of "a", "b", got ...): its table, in the table's order.
+for dotted, names in (("solver.type", SOLVERS), ("render.mode", MODES)):
+    rc, _, err, _ = run(base_scene("elias", "height"), [dotted + "=not-a-name"], os.path.join(work, "o.npy"))
+    m = re.search(r"expected one of (.*?), got", err)
+    listed = re.findall(r'"([^"]*)"', m.group(1)) if m else None
+    verdict("%s-names-are-the-schema's" % dotted, rc == 2 and listed == names,
+            "the program lists %s, the schema's enum %s" % (listed, names))
+
 HERE = os.path.dirname(os.path.abspath(schema_path))
 # Values for keys whose schema gives no alternative of its own (free strings,
 # files), or whose first alternative could not show an effect on a small grid.
@@ -180,9 +192,12 @@ SPECIAL = {
     "rain.end": [0.05],
     "oscillators.0.end": [0.05],
     "solver.speed_map": [os.path.join(HERE, "lens.png")],
+    "solver.depth_map": [os.path.join(HERE, "shoal.png")],
+    "render.depth_map": [os.path.join(HERE, "shoal.png")],
     "render.colormap": ["cividis"],
     "render.background": [os.path.join(HERE, "pool.png")],
     "render.floor": [os.path.join(HERE, "pool.png")],
+    "render.atlas": [[2, 1]],
     "output.codec": {"mp4": "mpeg4", "webm": "libaom-av1", "gif": "png", "png": "ffv1",
                      "npy": "libx264", "framemd5": "libx264"},
     "output.preset": {"mp4": "slow", "webm": "slow", "gif": "slow", "png": "slow", "npy": "slow",
@@ -250,8 +265,12 @@ ONE = ["-"]
 plain = lambda c: base_scene("elias", "height")
 walk("solver", ["solver"], schema["properties"]["solver"], SOLVERS, lambda s: base_scene(s, "height"))
 walk("render", ["render"], schema["properties"]["render"], MODES, lambda m: base_scene("elias", m))
-for sec in ("grid", "time"):
-    walk(sec, [sec], schema["properties"][sec], ONE, plain)
+walk("grid", ["grid"], schema["properties"]["grid"], ONE, plain)
+# time.preroll and time.loop act on sources running from time 0 (the drops
+# stay at their times): an oscillator, which a preroll starts at -preroll and
+# a loop moves to whole cycles per period.
+walk("time", ["time"], schema["properties"]["time"], ONE,
+     lambda c: dict(plain(c), oscillators=[{"x": 30, "y": 20, "frequency": 1.3}]))
 walk("boundary", ["boundary"], props(schema["properties"]["boundary"]), ONE,
      lambda c: dict(plain(c), boundary={"left": "absorb"}))
 walk("boundary", ["absorb_width"], {"properties": {"": schema["properties"]["absorb_width"]}}, ONE,
@@ -285,6 +304,10 @@ for d, item in (("obstacle_rect", {"type": "rect", "x": 30, "y": 0, "width": 3, 
                 ("obstacle_line", {"type": "line", "from": [30, 0], "to": [40, 20]}),
                 ("obstacle_mask", {"type": "mask", "path": os.path.join(HERE, "harbour.png")})):
     walk("obstacles", ["obstacles", "0"], defs[d], ONE, with_item("obstacles", item))
+# A moving wall: push acts (on a still one it is refused).
+walk("obstacles", ["obstacles", "0"], {"properties": {"push": defs["obstacle_push"]}}, ONE,
+     with_item("obstacles", {"type": "rect", "x": 10, "y": 5, "width": 3, "height": 10,
+                             "motion": [[0, 0, 0], [0.2, 15, 0]]}))
 
 KINDS = {"mp4": "o.mp4", "webm": "o.webm", "gif": "o.gif", "png": "f%03d.png", "npy": "o.npy",
          "framemd5": "o.framemd5", "exr": "f%03d.exr"}

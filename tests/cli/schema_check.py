@@ -73,8 +73,15 @@ def section_keys(schema):
 # Keys the schema names that "{}" --print-scene leaves out, and why.
 NOT_PRINTED = {
     "$schema": "not kept by the loader",
+    "$comment": "not kept by the loader",
     "solver.damping_shift": "printed instead of damping only when given",
     "solver.half_life": "printed instead of damping only when given",
+    "solver.depth_map": "printed for wave only when given (then instead of speed)",
+    "solver.depth_range": "printed for wave only with a PNG depth_map",
+    "solver.wavelength": "printed for wave only when given",
+    "solver.frequency": "printed for wave only when given",
+    "render.depth_map": "printed only when given (then instead of depth)",
+    "render.depth_range": "printed only with a PNG depth_map",
 }
 
 

@@ -17,7 +17,7 @@ is() { name=$1 want=$2; shift 2; got=$(complete_words "$@")
 
 bash -c ". '$comp'; complete -p ripplerender" > "$T/reg" 2>&1
 check registers-for-ripplerender grep -q -- '-F _ripplerender ripplerender' "$T/reg"
-is long-options '--print-scene --probes --progress ' ripplerender --pr
+is long-options '--preset --print-scene --probes --progress ' ripplerender --pr
 is short-and-long-o '-o ' ripplerender c.json -o
 is scene-json-files '- c.json run.json shots/ ' ripplerender ''
 is scene-in-folder 'shots/s.json ' ripplerender shots/
@@ -30,7 +30,7 @@ is manifest-json 'c.json run.json shots/ ' ripplerender c.json --manifest ''
 is probes-csv 'p.csv shots/ ' ripplerender c.json --probes ''
 is state-options '--save-state --set --state-every ' ripplerender c.json --s
 is load-state-json 'c.json run.json shots/ ' ripplerender c.json --load-state ''
-is set-keys 'solver.damping= solver.damping_shift= solver.decay= ' ripplerender c.json -s solver.d
+is set-keys 'solver.damping= solver.damping_shift= solver.decay= solver.depth= solver.depth_map= ' ripplerender c.json -s solver.d
 is frames-no-files '' ripplerender c.json -f ''
 touch part.mkv
 is join-command 'join ' ripplerender jo

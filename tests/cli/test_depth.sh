@@ -51,7 +51,7 @@ done
 mkdir "$T/full"
 (ulimit -f 20; "$RR" "$T/ramp.json" -s render.mode=shaded -s output.bit_depth=16 -o "$T/full/f%d.png" -q 2> "$T/err"); s=$?
 check png16-write-error [ $s -eq 1 ]
-check png16-write-error-message grep -qx "ripplerender: $T/full/f0.png: cannot write PNG: Write Error" "$T/err"
+check png16-write-error-message grep -qx "ripplerender: $T/full/f0.png: cannot write PNG: File too large" "$T/err"
 check png16-write-error-nothing-left [ -z "$(ls -A "$T/full")" ]
 
 # --- 10-bit and 16-bit video -----------------------------------------------------------

@@ -159,7 +159,7 @@ refused() {   # refused NAME MESSAGE ARGS...: exit 2, the one line holds MESSAGE
 refused refuse-no-field "x/h.exr: the name of a file per frame (.png, .exr) needs exactly one frame number field" -o "$T/x/h.exr"
 refused refuse-two-fields "needs exactly one frame number field" -o "$T/x/h%d_%d.exr"
 refused refuse-long-field "needs exactly one frame number field" -o "$T/x/h%ld.exr"
-refused refuse-shaded 'render.mode: '"$T"'/x/h%d.exr holds heights, normals or caustics; "shaded" has no float picture' -s render.mode=shaded -o "$T/x/h%d.exr"
+refused refuse-shaded 'render.mode: '"$T"'/x/h%d.exr holds a mode'"'"'s float picture; "shaded" has no float picture (height, normals or caustics have; use a PNG sequence for its colours)' -s render.mode=shaded -o "$T/x/h%d.exr"
 refused refuse-scaled "render.width: $T/x/h%d.exr holds one pixel per grid cell (48x36), not a 96x72 render" -s render.width=96 -s render.height=72 -o "$T/x/h%d.exr"
 refused refuse-32-for-npy "output.bit_depth: 32 (float) is for .exr, not $T/x/h.npy (use 8)" -s output.bit_depth=32 -o "$T/x/h.npy"
 refused refuse-32-for-png "output.bit_depth: 32 (float) is for .exr, not $T/x/f%d.png (use 8 or 16)" -s output.bit_depth=32 -o "$T/x/f%d.png"

@@ -10,7 +10,9 @@
 # scene FILE SOLVER EDGES SOURCES: a 12-frame scene of 40 x 32 cells with a
 # wall. SOURCES "all": drops (add and set, at frames 0 and 5), rain, a point
 # and a line oscillator, a mover and an initial wave; "drops": the drops
-# only, so that the steps between them run fused (solver_ops.advance).
+# only, so that the steps between them run fused (solver_ops.advance);
+# "preroll": all of them after 0.3 s of warm-up (time.preroll); "loop": all
+# of them repeating (time.loop) after a warm-up of 0.5 s.
 scene() {
     case $2 in
     elias8) sv='{ "type": "elias", "neighbors": 8, "damping": 0.995 }' ;;
@@ -22,8 +24,9 @@ scene() {
     mixed) edges='{ "left": "absorb", "right": "clamp", "top": "wrap", "bottom": "wrap", "absorb_width": 4 }' ;;
     *) edges="\"$3\"" ;;
     esac
-    more=''
-    [ "$4" = all ] && more=',
+    more='' time=''
+    case $4 in preroll) time=', "preroll": 0.3' ;; loop) time=', "preroll": 0.5, "loop": true' ;; esac
+    [ "$4" != drops ] && more=',
   "rain": { "rate": 40, "seed": 11, "radius": [1, 2.5], "shape": "gaussian" },
   "oscillators": [ { "x": 8, "y": 24, "frequency": 5, "amplitude": 0.3, "end": 0.25 },
                    { "from": [2, 2], "to": [2, 12], "frequency": 4, "amplitude": 0.2, "shape": "cosine" } ],
@@ -31,7 +34,7 @@ scene() {
   "initial": [ { "type": "wave", "wavelength": 10, "angle": 30, "amplitude": 0.2 } ]'
     cat > "$1" <<EOF
 { "grid": { "width": 40, "height": 32 },
-  "time": { "frames": 12, "steps_per_frame": "auto" },
+  "time": { "frames": 12, "steps_per_frame": "auto"$time },
   "solver": $sv,
   "boundary": $edges,
   "obstacles": [ { "type": "rect", "x": 20, "y": 4, "width": 2, "height": 10 } ],
@@ -48,7 +51,7 @@ EOF
 # is the other one than the whole run's.
 n=0
 for solver in elias elias8 flow spring wave spectral; do
-    for case in fixed/all clamp/all wrap/all absorb/all mixed/all fixed/drops; do
+    for case in fixed/all clamp/all wrap/all absorb/all mixed/all fixed/drops absorb/preroll mixed/loop; do
         edges=${case%/*} sources=${case#*/}
         n=$((n + 1)); ja=$((1 + n % 2)) jb=$((2 - n % 2))
         id="$solver-$edges-$sources"
@@ -70,6 +73,35 @@ for solver in elias elias8 flow spring wave spectral; do
         check "$id: ... the same heights, bit for bit" \
             sh -c "tail -c +129 '$T/m.npy' | cmp -s -i 0:$((7 * 40 * 32 * 4)) - '$T/whole.h'"
     done
+done
+
+# Moving walls (docs/scene.md, "Moving walls"): a rect and a circle with a
+# motion and a looped mask sequence (three height pictures of a drop, made by
+# ripplerender itself); the walls follow from the step, the water they pushed
+# is in the checkpoint. elias on fixed edges runs the steps between wall
+# moves fused.
+"$RR" "$T/elias-fixed-drops.json" --range 0-2 -s render.mode=height -o "$T/wm_%02d.png" -y 2> "$T/err" \
+    || fail "moving walls: masks" "$(cat "$T/err")"
+for case in elias:fixed wave:absorb spectral:absorb; do
+    solver=${case%:*} edges=${case#*:}
+    id="walls-$solver-$edges" s="$T/walls-$solver-$edges.json" d="$T/walls-$solver-$edges.st"
+    scene "$s" "$solver" "$edges" drops
+    sed -i 's|"obstacles": \[.*\],|"obstacles": [ { "type": "rect", "x": 4, "y": 4, "width": 3, "height": 12, "push": 0.4,\
+    "motion": [[0, 0, 0], [0.2, 20, 2], [0.35, 6, 10]] },\
+  { "type": "circle", "x": 30, "y": 26, "radius": 3, "motion": [[0.1, 0, 0], [0.3, -8, -10.5]] },\
+  { "type": "mask", "path": "wm_%02d.png", "threshold": 0.52, "repeat": "loop", "push": -0.2 } ],|' "$s"
+    "$RR" "$s" --hash -j1 --save-state "$d" --state-every 5 -o "$T/whole.npy" -y > "$T/whole" 2> "$T/err" \
+        || { fail "$id: whole run" "$(cat "$T/err")"; continue; }
+    tail -c +129 "$T/whole.npy" > "$T/whole.h"
+    { "$RR" "$s" --hash -j2 --chunk 0/2 && "$RR" "$s" --hash -j2 --chunk 1/2; } > "$T/chunks" 2> "$T/err"
+    check "$id: chunks 0/2 and 1/2 = the whole run" cmp -s "$T/whole" "$T/chunks"
+    "$RR" "$s" --hash -j2 --load-state "$d/state-000005.json" --range 7-11 -o "$T/m.npy" -y > "$T/restart" 2> "$T/err"
+    check "$id: from the checkpoint of frame 5, frames 7-11 = the whole run's" \
+        sh -c "sed -n '8,12p' '$T/whole' | cmp -s - '$T/restart'"
+    check "$id: ... the same heights, bit for bit" \
+        sh -c "tail -c +129 '$T/m.npy' | cmp -s -i 0:$((7 * 40 * 32 * 4)) - '$T/whole.h'"
+    "$RR" "$s" --hash -s obstacles.0.push=0 -s obstacles.1.push=0 -s obstacles.2.push=0 > "$T/nopush"
+    check "$id: push acts (the frames differ without it)" sh -c "! cmp -s '$T/whole' '$T/nopush'"
 done
 
 # Grids large enough for two threads to share the work (the spectral FFT
@@ -292,5 +324,17 @@ check "the manifest records the range and the frames' own numbers" \
     sh -c "python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); sys.exit(0 if m[\"range\"] == [6, 11] and [f[\"frame\"] for f in m[\"frames\"]] == list(range(6, 12)) else 1)' '$T/m.json'"
 "$RR" "$s" --check "$T/whole" --range 6-11 > /dev/null
 check "--check of a range compares with the whole run's hashes by frame number" [ $? -eq 0 ]
+
+# A moving background (render.background a video, looped): each chunk's
+# pictures follow from its frame numbers, so the chunks make the whole run.
+ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=40x32:rate=10:duration=0.7 -c:v libx264 -g 3 -pix_fmt yuv420p \
+    "$T/bg.mp4"
+"$RR" "$s" --hash -s render.mode=refract -s render.background="$T/bg.mp4" -s render.video_end=loop > "$T/bg.whole"
+: > "$T/bg.parts"
+for k in 0 1 2 3; do
+    "$RR" "$s" --hash --chunk $k/4 -s render.mode=refract -s render.background="$T/bg.mp4" \
+        -s render.video_end=loop >> "$T/bg.parts"
+done
+check "chunks over a looped video background give the whole run's frames" cmp -s "$T/bg.whole" "$T/bg.parts"
 
 finish

@@ -118,6 +118,43 @@ check height16-gray16 [ "$(probe "$T/h16/h0.png" stream=pix_fmt)" = gray16be ]
 check shaded16-exit-0 [ $s -eq 0 ]
 check shaded16-rgb48 [ "$(probe "$T/h16/s0.png" stream=pix_fmt)" = rgb48be ]
 
+# --- scaled renders in bands of output rows (src/scale.h): the same frames on 1, 2 and 3 threads
+# Render sizes of at least 65536 pixels (smaller ones scale on one thread):
+# 2x, odd sizes at odd ratios, extreme ratios up and down, one axis up and
+# the other down. The debug line shows the bands each run scaled in.
+cat > "$T/band.json" <<'JSON'
+{ "grid": { "width": 48, "height": 32 }, "time": { "fps": 10, "frames": 4 },
+  "drops": [ { "x": 3, "y": 3, "radius": 3, "amplitude": -2, "shape": "cosine" } ],
+  "obstacles": [ { "type": "rect", "x": 6, "y": 1, "width": 1, "height": 3 } ],
+  "render": { "mode": "shaded" } }
+JSON
+for size in 48x32:96x64:480x320 48x32:48x32:509x257 8x6:8x6:640x480 48x32:48x32:2001x37 48x32:48x32:37x2001 \
+            640x480:640x480:303x229 200x8:200x8:61x1200; do
+    g=${size%%:*}; r=${size##*:}
+    set -- -s grid.width=${g%x*} -s grid.height=${g#*x} -s render.width=${r%x*} -s render.height=${r#*x}
+    for j in 1 2 3; do
+        RIPPLERENDER_DEBUG=kernels "$RR" "$T/band.json" "$@" --hash -q -j $j > "$T/band$j" 2> "$T/band$j.err"
+    done
+    check "bands-$g-to-$r-j1-j2" cmp -s "$T/band1" "$T/band2"
+    check "bands-$g-to-$r-j1-j3" cmp -s "$T/band1" "$T/band3"
+    check "bands-$g-to-$r-four-frames" [ "$(wc -l < "$T/band1")" -eq 4 ]
+    check "bands-$g-to-$r-frames-differ" [ "$(cut -d' ' -f2 "$T/band1" | sort -u | wc -l)" -gt 1 ]
+    for j in 1 2 3; do
+        check "bands-$g-to-$r-j$j-in-$j" grep -q "scale: rgb24 ${g%%:*} to $r in $j band" "$T/band$j.err"
+    done
+done
+# The 16-bit colour, its alpha and the 16-bit grey go through scalers of
+# their own: 16-bit PNGs with alpha, and the height mode's grey, on 1 and 3 threads.
+for m in shaded height; do
+    for j in 1 3; do
+        mkdir -p "$T/b$m$j"
+        "$RR" "$T/band.json" -s render.mode=$m -s render.alpha=height -s render.width=509 -s render.height=257 \
+            -s output.bit_depth=16 -f 2 -o "$T/b$m$j/f%d.png" -q -j $j
+    done
+    check "bands-16bit-$m-written" [ -s "$T/b${m}1/f1.png" ]
+    check "bands-16bit-$m-j1-j3" cmp -s "$T/b${m}1/f1.png" "$T/b${m}3/f1.png"
+done
+
 # --- errors -----------------------------------------------------------------------------------
 "$RR" "$T/ripples.json" -s render.background=missing.png --validate 2> "$T/err"; s=$?
 check missing-background-exit-2 [ $s -eq 2 ]

@@ -45,11 +45,11 @@ killed() {
     case $point in *+*) sleep "$(awk "BEGIN { print ${point#*+} / 1000 }")" ;; esac
     kill -9 $pid 2> /dev/null; wait $pid 2> /dev/null; rc=$?
     check "killed at $point ($*)" [ $rc -eq 137 ]
-    # PNG frames are written under names (one descriptor each would not
-    # do): those a SIGKILL leaves are removed by the next run there, the
-    # resumed one (leftovers, below).
+    # The frames of a numbered output (PNG, EXR) are written under names
+    # (one descriptor each would not do): those a SIGKILL leaves are removed
+    # by the next run there, the resumed one (leftovers, below).
     case "$*" in
-    *.png*) ;;
+    *.png*|*.exr*) ;;
     *) check "killed at $point: no temporary file left" [ -z "$(find . -name '.*.tmp')" ] ;;
     esac
 }
@@ -88,6 +88,14 @@ for p in 10 $pt; do
     check "$d: the frames before the checkpoint kept, not written again" [ "$(ls -i png/f000.png)" = "$kept" ]
     check "$d: the PNG files are the whole run's" diff -r ref-png png
 done
+
+# An EXR sequence is numbered as a PNG sequence is: its frames are kept
+# at each checkpoint, and the resumed files are the whole run's.
+mkdir ref-exr; R -s render.mode=height -o 'ref-exr/h%03d.exr'
+rm -rf exr; mkdir exr
+killed 10 exr-10 -s render.mode=height -o 'exr/h%03d.exr'
+resumed exr-10 -s render.mode=height -o 'exr/h%03d.exr'
+check "exr-10: the EXR files are the whole run's" diff -r ref-exr exr
 
 # A .framemd5 list: at a random point, and stopped by SIGINT (Ctrl-C) after
 # checkpoint 15: then the list of the frames so far is in place (status 130),

@@ -27,7 +27,7 @@ check unknown-kind-lists-every-kind [ -z "$missing" ]
 # the man page: the .TP tags of the output list, fonts taken off
 # (".B .mp4 .mkv" -> ".mp4 .mkv"; ".IB NAME %05d.png" -> "NAME%05d.png")
 awk '/^The kind of output comes from the name/ { on = 1 } on && /^\.PP/ { exit }
-     on && tag { tag = 0; if ($1 == ".B") { $1 = ""; sub(/^ /, ""); print }
+     on && tag { tag = 0; if ($1 == ".B") { $1 = ""; sub(/^ /, ""); gsub(/\\-/, "-"); print }
                  else if ($1 == ".IB" || $1 == ".BI") { $1 = ""; gsub(/ /, ""); print } }
      on && /^\.TP/ { tag = 1 }' "$repo/man/ripplerender.1" > "$T/man"
 if diff "$T/shown" "$T/man" > "$T/man.diff"; then ok man-page-lists-the-table

@@ -65,8 +65,17 @@ check capillary-hash-lines [ "$(wc -l < "$T/h1")" -eq 12 ]
 # the pads): every thread's line buffers must have the alignment the plans were made with
 "$RR" scenes/capillary.json -s grid.width=503 -s grid.height=461 -f 2 --hash -q -j1 > "$T/b1"
 "$RR" scenes/capillary.json -s grid.width=503 -s grid.height=461 -f 2 --hash -q -j2 > "$T/b2"
-check spectral-large-threads-identical cmp -s "$T/b1" "$T/b2"
+"$RR" scenes/capillary.json -s grid.width=503 -s grid.height=461 -f 2 --hash -q -j3 > "$T/b3"
+check spectral-large-threads-identical sh -c "cmp -s '$T/b1' '$T/b2' && cmp -s '$T/b1' '$T/b3'"
 check spectral-large-hash-lines [ "$(wc -l < "$T/b1")" -eq 2 ]
+# power-of-two FFT lengths (wrap, 1024 x 512): the line buffers' strides are moved off
+# multiples of 4 KiB; the frames are still those of any thread count
+for j in 1 2 3; do
+    "$RR" scenes/capillary.json -s boundary=wrap -s 'obstacles=[]' -s grid.width=1024 -s grid.height=512 \
+        -f 2 --hash -q -j$j > "$T/p$j"
+done
+check spectral-pow2-threads-identical sh -c "cmp -s '$T/p1' '$T/p2' && cmp -s '$T/p1' '$T/p3'"
+check spectral-pow2-hash-lines [ "$(wc -l < "$T/p1")" -eq 2 ]
 
 # --- capillary's drops start at rest: on a wrap grid without the obstacle (nothing acts between
 # steps but the drops), frame 5 with 6 steps per frame (the scene's) is the one with 192 ---

@@ -42,6 +42,7 @@ static inline void setup_scene(struct scene *sc, const char *path, int w, int h)
     sc->output.path = (char *)path;
     sc->output.crf = -1;
     sc->output.bit_depth = 8;
+    sc->output.compression = 3;
 }
 
 static inline struct sink_params params(int w, int h, long frames, bool overwrite)

@@ -59,8 +59,10 @@ static void test_run_bytes(void **state)
     assert_true(budget_run_bytes(&sc) > ((uint64_t)1 << 62));
 }
 
-/* The output's frames: a GIF holds every frame (BGRA, 4 KiB each of the
- * frame's own) after 36 MiB of palette tables and 16 bytes a pixel; libx264's
+/* The output's frames: a GIF, whatever its length, 20 MiB of palette tables
+ * and 24 bytes a pixel for its few frames in flight; a PNG sequence with 2
+ * threads 3 frames in flight, each 2 x 3 bytes a pixel (8-bit rgb and its
+ * file), 2 x 8 for 16-bit rgba, 1 frame with 1 thread; libx264's
  * medium preset with 2 threads (3 frame threads) holds 40 lookahead + 3 B +
  * 3 reference + 4 + 16 + 2 * 3 = 72 frames of 4 bytes per padded pixel, or
  * the clip's frames + 13 when fewer; the scene text, 72 bytes a byte. */
@@ -72,7 +74,21 @@ static void test_output_frames(void **state)
     const uint64_t run = GRID_64x48;
     char gif[] = "a.gif", mp4[] = "a.mp4";
     sc.output.path = gif;
-    assert_true(budget_run_bytes(&sc) == run + (36ULL << 20) + 16ULL * 64 * 48 + 10ULL * (4 * 64 * 48 + 4096));
+    assert_true(budget_run_bytes(&sc) == run + (20ULL << 20) + 24ULL * 64 * 48);
+    sc.time.frames = 100000;
+    assert_true(budget_run_bytes(&sc) == run + (20ULL << 20) + 24ULL * 64 * 48);
+    sc.time.frames = 10;
+    char png[] = "f%05d.png";
+    sc.output.path = png;
+    omp_set_num_threads(2);
+    assert_true(budget_run_bytes(&sc) == run + 3ULL * 6 * 64 * 48);
+    sc.output.bit_depth = 16;
+    sc.render.alpha = ALPHA_HEIGHT;
+    assert_true(budget_run_bytes(&sc) == run + 3ULL * 16 * 64 * 48);
+    omp_set_num_threads(1);
+    assert_true(budget_run_bytes(&sc) == run + 1ULL * 16 * 64 * 48);
+    sc.output.bit_depth = 8;
+    sc.render.alpha = ALPHA_NONE;
     omp_set_num_threads(2);
     sc.output.path = mp4;
     sc.time.frames = 100;

@@ -464,18 +464,37 @@ static void test_render_into_target(void **state)
 static void test_mode_table_matches_scene(void **state)
 {
     (void)state;
-    int scene_modes = 0;
-    for (int m = 0; strcmp(scene_render_mode_name((enum render_mode)m), "?") != 0; m++, scene_modes++) {
+    /* Every value of enum render_mode has one entry, which names it, renders
+     * and, with a float picture, names its channels; the scene's list of
+     * names is the table's, in the enum's order. */
+    const char *names[RENDER_MODE_COUNT + 1];
+    render_mode_names(names);
+    for (int m = 0; m < RENDER_MODE_COUNT; m++) {
         const struct render_mode_ops *ops = render_mode_of((enum render_mode)m);
         assert_non_null(ops);
+        assert_string_equal(ops->name, names[m]);
         assert_string_equal(ops->name, scene_render_mode_name((enum render_mode)m));
         assert_true(ops->own_size ? ops->frame != NULL : ops->row != NULL);
+        assert_true((ops->row_float != NULL) == (ops->float_names != NULL && ops->float_names[0] != NULL));
+        assert_true(render_mode_own_size((enum render_mode)m) == ops->own_size);
+        assert_ptr_equal(render_mode_float_names((enum render_mode)m), ops->float_names);
     }
+    assert_null(names[RENDER_MODE_COUNT]);
     int table = 0;
     while (render_modes[table])
         table++;
-    assert_int_equal(table, scene_modes);
-    assert_null(render_mode_of((enum render_mode)scene_modes));
+    assert_int_equal(table, RENDER_MODE_COUNT);
+    assert_null(render_mode_of(RENDER_MODE_COUNT));
+    assert_string_equal(scene_render_mode_name(RENDER_MODE_COUNT), "?");
+    /* The float channels a sink gets, and the list its messages name. */
+    assert_string_equal(render_mode_float_names(RENDER_NORMALS)[2], "B");
+    assert_null(render_mode_float_names(RENDER_NORMALS)[3]);
+    assert_string_equal(render_mode_float_names(RENDER_HEIGHT)[0], "Y");
+    assert_null(render_mode_float_names(RENDER_SHADED));
+    assert_true(render_mode_own_size(RENDER_REFRACT));
+    assert_false(render_mode_own_size(RENDER_HEIGHT));
+    char have[128];
+    assert_string_equal(render_float_modes(have, sizeof have), "height, normals or caustics");
 }
 
 int main(void)

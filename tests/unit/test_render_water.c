@@ -6,6 +6,7 @@
  * painted in every mode; the colormaps' lightness runs the way their kind
  * promises. */
 #include <math.h>
+#include <omp.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -290,6 +291,89 @@ static void test_caustics_known_slope(void **state)
     assert_true(fabs(got / total - want) < 1e-3);
 }
 
+/* The splat as one thread made it before it ran in bands of floor rows: the
+ * landing points by grid_at and Snell's law, then every sub-ray's shares in
+ * ray order. caustics_gather must give these sums bit for bit, on any number
+ * of threads. */
+static void caustics_serial(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
+                            float *light)
+{
+    const float eta = 1.0f / 1.333f, share = 1.0f / 4;
+    memset(light, 0, (size_t)w * h * sizeof *light);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int sy = 0; sy < 2; sy++)
+                for (int sx = 0; sx < 2; sx++) {
+                    float px = (float)x + ((float)sx + 0.5f) / 2 - 0.5f;
+                    float py = (float)y + ((float)sy + 0.5f) / 2 - 0.5f;
+                    float ax = grid_at(gx, w, h, px, py), ay = grid_at(gy, w, h, px, py);
+                    float inv = 1.0f / sqrtf(ax * ax + ay * ay + 1.0f);
+                    float n[3] = { -ax * inv, -ay * inv, inv };
+                    float k = 1.0f - eta * eta * (1.0f - n[2] * n[2]);
+                    float m = eta * n[2] - sqrtf(k);
+                    float t[3] = { m * n[0], m * n[1], -eta + m * n[2] };
+                    float reach = depth / -t[2];
+                    float p[2] = { px + t[0] * reach, py + t[1] * reach };
+                    int i0[2], i1[2];
+                    float f[2];
+                    for (int a = 0; a < 2; a++) {
+                        int n_ = a ? h : w;
+                        if (a ? wrap_y : wrap_x) {
+                            float fl = floorf(p[a]);
+                            int c = (int)fl % n_;
+                            f[a] = p[a] - fl;
+                            i0[a] = c < 0 ? c + n_ : c;
+                            i1[a] = i0[a] + 1 == n_ ? 0 : i0[a] + 1;
+                        } else {
+                            float q = p[a] < 0.0f ? 0.0f : p[a] > (float)(n_ - 1) ? (float)(n_ - 1) : p[a];
+                            i0[a] = (int)q;
+                            i1[a] = i0[a] + 1 < n_ ? i0[a] + 1 : i0[a];
+                            f[a] = q - (float)i0[a];
+                        }
+                    }
+                    float *r0 = light + (size_t)i0[1] * w, *r1 = light + (size_t)i1[1] * w;
+                    r0[i0[0]] += share * (1.0f - f[0]) * (1.0f - f[1]);
+                    r0[i1[0]] += share * f[0] * (1.0f - f[1]);
+                    r1[i0[0]] += share * (1.0f - f[0]) * f[1];
+                    r1[i1[0]] += share * f[0] * f[1];
+                }
+}
+
+static void test_caustics_bands_bit_exact(void **state)
+{
+    (void)state;
+    /* Large enough (w * h >= 16384 per thread) for the splat to take 3 bands. */
+    enum { W = 211, H = 160 };
+    float *cells = malloc(sizeof(float) * W * H), *gx = malloc(sizeof(float) * W * H);
+    float *gy = malloc(sizeof(float) * W * H), *want = malloc(sizeof(float) * W * H);
+    float *light = malloc(sizeof(float) * W * H), *at = malloc(sizeof(float) * CAUSTICS_SCRATCH(W, H));
+    surface(cells, W, H);
+    int was = omp_get_max_threads();
+    enum edge_kind edges[] = { EDGE_FIXED, EDGE_WRAP };
+    /* Shallow, deep, and deeper than the grid is high: rays crossing edges. */
+    const float depths[] = { 3.0f, 30.0f, 400.0f };
+    for (int k = 0; k < 2; k++) {
+        slopes_of(cells, W, H, edges[k], 6.0f, gx, gy);
+        bool wrap = edges[k] == EDGE_WRAP;
+        for (int d = 0; d < 3; d++) {
+            caustics_serial(gx, gy, W, H, depths[d], wrap, wrap, want);
+            for (int t = 1; t <= 3; t++) {
+                omp_set_num_threads(t);
+                memset(light, 0xff, sizeof(float) * W * H);   /* NaN: every cell must be written */
+                caustics_gather(gx, gy, W, H, depths[d], wrap, wrap, at, light);
+                assert_memory_equal(light, want, sizeof(float) * W * H);
+            }
+        }
+    }
+    omp_set_num_threads(was);
+    free(cells);
+    free(gx);
+    free(gy);
+    free(want);
+    free(light);
+    free(at);
+}
+
 /* Walls in obstacle_color in every mode, also scaled and in refract. */
 static void test_walls_every_mode(void **state)
 {
@@ -399,6 +483,7 @@ int main(void)
         cmocka_unit_test(test_normals_wrap_tiles),
         cmocka_unit_test(test_caustics_conserve_light),
         cmocka_unit_test(test_caustics_known_slope),
+        cmocka_unit_test(test_caustics_bands_bit_exact),
         cmocka_unit_test(test_walls_every_mode),
         cmocka_unit_test(test_scaled_water),
         cmocka_unit_test(test_colormap_lightness),

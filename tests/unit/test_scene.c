@@ -106,6 +106,9 @@ static void test_defaults(void **state)
     assert_int_equal(sc.time.frames, 150);
     assert_int_equal(sc.time.steps_per_frame, 2);
     assert_false(sc.time.steps_auto);
+    assert_true(sc.time.preroll == 0);
+    assert_false(sc.time.loop);
+    assert_int_equal(scene_preroll_steps(&sc), 0);
     assert_string_equal(sc.solver.type->name, "elias");
     assert_true(sc.solver.damping == 0.99);
     assert_int_equal(sc.solver.damping_shift, 0);
@@ -145,6 +148,7 @@ static void test_defaults(void **state)
     assert_string_equal(sc.output.preset, "");
     assert_string_equal(sc.output.pix_fmt, "");
     assert_int_equal(sc.output.bit_depth, 8);
+    assert_int_equal(sc.output.format, OUTPUT_Y4M);
     scene_free(&sc);
     scene_free(&sc);   /* twice is safe */
 }
@@ -190,7 +194,7 @@ static void test_element_defaults(void **state)
 static const char full_scene[] =
     "{\n"
     "  \"grid\":   { \"width\": 64, \"height\": 48, \"cell_size\": 0.0005 },\n"
-    "  \"time\":   { \"fps\": 25, \"frames\": 40, \"steps_per_frame\": 3 },\n"
+    "  \"time\":   { \"fps\": 25, \"frames\": 40, \"steps_per_frame\": 3, \"preroll\": 2.5, \"loop\": true },\n"
     "  \"solver\": { \"type\": \"spring\", \"half_life\": 1.5, \"blend\": 0.25, \"passes\": 3 },\n"
     "  \"boundary\": { \"left\": \"wrap\", \"right\": \"wrap\", \"top\": \"absorb\", \"bottom\": \"clamp\",\n"
     "                \"absorb_width\": 8 },\n"
@@ -234,6 +238,9 @@ static void test_every_key(void **state)
     assert_true(sc.time.fps == 25);
     assert_int_equal(sc.time.frames, 40);
     assert_int_equal(sc.time.steps_per_frame, 3);
+    assert_true(sc.time.preroll == 2.5);
+    assert_true(sc.time.loop);
+    assert_int_equal(scene_preroll_steps(&sc), 188);   /* 2.5 s * 75 steps/s = 187.5: rounds away from 0 */
     assert_string_equal(sc.solver.type->name, "spring");
     assert_true(sc.solver.half_life == 1.5);
     assert_true(sc.solver.damping == 0.99);
@@ -570,11 +577,12 @@ static void test_key_errors(void **state)
                       ":1:13: render.zoom: unknown key \"zoom\" (known keys: \"mode\", \"colormap\", \"range\", "
                       "\"width\", \"height\", \"obstacle_color\", \"height_scale\", \"light\", "
                       "\"water_color\", \"sky_color\", \"specular\", \"shininess\", \"background\", "
-                      "\"refraction\", \"depth\", \"floor\", \"floor_color\", \"reflectivity\", \"alpha\", \"normal_convention\")");
+                      "\"refraction\", \"depth\", \"floor\", \"floor_color\", \"reflectivity\", \"alpha\", \"normal_convention\", "
+                      "\"video_end\", \"atlas\", \"depth_map\", \"depth_range\")");
     expect_file_error("{\"Grid\": {}}", ":1:2: Grid: unknown key \"Grid\", did you mean \"grid\"?");
     expect_file_error("{\"obstacles\": [{\"type\": \"circle\", \"x\": 1, \"y\": 1, \"width\": 2}]}",
                       ":1:51: obstacles.0.width: unknown key \"width\" for type \"circle\" "
-                      "(known keys: \"type\", \"x\", \"y\", \"radius\")");
+                      "(known keys: \"type\", \"x\", \"y\", \"radius\", \"motion\", \"push\")");
     expect_file_error("{\n  \"grid\": {\"width\": 10,\n           \"width\": 12}\n}",
                       ":3:12: grid.width: duplicate key \"width\" (first at 2:12)");
 }
@@ -589,6 +597,8 @@ static void test_value_errors(void **state)
                       ":1:64: obstacles.0.invert: expected true or false, got 1");
     /* out of range */
     expect_file_error("{\"time\": {\"fps\": 0}}", ":1:18: time.fps: expected a number in [0.001, 1000], got 0");
+    expect_file_error("{\"time\": {\"preroll\": -1}}", ":1:22: time.preroll: expected a number in [0, 86400], got -1");
+    expect_file_error("{\"time\": {\"loop\": \"yes\"}}", ":1:19: time.loop: expected true or false, got \"yes\"");
     expect_file_error("{\"grid\": {\"width\": 16384, \"height\": 16385}}",
                       ":1:37: grid.height: expected an integer in [1, 16384], got 16385");
     /* The largest grid is within the 2^28-cell limit. */
@@ -603,6 +613,8 @@ static void test_value_errors2(void **state)
     (void)state;
     expect_file_error("{\"solver\": {\"neighbors\": 6}}", ":1:26: solver.neighbors: expected 4 or 8, got 6");
     expect_file_error("{\"output\": {\"bit_depth\": 12}}", ":1:26: output.bit_depth: expected 8 or 16, got 12 (32: float, for an .exr)");
+    expect_file_error("{\"output\": {\"format\": \"nuts\"}}",
+                      ":1:23: output.format: expected one of \"y4m\", \"nut\", got \"nuts\"; did you mean \"nut\"?");
     expect_file_error("{\"render\": {\"range\": [1, 1]}}",
                       ":1:22: render.range: expected [low, high] with low < high, got [1,1]");
     expect_file_error("{\"render\": {\"obstacle_color\": [0, 256, 0]}}",
@@ -790,15 +802,17 @@ static void test_solver_keys(void **state)
     } keys[] = {
         { "damping", "0.5", 7 }, { "damping_shift", "3", 7 }, { "neighbors", "8", 1 }, { "flow", "0.5", 2 },
         { "blend", "0.5", 4 }, { "passes", "2", 4 }, { "speed", "0.3", 8 }, { "speed_map", "null", 8 },
-        { "speed_range", "[0.2, 0.4]", 8 }, { "decay", "1", 8 }, { "gravity", "9", 16 },
-        { "surface_tension", "0.07", 16 }, { "density", "998", 16 }, { "depth", "0.1", 16 },
-        { "viscosity", "1e-6", 16 },
+        { "speed_range", "[0.2, 0.4]", 8 }, { "decay", "1", 8 }, { "gravity", "9", 24 },
+        { "surface_tension", "0.07", 16 }, { "density", "998", 16 }, { "depth", "0.1", 24 },
+        { "viscosity", "1e-6", 16 }, { "depth_map", "null", 8 }, { "depth_range", "[0.01, 0.1]", 8 },
+        { "wavelength", "0.05", 8 }, { "frequency", "2", 8 },
     };
     static const char *const takes[] = {
         "elias takes solver.half_life, solver.damping, solver.damping_shift, solver.neighbors",
         "flow takes solver.half_life, solver.damping, solver.damping_shift, solver.flow",
         "spring takes solver.half_life, solver.damping, solver.damping_shift, solver.blend, solver.passes",
-        "wave takes solver.half_life, solver.speed, solver.speed_map, solver.speed_range, solver.decay",
+        "wave takes solver.half_life, solver.speed, solver.speed_map, solver.speed_range, solver.decay, "
+        "solver.depth, solver.depth_map, solver.depth_range, solver.wavelength, solver.frequency, solver.gravity",
         "spectral takes solver.half_life, solver.gravity, solver.surface_tension, solver.density, "
         "solver.depth, solver.viscosity",
     };
@@ -835,6 +849,145 @@ static void test_solver_keys(void **state)
     assert_int_equal(load("{\"solver\": {\"neighbors\": 8}}", sets, 1, &sc, &e), -1);
     assert_non_null(strstr(e.msg, ":1:13: solver.neighbors: not used by the flow solver (a key of elias); flow takes "
                                   "solver.half_life, solver.damping, solver.damping_shift, solver.flow, got 8"));
+    scene_free(&sc);
+}
+
+/* The depth keys: their defaults, what each refuses with its exact message,
+ * and print -> load -> print for wave from a depth and a caustics floor map.
+ * The files are only checked to be readable here (walls.png, depth.npy). */
+static void test_depth_keys(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    char npy[160], text[512];
+    snprintf(npy, sizeof npy, "%s/depth.npy", tmpdir);
+    FILE *f = fopen(npy, "wb");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(load("{}", NULL, 0, &sc, &e), 0);
+    assert_null(sc.solver.depth_map);
+    assert_true(sc.solver.depth == 0 && sc.solver.wavelength == 0 && sc.solver.frequency == 0);
+    assert_true(sc.solver.depth_range[0] == 0.005 && sc.solver.depth_range[1] == 0.05);
+    assert_null(sc.render.depth_map);
+    assert_true(sc.render.depth == 30 && sc.render.depth_range[0] == 10 && sc.render.depth_range[1] == 60);
+    scene_free(&sc);
+    snprintf(text, sizeof text, "{\"solver\": {\"type\": \"wave\", \"depth_map\": \"%s\", \"frequency\": 2}}",
+             mask_path);
+    assert_int_equal(load(text, NULL, 0, &sc, &e), 0);
+    assert_string_equal(sc.solver.depth_map, mask_path);
+    assert_true(sc.solver.frequency == 2 && sc.solver.gravity == 9.81);
+    scene_free(&sc);
+    round_trip(text);
+    snprintf(text, sizeof text, "{\"solver\": {\"type\": \"wave\", \"depth_map\": \"%s\"}}", npy);
+    round_trip(text);
+    round_trip("{\"solver\": {\"type\": \"wave\", \"depth\": 0.2, \"wavelength\": 0.5, \"gravity\": 9.8}}");
+    expect_file_error("{\"solver\": {\"type\": \"wave\", \"depth\": 0.1, \"speed\": 0.2}}",
+                      ":1:43: solver.speed: give either solver.speed or solver.depth, not both");
+    expect_file_error("{\"solver\": {\"type\": \"wave\", \"depth\": 0}}",
+                      ":1:38: solver.depth: expected a depth > 0 in m for the wave solver (dry land is an "
+                      "obstacle), got 0");
+    expect_file_error("{\"solver\": {\"type\": \"wave\", \"wavelength\": 0.1}}",
+                      ":1:29: solver.wavelength: used by the wave solver only with solver.depth or "
+                      "solver.depth_map");
+    expect_file_error("{\"solver\": {\"type\": \"wave\", \"depth\": 0.1, \"gravity\": 0}}",
+                      ":1:54: solver.gravity: expected a number > 0 for the wave solver (its speed is "
+                      "sqrt(g d)), got 0");
+    expect_file_error("{\"solver\": {\"type\": \"wave\", \"depth\": 0.1, \"wavelength\": 1, "
+                      "\"frequency\": 1}}",
+                      ":1:60: solver.frequency: give either solver.wavelength or solver.frequency, not both");
+    expect_file_error("{\"solver\": {\"type\": \"wave\", \"depth\": 0.1, \"depth_range\": [1, 2]}}",
+                      ":1:43: solver.depth_range: used only with a PNG solver.depth_map");
+    snprintf(text, sizeof text, "{\"solver\": {\"type\": \"wave\", \"depth_map\": \"%s\", \"depth_range\": [1, 2]}}",
+             npy);
+    char want[256];
+    snprintf(want, sizeof want, ":1:%d: solver.depth_range: not used with a .npy solver.depth_map (its values are the "
+             "depths in m)", (int)strlen(npy) + 46);
+    expect_file_error(text, want);
+    expect_file_error("{\"render\": {\"depth_range\": [1, 2]}}",
+                      ":1:13: render.depth_range: used only with a PNG render.depth_map");
+    expect_file_error("{\"render\": {\"depth_range\": [0, 2]}}",
+                      ":1:28: render.depth_range: expected an array of two numbers in (0, 1000000], got [0,2]");
+    snprintf(text, sizeof text, "{\"render\": {\"depth\": 3, \"depth_map\": \"%s\"}}", mask_path);
+    expect_file_error(text, ":1:25: render.depth_map: give either render.depth or render.depth_map, not both");
+    /* a floor map prints and loads back (its path, and depth_range for a PNG) */
+    snprintf(text, sizeof text, "{\"render\": {\"depth_map\": \"%s\", \"depth_range\": [2, 8]}}", mask_path);
+    assert_int_equal(load(text, NULL, 0, &sc, &e), 0);
+    char *printed = scene_text(&sc);
+    assert_non_null(printed);
+    assert_non_null(strstr(printed, "\"depth_range\":\t[2, 8]"));
+    assert_null(strstr(printed, "\"depth\":\t30"));
+    struct scene back;
+    assert_int_equal(load(printed, NULL, 0, &back, &e), 0);
+    assert_string_equal(back.render.depth_map, mask_path);
+    assert_true(back.render.depth_range[0] == 2 && back.render.depth_range[1] == 8);
+    free(printed);
+    scene_free(&back);
+    scene_free(&sc);
+    unlink(npy);
+}
+
+/* render.video_end and render.atlas: defaults, an image sequence's name
+ * (image 1 when there is no image 0), the printed scene reading back, and
+ * the refusals' exact messages. */
+static void test_moving_picture_keys(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    assert_int_equal(load("{}", NULL, 0, &sc, &e), 0);
+    assert_int_equal(sc.render.video_end, VIDEO_END_HOLD);
+    assert_true(sc.render.atlas[0] == 0 && sc.render.atlas[1] == 0);
+    scene_free(&sc);
+
+    char dir[160], pic[200], pattern[200];
+    snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(scene_path, '/') - scene_path), scene_path);
+    snprintf(pic, sizeof pic, "%s/seqpic1.png", dir);
+    snprintf(pattern, sizeof pattern, "%s/seqpic%%d.png", dir);
+    FILE *f = fopen(pic, "wb");
+    assert_non_null(f);
+    fclose(f);
+    const char *text = "{\"render\": {\"mode\": \"refract\", \"background\": \"seqpic%d.png\","
+                       " \"video_end\": \"loop\", \"atlas\": [4, 2]}}";
+    assert_int_equal(load(text, NULL, 0, &sc, &e), 0);
+    assert_string_equal(sc.render.background, pattern);
+    assert_int_equal(sc.render.video_end, VIDEO_END_LOOP);
+    assert_true(sc.render.atlas[0] == 4 && sc.render.atlas[1] == 2);
+    char *p = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&p, &n);
+    assert_int_equal(scene_print(&sc, m), 0);
+    fclose(m);
+    struct scene back;
+    assert_int_equal(load(p, NULL, 0, &back, &e), 0);
+    assert_string_equal(back.render.background, pattern);
+    assert_true(back.render.video_end == VIDEO_END_LOOP && back.render.atlas[0] == 4 && back.render.atlas[1] == 2);
+    scene_free(&back);
+    free(p);
+    scene_free(&sc);
+    remove(pic);
+
+    assert_int_equal(scene_pattern_fields("a%04d.png"), 1);
+    assert_int_equal(scene_pattern_fields("100%%.png"), 0);
+    assert_int_equal(scene_pattern_fields("a%d%d.png"), 2);
+    assert_int_equal(scene_pattern_fields("a%s.png"), -1);
+    char want[400];
+    snprintf(want, sizeof want, ":1:46: render.background: \"seqpic%%d.png\": an image sequence needs image 0 or 1: "
+             "cannot open \"%s/seqpic1.png\": No such file or directory", dir);
+    expect_file_error("{\"render\": {\"mode\": \"refract\", \"background\": \"seqpic%d.png\"}}", want);
+    expect_file_error("{\"render\": {\"mode\": \"refract\", \"video_end\": \"loop\"}}",
+                      ":1:45: render.video_end: applies to a video or an image sequence, and render.background is none");
+    expect_file_error("{\"render\": {\"mode\": \"caustics\", \"video_end\": \"loop\"}}",
+                      ":1:46: render.video_end: applies to a video or an image sequence, and render.floor is none");
+    expect_file_error("{\"render\": {\"atlas\": [2, 1025]}}",
+                      ":1:22: render.atlas: expected [columns, rows] with integers in [1, 1024], or null, got [2,1025]");
+    expect_file_error("{\"render\": {\"atlas\": [2.5, 2]}}",
+                      ":1:22: render.atlas: expected [columns, rows] with integers in [1, 1024], or null, got [2.5,2]");
+    /* Another mode, or hold (what a still shows anyway): accepted
+     * (docs/scene.md: it does not apply). */
+    assert_int_equal(load("{\"render\": {\"video_end\": \"loop\"}}", NULL, 0, &sc, &e), 0);
+    scene_free(&sc);
+    assert_int_equal(load("{\"render\": {\"mode\": \"refract\", \"video_end\": \"hold\"}}", NULL, 0, &sc, &e), 0);
     scene_free(&sc);
 }
 
@@ -966,6 +1119,61 @@ static void test_json_suite(void **state)
     assert_int_equal(loaded, 2);   /* y_object_empty and i_structure_UTF-8_BOM_empty_object */
 }
 
+/* --preset: a preset alone, a file's keys over it (objects merged, arrays
+ * and objects of another type replaced), --set over both, and refusals
+ * located in the preset's own text. */
+static void test_presets(void **state)
+{
+    (void)state;
+    static const struct scene_preset toy = {
+        "toy", "a toy",
+        "{\n"
+        "  \"grid\": { \"width\": 40, \"height\": 30 },\n"
+        "  \"solver\": { \"type\": \"flow\", \"flow\": 0.5 },\n"
+        "  \"drops\": [ { \"x\": 5, \"y\": 5 }, { \"x\": 6, \"y\": 6 } ],\n"
+        "  \"render\": { \"mode\": \"shaded\", \"specular\": 0.5 }\n"
+        "}\n",
+    };
+    struct scene sc;
+    struct rr_err e = { 0 };
+    assert_int_equal(scene_load_preset(&sc, &toy, NULL, NULL, 0, &e), 0);
+    assert_int_equal(sc.grid.width, 40);
+    assert_int_equal(sc.n_drops, 2);
+    assert_string_equal(sc.solver.type->name, "flow");
+    assert_int_equal(sc.render.mode, RENDER_SHADED);
+    assert_string_equal(sc.file, "preset toy");
+    assert_string_equal(sc.preset, "toy");
+    scene_free(&sc);
+
+    write_scene("{ \"grid\": { \"width\": 50 }, \"drops\": [ { \"x\": 1, \"y\": 1 } ],\n"
+                "  \"solver\": { \"type\": \"elias\" }, \"render\": { \"specular\": 0.25 } }");
+    const char *sets[] = { "render.mode=height" };
+    assert_int_equal(scene_load_preset(&sc, &toy, scene_path, sets, 1, &e), 0);
+    assert_int_equal(sc.grid.width, 50);              /* the file's */
+    assert_int_equal(sc.grid.height, 30);             /* the preset's, merged */
+    assert_int_equal(sc.n_drops, 1);                  /* an array replaces */
+    assert_string_equal(sc.solver.type->name, "elias");   /* another type: flow's "flow" gone */
+    assert_true(sc.render.specular == 0.25);
+    assert_int_equal(sc.render.mode, RENDER_HEIGHT);  /* --set over both */
+    scene_free(&sc);
+
+    /* the file's value is located in the file, the preset's in the preset */
+    write_scene("{ \"render\": { \"specular\": -1 } }");
+    assert_int_equal(scene_load_preset(&sc, &toy, scene_path, NULL, 0, &e), -1);
+    char want[512];
+    snprintf(want, sizeof want, "%s:1:27: render.specular: expected a number in [0, 100], got -1", scene_path);
+    assert_string_equal(e.msg, want);
+    write_scene("{ \"grid\": { \"width\": 3 } }");
+    assert_int_equal(scene_load_preset(&sc, &toy, scene_path, NULL, 0, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_string_equal(e.msg, "preset toy:4:34: drops.1: x 6, y 6 with radius 3 is wholly outside the 3 x 30 grid");
+
+    assert_non_null(scene_preset_find("pool", &e));
+    assert_null(scene_preset_find("poool", &e));
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    assert_non_null(strstr(e.msg, "--preset poool: no such preset; did you mean \"pool\"?"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -987,9 +1195,12 @@ int main(void)
         cmocka_unit_test(test_files),
         cmocka_unit_test(test_print_round_trip),
         cmocka_unit_test(test_solver_keys),
+        cmocka_unit_test(test_depth_keys),
         cmocka_unit_test(test_render_keys),
+        cmocka_unit_test(test_moving_picture_keys),
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_json_suite),
+        cmocka_unit_test(test_presets),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

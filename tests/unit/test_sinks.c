@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -195,11 +197,13 @@ static void test_sink_find(void **state)
     assert_string_equal(sink_find("out/f%05d.png", &e)->name, "png");
     assert_string_equal(sink_find("100%%_%d.png", &e)->name, "png");
     assert_string_equal(sink_find("f%-3i.PNG", &e)->name, "png");
+    assert_string_equal(sink_find("-", &e)->name, "pipe");
+    assert_null(sink_find("out/-", &e));   /* a file named "-" in a folder has no kind */
 
     assert_null(sink_find("out.xyz", &e));
     assert_int_equal(e.status, RR_EXIT_USAGE);
     assert_string_equal(e.msg, "out.xyz: unknown output kind (use .mp4 .mkv .mov .webm, .gif, NAME%05d.png, "
-                               ".framemd5 .framehash, .npy or NAME%05d.exr)");
+                               ".framemd5 .framehash, .npy, NAME%05d.exr or -)");
     assert_null(sink_find("dir.mp4/noext", &e));
     assert_null(sink_find("f.png", &e));
     assert_int_equal(e.status, RR_EXIT_USAGE);
@@ -632,6 +636,191 @@ static void test_pngseq_gray16(void **state)
     frames_free(&fs);
 }
 
+/* Writes fs through a PNG sink of pattern with `threads` threads (so
+ * sink_png_jobs(threads) frames in flight) and returns the files' bytes, one
+ * after another, with their lengths in lens[]. */
+static unsigned char *png_set_bytes(struct scene *sc, const struct frames *fs, int threads, size_t *lens,
+                                    size_t *total)
+{
+    struct sink *s = NULL;
+    struct rr_err e = { 0 };
+    struct sink_params p = params(fs->w, fs->h, fs->n, true);
+    p.threads = threads;
+    if (sink_open(&s, sc, &p, &e) < 0)
+        fail_msg("sink_open: %s", e.msg);
+    for (int i = 0; i < fs->n; i++) {
+        struct frame fr = frame_at(fs, i);
+        if (sink_write(s, &fr, &e) < 0)
+            fail_msg("sink_write: %s", e.msg);
+        assert_true(sink_frames_done(s) <= i + 1);
+    }
+    assert_int_equal(sink_close(s, &e), 0);
+    assert_int_equal(sink_frames_done(s), fs->n);
+    sink_free(s);
+    unsigned char *all = NULL;
+    *total = 0;
+    for (int i = 0; i < fs->n; i++) {
+        char name[600];
+        snprintf(name, sizeof name, "%s/par%02d.png", dir, i);   /* the pattern of test_pngseq_parallel */
+        char *b = read_all(name, &lens[i]);
+        all = realloc(all, *total + lens[i]);
+        memcpy(all + *total, b, lens[i]);
+        *total += lens[i];
+        free(b);
+        unlink(name);
+    }
+    return all;
+}
+
+/* The simplified API's file for frame i of fs (PNG_IMAGE_FLAG_FAST), as the
+ * sink wrote them before it compressed in parallel. */
+static unsigned char *png_simplified(const struct frames *fs, int i, bool gray16, size_t *len)
+{
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    img.width = (png_uint_32)fs->w;
+    img.height = (png_uint_32)fs->h;
+    img.flags = PNG_IMAGE_FLAG_FAST;
+    img.format = gray16 ? PNG_FORMAT_LINEAR_Y : PNG_FORMAT_RGB;
+    size_t px = (size_t)fs->w * fs->h;
+    const void *pixels = gray16 ? (const void *)(fs->g16 + px * i) : (const void *)(fs->rgb + px * 3 * i);
+    png_alloc_size_t n = 0;
+    assert_true(png_image_write_to_memory(&img, NULL, &n, 0, pixels, 0, NULL));
+    unsigned char *b = malloc(n);
+    assert_true(png_image_write_to_memory(&img, b, &n, 0, pixels, 0, NULL));
+    *len = n;
+    return b;
+}
+
+static void test_pngseq_parallel(void **state)
+{
+    (void)state;
+    /* Gradients with a little noise, which the levels pack differently. */
+    struct frames fs;
+    frames_make(&fs, 61, 37, 7);
+    for (size_t k = 0; k < (size_t)61 * 37 * 3 * 7; k++)
+        fs.rgb[k] = (uint8_t)(k / 3 % 61 / 8 * 32 + ((k * 2654435761u) >> 30));
+    for (size_t k = 0; k < (size_t)61 * 37 * 7; k++)
+        fs.g16[k] = (uint16_t)(k % 61 / 8 * 4096 + ((k * 2654435761u) >> 30));
+    struct scene sc;
+    setup_scene(&sc, in_dir("par%02d.png"), 61, 37);
+    size_t lens[7], lens1[7], total, total1;
+    for (int gray = 0; gray < 2; gray++) {
+        sc.output.bit_depth = gray ? 16 : 8;
+        sc.output.compression = 3;
+        /* 1 thread (compressed by write itself), 2 and 8: the same files. */
+        unsigned char *one = png_set_bytes(&sc, &fs, 1, lens1, &total1);
+        for (int t = 2; t <= 8; t += 6) {
+            unsigned char *par = png_set_bytes(&sc, &fs, t, lens, &total);
+            assert_int_equal(total, total1);
+            assert_memory_equal(par, one, total);
+            free(par);
+        }
+        /* Level 3 (the default): byte for byte the simplified API's files. */
+        size_t off = 0;
+        for (int i = 0; i < 7; i++) {
+            size_t n;
+            unsigned char *ref = png_simplified(&fs, i, gray, &n);
+            assert_int_equal(n, lens1[i]);
+            assert_memory_equal(ref, one + off, n);
+            off += n;
+            free(ref);
+        }
+        /* Level 0 stores (larger than the raw rows), level 9 packs the rgb
+         * frames smaller than 3; each reads back to the frame. */
+        sc.output.compression = 0;
+        unsigned char *l0 = png_set_bytes(&sc, &fs, 2, lens, &total);
+        size_t raw = (size_t)37 * (61 * (gray ? 2 : 3) + 1);
+        assert_true(lens[0] > raw);
+        free(l0);
+        sc.output.compression = 9;
+        unsigned char *l9 = png_set_bytes(&sc, &fs, 2, lens, &total);
+        if (gray)   /* the grey frames pack to the same size, other bytes */
+            assert_true(total != total1 || memcmp(l9, one, total) != 0);
+        else
+            assert_true(total < total1);
+        png_image img;
+        memset(&img, 0, sizeof img);
+        img.version = PNG_IMAGE_VERSION;
+        assert_true(png_image_begin_read_from_memory(&img, l9, lens[0]));
+        size_t px = (size_t)61 * 37;
+        if (gray) {
+            img.format = PNG_FORMAT_LINEAR_Y;
+            uint16_t *back = malloc(px * 2);
+            assert_true(png_image_finish_read(&img, NULL, back, 0, NULL));
+            assert_memory_equal(back, fs.g16, px * 2);
+            free(back);
+        } else {
+            img.format = PNG_FORMAT_RGB;
+            uint8_t *back = malloc(px * 3);
+            assert_true(png_image_finish_read(&img, NULL, back, 0, NULL));
+            assert_memory_equal(back, fs.rgb, px * 3);
+            free(back);
+        }
+        free(l9);
+        free(one);
+    }
+    /* Out of range: refused at open, naming the key. */
+    sc.output.compression = 10;
+    struct sink *s = NULL;
+    struct rr_err e = { 0 };
+    struct sink_params p = params(61, 37, 7, true);
+    assert_int_equal(sink_open(&s, &sc, &p, &e), -1);
+    assert_string_equal(e.msg, "output.compression: expected 0 to 9, got 10");
+    assert_int_equal(e.status, RR_EXIT_USAGE);
+    /* frames in flight: one without workers, a worker per thread plus one, at most 16 workers. */
+    assert_int_equal(sink_png_jobs(0), 1);
+    assert_int_equal(sink_png_jobs(1), 1);
+    assert_int_equal(sink_png_jobs(2), 3);
+    assert_int_equal(sink_png_jobs(64), SINK_PNG_WORKERS_MAX + 1);
+    frames_free(&fs);
+}
+
+/* A file that cannot be written (a file-size limit, SIGXFSZ ignored as
+ * main.c does) fails the write or the close that takes the frame back, naming
+ * the frame's file and errno's reason; free then leaves nothing. */
+static void test_pngseq_parallel_error(void **state)
+{
+    (void)state;
+    struct frames fs;
+    frames_make(&fs, 40, 30, 5);
+    for (size_t k = 0; k < (size_t)40 * 30 * 3 * 5; k++)
+        fs.rgb[k] = (uint8_t)((k * 2654435761u) >> 11);
+    struct scene sc;
+    setup_scene(&sc, in_dir("lim%d.png"), 40, 30);
+    for (int threads = 1; threads <= 2; threads++) {
+        struct sink *s = NULL;
+        struct rr_err e = { 0 };
+        struct sink_params p = params(40, 30, 5, false);
+        p.threads = threads;
+        assert_int_equal(sink_open(&s, &sc, &p, &e), 0);
+        struct rlimit old, lim;
+        getrlimit(RLIMIT_FSIZE, &old);
+        lim = old;
+        lim.rlim_cur = 200;   /* a frame of noise is some 3600 bytes */
+        void (*was)(int) = signal(SIGXFSZ, SIG_IGN);
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+        int rc = 0;
+        for (int i = 0; i < 5 && rc == 0; i++) {
+            struct frame fr = frame_at(&fs, i);
+            rc = sink_write(s, &fr, &e);
+        }
+        if (rc == 0)
+            rc = sink_close(s, &e);
+        setrlimit(RLIMIT_FSIZE, &old);
+        signal(SIGXFSZ, was);
+        assert_int_equal(rc, -1);
+        char want[700];
+        snprintf(want, sizeof want, "%s: cannot write PNG: File too large", in_dir("lim0.png"));
+        assert_string_equal(e.msg, want);
+        sink_free(s);
+        assert_int_equal(count_entries(".lim"), 0);
+        assert_int_equal(count_entries("lim"), 0);
+    }
+    frames_free(&fs);
+}
+
 /* ---- video -------------------------------------------------------------------------- */
 
 static const char *probe_value(const char *out, const char *key, char *buf, size_t n)
@@ -836,6 +1025,8 @@ int main(void)
         cmocka_unit_test(test_framehash_fits),
         cmocka_unit_test(test_pngseq_atomic),
         cmocka_unit_test(test_pngseq_gray16),
+        cmocka_unit_test(test_pngseq_parallel),
+        cmocka_unit_test(test_pngseq_parallel_error),
         cmocka_unit_test(test_video_mp4),
         cmocka_unit_test(test_video_odd_size),
         cmocka_unit_test(test_video_webm),

@@ -234,6 +234,42 @@ static void test_compare_scenes(void **state)
     scene_free(&b);
 }
 
+/* A checkpoint's simulated scene leaves time.frames out (it only ends the
+ * timeline), except in a loop, where it sets the period; time.preroll is
+ * always in (frame 0 is after it). */
+static void test_simulated_keys(void **state)
+{
+    (void)state;
+    struct rr_err e = { 0 };
+    const char *const runs[4][3] = {
+        { "time.frames=12", "time.frames=20", "" },
+        { "time.frames=12", "time.frames=12", "time.preroll=1" },
+        { "time.loop=true", "time.loop=false", "" },
+        { "time.loop=true", "time.loop=true", "time.frames=20" },
+    };
+    const char *want[4] = { NULL, "X: time.preroll is 0 in there, 1 here", "X: time.loop is true in there, false here",
+                            "X: time.frames is 150 in there, 20 here" };
+    for (int i = 0; i < 4; i++) {
+        struct scene a, b;
+        const char *sa[] = { runs[i][0] }, *sb[] = { runs[i][1], runs[i][2] };
+        assert_int_equal(scene_load(&a, scene_path, sa, 1, &e), 0);
+        assert_int_equal(scene_load(&b, scene_path, sb, *runs[i][2] ? 2 : 1, &e), 0);
+        cJSON *ja = state_scene_json(&a, true), *jb = state_scene_json(&b, true);
+        assert_non_null(ja);
+        assert_non_null(jb);
+        if (!want[i]) {
+            assert_int_equal(state_compare_scenes(ja, jb, "X", "there", &e), 0);
+        } else {
+            assert_int_equal(state_compare_scenes(ja, jb, "X", "there", &e), -1);
+            assert_string_equal(e.msg, want[i]);
+        }
+        cJSON_Delete(ja);
+        cJSON_Delete(jb);
+        scene_free(&a);
+        scene_free(&b);
+    }
+}
+
 static void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -281,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_chunk_words),
         cmocka_unit_test(test_resume_range),
         cmocka_unit_test(test_compare_scenes),
+        cmocka_unit_test(test_simulated_keys),
         cmocka_unit_test(test_join_hash_lists),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
