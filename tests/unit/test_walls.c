@@ -20,6 +20,7 @@
 #include "obstacles.h"
 #include "scene.h"
 #include "sim.h"
+#include "sim_fixture.h"
 
 static char tmpdir[] = "/tmp/rr_test_walls_XXXXXX";
 
@@ -262,22 +263,6 @@ static void test_sequence_errors(void **state)
     load_ok(&sc, "{\"time\": {\"frames\": 1}, \"obstacles\": [{\"type\": \"mask\", \"path\": \"s_%d.png\"}]}");
     assert_int_equal(sc.obstacles[0].n_frames, 1);
     scene_free(&sc);
-}
-
-static struct sim *make(const struct scene *sc)
-{
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    if (sim_create(&s, sc, &e) < 0)
-        fail_msg("sim_create: %s", e.msg);
-    return s;
-}
-
-static void advance(struct sim *s)
-{
-    struct rr_err e = { 0 };
-    if (sim_advance_frame(s, &e) < 0)
-        fail_msg("sim_advance_frame: %s", e.msg);
 }
 
 /* The sum of h^2 over columns [x0, x1) of the field. */

@@ -24,6 +24,7 @@
 #include "scene.h"
 #include "sim.h"
 #include "solver.h"
+#include "sim_fixture.h"
 
 #define AT(f, g, x, y) ((g)[(y) * (f)->stride + (x)])
 #define PI 3.14159265358979323846
@@ -50,22 +51,6 @@ static void depth_scene(struct scene *sc, int w, int h, double dx, double depth,
     sc->solver.depth_range[0] = 0.005;
     sc->solver.depth_range[1] = 0.05;
     sc->absorb_width = 16;
-}
-
-static struct sim *make(const struct scene *sc)
-{
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    if (sim_create(&s, sc, &e) < 0)
-        fail_msg("sim_create: %s", e.msg);
-    return s;
-}
-
-static void advance(struct sim *s)
-{
-    struct rr_err e = { 0 };
-    if (sim_advance_frame(s, &e) < 0)
-        fail_msg("sim_advance_frame: %s", e.msg);
 }
 
 /* A .npy file (format 1.0) of rows x cols values of the given dtype

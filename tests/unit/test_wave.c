@@ -20,6 +20,7 @@
 #include "scene.h"
 #include "sim.h"
 #include "solver.h"
+#include "sim_fixture.h"
 
 #define AT(f, g, x, y) ((g)[(y) * (f)->stride + (x)])
 #define PI 3.14159265358979323846
@@ -43,22 +44,6 @@ static void wave_scene(struct scene *sc, int w, int h, double dx, double c, int 
     sc->solver.passes = 2;
     sc->solver.speed = c;
     sc->absorb_width = 16;
-}
-
-static struct sim *make(const struct scene *sc)
-{
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    if (sim_create(&s, sc, &e) < 0)
-        fail_msg("sim_create: %s", e.msg);
-    return s;
-}
-
-static void advance(struct sim *s)
-{
-    struct rr_err e = { 0 };
-    if (sim_advance_frame(s, &e) < 0)
-        fail_msg("sim_advance_frame: %s", e.msg);
 }
 
 /* Sets both planes of the sim's field to fn(x, y) before its first step: the
