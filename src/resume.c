@@ -30,7 +30,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "join.h"
 #include "outfile.h"
 
 #define RECORD_FORMAT "ripplerender-resume"
@@ -39,8 +38,7 @@
 enum kind {
     KIND_NONE,     /* no output: hashes only */
     KIND_WHOLE,    /* GIF, .npy, a stream: one piece, not resumable */
-    KIND_VIDEO,    /* segments joined by join_videos */
-    KIND_HASHES,   /* segments joined by join_hash_lists */
+    KIND_SEGMENTS, /* a kind with a join (videos, hash lists): segments joined at the end */
     KIND_PNG,      /* a numbered kind (PNG, EXR): frames moved into place at each checkpoint */
 };
 
@@ -73,6 +71,7 @@ struct resume {
     const char *dir;
     long first, last;       /* the range (a resumed run renders its end) */
     enum kind kind;
+    const struct sink_ops *ops;   /* the output's kind (sink.h), NULL for none */
     bool active;            /* a record is kept */
     bool ours;              /* continuing an interrupted render */
     bool wrote_record;
@@ -81,7 +80,7 @@ struct resume {
     char *load;             /* the checkpoint resumed from */
     cJSON *settings;
     long checkpoint;        /* recorded */
-    struct segment *segs;   /* kept segments (KIND_VIDEO, KIND_HASHES) or frames (KIND_PNG, last unused) */
+    struct segment *segs;   /* kept segments (KIND_SEGMENTS) or frames (KIND_PNG, last unused) */
     int n_segs, cap_segs;
     char (*md5)[33];        /* the range's frames, with --manifest */
     long n_md5;
@@ -101,24 +100,19 @@ static const char *extension(const char *path)
     return dot ? dot + 1 : "";
 }
 
-static enum kind output_kind(const char *path)
+/* What --resume does with the output, from its kind in the sink table
+ * (src/sinks/registry.c): a numbered kind keeps its frames, a kind with a
+ * join is written as segments, anything else is written in one piece. */
+static enum kind output_kind(const char *path, const struct sink_ops **ops)
 {
-    static const char *const videos[] = { "mp4", "mkv", "mov", "webm" };
-    const char *ext = extension(path);
-    for (size_t i = 0; i < sizeof videos / sizeof *videos; i++)
-        if (!strcasecmp(ext, videos[i]))
-            return KIND_VIDEO;
-    if (!strcasecmp(ext, "framemd5") || !strcasecmp(ext, "framehash"))
-        return KIND_HASHES;
-    /* A file per frame, whatever its kind (the sink table's numbered). */
     struct rr_err ignored = { 0 };
-    const struct sink_ops *k = sink_find(path, &ignored);
-    return k && k->numbered ? KIND_PNG : KIND_WHOLE;
+    *ops = sink_find(path, &ignored);
+    return !*ops ? KIND_WHOLE : (*ops)->numbered ? KIND_PNG : (*ops)->join ? KIND_SEGMENTS : KIND_WHOLE;
 }
 
 static bool segmented(const struct resume *r)
 {
-    return r->active && (r->kind == KIND_VIDEO || r->kind == KIND_HASHES || r->kind == KIND_PNG);
+    return r->active && (r->kind == KIND_SEGMENTS || r->kind == KIND_PNG);
 }
 
 /* The name of frame i of a PNG sequence (a pattern sink_find accepted: one
@@ -370,7 +364,7 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
     r->dir = o->save_dir;
     r->checkpoint = -1;
     /* An atlas (render.atlas) holds several frames a file: written whole. */
-    r->kind = !run->writes_output ? KIND_NONE : sc->render.atlas[0] ? KIND_WHOLE : output_kind(sc->output.path);
+    r->kind = !run->writes_output ? KIND_NONE : sc->render.atlas[0] ? KIND_WHOLE : output_kind(sc->output.path, &r->ops);
     r->active = o->save_dir && r->kind != KIND_WHOLE && !run->probes;
     struct state_options q = *o;
     cJSON *had = NULL;
@@ -474,7 +468,7 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
     if (rc < 0 || !r->active)
         return rc;
     r->overwrite_final = o->overwrite || r->ours;
-    if ((r->kind == KIND_VIDEO || r->kind == KIND_HASHES)
+    if (r->kind == KIND_SEGMENTS
         && outfile_check_target(sc->output.path, r->overwrite_final, e) < 0)
         return -1;
     if (run->validate)
@@ -618,7 +612,7 @@ int resume_before_frame(struct resume *r, long i, struct rr_err *e)
  * video on a thread of its own (start_closing), the others here. */
 static int close_segment(struct resume *r, long last, struct rr_err *e)
 {
-    if (r->kind == KIND_VIDEO) {
+    if (r->ops->slow_close) {
         start_closing(r, last);
         return 0;
     }
@@ -682,7 +676,7 @@ long resume_frames_before(const struct resume *r) { return r ? r->written_before
 
 int resume_complete(struct resume *r, struct rr_err *e)
 {
-    if (!r || !r->active || (r->kind != KIND_VIDEO && r->kind != KIND_HASHES) || r->n_segs == 0)
+    if (!r || !r->active || r->kind != KIND_SEGMENTS || r->n_segs == 0)
         return 0;
     const char **in = calloc((size_t)r->n_segs, sizeof *in);
     int rc = in ? 0 : rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
@@ -690,8 +684,7 @@ int resume_complete(struct resume *r, struct rr_err *e)
         if (!(in[i] = kept_path(r, &r->segs[i])))
             rc = rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
     if (rc == 0)
-        rc = (r->kind == KIND_VIDEO ? join_videos : join_hash_lists)(in, r->n_segs, r->sc->output.path,
-                                                                     r->overwrite_final, e);
+        rc = r->ops->join(in, r->n_segs, r->sc->output.path, r->overwrite_final, e);
     for (int i = 0; in && i < r->n_segs; i++)
         free((char *)in[i]);
     free(in);

@@ -64,6 +64,15 @@ struct sink_ops {
     /* It writes floats: output.bit_depth 32 (and 16 as half floats); for the
      * others sink_open refuses 32. */
     bool floats;
+    /* Optional (NULL: the kind is written in one piece, and --resume refuses
+     * it): joins the files this kind wrote for consecutive parts of one run,
+     * in order, into out without re-encoding (--resume's segments,
+     * src/resume.c; ripplerender join). A numbered kind needs none: its
+     * frames are files already. */
+    int (*join)(const char *const *in, int n, const char *out, bool overwrite, struct rr_err *e);
+    /* With join: closing a part takes long (an encoder drains), so --resume
+     * closes it on a thread of its own while the next part opens. */
+    bool slow_close;
     /* Returns the RENDER_NEED_* bits (frame.h) this sink wants for this output. */
     int (*needs)(const struct output_config *o, const struct scene *sc);
     int (*open)(void *priv, const struct output_config *o, const struct sink_params *p,

@@ -2,6 +2,7 @@
  * muxers (one rgb24 rawvideo stream), the MD5 of a frame for --hash, and the
  * reader of expected hashes for --check. */
 #include "framehash.h"
+#include "join.h"
 #include "outfile.h"
 #include "sinks.h"
 
@@ -149,6 +150,7 @@ const struct sink_ops sink_hash_ops = {
     .write = hash_write,
     .close = hash_close,
     .free = hash_free,
+    .join = join_hash_lists,
 };
 
 /* ---- reading expected hashes for --check --------------------------------- */

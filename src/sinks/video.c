@@ -6,6 +6,7 @@
  * FFmpeg's doc/examples/mux.c and encode_video.c: send_frame/receive_packet
  * until EAGAIN, flushed with a NULL frame at close. Written to a temporary
  * file beside the target and renamed into place after the trailer. */
+#include "join.h"
 #include "outfile.h"
 #include "scale.h"
 #include "sinks.h"
@@ -642,4 +643,6 @@ const struct sink_ops sink_video_ops = {
     .frames_done = video_frames_done,
     .close = video_close,
     .free = video_free,
+    .join = join_videos,
+    .slow_close = true,
 };
