@@ -251,12 +251,19 @@ static int take_record(struct resume *r, const cJSON *had, struct rr_err *e)
     if (r->checkpoint < -1 || r->checkpoint >= r->sc->time.frames)
         return damaged(r, "checkpoint", e);
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(had, r->kind == KIND_PNG ? "files" : "segments"), *x;
+    /* A video's or hash list's segments follow one another from the range's
+     * first frame to the checkpoint: a resume writes its first segment from
+     * the frame after the checkpoint, named by that frame, so a kept segment
+     * past it would be written over. */
+    const bool joined = r->kind == KIND_VIDEO || r->kind == KIND_HASHES;
+    long next = state_range_first(r->st);
     cJSON_ArrayForEach(x, list) {
         const char *file = string(x, "file"), *sha = string(x, "sha256");
         long first = r->kind == KIND_PNG ? 0 : number(x, "first"), last = r->kind == KIND_PNG ? 0 : number(x, "last");
         if (!file || !sha || strlen(sha) != 64 || first < 0 || last < first
-            || (r->kind != KIND_PNG && strchr(file, '/')))
+            || (r->kind != KIND_PNG && strchr(file, '/')) || (joined && first != next))
             return damaged(r, r->kind == KIND_PNG ? "files" : "segments", e);
+        next = last + 1;
         if (add_segment(r, file, first, last, sha) < 0)
             return rr_fail(e, RR_EXIT_RUNTIME, "--resume: out of memory");
         char *path = kept_path(r, &r->segs[r->n_segs - 1]), now[65];
@@ -271,6 +278,8 @@ static int take_record(struct resume *r, const cJSON *had, struct rr_err *e)
         if (bad)
             return -1;
     }
+    if (joined && next - 1 != (r->checkpoint < 0 ? state_range_first(r->st) - 1 : r->checkpoint))
+        return damaged(r, "segments", e);
     if (r->md5) {
         list = cJSON_GetObjectItemCaseSensitive(had, "frames");
         long n = r->checkpoint - state_range_first(r->st) + 1, i = 0;

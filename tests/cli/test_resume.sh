@@ -203,4 +203,14 @@ killed 10 seg -s output.codec=ffv1 -o seg.mkv
 rm seg/part-000000.mkv
 refused "a segment missing" 2 "seg/part-000000.mkv, written by the interrupted render, is missing" \
     --save-state seg --state-every 5 --resume -s output.codec=ffv1 -o seg.mkv
+# A record whose checkpoint is not the end of its segments (edited): refused
+# before anything is rendered, its segments untouched (a resume from the
+# earlier checkpoint would write a segment of the same name over a kept one).
+killed 20 seg2 -s output.codec=ffv1 -o seg2.mkv
+python3 -c 'import json,sys; f=sys.argv[1]; r=json.load(open(f)); assert r["checkpoint"] >= 10
+r["checkpoint"] -= 5; json.dump(r, open(f, "w"))' seg2/resume-000000-000029.json
+sum=$(cat seg2/part-* | md5sum)
+refused "segments past the checkpoint" 2 "seg2/resume-000000-000029.json: segments: not as ripplerender writes it" \
+    --save-state seg2 --state-every 5 --resume -s output.codec=ffv1 -o seg2.mkv
+check "... its segments untouched" [ "$(cat seg2/part-* | md5sum)" = "$sum" -a ! -e seg2.mkv ]
 finish
