@@ -20,12 +20,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -78,6 +80,7 @@ struct resume {
     bool wrote_record;
     bool overwrite_final;   /* the output may be replaced: -y, or ours */
     char *record;           /* DIR/resume-FIRST-LAST.json */
+    int lock_fd;            /* DIR/.resume.lock, its byte FIRST locked by this run; -1 for none */
     char *load;             /* the checkpoint resumed from */
     cJSON *settings;
     long checkpoint;        /* recorded */
@@ -367,6 +370,36 @@ static bool has_checkpoints(const struct resume *r)
     return found;
 }
 
+/* Takes the range's lock for the run: the byte at offset FIRST of
+ * DIR/.resume.lock (a farm's chunks share DIR and lock their own bytes), a
+ * POSIX record lock, released when the run ends or dies (the process holds
+ * no other descriptor of the file, whose closing would release it). A second
+ * run on the range (a resume started twice) is refused before it reads or
+ * writes anything there. DIR is made here when missing (as state_open
+ * would); one this user cannot write in: nothing to lock, and the writes
+ * will name the problem. */
+static int lock_range(struct resume *r, struct rr_err *e)
+{
+    (void)mkdir(r->dir, 0777);
+    char *path = state_format("%s/.resume.lock", r->dir);
+    if (!path)
+        return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+    r->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    free(path);
+    if (r->lock_fd < 0)
+        return 0;
+    struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = r->first, .l_len = 1 };
+    if (fcntl(r->lock_fd, F_SETLK, &fl) == 0)
+        return 0;
+    int err = errno;
+    close(r->lock_fd);
+    r->lock_fd = -1;
+    if (err != EAGAIN && err != EACCES)
+        return 0;
+    return rr_fail(e, RR_EXIT_RUNTIME, "--save-state %s: another render is writing frames %ld to %ld there now "
+                   "(it holds %s/.resume.lock): wait for it to end", r->dir, r->first, r->last, r->dir);
+}
+
 int resume_open(struct resume **out, struct state **st, const struct state_options *o, const struct scene *sc,
                 const struct resume_run *run, struct rr_err *e)
 {
@@ -375,6 +408,7 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
     if (!r)
         return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
     *out = r;
+    r->lock_fd = -1;
     r->sc = sc;
     r->dir = o->save_dir;
     r->checkpoint = -1;
@@ -410,6 +444,8 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
         if (!(r->record = state_format("%s/resume-%06ld-%06ld.json", o->save_dir, r->first, r->last))
             || !(r->settings = run_settings(sc, o, run)))
             return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+        if (r->active && lock_range(r, e) < 0)
+            return -1;
         if (read_record(r, &had, e) < 0) {
             cJSON_Delete(had);
             return -1;
@@ -726,6 +762,8 @@ void resume_free(struct resume *r)
 {
     if (!r)
         return;
+    if (r->lock_fd >= 0)
+        close(r->lock_fd);   /* releases the range's lock */
     if (r->closing.running)   /* after a failure elsewhere: the segment is finished, not recorded */
         pthread_join(r->closing.thread, NULL);
     free(r->closing.path);

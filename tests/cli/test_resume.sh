@@ -213,4 +213,14 @@ sum=$(cat seg2/part-* | md5sum)
 refused "segments past the checkpoint" 2 "seg2/resume-000000-000029.json: segments: not as ripplerender writes it" \
     --save-state seg2 --state-every 5 --resume -s output.codec=ffv1 -o seg2.mkv
 check "... its segments untouched" [ "$(cat seg2/part-* | md5sum)" = "$sum" -a ! -e seg2.mkv ]
+# Two runs on one range of one DIR at once (a resume started twice): the
+# second is refused (status 1) before it touches anything; the first completes.
+rm -rf twice twice.mkv
+"$RR" s.json -q -j1 --save-state twice --state-every 5 -s output.codec=ffv1 -o twice.mkv 2> /dev/null & pid=$!
+while [ ! -e twice/state-000005.json ] && kill -0 $pid 2> /dev/null; do sleep 0.005; done
+R --save-state twice --state-every 5 --resume -s output.codec=ffv1 -o twice.mkv 2> err; rc=$?
+wait $pid; rc1=$?
+check "a second run on the same range: refused" [ $rc -eq 1 -a $rc1 -eq 0 ]
+check "... saying another render writes there" grep -q "^ripplerender: --save-state twice: another render is writing frames 0 to 29 there" err
+check "... the first completed" [ -e twice.mkv -a -z "$(ls twice | grep -v "^state-")" ]
 finish
