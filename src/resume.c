@@ -380,6 +380,9 @@ static bool has_checkpoints(const struct resume *r)
  * will name the problem. */
 static int lock_range(struct resume *r, struct rr_err *e)
 {
+    struct stat sb;
+    if (stat(r->dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
+        return rr_fail(e, RR_EXIT_USAGE, "--save-state %s: not a folder", r->dir);
     (void)mkdir(r->dir, 0777);
     char *path = state_format("%s/.resume.lock", r->dir);
     if (!path)

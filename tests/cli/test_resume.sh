@@ -223,4 +223,7 @@ wait $pid; rc1=$?
 check "a second run on the same range: refused" [ $rc -eq 1 -a $rc1 -eq 0 ]
 check "... saying another render writes there" grep -q "^ripplerender: --save-state twice: another render is writing frames 0 to 29 there" err
 check "... the first completed" [ -e twice.mkv -a -z "$(ls twice | grep -v "^state-")" ]
+# DIR that is a file: named as --save-state's (not --resume's, not given)
+echo x > afile
+refused "DIR a file" 2 "ripplerender: --save-state afile: not a folder" --save-state afile -o x.framemd5
 finish
