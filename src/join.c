@@ -42,6 +42,15 @@ struct part {
     AVStream *st;
     AVRational fps;
     long first, last;    /* timeline frame numbers of its first and last frames */
+    /* Decoding timestamps: Matroska stores none, so the first packets of a
+     * stream with reordered frames (h264's B-frames) come back without one.
+     * The join then gives each packet the k-th smallest frame number of all
+     * packets before and at it, in decoding order, less a delay: in decoding
+     * order the k-th packet (from first) gets dts = first + k - delay, which
+     * rises by one frame a packet across parts and is at most every pts when
+     * delay >= first + k - frame(k) for every k (the part's `delay`). */
+    bool dts_missing;
+    long delay;
 };
 
 static int av_fail(struct rr_err *e, const char *path, const char *what, int err)
@@ -76,9 +85,11 @@ static int scan_part(struct part *p, struct rr_err *e)
     if (!pkt)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", p->path);
     AVRational frame = av_inv_q(p->fps);
-    long n = 0;
+    long n = 0, ahead = 0;   /* ahead: the largest k - frame(k) */
     int err;
     while ((err = av_read_frame(p->ic, pkt)) >= 0) {
+        if (pkt->dts == AV_NOPTS_VALUE)
+            p->dts_missing = true;
         if (pkt->pts == AV_NOPTS_VALUE) {
             av_packet_free(&pkt);
             return rr_fail(e, RR_EXIT_USAGE, "%s: a packet without a timestamp", p->path);
@@ -86,6 +97,7 @@ static int scan_part(struct part *p, struct rr_err *e)
         long f = (long)av_rescale_q_rnd(pkt->pts, p->st->time_base, frame, AV_ROUND_NEAR_INF);
         if (n == 0 || f < p->first) p->first = f;
         if (n == 0 || f > p->last) p->last = f;
+        if (n == 0 || n - f > ahead) ahead = n - f;
         n++;
         av_packet_unref(pkt);
     }
@@ -97,6 +109,7 @@ static int scan_part(struct part *p, struct rr_err *e)
     if (n != p->last - p->first + 1)
         return rr_fail(e, RR_EXIT_USAGE, "%s: %ld frames for frames %ld to %ld: not a ripplerender output",
                        p->path, n, p->first, p->last);
+    p->delay = p->first + ahead;
     avformat_close_input(&p->ic);   /* opened again to copy from the start */
     return 0;
 }
@@ -143,13 +156,19 @@ static int check_follows(long a_first, long a_last, const char *a, long b_first,
                    a, a_first, a_last, b, b_first, b_last, b_last <= a_first ? " or are out of order" : "");
 }
 
-static int copy_packets(struct part *p, AVFormatContext *oc, struct rr_err *e)
+/* Copies p's packets to oc; with delay >= 0, their decoding timestamps are
+ * made anew (struct part's dts_missing). */
+static int copy_packets(struct part *p, AVFormatContext *oc, long delay, struct rr_err *e)
 {
     AVPacket *pkt = av_packet_alloc();
     if (!pkt)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", p->path);
+    AVRational frame = av_inv_q(p->fps);
+    long k = p->first;
     int err;
     while ((err = av_read_frame(p->ic, pkt)) >= 0) {
+        if (delay >= 0)
+            pkt->dts = av_rescale_q(k++ - delay, frame, p->st->time_base);
         pkt->stream_index = 0;
         pkt->pos = -1;
         av_packet_rescale_ts(pkt, p->st->time_base, oc->streams[0]->time_base);
@@ -213,8 +232,15 @@ int join_videos(const char *const *in, int n, const char *out, bool overwrite, s
         av_fail(e, out, "cannot write", err);
         goto end;
     }
+    bool remake_dts = false;
+    long delay = 0;
     for (int i = 0; i < n; i++) {
-        if ((i > 0 && open_part(&p[i], e) < 0) || copy_packets(&p[i], oc, e) < 0)
+        remake_dts |= p[i].dts_missing;
+        if (p[i].delay > delay)
+            delay = p[i].delay;
+    }
+    for (int i = 0; i < n; i++) {
+        if ((i > 0 && open_part(&p[i], e) < 0) || copy_packets(&p[i], oc, remake_dts ? delay : -1, e) < 0)
             goto end;
         if (i > 0)
             avformat_close_input(&p[i].ic);

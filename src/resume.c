@@ -20,12 +20,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -77,6 +79,7 @@ struct resume {
     bool wrote_record;
     bool overwrite_final;   /* the output may be replaced: -y, or ours */
     char *record;           /* DIR/resume-FIRST-LAST.json */
+    int lock_fd;            /* DIR/.resume.lock, its byte FIRST locked by this run; -1 for none */
     char *load;             /* the checkpoint resumed from */
     cJSON *settings;
     long checkpoint;        /* recorded */
@@ -245,12 +248,19 @@ static int take_record(struct resume *r, const cJSON *had, struct rr_err *e)
     if (r->checkpoint < -1 || r->checkpoint >= r->sc->time.frames)
         return damaged(r, "checkpoint", e);
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(had, r->kind == KIND_PNG ? "files" : "segments"), *x;
+    /* A video's or hash list's segments follow one another from the range's
+     * first frame to the checkpoint: a resume writes its first segment from
+     * the frame after the checkpoint, named by that frame, so a kept segment
+     * past it would be written over. */
+    const bool joined = r->kind == KIND_SEGMENTS;
+    long next = state_range_first(r->st);
     cJSON_ArrayForEach(x, list) {
         const char *file = string(x, "file"), *sha = string(x, "sha256");
         long first = r->kind == KIND_PNG ? 0 : number(x, "first"), last = r->kind == KIND_PNG ? 0 : number(x, "last");
         if (!file || !sha || strlen(sha) != 64 || first < 0 || last < first
-            || (r->kind != KIND_PNG && strchr(file, '/')))
+            || (r->kind != KIND_PNG && strchr(file, '/')) || (joined && first != next))
             return damaged(r, r->kind == KIND_PNG ? "files" : "segments", e);
+        next = last + 1;
         if (add_segment(r, file, first, last, sha) < 0)
             return rr_fail(e, RR_EXIT_RUNTIME, "--resume: out of memory");
         char *path = kept_path(r, &r->segs[r->n_segs - 1]), now[65];
@@ -265,6 +275,8 @@ static int take_record(struct resume *r, const cJSON *had, struct rr_err *e)
         if (bad)
             return -1;
     }
+    if (joined && next - 1 != (r->checkpoint < 0 ? state_range_first(r->st) - 1 : r->checkpoint))
+        return damaged(r, "segments", e);
     if (r->md5) {
         list = cJSON_GetObjectItemCaseSensitive(had, "frames");
         long n = r->checkpoint - state_range_first(r->st) + 1, i = 0;
@@ -352,6 +364,39 @@ static bool has_checkpoints(const struct resume *r)
     return found;
 }
 
+/* Takes the range's lock for the run: the byte at offset FIRST of
+ * DIR/.resume.lock (a farm's chunks share DIR and lock their own bytes), a
+ * POSIX record lock, released when the run ends or dies (the process holds
+ * no other descriptor of the file, whose closing would release it). A second
+ * run on the range (a resume started twice) is refused before it reads or
+ * writes anything there. DIR is made here when missing (as state_open
+ * would); one this user cannot write in: nothing to lock, and the writes
+ * will name the problem. */
+static int lock_range(struct resume *r, struct rr_err *e)
+{
+    struct stat sb;
+    if (stat(r->dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
+        return rr_fail(e, RR_EXIT_USAGE, "--save-state %s: not a folder", r->dir);
+    (void)mkdir(r->dir, 0777);
+    char *path = state_format("%s/.resume.lock", r->dir);
+    if (!path)
+        return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+    r->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    free(path);
+    if (r->lock_fd < 0)
+        return 0;
+    struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = r->first, .l_len = 1 };
+    if (fcntl(r->lock_fd, F_SETLK, &fl) == 0)
+        return 0;
+    int err = errno;
+    close(r->lock_fd);
+    r->lock_fd = -1;
+    if (err != EAGAIN && err != EACCES)
+        return 0;
+    return rr_fail(e, RR_EXIT_RUNTIME, "--save-state %s: another render is writing frames %ld to %ld there now "
+                   "(it holds %s/.resume.lock): wait for it to end", r->dir, r->first, r->last, r->dir);
+}
+
 int resume_open(struct resume **out, struct state **st, const struct state_options *o, const struct scene *sc,
                 const struct resume_run *run, struct rr_err *e)
 {
@@ -360,6 +405,7 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
     if (!r)
         return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
     *out = r;
+    r->lock_fd = -1;
     r->sc = sc;
     r->dir = o->save_dir;
     r->checkpoint = -1;
@@ -395,6 +441,8 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
         if (!(r->record = state_format("%s/resume-%06ld-%06ld.json", o->save_dir, r->first, r->last))
             || !(r->settings = run_settings(sc, o, run)))
             return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+        if (r->active && lock_range(r, e) < 0)
+            return -1;
         if (read_record(r, &had, e) < 0) {
             cJSON_Delete(had);
             return -1;
@@ -710,6 +758,8 @@ void resume_free(struct resume *r)
 {
     if (!r)
         return;
+    if (r->lock_fd >= 0)
+        close(r->lock_fd);   /* releases the range's lock */
     if (r->closing.running)   /* after a failure elsewhere: the segment is finished, not recorded */
         pthread_join(r->closing.thread, NULL);
     free(r->closing.path);

@@ -432,13 +432,73 @@ static int parse_text(struct ld *ld, const char *text, size_t len, cJSON **rootp
     return 0;
 }
 
-/* Whether two objects are of one kind: neither has a "type", or both the same. */
+/* Whether the file's object `a` is of the preset's object b's kind: a has no
+ * "type" (it takes b's), or both the same. */
 static bool same_type(const cJSON *a, const cJSON *b)
 {
     const cJSON *ta = member(a, "type"), *tb = member(b, "type");
-    if (!ta || !tb)
-        return !ta && !tb;
+    if (!ta)
+        return true;
+    if (!tb)
+        return false;
     return cJSON_IsString(ta) && cJSON_IsString(tb) && !strcmp(ta->valuestring, tb->valuestring);
+}
+
+/* Keys that exclude each other in one object (scene_sections.c refuses both
+ * in one text): a later layer's choice of one replaces the preset's other. */
+static const char *const alternatives[][2] = {
+    { "damping", "damping_shift" }, { "damping", "half_life" }, { "damping_shift", "half_life" },
+    { "depth", "depth_map" },       { "speed", "depth" },       { "speed_map", "depth" },
+    { "speed_range", "depth" },     { "speed", "depth_map" },   { "speed_map", "depth_map" },
+    { "speed_range", "depth_map" }, { "wavelength", "frequency" }, { "time", "frame" },
+};
+
+static bool alternative(const char *a, const char *b)
+{
+    for (size_t i = 0; i < sizeof alternatives / sizeof alternatives[0]; i++)
+        if ((!strcmp(a, alternatives[i][0]) && !strcmp(b, alternatives[i][1]))
+            || (!strcmp(a, alternatives[i][1]) && !strcmp(b, alternatives[i][0])))
+            return true;
+    return false;
+}
+
+/* Whether obj holds an alternative of key. */
+static bool excluded(const cJSON *obj, const char *key)
+{
+    for (const cJSON *c = obj->child; c; c = c->next)
+        if (c->string && alternative(c->string, key))
+            return true;
+    return false;
+}
+
+/* After --set KEY=...: removes from KEY's object the alternatives of KEY
+ * that came from the preset (known to its position map). */
+static void drop_preset_alternatives(cJSON *root, const char *set, const struct sj_posmap *base_pm,
+                                     cJSON *graveyard)
+{
+    char path[512];
+    size_t n = strcspn(set, "=");
+    if (!base_pm || n >= sizeof path)
+        return;
+    memcpy(path, set, n);
+    path[n] = '\0';
+    cJSON *obj = root;
+    char *part = path, *dot;
+    while ((dot = strchr(part, '.'))) {
+        *dot = '\0';
+        obj = cJSON_IsArray(obj) ? cJSON_GetArrayItem(obj, atoi(part)) : cJSON_GetObjectItemCaseSensitive(obj, part);
+        if (!obj)
+            return;
+        part = dot + 1;
+    }
+    if (!cJSON_IsObject(obj))
+        return;
+    for (cJSON *c = obj->child, *next; c; c = next) {
+        next = c->next;
+        struct sj_pos at;
+        if (c->string && alternative(c->string, part) && sj_posmap_find(base_pm, c, &at, NULL))
+            cJSON_AddItemToArray(graveyard, cJSON_DetachItemViaPointer(obj, c));
+    }
 }
 
 /* Folds the preset's object `base` into the file's object `over`: a member
@@ -452,6 +512,10 @@ static void fold(cJSON *over, cJSON *base, cJSON *graveyard)
     while (base->child) {
         cJSON *b = cJSON_DetachItemViaPointer(base, base->child);
         cJSON *o = cJSON_GetObjectItemCaseSensitive(over, b->string);
+        if (!o && excluded(over, b->string)) {   /* the file chose another alternative */
+            cJSON_AddItemToArray(graveyard, b);
+            continue;
+        }
         if (!o) {
             cJSON_AddItemToArray(over, b);   /* appends and keeps b->string: an object's member */
             continue;
@@ -556,6 +620,7 @@ int scene_load_preset(struct scene *sc, const struct scene_preset *preset, const
             rr_fail(e, out_of_memory ? RR_EXIT_RUNTIME : RR_EXIT_USAGE, "--set %s", msg);
             goto end;
         }
+        drop_preset_alternatives(root, sets[i], base_pm, graveyard);
     }
     rc = load_root(&ld, root);
 end:

@@ -56,6 +56,21 @@ check set-over-file [ "$("$RR" --preset pool "$T/over.json" -s render.depth=11 -
 check object-merged [ "$("$RR" --preset pool "$T/over.json" --print-scene | value render.floor_color)" = "[110, 190, 215]" ]
 check array-replaced [ "$("$RR" --preset pool "$T/over.json" --print-scene | value drops | tr -cd '{' | wc -c)" -eq 1 ]
 check other-type-replaced [ "$("$RR" --preset pool "$T/over.json" --print-scene | value solver.half_life)" = null ]
+# an alternative of the preset's key (pond's solver.half_life) given by the
+# file or --set replaces it: one damping, the user's
+printf '{ "solver": { "damping": 0.98 } }\n' > "$T/damp.json"
+check alternative-file-over-preset [ "$("$RR" --preset pond "$T/damp.json" --print-scene | value solver | tr -d ' ')" = '{"type":"elias","damping":0.98,"neighbors":4}' ]
+check alternative-set-over-preset [ "$("$RR" --preset pond -s solver.damping=0.98 --print-scene | value solver | tr -d ' ')" = '{"type":"elias","damping":0.98,"neighbors":4}' ]
+check alternative-wave-depth [ "$("$RR" --preset wake -s solver.depth=0.001 --print-scene | value solver.speed)" = null ]
+# a file's object without "type" is of the preset's type: merged (wake
+# keeps its wave solver and speed)
+printf '{ "solver": { "half_life": 1 } }\n' > "$T/hl.json"
+"$RR" --preset wake "$T/hl.json" --print-scene > "$T/hl.out"
+check typeless-object-merged [ "$(value solver.type < "$T/hl.out") $(value solver.speed < "$T/hl.out") $(value solver.half_life < "$T/hl.out")" = '"wave" 0.1 1' ]
+# ... but both in the file itself stay refused
+printf '{ "solver": { "damping": 0.98, "half_life": 2 } }\n' > "$T/both.json"
+"$RR" --preset pond "$T/both.json" 2> "$T/err"; rc=$?
+[ "$rc" -eq 2 ] && grep -q 'both.json:1:32: solver.half_life: give either solver.damping or solver.half_life, not both' "$T/err"; verdict alternatives-in-file-refused $?
 check frames-over-preset [ "$("$RR" --preset pool -f 7 --print-scene | value time.frames)" = 7 ]
 
 # an unknown preset: one line, exit 2, the nearest name

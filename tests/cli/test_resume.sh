@@ -203,4 +203,27 @@ killed 10 seg -s output.codec=ffv1 -o seg.mkv
 rm seg/part-000000.mkv
 refused "a segment missing" 2 "seg/part-000000.mkv, written by the interrupted render, is missing" \
     --save-state seg --state-every 5 --resume -s output.codec=ffv1 -o seg.mkv
+# A record whose checkpoint is not the end of its segments (edited): refused
+# before anything is rendered, its segments untouched (a resume from the
+# earlier checkpoint would write a segment of the same name over a kept one).
+killed 20 seg2 -s output.codec=ffv1 -o seg2.mkv
+python3 -c 'import json,sys; f=sys.argv[1]; r=json.load(open(f)); assert r["checkpoint"] >= 10
+r["checkpoint"] -= 5; json.dump(r, open(f, "w"))' seg2/resume-000000-000029.json
+sum=$(cat seg2/part-* | md5sum)
+refused "segments past the checkpoint" 2 "seg2/resume-000000-000029.json: segments: not as ripplerender writes it" \
+    --save-state seg2 --state-every 5 --resume -s output.codec=ffv1 -o seg2.mkv
+check "... its segments untouched" [ "$(cat seg2/part-* | md5sum)" = "$sum" -a ! -e seg2.mkv ]
+# Two runs on one range of one DIR at once (a resume started twice): the
+# second is refused (status 1) before it touches anything; the first completes.
+rm -rf twice twice.mkv
+"$RR" s.json -q -j1 --save-state twice --state-every 5 -s output.codec=ffv1 -o twice.mkv 2> /dev/null & pid=$!
+while [ ! -e twice/state-000005.json ] && kill -0 $pid 2> /dev/null; do sleep 0.005; done
+R --save-state twice --state-every 5 --resume -s output.codec=ffv1 -o twice.mkv 2> err; rc=$?
+wait $pid; rc1=$?
+check "a second run on the same range: refused" [ $rc -eq 1 -a $rc1 -eq 0 ]
+check "... saying another render writes there" grep -q "^ripplerender: --save-state twice: another render is writing frames 0 to 29 there" err
+check "... the first completed" [ -e twice.mkv -a -z "$(ls twice | grep -v "^state-")" ]
+# DIR that is a file: named as --save-state's (not --resume's, not given)
+echo x > afile
+refused "DIR a file" 2 "ripplerender: --save-state afile: not a folder" --save-state afile -o x.framemd5
 finish
