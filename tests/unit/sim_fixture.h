@@ -1,10 +1,14 @@
-/* sim_fixture.h: a simulation made and advanced by the unit tests that run
- * whole frames (test_wave, test_water_depth, test_walls), failing the test
- * with the library's own message when it refuses. Include after cmocka.h. */
+/* sim_fixture.h: for the unit tests that run whole frames (test_wave,
+ * test_water_depth, test_walls): a wave scene, and a simulation made and
+ * advanced, failing the test with the library's own message when it
+ * refuses. Include after cmocka.h. */
 #ifndef RR_TEST_SIM_FIXTURE_H
 #define RR_TEST_SIM_FIXTURE_H
 
+#include <string.h>
+
 #include "sim.h"
+#include "solver.h"
 
 static inline struct sim *make(const struct scene *sc)
 {
@@ -20,6 +24,26 @@ static inline void advance(struct sim *s)
     struct rr_err e = { 0 };
     if (sim_advance_frame(s, &e) < 0)
         fail_msg("sim_advance_frame: %s", e.msg);
+}
+/* A wave scene: w x h cells of dx metres, speed c, fps 30 and spf steps per
+ * frame, `fixed` edges, no damping. */
+static inline void wave_scene(struct scene *sc, int w, int h, double dx, double c, int spf)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->grid.width = w;
+    sc->grid.height = h;
+    sc->grid.cell_size = dx;
+    sc->time.fps = 30;
+    sc->time.frames = 10;
+    sc->time.steps_per_frame = spf;
+    sc->solver.type = solver_find("wave");
+    sc->solver.damping = 1.0;
+    sc->solver.neighbors = 4;
+    sc->solver.flow = 1.0;
+    sc->solver.blend = 0.5;
+    sc->solver.passes = 2;
+    sc->solver.speed = c;
+    sc->absorb_width = 16;
 }
 
 #endif

@@ -34,23 +34,13 @@
  * and spf steps per frame, `fixed` edges, no damping. */
 static void depth_scene(struct scene *sc, int w, int h, double dx, double depth, int spf)
 {
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = w;
-    sc->grid.height = h;
-    sc->grid.cell_size = dx;
-    sc->time.fps = 30;
-    sc->time.frames = 10;
-    sc->time.steps_per_frame = spf;
-    sc->solver.type = solver_find("wave");
-    sc->solver.damping = 1.0;
-    sc->solver.speed = 0.2;
+    wave_scene(sc, w, h, dx, 0.2, spf);
     sc->solver.speed_range[0] = 0.1;
     sc->solver.speed_range[1] = 0.3;
     sc->solver.gravity = G;
     sc->solver.depth = depth;
     sc->solver.depth_range[0] = 0.005;
     sc->solver.depth_range[1] = 0.05;
-    sc->absorb_width = 16;
 }
 
 /* A .npy file (format 1.0) of rows x cols values of the given dtype

@@ -25,27 +25,6 @@
 #define AT(f, g, x, y) ((g)[(y) * (f)->stride + (x)])
 #define PI 3.14159265358979323846
 
-/* A wave scene: w x h cells of dx metres, speed c, fps 30 and spf steps per
- * frame, `fixed` edges, no damping. */
-static void wave_scene(struct scene *sc, int w, int h, double dx, double c, int spf)
-{
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = w;
-    sc->grid.height = h;
-    sc->grid.cell_size = dx;
-    sc->time.fps = 30;
-    sc->time.frames = 10;
-    sc->time.steps_per_frame = spf;
-    sc->solver.type = solver_find("wave");
-    sc->solver.damping = 1.0;
-    sc->solver.neighbors = 4;
-    sc->solver.flow = 1.0;
-    sc->solver.blend = 0.5;
-    sc->solver.passes = 2;
-    sc->solver.speed = c;
-    sc->absorb_width = 16;
-}
-
 /* Sets both planes of the sim's field to fn(x, y) before its first step: the
  * water starts at rest in that shape (a drop would add to the current plane
  * only, which is a kick of velocity). */
