@@ -7,7 +7,8 @@
  * then the sources due at the new step. Steps with nothing between them but
  * the walls (no absorbing edge, no source due) go to the solver's `advance` in
  * one call when it has one (temporal blocking, src/tblock.c: the same bits;
- * docs/performance.md). The scene must outlive the sim (the sources read its
+ * docs/performance.md); sim_advance_frames lets such a call run across
+ * frame boundaries, handing out the frames inside it row by row. The scene must outlive the sim (the sources read its
  * oscillators and movers). */
 #include "sim.h"
 
@@ -196,6 +197,7 @@ static void zero_walls(struct sim *s)
 }
 
 static int check_finite(const struct sim *s, struct rr_err *e);
+static bool edges_act(const struct sim *s);
 static int take_steps(struct sim *s, long long n, struct solver_screen *screen, struct rr_err *e);
 static const char *damp_keys(const struct solver_ops *ops);
 
@@ -457,6 +459,14 @@ static void find_bad_rows(void *arg, int lo, int hi)
         atomic_store_explicit(&j->found, 1, memory_order_relaxed);
 }
 
+static int blew_up(const struct sim *s, long frame, float v, int x, int y, struct rr_err *e)
+{
+    return rr_fail(e, RR_EXIT_RUNTIME,
+                   "frame %ld: the simulation blew up (height %g at cell %d,%d); "
+                   "lower the sources' amplitudes or damp more (%s)",
+                   frame, (double)v, x, y, damp_keys(s->ops));
+}
+
 /* Deterministic for any thread count: the parallel part only sets a flag;
  * the first bad cell is then found in row-major order on one thread. */
 static int check_finite(const struct sim *s, struct rr_err *e)
@@ -472,10 +482,7 @@ static int check_finite(const struct sim *s, struct rr_err *e)
         for (int x = 0; x < w; x++) {
             float v = f->cur[y * f->stride + x];
             if (!(fabsf(v) <= BLOWUP_LIMIT))
-                return rr_fail(e, RR_EXIT_RUNTIME,
-                               "frame %ld: the simulation blew up (height %g at cell %d,%d); "
-                               "lower the sources' amplitudes or damp more (%s)",
-                               s->frame, (double)v, x, y, damp_keys(s->ops));
+                return blew_up(s, s->frame, v, x, y, e);
         }
     return 0;
 }
@@ -485,11 +492,8 @@ static int check_finite(const struct sim *s, struct rr_err *e)
  * sources due after the last of them are applied as usual). 1: none. */
 static int fusable_steps(const struct sim *s, int left)
 {
-    if (!s->ops->advance || left < 2)
+    if (!s->ops->advance || left < 2 || edges_act(s))   /* an absorbing edge acts between steps */
         return 1;
-    for (int k = 0; k < 4; k++)
-        if (s->sponge[k] || s->mur[k])   /* an absorbing edge acts between steps */
-            return 1;
     /* The first step after which a source is due or the walls change (both
      * LLONG_MAX when never: taken before subtracting, as steps may be
      * negative in the preroll). */
@@ -508,42 +512,86 @@ static float screen_limit(bool edges_act, bool ends_frame)
     return !edges_act && ends_frame ? BLOWUP_LIMIT : 0.0f;
 }
 
-/* Takes n steps: fused where nothing acts between them (fusable_steps),
- * walls moved and sources applied after each. Returns 1 when a source or a
- * moving wall changed the field after the last step, else 0, or -1 with e
- * filled (a mask sequence's file could not be read); *screen is what the
- * last pass screened. */
-static int take_steps(struct sim *s, long long n, struct solver_screen *screen, struct rr_err *e)
+/* Whether any edge acts between steps (Mur's condition, a sponge): then no
+ * step fuses and the screen is off (screen_limit). */
+static bool edges_act(const struct sim *s)
+{
+    for (int k = 0; k < 4; k++)
+        if (s->sponge[k] || s->mur[k])
+            return true;
+    return false;
+}
+
+/* Where the steps a call takes end frames: the first after to_frame steps
+ * (1 ..), then every spf. */
+struct frame_ends {
+    long long to_frame;
+    int spf;
+};
+
+/* Whether the j-th step from now (j >= 1) ends a frame. */
+static bool ends_frame(struct frame_ends fe, long long j)
+{
+    return j >= fe.to_frame && (j - fe.to_frame) % fe.spf == 0;
+}
+
+/* One pass of at most `left` steps: fused where nothing acts between them
+ * (fusable_steps), else one step; then the walls moved and the sources
+ * applied after its last step. levels (NULL: none): the frames that end
+ * inside a fused pass (ends_frame) set in its mask and handed out by the
+ * solver (struct solver_levels; the mask is 0 after a single step). Returns
+ * the steps taken and *touched (1 when a source or a moving wall changed
+ * the field after the last step), or -1 with e filled (a mask sequence's
+ * file could not be read); *screen is what the pass screened. */
+static int take_pass(struct sim *s, long long left, struct frame_ends fe, struct solver_levels *levels,
+                     struct solver_screen *screen, int *touched, struct rr_err *e)
 {
     /* The solver may screen the last step's cells for the blow-up check as
      * it writes them (struct solver_screen); when nothing changed the field
      * after that step but wall zeroing (which only lowers heights) and the
      * screen found every cell within the limit, the check has nothing to
      * find and the frame skips reading the whole grid again. */
-    bool edges_act = false;
-    for (int k = 0; k < 4; k++)
-        edges_act = edges_act || s->sponge[k] || s->mur[k];
-    bool touched = false;
+    const bool edges = edges_act(s);
+    int m = fusable_steps(s, left < INT_MAX ? (int)left : INT_MAX);
+    if (levels) {
+        levels->mask = 0;
+        for (int j = 1; j < m; j++)
+            levels->mask |= (uint32_t)ends_frame(fe, j) << j;
+    }
+    *screen = (struct solver_screen){ .limit = screen_limit(edges, ends_frame(fe, m)) };
+    if (m > 1 && s->ops->advance(s->priv, &s->f, m, s->wall_idx, s->n_walls, screen, levels) == m) {
+        s->step += m - 1;
+    } else {
+        m = 1;
+        if (levels)
+            levels->mask = 0;
+        *screen = (struct solver_screen){ .limit = screen_limit(edges, ends_frame(fe, 1)) };
+        s->ops->step(s->priv, &s->f, screen);
+        apply_mur(s);
+    }
+    apply_sponges(s);
+    bool moved = false;
+    if (walls_next_change(s->wl, s->step + 1) == s->step + 1 && move_walls(s, s->step + 1, &moved, e) < 0)
+        return -1;
+    zero_walls(s);
+    s->step++;
+    *touched = moved || sources_next_due(s->src, s->step) <= s->step;
+    sources_apply(s->src, s->step, &s->f);
+    return m;
+}
+
+/* Takes n steps (ending a frame, or the preroll) by passes. Returns 1 when
+ * a source or a moving wall changed the field after the last step, else 0,
+ * or -1 with e filled; *screen is what the last pass screened. */
+static int take_steps(struct sim *s, long long n, struct solver_screen *screen, struct rr_err *e)
+{
+    int touched = 0;
     *screen = (struct solver_screen){ 0 };
-    for (long long k = 0; k < n; k++) {
-        int m = fusable_steps(s, n - k < INT_MAX ? (int)(n - k) : INT_MAX);
-        *screen = (struct solver_screen){ .limit = screen_limit(edges_act, k + m == n) };
-        if (m > 1 && s->ops->advance(s->priv, &s->f, m, s->wall_idx, s->n_walls, screen) == m) {
-            k += m - 1;
-            s->step += m - 1;
-        } else {
-            *screen = (struct solver_screen){ .limit = screen_limit(edges_act, k + 1 == n) };
-            s->ops->step(s->priv, &s->f, screen);
-            apply_mur(s);
-        }
-        apply_sponges(s);
-        bool moved = false;
-        if (walls_next_change(s->wl, s->step + 1) == s->step + 1 && move_walls(s, s->step + 1, &moved, e) < 0)
+    for (long long k = 0; k < n;) {
+        int m = take_pass(s, n - k, (struct frame_ends){ .to_frame = n - k, .spf = 1 }, NULL, screen, &touched, e);
+        if (m < 0)
             return -1;
-        zero_walls(s);
-        s->step++;
-        touched = moved || sources_next_due(s->src, s->step) <= s->step;
-        sources_apply(s->src, s->step, &s->f);
+        k += m;
     }
     return touched;
 }
@@ -556,6 +604,89 @@ int sim_advance_frame(struct sim *s, struct rr_err *e)
         return -1;
     s->frame++;
     return !touched && screen.within ? 0 : check_finite(s, e);
+}
+
+/* sim_advance_frames' frames as they are handed out: a solver's level
+ * (struct solver_levels) or the whole field after a pass. */
+struct frame_out {
+    const struct sim *s;
+    sim_rows_fn fn;
+    void *arg;
+    long first;            /* the frame the first level handed out shows */
+    struct frame_ends fe;  /* of the pass */
+    long frame;            /* the whole field's frame (field_rows) */
+};
+
+/* The frame of level j of the pass. */
+static long level_frame(const struct frame_out *o, int j)
+{
+    return o->first + (long)((j - o->fe.to_frame) / o->fe.spf);
+}
+
+/* A field that shows `plane` as its heights. */
+static struct field view_of(const struct field *f, const float *plane)
+{
+    return (struct field){ .w = f->w, .h = f->h, .stride = f->stride, .cur = (float *)plane };
+}
+
+static void level_rows(void *arg, int level, const float *plane, int y0, int y1)
+{
+    const struct frame_out *o = arg;
+    if (!o->fn)
+        return;
+    const struct field v = view_of(&o->s->f, plane);
+    o->fn(o->arg, level_frame(o, level), &v, y0, y1);
+}
+
+/* Rows lo .. hi - 1 of the field as it is (a team_body). */
+static void field_rows(void *arg, int lo, int hi)
+{
+    const struct frame_out *o = arg;
+    const struct field v = view_of(&o->s->f, o->s->f.cur);
+    o->fn(o->arg, o->frame, &v, lo, hi);
+}
+
+int sim_advance_frames(struct sim *s, int frames, sim_rows_fn fn, void *arg, int *done, struct rr_err *e)
+{
+    const int spf = scene_steps_per_frame(s->sc);
+    struct frame_out o = { .s = s, .fn = fn, .arg = arg };
+    struct solver_levels levels = { .limit = BLOWUP_LIMIT, .rows = level_rows, .arg = &o };
+    struct frame_ends fe = { .to_frame = spf, .spf = spf };
+    *done = 0;
+    for (long long left = (long long)frames * spf; left > 0;) {
+        o.first = s->frame + 1;
+        o.fe = fe;
+        struct solver_screen screen;
+        int touched, m = take_pass(s, left, fe, &levels, &screen, &touched, e);
+        if (m < 0)
+            return -1;
+        /* The frames handed out inside the pass, in order: the first that
+         * blew up fails the call as sim_advance_frame would have. */
+        for (int j = 1; j < m; j++) {
+            if (!ends_frame(fe, j))
+                continue;
+            s->frame++;
+            if (levels.bad[j] >= 0) {
+                const ptrdiff_t at = levels.bad[j];
+                return blew_up(s, s->frame, levels.bad_value[j], (int)(at % s->f.stride), (int)(at / s->f.stride), e);
+            }
+            ++*done;
+        }
+        left -= m;
+        fe.to_frame = (fe.to_frame - m % spf + spf) % spf;
+        if (fe.to_frame != 0)
+            continue;
+        fe.to_frame = spf;
+        s->frame++;
+        if (!(!touched && screen.within) && check_finite(s, e) < 0)
+            return -1;
+        if (fn) {
+            o.frame = s->frame;
+            team_for(s->f.h, team_threads(), field_rows, &o);
+        }
+        ++*done;
+    }
+    return 0;
 }
 
 const struct field *sim_field(const struct sim *s) { return &s->f; }

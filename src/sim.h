@@ -49,6 +49,28 @@ int sim_create_restart(struct sim **out, const struct scene *sc, struct rr_err *
  * when a height became NaN, infinite or runaway, naming the frame. */
 int sim_advance_frame(struct sim *s, struct rr_err *e);
 
+/* A frame's rows as sim_advance_frames hands them out: rows y0 .. y1 - 1 of
+ * frame `frame`, whose heights are heights->cur (the field's layout, ghost
+ * columns set; heights->prev is NULL). Rows y0 - 1 and y1 hold that frame
+ * too (at the grid's edges, the ghost rows) for as long as the call runs. */
+typedef void (*sim_rows_fn)(void *arg, long frame, const struct field *heights, int y0, int y1);
+
+/* Advances `frames` frames, fusing steps across frame boundaries where
+ * nothing acts between them (the same condition as within a frame:
+ * solver_ops.advance, no absorbing edge, no source due, no wall moving, no
+ * top/bottom wrap): a frame that ends inside a fused pass exists only while
+ * the wavefront passes its rows, so each frame's rows are handed to fn (NULL:
+ * none) as soon as they are final, while they are in cache. fn is called
+ * for every row of each of the frames exactly once, in bands, from the
+ * team's threads (src/team.h), several at once, frames interleaved and in
+ * no set order; it must not use the team itself. The blow-up check is
+ * sim_advance_frame's, for each frame, naming the same frame and cell.
+ * The frames and every bit of them are those of `frames` calls of
+ * sim_advance_frame. Returns 0 and *done = frames, or -1 with e filled and
+ * *done the frames before the failing one (those handed out after it are
+ * to be dropped; the simulation is then not to be advanced again). */
+int sim_advance_frames(struct sim *s, int frames, sim_rows_fn fn, void *arg, int *done, struct rr_err *e);
+
 /* The field as it is now (valid until the next sim_advance_frame). */
 const struct field *sim_field(const struct sim *s);
 

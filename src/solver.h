@@ -40,6 +40,36 @@ struct solver_screen {
     bool within;   /* set by the solver: every cell screened and within */
 };
 
+/* The most levels a fused pass has (solver_ops.advance's n), and so the
+ * size of struct solver_levels' tables. */
+#define SOLVER_MAX_LEVELS 16
+
+/* Levels inside a fused pass that end a frame (solver_ops.advance), handed
+ * out row by row while they are in cache: sim_advance_frames fuses steps
+ * across frame boundaries, and such a level exists only for the moment
+ * between its computation and its overwriting two levels later. For each
+ * level j of `mask` (bit j, 1 <= j < n) the solver calls
+ *     rows(arg, j, plane, y0, y1)
+ * once for every row of the grid, in bands [y0, y1), from its threads,
+ * several at once and in no set order, each call when the band's rows of
+ * level j are final (walls zeroed, ghost columns set) and so are rows
+ * y0 - 1 and y1 (the ghost rows at the grid's edges), which stay so until
+ * the call returns: a renderer's normals read them. `plane` is the level's
+ * heights in the field's layout (cell (x, y) at plane[y * stride + x]).
+ * `rows` must not use the team (src/team.h): the solver's threads run it.
+ * It screens those levels against `limit` (> 0) as struct solver_screen
+ * does, after the walls are zeroed, and sets bad[j] to the field offset of
+ * level j's first cell beyond it in row-major order (bad_value[j] its
+ * height), or to -1 when there is none. */
+struct solver_levels {
+    uint32_t mask;
+    float limit;
+    void (*rows)(void *arg, int level, const float *plane, int y0, int y1);
+    void *arg;
+    ptrdiff_t bad[SOLVER_MAX_LEVELS];
+    float bad_value[SOLVER_MAX_LEVELS];
+};
+
 /* What a solver knows, as one table (one file in src/solvers/ defines it and
  * src/solvers/registry.c lists it). Only name, priv_size, init, step and
  * free are required; every optional member says what NULL (or 0) means. */
@@ -79,11 +109,13 @@ struct solver_ops {
     /* Optional (NULL: none): n >= 2 steps at once (temporal blocking,
      * src/tblock.h), each followed by zeroing the wall cells `walls` (sorted
      * field offsets) in f->cur, when nothing else happens between them;
-     * screen as in step, for the plane the last of them ends on.
+     * screen as in step, for the plane the last of them ends on; levels
+     * (NULL: none) the levels before it to hand out as they are done
+     * (struct solver_levels). n <= SOLVER_MAX_LEVELS.
      * Returns the steps done: n, or 0 with f untouched when it cannot (the
      * caller then takes single steps). The bits equal those of the single steps. */
     int (*advance)(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls,
-                   struct solver_screen *screen);
+                   struct solver_screen *screen, struct solver_levels *levels);
     /* Frees what init allocated inside priv (not priv itself). Safe after a failed init. */
     void (*free)(void *priv);
     /* Optional (NULL: none, nothing beyond the field is counted): the bytes

@@ -20,6 +20,15 @@
  * the triangles left between bands, level by level, rows [c-j+1, c+j-1) of
  * level j around each band edge c (2 (j - 1) rows: a few per cent of the work).
  *
+ * Handing levels out (struct solver_levels, for frames that end inside a
+ * pass): level j's row y exists from its computation until level j + 2
+ * overwrites it, which in phase 1 happens two rows behind level j's front
+ * (level j + 2 trails it by two rows). So right after level j computes rows
+ * [y0, y1), rows y0 - 1 .. y1 - 2 have both neighbours of level j in the
+ * plane and are handed out at once, before level j + 1 and j + 2 take their
+ * turn in the same wavefront step; the rows of a band's edge that need the
+ * other band's rows are handed out in phase 2, once the gap's level j is done.
+ *
  * Boundaries: a row's ghost columns depend only on that row (fixed, clamp,
  * absorb as clamp, wrap of left/right), so each row's ghosts are set as soon
  * as the row is computed, as are the top and bottom ghost rows when rows 0
@@ -39,7 +48,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define TBLOCK_MAX_LEVELS 16
+#define TBLOCK_MAX_LEVELS SOLVER_MAX_LEVELS
 
 /* One core's L2 cache in bytes, read once: the rows a pass keeps in flight
  * are sized by it (tblock_max_steps); 512 KiB, a small L2 of today's
@@ -487,7 +496,58 @@ struct pass {
     size_t n_walls;
     int last;                     /* the level the pass ends on */
     float limit;                  /* the screen's limit, 0: off */
+    struct solver_levels *lv;     /* the levels handed out (NULL: none) */
+    uint32_t out;                 /* lv's mask, 0 without lv */
 };
+
+/* Whether level j is handed out (struct solver_levels). */
+static int handed_out(const struct pass *p, int j) { return p->out >> j & 1; }
+
+/* The screen's limit for level j: the last level's, or the handed-out
+ * levels' (tblock.h: the screen's cost is paid only where asked for). */
+static float level_limit(const struct pass *p, int j)
+{
+    return j == p->last ? p->limit : handed_out(p, j) ? p->lv->limit : 0.0f;
+}
+
+/* Guards lv->bad while the threads record a handed-out level's bad cell. */
+static pthread_mutex_t bad_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The screen's finding `over` on level j's rows [y0, y1), just finished:
+ * for the last level, returned for the pass's screen; for a handed-out
+ * level, the first cell of those rows beyond the limit once the walls are
+ * zeroed (the kernel screens before), kept in lv->bad[j] when it comes
+ * before the one kept (rows of a level finish in no set order). A blow-up
+ * is rare, so this reads the rows again only when the kernel flagged them. */
+static int level_over(const struct pass *p, int j, int y0, int y1, int over)
+{
+    if (!over || j == p->last)
+        return over;
+    const struct field *f = p->f;
+    const float *g = p->plane[j & 1];
+    const float limit = p->lv->limit;
+    for (int y = y0; y < y1; y++)
+        for (int x = 0; x < f->w; x++) {
+            ptrdiff_t o = y * f->stride + x;
+            if (fabsf(g[o]) <= limit)
+                continue;
+            pthread_mutex_lock(&bad_lock);
+            if (p->lv->bad[j] < 0 || o < p->lv->bad[j]) {
+                p->lv->bad[j] = o;
+                p->lv->bad_value[j] = g[o];
+            }
+            pthread_mutex_unlock(&bad_lock);
+            return 0;
+        }
+    return 0;
+}
+
+/* Hands out level j's rows [y0, y1) when there are any and j is asked for. */
+static void hand_out(const struct pass *p, int j, int y0, int y1)
+{
+    if (y0 < y1 && handed_out(p, j))
+        p->lv->rows(p->lv->arg, j, p->plane[j & 1], y0, y1);
+}
 
 /* The first wall at an offset >= off (walls are sorted). */
 static size_t first_wall(const struct pass *p, ptrdiff_t off)
@@ -526,12 +586,10 @@ static int level_row(const struct pass *p, int j, int y)
 {
     const ptrdiff_t s = p->f->stride;
     const float *src = p->plane[(j - 1) & 1];
-    /* Only the last level is screened (tblock.h: the screen's cost). */
-    const float limit = j == p->last ? p->limit : 0.0f;
     int over = p->row(p->kn->k, y, p->plane[j & 1] + y * s, src + (y - 1) * s, src + y * s, src + (y + 1) * s,
-                      p->f->w, limit);
+                      p->f->w, level_limit(p, j));
     finish_row(p, j, y);
-    return over;
+    return level_over(p, j, y, y + 1, over);
 }
 
 /* Level j at rows y, y + 1, y + 2 by the three-row kernel, then their walls
@@ -541,12 +599,11 @@ static int level_rows3(const struct pass *p, int j, int y)
     const ptrdiff_t s = p->f->stride;
     const float *src = p->plane[(j - 1) & 1];
     float *out = p->plane[j & 1] + y * s;
-    const float limit = j == p->last ? p->limit : 0.0f;
     int over = p->rows3(p->kn->k, y, out, out + s, out + 2 * s, src + (y - 1) * s, src + y * s, src + (y + 1) * s,
-                        src + (y + 2) * s, src + (y + 3) * s, p->f->w, limit);
+                        src + (y + 2) * s, src + (y + 3) * s, p->f->w, level_limit(p, j));
     for (int i = 0; i < 3; i++)
         finish_row(p, j, y + i);
-    return over;
+    return level_over(p, j, y, y + 3, over);
 }
 
 /* Phase 1 on the band [a, b) of rows: the wavefront advances one row a
@@ -570,17 +627,32 @@ static int band(const struct pass *p, int n, int a, int b)
             else
                 for (int y = y0; y < y1; y++)
                     over |= level_row(p, j, y);
+            /* A handed-out level: the rows whose neighbours are now done
+             * in this band (at the grid's edges the ghost rows), before
+             * level j + 2 overwrites row y0 - 2 in this same r: the band's
+             * rows lo + 1 .. hi - 2 (0 and h - 1 at the grid's edges). */
+            if (y0 < y1 && handed_out(p, j)) {
+                int from = lo == 0 ? 0 : lo + 1, to = hi == h ? h : hi - 1;
+                int d0 = y0 - 1 > from ? y0 - 1 : from, d1 = y1 == h ? h : y1 - 1 < to ? y1 - 1 : to;
+                hand_out(p, j, d0, d1);
+            }
         }
     return over;
 }
 
-/* Phase 2 around the band edge c. Returns the screen's finding. */
+/* Phase 2 around the band edge c. Returns the screen's finding. Level j's
+ * rows c - j .. c + j - 1, which phase 1 could not hand out (a neighbour
+ * was the other band's), are handed out once the gap's level j is done:
+ * their neighbours c - j - 1 and c + j are then level j's still (level
+ * j + 2 stopped short of them in both bands). */
 static int gap(const struct pass *p, int n, int c)
 {
     int over = 0;
-    for (int j = 2; j <= n; j++)
+    for (int j = 1; j <= n; j++) {
         for (int y = c - j + 1; y < c + j - 1; y++)
             over |= level_row(p, j, y);
+        hand_out(p, j, c - j, c + j);
+    }
     return over;
 }
 
@@ -609,7 +681,7 @@ static void pass_band(void *arg, int t, int nt)
 }
 
 int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdiff_t *walls, size_t n_walls,
-                   struct solver_screen *screen)
+                   struct solver_screen *screen, struct solver_levels *levels)
 {
     if (kn->edges[EDGE_TOP] == EDGE_WRAP || kn->edges[EDGE_BOTTOM] == EDGE_WRAP)
         return 0;
@@ -623,8 +695,11 @@ int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdi
     const tblock_rows3_fn rows3 = way >= kernels ? rows3_kernel(kn, row) : NULL;
     const struct pass p = {
         .f = f, .kn = kn, .row = row, .rows3 = rows3, .plane = { f->cur, f->prev }, .walls = walls,
-        .n_walls = n_walls, .last = n, .limit = screen_limit(screen),
+        .n_walls = n_walls, .last = n, .limit = screen_limit(screen), .lv = levels,
+        .out = levels ? levels->mask & (((uint32_t)1 << n) - 2) : 0,
     };
+    for (int j = 0; levels && j < n; j++)
+        levels->bad[j] = -1;
     struct pass_job jb = { .p = &p, .n = n, .min_rows = 2 * n + 2 };
     const double start_time = omp_get_wtime();
     team_run(team_size(f->h / jb.min_rows), pass_band, &jb);

@@ -190,9 +190,12 @@ long tblock_l2_bytes(void);
  * Returns n, or 0 (f untouched) when the boundaries do not allow it: a wrap
  * of the top or bottom edge joins the last row to the first. The kernels,
  * one row or three at a time, are the drivers' tuner's choice. The screen
- * (NULL: none) as in tblock_step, on the rows of the last level only. */
+ * (NULL: none) as in tblock_step, on the rows of the last level only;
+ * levels (NULL: none) as solver.h's struct solver_levels says: the levels
+ * of its mask screened and handed out row band by row band as the
+ * wavefront passes them (tblock.c says when). */
 int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdiff_t *walls, size_t n_walls,
-                   struct solver_screen *screen);
+                   struct solver_screen *screen, struct solver_levels *levels);
 
 /* solver_ops.kernel, .step and .advance for a solver that steps by these
  * drivers (elias, flow, wave): TBLOCK_SOLVER(prefix, type, member) defines
@@ -209,9 +212,9 @@ int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdi
         tblock_step(f, prefix##_kernel(priv), screen);                                                         \
     }                                                                                                          \
     static int prefix##_advance(void *priv, struct field *f, int n, const ptrdiff_t *walls, size_t n_walls,   \
-                                struct solver_screen *screen)                                                  \
+                                struct solver_screen *screen, struct solver_levels *levels)                    \
     {                                                                                                          \
-        return tblock_advance(f, prefix##_kernel(priv), n, walls, n_walls, screen);                            \
+        return tblock_advance(f, prefix##_kernel(priv), n, walls, n_walls, screen, levels);                    \
     }
 
 #endif

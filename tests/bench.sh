@@ -6,8 +6,8 @@
 # mp4 against the ffmpeg program on the same frames, peak memory against what
 # the grids and frame buffers need, and allocations per frame. Numbers only;
 # nothing passes or fails. docs/performance.md explains the method and the results.
-# BENCH_SECTION=NAME runs one section: solvers, cores, yuv, e2e, e4k, png, render,
-# farm, memory, allocations or scenes (e4k, farm, memory and allocations set up
+# BENCH_SECTION=NAME runs one section: solvers, frames, cores, yuv, e2e, e4k, png,
+# render, farm, memory, allocations or scenes (e4k, farm, memory and allocations set up
 # e2e's scene, not its timings).
 bin=${1:-./ripplerender}; build=${2:-build}
 set -e
@@ -33,6 +33,12 @@ echo '{ "time": { "steps_per_frame": 2 }, "drops": [ { "x": 10, "y": 10 } ] }' >
 if on solvers; then
 echo "== solvers (cells per second)"
 [ "${BENCH_SOLVERS:-1}" = 0 ] || "$build/tests/bench_solvers" "$T/bench.json"
+echo
+fi
+
+if on frames; then
+echo "== steps fused across frames (cells per second; sim_advance_frames)"
+[ "${BENCH_SOLVERS:-1}" = 0 ] || BENCH_ONLY=frames "$build/tests/bench_solvers" "$T/bench.json"
 echo
 fi
 

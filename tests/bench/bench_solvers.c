@@ -14,8 +14,13 @@
  * rows of its grid size and with the yardsticks (solver_table); for the
  * spectral row, TRIES. Prints
  * a table; asserts nothing (speed is measured here, never in tests).
+ * Also steps fused across frames (sim_advance_frames) at one and two steps
+ * a frame at 4096² and four at 8192², every frame's rows read as they are
+ * handed out, beside frame by frame and the streaming bound (frames_table).
  * BENCH_ONLY=spectral in the environment runs the spectral row alone
- * (BENCH_ONLY=table: the solver table alone). */
+ * (BENCH_ONLY=table: the solver table alone); BENCH_ONLY=frames runs the
+ * fused frames' table, which is not part of the default run (make bench
+ * runs it as its own section, tests/bench.sh). */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +29,7 @@
 #include "bench_ref.h"
 #include "scene.h"
 #include "sim.h"
+#include "tblock.h"
 
 #ifdef HAVE_FFTW3F
 #include <fftw3.h>
@@ -177,6 +183,124 @@ static void solver_table(const char *scene_path)
     }
 }
 
+/* A consumer of sim_advance_frames' rows: each row's 32-bit words folded
+ * by XOR into a word per row (what a hash or a renderer's read of the row
+ * costs at least, from cache), so the frames are read and not only made. */
+struct fold {
+    int h;
+    unsigned *word;
+};
+
+static void fold_rows(void *arg, long frame, const struct field *v, int y0, int y1)
+{
+    struct fold *fd = arg;
+    (void)frame;
+    for (int y = y0; y < y1; y++) {
+        unsigned acc = 0;
+        const float *row = v->cur + y * v->stride;
+        for (int x = 0; x < v->w; x++) {
+            unsigned b;
+            memcpy(&b, &row[x], sizeof b);
+            acc ^= b;
+        }
+        __atomic_fetch_xor(&fd->word[y], acc, __ATOMIC_RELAXED);   /* rows of two frames may meet */
+    }
+}
+
+/* Frames a call of sim_advance_frames takes in the frames row: enough for
+ * any fused pass (SOLVER_MAX_LEVELS steps) to run whole inside it. */
+#define FRAMES_CHUNK 64
+/* Untimed passes of the deepest fused pass before the frames row's timing:
+ * the tuners' trials of every way (TBLOCK_TUNE_ROUNDS of each of at most
+ * four, src/tblock_internal.h) are over by then on both sides. */
+#define FRAMES_WARM_PASSES 26
+
+/* One side of a frames row: a simulation advanced fused across frames or
+ * frame by frame, kept open across the turns. */
+struct frames_side {
+    struct sim_run r;
+    struct fold fd;
+    int fused, open;
+};
+
+/* Advances `frames` frames of one side; returns cells per second, or -1. */
+static double frames_run(struct frames_side *sd, int n, int spf, int frames)
+{
+    struct rr_err e = { 0 };
+    double t0 = bench_now();
+    for (int f = 0; f < frames;) {
+        int k = frames - f < FRAMES_CHUNK ? frames - f : FRAMES_CHUNK, done;
+        if (sd->fused ? sim_advance_frames(sd->r.sim, k, fold_rows, &sd->fd, &done, &e) < 0
+                      : sim_advance_frame(sd->r.sim, &e) < 0) {
+            fprintf(stderr, "bench: %s\n", e.msg);
+            return -1;
+        }
+        f += sd->fused ? k : 1;
+    }
+    return (double)n * n * spf * frames / (bench_now() - t0);
+}
+
+/* Steps fused across frames (sim_advance_frames) where one step a frame
+ * (4096²: 1 and 2 steps a frame; 8192², beyond the L3: 4) is otherwise
+ * bound by the memory: each solver the fused way, every frame's rows read
+ * while in cache (fold_rows), beside sim_advance_frame frame by frame (the
+ * table's rows, no frame read) and the streaming bound. Both simulations
+ * of a solver stay open and warm (FRAMES_WARM_PASSES), then ROUNDS turns
+ * in rotation, each figure the best of its turns. */
+static void frames_table(const char *scene_path)
+{
+    static const char *const solvers[] = { "elias", "flow", "wave" };
+    static const struct {
+        int n, spf;
+    } cases[] = { { 4096, 1 }, { 4096, 2 }, { 8192, 4 } };
+    enum { N = sizeof solvers / sizeof *solvers };
+    printf("steps fused across frames (sim_advance_frames, %d frames a call, each frame's rows read as handed "
+           "out) against frame by frame (sim_advance_frame); best of %d turns\n",
+           FRAMES_CHUNK, ROUNDS);
+    printf("%-7s %6s %4s %12s %7s %12s %7s %11s %7s\n", "solver", "grid", "spf", "fused Mc/s", "share", "by frame",
+           "share", "stream bnd", "gain");
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const int n = cases[c].n, spf = cases[c].spf;
+        const int steps = (int)larger(2 * CELLS_PER_RUN / ((double)n * n), 48), frames = (steps + spf - 1) / spf;
+        int warm = 0;
+        struct frames_side sides[N][2];
+        double best[N][2] = { { 0 } }, stream = 0;
+        memset(sides, 0, sizeof sides);
+        for (int k = 0; k < N; k++)
+            for (int m = 0; m < 2; m++) {
+                struct frames_side *sd = &sides[k][m];
+                sd->fused = m == 0;
+                if (run_open(&sd->r, scene_path, solvers[k], n, spf, 1000000))
+                    continue;
+                sd->open = 1;
+                sd->fd.word = calloc((size_t)n, sizeof(unsigned));
+                warm = (FRAMES_WARM_PASSES * tblock_max_steps(sim_field(sd->r.sim)) + spf - 1) / spf;
+                if (!sd->fd.word || frames_run(sd, n, spf, warm) < 0)
+                    best[k][m] = -1;
+            }
+        for (int round = 0; round < ROUNDS; round++)
+            for (int k = 0; k < N; k++) {
+                for (int m = 0; m < 2; m++)
+                    if (sides[k][m].open && best[k][m] >= 0)
+                        best[k][m] = larger(best[k][m], frames_run(&sides[k][m], n, spf, frames));
+                stream = larger(stream, bench_stream(n, frames * spf / 4, 1));
+            }
+        for (int k = 0; k < N; k++) {
+            for (int m = 0; m < 2; m++)
+                if (sides[k][m].open) {
+                    free(sides[k][m].fd.word);
+                    run_close(&sides[k][m].r);
+                }
+            if (!sides[k][0].open || best[k][0] <= 0 || best[k][1] <= 0)
+                continue;
+            printf("%-7s %5d² %4d %12.1f %6.0f%% %12.1f %6.0f%% %11.1f %6.2fx\n", solvers[k], n, spf, best[k][0] / 1e6,
+                   100 * best[k][0] / stream, best[k][1] / 1e6, 100 * best[k][1] / stream, stream / 1e6,
+                   best[k][0] / best[k][1]);
+        }
+        fflush(stdout);
+    }
+}
+
 /* Seconds a step of `steps` spectral steps, or 1e30 when the scene failed. */
 static double spectral_block(struct sim_run *r, int steps)
 {
@@ -252,6 +376,8 @@ int main(int argc, char **argv)
         solver_table(argv[1]);
     if (!only)
         printf("\n");
+    if (only && strcmp(only, "frames") == 0)
+        frames_table(argv[1]);
     if (!only || strcmp(only, "spectral") == 0)
         spectral_row(argv[1]);
     return 0;

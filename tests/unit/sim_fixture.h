@@ -1,6 +1,6 @@
 /* sim_fixture.h: for the unit tests that run whole frames (test_wave,
- * test_water_depth, test_walls): a wave scene, and a simulation made and
- * advanced, failing the test with the library's own message when it
+ * test_water_depth, test_walls, test_sim_screen, test_sim_frames): a wave
+ * scene, a growing one, and a simulation made and advanced, failing the test with the library's own message when it
  * refuses. Include after cmocka.h. */
 #ifndef RR_TEST_SIM_FIXTURE_H
 #define RR_TEST_SIM_FIXTURE_H
@@ -44,6 +44,35 @@ static inline void wave_scene(struct scene *sc, int w, int h, double dx, double 
     sc->solver.passes = 2;
     sc->solver.speed = c;
     sc->absorb_width = 16;
+}
+
+/* A 37 x h field that grows by about 1.7 a step (a damping above 1, which
+ * scene files refuse) from a point drop of 1 at (11, drop_y) at frame 0,
+ * `fixed` edges: it blows up a few frames in, grown by the steps alone. */
+static inline void grow_scene(struct scene *sc, struct drop *d, const char *solver, int spf, int h, int drop_y)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->grid.width = 37;
+    sc->grid.height = h;
+    sc->time.fps = 30;
+    sc->time.frames = 1000;
+    sc->time.steps_per_frame = spf;
+    sc->solver.type = solver_find(solver);
+    sc->solver.damping = 1.7;
+    sc->solver.neighbors = 4;
+    sc->solver.flow = 1.0;
+    sc->solver.blend = 0.5;
+    sc->solver.passes = 1;
+    for (int k = 0; k < 4; k++)
+        sc->boundary[k] = EDGE_FIXED;
+    memset(d, 0, sizeof *d);
+    d->x = 11;
+    d->y = drop_y;
+    d->amplitude = 1.0;
+    d->radius = 0;
+    d->shape = SHAPE_POINT;
+    sc->drops = d;
+    sc->n_drops = 1;
 }
 
 #endif

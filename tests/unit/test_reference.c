@@ -183,7 +183,7 @@ static void fast_steps(const struct solver_ops *ops, void *priv, struct field *f
                        const ptrdiff_t *walls, size_t n_walls)
 {
     struct solver_screen screen = { .limit = limit };
-    if (fused && n > 1 && ops->advance(priv, f, n, walls, n_walls, &screen) == n) {
+    if (fused && n > 1 && ops->advance(priv, f, n, walls, n_walls, &screen, NULL) == n) {
         zero_walls(f, walls, n_walls);
     } else {
         for (int k = 0; k < n; k++) {

@@ -23,35 +23,10 @@
 #include "field.h"
 #include "scene.h"
 #include "sim.h"
+#include "sim_fixture.h"
 #include "solver.h"
 #include "tblock.h"
 #include "tblock_internal.h"
-
-static void grow_scene(struct scene *sc, struct drop *d, const char *solver, int spf)
-{
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = 37;
-    sc->grid.height = 29;
-    sc->time.fps = 30;
-    sc->time.frames = 1000;
-    sc->time.steps_per_frame = spf;
-    sc->solver.type = solver_find(solver);
-    sc->solver.damping = 1.7;   /* grows by about 1.7 per step */
-    sc->solver.neighbors = 4;
-    sc->solver.flow = 1.0;
-    sc->solver.blend = 0.5;
-    sc->solver.passes = 1;
-    for (int k = 0; k < 4; k++)
-        sc->boundary[k] = EDGE_FIXED;
-    memset(d, 0, sizeof *d);
-    d->x = 11;
-    d->y = 17;
-    d->amplitude = 1.0;
-    d->radius = 0;
-    d->shape = SHAPE_POINT;
-    sc->drops = d;
-    sc->n_drops = 1;
-}
 
 /* The first cell beyond the limit in row-major order, or -1. */
 static int first_over(const struct field *f, float *v)
@@ -77,7 +52,7 @@ static void test_growth_reported_at_the_right_frame(void **state)
                 omp_set_num_threads(threads[p]);
                 struct scene sc;
                 struct drop d;
-                grow_scene(&sc, &d, types[t], spfs[k]);
+                grow_scene(&sc, &d, types[t], spfs[k], 29, 17);
                 struct sim *s = NULL;
                 struct rr_err e = { 0 };
                 assert_int_equal(sim_create(&s, &sc, &e), 0);
@@ -128,7 +103,7 @@ static int copy_row(const void *k, int y, float *out, const float *up, const flo
 static void screen_pass(struct field *f, struct tblock_kernel *kn, int fused, struct solver_screen *screen)
 {
     if (fused)
-        assert_int_equal(tblock_advance(f, kn, 2, NULL, 0, screen), 2);
+        assert_int_equal(tblock_advance(f, kn, 2, NULL, 0, screen, NULL), 2);
     else
         tblock_step(f, kn, screen);
 }
@@ -185,7 +160,7 @@ static void *open_variant(size_t i, int w, int h, struct field *f)
 {
     struct scene sc;
     struct drop d;
-    grow_scene(&sc, &d, variants[i].solver, 1);
+    grow_scene(&sc, &d, variants[i].solver, 1, 29, 17);
     sc.solver.damping = 0.98;
     sc.solver.neighbors = variants[i].neighbors;
     sc.solver.damping_shift = variants[i].damping_shift;

@@ -143,7 +143,7 @@ static void compare(int w, int h, int n, const enum edge_kind edges[4], int wall
         kn.drive.pass_tuner = (struct tblock_tuner){ .ways = 2, .passes = 1 };   /* way 1: three rows */
     }
     skew(&kn, threads, n);
-    assert_int_equal(tblock_advance(&b, &kn, n, walls, nw, NULL), n);
+    assert_int_equal(tblock_advance(&b, &kn, n, walls, nw, NULL, NULL), n);
     char what[160];
     snprintf(what, sizeof what, "%dx%d, %d steps, edges %d %d %d %d, walls every %d, %d threads%s", w, h, n,
              edges[0], edges[1], edges[2], edges[3], wall_every, threads, three_rows ? ", three rows" : "");
@@ -185,7 +185,7 @@ static void test_wrap_declined(void **state)
     float before = cur[3 * f.stride + 3];
     const float damp = 1.0f;
     struct tblock_kernel kn = { .row = test_row, .k = &damp, .edges = edges, .diagonal = 1 };
-    assert_int_equal(tblock_advance(&f, &kn, 4, NULL, 0, NULL), 0);
+    assert_int_equal(tblock_advance(&f, &kn, 4, NULL, 0, NULL, NULL), 0);
     assert_ptr_equal(f.cur, cur);
     assert_true(cur[3 * f.stride + 3] == before);
     field_free(&f);

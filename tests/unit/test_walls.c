@@ -20,43 +20,8 @@
 #include "obstacles.h"
 #include "scene.h"
 #include "sim.h"
+#include "scene_text.h"
 #include "sim_fixture.h"
-
-static char tmpdir[] = "/tmp/rr_test_walls_XXXXXX";
-
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[64];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-/* Loads the scene `json` (written to the temporary folder, so that relative
- * mask paths resolve there). Returns scene_load's result. */
-static int load(struct scene *sc, const char *json, struct rr_err *e)
-{
-    char path[96];
-    snprintf(path, sizeof path, "%s/scene.json", tmpdir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(json, f);
-    fclose(f);
-    return scene_load(sc, path, NULL, 0, e);
-}
-
-static void load_ok(struct scene *sc, const char *json)
-{
-    struct rr_err e = { 0 };
-    if (load(sc, json, &e) < 0)
-        fail_msg("scene_load: %s", e.msg);
-}
 
 /* The mask as '#' and '.', w characters per row, rows ended by '\n'. */
 static const char *show(const unsigned char *m, int w, int h)
