@@ -24,6 +24,7 @@
 #include "framehash.h"
 #include "join.h"
 #include "manifest.h"
+#include "batch.h"
 #include "budget.h"
 #include "debug.h"
 #include "outfile.h"
@@ -540,10 +541,12 @@ struct run {
     struct progress progress;
     struct state *state;         /* the frame range and checkpoints */
     struct resume *resume;       /* --save-state's record, segments; --resume */
+    struct batch *batch;         /* frames by batches of fused steps (src/batch.h), or NULL */
 };
 
 static void run_free(struct run *r)
 {
+    batch_free(r->batch);
     pipeline_free(r->pipe);
     sink_free(r->sink);
     render_free(r->render);
@@ -669,6 +672,11 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         || (state_loads(r->state) ? sim_create_restart : sim_create)(&r->sim, sc, e) < 0)
         return -1;
     warn_short_preroll(sc);
+    /* Without a sink, probes or checkpoints (whose frame the simulation
+     * must show), frames come by batches of steps fused across frames. */
+    if (!writes_output && !o->probes && !o->validate && !state_checkpoint_due(r->state, state_last(r->state))
+        && batch_create(&r->batch, r->render, e) < 0)
+        return -1;
     if (o->check && (framehash_load(o->check, &r->expected, e) < 0
                      || framehash_fits(&r->expected, o->check, sc->render.width, sc->render.height,
                                        sc->time.frames, e) < 0))
@@ -707,14 +715,17 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
     for (long i = first; i <= last; i++) {
         if (interrupted)
             break;
-        if ((i > first && sim_advance_frame(r->sim, e) < 0) || resume_before_frame(r->resume, i, e) < 0)
+        struct frame fr;
+        const bool batched = r->batch && i > first;
+        if ((batched ? batch_next(r->batch, r->sim, i, last, &fr, e)
+                     : i > first ? sim_advance_frame(r->sim, e) : 0) < 0
+            || resume_before_frame(r->resume, i, e) < 0)
             return -1;
         /* With a sink, render straight into the pipeline's next slot. */
         uint8_t *slot = NULL;
         if (r->pipe && !(slot = pipeline_rgb_buffer(r->pipe, sc->render.width, sc->render.height, e)))
             return -1;
-        struct frame fr;
-        if (render_frame_to(r->render, sim_field(r->sim), sim_walls(r->sim), i, slot, &fr, e) < 0)
+        if (!batched && render_frame_to(r->render, sim_field(r->sim), sim_walls(r->sim), i, slot, &fr, e) < 0)
             return -1;
         char md5[33];
         if (o->hash || o->check || r->manifest) {

@@ -433,6 +433,26 @@ int render_frame(struct renderer *r, const struct field *f, const unsigned char 
     return render_frame_to(r, f, walls, index, NULL, fr, e);
 }
 
+bool render_by_rows(const struct renderer *r)
+{
+    return r->ops->row && !r->ops->pick && !r->ops->prepare && !r->ops->frame && !r->scaled && !r->deep_bits
+           && !r->fdeep && !r->heights && !r->g16_grid && !r->c16_grid && !r->a_grid && !r->light;
+}
+
+void render_rows_into(const struct renderer *r, const struct field *f, const unsigned char *walls, uint8_t *rgb,
+                      int y0, int y1)
+{
+    for (int y = y0; y < y1; y++)
+        render_row(r, f, y, f->cur + (ptrdiff_t)y * f->stride, walls ? walls + (size_t)y * r->gw : NULL,
+                   rgb + (size_t)y * r->rgb_grid_stride, NULL, NULL, NULL, NULL);
+}
+
+void render_frame_of(const struct renderer *r, long index, uint8_t *rgb, struct frame *fr)
+{
+    *fr = (struct frame){ .index = index, .width = r->rw, .height = r->rh, .grid_w = r->gw, .grid_h = r->gh,
+                          .rgb = rgb };
+}
+
 int render_frame_to(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
                     uint8_t *target, struct frame *fr, struct rr_err *e)
 {

@@ -46,6 +46,23 @@ int render_frame(struct renderer *r, const struct field *f, const unsigned char 
 int render_frame_to(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
                     uint8_t *target, struct frame *fr, struct rr_err *e);
 
+/* Whether r draws a frame row by row from its heights alone (a mode with
+ * rows and nothing per frame: no backdrop picked, no whole-field pass;
+ * unscaled; the rgb picture only): then render_rows_into may draw any rows
+ * of any frame on any thread, several frames at once, as
+ * sim_advance_frames hands them out. */
+bool render_by_rows(const struct renderer *r);
+
+/* For render_by_rows: rows y0 .. y1 - 1 of the frame whose heights are f
+ * (rows y0 - 1 .. y1 read too) into rgb, the frame's picture (rows of
+ * width * 3 bytes), on the calling thread; the same bytes as
+ * render_frame_to. Cannot fail. */
+void render_rows_into(const struct renderer *r, const struct field *f, const unsigned char *walls, uint8_t *rgb,
+                      int y0, int y1);
+
+/* For render_by_rows: fr describes frame `index` drawn into rgb. */
+void render_frame_of(const struct renderer *r, long index, uint8_t *rgb, struct frame *fr);
+
 void render_free(struct renderer *r);   /* accepts NULL */
 
 /* The table of render modes (src/render/registry.c) as the scene and the

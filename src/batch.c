@@ -1,0 +1,85 @@
+/* batch.c: frames rendered in batches from one sim_advance_frames call (see
+ * batch.h). */
+#include "batch.h"
+
+#include <stdlib.h>
+
+#include "debug.h"
+
+struct batch {
+    const struct renderer *r;
+    const unsigned char *walls;   /* the simulation's, for the batch being drawn */
+    int cap;                      /* pictures */
+    size_t bytes;                 /* of one picture */
+    uint8_t *rgb[BATCH_MAX_FRAMES];
+    long first;                   /* the frame in rgb[0] */
+    int ready;                    /* frames drawn: first .. first + ready - 1 */
+    bool failed;                  /* frame first + ready blew up: err */
+    struct rr_err err;
+};
+
+int batch_create(struct batch **out, const struct renderer *r, struct rr_err *e)
+{
+    *out = NULL;
+    if (!render_by_rows(r))
+        return 0;
+    struct frame probe;
+    render_frame_of(r, 0, NULL, &probe);
+    const size_t bytes = (size_t)probe.width * probe.height * 3;
+    if (bytes > BATCH_MAX_BYTES / 2)
+        return 0;
+    struct batch *b = calloc(1, sizeof *b);
+    if (!b)
+        return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+    b->r = r;
+    b->bytes = bytes;
+    b->cap = (int)(BATCH_MAX_BYTES / (long)bytes);
+    b->cap = b->cap > BATCH_MAX_FRAMES ? BATCH_MAX_FRAMES : b->cap;
+    for (int k = 0; k < b->cap; k++)
+        if (!(b->rgb[k] = malloc(bytes))) {
+            batch_free(b);
+            return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+        }
+    debug_line(DEBUG_KERNELS, "frames in batches of up to %d: steps fused across frames (sim_advance_frames), "
+               "each frame's rows drawn as they are handed out", b->cap);
+    *out = b;
+    return 0;
+}
+
+/* Draws the rows sim_advance_frames hands out into their frame's picture. */
+static void draw_rows(void *arg, long frame, const struct field *heights, int y0, int y1)
+{
+    const struct batch *b = arg;
+    render_rows_into(b->r, heights, b->walls, b->rgb[frame - b->first], y0, y1);
+}
+
+int batch_next(struct batch *b, struct sim *s, long i, long last, struct frame *fr, struct rr_err *e)
+{
+    if (i >= b->first + b->ready) {
+        if (b->failed) {
+            *e = b->err;
+            return -1;
+        }
+        const long n = last - i + 1 < b->cap ? last - i + 1 : b->cap;
+        b->first = i;
+        b->walls = sim_walls(s);
+        int done = 0;
+        b->failed = sim_advance_frames(s, (int)n, draw_rows, b, &done, &b->err) < 0;
+        b->ready = done;
+        if (b->failed && done == 0) {
+            *e = b->err;
+            return -1;
+        }
+    }
+    render_frame_of(b->r, i, b->rgb[i - b->first], fr);
+    return 0;
+}
+
+void batch_free(struct batch *b)
+{
+    if (!b)
+        return;
+    for (int k = 0; k < b->cap; k++)
+        free(b->rgb[k]);
+    free(b);
+}

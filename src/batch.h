@@ -1,0 +1,42 @@
+/* batch.h: frames rendered in batches from one sim_advance_frames call:
+ * the steps of several frames fuse into passes (src/tblock.c) and each
+ * frame's rows are drawn into its own picture as the pass hands them out,
+ * while they are in cache. For a frame loop without a sink (--hash,
+ * --check, --manifest) and a renderer that draws by rows alone
+ * (render_by_rows); the frames and their bytes are those of
+ * sim_advance_frame and render_frame_to, frame by frame. */
+#ifndef RR_BATCH_H
+#define RR_BATCH_H
+
+#include <stdbool.h>
+
+#include "frame.h"
+#include "render.h"
+#include "rr_err.h"
+#include "sim.h"
+
+struct batch;
+
+/* The most frames a batch holds, and the bytes its pictures may take in all
+ * (fewer frames for large pictures). */
+#define BATCH_MAX_FRAMES 16
+#define BATCH_MAX_BYTES (256L << 20)
+
+/* A batch for r's frames, or *out NULL when r does not draw by rows or a
+ * picture alone exceeds BATCH_MAX_BYTES / 2 (the frame loop then goes frame
+ * by frame). Returns 0, or -1 with e filled (memory). */
+int batch_create(struct batch **out, const struct renderer *r, struct rr_err *e);
+
+/* Frame i, the frame after the one before (the first call: after the one
+ * the simulation shows): when the batch has no frames left, advances the
+ * simulation by a batch of frames up to frame `last`; fills *fr with frame
+ * i (valid until the next batch). The simulation shows the batch's last
+ * frame meanwhile, so a frame loop with checkpoints or anything else that
+ * reads the simulation per frame goes frame by frame instead. Returns 0,
+ * or -1 with e filled: a blow-up (sim_advance_frames) is reported at the
+ * frame it happened at, after the frames before it. */
+int batch_next(struct batch *b, struct sim *s, long i, long last, struct frame *fr, struct rr_err *e);
+
+void batch_free(struct batch *b);   /* accepts NULL */
+
+#endif

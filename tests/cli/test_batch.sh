@@ -1,0 +1,62 @@
+# Frames by batches of steps fused across frames (src/batch.h): a frame loop
+# with no sink (--hash, --check) and a mode that draws by rows renders each
+# frame's rows as sim_advance_frames hands them out. Its frames must be the
+# frame-by-frame path's bit for bit: --hash against the .framemd5 sink
+# (which goes frame by frame, through the pipeline) on an odd grid with a
+# wall and a drop between frames, for elias, flow and wave, 1 to 3 steps a
+# frame, -j1 and -j2; a blow-up inside a batch prints the same frames and
+# fails with the same message and status as frame by frame (--probes keeps
+# a run frame by frame); --save-state and a sink go frame by frame
+# (RIPPLERENDER_DEBUG=kernels says which).
+# Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
+. tests/cli/lib.sh
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+
+cat > "$T/a.json" <<'JSON'
+{ "grid": { "width": 203, "height": 117, "cell_size": 0.01 }, "time": { "fps": 30, "frames": 40 },
+  "boundary": "fixed", "render": { "mode": "shaded" },
+  "obstacles": [ { "type": "rect", "x": 90, "y": 30, "width": 7, "height": 41 } ],
+  "probes": [ { "x": 20, "y": 20 } ],
+  "drops": [ { "x": 50, "y": 60, "radius": 6, "amplitude": -1 },
+             { "time": 0.4123, "x": 150, "y": 80, "radius": 4, "amplitude": 0.8 } ] }
+JSON
+batched() { grep -q "frames in batches of" "$1"; }
+# The .framemd5 sink's lines as --hash prints them: "frame md5".
+sink_hashes() { awk -F', *' '/^0,/ { print $2 + 0, $6 }' "$1"; }
+for solver in elias flow "wave -s solver.speed=0.2"; do
+    for spf in 1 2 3; do
+        for j in 1 2; do
+            name="$(echo "$solver" | cut -d' ' -f1)-spf$spf-j$j"
+            # shellcheck disable=SC2086
+            set -- "$T/a.json" -s solver.type=$solver -s time.steps_per_frame=$spf -j$j
+            RIPPLERENDER_DEBUG=kernels "$RR" "$@" --hash > "$T/h" 2> "$T/err"
+            check "batched-$name" batched "$T/err"
+            RIPPLERENDER_DEBUG=kernels "$RR" "$@" -o "$T/a.framemd5" -y -q 2> "$T/err2"
+            cond "sink-by-frame-$name" '! batched "$T/err2"'
+            sink_hashes "$T/a.framemd5" > "$T/s"
+            check "same-frames-$name" cmp -s "$T/h" "$T/s"
+        done
+    done
+done
+
+# A blow-up at a frame inside a batch: a drop of 9e5 over a disc at frame 9
+# makes heights of about 1.8e6 a step later (beyond the limit of 1e6).
+for j in 1 2; do
+    set -- "$T/a.json" -s 'drops=[{"frame": 9, "x": 100, "y": 60, "radius": 5, "amplitude": 900000}]' -j$j
+    RIPPLERENDER_DEBUG=kernels "$RR" "$@" --hash > "$T/h" 2> "$T/err"; s=$?
+    "$RR" "$@" --hash --probes "$T/p.csv" > "$T/h2" 2> "$T/err2"; s2=$?
+    check "blow-up-batched-j$j" batched "$T/err"
+    cond "blow-up-status-j$j" '[ $s -eq $s2 ] && [ $s -ne 0 ]'
+    grep -v "^ripplerender: kernels:" "$T/err" > "$T/err1"
+    check "blow-up-message-j$j" cmp -s "$T/err1" "$T/err2"
+    check "blow-up-frames-j$j" cmp -s "$T/h" "$T/h2"
+    cond "blow-up-after-frame-9-j$j" '[ "$(wc -l < "$T/h")" -ge 10 ] && grep -q "^ripplerender: frame 1[0-9]: the simulation blew up" "$T/err2"'
+done
+
+# --save-state: checkpoints read the simulation at their frame: frame by frame.
+RIPPLERENDER_DEBUG=kernels "$RR" "$T/a.json" --hash --save-state "$T/st" > "$T/h" 2> "$T/err"
+cond "save-state-by-frame" '! batched "$T/err"'
+"$RR" "$T/a.json" --hash > "$T/h2" 2> /dev/null
+check "save-state-same-frames" cmp -s "$T/h" "$T/h2"
+
+finish
