@@ -7,7 +7,8 @@
 # frame, -j1 and -j2; a blow-up inside a batch prints the same frames and
 # fails with the same message and status as frame by frame (--probes keeps
 # a run frame by frame); --save-state and a sink go frame by frame
-# (RIPPLERENDER_DEBUG=kernels says which).
+# (RIPPLERENDER_DEBUG=kernels says which). --range's frames before the first
+# (simulated, not drawn) fuse too and give the same frames.
 # Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
 . tests/cli/lib.sh
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -52,6 +53,19 @@ for j in 1 2; do
     check "blow-up-frames-j$j" cmp -s "$T/h" "$T/h2"
     cond "blow-up-after-frame-9-j$j" '[ "$(wc -l < "$T/h")" -ge 10 ] && grep -q "^ripplerender: frame 1[0-9]: the simulation blew up" "$T/err2"'
 done
+
+# --range: the frames before are simulated by sim_advance_frames without
+# drawing (src/state.c), fused across frames too: the same frames.
+for spf in 1 3; do
+    "$RR" "$T/a.json" -s time.steps_per_frame=$spf --hash > "$T/h" 2> /dev/null
+    "$RR" "$T/a.json" -s time.steps_per_frame=$spf --range 27-33 --hash > "$T/h2" 2> /dev/null
+    sed -n '28,34p' "$T/h" > "$T/h1"
+    cond "range-same-frames-spf$spf" '[ -s "$T/h2" ] && cmp -s "$T/h1" "$T/h2"'
+done
+# A blow-up while fast-forwarding names its frame.
+"$RR" "$T/a.json" -s 'drops=[{"frame": 9, "x": 100, "y": 60, "radius": 5, "amplitude": 900000}]' \
+    --range 30-31 --hash > "$T/h" 2> "$T/err"; s=$?
+cond "range-blow-up" '[ $s -ne 0 ] && [ ! -s "$T/h" ] && grep -q "^ripplerender: frame 10: the simulation blew up" "$T/err"'
 
 # --save-state: checkpoints read the simulation at their frame: frame by frame.
 RIPPLERENDER_DEBUG=kernels "$RR" "$T/a.json" --hash --save-state "$T/st" > "$T/h" 2> "$T/err"
