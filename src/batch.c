@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "budget.h"
 #include "debug.h"
 
 struct batch {
@@ -18,22 +19,26 @@ struct batch {
     struct rr_err err;
 };
 
-int batch_create(struct batch **out, const struct renderer *r, struct rr_err *e)
+int batch_create(struct batch **out, const struct renderer *r, const struct scene *sc, struct rr_err *e)
 {
     *out = NULL;
+    uint64_t limit;
     if (!render_by_rows(r))
         return 0;
+    if (budget_limit(&limit, e) < 0)
+        return -1;
     struct frame probe;
     render_frame_of(r, 0, NULL, &probe);
-    const size_t bytes = (size_t)probe.width * probe.height * 3;
-    if (bytes > BATCH_MAX_BYTES / 2)
+    const uint64_t bytes = (uint64_t)probe.width * probe.height * 3, need = budget_run_bytes(sc);
+    const uint64_t room = limit < need ? 0 : limit - need < BATCH_MAX_BYTES ? limit - need : BATCH_MAX_BYTES;
+    if (bytes > room / 2)
         return 0;
     struct batch *b = calloc(1, sizeof *b);
     if (!b)
         return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
     b->r = r;
     b->bytes = bytes;
-    b->cap = (int)(BATCH_MAX_BYTES / (long)bytes);
+    b->cap = (int)(room / bytes);
     b->cap = b->cap > BATCH_MAX_FRAMES ? BATCH_MAX_FRAMES : b->cap;
     for (int k = 0; k < b->cap; k++)
         if (!(b->rgb[k] = malloc(bytes))) {

@@ -20,12 +20,14 @@ struct batch;
 /* The most frames a batch holds, and the bytes its pictures may take in all
  * (fewer frames for large pictures). */
 #define BATCH_MAX_FRAMES 16
-#define BATCH_MAX_BYTES (256L << 20)
+#define BATCH_MAX_BYTES (64L << 20)
 
-/* A batch for r's frames, or *out NULL when r does not draw by rows or a
- * picture alone exceeds BATCH_MAX_BYTES / 2 (the frame loop then goes frame
- * by frame). Returns 0, or -1 with e filled (memory). */
-int batch_create(struct batch **out, const struct renderer *r, struct rr_err *e);
+/* A batch for r's frames of the scene sc, or *out NULL when r does not draw
+ * by rows or fewer than two pictures fit in BATCH_MAX_BYTES and in what the
+ * memory budget (src/budget.h) leaves beside the run's own need (the frame
+ * loop then goes frame by frame). Returns 0, or -1 with e filled (memory,
+ * or RIPPLERENDER_MEM_LIMIT not a size). */
+int batch_create(struct batch **out, const struct renderer *r, const struct scene *sc, struct rr_err *e);
 
 /* Frame i, the frame after the one before (the first call: after the one
  * the simulation shows): when the batch has no frames left, advances the
