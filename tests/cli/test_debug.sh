@@ -9,12 +9,14 @@
 # Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
 . tests/cli/lib.sh
 
-# 96x64 cells, 4 steps a frame, 30 frames, one drop at the start: with fixed
-# edges every frame's steps fuse into one pass; with absorbing edges each
-# step is a plain one. Either way enough passes for the tuners to decide.
+# 96x80 cells, 4 steps a frame, 200 frames, one drop at the start: with
+# fixed edges the steps fuse into passes across frames (--hash draws frames
+# in batches, src/batch.h; a pass of 16 steps still leaves two bands of at
+# least 34 rows); with absorbing edges each step is a plain one. Either way
+# enough passes for the tuners to decide.
 cat > "$T/d.json" <<'EOF'
-{ "grid": { "width": 96, "height": 64 },
-  "time": { "fps": 10, "frames": 30, "steps_per_frame": 4 },
+{ "grid": { "width": 96, "height": 80 },
+  "time": { "fps": 10, "frames": 200, "steps_per_frame": 4 },
   "boundary": "fixed",
   "drops": [ { "x": 30, "y": 20, "radius": 3, "amplitude": -1 } ],
   "render": { "mode": "colormap", "range": [-0.5, 0.5] } }
@@ -34,23 +36,24 @@ for edges in fixed absorb; do
     # No sink: the frame loop keeps every thread (no probe).
     check "no-probe-without-sink-$edges" [ "$(lines "$T/debug-$edges.err" 'frame loop')" -eq 0 ]
     check "kernel-line-$edges" [ "$(lines "$T/debug-$edges.err" \
-        '^ripplerender: kernels: 96x64 grid: row kernels: portable built for (AVX-512 \(x86-64-v4\)|AVX2 \(x86-64-v3\)|the baseline)')" -eq 1 ]
+        '^ripplerender: kernels: 96x80 grid: row kernels: portable built for (AVX-512 \(x86-64-v4\)|AVX2 \(x86-64-v3\)|the baseline)')" -eq 1 ]
 done
 # A pass's line: the way chosen, its time, the others', the threads and the
-# rows of each (2 threads: two shares summing to the grid's 64 rows).
+# rows of each (2 threads: two shares summing to the grid's 80 rows).
 share_sum() { sed -n 's/.*, rows \([0-9]*\) + \([0-9]*\)$/\1 \2/p' "$1" | awk '{print $1 + $2}' | sort -u; }
 check fused-choice [ "$(lines "$T/debug-fixed.err" \
-    '^ripplerender: kernels: 96x64 grid: fused pass of 4 steps: (portable|avx512) (1row|3rows), [0-9.]+ us a step \((the others: .*|the only way)\); 2 threads, rows [0-9]+ \+ [0-9]+$')" -ge 1 ]
+    '^ripplerender: kernels: 96x80 grid: fused pass of [0-9]+ steps: (portable|avx512) (1row|3rows), [0-9.]+ us a step \((the others: .*|the only way)\); 2 threads, rows [0-9]+ \+ [0-9]+$')" -ge 1 ]
 check fused-no-plain-step [ "$(lines "$T/debug-fixed.err" ' grid: step: ')" -eq 0 ]
-check fused-shares-cover-grid [ "$(share_sum "$T/debug-fixed.err")" = 64 ]
+check fused-shares-cover-grid [ "$(share_sum "$T/debug-fixed.err")" = 80 ]
+check fused-in-batches [ "$(lines "$T/debug-fixed.err" '^ripplerender: kernels: frames in batches of up to 16: ')" -eq 1 ]
 check step-choice [ "$(lines "$T/debug-absorb.err" \
-    '^ripplerender: kernels: 96x64 grid: step: (portable|avx512) (1row|1row\+prefetch|3rows), [0-9.]+ us a step \((the others: .*|the only way)\); 2 threads, rows [0-9]+ \+ [0-9]+$')" -ge 1 ]
-check step-shares-cover-grid [ "$(share_sum "$T/debug-absorb.err")" = 64 ]
+    '^ripplerender: kernels: 96x80 grid: step: (portable|avx512) (1row|1row\+prefetch|3rows), [0-9.]+ us a step \((the others: .*|the only way)\); 2 threads, rows [0-9]+ \+ [0-9]+$')" -ge 1 ]
+check step-shares-cover-grid [ "$(share_sum "$T/debug-absorb.err")" = 80 ]
 
 # One thread: one share.
 RIPPLERENDER_DEBUG=kernels "$RR" "$T/d.json" --hash -q -j 1 > "$T/j1" 2> "$T/j1.err"
 check one-thread-same-frames cmp -s "$T/plain-fixed" "$T/j1"
-check one-thread-one-share [ "$(lines "$T/j1.err" '; 1 thread, rows 64$')" -ge 1 ]
+check one-thread-one-share [ "$(lines "$T/j1.err" '; 1 thread, rows 80$')" -ge 1 ]
 
 # With a sink the frame loop starts on one thread beside the writer, and the
 # probe over frames 2 to 9 says whether it goes back to -j; with -j 1 there
