@@ -662,6 +662,9 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
             return -1;
         threads_beside_writer(&r->threads);
         needs = sink_needs(r->sink);
+        /* Hashes are of rgb24: without them a yuv420p encoder needs no rgb. */
+        if (!o->hash && !o->check && !r->manifest)
+            needs |= RENDER_YUV_ONLY;
     } else if (!sink_find(sc->output.path, e)) {
         return -1;
     }

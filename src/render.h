@@ -7,7 +7,10 @@
  * render.obstacle_color. When render.width/height differ from the grid, the
  * picture is scaled with libswscale (bicubic, bit-exact flags, so frames are
  * the same on every CPU), except refract, which samples its background at
- * render size itself.
+ * render size itself. RENDER_NEED_YUV420 (a yuv420p encoder) has the
+ * scaled picture made in yuv420p as well: the grid-size rgb converted by
+ * sinks/yuv420.c and each plane scaled as grey, which is far cheaper than
+ * scaling packed rgb24; with RENDER_YUV_ONLY the rgb is then not scaled.
  *
  * Every mode computes its colours in float and rounds them to 8 bits for
  * rgb; a sink that asks for RENDER_NEED_RGB16 gets the same values rounded
