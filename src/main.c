@@ -714,7 +714,8 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
             return -1;
         /* With a sink, render straight into the pipeline's next slot. */
         uint8_t *slot = NULL;
-        if (r->pipe && !(slot = pipeline_rgb_buffer(r->pipe, sc->render.width, sc->render.height, e)))
+        if (r->pipe && render_makes_rgb(r->render)
+            && !(slot = pipeline_rgb_buffer(r->pipe, sc->render.width, sc->render.height, e)))
             return -1;
         struct frame fr;
         if (render_frame_to(r->render, sim_field(r->sim), sim_walls(r->sim), i, slot, &fr, e) < 0)

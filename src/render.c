@@ -498,6 +498,11 @@ static int deep_frame(struct renderer *r, const uint8_t *rgb, struct frame *fr, 
     return 0;
 }
 
+bool render_makes_rgb(const struct renderer *r)
+{
+    return !r->scaled || r->sc_rgb;
+}
+
 int render_frame(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
                  struct frame *fr, struct rr_err *e)
 {

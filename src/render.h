@@ -49,6 +49,10 @@ int render_frame(struct renderer *r, const struct field *f, const unsigned char 
 int render_frame_to(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
                     uint8_t *target, struct frame *fr, struct rr_err *e);
 
+/* Whether its frames carry the rgb picture (not with RENDER_YUV_ONLY where
+ * it makes yuv420p): a target for render_frame_to is worth giving. */
+bool render_makes_rgb(const struct renderer *r);
+
 void render_free(struct renderer *r);   /* accepts NULL */
 
 /* The table of render modes (src/render/registry.c) as the scene and the

@@ -532,6 +532,7 @@ static void test_scaled_yuv420(void **state)
     assert_int_equal(render_create(&r, &sc, RENDER_NEED_YUV420, &e), 0);
     assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
     assert_null(fr.yuv);   /* unscaled: the sink converts */
+    assert_true(render_makes_rgb(r));
     uint8_t *gy = malloc(GW * GH * 3 / 2), *gu = gy + GW * GH, *gv = gu + GW * GH / 4;
     assert_non_null(gy);
     yuv420_from_rgb24(fr.rgb, GW * 3, GW, GH, gy, GW, gu, GW / 2, gv, GW / 2);
@@ -562,6 +563,7 @@ static void test_scaled_yuv420(void **state)
                 assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
                 assert_non_null(fr.yuv);
                 assert_memory_equal(fr.yuv, want, ybytes + 2 * cbytes);
+                assert_true(render_makes_rgb(r) == (k != 1));
                 if (k == 1) {
                     assert_null(fr.rgb);
                 } else {
@@ -583,6 +585,7 @@ static void test_scaled_yuv420(void **state)
     assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
     assert_null(fr.yuv);
     assert_non_null(fr.rgb);
+    assert_true(render_makes_rgb(r));
     render_free(r);
     free(gy);
     free(cells);
