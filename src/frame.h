@@ -15,6 +15,12 @@
  * (render.normal_convention's sign of ny); caustics: the floor's light; and,
  * with RENDER_NEED_ALPHA, render.alpha's alpha in [0, 1] last: 1 to 4
  * channels, one pixel per grid cell (the renderer refuses a scaled render).
+ * yuv (RENDER_NEED_YUV420) is the picture as yuv420p, made only where the
+ * renderer scales to render size (render.h): the Y plane (width * height
+ * bytes), then Cb and Cr (width / 2 * height / 2 bytes each), packed rows;
+ * NULL where the renderer does not make it (unscaled, odd sizes), when the
+ * sink converts rgb itself. rgb is NULL only where yuv is made and the run
+ * asked for RENDER_YUV_ONLY.
  * The renderer owns the buffers; they are valid until its next frame. */
 #ifndef RR_FRAME_H
 #define RR_FRAME_H
@@ -31,6 +37,12 @@ enum render_needs {
     RENDER_NEED_RGB16 = 4,     /* frame.deep at 16 bits per channel */
     RENDER_NEED_ALPHA = 8,     /* frame.deep with render.alpha's alpha (8 or 16 bits, as RGB16 says) */
     RENDER_NEED_FLOAT = 16,    /* frame.deep as floats: the mode's quantities, not colours */
+    /* frame.yuv where the picture is scaled: converted at grid size by
+     * sinks/yuv420.c and its planes scaled (render.h), for a yuv420p encoder. */
+    RENDER_NEED_YUV420 = 32,
+    /* Nothing reads frame.rgb where frame.yuv is made (main.c: no hashes), so
+     * the renderer does not scale it. */
+    RENDER_YUV_ONLY = 64,
 };
 
 struct frame {
@@ -42,7 +54,14 @@ struct frame {
     const float *heights;       /* NULL unless asked for */
     const void *deep;           /* NULL unless asked for */
     int deep_channels, deep_bits;
+    const uint8_t *yuv;         /* NULL unless asked for and scaled */
 };
+
+/* Bytes of a frame's yuv420p picture (0 without one). */
+static inline unsigned long frame_yuv_bytes(const struct frame *fr)
+{
+    return fr->yuv ? (unsigned long)fr->width * (unsigned long)fr->height * 3 / 2 : 0;
+}
 
 /* Bytes of a frame's deep picture (0 without one). */
 static inline unsigned long frame_deep_bytes(const struct frame *fr)

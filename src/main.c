@@ -665,6 +665,9 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
             return -1;
         threads_beside_writer(&r->threads);
         needs = sink_needs(r->sink);
+        /* Hashes are of rgb24: without them a yuv420p encoder needs no rgb. */
+        if (!o->hash && !o->check && !r->manifest)
+            needs |= RENDER_YUV_ONLY;
     } else if (!sink_find(sc->output.path, e)) {
         return -1;
     }
@@ -723,7 +726,8 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
             return -1;
         /* With a sink, render straight into the pipeline's next slot. */
         uint8_t *slot = NULL;
-        if (r->pipe && !(slot = pipeline_rgb_buffer(r->pipe, sc->render.width, sc->render.height, e)))
+        if (r->pipe && render_makes_rgb(r->render)
+            && !(slot = pipeline_rgb_buffer(r->pipe, sc->render.width, sc->render.height, e)))
             return -1;
         if (!batched && render_frame_to(r->render, sim_field(r->sim), sim_walls(r->sim), i, slot, &fr, e) < 0)
             return -1;

@@ -22,6 +22,7 @@ struct slot {
     uint16_t *gray16;
     float *heights;
     void *deep;
+    uint8_t *yuv;
 };
 
 struct pipeline {
@@ -106,7 +107,7 @@ static int allocate_rgb(struct pipeline *p, int width, int height, struct rr_err
 /* Allocates every slot for frames shaped like fr (once). */
 static int allocate(struct pipeline *p, const struct frame *fr, struct rr_err *e)
 {
-    if (allocate_rgb(p, fr->width, fr->height, e) < 0)
+    if (fr->rgb && allocate_rgb(p, fr->width, fr->height, e) < 0)
         return -1;
     size_t px = (size_t)fr->width * fr->height, cells = (size_t)fr->grid_w * fr->grid_h;
     for (int k = 0; k < PIPE_DEPTH; k++) {
@@ -114,7 +115,9 @@ static int allocate(struct pipeline *p, const struct frame *fr, struct rr_err *e
         s->gray16 = fr->gray16 ? malloc(px * sizeof *s->gray16) : NULL;
         s->heights = fr->heights ? malloc(cells * sizeof *s->heights) : NULL;
         s->deep = fr->deep ? malloc(frame_deep_bytes(fr)) : NULL;
-        if ((fr->gray16 && !s->gray16) || (fr->heights && !s->heights) || (fr->deep && !s->deep))
+        s->yuv = fr->yuv ? malloc(frame_yuv_bytes(fr)) : NULL;
+        if ((fr->gray16 && !s->gray16) || (fr->heights && !s->heights) || (fr->deep && !s->deep)
+            || (fr->yuv && !s->yuv))
             return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: out of memory for %d frames of %dx%d", PIPE_DEPTH,
                            fr->width, fr->height);
     }
@@ -163,9 +166,9 @@ int pipeline_write(struct pipeline *p, const struct frame *fr, struct rr_err *e)
     struct slot *s = &p->slots[p->head % PIPE_DEPTH];
     size_t px = (size_t)fr->width * fr->height, cells = (size_t)fr->grid_w * fr->grid_h;
     s->fr = *fr;
-    if (fr->rgb != s->rgb)
+    if (fr->rgb && fr->rgb != s->rgb)
         memcpy(s->rgb, fr->rgb, px * 3);
-    s->fr.rgb = s->rgb;
+    s->fr.rgb = fr->rgb ? s->rgb : NULL;
     if (fr->gray16 && s->gray16) {
         memcpy(s->gray16, fr->gray16, px * sizeof *s->gray16);
         s->fr.gray16 = s->gray16;
@@ -177,6 +180,10 @@ int pipeline_write(struct pipeline *p, const struct frame *fr, struct rr_err *e)
     if (fr->deep && s->deep) {
         memcpy(s->deep, fr->deep, frame_deep_bytes(fr));
         s->fr.deep = s->deep;
+    }
+    if (fr->yuv && s->yuv) {
+        memcpy(s->yuv, fr->yuv, frame_yuv_bytes(fr));
+        s->fr.yuv = s->yuv;
     }
     pthread_mutex_lock(&p->mu);
     p->head++;
@@ -215,6 +222,7 @@ void pipeline_free(struct pipeline *p)
         free(p->slots[k].gray16);
         free(p->slots[k].heights);
         free(p->slots[k].deep);
+        free(p->slots[k].yuv);
     }
     pthread_cond_destroy(&p->cv);
     pthread_mutex_destroy(&p->mu);

@@ -6,6 +6,7 @@
 #include "render.h"
 #include "render/modes.h"
 #include "scale.h"
+#include "sinks/yuv420.h"
 #include "team.h"
 
 #include <math.h>
@@ -40,6 +41,12 @@ void render_free(struct renderer *r)
     for (int k = 0; k < 3; k++)
         scaler_free(r->sc_c16[k]);
     scaler_free(r->sc_a);
+    for (int k = 0; k < 3; k++) {
+        scaler_free(r->sc_yuv[k]);
+        av_free(r->yuv_grid[k]);
+        av_free(r->yuv_dst[k]);
+    }
+    av_free(r->yuv_out);
     av_free(r->c16_grid);
     av_free(r->c16_planes);
     av_free(r->a_grid);
@@ -79,6 +86,36 @@ static int plane_create(const struct renderer *r, enum AVPixelFormat fmt, int bp
         if (!(sc[k] = scaler_create(r->gw, r->gh, r->rw, r->rh, fmt, *grid + (size_t)k * *grid_stride * h, *grid_stride,
                                     *dst + (size_t)k * *dst_stride * r->rh, *dst_stride)))
             return -1;
+    return 0;
+}
+
+/* The yuv420p picture's buffers and scalers (RENDER_NEED_YUV420), where the
+ * picture is scaled and every size even (the chroma planes are then exactly
+ * half the luma's, at grid and at render size). Returns 0, or -1 (out of
+ * memory). */
+static int yuv_create(struct renderer *r)
+{
+    if (!r->scaled || !(r->needs & RENDER_NEED_YUV420) || (r->gw | r->gh | r->rw | r->rh) & 1)
+        return 0;
+    /* 64 bytes beyond the end for vector stores past a row's end. */
+    if (!(r->yuv_out = av_malloc((size_t)r->rw * r->rh * 3 / 2 + 64)))
+        return -1;
+    /* Rows whose width is a multiple of 16 (libswscale's alignment) are
+     * scaled into yuv_out directly, others into an aligned copy and packed. */
+    const bool direct = r->rw % 32 == 0;
+    uint8_t *out = r->yuv_out;
+    for (int k = 0; k < 3; k++) {
+        int sub = k ? 1 : 0, gw = r->gw >> sub, gh = r->gh >> sub, rw = r->rw >> sub, rh = r->rh >> sub;
+        r->yuv_grid_stride[k] = align64(gw);
+        r->yuv_dst_stride[k] = direct ? rw : align64(rw);
+        if (!direct && !(r->yuv_dst[k] = av_malloc((size_t)r->yuv_dst_stride[k] * rh)))
+            return -1;
+        if (!(r->yuv_grid[k] = av_malloc((size_t)r->yuv_grid_stride[k] * gh))
+            || !(r->sc_yuv[k] = scaler_create(gw, gh, rw, rh, AV_PIX_FMT_GRAY8, r->yuv_grid[k], r->yuv_grid_stride[k],
+                                              direct ? out : r->yuv_dst[k], r->yuv_dst_stride[k])))
+            return -1;
+        out += (size_t)rw * rh;
+    }
     return 0;
 }
 
@@ -185,9 +222,14 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
         r->rgb_grid_stride = align64(gw * 3);
         r->rgb_dst_stride = align64(rw * 3);
         r->rgb_grid = av_malloc((size_t)r->rgb_grid_stride * gh);
-        r->rgb_dst = av_malloc((size_t)r->rgb_dst_stride * rh);
-        r->rgb_out = av_malloc(rpix * 3);
-        if (r->rgb_grid && r->rgb_dst)
+        if (yuv_create(r) < 0)
+            goto nomem;
+        /* Without rgb (RENDER_YUV_ONLY; the 8-bit rgba deep picture is made
+         * from it), rgb_dst and rgb_out stay NULL and sc_rgb unmade. */
+        bool rgb = !r->yuv_out || !(needs & RENDER_YUV_ONLY) || (needs & RENDER_NEED_ALPHA);
+        r->rgb_dst = rgb ? av_malloc((size_t)r->rgb_dst_stride * rh) : NULL;
+        r->rgb_out = rgb ? av_malloc(rpix * 3) : NULL;
+        if (rgb && r->rgb_grid && r->rgb_dst)
             r->sc_rgb = scaler_create(gw, gh, rw, rh, AV_PIX_FMT_RGB24, r->rgb_grid, r->rgb_grid_stride, r->rgb_dst,
                                       r->rgb_dst_stride);
         if (g16) {
@@ -202,7 +244,7 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
             if (!r->g16_out || !r->sc_g16)
                 goto nomem;
         }
-        if (!r->rgb_out || !r->sc_rgb)
+        if (rgb && (!r->rgb_out || !r->sc_rgb))
             goto nomem;
     } else {
         r->rgb_grid_stride = gw * 3;
@@ -358,6 +400,35 @@ static int scale_plane(const struct renderer *r, struct scaler *sc, struct pack_
     return 0;
 }
 
+/* Rows [2 lo, 2 hi) of the grid-size rgb picture as yuv420p (yuv_grid). */
+static void yuv_rows(void *arg, int lo, int hi)
+{
+    const struct renderer *r = arg;
+    const int *gs = r->yuv_grid_stride;
+    yuv420_from_rgb24(r->rgb_grid + (size_t)2 * lo * r->rgb_grid_stride, r->rgb_grid_stride, r->gw, 2 * (hi - lo),
+                      r->yuv_grid[0] + (size_t)2 * lo * gs[0], gs[0], r->yuv_grid[1] + (size_t)lo * gs[1], gs[1],
+                      r->yuv_grid[2] + (size_t)lo * gs[2], gs[2]);
+}
+
+/* The yuv420p picture at render size (yuv_out): the grid-size rgb converted
+ * (sinks/yuv420.c, in bands of row pairs on the pool), then each plane
+ * scaled as grey and packed, Y then Cb then Cr. The bytes do not depend on
+ * the bands: the conversion is per 2x2 block, the scaling scale.h's. p is
+ * scratch. Returns 0, or -1 with e filled. */
+static int yuv_frame(const struct renderer *r, struct pack_job *p, struct rr_err *e)
+{
+    team_for(r->gh / 2, team_threads_for((long)r->gw * r->gh, 65536), yuv_rows, (void *)r);
+    uint8_t *out = r->yuv_out;
+    for (int k = 0; k < 3; k++) {
+        int w = k ? r->rw / 2 : r->rw, h = k ? r->rh / 2 : r->rh;
+        *p = (struct pack_job){ .out = out, .src = r->yuv_dst[k], .stride = r->yuv_dst_stride[k], .row_bytes = w };
+        if (scale_plane(r, r->sc_yuv[k], r->yuv_dst[k] ? p : NULL, k ? "yuv420p chroma " : "yuv420p luma ", e) < 0)
+            return -1;
+        out += (size_t)w * h;
+    }
+    return 0;
+}
+
 /* The interleaved deep picture (frame.h) from the frame's rgb (8-bit
  * colour), the 16-bit colour and the alpha, at render size: the scaled
  * copies when scaled. Returns 0, or -1 with e filled. */
@@ -427,6 +498,11 @@ static int deep_frame(struct renderer *r, const uint8_t *rgb, struct frame *fr, 
     return 0;
 }
 
+bool render_makes_rgb(const struct renderer *r)
+{
+    return !r->scaled || r->sc_rgb;
+}
+
 int render_frame(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
                  struct frame *fr, struct rr_err *e)
 {
@@ -483,11 +559,17 @@ int render_frame_to(struct renderer *r, const struct field *f, const unsigned ch
     fr->grid_h = gh;
     if (r->scaled) {
         /* Each band's rows are packed into the frame by the thread that scaled them. */
-        struct pack_job p = { .out = target ? target : r->rgb_out, .src = r->rgb_dst, .stride = r->rgb_dst_stride,
-                              .row_bytes = r->rw * 3 };
-        if (scale_plane(r, r->sc_rgb, &p, "", e) < 0)
+        struct pack_job p;
+        if (r->yuv_out && yuv_frame(r, &p, e) < 0)
             return -1;
-        fr->rgb = p.out;
+        fr->yuv = r->yuv_out;
+        if (r->sc_rgb) {
+            p = (struct pack_job){ .out = target ? target : r->rgb_out, .src = r->rgb_dst,
+                                   .stride = r->rgb_dst_stride, .row_bytes = r->rw * 3 };
+            if (scale_plane(r, r->sc_rgb, &p, "", e) < 0)
+                return -1;
+            fr->rgb = p.out;
+        }
         if (g16) {
             p = (struct pack_job){ .out = (uint8_t *)r->g16_out, .src = (const uint8_t *)r->g16_dst,
                                    .stride = r->g16_dst_stride, .row_bytes = r->rw * 2 };

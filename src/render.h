@@ -7,7 +7,10 @@
  * render.obstacle_color. When render.width/height differ from the grid, the
  * picture is scaled with libswscale (bicubic, bit-exact flags, so frames are
  * the same on every CPU), except refract, which samples its background at
- * render size itself.
+ * render size itself. RENDER_NEED_YUV420 (a yuv420p encoder) has the
+ * scaled picture made in yuv420p as well: the grid-size rgb converted by
+ * sinks/yuv420.c and each plane scaled as grey, which is far cheaper than
+ * scaling packed rgb24; with RENDER_YUV_ONLY the rgb is then not scaled.
  *
  * Every mode computes its colours in float and rounds them to 8 bits for
  * rgb; a sink that asks for RENDER_NEED_RGB16 gets the same values rounded
@@ -62,6 +65,10 @@ void render_rows_into(const struct renderer *r, const struct field *f, const uns
 
 /* For render_by_rows: fr describes frame `index` drawn into rgb. */
 void render_frame_of(const struct renderer *r, long index, uint8_t *rgb, struct frame *fr);
+
+/* Whether its frames carry the rgb picture (not with RENDER_YUV_ONLY where
+ * it makes yuv420p): a target for render_frame_to is worth giving. */
+bool render_makes_rgb(const struct renderer *r);
 
 void render_free(struct renderer *r);   /* accepts NULL */
 

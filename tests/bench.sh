@@ -7,8 +7,8 @@
 # the grids and frame buffers need, and allocations per frame. Numbers only;
 # nothing passes or fails. docs/performance.md explains the method and the results.
 # BENCH_SECTION=NAME runs one section: solvers, frames, cores, yuv, e2e, e4k, png,
-# render, farm, memory, allocations or scenes (e4k, farm, memory and allocations set up
-# e2e's scene, not its timings).
+# render, farm, memory, allocations, scenes or scaled (e4k, farm, memory and
+# allocations set up e2e's scene, not its timings).
 bin=${1:-./ripplerender}; build=${2:-build}
 set -e
 case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
@@ -326,4 +326,39 @@ for s in scenes/*.json; do
     awk -v n="$(basename "$s")" -v f="$frames" -v t="$t" -v o="$t_old" 'BEGIN {
         printf "%-22s %8d %10.1f", n, f, f / t; if (o != "") printf " %12.1f", f / o; printf "\n" }'
 done
+fi
+
+if on scaled; then
+echo "== example scenes rendered larger than their grids, mp4 (their own settings), best of ${SCALED_TRIES:-3} taken in turns"
+# Each scene whose render size is not its grid's, against the ffmpeg
+# program encoding the same frames from raw rgb24 (made through the NUT
+# pipe, untimed) with the sink's defaults: libx264 medium, crf 20, yuv420p.
+# With BENCH_OLD=path/to/an/earlier/ripplerender, that binary takes its
+# turns too.
+printf '%-22s %9s %10s %10s %8s%s\n' scene size ours ffmpeg ratio "${BENCH_OLD:+   BENCH_OLD ratio}"
+for s in scenes/*.json; do
+    case "$s" in *.schema.json) continue ;; esac
+    "$bin" "$s" --print-scene > "$T/s.json"
+    size=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); g, r = d["grid"], d.get("render", {})
+w, h = r.get("width") or g["width"], r.get("height") or g["height"]
+print("%dx%d %d" % (w, h, (w, h) != (g["width"], g["height"])))' "$T/s.json" 2>/dev/null) || continue
+    [ "${size#* }" = 1 ] || continue
+    size=${size% *}
+    frames=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["time"]["frames"])' "$T/s.json")
+    fps=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["time"]["fps"])' "$T/s.json")
+    "$bin" "$s" -o - --set output.format=nut -q | ffmpeg -v error -y -f nut -i - -f rawvideo -pix_fmt rgb24 "$T/frames.rgb"
+    t=; t_old=; t_ff=
+    for i in $(seq "${SCALED_TRIES:-3}"); do
+        t=$(shorter "$(best 1 "$bin" "$s" -o "$T/x.mp4" -y -q)" "$t")
+        [ -z "$BENCH_OLD" ] || t_old=$(shorter "$(best 1 "$BENCH_OLD" "$s" -o "$T/x.mp4" -y -q)" "$t_old")
+        t_ff=$(shorter "$(best 1 ffmpeg -v error -y -f rawvideo -pix_fmt rgb24 -s "$size" -r "$fps" -i "$T/frames.rgb" \
+                          -c:v libx264 -preset medium -crf 20 -pix_fmt yuv420p "$T/ff.mp4")" "$t_ff")
+    done
+    awk -v n="$(basename "$s")" -v sz="$size" -v f="$frames" -v t="$t" -v o="$t_old" -v ff="$t_ff" 'BEGIN {
+        printf "%-22s %9s %6.1f f/s %6.1f f/s %7.2fx", n, sz, f / t, f / ff, ff / t
+        if (o != "") printf " %9.2fx", ff / o
+        printf "\n" }'
+    rm -f "$T/frames.rgb"
+done
+echo
 fi

@@ -100,6 +100,13 @@ struct renderer {
      * alpha as floats, fch a cell, at grid size; NULL: none. */
     float *fdeep;
     int fch;
+    /* RENDER_NEED_YUV420 where scaled (frame.h): the grid-size picture as
+     * yuv420p (sinks/yuv420.c), plane k (Y, Cb, Cr) at yuv_grid[k], its scaled
+     * copy at yuv_dst[k] (aligned strides), packed into yuv_out; NULL: none.
+     * rgb_out is then not made with RENDER_YUV_ONLY. */
+    uint8_t *yuv_grid[3], *yuv_dst[3], *yuv_out;
+    int yuv_grid_stride[3], yuv_dst_stride[3];
+    struct scaler *sc_yuv[3];
 };
 
 /* What a render mode is to the renderer. */

@@ -1,5 +1,6 @@
 /* sinks/video.c: .mp4 .mkv .mov .webm through libavformat and libavcodec,
- * rgb24 converted to yuv420p by sinks/yuv420.c and to any other pixel format
+ * rgb24 converted to yuv420p by sinks/yuv420.c (or, where the renderer
+ * scales the picture, its yuv420p: frame.h) and to any other pixel format
  * of the encoder with libswscale; a pix_fmt of more than 8 bits is made from
  * the 16-bit render (rgb48), one with alpha from render.alpha's (rgba,
  * rgba64): the frame's deep picture (frame.h). Follows
@@ -348,7 +349,21 @@ static int video_needs(const struct output_config *o, const struct scene *sc)
     bool alpha = sc->render.alpha != ALPHA_NONE;
     if (video_format(o, alpha, &ct, &codec, &ofmt, &pix, &e) < 0)
         return 0;   /* open fails with the reason */
+    if (pix == AV_PIX_FMT_YUV420P && !alpha)   /* the renderer's yuv420p where it scales */
+        return RENDER_NEED_YUV420;
     return (pix_deep_bits(pix) ? RENDER_NEED_RGB16 : 0) | (alpha ? RENDER_NEED_ALPHA : 0);
+}
+
+/* A frame the renderer made as yuv420p (frame.h: scaled, even sizes, so no
+ * padding) into the encoder's frame. */
+static void copy_yuv(AVFrame *f, const struct frame *fr)
+{
+    const uint8_t *in = fr->yuv;
+    for (int k = 0; k < 3; k++) {
+        int w = k ? fr->width / 2 : fr->width, h = k ? fr->height / 2 : fr->height;
+        for (int y = 0; y < h; y++, in += w)
+            memcpy(f->data[k] + (ptrdiff_t)y * f->linesize[k], in, (size_t)w);
+    }
 }
 
 static int video_open(void *priv, const struct output_config *o, const struct sink_params *p, struct rr_err *e)
@@ -557,12 +572,11 @@ static void to_sws16(const uint16_t *in, uint16_t *out, size_t n, int ch)
         out[i] = (int)(i % (size_t)ch) < 3 ? (uint16_t)(((uint32_t)in[i] * 65280u + 32767u) / 65535u) : in[i];
 }
 
-static int video_write(void *priv, const struct frame *fr, struct rr_err *e)
+/* The frame's rgb24 or deep picture into the encoder's frame: padded to
+ * even sizes for subsampled chroma, then converted. Returns 0, or -1 with e
+ * filled. */
+static int convert(struct video_sink *s, const struct frame *fr, struct rr_err *e)
 {
-    struct video_sink *s = priv;
-    if (fr->width != s->width || fr->height != s->height)
-        return rr_fail(e, RR_EXIT_RUNTIME, "%s: frame %ld is %dx%d, the file was opened for %dx%d", s->path,
-                       fr->index, fr->width, fr->height, s->width, s->height);
     const uint8_t *src = fr->rgb;
     if (s->src != AV_PIX_FMT_RGB24) {
         if (!fr->deep || fr->deep_channels * fr->deep_bits / 8 != s->bpp)
@@ -589,9 +603,6 @@ static int video_write(void *priv, const struct frame *fr, struct rr_err *e)
         to_sws16((const uint16_t *)src, s->rescaled, (size_t)s->ew * s->eh, bpp / 2);
         src = (const uint8_t *)s->rescaled;
     }
-    int ret = av_frame_make_writable(s->frame);
-    if (ret < 0)
-        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot get a frame buffer", ret);
     if (!s->sws) {
         AVFrame *f = s->frame;
         yuv420_from_rgb24(src, src_stride, s->ew, s->eh, f->data[0], f->linesize[0], f->data[1], f->linesize[1],
@@ -602,6 +613,23 @@ static int video_write(void *priv, const struct frame *fr, struct rr_err *e)
         if (sws_scale(s->sws, srcs, strides, 0, s->eh, s->frame->data, s->frame->linesize) != s->eh)
             return rr_fail(e, RR_EXIT_RUNTIME, "%s: libswscale failed on frame %ld", s->path, fr->index);
     }
+    return 0;
+}
+
+static int video_write(void *priv, const struct frame *fr, struct rr_err *e)
+{
+    struct video_sink *s = priv;
+    if (fr->width != s->width || fr->height != s->height)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: frame %ld is %dx%d, the file was opened for %dx%d", s->path,
+                       fr->index, fr->width, fr->height, s->width, s->height);
+    int ret = av_frame_make_writable(s->frame);
+    if (ret < 0)
+        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot get a frame buffer", ret);
+    /* yuv420p from the renderer (it scaled the picture as yuv420p), or converted here. */
+    if (fr->yuv && !s->sws)
+        copy_yuv(s->frame, fr);
+    else if (convert(s, fr, e) < 0)
+        return -1;
     s->frame->pts = s->next_pts++;
     return encode(s, s->frame, e);
 }

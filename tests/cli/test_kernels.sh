@@ -7,11 +7,12 @@
 # bit for bit (.npy: a rendered frame's hash hides a difference in the last
 # bit of a height), for elias, flow and wave, one step a frame and fused
 # steps, on a grid wide enough for the kernels' whole vectors and their
-# masked ends. ld.so --help, run under the same model, tells the level glibc
-# sees, the same levels GCC's target_clones resolvers pick by: a model that
-# did not give the level we ask for fails the test instead of testing the
-# wrong build. (Valgrind served here before: it cannot start the binary on a
-# host whose CPUID hides RDTSCP, which libhwy, loaded by libavcodec, runs.)
+# masked ends; and a scaled yuv420p video's frames the native run's. ld.so
+# --help, run under the same model, tells the level glibc sees, the same
+# levels GCC's target_clones resolvers pick by: a model that did not give
+# the level we ask for fails the test instead of testing the wrong build.
+# (Valgrind served here before: it cannot start the binary on a host whose
+# CPUID hides RDTSCP, which libhwy, loaded by libavcodec, runs.)
 # Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
 . tests/cli/lib.sh
 
@@ -57,6 +58,16 @@ for solver in elias flow wave; do
     done
 done
 
+# A render scaled 2x to a yuv420p video: the renderer's yuv420p planes,
+# scaled by libswscale's grey path (vectorised as the CPU allows), decoded
+# from lossless ffv1.
+yuv_frames() {
+    "$@" scenes/demo.json -f 6 -s output.codec=ffv1 -s output.pix_fmt=yuv420p -o "$T/yuv.mkv" -y -q &&
+        ffmpeg -v error -i "$T/yuv.mkv" -f framemd5 -
+}
+yuv_frames "$RR" > "$T/native-yuv"
+check native-yuv-frames [ "$(grep -cv '^#' "$T/native-yuv")" -eq 6 ]
+
 # model level: the CPU QEMU emulates and the level it must give.
 for pair in Haswell-v4:x86-64-v3 qemu64:baseline; do
     model=${pair%%:*} want=${pair#*:}
@@ -75,5 +86,7 @@ for pair in Haswell-v4:x86-64-v3 qemu64:baseline; do
             check "same-heights-on-$want-$solver-spf$spf" cmp -s "$T/native-$solver-$spf.npy" "$T/emu.npy"
         done
     done
+    yuv_frames $QEMU "$RR" > "$T/emu-yuv" 2> "$T/out"
+    check "same-scaled-yuv420p-on-$want" cmp -s "$T/native-yuv" "$T/emu-yuv"
 done
 finish

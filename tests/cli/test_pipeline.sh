@@ -27,6 +27,24 @@ for j in 1 2; do
 done
 check fused-same-any-j cmp -s "$T/hash1" "$T/hash2"
 
+# Scaled, a yuv420p encoder takes the renderer's yuv420p (frame.h), made
+# without the rgb picture unless something hashes it: the same frames
+# (lossless ffv1, decoded) on -j1 and -j2 and with --manifest, which makes
+# the rgb too and hashes it as --hash does.
+for j in 1 2; do
+    "$RR" "$T/fused.json" -s render.width=192 -s render.height=128 -s output.codec=ffv1 -s output.pix_fmt=yuv420p \
+        -o "$T/yuv$j.mkv" -y -q -j $j
+    ffmpeg -v error -i "$T/yuv$j.mkv" -f framemd5 - | md5col /dev/stdin > "$T/yuv$j"
+done
+"$RR" "$T/fused.json" -s render.width=192 -s render.height=128 -s output.codec=ffv1 -s output.pix_fmt=yuv420p \
+    -o "$T/yuvm.mkv" --manifest "$T/m.json" -y -q
+ffmpeg -v error -i "$T/yuvm.mkv" -f framemd5 - | md5col /dev/stdin > "$T/yuvm"
+"$RR" "$T/fused.json" -s render.width=192 -s render.height=128 --hash -q | awk '{print $2}' > "$T/rgbhash"
+check scaled-yuv-all-frames [ "$(sort -u "$T/yuv1" | wc -l)" -eq 12 ]
+check scaled-yuv-same-any-j cmp -s "$T/yuv1" "$T/yuv2"
+check scaled-yuv-same-with-rgb cmp -s "$T/yuv1" "$T/yuvm"
+check scaled-manifest-hashes-rgb sh -c "grep -o '[0-9a-f]\{32\}' '$T/m.json' | cmp -s - '$T/rgbhash'"
+
 # A sink that fails on the writer thread: a file size limit makes the npy
 # writes fail (EFBIG); the run says so, exits 1 and leaves no output.
 ( ulimit -f 64; trap '' XFSZ; "$RR" "$T/fused.json" -o "$T/big.npy" -y -q -f 12 > /dev/null 2> "$T/err" )

@@ -14,9 +14,13 @@
 
 #include <cmocka.h>
 
+#include <omp.h>
+
 #include "fake_field.h"
 #include "render.h"
 #include "render/modes.h"
+#include "sinks/yuv420.h"
+#include "sws_one_call.h"
 
 static void scene_init(struct scene *sc, int gw, int gh, enum render_mode mode)
 {
@@ -497,6 +501,98 @@ static void test_mode_table_matches_scene(void **state)
     assert_string_equal(render_float_modes(have, sizeof have), "height, normals or caustics");
 }
 
+/* RENDER_NEED_YUV420 (frame.h): where the picture is scaled, frame.yuv is
+ * the grid-size rgb converted by sinks/yuv420.c and each plane scaled as
+ * grey by one libswscale call (the plain path), byte for byte, on 1 to 3
+ * threads (bands of the conversion and of the scaling), up by 2 (rows scaled
+ * straight into the frame) and by an uneven ratio (into aligned rows, then
+ * packed); rgb keeps its bytes, and with RENDER_YUV_ONLY is not made
+ * (but for the 8-bit rgba of render.alpha). Unscaled or an odd size: no yuv. */
+static void test_scaled_yuv420(void **state)
+{
+    (void)state;
+    enum { GW = 320, GH = 240 };   /* enough cells and pixels for the pool's bands */
+    float *cells = malloc(sizeof(float) * GW * GH);
+    unsigned char *walls = calloc(GW * GH, 1);
+    assert_true(cells && walls);
+    for (int y = 0; y < GH; y++)
+        for (int x = 0; x < GW; x++)
+            cells[y * GW + x] = sinf(0.11f * (float)x) * cosf(0.07f * (float)y) + 0.3f * sinf(1.3f * (float)(x * y));
+    for (int y = 100; y < 120; y++)
+        walls[y * GW + 40] = walls[y * GW + 41] = 1;
+    struct fake fk;
+    fake_init(&fk, GW, GH, cells);
+    struct scene sc;
+    scene_init(&sc, GW, GH, RENDER_COLORMAP);
+    snprintf(sc.render.colormap, sizeof sc.render.colormap, "viridis");
+    struct renderer *r;
+    struct rr_err e = { 0 };
+    struct frame fr;
+    /* The grid-size picture, and its yuv420p. */
+    assert_int_equal(render_create(&r, &sc, RENDER_NEED_YUV420, &e), 0);
+    assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
+    assert_null(fr.yuv);   /* unscaled: the sink converts */
+    assert_true(render_makes_rgb(r));
+    uint8_t *gy = malloc(GW * GH * 3 / 2), *gu = gy + GW * GH, *gv = gu + GW * GH / 4;
+    assert_non_null(gy);
+    yuv420_from_rgb24(fr.rgb, GW * 3, GW, GH, gy, GW, gu, GW / 2, gv, GW / 2);
+    render_free(r);
+    const int sizes[2][2] = { { 640, 480 }, { 500, 374 } };
+    for (int t = 0; t < 2; t++) {
+        const int rw = sizes[t][0], rh = sizes[t][1];
+        const size_t ybytes = (size_t)rw * rh, cbytes = ybytes / 4;
+        uint8_t *want = malloc(ybytes + 2 * cbytes), *rgb = malloc(ybytes * 3);
+        assert_true(want && rgb);
+        sws_one_call(GW, GH, rw, rh, AV_PIX_FMT_GRAY8, gy, GW, want, rw);
+        sws_one_call(GW / 2, GH / 2, rw / 2, rh / 2, AV_PIX_FMT_GRAY8, gu, GW / 2, want + ybytes, rw / 2);
+        sws_one_call(GW / 2, GH / 2, rw / 2, rh / 2, AV_PIX_FMT_GRAY8, gv, GW / 2, want + ybytes + cbytes, rw / 2);
+        sc.render.width = rw;
+        sc.render.height = rh;
+        assert_int_equal(render_create(&r, &sc, 0, &e), 0);
+        assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
+        assert_null(fr.yuv);   /* not asked for */
+        memcpy(rgb, fr.rgb, ybytes * 3);
+        render_free(r);
+        for (int nt = 1; nt <= 3; nt++) {
+            omp_set_num_threads(nt);
+            const int needs[3] = { RENDER_NEED_YUV420, RENDER_NEED_YUV420 | RENDER_YUV_ONLY,
+                                   RENDER_NEED_YUV420 | RENDER_YUV_ONLY | RENDER_NEED_ALPHA };
+            for (int k = 0; k < 3; k++) {
+                sc.render.alpha = k == 2 ? ALPHA_HEIGHT : ALPHA_NONE;
+                assert_int_equal(render_create(&r, &sc, needs[k], &e), 0);
+                assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
+                assert_non_null(fr.yuv);
+                assert_memory_equal(fr.yuv, want, ybytes + 2 * cbytes);
+                assert_true(render_makes_rgb(r) == (k != 1));
+                if (k == 1) {
+                    assert_null(fr.rgb);
+                } else {
+                    assert_non_null(fr.rgb);
+                    assert_memory_equal(fr.rgb, rgb, ybytes * 3);
+                }
+                render_free(r);
+            }
+        }
+        omp_set_num_threads(1);
+        sc.render.alpha = ALPHA_NONE;
+        free(want);
+        free(rgb);
+    }
+    /* An odd render size (its chroma would not be half the luma's): no yuv, rgb as ever. */
+    sc.render.width = 641;
+    sc.render.height = 480;
+    assert_int_equal(render_create(&r, &sc, RENDER_NEED_YUV420 | RENDER_YUV_ONLY, &e), 0);
+    assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
+    assert_null(fr.yuv);
+    assert_non_null(fr.rgb);
+    assert_true(render_makes_rgb(r));
+    render_free(r);
+    free(gy);
+    free(cells);
+    free(walls);
+    free(fk.mem);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -509,6 +605,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_scaled_uniform_stays_uniform),
         cmocka_unit_test(test_scaled_is_deterministic),
+        cmocka_unit_test(test_scaled_yuv420),
         cmocka_unit_test(test_deep_rgba),
         cmocka_unit_test(test_colormap_16),
         cmocka_unit_test(test_alpha_errors),

@@ -17,6 +17,7 @@
 #include <libswscale/swscale.h>
 
 #include "scale.h"
+#include "sws_one_call.h"
 #include "team.h"
 
 static const int bytes_per_pixel[] = { [AV_PIX_FMT_RGB24] = 3, [AV_PIX_FMT_GRAY16] = 2, [AV_PIX_FMT_GRAY8] = 1 };
@@ -30,22 +31,6 @@ static void fill(uint8_t *p, int stride, int row_bytes, int h, uint32_t seed)
             seed = seed * 1664525u + 1013904223u;
             p[(size_t)y * stride + x] = y & 1 ? (uint8_t)(seed >> 24) : (uint8_t)(x * 7 + y * 3);
         }
-}
-
-/* The reference: one sws_scale call over the whole picture. */
-static void one_call(int sw, int sh, int dw, int dh, enum AVPixelFormat fmt, const uint8_t *src, int ss, uint8_t *dst,
-                     int ds)
-{
-    struct SwsContext *c = sws_getContext(sw, sh, fmt, dw, dh, fmt,
-                                          SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT | SWS_BITEXACT,
-                                          NULL, NULL, NULL);
-    assert_non_null(c);
-    const uint8_t *s[4] = { src, NULL, NULL, NULL };
-    int sst[4] = { ss, 0, 0, 0 };
-    uint8_t *d[4] = { dst, NULL, NULL, NULL };
-    int dst_[4] = { ds, 0, 0, 0 };
-    assert_int_equal(sws_scale(c, s, sst, 0, sh, d, dst_), dh);
-    sws_freeContext(c);
 }
 
 /* Which rows the after calls were given (and that each came once). */
@@ -82,7 +67,7 @@ static void check_size(int sw, int sh, int dw, int dh, enum AVPixelFormat fmt, i
     assert_non_null(s);
     for (uint32_t seed = 1; seed <= 2; seed++) {   /* a second picture through the same scaler */
         fill(src, ss, sw * bpp, sh, seed * 2654435761u);
-        one_call(sw, sh, dw, dh, fmt, src, ss, want, ds);
+        sws_one_call(sw, sh, dw, dh, fmt, src, ss, want, ds);
         for (int y = 0; y < dh; y++)
             memcpy(packed + (size_t)y * dw * bpp, want + (size_t)y * ds, (size_t)dw * bpp);
         for (int nt = 1; nt <= max_nt; nt++) {
