@@ -94,6 +94,7 @@
  * transformed by the row passes (mirror_rows). The buffers' line strides
  * avoid multiples of 4 KiB (line_stride), and rows are packed four cells
  * at a time (pack_grid_row). */
+#include "fftwisdom.h"
 #include "solver.h"
 #include "team.h"
 
@@ -349,15 +350,27 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
     }
+    /* Plans on the thread-private buffers (same alignment as every later
+     * use), estimated, or measured with the machine's wisdom (fftwisdom.h);
+     * measuring overwrites the buffers, zeroed after it. */
+    bool measure;
+    if (fft_planning(&measure, e) < 0) {
+        spectral_free(sp);
+        return -1;
+    }
+    const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
+    if (measure)
+        fft_wisdom_load();
+    fftwf_complex *b0 = sp->buf, *b1 = sp->buf + sp->buflen / 2;
+    sp->fx = fftwf_plan_dft_1d(nx, b0, b1, FFTW_FORWARD, flags);
+    sp->ix = fftwf_plan_dft_c2r_1d(nx, b1, (float *)b0, flags);
+    sp->fy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_FORWARD, flags);
+    sp->iy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_BACKWARD, flags);
+    if (measure)
+        fft_wisdom_save();
     /* The rows past ny of the last group are copied along but never used. */
     memset(sp->Z, 0, zrows * nx * sizeof *sp->Z);
     memset(sp->buf, 0, (size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
-    /* Plans on the thread-private buffers (same alignment as every later use). */
-    fftwf_complex *b0 = sp->buf, *b1 = sp->buf + sp->buflen / 2;
-    sp->fx = fftwf_plan_dft_1d(nx, b0, b1, FFTW_FORWARD, FFTW_ESTIMATE);
-    sp->ix = fftwf_plan_dft_c2r_1d(nx, b1, (float *)b0, FFTW_ESTIMATE);
-    sp->fy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_FORWARD, FFTW_ESTIMATE);
-    sp->iy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_BACKWARD, FFTW_ESTIMATE);
     const int ok = sp->fx && sp->ix && sp->fy && sp->iy;
     if (!ok) {
         spectral_free(sp);
