@@ -8,7 +8,8 @@
  * the same solver on one thread (the kernels' own speed, apart from the
  * threads' scaling, which suffers most when other programs share the cores),
  * and, when this build has the spectral solver and fftw3f was found, one
- * spectral step at 1024^2 against an FFTW_MEASURE complex 2-D round trip.
+ * spectral step at 1024^2, with estimated and with measured FFT plans
+ * (RIPPLERENDER_FFT), against an FFTW_MEASURE complex 2-D round trip.
  * Every figure is the best of several tries (the machine is shared): in the
  * solver table, ROUNDS turns of each row taken in rotation with the other
  * rows of its grid size and with the yardsticks (solver_table); for the
