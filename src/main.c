@@ -113,6 +113,8 @@ static const char usage_tail[] =
     "memory a run may need: larger grids, renders and images are refused before allocating.\n"
     "RIPPLERENDER_DEBUG=kernels prints on standard error which kernels and threads the run\n"
     "chose, one line a decision (the frames are the same).\n"
+    "RIPPLERENDER_FFT=measure: the spectral solver's FFT plans timed on this machine and kept\n"
+    "in $XDG_CACHE_HOME/ripplerender (faster; frames differ from the default estimate by rounding).\n"
     "The scene keys are described in docs/scene.md.\n";
 
 static volatile sig_atomic_t interrupted;

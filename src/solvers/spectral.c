@@ -64,14 +64,18 @@
  * vertical velocity in the imaginary part; here the frequency, the decay and
  * the units are physical, and the second plane is the height one step ago.
  *
- * FFT: FFTW 3 (fftw3f), FFTW_ESTIMATE plans only (FFTW_MEASURE picks plans by
- * timing, so its bits change from run to run). Chosen by measurement against
- * libavutil's av_tx (FFmpeg 5.1): even at 1024, but av_tx 5.1 falls back to a
- * naive O(n^2) DFT for lengths such as 540, 600 or 1000, and `wrap` grids take
- * any size (docs/solvers.md). One complex 1-D plan per axis and one
- * complex-to-real plan for the rows, all out of place, run on each thread's
- * own buffers of one alignment, so every line takes the same code path on
- * any thread and the frames do not depend on -j.
+ * FFT: FFTW 3 (fftw3f). Chosen by measurement against libavutil's av_tx
+ * (FFmpeg 5.1): even at 1024, but av_tx 5.1 falls back to a naive O(n^2)
+ * DFT for lengths such as 540, 600 or 1000, and `wrap` grids take any size
+ * (docs/solvers.md). Plans by FFTW_ESTIMATE, the same on every run of a
+ * build on one CPU, unless RIPPLERENDER_FFT=measure asks for plans timed on
+ * this machine and kept as wisdom in the cache (fftwisdom.h): faster, but a
+ * plan chosen by timing orders its additions differently, so those frames
+ * differ from the estimated ones by rounding. One complex 1-D plan per axis
+ * and one complex-to-real plan for the rows, all out of place, run on each
+ * thread's own buffers and on Z's columns, all of one alignment, so every
+ * line takes the same code path on any thread and the frames do not depend
+ * on -j.
  *
  * A step is three passes over the domain, run by the program's thread team
  * (team.h: a barrier between passes, none inside; work items claimed from
@@ -79,21 +83,22 @@
  * the team between steps, and the idle threads of two pools spin while the
  * other pool's work, taking the cores it needs.
  *  1. row groups of ROWS rows: each row packed straight from f->cur, f->prev,
- *     `last` and the pads, transformed, and the group stored by columns in Z
- *     (Z is groups x nx columns x ROWS values: a column's part of a group is
- *     contiguous);
+ *     `last` and the pads, transformed, and the group's ROWS values of each
+ *     column (two cache lines) stored in Z, which holds the transform by
+ *     columns (column x at Z + x nyp);
  *  2. column items: columns i .. i + 7 with their partners nx - i - 7 .. nx - i
- *     (the -k_x of each), copied out of Z in runs of ROWS values, transformed,
- *     every mode multiplied while the +k/-k pair is in cache, and columns
- *     0 .. nx/2 transformed back into Z: the new spectrum is Hermitian, so
- *     the other half is never made;
- *  3. row groups: columns 0 .. nx/2 of each row back to real heights by the
- *     complex-to-real plan (half the work of a complex one), written straight
- *     to f->prev, `last` and the absorb pads.
+ *     (the -k_x of each), transformed straight from Z into the thread's
+ *     lines, every mode multiplied while the +k/-k pair is in cache, and
+ *     columns 0 .. nx/2 transformed back into Z: the new spectrum is
+ *     Hermitian, so the other half is never made;
+ *  3. row groups: columns 0 .. nx/2 of each row loaded from Z, back to real
+ *     heights by the complex-to-real plan (half the work of a complex one),
+ *     written straight to f->prev, `last` and the absorb pads.
  * Fixed and clamp pad rows are only mirrors of grid rows and are not
  * transformed by the row passes (mirror_rows). The buffers' line strides
  * avoid multiples of 4 KiB (line_stride), and rows are packed four cells
  * at a time (pack_grid_row). */
+#include "fftwisdom.h"
 #include "solver.h"
 #include "team.h"
 
@@ -119,9 +124,9 @@ extern const struct solver_ops solver_spectral;
  * took 2.4 ms a step on one thread, 23 ms on two with the machine's 2 cores
  * loaded 7 deep, when a step had about ten parallel loops). */
 #define PAR_MIN (512 * 512)
-/* Rows per group of the row passes: Z is stored by groups, each column's
- * ROWS values together, 128 bytes (two cache lines) that the column pass
- * reads as one run (measured: 16 rows a little faster than 8). */
+/* Rows per group of the row passes: each pass moves ROWS values of a
+ * column of Z, 128 bytes (two whole cache lines), per column and group
+ * (measured: 16 rows a little faster than 8). */
 #define ROWS 16
 /* Columns per item of the column pass on each side of the +k_x / -k_x pairs. */
 #define COLB 8
@@ -142,7 +147,7 @@ struct spectral {
     double *dsum;             /* h: sum of wx (h_n - last) over each grid row, from the row pass */
     float *AB;                /* (nx / 2 + 1) * (ny / 2 + 1) pairs (a, b) by column, normalisation folded in */
     float *sponge;            /* max pad: absorb factors by depth into the pad */
-    fftwf_complex *Z;         /* the transform: nyp / ROWS groups of nx columns of ROWS values */
+    fftwf_complex *Z;         /* the transform by columns: nx columns of ny values, nyp apart */
     size_t nxp, nyp;          /* row and column line strides in the buffers (line_stride) */
     fftwf_plan fx, fy, iy;    /* one row, one column (complex, both ways) */
     fftwf_plan ix;            /* one row back: complex (nx / 2 + 1 values) to real */
@@ -207,12 +212,12 @@ static uint64_t spectral_bytes(const struct scene *sc, int threads, char *what, 
     struct axis ax, ay;
     scene_axes(sc, &ax, &ay);
     /* As spectral_init allocates: H and P (4 + 4 per cell), AB (about 2),
-     * Z (8 per cell, rows rounded up to ROWS), the threads' line buffers and
+     * Z (8 per cell, columns nyp apart), the threads' line buffers and
      * `last` (w x h floats). */
-    uint64_t nx = (uint64_t)ax.n, ny = (uint64_t)ay.n, groups = (ny + ROWS - 1) / ROWS;
-    uint64_t rows = ROWS * line_stride(nx), cols = COLS * line_stride(groups * ROWS);
+    uint64_t nx = (uint64_t)ax.n, ny = (uint64_t)ay.n;
+    uint64_t rows = ROWS * line_stride(nx), cols = COLS * line_stride(ny);
     uint64_t buflen = 2 * (rows > cols ? rows : cols), t = threads > 0 ? (uint64_t)threads : 1;
-    return 8 * nx * ny + (nx / 2 + 1) * (ny / 2 + 1) * 8 + groups * ROWS * nx * 8 + t * buflen * 8
+    return 8 * nx * ny + (nx / 2 + 1) * (ny / 2 + 1) * 8 + nx * line_stride(ny) * 8 + t * buflen * 8
            + (uint64_t)sc->grid.width * (uint64_t)sc->grid.height * 4;
 }
 
@@ -325,12 +330,12 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     int maxpad = sp->ax.hi > sp->ay.hi ? sp->ax.hi : sp->ay.hi;
     sp->nthreads = omp_get_max_threads();
     sp->par = n >= PAR_MIN;
-    /* Every thread's two line buffers start at a multiple of 64 bytes from
-     * the (SIMD-aligned) allocation, so they have the alignment the plans were
-     * made with: fftwf_execute_dft requires it, and it keeps one code path. */
-    const size_t zrows = ((size_t)ny + ROWS - 1) / ROWS * ROWS;   /* whole groups */
+    /* Every thread's line buffers and every column of Z start at a multiple
+     * of 64 bytes from their (SIMD-aligned) allocations, so they have the
+     * alignment the plans were made with: fftwf_execute_dft requires it, and
+     * it keeps one code path. */
     sp->nxp = line_stride((size_t)nx);
-    sp->nyp = line_stride(zrows);
+    sp->nyp = line_stride((size_t)ny);
     const size_t rows = ROWS * sp->nxp, cols = COLS * sp->nyp;
     sp->buflen = 2 * (rows > cols ? rows : cols);
     sp->nitems = 1 + ((nx - 1) / 2 + COLB - 1) / COLB;
@@ -342,22 +347,33 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     sp->dsum = malloc((size_t)f->h * sizeof *sp->dsum);
     sp->AB = malloc(((size_t)nx / 2 + 1) * ((size_t)ny / 2 + 1) * 2 * sizeof *sp->AB);
     sp->sponge = malloc((size_t)(maxpad > 0 ? maxpad : 1) * sizeof *sp->sponge);
-    sp->Z = fftwf_malloc(zrows * nx * sizeof *sp->Z);
+    sp->Z = fftwf_malloc(sp->nyp * nx * sizeof *sp->Z);
     sp->buf = fftwf_malloc((size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
     if (!sp->H || !sp->P || !sp->last || !sp->wx || !sp->wy || !sp->dsum || !sp->AB || !sp->sponge || !sp->Z
         || !sp->buf) {
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
     }
-    /* The rows past ny of the last group are copied along but never used. */
-    memset(sp->Z, 0, zrows * nx * sizeof *sp->Z);
-    memset(sp->buf, 0, (size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
-    /* Plans on the thread-private buffers (same alignment as every later use). */
+    /* Plans on the thread-private buffers (same alignment as every later
+     * use), estimated, or measured with the machine's wisdom (fftwisdom.h);
+     * measuring overwrites the buffers, zeroed after it. */
+    bool measure;
+    if (fft_planning(&measure, e) < 0) {
+        spectral_free(sp);
+        return -1;
+    }
+    const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
+    if (measure)
+        fft_wisdom_load();
     fftwf_complex *b0 = sp->buf, *b1 = sp->buf + sp->buflen / 2;
-    sp->fx = fftwf_plan_dft_1d(nx, b0, b1, FFTW_FORWARD, FFTW_ESTIMATE);
-    sp->ix = fftwf_plan_dft_c2r_1d(nx, b1, (float *)b0, FFTW_ESTIMATE);
-    sp->fy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_FORWARD, FFTW_ESTIMATE);
-    sp->iy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_BACKWARD, FFTW_ESTIMATE);
+    sp->fx = fftwf_plan_dft_1d(nx, b0, b1, FFTW_FORWARD, flags);
+    sp->ix = fftwf_plan_dft_c2r_1d(nx, b1, (float *)b0, flags);
+    sp->fy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_FORWARD, flags);
+    sp->iy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_BACKWARD, flags);
+    if (measure)
+        fft_wisdom_save();
+    memset(sp->Z, 0, sp->nyp * nx * sizeof *sp->Z);
+    memset(sp->buf, 0, (size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
     const int ok = sp->fx && sp->ix && sp->fy && sp->iy;
     if (!ok) {
         spectral_free(sp);
@@ -564,25 +580,6 @@ static void unpack_row(const struct spectral *sp, const struct field *f, int y, 
     }
 }
 
-/* Copies columns col[0 .. c-1] between Z and lines of nyp values in b
- * (to_lines) or back. In each group of rows a column is ROWS values of Z (two
- * cache lines); the lines two groups ahead are prefetched, since the groups
- * are nx * ROWS values apart (too far for the hardware to guess). */
-static void column_io(const struct spectral *sp, const int *col, int c, fftwf_complex *b, int to_lines)
-{
-    const size_t nyp = sp->nyp, group = (size_t)sp->ax.n * ROWS;
-    for (size_t y0 = 0; y0 < (size_t)sp->ay.n; y0 += ROWS) {
-        fftwf_complex *z = sp->Z + y0 * sp->ax.n;
-        for (int s = 0; s < c; s++) {
-            fftwf_complex *zs = z + (size_t)col[s] * ROWS, *bs = b + s * nyp + y0;
-            if (y0 + 2 * ROWS < (size_t)sp->ay.n)
-                for (int k = 0; k < ROWS; k += 8)   /* 8 values per 64-byte line */
-                    __builtin_prefetch(zs + 2 * group + k);
-            memcpy(to_lines ? bs : zs, to_lines ? zs : bs, ROWS * sizeof *z);
-        }
-    }
-}
-
 /* One mode of the new spectrum, A (z + zm) + i B (z - zm) (column_pass),
  * from z = u and zm = conj(v): z + zm = (u.r + v.r, u.i - v.i). */
 static inline void mode_multiply(float *w, const float *u, const float *v, const float *ab)
@@ -622,11 +619,11 @@ static void multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_
         mode_multiply(w[j], u[j], v[ny - j], ab + 2 * (up ? j : ny - j));
 }
 
-/* The fixed and clamp y pads' rows of c columns (lines of nyp in b): a row
- * transform is linear, and exact for a sign of 1, -1 or 0, so a pad row's is
- * its grid row's times the sign (pack_row's mirror), and the row pass skips
- * them. */
-static void mirror_rows(const struct spectral *sp, fftwf_complex *b, int c)
+/* The fixed and clamp y pads' rows of the c columns l[0 .. c-1] (lines of
+ * Z): a row transform is linear, and exact for a sign of 1, -1 or 0, so a pad
+ * row's is its grid row's times the sign (pack_row's mirror), and the row
+ * pass skips them. */
+static void mirror_rows(const struct spectral *sp, fftwf_complex *const *l, int c)
 {
     const struct axis *ay = &sp->ay;
     for (int side = 0; side < 2; side++) {
@@ -637,9 +634,8 @@ static void mirror_rows(const struct spectral *sp, fftwf_complex *b, int c)
             const int y = side ? ay->lo + ay->m + j : ay->lo - 1 - j;
             const int ys = ay->lo + (side ? ay->m - 1 - src : src);
             for (int s = 0; s < c; s++) {
-                fftwf_complex *l = b + s * sp->nyp;
-                l[y][0] = sign * l[ys][0];
-                l[y][1] = sign * l[ys][1];
+                l[s][y][0] = sign * l[s][ys][0];
+                l[s][y][1] = sign * l[s][ys][1];
             }
         }
     }
@@ -663,10 +659,12 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
     const size_t nyp = sp->nyp;
     int col[COLS], kx[COLS], partner[COLS];
     const int c = item_columns(sp, t, col, kx, partner);
-    column_io(sp, col, c, b0, 1);
-    mirror_rows(sp, b0, c);
+    fftwf_complex *z[COLS];
     for (int s = 0; s < c; s++)
-        fftwf_execute_dft(sp->fy, b0 + s * nyp, b1 + s * nyp);
+        z[s] = sp->Z + (size_t)col[s] * nyp;
+    mirror_rows(sp, z, c);
+    for (int s = 0; s < c; s++)
+        fftwf_execute_dft(sp->fy, z[s], b1 + s * nyp);
     const int half = t == 0 ? c : c / 2;   /* the slots of columns 0 .. nx / 2 */
     for (int s = 0; s < half; s++) {
         const fftwf_complex *u = b1 + s * nyp, *v = b1 + partner[s] * nyp;
@@ -686,19 +684,20 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
         b0[0][0] += (float)(sp->mean_sign * d * 0.5 / ((double)sp->ax.n * ny));
     }
     for (int s = 0; s < half; s++)
-        fftwf_execute_dft(sp->iy, b0 + s * nyp, b1 + s * nyp);
-    column_io(sp, col, half, b1, 0);
+        fftwf_execute_dft(sp->iy, b0 + s * nyp, z[s]);
 }
 
-/* Copies columns 0 .. n - 1 of the nr rows in `rows` (nxp apart) to a group
- * of Z (z: column x's ROWS values at z + x * ROWS), to_z, or back. (SSE2
- * 2 x 2 block moves measured no faster: the cost is Z's cache misses.) */
-static void group_copy(fftwf_complex *z, fftwf_complex *rows, size_t nxp, int n, int nr, int to_z)
+/* Copies columns 0 .. n - 1 of the nr rows in `rows` (nxp apart) to rows
+ * y0 .. y0 + nr - 1 of Z's columns (nyp apart), to_z, or back: each column's
+ * part is nr values (two cache lines for ROWS). */
+static void group_copy(fftwf_complex *Z, size_t nyp, int y0, fftwf_complex *rows, size_t nxp, int n, int nr,
+                       int to_z)
 {
-    for (int x = 0; x < n; x++)
+    for (int x = 0; x < n; x++) {
+        fftwf_complex *z = Z + (size_t)x * nyp + y0;
         for (int r = 0; r < nr; r++)
-            memcpy(to_z ? z[x * ROWS + r] : rows[r * nxp + x], to_z ? rows[r * nxp + x] : z[x * ROWS + r],
-                   sizeof *z);
+            memcpy(to_z ? z[r] : rows[r * nxp + x], to_z ? rows[r * nxp + x] : z[r], sizeof *z);
+    }
 }
 
 /* A step's job for the team: the field and the next work item of each pass
@@ -734,7 +733,7 @@ static void step_passes(void *arg, int t, int nt)
                 pack_row(sp, f, y0 + r, b0);
                 fftwf_execute_dft(sp->fx, b0, b1 + r * nxp);
             }
-        group_copy(sp->Z + (size_t)y0 * nx, b1, nxp, nx, nr, 1);
+        group_copy(sp->Z, sp->nyp, y0, b1, nxp, nx, nr, 1);
     }
     team_barrier(nt);
     for (int i; (i = claim(j, 1, sp->nitems)) >= 0;)
@@ -742,7 +741,7 @@ static void step_passes(void *arg, int t, int nt)
     team_barrier(nt);
     for (int g; (g = claim(j, 2, groups)) >= 0;) {
         const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
-        group_copy(sp->Z + (size_t)y0 * nx, b1, nxp, nx / 2 + 1, nr, 0);
+        group_copy(sp->Z, sp->nyp, y0, b1, nxp, nx / 2 + 1, nr, 0);
         for (int r = 0; r < nr; r++)
             if (row_kept(sp, y0 + r)) {
                 fftwf_execute_dft_c2r(sp->ix, b1 + r * nxp, (float *)b0);

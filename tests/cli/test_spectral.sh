@@ -1,7 +1,7 @@
 # Command-line tests of the spectral solver and scenes/capillary.json. Its
 # frames depend on the CPU's FFT code paths, so these are physics checks with
 # tolerances (tests/golden/capillary.skip keeps it out of the golden hashes),
-# plus thread independence on this machine.
+# plus thread independence on this machine, and measured FFT plans (RIPPLERENDER_FFT=measure).
 # Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
 . tests/cli/lib.sh
 
@@ -117,6 +117,25 @@ check plane-wave-phase-speed python3 "$T/npy.py" "$T/plane.npy" phase
 # the same wave on deep water turns faster: the depth key is used
 "$RR" "$T/plane.json" -s solver.depth=0 -o "$T/deep.npy" -q
 check plane-wave-depth-matters sh -c "! python3 '$T/npy.py' '$T/deep.npy' phase > /dev/null"
+
+# --- RIPPLERENDER_FFT=measure: plans timed here and cached in $XDG_CACHE_HOME/ripplerender; the
+# measuring run, a run from the cache and -j2 give the same frames; the physics holds (the plane
+# wave's phase); a bad value is refused in one line; a cache folder that cannot be made is ignored ---
+mkdir "$T/xdg"
+fft() { XDG_CACHE_HOME="$T/xdg" RIPPLERENDER_FFT=measure "$RR" "$@"; }
+fft scenes/capillary.json -f 6 --hash -q -j1 > "$T/m1"; check fft-measure-exit-0 [ $? -eq 0 ]
+check fft-measure-cache-written sh -c "ls '$T/xdg/ripplerender/' | grep -qx 'fftw3f-[0-9a-f]\{16\}\.wisdom'"
+fft scenes/capillary.json -f 6 --hash -q -j1 > "$T/m2"; fft scenes/capillary.json -f 6 --hash -q -j2 > "$T/m3"
+check fft-measure-same-frames-from-cache cmp -s "$T/m1" "$T/m2"
+check fft-measure-threads-identical cmp -s "$T/m1" "$T/m3"
+check fft-measure-hash-lines [ "$(wc -l < "$T/m1")" -eq 6 ]
+fft "$T/plane.json" -o "$T/plane-m.npy" -q; check fft-measure-plane-wave-phase python3 "$T/npy.py" "$T/plane-m.npy" phase
+: > "$T/xdg-file"
+XDG_CACHE_HOME="$T/xdg-file" RIPPLERENDER_FFT=measure "$RR" scenes/capillary.json -f 6 --hash -q -j1 > "$T/m4"
+s=$?; cond fft-measure-unwritable-cache-ignored "[ $s -eq 0 ] && [ \"\$(wc -l < '$T/m4')\" -eq 6 ]"
+RIPPLERENDER_FFT=fast "$RR" "$T/plane.json" --hash -q > /dev/null 2> "$T/err"; s=$?
+check fft-bad-value-exit-2 [ $s -eq 2 ]
+check fft-bad-value-one-line sh -c "[ \"\$(cat '$T/err')\" = 'ripplerender: RIPPLERENDER_FFT=fast: expected estimate or measure' ]"
 
 # --- errors name the key ---
 "$RR" "$T/plane.json" -s solver.density=0 --validate 2> "$T/err"; s=$?

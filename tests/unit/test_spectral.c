@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <fftw3.h>
 
 #include "field.h"
 #include "gray_png.h"
@@ -656,13 +657,11 @@ static void test_cauchy_poisson(void **state)
     assert_true(worst < 0.005);
 }
 
-/* The same frames with one thread and with two, on a domain large enough for
- * the parallel passes (spectral.c's PAR_MIN, 512 x 512: with pads 560 x 512),
- * with every kind of pad (absorb, fixed, clamp) so that each way a row is
- * packed and unpacked runs on both threads. */
-static void test_threads_identical(void **state)
+/* The heights after `frames` frames of the scene of test_threads_identical
+ * and test_measured_plans (every kind of pad, the parallel passes), into a
+ * new array of w x h floats. */
+static float *pads_scene_heights(int frames, int *n)
 {
-    (void)state;
     struct scene sc;
     base_scene(&sc, 480, 448, 5e-4, 30, 2);
     sc.boundary[EDGE_LEFT] = sc.boundary[EDGE_BOTTOM] = EDGE_ABSORB;
@@ -671,26 +670,92 @@ static void test_threads_identical(void **state)
     struct drop d = { .x = 40, .y = 400, .radius = 4, .amplitude = -1, .shape = SHAPE_COSINE };
     sc.drops = &d;
     sc.n_drops = 1;
+    struct sim *s = NULL;
+    struct rr_err e = { 0 };
+    if (sim_create(&s, &sc, &e) < 0)
+        fail_msg("sim_create: %s", e.msg);
+    for (int fr = 0; fr < frames; fr++)
+        assert_int_equal(sim_advance_frame(s, &e), 0);
+    const struct field *f = sim_field(s);
+    float *out = malloc((size_t)f->w * f->h * sizeof(float));
+    assert_non_null(out);
+    for (int y = 0; y < f->h; y++)
+        memcpy(out + (size_t)y * f->w, f->cur + y * f->stride, (size_t)f->w * sizeof(float));
+    *n = f->w * f->h;
+    sim_free(s);
+    return out;
+}
+
+/* The same frames with one thread and with two, on a domain large enough for
+ * the parallel passes (spectral.c's PAR_MIN, 512 x 512: with pads 560 x 512),
+ * with every kind of pad (absorb, fixed, clamp) so that each way a row is
+ * packed and unpacked runs on both threads. */
+static void test_threads_identical(void **state)
+{
+    (void)state;
     float *out[2];
+    int n;
     const int max = omp_get_max_threads();
     for (int t = 0; t < 2; t++) {
         omp_set_num_threads(t + 1);
-        struct sim *s = NULL;
-        struct rr_err e = { 0 };
-        assert_int_equal(sim_create(&s, &sc, &e), 0);
-        for (int fr = 0; fr < 3; fr++)
-            assert_int_equal(sim_advance_frame(s, &e), 0);
-        const struct field *f = sim_field(s);
-        out[t] = malloc((size_t)f->w * f->h * sizeof(float));
-        assert_non_null(out[t]);
-        for (int y = 0; y < f->h; y++)
-            memcpy(out[t] + (size_t)y * f->w, f->cur + y * f->stride, (size_t)f->w * sizeof(float));
-        sim_free(s);
+        out[t] = pads_scene_heights(3, &n);
     }
     omp_set_num_threads(max);
-    assert_memory_equal(out[0], out[1], (size_t)480 * 448 * sizeof(float));
+    assert_memory_equal(out[0], out[1], (size_t)n * sizeof(float));
     free(out[0]);
     free(out[1]);
+}
+
+/* RIPPLERENDER_FFT=measure (src/fftwisdom.h): the run that measures the
+ * plans writes them to the cache, a later run with only the cache (the
+ * planner's memory forgotten) makes the same plans and so the same bits, and
+ * both differ from the estimated plans' frames by rounding alone: the plans
+ * compute the same transform with their additions in another order, and
+ * the float roundings of the steps add up like a random walk, within
+ * MEASURED_TOL times the square root of the step count of the peak height
+ * (docs/solvers.md). */
+#define MEASURED_TOL 3e-6
+static void test_measured_plans(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rr_spectral_XXXXXX", cmd[64];
+    assert_non_null(mkdtemp(dir));
+    const char *old = getenv("RIPPLERENDER_FFT");
+    char *saved = old ? strdup(old) : NULL, *xdg = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
+    setenv("XDG_CACHE_HOME", dir, 1);
+    const int frames = 40;
+    int n;
+    setenv("RIPPLERENDER_FFT", "estimate", 1);
+    float *est = pads_scene_heights(frames, &n);
+    setenv("RIPPLERENDER_FFT", "measure", 1);
+    fftwf_forget_wisdom();
+    float *meas = pads_scene_heights(frames, &n);
+    fftwf_forget_wisdom();
+    float *again = pads_scene_heights(frames, &n);
+    assert_memory_equal(meas, again, (size_t)n * sizeof(float));
+    double peak = 0, err = 0;
+    for (int i = 0; i < n; i++) {
+        peak = fmax(peak, fabs(est[i]));
+        err = fmax(err, fabs((double)meas[i] - (double)est[i]));
+    }
+    print_message("  measured against estimated plans after %d steps: largest difference %.2e of the peak\n",
+                  2 * frames, err / peak);
+    assert_true(peak > 0 && err <= MEASURED_TOL * sqrt(2.0 * frames) * peak);
+    if (saved)
+        setenv("RIPPLERENDER_FFT", saved, 1);
+    else
+        unsetenv("RIPPLERENDER_FFT");
+    if (xdg)
+        setenv("XDG_CACHE_HOME", xdg, 1);
+    else
+        unsetenv("XDG_CACHE_HOME");
+    free(saved);
+    free(xdg);
+    free(est);
+    free(meas);
+    free(again);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
 }
 
 /* time.steps_per_frame "auto" (solver_auto_steps): the smallest n with
@@ -732,22 +797,45 @@ static void test_needs_cell_size(void **state)
     assert_non_null(strstr(e.msg, "grid.cell_size"));
 }
 
+/* The second run of the tests: RIPPLERENDER_FFT=measure, its wisdom in a
+ * temporary cache folder; the physics holds with measured plans too. */
+static char measured_dir[] = "/tmp/rr_spectral_measured_XXXXXX";
+
+static int measured_setup(void **state)
+{
+    (void)state;
+    if (!mkdtemp(measured_dir))
+        return -1;
+    return setenv("XDG_CACHE_HOME", measured_dir, 1) || setenv("RIPPLERENDER_FFT", "measure", 1);
+}
+
+static int measured_teardown(void **state)
+{
+    (void)state;
+    char cmd[64];
+    unsetenv("RIPPLERENDER_FFT");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", measured_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* The tests whose frames come from the FFT: run with estimated plans, then
+ * again with measured ones. */
+#define PHYSICS_TESTS                                                                                                 \
+    cmocka_unit_test(test_dispersion_of_water), cmocka_unit_test(test_shallow_water_speed),                          \
+        cmocka_unit_test(test_edge_pads), cmocka_unit_test(test_walls_block), cmocka_unit_test(test_viscous_decay), \
+        cmocka_unit_test(test_any_time_step), cmocka_unit_test(test_initial_wave_travels),                           \
+        cmocka_unit_test(test_volume_held), cmocka_unit_test(test_at_rest_any_step_count),                           \
+        cmocka_unit_test(test_cauchy_poisson), cmocka_unit_test(test_threads_identical)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_dispersion_of_water),
-        cmocka_unit_test(test_shallow_water_speed),
-        cmocka_unit_test(test_edge_pads),
-        cmocka_unit_test(test_walls_block),
-        cmocka_unit_test(test_viscous_decay),
-        cmocka_unit_test(test_any_time_step),
-        cmocka_unit_test(test_initial_wave_travels),
-        cmocka_unit_test(test_volume_held),
-        cmocka_unit_test(test_at_rest_any_step_count),
-        cmocka_unit_test(test_cauchy_poisson),
-        cmocka_unit_test(test_threads_identical),
+        PHYSICS_TESTS,
+        cmocka_unit_test(test_measured_plans),
         cmocka_unit_test(test_needs_cell_size),
         cmocka_unit_test(test_auto_steps),
     };
-    return cmocka_run_group_tests_name("spectral", tests, NULL, NULL);
+    const struct CMUnitTest physics[] = { PHYSICS_TESTS };
+    int failed = cmocka_run_group_tests_name("spectral", tests, NULL, NULL);
+    return failed + cmocka_run_group_tests_name("spectral, measured plans", physics, measured_setup, measured_teardown);
 }
