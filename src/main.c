@@ -35,6 +35,7 @@
 #include "sim.h"
 #include "sink.h"
 #include "state.h"
+#include "tunecache.h"
 #include "version.h"
 
 enum progress_mode { PROGRESS_AUTO, PROGRESS_ALWAYS, PROGRESS_NEVER };
@@ -787,6 +788,7 @@ int main(int argc, char **argv)
     struct rr_err e = { 0 };
     struct run r = { 0 };
     threads_start(&r.threads, o.threads);
+    tunecache_enable();   /* the tuner's choices kept between runs (src/tunecache.h) */
     /* The libraries' own chatter (libx264's statistics) is not ours to print;
      * their last error becomes the reason in our one-line verdict. */
     sink_capture_library_log();

@@ -7,8 +7,8 @@
 # the grids and frame buffers need, and allocations per frame. Numbers only;
 # nothing passes or fails. docs/performance.md explains the method and the results.
 # BENCH_SECTION=NAME runs one section: solvers, cores, yuv, e2e, e4k, png, render,
-# farm, memory, allocations or scenes (e4k, farm, memory and allocations set up
-# e2e's scene, not its timings).
+# farm, memory, allocations, scenes or process (e4k, farm, memory and
+# allocations set up e2e's scene, not its timings).
 bin=${1:-./ripplerender}; build=${2:-build}
 set -e
 case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
@@ -320,4 +320,57 @@ for s in scenes/*.json; do
     awk -v n="$(basename "$s")" -v f="$frames" -v t="$t" -v o="$t_old" 'BEGIN {
         printf "%-22s %8d %10.1f", n, f, f / t; if (o != "") printf " %12.1f", f / o; printf "\n" }'
 done
+fi
+
+if on process; then
+echo "== whole process: ripplerender itself against a reference program (tests/bench/proc_ref.c), best of ${PROC_TRIES:-3} taken in turns"
+# Each run simulates STEPS steps of the bench scene (frames 0 .. STEPS/spf,
+# --range rendering only the last, at 16x16, and --hash to /dev/null: no
+# encoder, one tiny frame) and proc_ref allocates, first-touches and steps
+# the same grid the same number of steps on one thread (seed 004's loop,
+# -O3 -march=native). The rate is taken from the difference of a short and a
+# long run (start-up, first touch and one frame cancel); the short run's
+# wall time alone shows what a run that lasts a fraction of a second pays.
+# ours/ref: our rate or time against the reference's, >1 is faster.
+# PROC_SIZES, PROC_SOLVERS and PROC_TRIES narrow it.
+printf '%-22s %10s %10s %6s   %9s %9s %6s\n' "" "ours" "ref" "" "short" "ref" ""
+printf '%-22s %10s %10s %6s   %9s %9s %6s\n' "solver n² spf" "Mcells/s" "Mcells/s" "ratio" "ours ms" "ms" "ratio"
+: > "$T/long"
+for g in ${PROC_SIZES:-512 2048}; do
+    # Short and long runs (a 512² step is 16x quicker than a 2048² one).
+    if [ "$g" -le 512 ]; then short=400; long=4000; else short=40; long=400; fi
+    for solver in ${PROC_SOLVERS:-elias flow wave}; do
+        cs=; [ "$solver" = wave ] && cs="--set grid.cell_size=0.01"
+        if ! "$bin" "$T/bench.json" --set solver.type=$solver --validate > /dev/null 2>&1; then
+            echo "$solver: not in this build"; continue
+        fi
+        for spf in 1 4; do
+            # run STEPS: ours, simulating STEPS steps and rendering the last frame.
+            run() {
+                f=$(($1 / spf))
+                "$bin" "$T/bench.json" --set grid.width=$g --set grid.height=$g --set solver.type=$solver $cs \
+                    --set time.steps_per_frame=$spf --set render.width=16 --set render.height=16 \
+                    -f $((f + 1)) --range $f-$f --hash -q
+            }
+            rs=; rl=; ps=; pl=
+            for i in $(seq "${PROC_TRIES:-3}"); do
+                rs=$(shorter "$(best 1 run $short)" "$rs")
+                ps=$(shorter "$(best 1 "$build/tests/proc_ref" $g $short)" "$ps")
+                rl=$(shorter "$(best 1 run $long)" "$rl")
+                pl=$(shorter "$(best 1 "$build/tests/proc_ref" $g $long)" "$pl")
+            done
+            awk -v s="$solver" -v n="$g" -v spf="$spf" -v rs="$rs" -v rl="$rl" -v ps="$ps" -v pl="$pl" \
+                -v c="$(( (g - 2) * (g - 2) * (long - short) ))" 'BEGIN {
+                ours = (rl > rs) ? c / (rl - rs) / 1e6 : 0; ref = (pl > ps) ? c / (pl - ps) / 1e6 : 0
+                printf "%-22s %10.0f %10.0f %5.2fx   %9.1f %9.1f %5.2fx\n", s " " n "² " spf, ours, ref,
+                       (ref > 0 ? ours / ref : 0), 1000 * rs, 1000 * ps, ps / rs }'
+            [ "$g" = 2048 ] && echo "$solver $spf $rl $pl" >> "$T/long"
+        done
+    done
+done
+if [ -s "$T/long" ]; then
+    echo "-- 2048² run of 400 steps, whole process (wall time, not a difference; goal >= 2x)"
+    awk '{ printf "%-22s %9.1f ms %9.1f ms %5.2fx\n", $1 " spf " $2, 1000 * $3, 1000 * $4, $4 / $3 }' "$T/long"
+fi
+echo
 fi
