@@ -163,6 +163,10 @@ static void load(void)
         return;
     }
     text[got] = '\0';
+    if (memchr(text, '\0', (size_t)got)) {
+        debug_line(DEBUG_KERNELS, "tuner cache: %s: ignored: not text", cache.path);
+        return;
+    }
     char *line = text, *next;
     size_t hl = strlen(HEADER);
     if (strncmp(text, HEADER, hl) || text[hl] != '\n') {
