@@ -113,6 +113,9 @@ static const char usage_tail[] =
     "memory a run may need: larger grids, renders and images are refused before allocating.\n"
     "RIPPLERENDER_DEBUG=kernels prints on standard error which kernels and threads the run\n"
     "chose, one line a decision (the frames are the same).\n"
+    "The kernels' fastest ways are remembered per CPU model in\n"
+    "$XDG_CACHE_HOME/ripplerender/tuner-CPU.txt (~/.cache without it; any frame is the same\n"
+    "with it, without it or with it corrupt); RIPPLERENDER_CACHE=0 neither reads nor writes it.\n"
     "The scene keys are described in docs/scene.md.\n";
 
 static volatile sig_atomic_t interrupted;

@@ -149,7 +149,7 @@ static int start_workers(int n)
     }
     if (pool.workers > 0 && !pool.announced) {   /* RIPPLERENDER_DEBUG=kernels: a -j1 run never starts it */
         pool.announced = 1;
-        debug_line(DEBUG_KERNELS, "threads: the pool started (%u worker%s beside the caller)", pool.workers,
+        debug_line(DEBUG_KERNELS, "pool: started, %u worker%s beside the caller", pool.workers,
                    pool.workers == 1 ? "" : "s");
     }
     return pool.broken ? -1 : 0;

@@ -165,8 +165,8 @@ rm -rf "$D"
 run j1 -j 1
 run j2 -j 2
 check j1-same-frames cmp -s "$T/plain" "$T/j1"
-check j1-no-pool [ "$(lines "$T/j1.err" 'threads: the pool started')" -eq 0 ]
-check j2-pool [ "$(lines "$T/j2.err" '^ripplerender: kernels: threads: the pool started \(1 worker beside the caller\)$')" -eq 1 ]
+check j1-no-pool [ "$(lines "$T/j1.err" 'kernels: pool: started')" -eq 0 ]
+check j2-pool [ "$(lines "$T/j2.err" '^ripplerender: kernels: pool: started, 1 worker beside the caller$')" -eq 1 ]
 F=$(ls "$D"/tuner-*.txt)
 check j1-own-line grep -qE '^elias4-mul 96x64 pass4 1 (2|4) [0-3]$' "$F"
 check j2-own-line grep -qE '^elias4-mul 96x64 pass4 2 (2|4) [0-3]$' "$F"
