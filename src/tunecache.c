@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define HEADER "# ripplerender tuner cache 1: the kernels' fastest ways on this CPU (any may be deleted)"
@@ -271,28 +272,33 @@ static int write_file(void)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
+    sigset_t before;
+    const int had_xfsz = sigpending(&before) == 0 && sigismember(&before, SIGXFSZ);
     int rc = -1, fd = mkostemp(tmp, O_CLOEXEC);
-    errno = 0;
     if (fd >= 0) {
+        errno = 0;
         FILE *f = fdopen(fd, "w");
-        if (f) {
-            int ok = fprintf(f, "%s\n", HEADER) > 0;
-            for (int i = 0; ok && i < cache.n; i++)
-                ok = fprintf(f, "%s %d\n", cache.e[i].key, cache.e[i].chosen) > 0;
-            if (fclose(f) != 0)
-                ok = 0;
-            if (!ok && errno == 0)
-                errno = EIO;
-            rc = ok && rename(tmp, cache.path) == 0 ? 0 : -1;
-        } else {
-            close(fd);
-        }
+        int ok = f != NULL && fprintf(f, "%s\n", HEADER) > 0;
+        for (int i = 0; ok && i < cache.n; i++)
+            ok = fprintf(f, "%s %d\n", cache.e[i].key, cache.e[i].chosen) > 0;
+        if (f ? fclose(f) != 0 : close(fd) != 0)
+            ok = 0;
+        if (!ok && errno == 0)
+            errno = EIO;
+        rc = ok && rename(tmp, cache.path) == 0 ? 0 : -1;
         if (rc < 0) {
             int saved = errno;
             unlink(tmp);
             errno = saved;
         }
     }
+    /* A file size limit (ulimit -f) the write ran into raised SIGXFSZ, held
+     * here: it was the cache's, not the run's, so it goes unanswered. */
+    sigset_t pending, xfsz;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    if (!had_xfsz && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ))
+        sigtimedwait(&xfsz, NULL, &(struct timespec){ 0 });
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return rc;
 }

@@ -354,7 +354,7 @@ for g in ${PROC_SIZES:-512 2048}; do
     if [ "$g" -le 512 ]; then short=400; long=4000; else short=40; long=400; fi
     for solver in ${PROC_SOLVERS:-elias flow wave}; do
         cs=; [ "$solver" = wave ] && cs="--set grid.cell_size=0.01"
-        if ! "$bin" "$T/bench.json" --set solver.type=$solver --validate > /dev/null 2>&1; then
+        if ! "$bin" "$T/bench.json" --set solver.type=$solver $cs --validate > /dev/null 2>&1; then
             echo "$solver: not in this build"; continue
         fi
         for spf in 1 4; do

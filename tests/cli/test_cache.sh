@@ -3,8 +3,8 @@
 # same grid, pass and team starts from it without trials (its
 # RIPPLERENDER_DEBUG=kernels lines say "from the tuner cache"); whichever way
 # the file names, the frames are the same bits (golden hashes, heights in
-# .npy); a missing, corrupt, oversized or unwritable cache is ignored (the
-# run succeeds, the tuner times its ways); RIPPLERENDER_CACHE=0 leaves the
+# .npy); a missing, corrupt, oversized or unwritable cache (a file size
+# limit included) is ignored (the run succeeds, the tuner times its ways); RIPPLERENDER_CACHE=0 leaves the
 # file alone; no temporary is ever left beside it. A -j1 run never starts
 # the thread pool and keeps its own choices (a team of 1).
 # Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
@@ -138,6 +138,14 @@ check unwritable-runs [ $rc -eq 0 ]
 check unwritable-same-frames cmp -s "$T/plain" "$T/unwritable"
 check unwritable-said [ "$(lines "$T/unwritable.err" "tuner cache: $T/notadir/sub/ripplerender/tuner-.*: not written: Not a directory$")" -eq 1 ]
 check unwritable-still-file [ -f "$T/notadir" ] && [ ! -s "$T/notadir" ]
+# A file size limit (ulimit -f 0) the cache's write runs into: the run is
+# not stopped by the SIGXFSZ it raises, nothing is left.
+rm -rf "$D"
+sh -c 'ulimit -f 0; RIPPLERENDER_DEBUG=kernels "$@" > /dev/null; echo "status $?" >&2' sh "$RR" "$T/d.json" --hash -q -j 2 \
+    2>&1 | cat > "$T/fsize.err"
+check fsize-runs grep -qx 'status 0' "$T/fsize.err"
+check fsize-said grep -q 'tuner cache: .*: not written: File too large$' "$T/fsize.err"
+check fsize-nothing-left [ -z "$(ls -A "$D")" ]
 # A read-only folder, where permissions bind (not as root).
 if [ "$(id -u)" != 0 ]; then
     mkdir -p "$T/ro/ripplerender"; chmod 555 "$T/ro/ripplerender"
