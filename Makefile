@@ -77,9 +77,16 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 .PHONY: all demo test test-farm unit sanitize bench install uninstall clean deps golden fuzz failtest
 all: $(BIN_OUT)
 
-$(BIN_OUT): $(BUILD)/src/main.o $(LIB)
+# The program loads libavcodec, libavformat and libavfilter on first use
+# (src/lazy/lazyav.c: most of a run's start-up is loading them, which a run
+# without video never needs), so it is linked without them; everything else
+# that links libripple.a links them as usual.
+LAZY_PKGS := libavformat libavcodec libavfilter
+BIN_LDLIBS = $(SANLD) -fopenmp $(shell pkg-config --libs $(filter-out $(LAZY_PKGS),$(PKGS)) 2>/dev/null) \
+             $(EXR_LIBS) -ldl -lm $(LDFLAGS) $(LDLIBS)
+$(BIN_OUT): $(BUILD)/src/main.o $(BUILD)/src/lazy/lazyav.o $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
+	$(Q)$(CC) -o $@ $^ $(BIN_LDLIBS)
 
 $(LIB): $(LIB_OBJ)
 	$(call msg,AR,$@)
