@@ -442,12 +442,12 @@ static void report_choice(const struct field *f, const struct tblock_kernel *kn,
                t->ways > 1 ? "the others: " : "the only way", tried, b->last_team, b->last_team == 1 ? "" : "s", rows);
 }
 
-/* The way of tuner t for a pass (`what` as report_choice names it; `pass`
- * as the cache does: "step" or "pass<n>") of nt
- * threads among `ways`, mode[way / kernel_ways] each way's mode. On the
- * tuner's first pass, the choice the cache remembers for this kernel, grid,
- * pass and team when it holds one: the tuner then starts settled, without
- * its trials (every way gives the same bits). */
+/* The way of tuner t for a pass of nt threads among `ways` (`what` the pass
+ * as report_choice names it, `pass` as the cache does: "step" or "pass<n>";
+ * mode[way / kernel_ways] each way's mode). On the tuner's first pass, the
+ * choice the cache remembers for this kernel, grid, pass and team when it
+ * holds one: the tuner then starts settled, without its trials (every way
+ * gives the same bits). */
 static int pick_way(const struct field *f, const struct tblock_kernel *kn, struct tblock_tuner *t, const char *what,
                     const char *pass, int nt, int ways, const char *const *mode)
 {
@@ -646,6 +646,14 @@ static void pass_band(void *arg, int t, int nt)
     jb->pt.over[t] = over;
 }
 
+/* A fused pass of n steps as the cache names it (pass, 16 bytes) and as
+ * report_choice does (what, 64 bytes). */
+static void pass_names(int n, char *pass, char *what)
+{
+    snprintf(pass, 16, "pass%d", n);
+    snprintf(what, 64, "fused pass of %d steps", n);
+}
+
 int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdiff_t *walls, size_t n_walls,
                    struct solver_screen *screen)
 {
@@ -656,9 +664,9 @@ int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdi
     static const char *const names[2] = { "1row", "3rows" };
     first_pass(f, kn);
     const int kernels = kernel_ways(kn), min_rows = 2 * n + 2, nt = team_size(f->h / min_rows);
-    char pass[16], what[64];
-    snprintf(pass, sizeof pass, "pass%d", n);
-    snprintf(what, sizeof what, "fused pass of %d steps", n);
+    char pass[16] = "", what[64] = "";
+    if (kn->drive.pass_tuner.ways == 0)   /* the names only where they are read: no printing every pass */
+        pass_names(n, pass, what);
     const int way = pick_way(f, kn, &kn->drive.pass_tuner, what, pass, nt, kernels * (kn->rows3 ? 2 : 1), names);
     const tblock_row_fn row = way_kernel(kn, way);
     const tblock_rows3_fn rows3 = way >= kernels ? rows3_kernel(kn, row) : NULL;
@@ -671,8 +679,10 @@ int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdi
     team_run(nt, pass_band, &jb);
     const int chose = tblock_tuner_learn(&kn->drive.pass_tuner, way, (omp_get_wtime() - start_time) / n);
     tblock_balance_learn(&kn->drive.balance, jb.pt.team, jb.pt.rows, jb.pt.seconds);
-    if (chose)
+    if (chose) {
+        pass_names(n, pass, what);
         chosen_way(f, kn, &kn->drive.pass_tuner, what, pass, nt, names);
+    }
     if (n & 1)
         field_swap(f);
     screen_report(screen, &jb.pt);

@@ -338,6 +338,7 @@ echo "== whole process: ripplerender itself against a reference program (tests/b
 # run of each row; the 2048² runs of 400 steps are also timed without it
 # (RIPPLERENDER_CACHE=0). With BENCH_OLD=path/to/an/earlier/ripplerender,
 # that binary takes its turns too (a second line per row).
+# Last, the long runs again on one thread, by CPU time.
 # PROC_SIZES, PROC_SOLVERS and PROC_TRIES narrow it.
 printf '%-24s %10s %10s %6s   %9s %9s %6s\n' "" "ours" "ref" "" "short" "ref" ""
 printf '%-24s %10s %10s %6s   %9s %9s %6s\n' "solver n² spf" "Mcells/s" "Mcells/s" "ratio" "ours ms" "ms" "ratio"
@@ -388,6 +389,44 @@ if [ -s "$T/long" ]; then
     printf '%-24s %9s %9s %6s %12s %6s%s\n' "" "ours ms" "ref ms" "ratio" "no cache ms" "ratio" "${BENCH_OLD:+   BENCH_OLD ratio}"
     awk '{ printf "%-24s %9.1f %9.1f %5.2fx %12.1f %5.2fx", $1 " spf " $2, 1000 * $3, 1000 * $4, $4 / $3, 1000 * $5, $4 / $5
            if ($6 != "") printf " %8.1f %5.2fx", 1000 * $6, $4 / $6; printf "\n" }' "$T/long"
+fi
+# The same runs on one thread (-j1, as the reference), by CPU time rather
+# than wall time: another program on the machine then slows them less (no
+# thread of a team waits for one the scheduler parked). perf stat's
+# task-clock when perf runs here, else GNU time's user + sys (10 ms steps).
+cpu=
+if perf stat -x, -e task-clock true > /dev/null 2>&1; then
+    cpu() { perf stat -x, -e task-clock -o "$T/cpu" "$@" > /dev/null && awk -F, '/task-clock/ { print $1 / 1000 }' "$T/cpu"; }
+    cpu=perf
+elif [ -x /usr/bin/time ]; then
+    cpu() { /usr/bin/time -f "%U %S" -o "$T/cpu" "$@" > /dev/null && awk '{ print $1 + $2 }' "$T/cpu"; }
+    cpu="GNU time"
+fi
+if [ -n "$cpu" ]; then
+    echo "-- one thread (-j1), CPU time of whole runs ($cpu), best of ${PROC_TRIES:-3} in turns"
+    printf '%-24s %9s %9s %6s%s\n' "solver n² spf steps" "ours ms" "ref ms" "ratio" "${BENCH_OLD:+   BENCH_OLD ratio}"
+    for g in ${PROC_SIZES:-512 2048}; do
+        if [ "$g" -le 512 ]; then long=4000; else long=400; fi
+        for solver in ${PROC_SOLVERS:-elias flow wave}; do
+            cs=; [ "$solver" = wave ] && cs="--set grid.cell_size=0.01"
+            "$bin" "$T/bench.json" --set solver.type=$solver $cs --validate > /dev/null 2>&1 || continue
+            for spf in 1 4; do
+                f=$((long / spf))
+                set -- "$T/bench.json" --set grid.width=$g --set grid.height=$g --set solver.type=$solver $cs \
+                    --set time.steps_per_frame=$spf --set render.width=16 --set render.height=16 \
+                    -f $((f + 1)) --range $f-$f --hash -q -j 1
+                co=; cp=; cb=
+                for i in $(seq "${PROC_TRIES:-3}"); do
+                    co=$(shorter "$(cpu "$bin" "$@")" "$co")
+                    cp=$(shorter "$(cpu "$build/tests/proc_ref" $g $long)" "$cp")
+                    [ -z "$BENCH_OLD" ] || cb=$(shorter "$(cpu "$BENCH_OLD" "$@")" "$cb")
+                done
+                awk -v n="$solver $g² $spf $long" -v o="$co" -v p="$cp" -v b="$cb" 'BEGIN {
+                    printf "%-24s %9.0f %9.0f %5.2fx", n, 1000 * o, 1000 * p, p / o
+                    if (b != "") printf " %8.0f %5.2fx", 1000 * b, p / b; printf "\n" }'
+            done
+        done
+    done
 fi
 echo
 fi
