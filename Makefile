@@ -77,9 +77,16 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 .PHONY: all demo test test-farm unit sanitize bench install uninstall clean deps golden fuzz failtest
 all: $(BIN_OUT)
 
-$(BIN_OUT): $(BUILD)/src/main.o $(LIB)
+# The program loads libavcodec, libavformat and libavfilter on first use
+# (src/lazy/lazyav.c: most of a run's start-up is loading them, which a run
+# without video never needs), so it is linked without them; everything else
+# that links libripple.a links them as usual.
+LAZY_PKGS := libavformat libavcodec libavfilter
+BIN_LDLIBS = $(SANLD) -fopenmp $(shell pkg-config --libs $(filter-out $(LAZY_PKGS),$(PKGS)) 2>/dev/null) \
+             $(EXR_LIBS) -ldl -lm $(LDFLAGS) $(LDLIBS)
+$(BIN_OUT): $(BUILD)/src/main.o $(BUILD)/src/lazy/lazyav.o $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
+	$(Q)$(CC) -o $@ $^ $(BIN_LDLIBS)
 
 $(LIB): $(LIB_OBJ)
 	$(call msg,AR,$@)
@@ -165,7 +172,8 @@ golden: $(BIN_OUT)
 	  ./$(BIN_OUT) $$s -o tests/golden/$$n.framemd5 -y -q && echo "golden: $$n"; done
 
 # The bench: its yardsticks (bench_ref.c) are built with their own flags,
-# -O3 -march=native, as the issue asks of the reference loop; fftw3f, when
+# -O3 -march=native, as the issue asks of the reference loop (proc_ref, the
+# same loop as a whole program, too); fftw3f, when
 # pkg-config finds it, only for the spectral comparison; malloc_count.so
 # counts allocations by LD_PRELOAD (docs/performance.md).
 BENCH_FFTW := $(shell pkg-config --exists fftw3f 2>/dev/null && echo 1)
@@ -197,13 +205,18 @@ $(BUILD)/tests/bench/%.o: tests/bench/%.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(BENCH_FFTW_CFLAGS) -c -o $@ $<
 
+$(BUILD)/tests/proc_ref: tests/bench/proc_ref.c $(BUILD)/tests/bench/bench_ref.o
+	$(call msg,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -std=c11 -D_DEFAULT_SOURCE -O3 -march=native -fopenmp $(WARN) -Itests/bench -o $@ $^
+
 $(BUILD)/tests/malloc_count.so: tests/bench/malloc_count.c
 	$(call msg,CC,$<)
 	@mkdir -p $(@D)
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -O2 $(WARN) -shared -fPIC -o $@ $<
 
 bench: $(BIN_OUT) $(BUILD)/tests/bench_solvers $(BUILD)/tests/bench_cores $(BUILD)/tests/bench_yuv \
-       $(BUILD)/tests/bench_render \
+       $(BUILD)/tests/bench_render $(BUILD)/tests/proc_ref \
        $(BUILD)/tests/malloc_count.so
 	$(Q)sh tests/bench.sh $(BIN_OUT) $(BUILD)
 

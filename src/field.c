@@ -15,10 +15,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define PAD 16                                  /* floats before interior x = 0 */
 /* The largest field accepted: both planes together, in bytes (8 GiB). */
 #define FIELD_MAX_BYTES ((size_t)8 << 30)
+/* The x86-64 and arm64 transparent huge page, in bytes. */
+#define HUGE_PAGE ((size_t)2 << 20)
 
 int field_init(struct field *f, int w, int h, struct rr_err *e)
 {
@@ -40,13 +43,24 @@ int field_init(struct field *f, int w, int h, struct rr_err *e)
                        w, h, bytes, FIELD_MAX_BYTES);
     }
     size_t bytes = stride * rows * sizeof(float);              /* a multiple of 64 */
+    /* A plane of HUGE_PAGE or more sits on huge-page boundaries, rounded up
+     * to whole huge pages, and asks the kernel for transparent huge pages
+     * (MADV_HUGEPAGE; a hint, ignored where THP is off): zeroing it then
+     * faults once per 2 MiB instead of once per 4 KiB page, and the sweeps
+     * miss the TLB far less. Where the values sit never changes them. */
+    const size_t align = bytes >= HUGE_PAGE ? HUGE_PAGE : 64;
+    const size_t alloc = (bytes + align - 1) / align * align;
     for (int k = 0; k < 2; k++) {
-        f->mem[k] = aligned_alloc(64, bytes);
+        f->mem[k] = aligned_alloc(align, alloc);
         if (!f->mem[k]) {
             field_free(f);
             return rr_fail(e, RR_EXIT_RUNTIME, "grid: %d x %d cells: out of memory (%zu bytes per plane)", w, h,
                            bytes);
         }
+#ifdef MADV_HUGEPAGE
+        if (align == HUGE_PAGE)
+            madvise(f->mem[k], alloc, MADV_HUGEPAGE);
+#endif
         memset(f->mem[k], 0, bytes);
     }
     f->w = w;

@@ -36,6 +36,7 @@
 #include "sim.h"
 #include "sink.h"
 #include "state.h"
+#include "tunecache.h"
 #include "version.h"
 
 enum progress_mode { PROGRESS_AUTO, PROGRESS_ALWAYS, PROGRESS_NEVER };
@@ -115,6 +116,9 @@ static const char usage_tail[] =
     "chose, one line a decision (the frames are the same).\n"
     "RIPPLERENDER_FFT=measure: the spectral solver's FFT plans timed on this machine and kept\n"
     "in $XDG_CACHE_HOME/ripplerender (faster; frames differ from the default estimate by rounding).\n"
+    "The kernels' fastest ways are remembered per CPU model in\n"
+    "$XDG_CACHE_HOME/ripplerender/tuner-CPU.txt (~/.cache without it; any frame is the same\n"
+    "with it, without it or with it corrupt); RIPPLERENDER_CACHE=0 neither reads nor writes it.\n"
     "The scene keys are described in docs/scene.md.\n";
 
 static volatile sig_atomic_t interrupted;
@@ -804,6 +808,7 @@ int main(int argc, char **argv)
     struct rr_err e = { 0 };
     struct run r = { 0 };
     threads_start(&r.threads, o.threads);
+    tunecache_enable();   /* the tuner's choices kept between runs (src/tunecache.h) */
     /* The libraries' own chatter (libx264's statistics) is not ours to print;
      * their last error becomes the reason in our one-line verdict. */
     sink_capture_library_log();

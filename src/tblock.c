@@ -38,6 +38,7 @@
 #include "tblock.h"
 #include "debug.h"
 #include "team.h"
+#include "tunecache.h"
 
 #include <math.h>
 #include <omp.h>
@@ -85,6 +86,15 @@ int tblock_tuner_pick(struct tblock_tuner *t, int ways)
             t->best[i] = HUGE_VAL;
     }
     return t->passes < t->ways * TBLOCK_TUNE_ROUNDS ? t->passes % t->ways : t->chosen;
+}
+
+void tblock_tuner_settle(struct tblock_tuner *t, int ways, int chosen)
+{
+    t->ways = 0;
+    tblock_tuner_pick(t, ways);
+    t->passes = t->ways * TBLOCK_TUNE_ROUNDS;
+    t->chosen = chosen >= 0 && chosen < t->ways ? chosen : 0;
+    t->since_choice = 0;
 }
 
 int tblock_tuner_learn(struct tblock_tuner *t, int way, double seconds)
@@ -441,6 +451,35 @@ static void report_choice(const struct field *f, const struct tblock_kernel *kn,
                t->ways > 1 ? "the others: " : "the only way", tried, b->last_team, b->last_team == 1 ? "" : "s", rows);
 }
 
+/* The way of tuner t for a pass of nt threads among `ways` (`what` the pass
+ * as report_choice names it, `pass` as the cache does: "step" or "pass<n>";
+ * mode[way / kernel_ways] each way's mode). On the tuner's first pass, the
+ * choice the cache remembers for this kernel, grid, pass and team when it
+ * holds one: the tuner then starts settled, without its trials (every way
+ * gives the same bits). */
+static int pick_way(const struct field *f, const struct tblock_kernel *kn, struct tblock_tuner *t, const char *what,
+                    const char *pass, int nt, int ways, const char *const *mode)
+{
+    if (t->ways == 0 && kn->name) {
+        const int c = tunecache_lookup(kn->name, f->w, f->h, pass, nt, ways);
+        if (c >= 0) {
+            tblock_tuner_settle(t, ways, c);
+            debug_line(DEBUG_KERNELS, "%dx%d grid: %s: %s %s from the tuner cache (no trials); %d thread%s", f->w,
+                       f->h, what, way_kernel_name(kn, c), mode[c / kernel_ways(kn)], nt, nt == 1 ? "" : "s");
+        }
+    }
+    return tblock_tuner_pick(t, ways);
+}
+
+/* After a round of trials of tuner t chose: the report, and the choice into
+ * the cache. */
+static void chosen_way(const struct field *f, const struct tblock_kernel *kn, const struct tblock_tuner *t,
+                       const char *what, const char *pass, int nt, const char *const *mode)
+{
+    report_choice(f, kn, what, mode, t);
+    tunecache_store(kn->name, f->w, f->h, pass, nt, t->ways, t->chosen);
+}
+
 void tblock_step(struct field *f, struct tblock_kernel *kn, struct solver_screen *screen)
 {
     /* The ways: each kernel (kernel_ways) one row at a time, then the same
@@ -454,26 +493,25 @@ void tblock_step(struct field *f, struct tblock_kernel *kn, struct solver_screen
         modes[n_modes++] = PREFETCH;
     if (kn->rows3)
         modes[n_modes++] = THREE_ROWS;
+    static const char *const mode_names[] = { [ONE_ROW] = "1row", [PREFETCH] = "1row+prefetch",
+                                              [THREE_ROWS] = "3rows" };
+    const char *names[3];
+    for (int i = 0; i < n_modes; i++)
+        names[i] = mode_names[modes[i]];
     first_pass(f, kn);
-    const int kernels = kernel_ways(kn);
-    const int way = tblock_tuner_pick(&kn->drive.step_tuner, n_modes * kernels);
+    const int kernels = kernel_ways(kn), nt = team_size(f->h);
+    const int way = pick_way(f, kn, &kn->drive.step_tuner, "step", "step", nt, n_modes * kernels, names);
     struct step_job jb = {
         .f = f, .kn = kn, .row = way_kernel(kn, way), .prefetch = modes[way / kernels] == PREFETCH,
         .upward = in_l3 && (kn->drive.sweeps++ & 1), .limit = screen_limit(screen),
     };
     jb.rows3 = modes[way / kernels] == THREE_ROWS ? rows3_kernel(kn, jb.row) : NULL;
     const double start_time = omp_get_wtime();
-    team_run(team_size(f->h), step_band, &jb);
+    team_run(nt, step_band, &jb);
     const int chose = tblock_tuner_learn(&kn->drive.step_tuner, way, omp_get_wtime() - start_time);
     tblock_balance_learn(&kn->drive.balance, jb.pt.team, jb.pt.rows, jb.pt.seconds);
-    if (chose) {
-        static const char *const mode_names[] = { [ONE_ROW] = "1row", [PREFETCH] = "1row+prefetch",
-                                                  [THREE_ROWS] = "3rows" };
-        const char *names[3];
-        for (int i = 0; i < n_modes; i++)
-            names[i] = mode_names[modes[i]];
-        report_choice(f, kn, "step", names, &kn->drive.step_tuner);
-    }
+    if (chose)
+        chosen_way(f, kn, &kn->drive.step_tuner, "step", "step", nt, names);
     field_swap(f);
     screen_report(screen, &jb.pt);
 }
@@ -680,6 +718,14 @@ static void pass_band(void *arg, int t, int nt)
     jb->pt.over[t] = over;
 }
 
+/* A fused pass of n steps as the cache names it (pass, 16 bytes) and as
+ * report_choice does (what, 64 bytes). */
+static void pass_names(int n, char *pass, char *what)
+{
+    snprintf(pass, 16, "pass%d", n);
+    snprintf(what, 64, "fused pass of %d steps", n);
+}
+
 int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdiff_t *walls, size_t n_walls,
                    struct solver_screen *screen, struct solver_levels *levels)
 {
@@ -689,8 +735,11 @@ int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdi
      * rows a loop when the solver has such kernels. */
     static const char *const names[2] = { "1row", "3rows" };
     first_pass(f, kn);
-    const int kernels = kernel_ways(kn);
-    const int way = tblock_tuner_pick(&kn->drive.pass_tuner, kernels * (kn->rows3 ? 2 : 1));
+    const int kernels = kernel_ways(kn), min_rows = 2 * n + 2, nt = team_size(f->h / min_rows);
+    char pass[16] = "", what[64] = "";
+    if (kn->drive.pass_tuner.ways == 0)   /* the names only where they are read: no printing every pass */
+        pass_names(n, pass, what);
+    const int way = pick_way(f, kn, &kn->drive.pass_tuner, what, pass, nt, kernels * (kn->rows3 ? 2 : 1), names);
     const tblock_row_fn row = way_kernel(kn, way);
     const tblock_rows3_fn rows3 = way >= kernels ? rows3_kernel(kn, row) : NULL;
     const struct pass p = {
@@ -700,15 +749,14 @@ int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdi
     };
     for (int j = 0; levels && j < n; j++)
         levels->bad[j] = -1;
-    struct pass_job jb = { .p = &p, .n = n, .min_rows = 2 * n + 2 };
+    struct pass_job jb = { .p = &p, .n = n, .min_rows = min_rows };
     const double start_time = omp_get_wtime();
-    team_run(team_size(f->h / jb.min_rows), pass_band, &jb);
+    team_run(nt, pass_band, &jb);
     const int chose = tblock_tuner_learn(&kn->drive.pass_tuner, way, (omp_get_wtime() - start_time) / n);
     tblock_balance_learn(&kn->drive.balance, jb.pt.team, jb.pt.rows, jb.pt.seconds);
     if (chose) {
-        char what[64];
-        snprintf(what, sizeof what, "fused pass of %d steps", n);
-        report_choice(f, kn, what, names, &kn->drive.pass_tuner);
+        pass_names(n, pass, what);
+        chosen_way(f, kn, &kn->drive.pass_tuner, what, pass, nt, names);
     }
     if (n & 1)
         field_swap(f);

@@ -152,7 +152,7 @@ int tblock_avx512(void);
 void tblock_allow_avx512(int allow);
 
 /* A solver's row kernels, as it hands them to the drivers: it fills the
- * fields up to `diagonal` once at init and leaves `drive` zeroed. */
+ * fields up to `name` once at init and leaves `drive` zeroed. */
 struct tblock_kernel {
     tblock_row_fn row;             /* the portable kernel */
     tblock_row_fn row_avx512;      /* the same for AVX-512 CPUs (tblock_avx512.h), or NULL */
@@ -161,6 +161,8 @@ struct tblock_kernel {
     const void *k;
     const enum edge_kind *edges;   /* the 4 boundary kinds, as field_fill_ghosts takes them */
     int diagonal;                  /* the kernel reads up[-1], up[w], dn[-1], dn[w] (8 neighbours) */
+    const char *name;              /* names these kernels in the tuner's cache (tunecache.h), one word;
+                                      NULL: their tuners' choices are not remembered */
     struct tblock_drive drive;     /* the drivers' own: what they learn as they run (tblock_internal.h) */
 };
 

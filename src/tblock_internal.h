@@ -33,6 +33,11 @@ struct tblock_tuner {
  * (1 .. TBLOCK_TUNE_MAX) on its first call. */
 int tblock_tuner_pick(struct tblock_tuner *t, int ways);
 
+/* Sets t up for `ways` ways as if its trials had chosen `chosen` (a
+ * choice remembered from an earlier run, tunecache.h): no trials now, the
+ * next round of them after TBLOCK_RETUNE_PASSES passes as usual. */
+void tblock_tuner_settle(struct tblock_tuner *t, int ways, int chosen);
+
 /* Records that a pass the way `way` took took `seconds` a step. Returns 1
  * when this pass ended a round of trials (t->chosen is then the new choice),
  * else 0. */

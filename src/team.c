@@ -13,6 +13,7 @@
  * going back and forth. */
 #define _GNU_SOURCE   /* sched_getaffinity, CPU_COUNT */
 #include "team.h"
+#include "debug.h"
 
 #include <omp.h>
 #include <pthread.h>
@@ -41,6 +42,7 @@ static struct {
     int cpus;                       /* the CPUs this process may run on; 0: not read yet */
     unsigned workers;               /* started, ids 1 .. workers */
     int broken;                     /* a worker could not start: OpenMP from now on */
+    int announced;                  /* the debug line of the first start is out */
     unsigned first_seen[TEAM_MAX];  /* `job` as worker id started: its first job is the next */
     pthread_mutex_t mu;
     pthread_cond_t wake;
@@ -144,6 +146,11 @@ static int start_workers(int n)
             pool.workers = id;
         else
             pool.broken = 1;
+    }
+    if (pool.workers > 0 && !pool.announced) {   /* RIPPLERENDER_DEBUG=kernels: a -j1 run never starts it */
+        pool.announced = 1;
+        debug_line(DEBUG_KERNELS, "pool: started, %u worker%s beside the caller", pool.workers,
+                   pool.workers == 1 ? "" : "s");
     }
     return pool.broken ? -1 : 0;
 }

@@ -7,12 +7,14 @@
 # the grids and frame buffers need, and allocations per frame. Numbers only;
 # nothing passes or fails. docs/performance.md explains the method and the results.
 # BENCH_SECTION=NAME runs one section: solvers, frames, cores, yuv, e2e, e4k, png,
-# render, farm, memory, allocations, scenes or scaled (e4k, farm, memory and
+# render, farm, memory, allocations, scenes, scaled or process (e4k, farm, memory and
 # allocations set up e2e's scene, not its timings).
 bin=${1:-./ripplerender}; build=${2:-build}
 set -e
 case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+# The tuner's cache (src/tunecache.h) in the bench's folder, not the home.
+export XDG_CACHE_HOME="$T/cache"
 now() { date +%s.%N; }
 # best TRIES CMD...: the shortest wall time of TRIES runs, in seconds.
 best() {
@@ -360,5 +362,110 @@ print("%dx%d %d" % (w, h, (w, h) != (g["width"], g["height"])))' "$T/s.json" 2>/
         printf "\n" }'
     rm -f "$T/frames.rgb"
 done
+fi
+if on process; then
+echo "== whole process: ripplerender itself against a reference program (tests/bench/proc_ref.c), best of ${PROC_TRIES:-3} taken in turns"
+# Each run simulates STEPS steps of the bench scene (frames 0 .. STEPS/spf,
+# --range rendering only the last, at 16x16, and --hash to /dev/null: no
+# encoder, one small frame) and proc_ref allocates, first-touches and steps
+# the same grid the same number of steps on one thread (seed 004's loop,
+# -O3 -march=native). The rate is taken from the difference of a short and
+# a long run (start-up, first touch and the one frame cancel); the short
+# run's wall time alone shows what a run that lasts a fraction of a second
+# pays. Ratios are ours against the reference's, > 1 faster. The tuner's
+# cache (src/tunecache.h) is in the bench's own folder, filled by the first
+# run of each row; the 2048² runs of 400 steps are also timed without it
+# (RIPPLERENDER_CACHE=0). With BENCH_OLD=path/to/an/earlier/ripplerender,
+# that binary takes its turns too (a second line per row).
+# Last, the long runs again on one thread, by CPU time.
+# PROC_SIZES, PROC_SOLVERS and PROC_TRIES narrow it.
+printf '%-24s %10s %10s %6s   %9s %9s %6s\n' "" "ours" "ref" "" "short" "ref" ""
+printf '%-24s %10s %10s %6s   %9s %9s %6s\n' "solver n² spf" "Mcells/s" "Mcells/s" "ratio" "ours ms" "ms" "ratio"
+: > "$T/long"
+# row NAME SHORT LONG REF_SHORT REF_LONG CELLS: one line of the table.
+row() {
+    awk -v s="$1" -v rs="$2" -v rl="$3" -v ps="$4" -v pl="$5" -v c="$6" 'BEGIN {
+        ours = (rl > rs) ? c / (rl - rs) / 1e6 : 0; ref = (pl > ps) ? c / (pl - ps) / 1e6 : 0
+        printf "%-24s %10.0f %10.0f %5.2fx   %9.1f %9.1f %5.2fx\n", s, ours, ref,
+               (ref > 0 ? ours / ref : 0), 1000 * rs, 1000 * ps, ps / rs }'
+}
+for g in ${PROC_SIZES:-512 2048}; do
+    # Short and long runs (a 512² step is 16x quicker than a 2048² one).
+    if [ "$g" -le 512 ]; then short=400; long=4000; else short=40; long=400; fi
+    for solver in ${PROC_SOLVERS:-elias flow wave}; do
+        cs=; [ "$solver" = wave ] && cs="--set grid.cell_size=0.01"
+        if ! "$bin" "$T/bench.json" --set solver.type=$solver $cs --validate > /dev/null 2>&1; then
+            echo "$solver: not in this build"; continue
+        fi
+        for spf in 1 4; do
+            # run BINARY STEPS: simulates STEPS steps, rendering the last frame.
+            run() {
+                f=$(($2 / spf))
+                "$1" "$T/bench.json" --set grid.width=$g --set grid.height=$g --set solver.type=$solver $cs \
+                    --set time.steps_per_frame=$spf --set render.width=16 --set render.height=16 \
+                    -f $((f + 1)) --range $f-$f --hash -q
+            }
+            nocache() { RIPPLERENDER_CACHE=0 run "$@"; }
+            rs=; rl=; ps=; pl=; os=; ol=; nl=
+            for i in $(seq "${PROC_TRIES:-3}"); do
+                rs=$(shorter "$(best 1 run "$bin" $short)" "$rs")
+                ps=$(shorter "$(best 1 "$build/tests/proc_ref" $g $short)" "$ps")
+                [ -z "$BENCH_OLD" ] || os=$(shorter "$(best 1 run "$BENCH_OLD" $short)" "$os")
+                rl=$(shorter "$(best 1 run "$bin" $long)" "$rl")
+                pl=$(shorter "$(best 1 "$build/tests/proc_ref" $g $long)" "$pl")
+                [ -z "$BENCH_OLD" ] || ol=$(shorter "$(best 1 run "$BENCH_OLD" $long)" "$ol")
+                [ "$g" != 2048 ] || nl=$(shorter "$(best 1 nocache "$bin" $long)" "$nl")
+            done
+            cells=$(( (g - 2) * (g - 2) * (long - short) ))
+            row "$solver $g² $spf" "$rs" "$rl" "$ps" "$pl" "$cells"
+            [ -z "$BENCH_OLD" ] || row "  the same, BENCH_OLD" "$os" "$ol" "$ps" "$pl" "$cells"
+            [ "$g" = 2048 ] && echo "$solver $spf $rl $pl $nl ${ol:-}" >> "$T/long"
+        done
+    done
+done
+if [ -s "$T/long" ]; then
+    echo "-- 2048² run of 400 steps, whole process (wall time, not a difference; ratio: the reference's time / ours; goal >= 2x)"
+    printf '%-24s %9s %9s %6s %12s %6s%s\n' "" "ours ms" "ref ms" "ratio" "no cache ms" "ratio" "${BENCH_OLD:+   BENCH_OLD ratio}"
+    awk '{ printf "%-24s %9.1f %9.1f %5.2fx %12.1f %5.2fx", $1 " spf " $2, 1000 * $3, 1000 * $4, $4 / $3, 1000 * $5, $4 / $5
+           if ($6 != "") printf " %8.1f %5.2fx", 1000 * $6, $4 / $6; printf "\n" }' "$T/long"
+fi
+# The same runs on one thread (-j1, as the reference), by CPU time rather
+# than wall time: another program on the machine then slows them less (no
+# thread of a team waits for one the scheduler parked). perf stat's
+# task-clock when perf runs here, else GNU time's user + sys (10 ms steps).
+cpu=
+if perf stat -x, -e task-clock true > /dev/null 2>&1; then
+    cpu() { perf stat -x, -e task-clock -o "$T/cpu" "$@" > /dev/null && awk -F, '/task-clock/ { print $1 / 1000 }' "$T/cpu"; }
+    cpu=perf
+elif [ -x /usr/bin/time ]; then
+    cpu() { /usr/bin/time -f "%U %S" -o "$T/cpu" "$@" > /dev/null && awk '{ print $1 + $2 }' "$T/cpu"; }
+    cpu="GNU time"
+fi
+if [ -n "$cpu" ]; then
+    echo "-- one thread (-j1), CPU time of whole runs ($cpu), best of ${PROC_TRIES:-3} in turns"
+    printf '%-24s %9s %9s %6s%s\n' "solver n² spf steps" "ours ms" "ref ms" "ratio" "${BENCH_OLD:+   BENCH_OLD ratio}"
+    for g in ${PROC_SIZES:-512 2048}; do
+        if [ "$g" -le 512 ]; then long=4000; else long=400; fi
+        for solver in ${PROC_SOLVERS:-elias flow wave}; do
+            cs=; [ "$solver" = wave ] && cs="--set grid.cell_size=0.01"
+            "$bin" "$T/bench.json" --set solver.type=$solver $cs --validate > /dev/null 2>&1 || continue
+            for spf in 1 4; do
+                f=$((long / spf))
+                set -- "$T/bench.json" --set grid.width=$g --set grid.height=$g --set solver.type=$solver $cs \
+                    --set time.steps_per_frame=$spf --set render.width=16 --set render.height=16 \
+                    -f $((f + 1)) --range $f-$f --hash -q -j 1
+                co=; cp=; cb=
+                for i in $(seq "${PROC_TRIES:-3}"); do
+                    co=$(shorter "$(cpu "$bin" "$@")" "$co")
+                    cp=$(shorter "$(cpu "$build/tests/proc_ref" $g $long)" "$cp")
+                    [ -z "$BENCH_OLD" ] || cb=$(shorter "$(cpu "$BENCH_OLD" "$@")" "$cb")
+                done
+                awk -v n="$solver $g² $spf $long" -v o="$co" -v p="$cp" -v b="$cb" 'BEGIN {
+                    printf "%-24s %9.0f %9.0f %5.2fx", n, 1000 * o, 1000 * p, p / o
+                    if (b != "") printf " %8.0f %5.2fx", 1000 * b, p / b; printf "\n" }'
+            done
+        done
+    done
+fi
 echo
 fi

@@ -3,7 +3,9 @@
 # then prints one closing line "N passed, N failed" over all of them.
 # Usage: tests/run.sh BUILD_DIR BINARY
 build=${1:-build}; bin=${2:-./ripplerender}
-passed=0; failed=0; log=$(mktemp); trap 'rm -f "$log"' EXIT
+passed=0; failed=0; log=$(mktemp); cache=$(mktemp -d); trap 'rm -rf "$log" "$cache"' EXIT
+# The tuner's cache (src/tunecache.h) never in the real home.
+export XDG_CACHE_HOME="$cache"
 for t in "$build"/tests/test_*; do
     case "$t" in *.o|*.d) continue ;; esac
     [ -x "$t" ] || continue

@@ -193,6 +193,7 @@ static void choose_kernel(struct elias *el)
     el->kn = (struct tblock_kernel){
         .row = row, .row_avx512 = row_avx512, .rows3 = rows3, .rows3_avx512 = rows3_avx512,
         .k = el, .edges = el->edges, .diagonal = eight,
+        .name = eight ? (shift ? "elias8-shift" : "elias8-mul") : shift ? "elias4-shift" : "elias4-mul",
     };
 }
 

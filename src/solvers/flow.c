@@ -176,6 +176,7 @@ static void choose_kernel(struct flow *fl)
     fl->kn = (struct tblock_kernel){
         .row = kernels[form], .row_avx512 = kernels_avx512[form], .rows3 = kernels3[form],
         .rows3_avx512 = kernels3_avx512[form], .k = fl, .edges = fl->edges,
+        .name = (const char *const[3]){ "flow-divide", "flow-power-of-two", "flow-unit" }[form],
     };
 }
 

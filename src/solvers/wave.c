@@ -348,6 +348,8 @@ static void choose_kernel(struct wave *wv)
         .row = kernels[undamped][mapped], .row_avx512 = kernels_avx512[undamped][mapped],
         .rows3 = kernels3[undamped][mapped], .rows3_avx512 = kernels3_avx512[undamped][mapped],
         .k = wv, .edges = wv->edges,
+        .name = (const char *const[2][2]){ { "wave-uniform", "wave-mapped" },
+                                           { "wave-uniform-undamped", "wave-mapped-undamped" } }[undamped][mapped],
     };
 }
 

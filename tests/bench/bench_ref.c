@@ -20,7 +20,7 @@ double bench_now(void)
 
 /* One step of seed 004's loop as written there: two plain n x n arrays, 4
  * neighbours, the damping multiply. */
-static void reference_step(const float *a, float *b, int n)
+void bench_reference_step(const float *a, float *b, int n)
 {
     for (int y = 1; y < n - 1; y++)
         for (int x = 1; x < n - 1; x++) {
@@ -45,7 +45,7 @@ double bench_reference(int n, int steps, int tries)
     memset(b, 0, cells * sizeof *b);
     a[(size_t)(n / 2) * n + n / 2] = 1.0f;
     for (int s = 0; s < BENCH_WARM_STEPS; s++) {
-        reference_step(a, b, n);
+        bench_reference_step(a, b, n);
         float *tmp = a;
         a = b;
         b = tmp;
@@ -53,7 +53,7 @@ double bench_reference(int n, int steps, int tries)
     for (int t = 0; t < tries; t++) {
         double t0 = bench_now();
         for (int s = 0; s < steps; s++) {
-            reference_step(a, b, n);
+            bench_reference_step(a, b, n);
             float *tmp = a;
             a = b;
             b = tmp;

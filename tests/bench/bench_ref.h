@@ -7,6 +7,8 @@
 #define BENCH_WARM_STEPS 4
 
 double bench_now(void);
+/* One step of seed 004's loop: b = damped (a's 4-neighbour sum / 2 - b), n x n cells. */
+void bench_reference_step(const float *a, float *b, int n);
 double bench_reference(int n, int steps, int tries);
 double bench_stream(int n, int sweeps, int tries);
 

@@ -4,6 +4,10 @@
 RR=${RR:-./ripplerender}
 case "$RR" in /*) ;; *) RR="$PWD/$RR" ;; esac
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+# The tuner's cache (src/tunecache.h) never in the real home, and off, so
+# that each run times its ways as the tests of the kernels' lines expect;
+# tests/cli/test_cache.sh turns it on.
+export XDG_CACHE_HOME="$T/cache" RIPPLERENDER_CACHE=0
 npass=0; nfail=0
 ok()   { npass=$((npass + 1)); echo "ok $1"; }
 fail() { nfail=$((nfail + 1)); echo "FAIL $1: $2"; }

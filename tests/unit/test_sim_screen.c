@@ -386,6 +386,35 @@ static void test_tuner(void **state)
     }
 }
 
+/* A tuner settled on a remembered choice (tblock_tuner_settle, as from the
+ * tuner cache): no trials, that way for TBLOCK_RETUNE_PASSES passes (learning
+ * returns 0 throughout), then trials from scratch that may choose another;
+ * a choice out of range settles on way 0. */
+static void test_tuner_settled(void **state)
+{
+    (void)state;
+    struct tblock_tuner t = { 0 };
+    tblock_tuner_settle(&t, 4, 2);
+    assert_int_equal(t.ways, 4);
+    for (int pass = 0; pass < TBLOCK_RETUNE_PASSES; pass++) {
+        assert_int_equal(tblock_tuner_pick(&t, 4), 2);
+        assert_int_equal(tblock_tuner_learn(&t, 2, 1.0), 0);
+    }
+    int chose = 0;
+    for (int pass = 0; pass < 4 * TBLOCK_TUNE_ROUNDS; pass++) {
+        int way = tblock_tuner_pick(&t, 4);
+        assert_int_equal(way, pass % 4);
+        chose += tblock_tuner_learn(&t, way, way == 3 ? 0.5 : 2.0);
+    }
+    assert_int_equal(chose, 1);
+    assert_int_equal(tblock_tuner_pick(&t, 4), 3);
+    struct tblock_tuner bad = { 0 };
+    tblock_tuner_settle(&bad, 3, 7);
+    assert_int_equal(tblock_tuner_pick(&bad, 3), 0);
+    tblock_tuner_settle(&bad, 3, -1);
+    assert_int_equal(tblock_tuner_pick(&bad, 3), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -395,6 +424,7 @@ int main(void)
         cmocka_unit_test(test_kernels_match),
         cmocka_unit_test(test_step_ways),
         cmocka_unit_test(test_tuner),
+        cmocka_unit_test(test_tuner_settled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
