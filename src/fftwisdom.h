@@ -15,8 +15,8 @@
  *
  * The cache file is a convenience: one that cannot be read, is corrupt or
  * cannot be written is ignored (RIPPLERENDER_DEBUG=kernels says so) and the
- * plans are measured again. It is written under a temporary name in its
- * folder and renamed into place, so a reader never sees half of one. */
+ * plans are measured again. It is written whole (src/cachefile.h), so a
+ * reader never sees half of one; RIPPLERENDER_CACHE=0 leaves it alone. */
 #ifndef RR_FFTWISDOM_H
 #define RR_FFTWISDOM_H
 
@@ -30,10 +30,10 @@
  * naming the variable and the value. */
 int fft_planning(bool *measure, struct rr_err *e);
 
-/* The cache file: $XDG_CACHE_HOME (an absolute path), else $HOME/.cache,
- * then /ripplerender/fftw3f-ID.wisdom, ID a digest of the CPU's model name
- * and the FFTW version (wisdom is only valid for the CPU and library that
- * measured it). Returns false (path empty) when neither variable gives a
+/* The cache file: fftw3f-ID.wisdom in the caches' folder (cachefile_dir),
+ * ID a digest of the CPU's name (cachefile_cpu) and the FFTW version
+ * (wisdom is only valid for the CPU and library that measured it). Returns
+ * false (path empty) when the caches are off, neither variable gives a
  * folder or the path does not fit in n bytes. */
 bool fft_wisdom_path(char *path, size_t n);
 

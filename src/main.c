@@ -118,7 +118,7 @@ static const char usage_tail[] =
     "in $XDG_CACHE_HOME/ripplerender (faster; frames differ from the default estimate by rounding).\n"
     "The kernels' fastest ways are remembered per CPU model in\n"
     "$XDG_CACHE_HOME/ripplerender/tuner-CPU.txt (~/.cache without it; any frame is the same\n"
-    "with it, without it or with it corrupt); RIPPLERENDER_CACHE=0 neither reads nor writes it.\n"
+    "with it, without it or with it corrupt); RIPPLERENDER_CACHE=0 turns the caches off.\n"
     "The scene keys are described in docs/scene.md.\n";
 
 static volatile sig_atomic_t interrupted;

@@ -6,18 +6,17 @@
  * or unwritable one is ignored (RIPPLERENDER_DEBUG=kernels says why) and the
  * tuner times the ways as it would without it.
  *
- * The file: $XDG_CACHE_HOME/ripplerender/tuner-CPU.txt ($HOME/.cache when
- * XDG_CACHE_HOME is unset or not an absolute path; none when neither is),
- * CPU the CPU's model name, family and model from /proc/cpuinfo with every
- * character but letters, digits, '.' and '_' turned into '-'. One header
+ * The file: tuner-CPU.txt in the caches' folder (src/cachefile.h:
+ * $XDG_CACHE_HOME/ripplerender, else $HOME/.cache/ripplerender), CPU the
+ * CPU's name (cachefile_cpu). One header
  * line, then one line a choice:
  *     KERNEL WxH PASS THREADS WAYS CHOSEN
  * (the kernel's name, the grid, "step" or "pass<n>" for a fused pass of n
  * steps, the team, how many ways the tuner had and the one it chose). A
  * line that does not parse is dropped; a file without the header, larger
  * than TUNECACHE_MAX_BYTES or with more than TUNECACHE_MAX_LINES lines is
- * ignored whole. It is rewritten whole (a temporary in the same folder,
- * then renamed over it), so a reader never sees half a file.
+ * ignored whole. It is rewritten whole (cachefile_write), so a reader
+ * never sees half a file.
  *
  * Off until tunecache_enable (main.c calls it; the library, the unit tests
  * and the bench's solver table leave it off), and off when the environment

@@ -120,9 +120,12 @@ check plane-wave-depth-matters sh -c "! python3 '$T/npy.py' '$T/deep.npy' phase 
 
 # --- RIPPLERENDER_FFT=measure: plans timed here and cached in $XDG_CACHE_HOME/ripplerender; the
 # measuring run, a run from the cache and -j2 give the same frames; the physics holds (the plane
-# wave's phase); a bad value is refused in one line; a cache folder that cannot be made is ignored ---
+# wave's phase); a bad value is refused in one line; a cache folder that cannot be made is ignored;
+# RIPPLERENDER_CACHE=0 (which lib.sh sets for every test) keeps it from reading or writing one ---
 mkdir "$T/xdg"
-fft() { XDG_CACHE_HOME="$T/xdg" RIPPLERENDER_FFT=measure "$RR" "$@"; }
+RIPPLERENDER_FFT=measure XDG_CACHE_HOME="$T/xdg" "$RR" scenes/capillary.json -f 2 --hash -q -j1 > /dev/null
+check fft-measure-cache-off-writes-nothing [ -z "$(ls -A "$T/xdg")" ]
+fft() { RIPPLERENDER_CACHE=1 XDG_CACHE_HOME="$T/xdg" RIPPLERENDER_FFT=measure "$RR" "$@"; }
 fft scenes/capillary.json -f 6 --hash -q -j1 > "$T/m1"; check fft-measure-exit-0 [ $? -eq 0 ]
 check fft-measure-cache-written sh -c "ls '$T/xdg/ripplerender/' | grep -qx 'fftw3f-[0-9a-f]\{16\}\.wisdom'"
 fft scenes/capillary.json -f 6 --hash -q -j1 > "$T/m2"; fft scenes/capillary.json -f 6 --hash -q -j2 > "$T/m3"
@@ -131,7 +134,7 @@ check fft-measure-threads-identical cmp -s "$T/m1" "$T/m3"
 check fft-measure-hash-lines [ "$(wc -l < "$T/m1")" -eq 6 ]
 fft "$T/plane.json" -o "$T/plane-m.npy" -q; check fft-measure-plane-wave-phase python3 "$T/npy.py" "$T/plane-m.npy" phase
 : > "$T/xdg-file"
-XDG_CACHE_HOME="$T/xdg-file" RIPPLERENDER_FFT=measure "$RR" scenes/capillary.json -f 6 --hash -q -j1 > "$T/m4"
+RIPPLERENDER_CACHE=1 XDG_CACHE_HOME="$T/xdg-file" RIPPLERENDER_FFT=measure "$RR" scenes/capillary.json -f 6 --hash -q -j1 > "$T/m4"
 s=$?; cond fft-measure-unwritable-cache-ignored "[ $s -eq 0 ] && [ \"\$(wc -l < '$T/m4')\" -eq 6 ]"
 RIPPLERENDER_FFT=fast "$RR" "$T/plane.json" --hash -q > /dev/null 2> "$T/err"; s=$?
 check fft-bad-value-exit-2 [ $s -eq 2 ]

@@ -1,0 +1,159 @@
+/* cachefile.c: the caches' folder, the CPU's name and whole writes (see cachefile.h). */
+#define _GNU_SOURCE   /* mkostemp */
+#include "cachefile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+bool cachefile_on(void)
+{
+    const char *v = getenv("RIPPLERENDER_CACHE");
+    return !(v && !strcmp(v, "0"));
+}
+
+int cachefile_dir(char *dir, size_t n)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int len = -1;
+    if (xdg && xdg[0] == '/')
+        len = snprintf(dir, n, "%s/ripplerender", xdg);
+    else if (home && home[0] == '/')
+        len = snprintf(dir, n, "%s/.cache/ripplerender", home);
+    if (len < 0 || (size_t)len >= n) {
+        if (n)
+            dir[0] = '\0';
+        return -1;
+    }
+    return 0;
+}
+
+/* The value of /proc/cpuinfo's first line starting with `field`, into out. */
+static void cpuinfo_field(const char *text, const char *field, char *out, size_t size)
+{
+    const size_t len = strlen(field);
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        if (strncmp(p, field, len) || (p[len] != ' ' && p[len] != '\t' && p[len] != ':'))
+            continue;
+        const char *c = strchr(p, ':'), *end = strchr(p, '\n');
+        if (!c || (end && c > end))
+            continue;
+        for (c++; *c == ' ' || *c == '\t'; c++)
+            ;
+        size_t n = end ? (size_t)(end - c) : strlen(c);
+        n = n < size - 1 ? n : size - 1;
+        memcpy(out, c, n);
+        out[n] = '\0';
+        return;
+    }
+}
+
+void cachefile_cpu(char *out, size_t size)
+{
+    char text[16384] = "", model[128] = "", family[16] = "", number[16] = "";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        text[n] = '\0';
+        fclose(f);
+    }
+    cpuinfo_field(text, "model name", model, sizeof model);
+    cpuinfo_field(text, "cpu family", family, sizeof family);
+    cpuinfo_field(text, "model", number, sizeof number);
+    char raw[200];
+    snprintf(raw, sizeof raw, "%s %s %s", model[0] ? model : "unknown", family, number);
+    size_t o = 0;
+    for (const char *p = raw; *p && o + 1 < size; p++) {
+        const char ch = *p;
+        const int keep = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '.'
+                         || ch == '_';
+        if (keep)
+            out[o++] = ch;
+        else if (o > 0 && out[o - 1] != '-')
+            out[o++] = '-';
+    }
+    while (o > 0 && out[o - 1] == '-')
+        o--;
+    out[o] = '\0';
+}
+
+/* mkdir -p of path's folders (all but its last component), mode 0700.
+ * Returns 0, or -1 with errno set. */
+static int make_parents(const char *path)
+{
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0700) < 0 && errno != EEXIST)
+            return -1;
+        *s = '/';
+    }
+    return 0;
+}
+
+int cachefile_write(const char *path, const void *data, size_t len)
+{
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (make_parents(path) < 0)
+        return -1;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    sigset_t before;
+    const int had_xfsz = sigpending(&before) == 0 && sigismember(&before, SIGXFSZ);
+    int rc = -1, fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd >= 0) {
+        const char *p = data;
+        size_t left = len;
+        int ok = 1;
+        while (ok && left > 0) {
+            ssize_t w = write(fd, p, left);
+            if (w < 0 && errno == EINTR)
+                continue;
+            ok = w > 0;
+            if (ok)
+                p += w, left -= (size_t)w;
+            else if (w == 0)
+                errno = EIO;
+        }
+        int saved = errno;
+        if (close(fd) != 0 && ok)
+            ok = 0, saved = errno;
+        rc = ok && rename(tmp, path) == 0 ? 0 : -1;
+        if (rc < 0) {
+            if (ok)
+                saved = errno;
+            unlink(tmp);
+            errno = saved;
+        }
+    }
+    /* A file size limit (ulimit -f) the write ran into raised SIGXFSZ, held
+     * here: it was the cache's, not the run's, so it goes unanswered. */
+    sigset_t pending, xfsz;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    const int saved = errno;
+    if (!had_xfsz && sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ))
+        sigtimedwait(&xfsz, NULL, &(struct timespec){ 0 });
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
+    return rc;
+}
