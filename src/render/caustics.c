@@ -39,25 +39,26 @@ static inline void land(float p, int n, bool wrap, int *i0, int *i1, float *f)
 /* What the gather knows of a frame. The scratch `at` (CAUSTICS_SCRATCH
  * floats) holds the landing points of the moved cells, 8 floats a cell, row
  * y's from y w 8 on in the order of their columns (sub-ray (sy, sx) of a
- * cell at its (SUB sy + sx) 2: the serial order), three
- * floats a row (landing_body), then bytes: a code a cell (CELL_*), a dirty flag a floor
- * cell, flags a row (ROW_*). */
+ * cell at its (SUB sy + sx) 2: the serial order), three floats a row
+ * (landing_body), then four bit sets of nw 64-bit words a row (bit x of word
+ * x / 64: cell x) and a byte of flags a row. */
 struct gather_job {
     const float *gx, *gy;
-    int w, h;
+    int w, h, nw;
     float depth;
     const float *depths;   /* per cell (render.depth_map), or NULL: `depth` everywhere */
     bool wrap_x, wrap_y;
     bool dense;            /* most cells moved: every floor cell dirty */
     float *at, *bounds, *light;
-    uint8_t *code, *dirty, *rowf;
+    /* The bit sets (as bytes: read and written through wget, wput):
+     * moved, the cells whose landing points are in `at`; far, the moved
+     * cells with a sub-ray landing outside the 3 x 3 cells around; dirty,
+     * the floor cells the splat sums; active, the cells it splats. */
+    unsigned char *moved, *far, *dirty, *active;
+    uint8_t *rowf;         /* ROW_FAR: the row has far cells */
 };
 
-/* A cell's code: CELL_MOVED, its sub-rays' landing points are in `at`;
- * CELL_STILL, a still cell whose sub-rays reach a dirty floor cell: they land
- * where they entered (below); CELL_SKIP, a still cell the splat leaves out. */
-enum { CELL_SKIP = 0, CELL_STILL = 1, CELL_MOVED = 2 };
-enum { ROW_MOVED = 1, ROW_ACTIVE = 2 };
+enum { ROW_FAR = 1 };
 
 /* Still water. A sub-ray whose interpolated slopes are both zero (of either
  * sign) lands exactly where it entered: inv = 1, n = (-0, -0, 1), k = 1,
@@ -65,47 +66,126 @@ enum { ROW_MOVED = 1, ROW_ACTIVE = 2 };
  * reach = depth and p + (+-0) = p. A cell's four sub-rays read the slopes of
  * the 3 x 3 cells around it; where all nine are zero and the cell is not on
  * the grid's edge (no clamp, no wrap) the cell is still, and its sub-rays
- * land at (x -+ 1/4, y -+ 1/4). A floor cell off the edge whose 3 x 3
- * neighbours are all still and which no moved sub-ray reaches receives
- * exactly the sixteen shares of those still sub-rays: products of 1/4 and of
- * 1/4 or 3/4 twice, whose sums are exact in any order, giving exactly 1.
- * Every other floor cell is dirty: its sum is made by the splat from all the
- * sub-rays that reach it (the moved ones and the still ones of the cells
- * around a dirty cell), in the serial order, as before; the others are set
- * to 1. The same bits as splatting every sub-ray, for a fraction of the work
- * where most of the water is still. */
+ * land at (x -+ 1/4, y -+ 1/4); the other cells are moved. A floor cell off
+ * the edge whose 3 x 3 neighbours are all still and which no moved sub-ray
+ * reaches receives exactly the sixteen shares of those still sub-rays:
+ * products of 1/4 and of 1/4 or 3/4 twice, whose sums are exact in any
+ * order, giving exactly 1. Every other floor cell is dirty: its sum is made
+ * by the splat from all the sub-rays that reach it (the moved ones and the
+ * still ones of the cells around a dirty cell), in the serial order, as
+ * before; the others are set to 1. A moved sub-ray landing inside the 3 x 3
+ * cells around its own lands on cells already dirty (next to a moved cell);
+ * only the others (far) need finding. The same bits as splatting every
+ * sub-ray, for a fraction of the work where most of the water is still. */
 
-/* out[x] = val where any of r0, r1, r2 is nonzero at x - 1, x or x + 1, else
- * 0, for x in 1..w-2 (the 3 x 3 neighbourhood); tmp: w bytes. */
-static inline void near3(const uint8_t *restrict r0, const uint8_t *restrict r1, const uint8_t *restrict r2, int w,
-                         uint8_t val, uint8_t *restrict tmp, uint8_t *restrict out)
+static inline uint64_t wget(const unsigned char *set, size_t i)
 {
-    for (int x = 0; x < w; x++)
-        tmp[x] = r0[x] | r1[x] | r2[x];
-    for (int x = 1; x < w - 1; x++)
-        out[x] = (uint8_t)((tmp[x - 1] | tmp[x] | tmp[x + 1]) != 0) * val;
+    uint64_t v;
+    memcpy(&v, set + 8 * i, sizeof v);
+    return v;
 }
 
-/* Sets code[0..w) of row y: CELL_MOVED where the cell is on the grid's edge
- * or one of the 3 x 3 cells around it has a slope other than zero, else
- * CELL_SKIP. tmp: 2 w bytes of scratch. */
-static inline __attribute__((always_inline)) void mark_moved(const struct gather_job *j, int y, uint8_t *restrict code,
-                                                             uint8_t *restrict tmp)
+static inline void wput(unsigned char *set, size_t i, uint64_t v)
+{
+    memcpy(set + 8 * i, &v, sizeof v);
+}
+
+static inline void set_bit(unsigned char *set, size_t x)
+{
+    wput(set, x / 64, wget(set, x / 64) | (uint64_t)1 << (x % 64));
+}
+
+/* The bits of row set `row` (nw words) from x on: the first set (clear) one,
+ * or w. */
+static inline int find_bit(const unsigned char *row, int x, int w, bool clear)
+{
+    int nw = (w + 63) / 64;
+    for (int k = x / 64; k < nw; k++) {
+        uint64_t v = wget(row, (size_t)k);
+        v = clear ? ~v : v;
+        if (k == x / 64)
+            v &= ~(uint64_t)0 << (x % 64);
+        if (v) {
+            int b = 64 * k + __builtin_ctzll(v);
+            return b < w ? b : w;
+        }
+    }
+    return w;
+}
+
+/* Row `out` of a bit set: the cells with a set bit among the 3 x 3 around
+ * them in rows r0, r1, r2 (nw words each), cells past w clear. */
+static void near3(const unsigned char *r0, const unsigned char *r1, const unsigned char *r2, int w,
+                  unsigned char *out)
+{
+    const int nw = (w + 63) / 64;
+    uint64_t prev = 0, c = wget(r0, 0) | wget(r1, 0) | wget(r2, 0);
+    for (int k = 0; k < nw; k++) {
+        uint64_t next = k + 1 < nw ? wget(r0, (size_t)k + 1) | wget(r1, (size_t)k + 1) | wget(r2, (size_t)k + 1) : 0;
+        uint64_t v = c | c << 1 | c >> 1 | prev >> 63 | next << 63;
+        if (k == nw - 1 && w % 64)
+            v &= ((uint64_t)1 << (w % 64)) - 1;
+        wput(out, (size_t)k, v);
+        prev = c;
+        c = next;
+    }
+}
+
+/* Row `out` all cells, or the first and last alone. */
+static void fill_row(unsigned char *out, int w, bool all)
+{
+    const int nw = (w + 63) / 64;
+    for (int k = 0; k < nw; k++)
+        wput(out, (size_t)k, all ? ~(uint64_t)0 : 0);
+    if (w % 64)
+        wput(out, (size_t)nw - 1, all ? ((uint64_t)1 << (w % 64)) - 1 : 0);
+    if (!all) {
+        set_bit(out, 0);
+        set_bit(out, (size_t)w - 1);
+    }
+}
+
+/* Row y of the moved set: the cells on the grid's edge and those with a slope
+ * other than zero among the 3 x 3 around them. tmp: w bytes of scratch. */
+static inline __attribute__((always_inline)) void mark_moved(const struct gather_job *j, int y, uint8_t *restrict tmp)
 {
     const int w = j->w, h = j->h;
+    unsigned char *out = j->moved + (size_t)y * j->nw * 8;
     if (y == 0 || y == h - 1 || w < 3) {
-        memset(code, CELL_MOVED, (size_t)w);
+        fill_row(out, w, true);
         return;
     }
+    /* A float is zero (+0 or -0) when its bits other than the sign are. */
     const float *restrict a0 = j->gx + (size_t)(y - 1) * w, *restrict a1 = a0 + w, *restrict a2 = a1 + w;
     const float *restrict b0 = j->gy + (size_t)(y - 1) * w, *restrict b1 = b0 + w, *restrict b2 = b1 + w;
-    for (int x = 0; x < w; x++)
-        tmp[x] = (uint8_t)((a0[x] != 0.0f) | (a1[x] != 0.0f) | (a2[x] != 0.0f) | (b0[x] != 0.0f) | (b1[x] != 0.0f)
-                           | (b2[x] != 0.0f));
-    code[0] = code[w - 1] = CELL_MOVED;
-    near3(tmp, tmp, tmp, w, CELL_MOVED, tmp + w, code);
+    for (int x = 0; x < w; x++) {
+        uint32_t u[6];
+        memcpy(&u[0], a0 + x, 4);
+        memcpy(&u[1], a1 + x, 4);
+        memcpy(&u[2], a2 + x, 4);
+        memcpy(&u[3], b0 + x, 4);
+        memcpy(&u[4], b1 + x, 4);
+        memcpy(&u[5], b2 + x, 4);
+        tmp[x] = (uint8_t)(((u[0] | u[1] | u[2] | u[3] | u[4] | u[5]) & 0x7fffffffu) != 0);
+    }
+    /* Eight bytes of 0 or 1 into eight bits: byte i (at bit 8 i) times
+     * 2^(7 (7 - i) + 7) lands on bit 56 + i of the product, and no two terms
+     * of the product share a bit. */
+    for (int k = 0; k < j->nw; k++) {
+        uint64_t v = 0;
+        for (int g = 0; g < 8 && 64 * k + 8 * g < w; g++) {
+            const int x = 64 * k + 8 * g;
+            uint64_t b = 0;
+            for (int i = 0; i < 8 && x + i < w; i++)
+                b |= (uint64_t)tmp[x + i] << (8 * i);
+            v |= (b * 0x0102040810204080u) >> 56 << (8 * g);
+        }
+        wput(out, (size_t)k, v);
+    }
+    near3(out, out, out, w, out);
+    set_bit(out, 0);
+    set_bit(out, (size_t)w - 1);
 }
-
 /* One sub-ray entering at (px, py) where the slopes are (ax, ay): its landing
  * point into out[0], out[1] (the refraction below caustics_gather). */
 static inline __attribute__((always_inline)) void land_ray(float px, float py, float ax, float ay, float depth, float *out)
@@ -188,33 +268,38 @@ static inline __attribute__((always_inline)) void land_span(const struct gather_
 }
 
 /* The first pass, rows lo..hi-1 (their light rows as scratch): the moved
- * cells (mark_moved), their landing
- * points, each row's lowest and highest landing y (bounds[3y], bounds[3y + 1],
- * counting the still cells' y -+ 1/4), its count of moved cells
- * (bounds[3y + 2]) and whether it has any. */
+ * cells (mark_moved), their landing points packed, which of them are far
+ * (on the grid's edge, or a sub-ray landing outside the 3 x 3 cells around),
+ * each row's lowest and highest landing y (bounds[3y], bounds[3y + 1],
+ * counting the still cells' y -+ 1/4) and its count of moved cells
+ * (bounds[3y + 2]). */
 static inline __attribute__((always_inline)) void landing_body(const struct gather_job *j, int lo, int hi)
 {
-    const int w = j->w;
+    const int w = j->w, h = j->h;
+    const size_t rw = (size_t)j->nw * 8;
     for (int y = lo; y < hi; y++) {
-        uint8_t *code = j->code + (size_t)y * w;
-        mark_moved(j, y, code, (uint8_t *)(j->light + (size_t)y * w));
+        const unsigned char *mv = j->moved + (size_t)y * rw;
+        unsigned char *far = j->far + (size_t)y * rw;
+        mark_moved(j, y, (uint8_t *)(j->light + (size_t)y * w));
+        memset(far, 0, rw);
         float mn = (float)y + 0.25f - 0.5f, mx = (float)y + 0.75f - 0.5f;
-        uint8_t flags = 0;
-        int moved = 0;
-        for (int x = 0; x < w; x++)
-            moved += code[x] == CELL_MOVED;
         float *out = j->at + (size_t)y * w * (2 * SUB * SUB);
-        for (int x = 0; x < w;) {
-            if (code[x] != CELL_MOVED) {
-                x++;
-                continue;
-            }
-            int b = x + 1;
-            while (b < w && code[b] == CELL_MOVED)
-                b++;
+        int moved = 0;
+        uint8_t flags = 0;
+        for (int x = find_bit(mv, 0, w, false); x < w; x = find_bit(mv, x, w, false)) {
+            const int b = find_bit(mv, x, w, true);
             land_span(j, y, x, b, out, &mn, &mx);
-            out += (size_t)(b - x) * (2 * SUB * SUB);
-            flags = ROW_MOVED;
+            for (int c = x; c < b; c++, out += 2 * SUB * SUB) {
+                bool f = c == 0 || c == w - 1 || y == 0 || y == h - 1;
+                for (int r = 0; r < SUB * SUB; r++)
+                    f |= !(out[2 * r] >= (float)(c - 1) && out[2 * r] < (float)(c + 1) &&
+                           out[2 * r + 1] >= (float)(y - 1) && out[2 * r + 1] < (float)(y + 1));
+                if (f) {
+                    set_bit(far, (size_t)c);
+                    flags = ROW_FAR;
+                }
+            }
+            moved += b - x;
             x = b;
         }
         j->bounds[3 * y] = mn;
@@ -224,8 +309,7 @@ static inline __attribute__((always_inline)) void landing_body(const struct gath
     }
 }
 
-__attribute__((target("arch=x86-64-v4"))) static void landing_rows_v4(const struct gather_job *j, int lo,
-                                                                                  int hi)
+__attribute__((target("arch=x86-64-v4"))) static void landing_rows_v4(const struct gather_job *j, int lo, int hi)
 {
     landing_body(j, lo, hi);
 }
@@ -267,44 +351,6 @@ static bool row_reaches(const struct gather_job *j, int y, int lo, int hi)
     return b >= lo && a < hi;
 }
 
-/* The first x >= x0 (or w) with code[x] != 0, eight cells at a time where
- * they are all 0. */
-static inline int next_cell(const uint8_t *code, int x, int w)
-{
-    for (;;) {
-        while (x + 8 <= w) {
-            uint64_t v;
-            memcpy(&v, code + x, sizeof v);
-            if (v)
-                break;
-            x += 8;
-        }
-        for (int e = x + 8 < w ? x + 8 : w; x < e; x++)
-            if (code[x])
-                return x;
-        if (x >= w)
-            return w;
-    }
-}
-
-/* The landing points of cell (x, y)'s four sub-rays in the serial order:
- * a moved cell's the next in its row's `at` (*moved, then advanced), a
- * still cell's where they entered. */
-static inline const float *cell_rays(int x, int y, uint8_t c, const float **moved, float *nominal)
-{
-    if (c == CELL_MOVED) {
-        const float *a = *moved;
-        *moved += 2 * SUB * SUB;
-        return a;
-    }
-    for (int sy = 0; sy < SUB; sy++)
-        for (int sx = 0; sx < SUB; sx++) {
-            nominal[(2 * sy + sx) * 2] = (float)x + ((float)sx + 0.5f) / SUB - 0.5f;
-            nominal[(2 * sy + sx) * 2 + 1] = (float)y + ((float)sy + 0.5f) / SUB - 0.5f;
-        }
-    return nominal;
-}
-
 /* Where sub-ray landing point p (x, y) falls in floor rows lo..hi-1: false
  * if nowhere; else its cells (x0, x1) of rows y0 (if *in0) and y1 (if *in1)
  * and the weights fx, fy of x1 and y1 (land). */
@@ -325,113 +371,139 @@ static inline bool cut_ray(const struct gather_job *j, const float *p, int lo, i
     return true;
 }
 
-/* The second pass, floor rows lo..hi-1: the dirty flags. A cell is dirty on
- * the grid's edge, next to a moved cell (3 x 3), or where a moved sub-ray
- * lands (its four bilinear cells). tmp: the rows' light, as bytes. */
+/* The second pass, floor rows lo..hi-1: the dirty set, the cells next to a
+ * moved cell (3 x 3; the grid's edge is moved) and the four bilinear cells
+ * of every far sub-ray landing in these rows; all cells when dense. */
 static void dirty_rows(void *arg, int lo, int hi)
 {
     const struct gather_job *j = arg;
     const int w = j->w, h = j->h;
-    if (j->dense) {
-        memset(j->dirty + (size_t)lo * w, 1, (size_t)(hi - lo) * w);
-        return;
-    }
+    const size_t rw = (size_t)j->nw * 8;
     for (int r = lo; r < hi; r++) {
-        uint8_t *d = j->dirty + (size_t)r * w, *tmp = (uint8_t *)(j->light + (size_t)r * w);
-        if (r == 0 || r == h - 1 || w < 3) {
-            memset(d, 1, (size_t)w);
-            continue;
-        }
-        const uint8_t *c0 = j->code + (size_t)(r - 1) * w;
-        d[0] = d[w - 1] = 1;
-        near3(c0, c0 + w, c0 + 2 * (size_t)w, w, 1, tmp, d);
+        unsigned char *d = j->dirty + (size_t)r * rw;
+        if (j->dense || r == 0 || r == h - 1 || w < 3)
+            fill_row(d, w, true);
+        else
+            near3(j->moved + (size_t)(r - 1) * rw, j->moved + (size_t)r * rw, j->moved + (size_t)(r + 1) * rw, w, d);
     }
-    for (int y = 0; y < h; y++) {
-        if (!(j->rowf[y] & ROW_MOVED) || !row_reaches(j, y, lo, hi))
+    for (int y = 0; y < h && !j->dense; y++) {
+        if (!(j->rowf[y] & ROW_FAR) || !row_reaches(j, y, lo, hi))
             continue;
-        const uint8_t *code = j->code + (size_t)y * w;
-        const float *a = j->at + (size_t)y * w * (2 * SUB * SUB) - 2 * SUB * SUB;
-        for (int x = next_cell(code, 0, w); x < w; x = next_cell(code, x + 1, w)) {
-            a += 2 * SUB * SUB;   /* every cell here is moved (active_rows comes after) */
-            struct cut c;
-            for (int r = 0; r < SUB * SUB; r++) {
-                if (!cut_ray(j, a + 2 * r, lo, hi, &c))
-                    continue;
-                if (c.in0)
-                    j->dirty[(size_t)c.y0 * w + c.x0] = j->dirty[(size_t)c.y0 * w + c.x1] = 1;
-                if (c.in1)
-                    j->dirty[(size_t)c.y1 * w + c.x0] = j->dirty[(size_t)c.y1 * w + c.x1] = 1;
+        const unsigned char *mv = j->moved + (size_t)y * rw, *fr = j->far + (size_t)y * rw;
+        const float *rays = j->at + (size_t)y * w * (2 * SUB * SUB);
+        int before = 0;   /* moved cells left of word k: the packed landing points' index */
+        for (int k = 0; k < j->nw; k++) {
+            const uint64_t m = wget(mv, (size_t)k);
+            for (uint64_t f = wget(fr, (size_t)k); f; f &= f - 1) {
+                const int b = __builtin_ctzll(f);
+                const float *a = rays + (size_t)(before + __builtin_popcountll(m & (((uint64_t)1 << b) - 1)))
+                                            * (2 * SUB * SUB);
+                struct cut c;
+                for (int s = 0; s < SUB * SUB; s++) {
+                    if (!cut_ray(j, a + 2 * s, lo, hi, &c))
+                        continue;
+                    if (c.in0) {
+                        set_bit(j->dirty + (size_t)c.y0 * rw, (size_t)c.x0);
+                        set_bit(j->dirty + (size_t)c.y0 * rw, (size_t)c.x1);
+                    }
+                    if (c.in1) {
+                        set_bit(j->dirty + (size_t)c.y1 * rw, (size_t)c.x0);
+                        set_bit(j->dirty + (size_t)c.y1 * rw, (size_t)c.x1);
+                    }
+                }
             }
+            before += __builtin_popcountll(m);
         }
     }
 }
 
-/* The third pass, rows lo..hi-1: a still cell next to a dirty floor cell
- * (3 x 3: where its sub-rays land) becomes CELL_STILL; a row with any cell
- * to splat gets ROW_ACTIVE. tmp: the rows' light, as bytes. */
-static void active_rows(void *arg, int lo, int hi)
+/* One sub-ray's shares that fall in floor rows lo..hi-1, in the order
+ * r0[x0], r0[x1], r1[x0], r1[x1]; a still sub-ray's (still) only to dirty
+ * cells: times 0 elsewhere, and x + 0 is x for the cells' x >= +0. */
+static inline void add_ray(const struct gather_job *j, const float *p, int lo, int hi, bool still)
 {
-    const struct gather_job *j = arg;
-    const int w = j->w, h = j->h;
-    for (int y = lo; y < hi; y++) {
-        uint8_t *code = j->code + (size_t)y * w, *tmp = (uint8_t *)(j->light + (size_t)y * w);
-        if (y == 0 || y == h - 1 || w < 3) {   /* every cell moved (mark_moved) */
-            j->rowf[y] |= ROW_ACTIVE;
-            continue;
-        }
-        const uint8_t *d0 = j->dirty + (size_t)(y - 1) * w;
-        near3(d0, d0 + w, d0 + 2 * (size_t)w, w, CELL_STILL, tmp, tmp + w);
-        uint8_t any = 0;
-        for (int x = 1; x < w - 1; x++) {
-            code[x] = code[x] ? code[x] : tmp[w + x];
-            any |= code[x];
-        }
-        if (any | code[0] | code[w - 1])
-            j->rowf[y] |= ROW_ACTIVE;
+    const float share = 1.0f / (SUB * SUB);
+    const size_t rw = (size_t)j->nw * 8;
+    struct cut c;
+    if (!cut_ray(j, p, lo, hi, &c))
+        return;
+    float *r0 = j->light + (size_t)c.y0 * j->w, *r1 = j->light + (size_t)c.y1 * j->w;
+    float d00 = 1.0f, d01 = 1.0f, d10 = 1.0f, d11 = 1.0f;
+    if (still) {
+        const unsigned char *e0 = j->dirty + (size_t)c.y0 * rw, *e1 = j->dirty + (size_t)c.y1 * rw;
+        d00 = (float)(wget(e0, (size_t)c.x0 / 64) >> (c.x0 % 64) & 1);
+        d01 = (float)(wget(e0, (size_t)c.x1 / 64) >> (c.x1 % 64) & 1);
+        d10 = (float)(wget(e1, (size_t)c.x0 / 64) >> (c.x0 % 64) & 1);
+        d11 = (float)(wget(e1, (size_t)c.x1 / 64) >> (c.x1 % 64) & 1);
+    }
+    if (c.in0) {
+        r0[c.x0] += share * (1.0f - c.fx) * (1.0f - c.fy) * d00;
+        r0[c.x1] += share * c.fx * (1.0f - c.fy) * d01;
+    }
+    if (c.in1) {
+        r1[c.x0] += share * (1.0f - c.fx) * c.fy * d10;
+        r1[c.x1] += share * c.fx * c.fy * d11;
     }
 }
 
-/* The last pass, floor rows lo..hi-1: zeroed, then every sub-ray of the
- * cells to splat in the serial order (source row, column, sub-row,
- * sub-column) adds its bilinear shares that fall in these rows, in the order
- * r0[x0], r0[x1], r1[x0], r1[x1]. Each dirty cell thus receives the same
- * additions in the same order as one thread splatting every sub-ray would
- * make: the same sums bit for bit, whatever the bands. The other cells are
- * still water's 1 (above). */
+/* The last pass, floor rows lo..hi-1: dirty cells 0, the others still
+ * water's 1 (above); then the sub-rays of the active cells (the moved ones
+ * and the still ones next to a dirty cell, found row by row into the band's
+ * first row of the active set) in the serial order (source row, column,
+ * sub-row, sub-column) add their shares that fall in these rows. Each dirty
+ * cell thus receives the same additions in the same order as one thread
+ * splatting every sub-ray would make: the same sums bit for bit, whatever the
+ * bands. */
 static void splat_rows(void *arg, int lo, int hi)
 {
     const struct gather_job *j = arg;
     const int w = j->w, h = j->h;
-    const float share = 1.0f / (SUB * SUB);
-    memset(j->light + (size_t)lo * w, 0, (size_t)(hi - lo) * w * sizeof *j->light);
+    const size_t rw = (size_t)j->nw * 8;
+    for (int r = lo; r < hi; r++) {
+        float *l = j->light + (size_t)r * w;
+        const unsigned char *d = j->dirty + (size_t)r * rw;
+        for (int k = 0; k < j->nw; k++) {
+            const uint64_t v = wget(d, (size_t)k);
+            const int n = w - 64 * k < 64 ? w - 64 * k : 64;
+            float *o = l + 64 * k;
+            if (!v)
+                for (int i = 0; i < n; i++)
+                    o[i] = 1.0f;
+            else
+                for (int i = 0; i < n; i++)
+                    o[i] = v >> i & 1 ? 0.0f : 1.0f;
+        }
+    }
+    unsigned char *act = j->active + (size_t)lo * rw;
     for (int y = 0; y < h; y++) {
-        if (!(j->rowf[y] & ROW_ACTIVE) || !row_reaches(j, y, lo, hi))
+        if (!row_reaches(j, y, lo, hi))
             continue;
-        const uint8_t *code = j->code + (size_t)y * w;
-        const float *moved = j->at + (size_t)y * w * (2 * SUB * SUB);
-        for (int x = next_cell(code, 0, w); x < w; x = next_cell(code, x + 1, w)) {
-            float nominal[2 * SUB * SUB];
-            const float *a = cell_rays(x, y, code[x], &moved, nominal);
-            struct cut c;
-            for (int r = 0; r < SUB * SUB; r++) {
-                if (!cut_ray(j, a + 2 * r, lo, hi, &c))
+        if (y == 0 || y == h - 1 || w < 3)
+            fill_row(act, w, true);
+        else
+            near3(j->dirty + (size_t)(y - 1) * rw, j->dirty + (size_t)y * rw, j->dirty + (size_t)(y + 1) * rw, w,
+                  act);
+        const unsigned char *mv = j->moved + (size_t)y * rw;
+        const float *rays = j->at + (size_t)y * w * (2 * SUB * SUB);
+        for (int k = 0; k < j->nw; k++) {
+            const uint64_t m = wget(mv, (size_t)k);
+            for (uint64_t a = wget(act, (size_t)k) | m; a; a &= a - 1) {
+                const int b = __builtin_ctzll(a), x = 64 * k + b;
+                if (m >> b & 1) {
+                    for (int s = 0; s < SUB * SUB; s++)
+                        add_ray(j, rays + 2 * s, lo, hi, false);
+                    rays += 2 * SUB * SUB;
                     continue;
-                float *r0 = j->light + (size_t)c.y0 * w, *r1 = j->light + (size_t)c.y1 * w;
-                if (c.in0) {
-                    r0[c.x0] += share * (1.0f - c.fx) * (1.0f - c.fy);
-                    r0[c.x1] += share * c.fx * (1.0f - c.fy);
                 }
-                if (c.in1) {
-                    r1[c.x0] += share * (1.0f - c.fx) * c.fy;
-                    r1[c.x1] += share * c.fx * c.fy;
-                }
+                for (int sy = 0; sy < SUB; sy++)
+                    for (int sx = 0; sx < SUB; sx++) {
+                        const float p[2] = { (float)x + ((float)sx + 0.5f) / SUB - 0.5f,
+                                             (float)y + ((float)sy + 0.5f) / SUB - 0.5f };
+                        add_ray(j, p, lo, hi, true);
+                    }
             }
         }
     }
-    float *restrict l = j->light + (size_t)lo * w;
-    const uint8_t *restrict d = j->dirty + (size_t)lo * w;
-    for (size_t i = 0; i < (size_t)(hi - lo) * w; i++)
-        l[i] = d[i] ? l[i] : 1.0f;
 }
 
 /* A ray straight down, i = (0, 0, -1), refracts at the unit normal
@@ -441,21 +513,24 @@ static void splat_rows(void *arg, int lo, int hi)
  * (t.x, t.y) * depth / -t.z from where it entered. The water's own height is
  * small against depth and left out.
  *
- * Four passes: the moved cells and their landing points, row-parallel into
+ * Three passes: the moved cells and their landing points, row-parallel into
  * `at` (each row's slots its own, so the values do not depend on the
- * threads); the dirty floor cells, in bands of floor rows; the still cells
- * the splat needs, row-parallel; the splat, in bands of floor rows, each band
- * adding its cells' shares in the one serial order (splat_rows). When more
- * than half the cells moved, every floor cell is taken as dirty rather than
- * found (the same sums: a dirty cell's sum is the serial one). */
+ * threads); the dirty floor cells, in bands of floor rows; the splat, in
+ * bands of floor rows, each band adding its dirty cells' shares in the one
+ * serial order (splat_rows). When more than half the cells moved, every
+ * floor cell is taken as dirty rather than found (the same sums: a dirty
+ * cell's sum is the serial one). */
 static void gather(const float *gx, const float *gy, int w, int h, float depth, const float *depths, bool wrap_x,
                    bool wrap_y, float *restrict at, float *restrict light)
 {
     float *bounds = at + (size_t)w * h * (2 * SUB * SUB);
-    uint8_t *code = (uint8_t *)(bounds + 3 * (size_t)h);
-    struct gather_job j = { .gx = gx, .gy = gy, .w = w, .h = h, .depth = depth, .depths = depths,
+    const int nw = (w + 63) / 64;
+    unsigned char *sets = (unsigned char *)(bounds + 3 * (size_t)h);
+    const size_t set = (size_t)h * nw * 8;
+    struct gather_job j = { .gx = gx, .gy = gy, .w = w, .h = h, .nw = nw, .depth = depth, .depths = depths,
                             .wrap_x = wrap_x, .wrap_y = wrap_y, .at = at, .bounds = bounds, .light = light,
-                            .code = code, .dirty = code + (size_t)w * h, .rowf = code + 2 * (size_t)w * h };
+                            .moved = sets, .far = sets + set, .dirty = sets + 2 * set, .active = sets + 3 * set,
+                            .rowf = sets + 4 * set };
     int nt = team_threads_for((long)w * h, 16384);
     team_for(h, nt, landing_rows, &j);
     double moved = 0;
@@ -463,9 +538,9 @@ static void gather(const float *gx, const float *gy, int w, int h, float depth, 
         moved += (double)bounds[3 * y + 2];
     j.dense = moved * 2 > (double)w * h;
     team_for(h, nt, dirty_rows, &j);
-    team_for(h, nt, active_rows, &j);
     team_for(h, nt, splat_rows, &j);
 }
+
 void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
                      float *restrict at, float *restrict light)
 {

@@ -301,7 +301,8 @@ void water_powf(const float *x, float y, int n, float *out);
  * splat in bands of floor rows, each adding its cells' shares in the one
  * serial order of the sub-rays, so the sums do not depend on the thread
  * count. Cannot fail. */
-#define CAUSTICS_SCRATCH(w, h) ((size_t)(w) * (size_t)(h) * 8 + 3 * (size_t)(h) + ((size_t)(w) * (size_t)(h) * 2 + (size_t)(h) + 3) / 4)
+#define CAUSTICS_SCRATCH(w, h)                                                                                  \
+    ((size_t)(w) * (size_t)(h) * 8 + 3 * (size_t)(h) + 8 * (size_t)(h) * (((size_t)(w) + 63) / 64) + ((size_t)(h) + 3) / 4)
 void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
                      float *restrict at, float *restrict light);
 
