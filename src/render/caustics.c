@@ -212,17 +212,14 @@ static inline void land_column(const struct gather_job *j, int sy, float py, int
     }
 }
 
-/* The landing points of columns xa..xb-1 of row y, into out (2 SUB SUB
- * floats a column, from xa's). A sub-ray of column x
- * sits a quarter cell left (sx 0) or right (sx 1) of the cell's centre, so
- * inside the grid's first and last columns grid_at reads cells x-1, x at fx
- * 0.75 and x, x+1 at fx 0.25, with px = x - 0.25 and x + 0.25 exactly: the
- * loop below makes grid_at's very operations without its clamps, so that it
- * vectorises, and the first and last columns go through grid_at itself. The
- * same values bit for bit. Returns the lowest and highest landing y through
- * *mn, *mx (lowered and raised). */
-static inline __attribute__((always_inline)) void land_span(const struct gather_job *j, int y, int xa, int xb,
-                                                            float *restrict out, float *mn, float *mx)
+/* Sixteen columns s..s+15 of row y (none on the grid's first or last
+ * column), into o, 2 SUB SUB floats a column. A sub-ray sits a quarter cell
+ * left (sx 0) or right (sx 1) of the cell's centre, so grid_at reads cells
+ * x-1, x at fx 0.75 and x, x+1 at fx 0.25, with px = x - 0.25 and x + 0.25
+ * exactly: the loop makes grid_at's very operations without its clamps, and
+ * a fixed count, so that it vectorises in whole vectors. The same values bit
+ * for bit. */
+static inline __attribute__((always_inline)) void land16(const struct gather_job *j, int y, int s, float *restrict o)
 {
     const int w = j->w, h = j->h;
     const float depth = j->depth;
@@ -231,37 +228,49 @@ static inline __attribute__((always_inline)) void land_span(const struct gather_
         float cy = py < 0.0f ? 0.0f : py > (float)(h - 1) ? (float)(h - 1) : py;
         int y0 = (int)cy, y1 = y0 + 1 < h ? y0 + 1 : y0;
         float fy = cy - (float)y0;
-        const float *restrict x0r = j->gx + (size_t)y0 * w, *restrict x1r = j->gx + (size_t)y1 * w;
-        const float *restrict y0r = j->gy + (size_t)y0 * w, *restrict y1r = j->gy + (size_t)y1 * w;
-        float *restrict o0 = out - (size_t)xa * (2 * SUB * SUB) + sy * SUB * 2;
-        int a = xa, b = xb;
-        if (a == 0)
-            land_column(j, sy, py, a++, out);
-        if (b == w && a < b)
-            b--;
-        if (j->depths) {   /* a depth per cell: every column through grid_at */
-            for (int x = a; x < b; x++)
-                land_column(j, sy, py, x, out + (size_t)(x - xa) * (2 * SUB * SUB));
-        } else {
-            for (int x = a; x < b; x++) {
-                float *o = o0 + (size_t)x * SUB * SUB * 2;
-                float pl = (float)x + 0.25f - 0.5f, pr = (float)x + 0.75f - 0.5f;
-                float tl = x0r[x - 1] + (x0r[x] - x0r[x - 1]) * 0.75f, bl = x1r[x - 1] + (x1r[x] - x1r[x - 1]) * 0.75f;
-                float ul = y0r[x - 1] + (y0r[x] - y0r[x - 1]) * 0.75f, vl = y1r[x - 1] + (y1r[x] - y1r[x - 1]) * 0.75f;
-                float tr = x0r[x] + (x0r[x + 1] - x0r[x]) * 0.25f, br = x1r[x] + (x1r[x + 1] - x1r[x]) * 0.25f;
-                float ur = y0r[x] + (y0r[x + 1] - y0r[x]) * 0.25f, vr = y1r[x] + (y1r[x + 1] - y1r[x]) * 0.25f;
-                land_ray(pl, py, tl + (bl - tl) * fy, ul + (vl - ul) * fy, depth, o);
-                land_ray(pr, py, tr + (br - tr) * fy, ur + (vr - ur) * fy, depth, o + 2);
-            }
+        const float *restrict x0r = j->gx + (size_t)y0 * w + s, *restrict x1r = j->gx + (size_t)y1 * w + s;
+        const float *restrict y0r = j->gy + (size_t)y0 * w + s, *restrict y1r = j->gy + (size_t)y1 * w + s;
+        for (int i = 0; i < 16; i++) {
+            float *q = o + i * (2 * SUB * SUB) + sy * SUB * 2;
+            float pl = (float)(s + i) + 0.25f - 0.5f, pr = (float)(s + i) + 0.75f - 0.5f;
+            float tl = x0r[i - 1] + (x0r[i] - x0r[i - 1]) * 0.75f, bl = x1r[i - 1] + (x1r[i] - x1r[i - 1]) * 0.75f;
+            float ul = y0r[i - 1] + (y0r[i] - y0r[i - 1]) * 0.75f, vl = y1r[i - 1] + (y1r[i] - y1r[i - 1]) * 0.75f;
+            float tr = x0r[i] + (x0r[i + 1] - x0r[i]) * 0.25f, br = x1r[i] + (x1r[i + 1] - x1r[i]) * 0.25f;
+            float ur = y0r[i] + (y0r[i + 1] - y0r[i]) * 0.25f, vr = y1r[i] + (y1r[i + 1] - y1r[i]) * 0.25f;
+            land_ray(pl, py, tl + (bl - tl) * fy, ul + (vl - ul) * fy, depth, q);
+            land_ray(pr, py, tr + (br - tr) * fy, ur + (vr - ur) * fy, depth, q + 2);
         }
-        if (b < xb)
-            land_column(j, sy, py, b, out + (size_t)(b - xa) * (2 * SUB * SUB));
     }
-    const float *p = out;
+}
+
+/* The landing points of columns xa..xb-1 of row y, into out (2 SUB SUB
+ * floats a column, from xa's), and the lowest and highest landing y through
+ * *mn, *mx (lowered and raised). The grid's first and last columns and every
+ * column with a depth per cell go through grid_at (land_column); the others
+ * by sixteen (land16), a run shorter than that landing the sixteen columns
+ * around it and keeping its own. */
+static inline __attribute__((always_inline)) void land_span(const struct gather_job *j, int y, int xa, int xb,
+                                                            float *restrict out, float *mn, float *mx)
+{
+    const int w = j->w;
+    const size_t cell = 2 * SUB * SUB;
+    for (int x = xa; x < xb;) {
+        if (j->depths || x == 0 || x == w - 1 || w < 18) {
+            for (int sy = 0; sy < SUB; sy++)
+                land_column(j, sy, (float)y + ((float)sy + 0.5f) / SUB - 0.5f, x, out + (size_t)(x - xa) * cell);
+            x++;
+            continue;
+        }
+        const int end = xb < w - 1 ? xb : w - 1, n = end - x < 16 ? end - x : 16, s = x + 16 <= w - 1 ? x : w - 17;
+        float tmp[16 * 2 * SUB * SUB];
+        land16(j, y, s, tmp);
+        memcpy(out + (size_t)(x - xa) * cell, tmp + (size_t)(x - s) * cell, (size_t)n * cell * sizeof *tmp);
+        x += n;
+    }
     float lo = *mn, hi = *mx;
     for (size_t r = 0; r < (size_t)(xb - xa) * SUB * SUB; r++) {
-        lo = p[2 * r + 1] < lo ? p[2 * r + 1] : lo;
-        hi = p[2 * r + 1] > hi ? p[2 * r + 1] : hi;
+        lo = out[2 * r + 1] < lo ? out[2 * r + 1] : lo;
+        hi = out[2 * r + 1] > hi ? out[2 * r + 1] : hi;
     }
     *mn = lo;
     *mx = hi;
@@ -417,32 +426,71 @@ static void dirty_rows(void *arg, int lo, int hi)
     }
 }
 
-/* One sub-ray's shares that fall in floor rows lo..hi-1, in the order
- * r0[x0], r0[x1], r1[x0], r1[x1]; a still sub-ray's (still) only to dirty
- * cells: times 0 elsewhere, and x + 0 is x for the cells' x >= +0. */
-static inline void add_ray(const struct gather_job *j, const float *p, int lo, int hi, bool still)
+/* One moved sub-ray's shares that fall in floor rows lo..hi-1, in the order
+ * r0[x0], r0[x1], r1[x0], r1[x1]. */
+static inline void add_ray(const struct gather_job *j, const float *p, int lo, int hi)
 {
     const float share = 1.0f / (SUB * SUB);
-    const size_t rw = (size_t)j->nw * 8;
     struct cut c;
     if (!cut_ray(j, p, lo, hi, &c))
         return;
     float *r0 = j->light + (size_t)c.y0 * j->w, *r1 = j->light + (size_t)c.y1 * j->w;
-    float d00 = 1.0f, d01 = 1.0f, d10 = 1.0f, d11 = 1.0f;
-    if (still) {
-        const unsigned char *e0 = j->dirty + (size_t)c.y0 * rw, *e1 = j->dirty + (size_t)c.y1 * rw;
-        d00 = (float)(wget(e0, (size_t)c.x0 / 64) >> (c.x0 % 64) & 1);
-        d01 = (float)(wget(e0, (size_t)c.x1 / 64) >> (c.x1 % 64) & 1);
-        d10 = (float)(wget(e1, (size_t)c.x0 / 64) >> (c.x0 % 64) & 1);
-        d11 = (float)(wget(e1, (size_t)c.x1 / 64) >> (c.x1 % 64) & 1);
-    }
     if (c.in0) {
-        r0[c.x0] += share * (1.0f - c.fx) * (1.0f - c.fy) * d00;
-        r0[c.x1] += share * c.fx * (1.0f - c.fy) * d01;
+        r0[c.x0] += share * (1.0f - c.fx) * (1.0f - c.fy);
+        r0[c.x1] += share * c.fx * (1.0f - c.fy);
     }
     if (c.in1) {
-        r1[c.x0] += share * (1.0f - c.fx) * c.fy * d10;
-        r1[c.x1] += share * c.fx * c.fy * d11;
+        r1[c.x0] += share * (1.0f - c.fx) * c.fy;
+        r1[c.x1] += share * c.fx * c.fy;
+    }
+}
+
+/* The shares of a still cell's sub-ray (sy, sx): it lands at x - 1/4 + sx / 2,
+ * y - 1/4 + sy / 2 (the cell off the grid's edge: no clamp, no wrap), so
+ * land gives x0 = x - 1 + sx, x1 = x0 + 1, fx = 3/4 - sx / 2, and the same in
+ * y; its shares in the order of add_ray, the same products. */
+struct still_shares {
+    float s[SUB * SUB][4];
+};
+
+static void still_shares_init(struct still_shares *st)
+{
+    const float share = 1.0f / (SUB * SUB);
+    for (int sy = 0; sy < SUB; sy++)
+        for (int sx = 0; sx < SUB; sx++) {
+            float fx = sx ? 0.25f : 0.75f, fy = sy ? 0.25f : 0.75f, *o = st->s[SUB * sy + sx];
+            o[0] = share * (1.0f - fx) * (1.0f - fy);
+            o[1] = share * fx * (1.0f - fy);
+            o[2] = share * (1.0f - fx) * fy;
+            o[3] = share * fx * fy;
+        }
+}
+
+/* A still cell (x, y)'s four sub-rays in the serial order, their shares
+ * added only to dirty cells: times the target's dirty bit, 0 or 1 (x + 0 is
+ * x for the cells' x >= +0). */
+static inline void add_still(const struct gather_job *j, const struct still_shares *st, int x, int y, int lo, int hi)
+{
+    const size_t rw = (size_t)j->nw * 8;
+    for (int sy = 0; sy < SUB; sy++) {
+        const int y0 = y - 1 + sy, y1 = y0 + 1;
+        const bool in0 = y0 >= lo && y0 < hi, in1 = y1 >= lo && y1 < hi;
+        if (!in0 && !in1)
+            continue;
+        float *r0 = j->light + (size_t)y0 * j->w, *r1 = r0 + j->w;
+        const unsigned char *e0 = j->dirty + (size_t)y0 * rw, *e1 = e0 + rw;
+        for (int sx = 0; sx < SUB; sx++) {
+            const int x0 = x - 1 + sx, x1 = x0 + 1;
+            const float *o = st->s[SUB * sy + sx];
+            if (in0) {
+                r0[x0] += o[0] * (float)(wget(e0, (size_t)x0 / 64) >> (x0 % 64) & 1);
+                r0[x1] += o[1] * (float)(wget(e0, (size_t)x1 / 64) >> (x1 % 64) & 1);
+            }
+            if (in1) {
+                r1[x0] += o[2] * (float)(wget(e1, (size_t)x0 / 64) >> (x0 % 64) & 1);
+                r1[x1] += o[3] * (float)(wget(e1, (size_t)x1 / 64) >> (x1 % 64) & 1);
+            }
+        }
     }
 }
 
@@ -459,20 +507,16 @@ static void splat_rows(void *arg, int lo, int hi)
     const struct gather_job *j = arg;
     const int w = j->w, h = j->h;
     const size_t rw = (size_t)j->nw * 8;
+    struct still_shares st;
+    still_shares_init(&st);
     for (int r = lo; r < hi; r++) {
         float *l = j->light + (size_t)r * w;
         const unsigned char *d = j->dirty + (size_t)r * rw;
-        for (int k = 0; k < j->nw; k++) {
-            const uint64_t v = wget(d, (size_t)k);
-            const int n = w - 64 * k < 64 ? w - 64 * k : 64;
-            float *o = l + 64 * k;
-            if (!v)
-                for (int i = 0; i < n; i++)
-                    o[i] = 1.0f;
-            else
-                for (int i = 0; i < n; i++)
-                    o[i] = v >> i & 1 ? 0.0f : 1.0f;
-        }
+        for (int x = 0; x < w; x++)
+            l[x] = 1.0f;
+        for (int k = 0; k < j->nw; k++)
+            for (uint64_t v = wget(d, (size_t)k); v; v &= v - 1)
+                l[64 * k + __builtin_ctzll(v)] = 0.0f;
     }
     unsigned char *act = j->active + (size_t)lo * rw;
     for (int y = 0; y < h; y++) {
@@ -488,19 +532,14 @@ static void splat_rows(void *arg, int lo, int hi)
         for (int k = 0; k < j->nw; k++) {
             const uint64_t m = wget(mv, (size_t)k);
             for (uint64_t a = wget(act, (size_t)k) | m; a; a &= a - 1) {
-                const int b = __builtin_ctzll(a), x = 64 * k + b;
+                const int b = __builtin_ctzll(a);
                 if (m >> b & 1) {
                     for (int s = 0; s < SUB * SUB; s++)
-                        add_ray(j, rays + 2 * s, lo, hi, false);
+                        add_ray(j, rays + 2 * s, lo, hi);
                     rays += 2 * SUB * SUB;
-                    continue;
+                } else {
+                    add_still(j, &st, 64 * k + b, y, lo, hi);
                 }
-                for (int sy = 0; sy < SUB; sy++)
-                    for (int sx = 0; sx < SUB; sx++) {
-                        const float p[2] = { (float)x + ((float)sx + 0.5f) / SUB - 0.5f,
-                                             (float)y + ((float)sy + 0.5f) / SUB - 0.5f };
-                        add_ray(j, p, lo, hi, true);
-                    }
             }
         }
     }
