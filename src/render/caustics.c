@@ -212,17 +212,45 @@ static inline void land_column(const struct gather_job *j, int sy, float py, int
     }
 }
 
+/* What land16 and land_column tell of the landing points they make: the
+ * lowest and highest landing y (lowered and raised), and which columns are
+ * far (a sub-ray landing outside the 3 x 3 cells around its own). */
+struct landed {
+    float lo, hi;
+};
+
+/* Whether a cell (x, y)'s landing points p (2 SUB SUB floats) are all inside
+ * the 3 x 3 cells around it: [x - 1, x + 1) x [y - 1, y + 1), so that land
+ * gives cells x - 1 .. x + 1 and y - 1 .. y + 1 (NaN: not inside). */
+static inline bool near_cell(const float *p, int x, int y)
+{
+    bool in = true;
+    for (int r = 0; r < SUB * SUB; r++)
+        in &= p[2 * r] >= (float)(x - 1) && p[2 * r] < (float)(x + 1) && p[2 * r + 1] >= (float)(y - 1) &&
+              p[2 * r + 1] < (float)(y + 1);
+    return in;
+}
+
 /* Sixteen columns s..s+15 of row y (none on the grid's first or last
- * column), into o, 2 SUB SUB floats a column. A sub-ray sits a quarter cell
- * left (sx 0) or right (sx 1) of the cell's centre, so grid_at reads cells
- * x-1, x at fx 0.75 and x, x+1 at fx 0.25, with px = x - 0.25 and x + 0.25
- * exactly: the loop makes grid_at's very operations without its clamps, and
- * a fixed count, so that it vectorises in whole vectors. The same values bit
- * for bit. */
-static inline __attribute__((always_inline)) void land16(const struct gather_job *j, int y, int s, float *restrict o)
+ * column), into o, 2 SUB SUB floats a column; far[i]: column s + i is far
+ * (not 0).
+ * A sub-ray sits a quarter cell left (sx 0) or right (sx 1) of the cell's
+ * centre, so grid_at reads cells x-1, x at fx 0.75 and x, x+1 at fx 0.25,
+ * with px = x - 0.25 and x + 0.25 exactly: the loop makes grid_at's very
+ * operations without its clamps, and a fixed count, so that it vectorises
+ * in whole vectors (the bounds and far flags lane by lane). The same values
+ * bit for bit. */
+static inline __attribute__((always_inline)) void land16(const struct gather_job *j, int y, int s, float *restrict o,
+                                                         int *restrict far, struct landed *ld)
 {
     const int w = j->w, h = j->h;
-    const float depth = j->depth;
+    const float depth = j->depth, ya = (float)(y - 1), yb = (float)(y + 1);
+    float lo[16], hi[16];
+    for (int i = 0; i < 16; i++) {
+        lo[i] = ld->lo;
+        hi[i] = ld->hi;
+        far[i] = 0;
+    }
     for (int sy = 0; sy < SUB; sy++) {
         float py = (float)y + ((float)sy + 0.5f) / SUB - 0.5f;
         float cy = py < 0.0f ? 0.0f : py > (float)(h - 1) ? (float)(h - 1) : py;
@@ -231,49 +259,73 @@ static inline __attribute__((always_inline)) void land16(const struct gather_job
         const float *restrict x0r = j->gx + (size_t)y0 * w + s, *restrict x1r = j->gx + (size_t)y1 * w + s;
         const float *restrict y0r = j->gy + (size_t)y0 * w + s, *restrict y1r = j->gy + (size_t)y1 * w + s;
         for (int i = 0; i < 16; i++) {
-            float *q = o + i * (2 * SUB * SUB) + sy * SUB * 2;
+            float *q = o + i * (2 * SUB * SUB) + sy * SUB * 2, l[2], r[2];
             float pl = (float)(s + i) + 0.25f - 0.5f, pr = (float)(s + i) + 0.75f - 0.5f;
             float tl = x0r[i - 1] + (x0r[i] - x0r[i - 1]) * 0.75f, bl = x1r[i - 1] + (x1r[i] - x1r[i - 1]) * 0.75f;
             float ul = y0r[i - 1] + (y0r[i] - y0r[i - 1]) * 0.75f, vl = y1r[i - 1] + (y1r[i] - y1r[i - 1]) * 0.75f;
             float tr = x0r[i] + (x0r[i + 1] - x0r[i]) * 0.25f, br = x1r[i] + (x1r[i + 1] - x1r[i]) * 0.25f;
             float ur = y0r[i] + (y0r[i + 1] - y0r[i]) * 0.25f, vr = y1r[i] + (y1r[i + 1] - y1r[i]) * 0.25f;
-            land_ray(pl, py, tl + (bl - tl) * fy, ul + (vl - ul) * fy, depth, q);
-            land_ray(pr, py, tr + (br - tr) * fy, ur + (vr - ur) * fy, depth, q + 2);
+            land_ray(pl, py, tl + (bl - tl) * fy, ul + (vl - ul) * fy, depth, l);
+            land_ray(pr, py, tr + (br - tr) * fy, ur + (vr - ur) * fy, depth, r);
+            q[0] = l[0];
+            q[1] = l[1];
+            q[2] = r[0];
+            q[3] = r[1];
+            lo[i] = l[1] < lo[i] ? l[1] : lo[i];
+            lo[i] = r[1] < lo[i] ? r[1] : lo[i];
+            hi[i] = l[1] > hi[i] ? l[1] : hi[i];
+            hi[i] = r[1] > hi[i] ? r[1] : hi[i];
+            const float xa = (float)(s + i - 1), xb = (float)(s + i + 1);
+            far[i] |= !(l[0] >= xa && l[0] < xb && r[0] >= xa && r[0] < xb && l[1] >= ya && l[1] < yb && r[1] >= ya
+                        && r[1] < yb);
         }
+    }
+    for (int i = 0; i < 16; i++) {
+        ld->lo = lo[i] < ld->lo ? lo[i] : ld->lo;
+        ld->hi = hi[i] > ld->hi ? hi[i] : ld->hi;
     }
 }
 
 /* The landing points of columns xa..xb-1 of row y, into out (2 SUB SUB
- * floats a column, from xa's), and the lowest and highest landing y through
- * *mn, *mx (lowered and raised). The grid's first and last columns and every
- * column with a depth per cell go through grid_at (land_column); the others
- * by sixteen (land16), a run shorter than that landing the sixteen columns
- * around it and keeping its own. */
+ * floats a column, from xa's), their bounds into *ld and the far columns
+ * into row `far` of the far set. The grid's first and last columns (always
+ * far) and every column with a depth per cell go through grid_at
+ * (land_column); the others by sixteen (land16), a run shorter than that
+ * landing the sixteen columns around it and keeping its own. */
 static inline __attribute__((always_inline)) void land_span(const struct gather_job *j, int y, int xa, int xb,
-                                                            float *restrict out, float *mn, float *mx)
+                                                            float *restrict out, unsigned char *far,
+                                                            struct landed *ld)
 {
-    const int w = j->w;
+    const int w = j->w, h = j->h;
     const size_t cell = 2 * SUB * SUB;
     for (int x = xa; x < xb;) {
+        float *o = out + (size_t)(x - xa) * cell;
         if (j->depths || x == 0 || x == w - 1 || w < 18) {
             for (int sy = 0; sy < SUB; sy++)
-                land_column(j, sy, (float)y + ((float)sy + 0.5f) / SUB - 0.5f, x, out + (size_t)(x - xa) * cell);
+                land_column(j, sy, (float)y + ((float)sy + 0.5f) / SUB - 0.5f, x, o);
+            for (int r = 0; r < SUB * SUB; r++) {
+                ld->lo = o[2 * r + 1] < ld->lo ? o[2 * r + 1] : ld->lo;
+                ld->hi = o[2 * r + 1] > ld->hi ? o[2 * r + 1] : ld->hi;
+            }
+            if (x == 0 || x == w - 1 || y == 0 || y == h - 1 || !near_cell(o, x, y))
+                set_bit(far, (size_t)x);
             x++;
             continue;
         }
         const int end = xb < w - 1 ? xb : w - 1, n = end - x < 16 ? end - x : 16, s = x + 16 <= w - 1 ? x : w - 17;
         float tmp[16 * 2 * SUB * SUB];
-        land16(j, y, s, tmp);
-        memcpy(out + (size_t)(x - xa) * cell, tmp + (size_t)(x - s) * cell, (size_t)n * cell * sizeof *tmp);
+        int f[16];
+        if (n == 16 && s == x) {
+            land16(j, y, s, o, f, ld);
+        } else {
+            land16(j, y, s, tmp, f, ld);
+            memcpy(o, tmp + (size_t)(x - s) * cell, (size_t)n * cell * sizeof *tmp);
+        }
+        for (int i = 0; i < n; i++)
+            if (f[x - s + i] || y == 0 || y == h - 1)
+                set_bit(far, (size_t)(x + i));
         x += n;
     }
-    float lo = *mn, hi = *mx;
-    for (size_t r = 0; r < (size_t)(xb - xa) * SUB * SUB; r++) {
-        lo = out[2 * r + 1] < lo ? out[2 * r + 1] : lo;
-        hi = out[2 * r + 1] > hi ? out[2 * r + 1] : hi;
-    }
-    *mn = lo;
-    *mx = hi;
 }
 
 /* The first pass, rows lo..hi-1 (their light rows as scratch): the moved
@@ -284,37 +336,30 @@ static inline __attribute__((always_inline)) void land_span(const struct gather_
  * (bounds[3y + 2]). */
 static inline __attribute__((always_inline)) void landing_body(const struct gather_job *j, int lo, int hi)
 {
-    const int w = j->w, h = j->h;
+    const int w = j->w;
     const size_t rw = (size_t)j->nw * 8;
     for (int y = lo; y < hi; y++) {
         const unsigned char *mv = j->moved + (size_t)y * rw;
         unsigned char *far = j->far + (size_t)y * rw;
         mark_moved(j, y, (uint8_t *)(j->light + (size_t)y * w));
         memset(far, 0, rw);
-        float mn = (float)y + 0.25f - 0.5f, mx = (float)y + 0.75f - 0.5f;
+        struct landed ld = { (float)y + 0.25f - 0.5f, (float)y + 0.75f - 0.5f };
         float *out = j->at + (size_t)y * w * (2 * SUB * SUB);
         int moved = 0;
-        uint8_t flags = 0;
         for (int x = find_bit(mv, 0, w, false); x < w; x = find_bit(mv, x, w, false)) {
             const int b = find_bit(mv, x, w, true);
-            land_span(j, y, x, b, out, &mn, &mx);
-            for (int c = x; c < b; c++, out += 2 * SUB * SUB) {
-                bool f = c == 0 || c == w - 1 || y == 0 || y == h - 1;
-                for (int r = 0; r < SUB * SUB; r++)
-                    f |= !(out[2 * r] >= (float)(c - 1) && out[2 * r] < (float)(c + 1) &&
-                           out[2 * r + 1] >= (float)(y - 1) && out[2 * r + 1] < (float)(y + 1));
-                if (f) {
-                    set_bit(far, (size_t)c);
-                    flags = ROW_FAR;
-                }
-            }
+            land_span(j, y, x, b, out, far, &ld);
+            out += (size_t)(b - x) * (2 * SUB * SUB);
             moved += b - x;
             x = b;
         }
-        j->bounds[3 * y] = mn;
-        j->bounds[3 * y + 1] = mx;
+        j->bounds[3 * y] = ld.lo;
+        j->bounds[3 * y + 1] = ld.hi;
         j->bounds[3 * y + 2] = (float)moved;
-        j->rowf[y] = flags;
+        uint64_t any = 0;
+        for (int k = 0; k < j->nw; k++)
+            any |= wget(far, (size_t)k);
+        j->rowf[y] = any ? ROW_FAR : 0;
     }
 }
 
