@@ -557,11 +557,19 @@ static void splat_rows(void *arg, int lo, int hi)
     for (int r = lo; r < hi; r++) {
         float *l = j->light + (size_t)r * w;
         const unsigned char *d = j->dirty + (size_t)r * rw;
-        for (int x = 0; x < w; x++)
-            l[x] = 1.0f;
-        for (int k = 0; k < j->nw; k++)
-            for (uint64_t v = wget(d, (size_t)k); v; v &= v - 1)
-                l[64 * k + __builtin_ctzll(v)] = 0.0f;
+        for (int k = 0; k < j->nw; k++) {
+            const uint64_t v = wget(d, (size_t)k);
+            const int n = w - 64 * k < 64 ? w - 64 * k : 64;
+            float *o = l + 64 * k;
+            if (v == ~(uint64_t)0 >> (64 - n)) {   /* all dirty */
+                memset(o, 0, (size_t)n * sizeof *o);
+                continue;
+            }
+            for (int i = 0; i < n; i++)
+                o[i] = 1.0f;
+            for (uint64_t u = v; u; u &= u - 1)
+                o[__builtin_ctzll(u)] = 0.0f;
+        }
     }
     unsigned char *act = j->active + (size_t)lo * rw;
     for (int y = 0; y < h; y++) {
@@ -576,6 +584,13 @@ static void splat_rows(void *arg, int lo, int hi)
         const float *rays = j->at + (size_t)y * w * (2 * SUB * SUB);
         for (int k = 0; k < j->nw; k++) {
             const uint64_t m = wget(mv, (size_t)k);
+            const int n = w - 64 * k < 64 ? w - 64 * k : 64;
+            if (m == ~(uint64_t)0 >> (64 - n)) {   /* every cell moved: their sub-rays one after the other */
+                for (int r = 0; r < n * SUB * SUB; r++)
+                    add_ray(j, rays + 2 * r, lo, hi);
+                rays += (size_t)n * (2 * SUB * SUB);
+                continue;
+            }
             for (uint64_t a = wget(act, (size_t)k) | m; a; a &= a - 1) {
                 const int b = __builtin_ctzll(a);
                 if (m >> b & 1) {
