@@ -212,7 +212,7 @@ static inline void land_column(const struct gather_job *j, int sy, float py, int
     }
 }
 
-/* What land16 and land_column tell of the landing points they make: the
+/* What land_n and land_column tell of the landing points they make: the
  * lowest and highest landing y (lowered and raised), and which columns are
  * far (a sub-ray landing outside the 3 x 3 cells around its own). */
 struct landed {
@@ -231,22 +231,25 @@ static inline bool near_cell(const float *p, int x, int y)
     return in;
 }
 
-/* Sixteen columns s..s+15 of row y (none on the grid's first or last
- * column), into o, 2 SUB SUB floats a column; far[i]: column s + i is far
- * (not 0).
+/* The most columns land_n takes at once. */
+#define LAND_MAX 64
+
+/* Columns s..s+n-1 of row y (none on the grid's first or last column; n a
+ * constant, 16 or LAND_MAX, where inlined), into o, 2 SUB SUB floats a
+ * column; far[i]: column s + i is far (not 0), if track (a constant).
  * A sub-ray sits a quarter cell left (sx 0) or right (sx 1) of the cell's
  * centre, so grid_at reads cells x-1, x at fx 0.75 and x, x+1 at fx 0.25,
  * with px = x - 0.25 and x + 0.25 exactly: the loop makes grid_at's very
  * operations without its clamps, and a fixed count, so that it vectorises
  * in whole vectors (the bounds and far flags lane by lane). The same values
  * bit for bit. */
-static inline __attribute__((always_inline)) void land16(const struct gather_job *j, int y, int s, float *restrict o,
-                                                         int *restrict far, struct landed *ld)
+static inline __attribute__((always_inline)) void land_n(const struct gather_job *j, int y, int s, int n, bool track,
+                                                         float *restrict o, int *restrict far, struct landed *ld)
 {
     const int w = j->w, h = j->h;
     const float depth = j->depth, ya = (float)(y - 1), yb = (float)(y + 1);
-    float lo[16], hi[16];
-    for (int i = 0; i < 16; i++) {
+    float lo[LAND_MAX], hi[LAND_MAX];
+    for (int i = 0; i < n; i++) {
         lo[i] = ld->lo;
         hi[i] = ld->hi;
         far[i] = 0;
@@ -258,7 +261,7 @@ static inline __attribute__((always_inline)) void land16(const struct gather_job
         float fy = cy - (float)y0;
         const float *restrict x0r = j->gx + (size_t)y0 * w + s, *restrict x1r = j->gx + (size_t)y1 * w + s;
         const float *restrict y0r = j->gy + (size_t)y0 * w + s, *restrict y1r = j->gy + (size_t)y1 * w + s;
-        for (int i = 0; i < 16; i++) {
+        for (int i = 0; i < n; i++) {
             float *q = o + i * (2 * SUB * SUB) + sy * SUB * 2, l[2], r[2];
             float pl = (float)(s + i) + 0.25f - 0.5f, pr = (float)(s + i) + 0.75f - 0.5f;
             float tl = x0r[i - 1] + (x0r[i] - x0r[i - 1]) * 0.75f, bl = x1r[i - 1] + (x1r[i] - x1r[i - 1]) * 0.75f;
@@ -276,11 +279,11 @@ static inline __attribute__((always_inline)) void land16(const struct gather_job
             hi[i] = l[1] > hi[i] ? l[1] : hi[i];
             hi[i] = r[1] > hi[i] ? r[1] : hi[i];
             const float xa = (float)(s + i - 1), xb = (float)(s + i + 1);
-            far[i] |= !(l[0] >= xa && l[0] < xb && r[0] >= xa && r[0] < xb && l[1] >= ya && l[1] < yb && r[1] >= ya
+            far[i] |= track && !(l[0] >= xa && l[0] < xb && r[0] >= xa && r[0] < xb && l[1] >= ya && l[1] < yb && r[1] >= ya
                         && r[1] < yb);
         }
     }
-    for (int i = 0; i < 16; i++) {
+    for (int i = 0; i < n; i++) {
         ld->lo = lo[i] < ld->lo ? lo[i] : ld->lo;
         ld->hi = hi[i] > ld->hi ? hi[i] : ld->hi;
     }
@@ -288,12 +291,13 @@ static inline __attribute__((always_inline)) void land16(const struct gather_job
 
 /* The landing points of columns xa..xb-1 of row y, into out (2 SUB SUB
  * floats a column, from xa's), their bounds into *ld and the far columns
- * into row `far` of the far set. The grid's first and last columns (always
+ * into row `far` of the far set if track (else the caller takes every
+ * moved cell as far). The grid's first and last columns (always
  * far) and every column with a depth per cell go through grid_at
- * (land_column); the others by sixteen (land16), a run shorter than that
- * landing the sixteen columns around it and keeping its own. */
+ * (land_column); the others by LAND_MAX or sixteen (land_n), a run shorter
+ * than sixteen landing the sixteen columns around it and keeping its own. */
 static inline __attribute__((always_inline)) void land_span(const struct gather_job *j, int y, int xa, int xb,
-                                                            float *restrict out, unsigned char *far,
+                                                            bool track, float *restrict out, unsigned char *far,
                                                             struct landed *ld)
 {
     const int w = j->w, h = j->h;
@@ -307,21 +311,27 @@ static inline __attribute__((always_inline)) void land_span(const struct gather_
                 ld->lo = o[2 * r + 1] < ld->lo ? o[2 * r + 1] : ld->lo;
                 ld->hi = o[2 * r + 1] > ld->hi ? o[2 * r + 1] : ld->hi;
             }
-            if (x == 0 || x == w - 1 || y == 0 || y == h - 1 || !near_cell(o, x, y))
+            if (track && (x == 0 || x == w - 1 || y == 0 || y == h - 1 || !near_cell(o, x, y)))
                 set_bit(far, (size_t)x);
             x++;
             continue;
         }
-        const int end = xb < w - 1 ? xb : w - 1, n = end - x < 16 ? end - x : 16, s = x + 16 <= w - 1 ? x : w - 17;
-        float tmp[16 * 2 * SUB * SUB];
-        int f[16];
-        if (n == 16 && s == x) {
-            land16(j, y, s, o, f, ld);
+        const int end = xb < w - 1 ? xb : w - 1, s = x + 16 <= w - 1 ? x : w - 17;
+        int n = end - x < 16 ? end - x : 16, f[LAND_MAX];
+        if (end - x >= LAND_MAX) {
+            n = LAND_MAX;
+            if (track)
+                land_n(j, y, x, LAND_MAX, true, o, f, ld);
+            else
+                land_n(j, y, x, LAND_MAX, false, o, f, ld);
+        } else if (n == 16) {
+            land_n(j, y, x, 16, track, o, f, ld);
         } else {
-            land16(j, y, s, tmp, f, ld);
+            float tmp[16 * 2 * SUB * SUB];
+            land_n(j, y, s, 16, track, tmp, f, ld);
             memcpy(o, tmp + (size_t)(x - s) * cell, (size_t)n * cell * sizeof *tmp);
         }
-        for (int i = 0; i < n; i++)
+        for (int i = 0; track && i < n; i++)
             if (f[x - s + i] || y == 0 || y == h - 1)
                 set_bit(far, (size_t)(x + i));
         x += n;
@@ -346,13 +356,23 @@ static inline __attribute__((always_inline)) void landing_body(const struct gath
         struct landed ld = { (float)y + 0.25f - 0.5f, (float)y + 0.75f - 0.5f };
         float *out = j->at + (size_t)y * w * (2 * SUB * SUB);
         int moved = 0;
+        for (int k = 0; k < j->nw; k++)
+            moved += __builtin_popcountll(wget(mv, (size_t)k));
+        /* A row more than half moved: every moved cell taken as far (the
+         * dirty pass walks them all, or nothing when the frame is dense),
+         * not tested. */
+        const bool track = moved * 2 <= w;
         for (int x = find_bit(mv, 0, w, false); x < w; x = find_bit(mv, x, w, false)) {
             const int b = find_bit(mv, x, w, true);
-            land_span(j, y, x, b, out, far, &ld);
+            if (track)
+                land_span(j, y, x, b, true, out, far, &ld);
+            else
+                land_span(j, y, x, b, false, out, far, &ld);
             out += (size_t)(b - x) * (2 * SUB * SUB);
-            moved += b - x;
             x = b;
         }
+        if (!track)
+            memcpy(far, mv, rw);
         j->bounds[3 * y] = ld.lo;
         j->bounds[3 * y + 1] = ld.hi;
         j->bounds[3 * y + 2] = (float)moved;
