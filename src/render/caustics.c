@@ -52,8 +52,10 @@ struct gather_job {
     float *at, *bounds, *light;
     /* The bit sets (as bytes: read and written through wget, wput):
      * moved, the cells whose landing points are in `at`; far, the moved
-     * cells with a sub-ray landing outside the 3 x 3 cells around; dirty,
-     * the floor cells the splat sums; active, the cells it splats. */
+     * cells with a sub-ray landing outside the 3 x 3 cells around (in a row
+     * more than half moved, all its moved cells); dirty, the floor cells
+     * the splat sums; active, the band's scratch (its first row): the cells
+     * of the source row at hand that the splat takes. */
     unsigned char *moved, *far, *dirty, *active;
     uint8_t *rowf;         /* ROW_FAR: the row has far cells */
 };
