@@ -303,12 +303,15 @@ void water_powf(const float *x, float y, int n, float *out);
  * light from straight above) and splatted bilinearly onto the floor `depth`
  * cells below. Landing points wrap on an axis whose edges are wrapped and are
  * clamped to the grid otherwise, so the floor's sum equals w * h up to float
- * rounding. at: scratch of CAUSTICS_SCRATCH(w, h) floats; light: w * h
- * floats, overwritten. The landing points are computed row-parallel, the
- * splat in bands of floor rows, each adding its cells' shares in the one
- * serial order of the sub-rays, so the sums do not depend on the thread
- * count. Cannot fail. */
-#define CAUSTICS_SCRATCH(w, h) ((size_t)(w) * (size_t)(h) * 8 + 2 * (size_t)(h))
+ * rounding. at: scratch of CAUSTICS_SCRATCH(w, h) floats (the moved cells'
+ * landing points, each row's bounds, the bit sets of render/caustics.c);
+ * light: w * h floats, overwritten. The landing points are computed
+ * row-parallel, the splat in bands of floor rows, each adding its cells'
+ * shares in the one serial order of the sub-rays, so the sums do not depend
+ * on the thread count; the floor that only still water lights is set to
+ * its exact sum, 1, without splatting. Cannot fail. */
+#define CAUSTICS_SCRATCH(w, h)                                                                                  \
+    ((size_t)(w) * (size_t)(h) * 8 + 3 * (size_t)(h) + 8 * (size_t)(h) * (((size_t)(w) + 63) / 64) + ((size_t)(h) + 3) / 4)
 void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
                      float *restrict at, float *restrict light);
 

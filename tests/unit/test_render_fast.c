@@ -3,7 +3,8 @@
  * 61st float in [0, 1], every 4099th above, the special values and several
  * exponents); shade_row and normals_row against a plain per-pixel loop with
  * libm's fmaxf, fminf, powf and lrintf (still chunks, ripples, slopes steep
- * enough that n.h is 0 or small, and chunk edges); unit_round against
+ * enough that n.h is 0 or small, and chunk edges); caustics_row against
+ * its plain channel loops; unit_round against
  * lrintf(fminf(fmaxf(v, 0), 1) * scale) on ties, ends and NaN. */
 #include <math.h>
 #include <setjmp.h>
@@ -172,6 +173,62 @@ static void test_shade_and_normals_bits(void **state)
     free(mem);
 }
 
+/* caustics_row as it was written before it was vectorised: channel loops,
+ * libm's lrintf. */
+static void caustics_plain(const struct water_look *lk, const float *light, const uint8_t *floor_rgb, int w,
+                           uint8_t *rgb, uint16_t *rgb16)
+{
+    for (int x = 0; x < w; x++) {
+        float l = light[x], c[3], over = 0.0f;
+        for (int k = 0; k < 3; k++) {
+            float base = floor_rgb ? (float)floor_rgb[3 * x + k] / 255.0f : lk->floor[k];
+            c[k] = base * l;
+            over = fmaxf(c[k] - 1.0f, over);
+        }
+        for (int k = 0; k < 3; k++) {
+            float v = fminf(fmaxf(c[k] + 0.5f * over, 0.0f), 1.0f);
+            rgb[3 * x + k] = (uint8_t)lrintf(v * 255.0f);
+            if (rgb16)
+                rgb16[3 * x + k] = (uint16_t)lrintf(v * 65535.0f);
+        }
+    }
+}
+
+/* caustics_row against caustics_plain: light from 0 to past bleaching white,
+ * the ties of v * 255 (floor 1: light (n + 0.5) / 255), with and without a
+ * floor picture and a 16-bit output, a width with a remainder after any
+ * vector. */
+static void test_caustics_row_bits(void **state)
+{
+    (void)state;
+    enum { N = 1037 };
+    static float light[N];
+    static uint8_t floor_rgb[3 * N], fast[3 * N], plain[3 * N];
+    static uint16_t fast16[3 * N], plain16[3 * N];
+    for (int x = 0; x < N; x++) {
+        light[x] = x < 512 ? ((float)(x / 2) + 0.5f * (float)(x % 2)) / 255.0f : 3.0f * (float)(x - 512) / 524.0f;
+        for (int k = 0; k < 3; k++)
+            floor_rgb[3 * x + k] = (uint8_t)(x * 37 + k * 101);
+    }
+    struct water_look lk;
+    look(&lk, 60.0, 1.0);
+    const float floors[][3] = { { 1.0f, 1.0f, 1.0f }, { 150.0f / 255.0f, 170.0f / 255.0f, 160.0f / 255.0f } };
+    for (int f = 0; f < 2; f++) {
+        memcpy(lk.floor, floors[f], sizeof lk.floor);
+        for (int pic = 0; pic < 2; pic++) {
+            const uint8_t *fl = pic ? floor_rgb : NULL;
+            caustics_row(&lk, light, fl, N, fast, NULL);
+            caustics_plain(&lk, light, fl, N, plain, NULL);
+            assert_memory_equal(fast, plain, sizeof fast);
+            memset(fast, 0, sizeof fast);
+            caustics_row(&lk, light, fl, N, fast, fast16);
+            caustics_plain(&lk, light, fl, N, plain, plain16);
+            assert_memory_equal(fast, plain, sizeof fast);
+            assert_memory_equal(fast16, plain16, sizeof fast16);
+        }
+    }
+}
+
 /* The 16-bit output's rounding, by hand: v * 65535 to nearest, ties to even,
  * clamped, NaN 0. */
 static void test_unit_u16(void **state)
@@ -227,6 +284,7 @@ int main(void)
         cmocka_unit_test(test_shade_and_normals_bits),
         cmocka_unit_test(test_unit_round),
         cmocka_unit_test(test_unit_u16),
+        cmocka_unit_test(test_caustics_row_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

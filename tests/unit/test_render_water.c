@@ -339,6 +339,28 @@ static void caustics_serial(const float *gx, const float *gy, int w, int h, floa
                 }
 }
 
+/* Still water with a few compact drops (cosine bumps, exactly 0 outside
+ * their radius): one inside, one across the left and top edges, a steep one
+ * whose light a deep floor throws far over the still water. */
+static void drops(float *cells, int w, int h)
+{
+    const float at[][4] = { { 0.3f, 0.4f, 7.0f, 1.2f }, { 0.0f, 0.0f, 6.0f, -0.8f }, { 0.75f, 0.7f, 5.0f, 4.0f } };
+    memset(cells, 0, sizeof(float) * (size_t)w * h);
+    for (int d = 0; d < 3; d++)
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                float dx = (float)x - at[d][0] * (float)w, dy = (float)y - at[d][1] * (float)h;
+                float r = sqrtf(dx * dx + dy * dy) / at[d][2];
+                if (r < 1.0f)
+                    cells[y * w + x] += at[d][3] * 0.5f * (1.0f + cosf(3.14159265f * r));
+            }
+}
+
+/* caustics_gather against caustics_serial, on 1 to 3 threads, fixed and
+ * wrapped edges, shallow, deep and deeper than the grid is high (rays
+ * crossing edges): over a busy surface (every cell moved) and over still
+ * water with drops (most cells still, whose floor the gather sets to 1
+ * without splatting: render/caustics.c). */
 static void test_caustics_bands_bit_exact(void **state)
 {
     (void)state;
@@ -347,21 +369,35 @@ static void test_caustics_bands_bit_exact(void **state)
     float *cells = malloc(sizeof(float) * W * H), *gx = malloc(sizeof(float) * W * H);
     float *gy = malloc(sizeof(float) * W * H), *want = malloc(sizeof(float) * W * H);
     float *light = malloc(sizeof(float) * W * H), *at = malloc(sizeof(float) * CAUSTICS_SCRATCH(W, H));
-    surface(cells, W, H);
     int was = omp_get_max_threads();
     enum edge_kind edges[] = { EDGE_FIXED, EDGE_WRAP };
     /* Shallow, deep, and deeper than the grid is high: rays crossing edges. */
     const float depths[] = { 3.0f, 30.0f, 400.0f };
-    for (int k = 0; k < 2; k++) {
-        slopes_of(cells, W, H, edges[k], 6.0f, gx, gy);
-        bool wrap = edges[k] == EDGE_WRAP;
-        for (int d = 0; d < 3; d++) {
-            caustics_serial(gx, gy, W, H, depths[d], wrap, wrap, want);
-            for (int t = 1; t <= 3; t++) {
-                omp_set_num_threads(t);
-                memset(light, 0xff, sizeof(float) * W * H);   /* NaN: every cell must be written */
-                caustics_gather(gx, gy, W, H, depths[d], wrap, wrap, at, light);
-                assert_memory_equal(light, want, sizeof(float) * W * H);
+    for (int s = 0; s < 2; s++) {
+        if (s)
+            drops(cells, W, H);
+        else
+            surface(cells, W, H);
+        for (int k = 0; k < 2; k++) {
+            slopes_of(cells, W, H, edges[k], 6.0f, gx, gy);
+            bool wrap = edges[k] == EDGE_WRAP;
+            int still = 0;
+            for (int i = 0; i < W * H; i++)
+                still += gx[i] == 0.0f && gy[i] == 0.0f;
+            assert_true(s ? still > W * H * 3 / 4 : still < W * H / 100);
+            for (int d = 0; d < 3; d++) {
+                caustics_serial(gx, gy, W, H, depths[d], wrap, wrap, want);
+                int one = 0;
+                for (int i = 0; i < W * H; i++)
+                    one += want[i] == 1.0f;
+                if (s)   /* the drops' light lands on still floor, not only on their own */
+                    assert_true(one > W * H / 2 && one < W * H - 300);
+                for (int t = 1; t <= 3; t++) {
+                    omp_set_num_threads(t);
+                    memset(light, 0xff, sizeof(float) * W * H);   /* NaN: every cell must be written */
+                    caustics_gather(gx, gy, W, H, depths[d], wrap, wrap, at, light);
+                    assert_memory_equal(light, want, sizeof(float) * W * H);
+                }
             }
         }
     }
