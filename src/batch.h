@@ -32,12 +32,16 @@ int batch_create(struct batch **out, const struct renderer *r, const struct scen
 /* Frame i, the frame after the one before (the first call: after the one
  * the simulation shows): when the batch has no frames left, advances the
  * simulation by a batch of frames up to frame `last`; fills *fr with frame
- * i (valid until the next batch). The simulation shows the batch's last
- * frame meanwhile, so a frame loop with checkpoints or anything else that
- * reads the simulation per frame goes frame by frame instead. Returns 0,
+ * i (valid until the next batch) and, when md5 is not NULL, md5 with the
+ * frame's MD5 as frame_md5_hex writes it (src/framehash.h): the first
+ * request in a batch hashes all its frames at once (src/md5lanes.h). The
+ * simulation shows the batch's last frame meanwhile, so a frame loop with
+ * checkpoints or anything else that reads the simulation per frame goes
+ * frame by frame instead. Returns 0,
  * or -1 with e filled: a blow-up (sim_advance_frames) is reported at the
  * frame it happened at, after the frames before it. */
-int batch_next(struct batch *b, struct sim *s, long i, long last, struct frame *fr, struct rr_err *e);
+int batch_next(struct batch *b, struct sim *s, long i, long last, struct frame *fr, char md5[33],
+               struct rr_err *e);
 
 void batch_free(struct batch *b);   /* accepts NULL */
 
