@@ -64,6 +64,8 @@ static void draw_rows(void *arg, long frame, const struct field *heights, int y0
 
 /* The batch's frames' MD5s, side by side (src/md5lanes.h): in about the
  * time one frame's would take alone. */
+_Static_assert(BATCH_MAX_FRAMES <= MD5_LANES, "a batch's frames are hashed in one md5_lanes call");
+
 static void hash_batch(struct batch *b)
 {
     uint8_t digest[BATCH_MAX_FRAMES][16];

@@ -18,9 +18,11 @@
 struct batch;
 
 /* The most frames a batch holds, and the bytes its pictures may take in all
- * (fewer frames for large pictures). */
+ * (fewer frames for large pictures). A batch's hashes take about the time
+ * of one frame's however many of its MD5_LANES (src/md5lanes.h) it fills,
+ * so the bytes let a batch of 1920x1080 pictures fill all 16. */
 #define BATCH_MAX_FRAMES 16
-#define BATCH_MAX_BYTES (64L << 20)
+#define BATCH_MAX_BYTES (96L << 20)
 
 /* A batch for r's frames of the scene sc, or *out NULL when r does not draw
  * by rows or fewer than two pictures fit in BATCH_MAX_BYTES and in what the

@@ -73,4 +73,27 @@ cond "save-state-by-frame" '! batched "$T/err"'
 "$RR" "$T/a.json" --hash > "$T/h2" 2> /dev/null
 check "save-state-same-frames" cmp -s "$T/h" "$T/h2"
 
+# The hashes of a batch, made side by side (src/md5lanes.h), as --check and
+# --manifest use them: --check of the frame-by-frame sink's list passes; one
+# with frame 21 (inside a batch) altered stops there with the frame-by-frame
+# run's lines, message and status; --manifest records --hash's values.
+"$RR" "$T/a.json" -o "$T/a.framemd5" -y -q
+sink_hashes "$T/a.framemd5" > "$T/s"
+RIPPLERENDER_DEBUG=kernels "$RR" "$T/a.json" --check "$T/s" > "$T/out" 2> "$T/err"; s=$?
+cond "check-batched" '[ $s -eq 0 ] && batched "$T/err" && [ ! -s "$T/out" ]'
+"$RR" "$T/a.json" --hash > "$T/h" 2> /dev/null
+check "hash-same-as-sink" cmp -s "$T/h" "$T/s"
+awk '$1 == 21 { $2 = "0123456789abcdef0123456789abcdef" } { print }' "$T/s" > "$T/bad"
+RIPPLERENDER_DEBUG=kernels "$RR" "$T/a.json" --hash --check "$T/bad" > "$T/h" 2> "$T/err"; s=$?
+"$RR" "$T/a.json" --hash --check "$T/bad" --probes "$T/p.csv" -y > "$T/h2" 2> "$T/err2"; s2=$?
+grep -v "^ripplerender: kernels:" "$T/err" > "$T/err1"
+cond "check-mismatch-batched" 'batched "$T/err" && [ $s -eq 3 ] && [ $s2 -eq 3 ]'
+check "check-mismatch-message" cmp -s "$T/err1" "$T/err2"
+cond "check-mismatch-names-frame-21" 'grep -q "frame 21 differs: expected 0123456789abcdef0123456789abcdef, got $(awk '"'"'$1 == 21 { print $2 }'"'"' "$T/s")" "$T/err2"'
+cond "check-mismatch-lines" 'cmp -s "$T/h" "$T/h2" && [ "$(wc -l < "$T/h")" -eq 22 ]'
+"$RR" "$T/a.json" --manifest "$T/m.json" -y > /dev/null 2>&1
+python3 -c 'import json, sys; m = json.load(open(sys.argv[1]))
+for f in m["frames"]: print(f["frame"], f["md5"])' "$T/m.json" > "$T/mh"
+check "manifest-same-hashes" cmp -s "$T/mh" "$T/s"
+
 finish
