@@ -191,6 +191,10 @@ $(BUILD)/tests/bench_render: $(BUILD)/tests/bench/bench_render.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
 
+$(BUILD)/tests/bench_md5: $(BUILD)/tests/bench/bench_md5.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
+
 $(BUILD)/tests/bench_cores: $(BUILD)/tests/bench/bench_cores.o $(BUILD)/tests/bench/bench_ref.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
@@ -216,7 +220,7 @@ $(BUILD)/tests/malloc_count.so: tests/bench/malloc_count.c
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -O2 $(WARN) -shared -fPIC -o $@ $<
 
 bench: $(BIN_OUT) $(BUILD)/tests/bench_solvers $(BUILD)/tests/bench_cores $(BUILD)/tests/bench_yuv \
-       $(BUILD)/tests/bench_render $(BUILD)/tests/proc_ref \
+       $(BUILD)/tests/bench_render $(BUILD)/tests/bench_md5 $(BUILD)/tests/proc_ref \
        $(BUILD)/tests/malloc_count.so
 	$(Q)sh tests/bench.sh $(BIN_OUT) $(BUILD)
 

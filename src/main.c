@@ -725,8 +725,9 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
         if (interrupted)
             break;
         struct frame fr;
-        const bool batched = r->batch && i > first;
-        if ((batched ? batch_next(r->batch, r->sim, i, last, &fr, e)
+        char md5[33];
+        const bool batched = r->batch && i > first, hashes = o->hash || o->check || r->manifest;
+        if ((batched ? batch_next(r->batch, r->sim, i, last, &fr, hashes ? md5 : NULL, e)
                      : i > first ? sim_advance_frame(r->sim, e) : 0) < 0
             || resume_before_frame(r->resume, i, e) < 0)
             return -1;
@@ -737,9 +738,9 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
             return -1;
         if (!batched && render_frame_to(r->render, sim_field(r->sim), sim_walls(r->sim), i, slot, &fr, e) < 0)
             return -1;
-        char md5[33];
-        if (o->hash || o->check || r->manifest) {
-            frame_md5_hex(&fr, md5);
+        if (hashes) {
+            if (!batched)
+                frame_md5_hex(&fr, md5);
             if (o->hash && (printf("%ld %s\n", i, md5) < 0 || fflush(stdout) != 0)) {
                 /* A reader that went away interrupts the run; any other
                  * failure of standard output fails it, committing nothing. */

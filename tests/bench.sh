@@ -6,7 +6,7 @@
 # mp4 against the ffmpeg program on the same frames, peak memory against what
 # the grids and frame buffers need, and allocations per frame. Numbers only;
 # nothing passes or fails. docs/performance.md explains the method and the results.
-# BENCH_SECTION=NAME runs one section: solvers, frames, cores, yuv, e2e, e4k, png,
+# BENCH_SECTION=NAME runs one section: solvers, frames, cores, yuv, e2e, hash, e4k, png,
 # render, farm, memory, allocations, scenes, scaled or process (e4k, farm, memory and
 # allocations set up e2e's scene, not its timings).
 bin=${1:-./ripplerender}; build=${2:-build}
@@ -106,6 +106,37 @@ awk -v f="$frames" -v rr="$t_rr" -v ff="$t_ff" -v sim="$t_sim" -v ser="$t_ser" -
     printf "%-46s %8.1f ms/frame\n", "the same on one thread (-j1)", 1000 * ser / f
 }'
 rm -f "$T/frames.rgb"
+echo
+fi
+
+if on hash; then
+echo "== hashed runs (--hash, no sink): a batch's frames hashed side by side (src/md5lanes.h)"
+# The MD5 of one 1080p frame, libavutil's against a batch's lanes.
+"$build/tests/bench_md5"
+# Whole processes: e2e's scene at spf 1, 120 frames, at 1920x1080 and at
+# 512x512 (its drops moved inside), wall and CPU time (GNU time), best of
+# HASH_TRIES in turns with BENCH_OLD's when given.
+sed -e 's/"frames": [0-9]*, "steps_per_frame": [0-9]*/"frames": 120, "steps_per_frame": 1/' "$T/e2e.json" > "$T/h1080.json"
+sed -e 's/"width": 1920, "height": 1080/"width": 512, "height": 512/g' \
+    -e 's/"x": 1400, "y": 700/"x": 400, "y": 350/' -e 's/"x": 900, "y": 500/"x": 250, "y": 450/' "$T/h1080.json" > "$T/h512.json"
+# timed_cpu CMD...: "wall cpu" of one run, in seconds.
+timed_cpu() { /usr/bin/time -f "%e %U %S" -o "$T/tc" "$@" > /dev/null && awk '{ print $1, $2 + $3 }' "$T/tc"; }
+printf '%-34s %10s %10s%s\n' "" "wall ms/f" "CPU ms/f" "${BENCH_OLD:+  BENCH_OLD wall, CPU}"
+for g in 1080 512; do
+    n=; o=
+    for i in $(seq "${HASH_TRIES:-3}"); do
+        n="$n
+$(timed_cpu "$bin" "$T/h$g.json" $S --hash -q)"
+        [ -z "$BENCH_OLD" ] || o="$o
+$(timed_cpu "$BENCH_OLD" "$T/h$g.json" $S --hash -q)"
+    done
+    printf '%s\n' "$n" | awk -v what="$g shaded, spf 1, 120 frames" -v old="$(printf '%s\n' "$o" | awk 'NF && (w == "" || $1 < w) { w = $1 }
+        NF && (c == "" || $2 < c) { c = $2 } END { if (w != "") print w, c }')" '
+        NF && (w == "" || $1 < w) { w = $1 } NF && (c == "" || $2 < c) { c = $2 }
+        END { printf "%-34s %10.2f %10.2f", what, 1000 * w / 120, 1000 * c / 120
+              if (old != "") { split(old, b, " "); printf "  %8.2f %8.2f (%.2fx wall)", 1000 * b[1] / 120, 1000 * b[2] / 120, b[1] / w }
+              printf "\n" }'
+done
 echo
 fi
 

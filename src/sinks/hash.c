@@ -3,6 +3,7 @@
  * reader of expected hashes for --check. */
 #include "framehash.h"
 #include "join.h"
+#include "md5lanes.h"
 #include "outfile.h"
 #include "sinks.h"
 
@@ -20,14 +21,9 @@
 
 void frame_md5_hex(const struct frame *fr, char out[33])
 {
-    static const char hex[] = "0123456789abcdef";
     uint8_t d[16];
     av_md5_sum(d, fr->rgb, (size_t)fr->width * fr->height * 3);
-    for (int i = 0; i < 16; i++) {
-        out[2 * i] = hex[d[i] >> 4];
-        out[2 * i + 1] = hex[d[i] & 15];
-    }
-    out[32] = '\0';
+    md5_hex(d, out);
 }
 
 /* ---- the sink ------------------------------------------------------------ */

@@ -73,4 +73,54 @@ cond "save-state-by-frame" '! batched "$T/err"'
 "$RR" "$T/a.json" --hash > "$T/h2" 2> /dev/null
 check "save-state-same-frames" cmp -s "$T/h" "$T/h2"
 
+# The hashes of a batch, made side by side (src/md5lanes.h), as --check and
+# --manifest use them: --check of the frame-by-frame sink's list passes; one
+# with frame 21 (inside a batch) altered stops there with the frame-by-frame
+# run's lines, message and status; --manifest records --hash's values.
+"$RR" "$T/a.json" -o "$T/a.framemd5" -y -q
+sink_hashes "$T/a.framemd5" > "$T/s"
+RIPPLERENDER_DEBUG=kernels "$RR" "$T/a.json" --check "$T/s" > "$T/out" 2> "$T/err"; s=$?
+cond "check-batched" '[ $s -eq 0 ] && batched "$T/err" && [ ! -s "$T/out" ]'
+"$RR" "$T/a.json" --hash > "$T/h" 2> /dev/null
+check "hash-same-as-sink" cmp -s "$T/h" "$T/s"
+awk '$1 == 21 { $2 = "0123456789abcdef0123456789abcdef" } { print }' "$T/s" > "$T/bad"
+RIPPLERENDER_DEBUG=kernels "$RR" "$T/a.json" --hash --check "$T/bad" > "$T/h" 2> "$T/err"; s=$?
+"$RR" "$T/a.json" --hash --check "$T/bad" --probes "$T/p.csv" -y > "$T/h2" 2> "$T/err2"; s2=$?
+grep -v "^ripplerender: kernels:" "$T/err" > "$T/err1"
+cond "check-mismatch-batched" 'batched "$T/err" && [ $s -eq 3 ] && [ $s2 -eq 3 ]'
+check "check-mismatch-message" cmp -s "$T/err1" "$T/err2"
+cond "check-mismatch-names-frame-21" 'grep -q "frame 21 differs: expected 0123456789abcdef0123456789abcdef, got $(awk '"'"'$1 == 21 { print $2 }'"'"' "$T/s")" "$T/err2"'
+cond "check-mismatch-lines" 'cmp -s "$T/h" "$T/h2" && [ "$(wc -l < "$T/h")" -eq 22 ]'
+"$RR" "$T/a.json" --manifest "$T/m.json" -y > /dev/null 2>&1
+python3 -c 'import json, sys; m = json.load(open(sys.argv[1]))
+for f in m["frames"]: print(f["frame"], f["md5"])' "$T/m.json" > "$T/mh"
+check "manifest-same-hashes" cmp -s "$T/mh" "$T/s"
+
+# A renderer that does not draw by rows (here scaled 2x) renders a batch's
+# frames one at a time and hashes them together: the sink's frames, and a
+# blow-up or a --check mismatch inside a batch as frame by frame (--probes).
+set -- "$T/a.json" -s render.width=406 -s render.height=234
+RIPPLERENDER_DEBUG=kernels "$RR" "$@" --hash > "$T/h" 2> "$T/err"
+cond "scaled-hashed-in-batches" 'grep -q "frames rendered one at a time, hashed in batches of up to 16" "$T/err"'
+"$RR" "$@" -o "$T/a.framemd5" -y -q
+sink_hashes "$T/a.framemd5" > "$T/s"
+cond "scaled-same-frames" '[ "$(wc -l < "$T/h")" -eq 40 ] && cmp -s "$T/h" "$T/s"'
+awk '$1 == 21 { $2 = "0123456789abcdef0123456789abcdef" } { print }' "$T/s" > "$T/bad"
+"$RR" "$@" --hash --check "$T/bad" > "$T/h" 2> "$T/err"; s=$?
+"$RR" "$@" --hash --check "$T/bad" --probes "$T/p.csv" -y > "$T/h2" 2> "$T/err2"; s2=$?
+cond "scaled-check-mismatch" '[ $s -eq 3 ] && [ $s2 -eq 3 ] && cmp -s "$T/err" "$T/err2" && cmp -s "$T/h" "$T/h2" && [ "$(wc -l < "$T/h")" -eq 22 ]'
+set -- "$@" -s 'drops=[{"frame": 9, "x": 100, "y": 60, "radius": 5, "amplitude": 900000}]'
+"$RR" "$@" --hash > "$T/h" 2> "$T/err"; s=$?
+"$RR" "$@" --hash --probes "$T/p.csv" -y > "$T/h2" 2> "$T/err2"; s2=$?
+cond "scaled-blow-up" '[ $s -ne 0 ] && [ $s -eq $s2 ] && cmp -s "$T/err" "$T/err2" && cmp -s "$T/h" "$T/h2" && [ "$(wc -l < "$T/h")" -ge 10 ]'
+# Pictures of 406 x 234 x 3 bytes in what the memory limit leaves beside the
+# run's need (the refusal under a tiny limit states it): 4 make a batch of 4,
+# 3 (fewer than BATCH_MIN_LANES) go frame by frame; the frames the same.
+set -- "$T/a.json" -s render.width=406 -s render.height=234
+need=$(RIPPLERENDER_MEM_LIMIT=40000 "$RR" "$@" --hash 2>&1 | sed -n 's/.* need about \([0-9]*\) bytes.*/\1/p')
+RIPPLERENDER_DEBUG=kernels RIPPLERENDER_MEM_LIMIT=$((need + 4 * 285012)) "$RR" "$@" --hash > "$T/h" 2> "$T/err"
+cond "scaled-batch-of-4" '[ -n "$need" ] && grep -q "hashed in batches of up to 4\$" "$T/err" && cmp -s "$T/h" "$T/s"'
+RIPPLERENDER_DEBUG=kernels RIPPLERENDER_MEM_LIMIT=$((need + 4 * 285012 - 1)) "$RR" "$@" --hash > "$T/h" 2> "$T/err"
+cond "scaled-3-by-frame" '[ -n "$need" ] && ! grep -q "hashed in batches" "$T/err" && cmp -s "$T/h" "$T/s"'
+
 finish
