@@ -168,10 +168,12 @@ for i in $(seq "${PNG_TRIES:-3}"); do
                       -c:v png -compression_level 3 "$T/pf/f%05d.png")" "$t_ff")
     t_j1=$(shorter "$(best 1 "$bin" "$T/png.json" -o "$T/pr/f%05d.png" -y -q -j 1)" "$t_j1")
 done
-awk -v f="$pframes" -v rr="$t_rr" -v ff="$t_ff" -v j1="$t_j1" -v mb="$(du -sm "$T/pr" | cut -f1)" 'BEGIN {
-    printf "%-46s %8.1f frames/s (%d MB of files)\n", "ripplerender -> PNG sequence", f / rr, mb
+awk -v f="$pframes" -v rr="$t_rr" -v ff="$t_ff" -v j1="$t_j1" -v mb="$(du -sb "$T/pr" | cut -f1)" \
+    -v fmb="$(du -sb "$T/pf" | cut -f1)" 'BEGIN {
+    printf "%-46s %8.1f frames/s (%.1f MB of files)\n", "ripplerender -> PNG sequence", f / rr, mb / 1e6
     printf "%-46s %8.1f frames/s\n", "the same, -j1 (one thread compresses)", f / j1
-    printf "%-46s %8.1f frames/s\n", "ffmpeg, raw rgb24 -> PNG, same level", f / ff
+    printf "%-46s %8.1f frames/s (%.1f MB, ours %+.1f %%)\n", "ffmpeg, raw rgb24 -> PNG, same level", f / ff,
+        fmb / 1e6, 100 * (mb / fmb - 1)
     printf "%-46s %8.2f (goal >= 1.5)\n", "ratio", ff / rr
 }'
 rm -rf "$T/frames.rgb" "$T/pr" "$T/pf"
