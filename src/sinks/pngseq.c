@@ -25,10 +25,12 @@
  * Atomic as a set (sink_seq, sinks.h): every frame is written under a
  * temporary name beside its target; close moves them all into place; free
  * without close removes them. */
+#define _GNU_SOURCE   /* fallocate */
 #include "outfile.h"
 #include "sinks.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libdeflate.h>
 #include <omp.h>
 #include <pthread.h>
@@ -287,6 +289,13 @@ static int retire(struct pngseq_sink *s, struct rr_err *e)
     FILE *f = outfile_fopen(of, e);
     if (!f)
         return -1;
+    /* The file's blocks are allocated first, as one extent: ext4 then has
+     * no delayed allocation to resolve when the set's move renames the file
+     * over an earlier run's (-y), which it otherwise writes out there, one
+     * file after another at the end of the run. Only a hint: where it
+     * fails, the writes below say whether the file fits. */
+    size_t chunks = (j->z_len + PNG_IDAT_MAX - 1) / PNG_IDAT_MAX;
+    (void)fallocate(fileno(f), 0, 0, (off_t)(j->head_len + j->z_len + 12 * chunks + 12));
     /* The head, each IDAT chunk (length, type, data, CRC) and IEND. A failed
      * write (EFBIG, ENOSPC) is named by errno. */
     errno = 0;
