@@ -20,6 +20,8 @@ PKGS    := libavformat libavcodec libavfilter libswscale libavutil libpng libcjs
 PKGS    += fftw3f
 # libxxhash: the checkpoints' plane digest, XXH3-128 (src/state.c; SHA-256 would cost more than writing the planes)
 PKGS    += libxxhash
+# libdeflate: the PNG sequences' deflate (src/sinks/pngseq.c; zlib through libpng was the bottleneck)
+PKGS    += libdeflate
 TESTPKGS := cmocka
 
 WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-prototypes \

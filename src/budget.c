@@ -135,11 +135,12 @@ static uint64_t sink_bytes(const struct scene *sc, uint64_t rw, uint64_t rh, int
     if (ends_with(path, ".png")) {
         /* Each frame in flight (sink.h's sink_png_jobs) holds a copy of the
          * picture (rgb24, 16-bit grey or the deep picture: up to 8 bytes a
-         * pixel for 16-bit rgba) and its compressed file, no larger. */
+         * pixel for 16-bit rgba), its compressed file, no larger, and its
+         * compressor (SINK_PNG_JOB_FIXED). */
         uint64_t jobs = (uint64_t)sink_png_jobs(threads);
         uint64_t bpp = (uint64_t)(sc->output.bit_depth == 16 ? 2 : 1) * (sc->render.alpha != ALPHA_NONE ? 4 : 3);
         snprintf(what, size, "the PNG sequence's %llu frames in flight", (unsigned long long)jobs);
-        return budget_mul(jobs, budget_mul(2 * bpp, pix));
+        return budget_mul(jobs, budget_add(budget_mul(2 * bpp, pix), SINK_PNG_JOB_FIXED));
     }
     if (sc->render.atlas[0]) {
         /* The atlas being filled: rgb, and the deep picture (16-bit rgba, or

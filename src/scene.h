@@ -180,7 +180,7 @@ struct output_config {
                                       an .exr of half floats; 32: .exr only) */
     enum exr_compression exr_compression;
     enum output_format format;     /* the stream of -o - (y4m or nut); no file output reads it */
-    int compression;               /* PNG sequences: zlib's level, 0-9 */
+    int compression;               /* PNG sequences: libdeflate's level, 0-9 */
 };
 
 /* Where a value of the scene came from: its key path ("obstacles.0.path") and

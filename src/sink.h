@@ -3,8 +3,8 @@
  * The kind comes from the output's name, matched against the table of kinds
  * (sink_kinds, src/sinks/registry.c): .mp4 .mkv .mov .webm (video through
  * libavformat/libavcodec), .gif (palettegen + paletteuse, gif muxer), a name
- * with a printf field such as f%05d.png (a PNG sequence through libpng),
- * .framemd5 / .framehash (FFmpeg's hash muxers over rgb24), .npy (float32
+ * with a printf field such as f%05d.png (a PNG sequence, deflated by
+ * libdeflate), .framemd5 / .framehash (FFmpeg's hash muxers over rgb24), .npy (float32
  * heights, shape (frames, height, width)), "-" (a y4m or NUT stream on
  * standard output). The same table gives the list of
  * kinds in the unknown-kind error, in --help and, checked by
@@ -146,8 +146,11 @@ size_t npy_float32_header(char *buf, size_t cap, const char *shape, size_t total
  * core), that many compression workers (at most SINK_PNG_WORKERS_MAX) each
  * on a frame and one more frame being handed over; one frame, compressed by
  * the writer itself, with 1 thread. Each holds a copy of the frame's picture
- * and its compressed file (src/budget.c counts them). */
+ * (with a filter-type byte a row), its compressed file, and libdeflate's
+ * compressor, whose hash chains over the 32 KiB window take under
+ * SINK_PNG_JOB_FIXED at levels 0-9 (src/budget.c counts them). */
 #define SINK_PNG_WORKERS_MAX 16
+#define SINK_PNG_JOB_FIXED ((uint64_t)1 << 20)
 int sink_png_jobs(int threads);
 /* The version of the OpenEXR library loaded ("3.1.5"), for --version and
  * the manifest. */

@@ -1,38 +1,52 @@
 /* sinks/pngseq.c: one PNG per frame, named by a printf pattern (f%05d.png):
  * 8-bit rgb, or 16-bit grey for height renders with output.bit_depth 16;
  * with render.alpha or, in the other modes, output.bit_depth 16, the frame's
- * deep picture as 8- or 16-bit RGB or RGBA. Each file is deflated at
- * output.compression (zlib's level, 0-9).
+ * deep picture as 8- or 16-bit RGB or RGBA.
  *
- * Frames are compressed in parallel: write copies the frame into one of
- * sink_png_jobs(threads) job buffers and returns; worker threads compress
- * the queued jobs into memory, each frame whole on one thread with the same
- * libpng calls, so a file's bytes never depend on the thread count. write
- * (when every job is in use) and close take the finished jobs back in frame
- * order and write their files; -j1 compresses in write itself, without
- * workers.
+ * The files are assembled here (PNG 1.2, ISO/IEC 15948): the signature,
+ * IHDR, the colour chunks libpng's simplified API writes (sRGB; for linear
+ * 16-bit grey gAMA 1.0 and sRGB's cHRM), the image data as one zlib stream
+ * made by libdeflate at level output.compression (0-9: libdeflate's level of
+ * that number, which packs ripple frames to within a few per cent of zlib's
+ * level of that number in less time), cut into IDAT chunks
+ * of at most PNG_IDAT_MAX bytes, and IEND. Rows are unfiltered (filter type
+ * 0, the simplified API's PNG_IMAGE_FLAG_FAST) except the deep picture's,
+ * which keep the Sub filter (type 1) they always had; 16-bit samples are
+ * big-endian. libpng reads them back in the tests.
  *
- * The files are libpng's full API's, made with the calls the simplified API
- * makes for PNG_IMAGE_FLAG_FAST (filter none, level 3; sRGB for 8-bit rgb,
- * gAMA 1.0 and sRGB's cHRM for linear 16-bit grey), so at the default level
- * they are byte for byte what png_image_write gives (tests/unit/test_sinks.c
- * compares them); the deep picture's keep the Sub filter they always had.
+ * Frames are compressed in parallel: write copies the frame's rows into one
+ * of sink_png_jobs(threads) job buffers and returns; worker threads compress
+ * the queued jobs, each frame whole on one thread with the same calls, so a
+ * file's bytes never depend on the thread count (nor on the CPU: libdeflate's
+ * CPU-specific paths compute the same matches and checksums). write (when
+ * every job is in use) and close take the finished jobs back in frame order
+ * and write their files; -j1 compresses in write itself, without workers.
  *
  * Atomic as a set (sink_seq, sinks.h): every frame is written under a
  * temporary name beside its target; close moves them all into place; free
  * without close removes them. */
+#define _GNU_SOURCE   /* fallocate */
 #include "outfile.h"
 #include "sinks.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <libdeflate.h>
 #include <omp.h>
-#include <png.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The longest IDAT chunk written: a whole frame's stream is cut into chunks
+ * of this many bytes and a last, shorter one. */
+#define PNG_IDAT_MAX ((size_t)1 << 18)
+
+/* The signature and chunks before the image data: 8 + IHDR 25 + gAMA 16 + cHRM 44. */
+#define PNG_HEAD_MAX 96
 
 /* What a job's pixels are: the frame's rgb24, its 16-bit grey, or its deep picture. */
 enum png_kind { PNG_RGB8, PNG_GRAY16, PNG_DEEP };
@@ -43,12 +57,17 @@ struct png_job {
     long index;                 /* the frame's number */
     enum job_state state;
     enum png_kind kind;
-    int bits, channels;         /* PNG_DEEP: the deep picture's (frame.h) */
-    void *pixels;               /* a copy of the frame's picture */
-    size_t pixels_cap;
-    unsigned char *out;         /* the compressed file */
-    size_t out_len, out_cap;
-    char fail[200];             /* libpng's message when compressing failed, else "" */
+    int bits, channels;         /* the file's bit depth and samples per pixel */
+    unsigned char *rows;        /* the scanlines: a filter-type byte, then the row's samples */
+    size_t rows_len, rows_cap;
+    struct libdeflate_compressor *deflate;   /* at the sequence's level */
+    unsigned char head[PNG_HEAD_MAX];        /* the signature, IHDR and colour chunks */
+    size_t head_len;
+    unsigned char *z;           /* the zlib stream of rows */
+    size_t z_len, z_cap;
+    uint32_t *crcs;             /* each IDAT chunk's CRC */
+    size_t crcs_cap;
+    char fail[200];             /* why compressing failed, else "" */
 };
 
 struct pngseq_sink {
@@ -81,89 +100,107 @@ static int pngseq_needs(const struct output_config *o, const struct scene *sc)
     return (b16 ? RENDER_NEED_RGB16 : 0) | (alpha ? RENDER_NEED_ALPHA : 0);
 }
 
-/* libpng's full API reports errors through these: the message is kept in
- * the job and control returns to encode's setjmp. */
-static void job_error(png_structp png, png_const_charp msg)
+static void put32(unsigned char *p, uint32_t v)
 {
-    struct png_job *j = png_get_error_ptr(png);
-    snprintf(j->fail, sizeof j->fail, "%s", msg);
-    png_longjmp(png, 1);
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
 }
 
-static void job_warning(png_structp png, png_const_charp msg)
+/* Appends a chunk of type `type` with `n` bytes of data to buf at *len: its
+ * length, type, data and the CRC of type and data. */
+static void put_chunk(unsigned char *buf, size_t *len, const char *type, const unsigned char *data, uint32_t n)
 {
-    (void)png;
-    (void)msg;
+    unsigned char *p = buf + *len;
+    put32(p, n);
+    memcpy(p + 4, type, 4);
+    memcpy(p + 8, data, n);
+    put32(p + 8 + n, libdeflate_crc32(0, p + 4, 4 + (size_t)n));
+    *len += 12 + (size_t)n;
 }
 
-/* libpng's output, appended to the job's buffer (grown by doubling). */
-static void job_write(png_structp png, png_bytep data, size_t n)
+/* The signature, IHDR and colour chunks of a width x height file of j's kind. */
+static void make_head(struct png_job *j, int width, int height)
 {
-    struct png_job *j = png_get_io_ptr(png);
-    if (n > j->out_cap - j->out_len) {
-        size_t cap = j->out_cap ? j->out_cap : 65536;
-        while (n > cap - j->out_len)
-            cap *= 2;
-        unsigned char *b = realloc(j->out, cap);
-        if (!b)
-            png_error(png, "out of memory");
-        j->out = b;
-        j->out_cap = cap;
+    static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+    memcpy(j->head, sig, sizeof sig);
+    j->head_len = sizeof sig;
+    unsigned char ihdr[13];
+    put32(ihdr, (uint32_t)width);
+    put32(ihdr + 4, (uint32_t)height);
+    ihdr[8] = (unsigned char)j->bits;
+    ihdr[9] = j->channels == 1 ? 0 : j->channels == 4 ? 6 : 2;   /* grey, rgba, rgb */
+    ihdr[10] = ihdr[11] = ihdr[12] = 0;   /* deflate, adaptive filtering, no interlace */
+    put_chunk(j->head, &j->head_len, "IHDR", ihdr, sizeof ihdr);
+    if (j->kind == PNG_GRAY16) {
+        /* Linear values, stored unchanged (the simplified API's
+         * PNG_FORMAT_LINEAR_Y): gamma 1.0 and sRGB's primaries, in
+         * hundred-thousandths. */
+        static const uint32_t chrm[8] = { 31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000 };
+        unsigned char b[32];
+        put32(b, 100000);
+        put_chunk(j->head, &j->head_len, "gAMA", b, 4);
+        for (int k = 0; k < 8; k++)
+            put32(b + 4 * k, chrm[k]);
+        put_chunk(j->head, &j->head_len, "cHRM", b, 32);
+    } else {
+        const unsigned char intent = 0;   /* perceptual */
+        put_chunk(j->head, &j->head_len, "sRGB", &intent, 1);
     }
-    memcpy(j->out + j->out_len, data, n);
-    j->out_len += n;
 }
 
-static void job_flush(png_structp png)
+/* Compresses the job's scanlines (width x height) into j->z, filled by
+ * write with native-endian samples and each row's filter type; on failure
+ * j->fail says why. First the rows are made what the file stores:
+ * big-endian 16-bit samples, and for the Sub filter each byte less the one
+ * a pixel to its left (0 left of the first pixel), done from the row's end
+ * so that every subtrahend is still the raw byte. */
+static void encode(struct png_job *j, int width, int height)
 {
-    (void)png;
-}
-
-/* Compresses the job's picture (width x height) at zlib level `level` into
- * j->out; on failure j->fail holds libpng's reason. 16-bit samples are
- * native-endian in memory, big-endian in the file (png_set_swap on
- * little-endian machines). */
-static void encode(struct png_job *j, int width, int height, int level)
-{
-    j->out_len = 0;
+    j->z_len = 0;
     j->fail[0] = '\0';
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, j, job_error, job_warning);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!info) {
-        png_destroy_write_struct(&png, NULL);
+    size_t bpp = (size_t)j->channels * (size_t)(j->bits / 8), row = (size_t)width * bpp;
+    const uint16_t one = 1;
+    bool swap = j->bits == 16 && *(const uint8_t *)&one == 1;
+    for (int y = 0; y < height && (swap || j->kind == PNG_DEEP); y++) {
+        unsigned char *r = j->rows + (size_t)y * (row + 1) + 1;
+        for (size_t k = 0; swap && k < row; k += 2) {
+            unsigned char t = r[k];
+            r[k] = r[k + 1];
+            r[k + 1] = t;
+        }
+        if (j->kind == PNG_DEEP)
+            for (size_t k = row; k-- > bpp;)
+                r[k] = (unsigned char)(r[k] - r[k - bpp]);
+    }
+    make_head(j, width, height);
+    size_t bound = libdeflate_zlib_compress_bound(j->deflate, j->rows_len);
+    size_t chunks = bound / PNG_IDAT_MAX + 1;
+    if (bound > j->z_cap) {
+        free(j->z);
+        j->z = malloc(bound);
+        j->z_cap = j->z ? bound : 0;
+    }
+    if (chunks > j->crcs_cap) {
+        free(j->crcs);
+        j->crcs = malloc(chunks * sizeof *j->crcs);
+        j->crcs_cap = j->crcs ? chunks : 0;
+    }
+    if (!j->z || !j->crcs) {
         snprintf(j->fail, sizeof j->fail, "out of memory");
         return;
     }
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_write_struct(&png, &info);
+    j->z_len = libdeflate_zlib_compress(j->deflate, j->rows, j->rows_len, j->z, j->z_cap);
+    if (!j->z_len) {   /* cannot happen with the bound's room */
+        snprintf(j->fail, sizeof j->fail, "the compressed data does not fit");
         return;
     }
-    png_set_write_fn(png, j, job_write, job_flush);
-    int bits = j->kind == PNG_RGB8 ? 8 : j->kind == PNG_GRAY16 ? 16 : j->bits;
-    int channels = j->kind == PNG_RGB8 ? 3 : j->kind == PNG_GRAY16 ? 1 : j->channels;
-    int type = channels == 1 ? PNG_COLOR_TYPE_GRAY : channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB;
-    png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, bits, type, PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
-    if (j->kind == PNG_GRAY16) {
-        /* Linear values, stored unchanged (the simplified API's
-         * PNG_FORMAT_LINEAR_Y): gamma 1.0 and sRGB's primaries. */
-        png_set_gAMA_fixed(png, info, PNG_GAMMA_LINEAR);
-        png_set_cHRM_fixed(png, info, 31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000);
-    } else {
-        png_set_sRGB(png, info, PNG_sRGB_INTENT_PERCEPTUAL);
+    uint32_t idat = libdeflate_crc32(0, "IDAT", 4);
+    for (size_t off = 0, k = 0; off < j->z_len; off += PNG_IDAT_MAX, k++) {
+        size_t n = j->z_len - off < PNG_IDAT_MAX ? j->z_len - off : PNG_IDAT_MAX;
+        j->crcs[k] = libdeflate_crc32(idat, j->z + off, n);
     }
-    png_write_info(png, info);
-    const uint16_t one = 1;
-    if (bits == 16 && *(const uint8_t *)&one == 1)
-        png_set_swap(png);
-    /* Sub for the deep picture, none for the others (PNG_IMAGE_FLAG_FAST). */
-    png_set_filter(png, PNG_FILTER_TYPE_BASE, j->kind == PNG_DEEP ? PNG_FILTER_SUB : PNG_NO_FILTERS);
-    png_set_compression_level(png, level);
-    size_t row = (size_t)width * (size_t)channels * (size_t)(bits / 8);
-    for (int y = 0; y < height; y++)
-        png_write_row(png, (png_const_bytep)j->pixels + (size_t)y * row);
-    png_write_end(png, NULL);
-    png_destroy_write_struct(&png, &info);
 }
 
 static void *worker(void *arg)
@@ -177,7 +214,7 @@ static void *worker(void *arg)
             break;
         struct png_job *j = &s->jobs[s->taken++ % s->n_jobs];
         pthread_mutex_unlock(&s->mu);
-        encode(j, s->width, s->height, s->level);
+        encode(j, s->width, s->height);
         pthread_mutex_lock(&s->mu);
         j->state = JOB_DONE;
         pthread_cond_broadcast(&s->cv);
@@ -210,6 +247,9 @@ static int pngseq_open(void *priv, const struct output_config *o, const struct s
     s->workers = calloc((size_t)(s->n_workers ? s->n_workers : 1), sizeof *s->workers);
     if (!s->jobs || !s->workers)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
+    for (int k = 0; k < s->n_jobs; k++)
+        if (!(s->jobs[k].deflate = libdeflate_alloc_compressor(s->level)))
+            return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
     if (!s->n_workers)
         return 0;
     if (pthread_mutex_init(&s->mu, NULL) != 0)
@@ -249,9 +289,28 @@ static int retire(struct pngseq_sink *s, struct rr_err *e)
     FILE *f = outfile_fopen(of, e);
     if (!f)
         return -1;
-    /* A failed write (EFBIG, ENOSPC) is named by errno. */
+    /* The file's blocks are allocated first, as one extent: ext4 then has
+     * no delayed allocation to resolve when the set's move renames the file
+     * over an earlier run's (-y), which it otherwise writes out there, one
+     * file after another at the end of the run. Only a hint: where it
+     * fails, the writes below say whether the file fits. */
+    size_t chunks = (j->z_len + PNG_IDAT_MAX - 1) / PNG_IDAT_MAX;
+    (void)fallocate(fileno(f), 0, 0, (off_t)(j->head_len + j->z_len + 12 * chunks + 12));
+    /* The head, each IDAT chunk (length, type, data, CRC) and IEND. A failed
+     * write (EFBIG, ENOSPC) is named by errno. */
     errno = 0;
-    int err = fwrite(j->out, 1, j->out_len, f) == j->out_len && fflush(f) == 0 ? 0 : errno ? errno : EIO;
+    bool ok = fwrite(j->head, 1, j->head_len, f) == j->head_len;
+    for (size_t off = 0, k = 0; ok && off < j->z_len; off += PNG_IDAT_MAX, k++) {
+        size_t n = j->z_len - off < PNG_IDAT_MAX ? j->z_len - off : PNG_IDAT_MAX;
+        unsigned char b[8];
+        put32(b, (uint32_t)n);
+        memcpy(b + 4, "IDAT", 4);
+        ok = fwrite(b, 1, 8, f) == 8 && fwrite(j->z + off, 1, n, f) == n;
+        put32(b, j->crcs[k]);
+        ok = ok && fwrite(b, 1, 4, f) == 4;
+    }
+    static const unsigned char iend[12] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82 };
+    int err = ok && fwrite(iend, 1, sizeof iend, f) == sizeof iend && fflush(f) == 0 ? 0 : errno ? errno : EIO;
     if (fclose(f) != 0 && !err)
         err = errno ? errno : EIO;
     outfile_close_fd(of);
@@ -278,34 +337,42 @@ static int pngseq_write(void *priv, const struct frame *fr, struct rr_err *e)
     if (s->queued - s->retired == s->n_jobs && retire(s, e) < 0)
         return -1;
     struct png_job *j = &s->jobs[s->queued % s->n_jobs];
-    size_t px = (size_t)fr->width * (size_t)fr->height, bytes;
-    const void *src;
+    const unsigned char *src;
+    unsigned char filter = 0;   /* none */
     if (!fr->gray16 && fr->deep) {
         j->kind = PNG_DEEP;
         j->bits = fr->deep_bits;
         j->channels = fr->deep_channels;
-        bytes = frame_deep_bytes(fr);
         src = fr->deep;
+        filter = 1;   /* Sub */
     } else if (s->gray16) {
         j->kind = PNG_GRAY16;
-        bytes = px * sizeof *fr->gray16;
-        src = fr->gray16;
+        j->bits = 16;
+        j->channels = 1;
+        src = (const unsigned char *)fr->gray16;
     } else {
         j->kind = PNG_RGB8;
-        bytes = px * 3;
+        j->bits = 8;
+        j->channels = 3;
         src = fr->rgb;
     }
-    if (bytes > j->pixels_cap) {
-        void *b = realloc(j->pixels, bytes);
-        if (!b)
+    size_t row = (size_t)fr->width * (size_t)j->channels * (size_t)(j->bits / 8);
+    j->rows_len = (row + 1) * (size_t)fr->height;
+    if (j->rows_len > j->rows_cap) {
+        free(j->rows);
+        j->rows = malloc(j->rows_len);
+        j->rows_cap = j->rows ? j->rows_len : 0;
+        if (!j->rows)
             return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", name);
-        j->pixels = b;
-        j->pixels_cap = bytes;
     }
-    memcpy(j->pixels, src, bytes);
+    for (int y = 0; y < fr->height; y++) {
+        unsigned char *r = j->rows + (size_t)y * (row + 1);
+        r[0] = filter;
+        memcpy(r + 1, src + (size_t)y * row, row);
+    }
     j->index = fr->index;
     if (!s->n_workers) {
-        encode(j, s->width, s->height, s->level);
+        encode(j, s->width, s->height);
         j->state = JOB_DONE;
         s->queued++;
         return retire(s, e);
@@ -347,8 +414,10 @@ static void pngseq_free(void *priv)
         pthread_mutex_destroy(&s->mu);
     }
     for (int k = 0; s->jobs && k < s->n_jobs; k++) {
-        free(s->jobs[k].pixels);
-        free(s->jobs[k].out);
+        libdeflate_free_compressor(s->jobs[k].deflate);
+        free(s->jobs[k].rows);
+        free(s->jobs[k].z);
+        free(s->jobs[k].crcs);
     }
     free(s->jobs);
     free(s->workers);

@@ -7,7 +7,9 @@
 # bit for bit (.npy: a rendered frame's hash hides a difference in the last
 # bit of a height), for elias, flow and wave, one step a frame and fused
 # steps, on a grid wide enough for the kernels' whole vectors and their
-# masked ends; and a scaled yuv420p video's frames the native run's. ld.so
+# masked ends; and a scaled yuv420p video's frames the native run's. PNG
+# sequences: libdeflate picks CPU-specific code too (its match finder's
+# table resets, CRC-32, Adler-32); the files must be the same bytes. ld.so
 # --help, run under the same model, tells the level glibc sees, the same
 # levels GCC's target_clones resolvers pick by: a model that did not give
 # the level we ask for fails the test instead of testing the wrong build.
@@ -67,6 +69,18 @@ yuv_frames() {
 }
 yuv_frames "$RR" > "$T/native-yuv"
 check native-yuv-frames [ "$(grep -cv '^#' "$T/native-yuv")" -eq 6 ]
+# png_set DIR QEMU...: the first 4 frames as PNG files at levels 1, 3 and 9
+# into DIR, run under QEMU... (nothing: natively); prints their md5sum.
+png_set() {
+    d=$1; shift
+    for lvl in 1 3 9; do
+        mkdir -p "$d/$lvl"
+        "$@" "$RR" "$T/k.json" -f 4 -s output.compression=$lvl -o "$d/$lvl/f%d.png" -y -q -j2 || echo failed
+    done
+    cat "$d"/*/f*.png | md5sum
+}
+png_set "$T/png-native" > "$T/png-native.md5"
+check png-native-files [ "$(ls "$T"/png-native/*/f*.png | wc -l)" -eq 12 ]
 
 # model level: the CPU QEMU emulates and the level it must give.
 for pair in Haswell-v4:x86-64-v3 qemu64:baseline; do
@@ -88,5 +102,7 @@ for pair in Haswell-v4:x86-64-v3 qemu64:baseline; do
     done
     yuv_frames $QEMU "$RR" > "$T/emu-yuv" 2> "$T/out"
     check "same-scaled-yuv420p-on-$want" cmp -s "$T/native-yuv" "$T/emu-yuv"
+    png_set "$T/png-$want" $QEMU > "$T/png-emu.md5"
+    check "same-png-files-on-$want" cmp -s "$T/png-native.md5" "$T/png-emu.md5"
 done
 finish

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <libdeflate.h>
 #include <libavutil/log.h>
 
 #include "framehash.h"
@@ -673,7 +674,7 @@ static unsigned char *png_set_bytes(struct scene *sc, const struct frames *fs, i
 }
 
 /* The simplified API's file for frame i of fs (PNG_IMAGE_FLAG_FAST), as the
- * sink wrote them before it compressed in parallel. */
+ * sink wrote them through libpng. */
 static unsigned char *png_simplified(const struct frames *fs, int i, bool gray16, size_t *len)
 {
     png_image img;
@@ -691,6 +692,75 @@ static unsigned char *png_simplified(const struct frames *fs, int i, bool gray16
     assert_true(png_image_write_to_memory(&img, b, &n, 0, pixels, 0, NULL));
     *len = n;
     return b;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A PNG file's parts: the bytes before its first IDAT chunk (*head), its IDAT
+ * chunks' data joined (returned, malloc'd, *z bytes) and their count
+ * (*chunks). Asserts the IDAT chunks are consecutive, none longer than
+ * 2^18 bytes and all but the last exactly that long, and the file ends
+ * with IEND right after them. */
+static unsigned char *png_parts(const unsigned char *f, size_t len, size_t *head, size_t *z, int *chunks)
+{
+    size_t p = 8;
+    while (p + 8 <= len && memcmp(f + p + 4, "IDAT", 4) != 0)
+        p += 12 + be32(f + p);
+    *head = p;
+    unsigned char *out = malloc(len);
+    *z = 0;
+    *chunks = 0;
+    size_t last = 0;
+    for (; p + 8 <= len && memcmp(f + p + 4, "IDAT", 4) == 0; p += 12 + last) {
+        assert_true(*chunks == 0 || *z % ((size_t)1 << 18) == 0);
+        last = be32(f + p);
+        assert_true(last <= (size_t)1 << 18 && p + 12 + last <= len);
+        memcpy(out + *z, f + p + 8, last);
+        *z += last;
+        ++*chunks;
+    }
+    assert_int_equal(len - p, 12);
+    assert_memory_equal(f + p, "\0\0\0\0IEND\xae\x42\x60\x82", 12);
+    return out;
+}
+
+/* libdeflate's zlib stream of n bytes at `level` (malloc'd, *zn bytes). */
+static unsigned char *deflate_ref(const unsigned char *rows, size_t n, int level, size_t *zn)
+{
+    struct libdeflate_compressor *c = libdeflate_alloc_compressor(level);
+    assert_non_null(c);
+    size_t cap = libdeflate_zlib_compress_bound(c, n);
+    unsigned char *z = malloc(cap);
+    *zn = libdeflate_zlib_compress(c, rows, n, z, cap);
+    assert_true(*zn > 0);
+    libdeflate_free_compressor(c);
+    return z;
+}
+
+/* Frame i of fs as a PNG stores it unfiltered: each row a 0 (filter type
+ * none), then rgb bytes or big-endian 16-bit grey (malloc'd, *n bytes). */
+static unsigned char *rows_none(const struct frames *fs, int i, bool gray16, size_t *n)
+{
+    size_t row = (size_t)fs->w * (gray16 ? 2 : 3), px = (size_t)fs->w * fs->h;
+    unsigned char *r = malloc((row + 1) * fs->h), *o = r;
+    for (int y = 0; y < fs->h; y++) {
+        *o++ = 0;
+        for (int x = 0; x < fs->w; x++) {
+            size_t k = px * i + (size_t)y * fs->w + x;
+            if (gray16) {
+                *o++ = (unsigned char)(fs->g16[k] >> 8);
+                *o++ = (unsigned char)fs->g16[k];
+            } else {
+                memcpy(o, fs->rgb + 3 * k, 3);
+                o += 3;
+            }
+        }
+    }
+    *n = (row + 1) * fs->h;
+    return r;
 }
 
 static void test_pngseq_parallel(void **state)
@@ -717,49 +787,67 @@ static void test_pngseq_parallel(void **state)
             assert_memory_equal(par, one, total);
             free(par);
         }
-        /* Level 3 (the default): byte for byte the simplified API's files. */
+        /* The signature, IHDR and colour chunks of the simplified API's files
+         * (sRGB, or gAMA 1.0 and cHRM for linear grey). */
         size_t off = 0;
         for (int i = 0; i < 7; i++) {
-            size_t n;
+            size_t n, head, ref_head, zn;
+            int chunks;
             unsigned char *ref = png_simplified(&fs, i, gray, &n);
-            assert_int_equal(n, lens1[i]);
-            assert_memory_equal(ref, one + off, n);
-            off += n;
+            free(png_parts(ref, n, &ref_head, &zn, &chunks));
+            free(png_parts(one + off, lens1[i], &head, &zn, &chunks));
+            assert_int_equal(head, ref_head);
+            assert_memory_equal(one + off, ref, head);
+            off += lens1[i];
             free(ref);
         }
-        /* Level 0 stores (larger than the raw rows), level 9 packs the rgb
-         * frames smaller than 3; each reads back to the frame. */
-        sc.output.compression = 0;
-        unsigned char *l0 = png_set_bytes(&sc, &fs, 2, lens, &total);
-        size_t raw = (size_t)37 * (61 * (gray ? 2 : 3) + 1);
-        assert_true(lens[0] > raw);
-        free(l0);
-        sc.output.compression = 9;
-        unsigned char *l9 = png_set_bytes(&sc, &fs, 2, lens, &total);
-        if (gray)   /* the grey frames pack to the same size, other bytes */
-            assert_true(total != total1 || memcmp(l9, one, total) != 0);
-        else
-            assert_true(total < total1);
-        png_image img;
-        memset(&img, 0, sizeof img);
-        img.version = PNG_IMAGE_VERSION;
-        assert_true(png_image_begin_read_from_memory(&img, l9, lens[0]));
-        size_t px = (size_t)61 * 37;
-        if (gray) {
-            img.format = PNG_FORMAT_LINEAR_Y;
-            uint16_t *back = malloc(px * 2);
-            assert_true(png_image_finish_read(&img, NULL, back, 0, NULL));
-            assert_memory_equal(back, fs.g16, px * 2);
-            free(back);
-        } else {
-            img.format = PNG_FORMAT_RGB;
-            uint8_t *back = malloc(px * 3);
-            assert_true(png_image_finish_read(&img, NULL, back, 0, NULL));
-            assert_memory_equal(back, fs.rgb, px * 3);
-            free(back);
-        }
-        free(l9);
         free(one);
+        /* Every level acts: each file's image data is libdeflate's zlib
+         * stream of the unfiltered rows at that level, and reads back to the
+         * frame through libpng (which checks every CRC). Level 0 stores, so
+         * its files are larger than the raw rows; on the rgb frames level 1
+         * (the fastest) packs less than level 5 (the grey ones are mostly
+         * noise, the same size at every level but 0). */
+        size_t sizes[10];
+        for (int level = 0; level <= 9; level++) {
+            sc.output.compression = level;
+            unsigned char *all = png_set_bytes(&sc, &fs, 2, lens, &total);
+            off = 0;
+            for (int i = 0; i < 7; i++) {
+                size_t head, zn, rn, refn;
+                int chunks;
+                unsigned char *z = png_parts(all + off, lens[i], &head, &zn, &chunks);
+                unsigned char *rows = rows_none(&fs, i, gray, &rn);
+                unsigned char *ref = deflate_ref(rows, rn, level, &refn);
+                assert_int_equal(chunks, 1);
+                assert_int_equal(zn, refn);
+                assert_memory_equal(z, ref, zn);
+                if (level == 0)
+                    assert_true(zn > rn);
+                free(z);
+                free(rows);
+                free(ref);
+
+                png_image img;
+                memset(&img, 0, sizeof img);
+                img.version = PNG_IMAGE_VERSION;
+                assert_true(png_image_begin_read_from_memory(&img, all + off, lens[i]));
+                size_t px = (size_t)61 * 37;
+                img.format = gray ? PNG_FORMAT_LINEAR_Y : PNG_FORMAT_RGB;
+                unsigned char *back = malloc(px * 3);
+                assert_true(png_image_finish_read(&img, NULL, back, 0, NULL));
+                if (gray)
+                    assert_memory_equal(back, fs.g16 + px * i, px * 2);
+                else
+                    assert_memory_equal(back, fs.rgb + px * 3 * i, px * 3);
+                free(back);
+                off += lens[i];
+            }
+            sizes[level] = total;
+            free(all);
+        }
+        if (!gray)
+            assert_true(sizes[0] > sizes[1] && sizes[1] > sizes[5]);
     }
     /* Out of range: refused at open, naming the key. */
     sc.output.compression = 10;
@@ -775,6 +863,136 @@ static void test_pngseq_parallel(void **state)
     assert_int_equal(sink_png_jobs(2), 3);
     assert_int_equal(sink_png_jobs(64), SINK_PNG_WORKERS_MAX + 1);
     frames_free(&fs);
+}
+
+/* libpng's full API reading path's rows, 16-bit samples swapped to
+ * little-endian: the file's pixels as the frame's deep picture holds them
+ * (malloc'd). Asserts the IHDR's size, depth and colour type. */
+static unsigned char *png_read_raw(const char *path, int w, int h, int bits, int color_type)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    if (setjmp(png_jmpbuf(png)))
+        fail_msg("libpng cannot read %s", path);
+    png_init_io(png, f);
+    png_read_png(png, info, PNG_TRANSFORM_SWAP_ENDIAN, NULL);
+    assert_int_equal(png_get_image_width(png, info), w);
+    assert_int_equal(png_get_image_height(png, info), h);
+    assert_int_equal(png_get_bit_depth(png, info), bits);
+    assert_int_equal(png_get_color_type(png, info), color_type);
+    size_t row = png_get_rowbytes(png, info);
+    unsigned char *px = malloc(row * h), **rows = (unsigned char **)png_get_rows(png, info);
+    for (int y = 0; y < h; y++)
+        memcpy(px + row * y, rows[y], row);
+    png_destroy_read_struct(&png, &info, NULL);
+    fclose(f);
+    return px;
+}
+
+/* The deep picture (alpha, or 16-bit colour in a mode other than height):
+ * RGBA or RGB at 8 or 16 bits, each row Sub-filtered, 16-bit samples
+ * big-endian; a frame whose data takes more than 2^18 bytes comes in
+ * several IDAT chunks. */
+static void test_pngseq_deep(void **state)
+{
+    (void)state;
+    /* 2 x 2 pixels of 16-bit RGBA and the rows the file stores, by hand:
+     * each pixel's bytes less those of the pixel to its left. */
+    static const uint16_t rgba16[16] = { 0x0102, 0x0304, 0x0506, 0xffff, 0x0203, 0x0405, 0x0607, 0x8000,
+                                         0x1000, 0x2000, 0x3000, 0x4000, 0x0fff, 0x2001, 0x3000, 0x0000 };
+    static const unsigned char sub16[2 * 17] = {
+        1, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0xff, 0xff, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x81, 0x01,
+        1, 0x10, 0x00, 0x20, 0x00, 0x30, 0x00, 0x40, 0x00, 0xff, 0xff, 0x00, 0x01, 0x00, 0x00, 0xc0, 0x00,
+    };
+    /* 3 x 1 pixels of 8-bit RGBA. */
+    static const uint8_t rgba8[12] = { 10, 20, 30, 255, 15, 10, 30, 0, 0, 0, 0, 128 };
+    static const unsigned char sub8[13] = { 1, 10, 20, 30, 255, 5, 246, 0, 1, 241, 246, 226, 128 };
+    struct {
+        int w, h, bits, channels, alpha;
+        const void *px;
+        const unsigned char *rows;
+    } cases[] = {
+        { 2, 2, 16, 4, ALPHA_HEIGHT, rgba16, sub16 },
+        { 3, 1, 8, 4, ALPHA_HEIGHT, rgba8, sub8 },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        struct scene sc;
+        setup_scene(&sc, in_dir("d%d.png"), cases[c].w, cases[c].h);
+        sc.output.bit_depth = cases[c].bits;
+        sc.render.alpha = cases[c].alpha;
+        struct sink *s = NULL;
+        struct rr_err e = { 0 };
+        struct sink_params p = params(cases[c].w, cases[c].h, 1, true);
+        p.alpha = cases[c].alpha;
+        assert_int_equal(sink_open(&s, &sc, &p, &e), 0);
+        struct frame fr = { .index = 0, .width = cases[c].w, .height = cases[c].h, .rgb = (const uint8_t *)"",
+                            .grid_w = cases[c].w, .grid_h = cases[c].h, .deep = cases[c].px,
+                            .deep_bits = cases[c].bits, .deep_channels = cases[c].channels };
+        assert_int_equal(sink_write(s, &fr, &e), 0);
+        assert_int_equal(sink_close(s, &e), 0);
+        sink_free(s);
+        size_t len, head, zn, rn = (size_t)cases[c].h * (1 + (size_t)cases[c].w * 4 * cases[c].bits / 8), refn;
+        int chunks;
+        unsigned char *f = (unsigned char *)read_all(in_dir("d0.png"), &len);
+        unsigned char *z = png_parts(f, len, &head, &zn, &chunks);
+        unsigned char *ref = deflate_ref(cases[c].rows, rn, 3, &refn);
+        assert_int_equal(zn, refn);
+        assert_memory_equal(z, ref, zn);
+        unsigned char *back = png_read_raw(in_dir("d0.png"), cases[c].w, cases[c].h, cases[c].bits,
+                                           PNG_COLOR_TYPE_RGB_ALPHA);
+        assert_memory_equal(back, cases[c].px, rn - (size_t)cases[c].h);
+        free(back);
+        free(ref);
+        free(z);
+        free(f);
+        unlink(in_dir("d0.png"));
+    }
+
+    /* 16-bit RGB of noise, 300 x 250 (450000 bytes that do not pack): two
+     * IDAT chunks, 1 and 2 threads the same bytes, read back to the frame. */
+    int w = 300, h = 250;
+    uint16_t *noise = malloc((size_t)w * h * 3 * 2);
+    uint32_t x = 2463534242u;   /* xorshift32 */
+    for (size_t k = 0; k < (size_t)w * h * 3; k++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        noise[k] = (uint16_t)x;
+    }
+    struct scene sc;
+    setup_scene(&sc, in_dir("d%d.png"), w, h);
+    sc.output.bit_depth = 16;
+    sc.render.mode = RENDER_SHADED;
+    unsigned char *files[2];
+    size_t lens[2];
+    for (int t = 1; t <= 2; t++) {
+        struct sink *s = NULL;
+        struct rr_err e = { 0 };
+        struct sink_params p = params(w, h, 1, true);
+        p.threads = t;
+        assert_int_equal(sink_open(&s, &sc, &p, &e), 0);
+        struct frame fr = { .index = 0, .width = w, .height = h, .rgb = (const uint8_t *)"", .grid_w = w,
+                            .grid_h = h, .deep = noise, .deep_bits = 16, .deep_channels = 3 };
+        assert_int_equal(sink_write(s, &fr, &e), 0);
+        assert_int_equal(sink_close(s, &e), 0);
+        sink_free(s);
+        files[t - 1] = (unsigned char *)read_all(in_dir("d0.png"), &lens[t - 1]);
+    }
+    assert_int_equal(lens[0], lens[1]);
+    assert_memory_equal(files[0], files[1], lens[0]);
+    size_t head, zn;
+    int chunks;
+    free(png_parts(files[0], lens[0], &head, &zn, &chunks));
+    assert_int_equal(chunks, 2);
+    unsigned char *back = png_read_raw(in_dir("d0.png"), w, h, 16, PNG_COLOR_TYPE_RGB);
+    assert_memory_equal(back, noise, (size_t)w * h * 6);
+    free(back);
+    free(files[0]);
+    free(files[1]);
+    free(noise);
+    unlink(in_dir("d0.png"));
 }
 
 /* A file that cannot be written (a file-size limit, SIGXFSZ ignored as
@@ -1026,6 +1244,7 @@ int main(void)
         cmocka_unit_test(test_pngseq_atomic),
         cmocka_unit_test(test_pngseq_gray16),
         cmocka_unit_test(test_pngseq_parallel),
+        cmocka_unit_test(test_pngseq_deep),
         cmocka_unit_test(test_pngseq_parallel_error),
         cmocka_unit_test(test_video_mp4),
         cmocka_unit_test(test_video_odd_size),
