@@ -6,7 +6,7 @@
 # mp4 against the ffmpeg program on the same frames, peak memory against what
 # the grids and frame buffers need, and allocations per frame. Numbers only;
 # nothing passes or fails. docs/performance.md explains the method and the results.
-# BENCH_SECTION=NAME runs one section: solvers, frames, cores, yuv, e2e, hash, e4k, png,
+# BENCH_SECTION=NAME runs one section: solvers, frames, kernels, cores, yuv, e2e, hash, e4k, png,
 # render, farm, memory, allocations, scenes, scaled or process (e4k, farm, memory and
 # allocations set up e2e's scene, not its timings).
 bin=${1:-./ripplerender}; build=${2:-build}
@@ -41,6 +41,12 @@ fi
 if on frames; then
 echo "== steps fused across frames (cells per second; sim_advance_frames)"
 [ "${BENCH_SOLVERS:-1}" = 0 ] || BENCH_ONLY=frames "$build/tests/bench_solvers" "$T/bench.json"
+echo
+fi
+
+if on kernels; then
+echo "== row kernels on one thread (cells per CPU second)"
+[ "${BENCH_SOLVERS:-1}" = 0 ] || BENCH_ONLY=kernels "$build/tests/bench_solvers" "$T/bench.json"
 echo
 fi
 

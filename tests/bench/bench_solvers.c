@@ -21,7 +21,8 @@
  * BENCH_ONLY=spectral in the environment runs the spectral row alone
  * (BENCH_ONLY=table: the solver table alone); BENCH_ONLY=frames runs the
  * fused frames' table, which is not part of the default run (make bench
- * runs it as its own section, tests/bench.sh). */
+ * runs it as its own section, tests/bench.sh); BENCH_ONLY=kernels the row
+ * kernels' own rate on one thread by CPU time (kernels_table), likewise. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,6 +242,47 @@ static double frames_run(struct frames_side *sd, int n, int spf, int frames)
     return (double)n * n * spf * frames / (bench_now() - t0);
 }
 
+/* The solvers (at most FRAMES_SOLVERS) at n x n and spf steps a frame,
+ * fused across frames and frame by frame (best[k][0], best[k][1]: cells
+ * per second, the best of ROUNDS turns of `frames` frames; 0: not run, -1:
+ * failed), each after FRAMES_WARM_PASSES untimed passes, in rotation with
+ * the streaming bound (*stream, its best). Both simulations of a solver
+ * stay open across the turns. */
+#define FRAMES_SOLVERS 3
+static void frames_measure(const char *scene_path, const char *const *solvers, int ns, int n, int spf, int frames,
+                           double best[][2], double *stream)
+{
+    struct frames_side sides[FRAMES_SOLVERS][2];
+    memset(sides, 0, sizeof sides);
+    *stream = 0;
+    for (int k = 0; k < ns; k++)
+        for (int m = 0; m < 2; m++) {
+            struct frames_side *sd = &sides[k][m];
+            best[k][m] = 0;
+            sd->fused = m == 0;
+            if (run_open(&sd->r, scene_path, solvers[k], n, spf, 1000000))
+                continue;
+            sd->open = 1;
+            sd->fd.word = calloc((size_t)n, sizeof(unsigned));
+            const int warm = (FRAMES_WARM_PASSES * tblock_max_steps(sim_field(sd->r.sim)) + spf - 1) / spf;
+            if (!sd->fd.word || frames_run(sd, n, spf, warm) < 0)
+                best[k][m] = -1;
+        }
+    for (int round = 0; round < ROUNDS; round++)
+        for (int k = 0; k < ns; k++) {
+            for (int m = 0; m < 2; m++)
+                if (sides[k][m].open && best[k][m] >= 0)
+                    best[k][m] = larger(best[k][m], frames_run(&sides[k][m], n, spf, frames));
+            *stream = larger(*stream, bench_stream(n, frames * spf / 4, 1));
+        }
+    for (int k = 0; k < ns; k++)
+        for (int m = 0; m < 2; m++)
+            if (sides[k][m].open) {
+                free(sides[k][m].fd.word);
+                run_close(&sides[k][m].r);
+            }
+}
+
 /* Steps fused across frames (sim_advance_frames) where one step a frame
  * (4096²: 1 and 2 steps a frame; 8192², beyond the L3: 4) is otherwise
  * bound by the memory: each solver the fused way, every frame's rows read
@@ -263,36 +305,10 @@ static void frames_table(const char *scene_path)
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         const int n = cases[c].n, spf = cases[c].spf;
         const int steps = (int)larger(2 * CELLS_PER_RUN / ((double)n * n), 48), frames = (steps + spf - 1) / spf;
-        int warm = 0;
-        struct frames_side sides[N][2];
-        double best[N][2] = { { 0 } }, stream = 0;
-        memset(sides, 0, sizeof sides);
-        for (int k = 0; k < N; k++)
-            for (int m = 0; m < 2; m++) {
-                struct frames_side *sd = &sides[k][m];
-                sd->fused = m == 0;
-                if (run_open(&sd->r, scene_path, solvers[k], n, spf, 1000000))
-                    continue;
-                sd->open = 1;
-                sd->fd.word = calloc((size_t)n, sizeof(unsigned));
-                warm = (FRAMES_WARM_PASSES * tblock_max_steps(sim_field(sd->r.sim)) + spf - 1) / spf;
-                if (!sd->fd.word || frames_run(sd, n, spf, warm) < 0)
-                    best[k][m] = -1;
-            }
-        for (int round = 0; round < ROUNDS; round++)
-            for (int k = 0; k < N; k++) {
-                for (int m = 0; m < 2; m++)
-                    if (sides[k][m].open && best[k][m] >= 0)
-                        best[k][m] = larger(best[k][m], frames_run(&sides[k][m], n, spf, frames));
-                stream = larger(stream, bench_stream(n, frames * spf / 4, 1));
-            }
+        double best[N][2], stream;
+        frames_measure(scene_path, solvers, N, n, spf, frames, best, &stream);
         for (int k = 0; k < N; k++) {
-            for (int m = 0; m < 2; m++)
-                if (sides[k][m].open) {
-                    free(sides[k][m].fd.word);
-                    run_close(&sides[k][m].r);
-                }
-            if (!sides[k][0].open || best[k][0] <= 0 || best[k][1] <= 0)
+            if (best[k][0] <= 0 || best[k][1] <= 0)
                 continue;
             printf("%-7s %5d² %4d %12.1f %6.0f%% %12.1f %6.0f%% %11.1f %6.2fx\n", solvers[k], n, spf, best[k][0] / 1e6,
                    100 * best[k][0] / stream, best[k][1] / 1e6, 100 * best[k][1] / stream, stream / 1e6,
@@ -300,6 +316,58 @@ static void frames_table(const char *scene_path)
         }
         fflush(stdout);
     }
+}
+
+/* The row kernels' own rate: every figure on one thread by that thread's
+ * CPU time (bench_cpu_clock), which a loaded machine disturbs far less
+ * than wall time, as ns a cell and against seed 004's loop and the
+ * streaming bound taken the same way: 512² (rows from L2 and L3) at 1, 4
+ * and 16 steps a frame (the deeper fused passes keep their rows in L1 and
+ * L2), and 8192² at 4 steps a frame (rows from L2 in the fused passes)
+ * fused across frames and frame by frame. ROUNDS turns in rotation, each
+ * figure the best of its turns. */
+static void kernels_table(const char *scene_path)
+{
+    static const char *const solvers[] = { "elias", "flow", "wave" };
+    static const int spfs[] = { 1, 4, 16 };
+    enum { N = sizeof solvers / sizeof *solvers, P = sizeof spfs / sizeof *spfs };
+    const int threads = omp_get_max_threads(), small = 512, big = 8192, big_spf = 4;
+    omp_set_num_threads(1);
+    bench_cpu_clock = 1;
+    printf("one thread, by its CPU time; best of %d turns\n", ROUNDS);
+    printf("%-7s %6s %4s %-9s %10s %8s %9s %9s\n", "solver", "grid", "spf", "way", "Mcells/s", "ns/cell",
+           "/seed004", "/stream");
+    const int steps = (int)(CELLS_PER_RUN / ((double)small * small)) / 16 * 16;
+    double best[N][P] = { { 0 } }, ref = 0, stream = 0;
+    for (int round = 0; round < ROUNDS; round++)
+        for (int k = 0; k < N; k++) {
+            for (int p = 0; p < P; p++)
+                if (best[k][p] >= 0)
+                    best[k][p] = larger(best[k][p], sim_cells_per_s(scene_path, solvers[k], small, spfs[p],
+                                                                     steps / spfs[p], 1));
+            ref = larger(ref, bench_reference(small, steps, 1));
+            stream = larger(stream, bench_stream(small, steps, 1));
+        }
+    for (int k = 0; k < N; k++)
+        for (int p = 0; p < P; p++)
+            if (best[k][p] > 0)
+                printf("%-7s %5d² %4d %-9s %10.1f %8.4f %8.2fx %8.2fx\n", solvers[k], small, spfs[p], "by frame",
+                       best[k][p] / 1e6, 1e9 / best[k][p], best[k][p] / ref, best[k][p] / stream);
+    printf("%-7s %5d² %4s %-9s %10.1f %8.4f\n%-7s %5d² %4s %-9s %10.1f %8.4f\n", "seed004", small, "", "", ref / 1e6,
+           1e9 / ref, "stream", small, "", "", stream / 1e6, 1e9 / stream);
+    fflush(stdout);
+    const int frames = (int)larger(CELLS_PER_RUN / ((double)big * big), 48) / big_spf;
+    double got[N][2];
+    frames_measure(scene_path, solvers, N, big, big_spf, frames, got, &stream);
+    for (int k = 0; k < N; k++)
+        for (int m = 0; m < 2; m++) {
+            if (got[k][m] > 0)
+                printf("%-7s %5d² %4d %-9s %10.1f %8.4f %9s %8.2fx\n", solvers[k], big, big_spf,
+                       m == 0 ? "fused" : "by frame", got[k][m] / 1e6, 1e9 / got[k][m], "", got[k][m] / stream);
+        }
+    printf("%-7s %5d² %4s %-9s %10.1f %8.4f\n", "stream", big, "", "", stream / 1e6, 1e9 / stream);
+    bench_cpu_clock = 0;
+    omp_set_num_threads(threads);
 }
 
 /* Seconds a step of `steps` spectral steps, or 1e30 when the scene failed. */
@@ -401,6 +469,8 @@ int main(int argc, char **argv)
         printf("\n");
     if (only && strcmp(only, "frames") == 0)
         frames_table(argv[1]);
+    if (only && strcmp(only, "kernels") == 0)
+        kernels_table(argv[1]);
     if (!only || strcmp(only, "spectral") == 0)
         spectral_row(argv[1]);
     return 0;
