@@ -9,11 +9,12 @@
 # no segment, no temporary file left. Then the refusals.
 . tests/cli/lib.sh
 cd "$T" || exit 1
-# 30 frames of a few tens of milliseconds each at -j1: time for a shell to
-# see a checkpoint appear and kill the run before the next one.
+# 30 frames of about 40 ms each at -j1 (300 million cell updates a frame):
+# time for a shell to see a checkpoint appear and kill the run before the
+# next one, and for the random points below to fall before the run ends.
 cat > s.json <<'EOF'
-{ "grid": { "width": 480, "height": 360 },
-  "time": { "fps": 10, "frames": 30, "steps_per_frame": 300 },
+{ "grid": { "width": 960, "height": 720 },
+  "time": { "fps": 10, "frames": 30, "steps_per_frame": 1000 },
   "drops": [ { "x": 40, "y": 40, "radius": 3, "amplitude": -1 } ],
   "rain": { "rate": 20, "seed": 3, "end": 3 },
   "render": { "mode": "colormap", "colormap": "viridis", "range": [-0.5, 0.5] } }
@@ -24,11 +25,13 @@ decoded() { ffmpeg -v error -i "$1" -pix_fmt rgb24 -f framemd5 - | awk -F', *' '
 manifest_hashes() { python3 -c 'import json,sys; [print(f["frame"], f["md5"]) for f in json.load(open(sys.argv[1]))["frames"]]' "$1"; }
 leftovers() { find . \( -name 'resume-*.json' -o -name 'part-*' -o -name '.*.tmp' \) -print; }
 
-# Kill points: a pseudo-random checkpoint (5 to 25) and a delay of 0 to 150
-# ms, from a fixed linear congruential sequence (seed 23).
+# Kill points: a pseudo-random checkpoint (5 to 20) and a delay of 0 to 80
+# ms, from a fixed linear congruential sequence (seed 23): at least nine
+# frames (about 360 ms) are left after the latest such point, so that the
+# run is still going when the kill comes even on a busy machine.
 x=23
 draw() { x=$(( (x * 1103515245 + 12345) % 2147483648 )); }
-random_point() { draw; c=$(( (x / 65536 % 5 + 1) * 5 )); draw; pt="$c+$(( x / 65536 % 151 ))"; }
+random_point() { draw; c=$(( (x / 65536 % 4 + 1) * 5 )); draw; pt="$c+$(( x / 65536 % 81 ))"; }
 
 # killed POINT DIR ARGS...: runs the render ARGS in the background with
 # --save-state DIR --state-every 5 and kills it (SIGKILL) at POINT: "start"
@@ -136,11 +139,11 @@ check "mp4: decodes to its end" [ -z "$(ffmpeg -v error -xerror -i out.mp4 -f nu
 check "mp4: 30 frames decoded" [ "$(ffprobe -v error -count_frames -show_entries stream=nb_read_frames -of csv=p=0 out.mp4)" = 30 ]
 check "mp4: lasts 3 s" [ "$(ffprobe -v error -show_entries format=duration -of csv=p=0 out.mp4)" = "3.000000" ]
 
-# Failing at the end, in the join: under a file size limit of 1.3 MB, above
-# a segment's (about 0.3 MB) and a checkpoint plane's (0.7 MB) but below the
-# whole video's (1.9 MB), every frame is done, nothing is in place and the
+# Failing at the end, in the join: under a file size limit of 3.5 MB, above
+# a segment's (about 0.9 MB) and a checkpoint plane's (2.8 MB) but below the
+# whole video's (4.7 MB), every frame is done, nothing is in place and the
 # record is kept; --resume renders nothing and joins.
-prlimit --fsize=1300000 "$RR" s.json -q -j1 -s output.codec=ffv1 -o lim.mkv --save-state lim --state-every 5 \
+prlimit --fsize=3500000 "$RR" s.json -q -j1 -s output.codec=ffv1 -o lim.mkv --save-state lim --state-every 5 \
     2> /dev/null; rc=$?
 check "a join that fails: status 1, no output" [ $rc -eq 1 -a ! -e lim.mkv ]
 check "a join that fails: the record of the last frame kept" grep -q '"checkpoint":[[:space:]]*29' lim/resume-000000-000029.json
