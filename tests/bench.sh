@@ -245,8 +245,10 @@ echo "== a farm's two chunks: 1920x1080 shaded mp4, 600 frames, best of ${FARM_T
 # Two chunks (--chunk K/2, -j1 each) at once and joined, against one run with
 # -j2 over all the frames (docs/farm.md). Fast-forward: the last chunk
 # simulates the frames before its range without rendering them; its cost per
-# skipped frame is set against a rendered frame's. Checkpoints: hashed runs
-# with and without --save-state --state-every 10 (60 checkpoints, so that their
+# skipped frame is set against a rendered frame's. Checkpoints: runs to a
+# .framemd5 list (a sink, so that both take the frames one at a time: --hash
+# alone would take them in batches, which --save-state does not) with and
+# without --save-state --state-every 10 (60 checkpoints, so that their
 # cost stands out of the noise), per checkpoint, then spread over 50 frames
 # of the mp4 run. A resumable mp4 (--save-state --state-every 50) against the
 # plain one: its checkpoints plus the video's segments (the encoder finished
@@ -276,9 +278,9 @@ timed() {
 for i in $(seq "${FARM_TRIES:-3}"); do
     timed one "$bin" "$T/farm.json" $S $X -j 2 -o "$T/one.mp4" -y -q
     t_two=$(shorter "$(best 1 two)" "${t_two:-}")
-    timed h "$bin" "$T/farm.json" $S --hash -q -j 2
+    timed h "$bin" "$T/farm.json" $S -o "$T/h.framemd5" -y -q -j 2
     rm -rf "$T/st"
-    timed ck "$bin" "$T/farm.json" $S --hash -q -j 2 --save-state "$T/st" --state-every 10
+    timed ck "$bin" "$T/farm.json" $S -o "$T/h.framemd5" -y -q -j 2 --save-state "$T/st" --state-every 10
     rm -rf "$T/sv"
     timed seg "$bin" "$T/farm.json" $S $X -j 2 -o "$T/seg.mp4" -y -q --save-state "$T/sv" --state-every 50
 done
