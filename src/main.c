@@ -308,8 +308,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         case OPT_LIST_OUTPUTS: sink_print_kinds(stdout); return 0;
         case 'V':
             printf("ripplerender %s\nFFmpeg %s (libavcodec, libavformat, libswscale, libavfilter)\n"
-                   "libpng %s\ncJSON %s\nOpenEXR %s\n", RR_VERSION, av_version_info(), PNG_LIBPNG_VER_STRING,
-                   cJSON_Version(), sink_exr_version());
+                   "libpng %s\nlibdeflate %s\ncJSON %s\nOpenEXR %s\n", RR_VERSION, av_version_info(),
+                   PNG_LIBPNG_VER_STRING, sink_png_deflate_version(), cJSON_Version(), sink_exr_version());
             return 0;
         case ':': return usage_error("%s: needs a value", argv[optind - 1]);
         default: return usage_error("%s: unknown option", argv[optind - 1]);

@@ -202,6 +202,7 @@ static cJSON *build(const struct manifest *m, bool complete)
          && add(libs, "libswscale", av_ver(swscale_version()))
          && add(libs, "libavutil", av_ver(avutil_version()))
          && cJSON_AddStringToObject(libs, "libpng", png_get_libpng_ver(NULL))
+         && cJSON_AddStringToObject(libs, "libdeflate", sink_png_deflate_version())
          && cJSON_AddStringToObject(libs, "cjson", cJSON_Version())
          && cJSON_AddStringToObject(libs, "openexr", sink_exr_version());
     cJSON *args = ok ? cJSON_AddArrayToObject(root, "arguments") : NULL;

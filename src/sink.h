@@ -155,6 +155,9 @@ int sink_png_jobs(int threads);
 /* The version of the OpenEXR library loaded ("3.1.5"), for --version and
  * the manifest. */
 const char *sink_exr_version(void);
+/* The version of libdeflate the PNG sequences are deflated with ("1.14"):
+ * another version may pack the same pixels into other bytes. */
+const char *sink_png_deflate_version(void);
 
 /* Routes FFmpeg's log into memory instead of standard error: its chatter is
  * dropped and its last error line becomes the reason in the next failure

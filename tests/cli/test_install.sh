@@ -48,7 +48,7 @@ check help-option-values-found [ "$(grep -c ' ' "$T/help.args")" -ge 8 ]
 check man-names-option-values-as-help diff "$T/help.args" "$T/man.args"
 check completion-lists-help-options diff "$T/help.opts" "$T/comp.opts"
 
-# --- --version: ours, FFmpeg's, libpng's and cJSON's ---------------------------------------------
+# --- --version: ours, FFmpeg's, libpng's, libdeflate's and cJSON's ---------------------------------------------
 "$RR" --version > "$T/ver"
 check version-ours grep -qx "ripplerender $(sed -n 's/^#define RR_VERSION "\(.*\)"/\1/p' src/version.h)" "$T/ver"
 check version-man-page grep -q "\"ripplerender $(sed -n 's/^#define RR_VERSION "\(.*\)"/\1/p' src/version.h)\"" \
@@ -56,5 +56,6 @@ check version-man-page grep -q "\"ripplerender $(sed -n 's/^#define RR_VERSION "
 check version-ffmpeg grep -q '^FFmpeg [0-9]' "$T/ver"
 check version-libpng grep -qx "libpng $(pkg-config --modversion libpng)" "$T/ver"
 check version-cjson grep -qx "cJSON $(pkg-config --modversion libcjson)" "$T/ver"
+check version-libdeflate grep -qx "libdeflate $(pkg-config --modversion libdeflate)" "$T/ver"
 
 finish

@@ -107,6 +107,7 @@ want = {
     "libpng": m["libraries"]["libpng"] == ver["libpng"],
     "cjson": m["libraries"]["cjson"] == ver["cJSON"],
     "openexr": m["libraries"]["openexr"] == ver["OpenEXR"],
+    "libdeflate": m["libraries"]["libdeflate"] == ver["libdeflate"],
     "libav": all(m["libraries"][k].count(".") == 2 for k in
                  ("libavcodec", "libavformat", "libavfilter", "libswscale", "libavutil")),
     "scene": m["scene"] == resolved,
