@@ -140,9 +140,8 @@ s=$?; cond fft-measure-unwritable-cache-ignored "[ $s -eq 0 ] && [ \"\$(wc -l < 
 # wait for a writer forever (it measures its plans afresh).
 W=$(ls "$T"/xdg/ripplerender/fftw3f-*.wisdom)
 rm -f "$W"; mkfifo "$W"
-fft scenes/capillary.json -f 6 --hash -q -j1 > "$T/m5" 2> /dev/null & pid=$!
-( sleep 60; kill -KILL $pid 2> /dev/null ) & guard=$!
-wait $pid; s=$?; kill $guard 2> /dev/null
+RIPPLERENDER_CACHE=1 XDG_CACHE_HOME="$T/xdg" RIPPLERENDER_FFT=measure timeout -s KILL 60 "$RR" scenes/capillary.json \
+    -f 6 --hash -q -j1 > "$T/m5" 2> /dev/null; s=$?
 cond fft-measure-fifo-not-read "[ $s -eq 0 ] && [ \"\$(wc -l < '$T/m5')\" -eq 6 ]"
 rm -f "$W"
 RIPPLERENDER_FFT=fast "$RR" "$T/plane.json" --hash -q > /dev/null 2> "$T/err"; s=$?
