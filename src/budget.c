@@ -121,9 +121,16 @@ static uint64_t encoder_frames(const struct scene *sc, int threads, const char *
  * few frames, a PNG sequence's frames in flight, a video encoder's
  * frames (yuv420p with its 32-pixel borders, lookahead planes and motion
  * data: 4 bytes per padded pixel). */
+static bool no_output;   /* budget_without_output: output.path is not written */
+
+void budget_without_output(void)
+{
+    no_output = true;
+}
+
 static uint64_t sink_bytes(const struct scene *sc, uint64_t rw, uint64_t rh, int threads, char *what, size_t size)
 {
-    const char *path = sc->output.path ? sc->output.path : "";
+    const char *path = sc->output.path && !no_output ? sc->output.path : "";
     uint64_t pix = budget_mul(rw, rh);
     if (ends_with(path, ".gif")) {
         /* Two passes over a scratch file (gif.c): whatever the frame count,

@@ -37,6 +37,11 @@ int budget_limit(uint64_t *bytes, struct rr_err *e);
  * Saturates, never wraps. */
 uint64_t budget_run_bytes(const struct scene *sc);
 
+/* The run writes no output (--hash, --check or --manifest without -o): the
+ * scene's output.path holds no frames, so budget_run_bytes leaves its
+ * writer out from then on. */
+void budget_without_output(void);
+
 /* Refuses sc when budget_run_bytes passes the budget: status 2, "grid: W x H
  * cells with a WxH render need about N bytes, more than the limit of M bytes
  * (RIPPLERENDER_MEM_LIMIT)". Returns 0 or -1. */

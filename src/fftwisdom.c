@@ -5,6 +5,7 @@
 #include "debug.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,12 +61,20 @@ bool fft_wisdom_path(char *path, size_t n)
     return true;
 }
 
-/* The whole file as a string, or NULL (missing, unreadable, too large). */
+/* The whole file as a string, or NULL (missing, unreadable, not a regular
+ * file, too large). Opened without waiting: a named pipe in its place
+ * would hold open() until a writer came. */
 static char *read_small_file(const char *path)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
         return NULL;
+    FILE *fp = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
+    if (!fp) {
+        close(fd);
+        return NULL;
+    }
     char *s = malloc(WISDOM_MAX + 1);
     size_t got = s ? fread(s, 1, WISDOM_MAX + 1, fp) : 0;
     const int bad = !s || ferror(fp) || got > WISDOM_MAX;

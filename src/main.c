@@ -641,6 +641,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         free(sc->output.path);
         sc->output.path = p;
     }
+    if (!o->output && (o->hash || o->check))   /* nothing written, --validate or not */
+        budget_without_output();
     if (budget_check_run(sc, e) < 0 || claim_files(r, o, writes_output, e) < 0)
         return -1;
     const struct resume_run run = { writes_output, o->manifest, o->probes != NULL, o->validate };

@@ -75,7 +75,7 @@ static int plane_create(const struct renderer *r, enum AVPixelFormat fmt, int bp
     bool whole = r->ops->own_size;   /* at render size, unscaled */
     int w = whole ? r->rw : r->gw, h = whole ? r->rh : r->gh;
     *grid_stride = r->scaled ? align64(w * bpp) : w * bpp;
-    if (!(*grid = av_malloc((size_t)*grid_stride * h * n)))
+    if (!(*grid = av_mallocz((size_t)*grid_stride * h * n)))
         return -1;
     if (!r->scaled)
         return 0;
@@ -110,7 +110,7 @@ static int yuv_create(struct renderer *r)
         r->yuv_dst_stride[k] = direct ? rw : align64(rw);
         if (!direct && !(r->yuv_dst[k] = av_malloc((size_t)r->yuv_dst_stride[k] * rh)))
             return -1;
-        if (!(r->yuv_grid[k] = av_malloc((size_t)r->yuv_grid_stride[k] * gh))
+        if (!(r->yuv_grid[k] = av_mallocz((size_t)r->yuv_grid_stride[k] * gh))
             || !(r->sc_yuv[k] = scaler_create(gw, gh, rw, rh, AV_PIX_FMT_GRAY8, r->yuv_grid[k], r->yuv_grid_stride[k],
                                               direct ? out : r->yuv_dst[k], r->yuv_dst_stride[k])))
             return -1;
@@ -221,7 +221,7 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
     if (r->scaled) {
         r->rgb_grid_stride = align64(gw * 3);
         r->rgb_dst_stride = align64(rw * 3);
-        r->rgb_grid = av_malloc((size_t)r->rgb_grid_stride * gh);
+        r->rgb_grid = av_mallocz((size_t)r->rgb_grid_stride * gh);
         if (yuv_create(r) < 0)
             goto nomem;
         /* Without rgb (RENDER_YUV_ONLY; the 8-bit rgba deep picture is made
@@ -235,7 +235,7 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
         if (g16) {
             r->g16_grid_stride = align64(gw * 2);
             r->g16_dst_stride = align64(rw * 2);
-            r->g16_grid = av_malloc((size_t)r->g16_grid_stride * gh);
+            r->g16_grid = av_mallocz((size_t)r->g16_grid_stride * gh);
             r->g16_dst = av_malloc((size_t)r->g16_dst_stride * rh);
             r->g16_out = av_malloc(rpix * 2);
             if (r->g16_grid && r->g16_dst)

@@ -83,7 +83,9 @@ static int parse_line(const char *line, struct entry *en)
 static void load(void)
 {
     cache.n = 0;
-    int fd = open(cache.path, O_RDONLY | O_CLOEXEC);
+    /* Without waiting: a named pipe in the file's place would hold open()
+     * until a writer came (it is then refused as not a regular file). */
+    int fd = open(cache.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         if (errno != ENOENT)
             debug_line(DEBUG_KERNELS, "tuner cache: %s: ignored: %s", cache.path, strerror(errno));

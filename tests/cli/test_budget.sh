@@ -93,4 +93,14 @@ else
     echo "skip no-thread-is-runtime: needs root and setpriv"
 fi
 
+# --hash without -o writes nothing: the scene's output.path (a video here)
+# holds no memory, so its encoder's frames in flight are not counted.
+small_scene "$T/nohash.json"
+set -- "$T/nohash.json" -s output.path='"v.mp4"'
+with_sink=$(estimate "$@" -o "$T/v.mp4")
+hash_only=$(estimate "$@" --hash)
+cond hash-only-no-encoder '[ -n "$hash_only" ] && [ -n "$with_sink" ] && [ "$hash_only" -lt "$with_sink" ]'
+RIPPLERENDER_MEM_LIMIT=$((hash_only + 1)) "$RR" "$@" --hash -q > "$T/h" 2> "$T/err"; s=$?
+cond hash-only-runs '[ $s -eq 0 ] && [ "$(wc -l < "$T/h")" -eq 10 ] && [ ! -e v.mp4 ]'
+
 finish

@@ -133,6 +133,16 @@ check dir-said-write [ "$(lines "$T/dir.err" 'tuner cache: .*: not written: Is a
 check dir-no-temporary [ "$(ls -A "$D" | wc -l)" -eq 1 ]
 rmdir "$F"
 
+# A named pipe in its place (no writer): opening it for reading would wait
+# for one forever; it is not read (the run does not hang), and the file
+# written replaces it.
+rm -f "$F"; mkfifo "$F"
+RIPPLERENDER_DEBUG=kernels timeout -s KILL 60 "$RR" "$T/d.json" --hash -q -j 2 > "$T/fifo" 2> "$T/fifo.err"; rc=$?
+check fifo-runs [ $rc -eq 0 ]
+check fifo-same-frames cmp -s "$T/plain" "$T/fifo"
+check fifo-said-read [ "$(lines "$T/fifo.err" 'tuner cache: .*: ignored: not a regular file')" -ge 1 ]
+cond fifo-replaced '[ -f "$F" ] && only_file'
+
 # An unwritable folder (a file where the folder would be): the run succeeds,
 # says why, leaves nothing.
 : > "$T/notadir"

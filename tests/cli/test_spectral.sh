@@ -136,6 +136,14 @@ fft "$T/plane.json" -o "$T/plane-m.npy" -q; check fft-measure-plane-wave-phase p
 : > "$T/xdg-file"
 RIPPLERENDER_CACHE=1 XDG_CACHE_HOME="$T/xdg-file" RIPPLERENDER_FFT=measure "$RR" scenes/capillary.json -f 6 --hash -q -j1 > "$T/m4"
 s=$?; cond fft-measure-unwritable-cache-ignored "[ $s -eq 0 ] && [ \"\$(wc -l < '$T/m4')\" -eq 6 ]"
+# A named pipe as the wisdom file (no writer) is not read: the run does not
+# wait for a writer forever (it measures its plans afresh).
+W=$(ls "$T"/xdg/ripplerender/fftw3f-*.wisdom)
+rm -f "$W"; mkfifo "$W"
+RIPPLERENDER_CACHE=1 XDG_CACHE_HOME="$T/xdg" RIPPLERENDER_FFT=measure timeout -s KILL 60 "$RR" scenes/capillary.json \
+    -f 6 --hash -q -j1 > "$T/m5" 2> /dev/null; s=$?
+cond fft-measure-fifo-not-read "[ $s -eq 0 ] && [ \"\$(wc -l < '$T/m5')\" -eq 6 ]"
+rm -f "$W"
 RIPPLERENDER_FFT=fast "$RR" "$T/plane.json" --hash -q > /dev/null 2> "$T/err"; s=$?
 check fft-bad-value-exit-2 [ $s -eq 2 ]
 check fft-bad-value-one-line sh -c "[ \"\$(cat '$T/err')\" = 'ripplerender: RIPPLERENDER_FFT=fast: expected estimate or measure' ]"
