@@ -68,6 +68,9 @@ void render_free(struct renderer *r)
 
 /* n grid-size planes of bpp bytes a pixel (one after the other), and when
  * scaled their render-size copies and a scaler for each (fmt to fmt).
+ * Every grid-size picture a scaler reads is allocated zeroed: shrinking by
+ * more than 2x, libswscale reads the padding past a row's last pixel, which
+ * the renderer never writes, and its output depends on those bytes.
  * Returns 0, or -1 (out of memory). */
 static int plane_create(const struct renderer *r, enum AVPixelFormat fmt, int bpp, int n, uint8_t **grid,
                         int *grid_stride, uint8_t **dst, int *dst_stride, struct scaler **sc)
