@@ -4,14 +4,10 @@
 #include "cachefile.h"
 #include "debug.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <fftw3.h>
 
@@ -61,43 +57,19 @@ bool fft_wisdom_path(char *path, size_t n)
     return true;
 }
 
-/* The whole file as a string, or NULL (missing, unreadable, not a regular
- * file, too large). Opened without waiting: a named pipe in its place
- * would hold open() until a writer came. */
-static char *read_small_file(const char *path)
-{
-    struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return NULL;
-    FILE *fp = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
-    if (!fp) {
-        close(fd);
-        return NULL;
-    }
-    char *s = malloc(WISDOM_MAX + 1);
-    size_t got = s ? fread(s, 1, WISDOM_MAX + 1, fp) : 0;
-    const int bad = !s || ferror(fp) || got > WISDOM_MAX;
-    fclose(fp);
-    if (bad) {
-        free(s);
-        return NULL;
-    }
-    s[got] = 0;
-    return s;
-}
-
 bool fft_wisdom_load(void)
 {
     char path[4096];
     bool ok = false;
     if (fft_wisdom_path(path, sizeof path)) {
-        char *s = read_small_file(path);
+        char why[96];
+        size_t len;
+        char *s = cachefile_read(path, WISDOM_MAX, &len, why, sizeof why);
         ok = s && fftwf_import_wisdom_from_string(s);
         if (s && !ok)
             fftwf_forget_wisdom();   /* nothing half imported */
-        debug_line(DEBUG_KERNELS, "spectral: FFT wisdom %s: %s", path,
-                   ok ? "loaded" : s ? "not FFTW wisdom, ignored" : "none");
+        debug_line(DEBUG_KERNELS, "spectral: FFT wisdom %s: %s%s", path,
+                   ok ? "loaded" : s ? "not FFTW wisdom, ignored" : why[0] ? why : "none", !s && why[0] ? ", ignored" : "");
         free(s);
     }
     fftwf_free(wisdom_loaded);

@@ -4,14 +4,11 @@
 #include "debug.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define HEADER "# ripplerender tuner cache 1: the kernels' fastest ways on this CPU (any may be deleted)"
 #define KEY_MAX 160
@@ -80,32 +77,28 @@ static int parse_line(const char *line, struct entry *en)
 
 /* (Re)reads the file into cache.e. A missing file is an empty cache; one
  * that is unreadable, too large or without the header is ignored (empty). */
+static void parse(char *text, size_t got);
+
 static void load(void)
 {
     cache.n = 0;
-    /* Without waiting: a named pipe in the file's place would hold open()
-     * until a writer came (it is then refused as not a regular file). */
-    int fd = open(cache.path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-        if (errno != ENOENT)
-            debug_line(DEBUG_KERNELS, "tuner cache: %s: ignored: %s", cache.path, strerror(errno));
+    char why[96];
+    size_t got;
+    char *text = cachefile_read(cache.path, TUNECACHE_MAX_BYTES, &got, why, sizeof why);
+    if (!text) {
+        if (why[0])
+            debug_line(DEBUG_KERNELS, "tuner cache: %s: ignored: %s", cache.path, why);
         return;
     }
-    static char text[TUNECACHE_MAX_BYTES + 1];
-    struct stat st;
-    ssize_t got = 0;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= TUNECACHE_MAX_BYTES)
-        got = read(fd, text, TUNECACHE_MAX_BYTES + 1);
-    else
-        got = -2;
-    close(fd);
-    if (got < 0 || got > TUNECACHE_MAX_BYTES) {
-        debug_line(DEBUG_KERNELS, "tuner cache: %s: ignored: %s", cache.path,
-                   got == -1 ? strerror(errno) : "not a regular file of at most 64 KiB");
-        return;
-    }
-    text[got] = '\0';
-    if (memchr(text, '\0', (size_t)got)) {
+    parse(text, got);
+    free(text);
+}
+
+/* The file's text (got bytes) into cache.e, or nothing when it is not a
+ * tuner cache. */
+static void parse(char *text, size_t got)
+{
+    if (memchr(text, '\0', got)) {
         debug_line(DEBUG_KERNELS, "tuner cache: %s: ignored: not text", cache.path);
         return;
     }
