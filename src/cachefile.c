@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,40 +107,35 @@ static int make_parents(const char *path)
     return 0;
 }
 
-char *cachefile_read(const char *path, size_t max, size_t *len, char *why, size_t why_size)
+long cachefile_read(const char *path, char *buf, size_t max, char *why, size_t why_size)
 {
-    *len = 0;
     why[0] = '\0';
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         if (errno != ENOENT)
             snprintf(why, why_size, "%s", strerror(errno));
-        return NULL;
+        return -1;
     }
     struct stat st;
-    char *s = NULL;
     size_t got = 0;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= max && (s = malloc(max + 1)))
-        while (got <= max) {
-            ssize_t n = read(fd, s + got, max + 1 - got);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n < 0)
-                snprintf(why, why_size, "%s", strerror(errno));
-            if (n <= 0)
-                break;
-            got += (size_t)n;
-        }
-    close(fd);
-    if (!why[0] && (!s || got > max))   /* not regular, too large (or grew), or no memory */
-        snprintf(why, why_size, "not a regular file of at most %zu KiB", max / 1024);
-    if (why[0]) {
-        free(s);
-        return NULL;
+    const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size <= max;
+    while (regular && got <= max) {
+        ssize_t n = read(fd, buf + got, max + 1 - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            snprintf(why, why_size, "%s", strerror(errno));
+        if (n <= 0)
+            break;
+        got += (size_t)n;
     }
-    s[got] = '\0';
-    *len = got;
-    return s;
+    close(fd);
+    if (!why[0] && (!regular || got > max))   /* not regular, too large, or grew */
+        snprintf(why, why_size, "not a regular file of at most %zu KiB", max / 1024);
+    if (why[0])
+        return -1;
+    buf[got] = '\0';
+    return (long)got;
 }
 
 int cachefile_write(const char *path, const void *data, size_t len)

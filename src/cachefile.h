@@ -26,13 +26,14 @@ int cachefile_dir(char *dir, size_t n);
  * one '-' ("unknown" when there is no model name). */
 void cachefile_cpu(char *out, size_t n);
 
-/* Reads the cache file path whole into a new NUL-terminated buffer (*len
- * its bytes, NUL bytes inside included), for the caller to free. Opened
- * without waiting: a named pipe in its place would hold open() until a
- * writer came. Returns NULL when there is no file (why empty), or when it
- * cannot be read, is not a regular file or holds more than max bytes (why,
- * why_size bytes, says which, for a debug line). */
-char *cachefile_read(const char *path, size_t max, size_t *len, char *why, size_t why_size);
+/* Reads the cache file path whole into buf (max + 1 bytes: the text and a
+ * NUL after it). Allocates nothing, so that a cache never adds a way for a
+ * run to fail. Opened without waiting: a named pipe in its place would hold
+ * open() until a writer came. Returns the bytes read (NUL bytes inside
+ * included), or -1 when there is no file (why empty), or when it cannot be
+ * read, is not a regular file or holds more than max bytes (why, why_size
+ * bytes, says which, for a debug line). */
+long cachefile_read(const char *path, char *buf, size_t max, char *why, size_t why_size);
 
 /* Writes len bytes of data as the file path whole: its folders made (mode
  * 0700, as the XDG spec asks), a temporary beside it, renamed over it, with

@@ -63,14 +63,13 @@ bool fft_wisdom_load(void)
     bool ok = false;
     if (fft_wisdom_path(path, sizeof path)) {
         char why[96];
-        size_t len;
-        char *s = cachefile_read(path, WISDOM_MAX, &len, why, sizeof why);
-        ok = s && fftwf_import_wisdom_from_string(s);
-        if (s && !ok)
+        static char s[WISDOM_MAX + 1];   /* static: plans are made one at a time (FFTW's planner is not thread-safe) */
+        const bool have = cachefile_read(path, s, WISDOM_MAX, why, sizeof why) >= 0;
+        ok = have && fftwf_import_wisdom_from_string(s);
+        if (have && !ok)
             fftwf_forget_wisdom();   /* nothing half imported */
         debug_line(DEBUG_KERNELS, "spectral: FFT wisdom %s: %s%s", path,
-                   ok ? "loaded" : s ? "not FFTW wisdom, ignored" : why[0] ? why : "none", !s && why[0] ? ", ignored" : "");
-        free(s);
+                   ok ? "loaded" : have ? "not FFTW wisdom, ignored" : why[0] ? why : "none", !have && why[0] ? ", ignored" : "");
     }
     fftwf_free(wisdom_loaded);
     wisdom_loaded = fftwf_export_wisdom_to_string();

@@ -24,6 +24,7 @@ static struct {
     char path[PATH_MAX];
     struct entry e[TUNECACHE_MAX_LINES];
     int n;
+    char text[TUNECACHE_MAX_BYTES + 1];   /* the file's text, read or to write */
 } cache = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
 void tunecache_enable(void)
@@ -83,15 +84,13 @@ static void load(void)
 {
     cache.n = 0;
     char why[96];
-    size_t got;
-    char *text = cachefile_read(cache.path, TUNECACHE_MAX_BYTES, &got, why, sizeof why);
-    if (!text) {
+    long got = cachefile_read(cache.path, cache.text, TUNECACHE_MAX_BYTES, why, sizeof why);
+    if (got < 0) {
         if (why[0])
             debug_line(DEBUG_KERNELS, "tuner cache: %s: ignored: %s", cache.path, why);
         return;
     }
-    parse(text, got);
-    free(text);
+    parse(cache.text, (size_t)got);
 }
 
 /* The file's text (got bytes) into cache.e, or nothing when it is not a
@@ -175,18 +174,17 @@ int tunecache_lookup(const char *kernel, int w, int h, const char *pass, int thr
  * with errno set. */
 static int write_file(void)
 {
-    static char text[TUNECACHE_MAX_BYTES + 1];
     size_t len = 0;
-    int n = snprintf(text, sizeof text, "%s\n", HEADER);
-    for (int i = 0; n >= 0 && (size_t)n < sizeof text - len && i < cache.n; i++) {
+    int n = snprintf(cache.text, sizeof cache.text, "%s\n", HEADER);
+    for (int i = 0; n >= 0 && (size_t)n < sizeof cache.text - len && i < cache.n; i++) {
         len += (size_t)n;
-        n = snprintf(text + len, sizeof text - len, "%s %d\n", cache.e[i].key, cache.e[i].chosen);
+        n = snprintf(cache.text + len, sizeof cache.text - len, "%s %d\n", cache.e[i].key, cache.e[i].chosen);
     }
-    if (n < 0 || (size_t)n >= sizeof text - len) {
+    if (n < 0 || (size_t)n >= sizeof cache.text - len) {
         errno = EFBIG;
         return -1;
     }
-    return cachefile_write(cache.path, text, len + (size_t)n);
+    return cachefile_write(cache.path, cache.text, len + (size_t)n);
 }
 
 void tunecache_store(const char *kernel, int w, int h, const char *pass, int threads, int ways, int chosen)
