@@ -9,6 +9,13 @@ bin=$1; stride=${2:-1}
 case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 export ASAN_OPTIONS=detect_leaks=1:exitcode=98 LSAN_OPTIONS=exitcode=99
+# The tuner cache on, in a folder of the test's own, written before the
+# scenarios by a longer run of the scene (enough steps for the tuner to
+# choose): every scenario's runs read it, so the cache's paths (which must
+# allocate nothing: a cache tolerates its own failures silently) are made to
+# fail too, whatever the machine's HOME holds.
+unset RIPPLERENDER_CACHE
+export XDG_CACHE_HOME="$T/cache"
 cp scenes/harbour.png "$T/walls.png"
 cat > "$T/scene.json" <<'JSON'
 { "grid": { "width": 40, "height": 30 },
@@ -48,6 +55,10 @@ scenario() {
     if [ $bad -eq 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 }
 cd "$T" || exit 1
+"$bin" "$T/scene.json" -q --hash -s time.frames=40 > /dev/null
+if ! ls "$T/cache/ripplerender/"tuner-* > /dev/null 2>&1; then
+    echo "failtest: a run of 40 frames wrote no tuner cache in $T/cache"; exit 1
+fi
 scenario video -o out/a.mkv --probes out/p.csv --manifest out/m.json
 scenario pngseq -o 'out/f%02d.png'
 scenario npy -o out/a.npy --hash
