@@ -49,6 +49,7 @@ struct gather_job {
     const float *depths;   /* per cell (render.depth_map), or NULL: `depth` everywhere */
     bool wrap_x, wrap_y;
     bool dense;            /* most cells moved: every floor cell dirty */
+    bool marked;           /* the dirty set holds the nonzero slopes (water_prepare_marked) until the dirty pass */
     float *at, *bounds, *light;
     /* The bit sets (as bytes: read and written through wget, wput):
      * moved, the cells whose landing points are in `at`; far, the moved
@@ -171,6 +172,14 @@ static inline __attribute__((always_inline)) void mark_moved(const struct gather
     unsigned char *out = j->moved + (size_t)y * j->nw * 8;
     if (y == 0 || y == h - 1 || w < 3) {
         fill_row(out, w, true);
+        return;
+    }
+    if (j->marked) {
+        const size_t rw = (size_t)j->nw * 8;
+        const unsigned char *nz = j->dirty + (size_t)y * rw;
+        near3(nz - rw, nz, nz + rw, w, out);
+        set_bit(out, 0);
+        set_bit(out, (size_t)w - 1);
         return;
     }
     const uint8_t *restrict n0 = ring, *restrict n1 = ring + w, *restrict n2 = ring + 2 * (size_t)w;
@@ -378,7 +387,8 @@ static inline bool cut_ray(const struct gather_job *j, const float *p, int lo, i
  * the pairs (x1, y1 follow as in land). Room: the row's 8 w floats hold
  * 8 moved + 1 + 8 moved when 2 moved < w. The first pass makes them while
  * the points are in cache; the dirty pass reads only these. */
-static void list_landed(const struct gather_job *j, int y, const unsigned char *far, float *rays, int moved)
+static inline __attribute__((always_inline)) void list_landed(const struct gather_job *j, int y, const unsigned char *far,
+                                                              float *rays, int moved)
 {
     const size_t rw = (size_t)j->nw * 8;
     const unsigned char *mv = j->moved + (size_t)y * rw;
@@ -420,12 +430,12 @@ static inline __attribute__((always_inline)) void landing_body(const struct gath
      * splat). */
     uint8_t *ring = (uint8_t *)(j->light + (size_t)lo * w);
     for (int y = lo - 1; y <= lo; y++)
-        if (y >= 0 && y < j->h && w >= 3)
+        if (y >= 0 && y < j->h && w >= 3 && !j->marked)
             nonzero_row(j, y, ring + (size_t)((y + 3) % 3) * w);
     for (int y = lo; y < hi; y++) {
         const unsigned char *mv = j->moved + (size_t)y * rw;
         unsigned char *far = j->far + (size_t)y * rw;
-        if (y + 1 < j->h && w >= 3)
+        if (y + 1 < j->h && w >= 3 && !j->marked)
             nonzero_row(j, y + 1, ring + (size_t)((y + 1) % 3) * w);
         mark_moved(j, y, ring);
         memset(far, 0, rw);
@@ -832,31 +842,78 @@ static void splat_rows(void *arg, int lo, int hi)
  * serial order (splat_rows). When more than half the cells moved, every
  * floor cell is taken as dirty rather than found (the same sums: a dirty
  * cell's sum is the serial one). */
+/* team_for with the chunks claimed: body(arg, lo, hi) over [0, n) in
+ * chunks of `rows`, each thread taking the next one left when done with
+ * its last, so that a thread the machine slows (or a band with more moving
+ * water) does not hold the others up. The passes' results do not depend on
+ * how their rows are cut (each row's slots its own; a band's sums the serial
+ * ones). */
+struct claim {
+    team_body body;
+    void *arg;
+    int n, rows, next;
+};
+
+static void claim_chunks(void *arg, int t, int nt)
+{
+    (void)t;
+    (void)nt;
+    struct claim *c = arg;
+    for (;;) {
+        const int lo = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED) * c->rows;
+        if (lo >= c->n)
+            return;
+        c->body(c->arg, lo, lo + c->rows < c->n ? lo + c->rows : c->n);
+    }
+}
+
+static void team_claim(int n, int nt, int rows, team_body body, void *arg)
+{
+    struct claim c = { .body = body, .arg = arg, .n = n, .rows = rows > 0 ? rows : 1, .next = 0 };
+    if (nt <= 1)
+        body(arg, 0, n);
+    else
+        team_run(nt, claim_chunks, &c);
+}
+
+/* The scratch's bit set k (0 moved, 1 far, 2 dirty, 3 active; 4 the row
+ * flags). */
+static unsigned char *scratch_set(float *at, int w, int h, int k)
+{
+    unsigned char *sets = (unsigned char *)(at + (size_t)w * h * (2 * SUB * SUB) + 3 * (size_t)h);
+    return sets + (size_t)k * h * ((w + 63) / 64) * 8;
+}
+
+/* marked: the dirty set holds the nonzero slopes already (caustics_prepare
+ * makes them with the slopes, water_prepare_marked), not made from gx, gy. */
 static void gather(const float *gx, const float *gy, int w, int h, float depth, const float *depths, bool wrap_x,
-                   bool wrap_y, float *restrict at, float *restrict light)
+                   bool wrap_y, bool marked, float *restrict at, float *restrict light)
 {
     float *bounds = at + (size_t)w * h * (2 * SUB * SUB);
     const int nw = (w + 63) / 64;
-    unsigned char *sets = (unsigned char *)(bounds + 3 * (size_t)h);
-    const size_t set = (size_t)h * nw * 8;
     struct gather_job j = { .gx = gx, .gy = gy, .w = w, .h = h, .nw = nw, .depth = depth, .depths = depths,
-                            .wrap_x = wrap_x, .wrap_y = wrap_y, .at = at, .bounds = bounds, .light = light,
-                            .moved = sets, .far = sets + set, .dirty = sets + 2 * set, .active = sets + 3 * set,
-                            .rowf = sets + 4 * set };
+                            .wrap_x = wrap_x, .wrap_y = wrap_y, .marked = marked, .at = at, .bounds = bounds,
+                            .light = light, .moved = scratch_set(at, w, h, 0), .far = scratch_set(at, w, h, 1),
+                            .dirty = scratch_set(at, w, h, 2), .active = scratch_set(at, w, h, 3),
+                            .rowf = scratch_set(at, w, h, 4) };
     int nt = team_threads_for((long)w * h, 16384);
-    team_for(h, nt, landing_rows, &j);
+    /* Chunks: landing rows a few at a time; bands of floor rows large against
+     * how far the sub-rays of the rows around them reach (each band walks
+     * those rows whole). */
+    team_claim(h, nt, 16, landing_rows, &j);
     double moved = 0;
     for (int y = 0; y < h; y++)
         moved += (double)bounds[3 * y + 2];
     j.dense = moved * 2 > (double)w * h;
-    team_for(h, nt, dirty_rows, &j);
-    team_for(h, nt, splat_rows, &j);
+    const int band = (h + 4 * nt - 1) / (4 * nt);
+    team_claim(h, nt, band, dirty_rows, &j);
+    team_claim(h, nt, band, splat_rows, &j);
 }
 
 void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
                      float *restrict at, float *restrict light)
 {
-    gather(gx, gy, w, h, depth, NULL, wrap_x, wrap_y, at, light);
+    gather(gx, gy, w, h, depth, NULL, wrap_x, wrap_y, false, at, light);
 }
 
 /* With a depth map the floor's depth is read under the entry point: the rays
@@ -867,7 +924,7 @@ void caustics_gather(const float *gx, const float *gy, int w, int h, float depth
 void caustics_gather_depths(const float *gx, const float *gy, int w, int h, const float *depths, bool wrap_x,
                             bool wrap_y, float *restrict at, float *restrict light)
 {
-    gather(gx, gy, w, h, 0.0f, depths, wrap_x, wrap_y, at, light);
+    gather(gx, gy, w, h, 0.0f, depths, wrap_x, wrap_y, false, at, light);
 }
 
 /* colour = floor * light, and what goes past full brightness bleaches the
@@ -962,9 +1019,9 @@ static int caustics_init(struct renderer *r, const struct scene *sc, struct rr_e
 
 static void caustics_prepare(struct renderer *r, const struct field *f)
 {
-    water_prepare(r, f);
+    water_prepare_marked(r, f, scratch_set(r->rays, r->gw, r->gh, 2));
     gather(r->gx, r->gy, r->gw, r->gh, r->look.depth, r->floor_depth, r->edges[EDGE_LEFT] == EDGE_WRAP,
-           r->edges[EDGE_TOP] == EDGE_WRAP, r->rays, r->light);
+           r->edges[EDGE_TOP] == EDGE_WRAP, true, r->rays, r->light);
 }
 
 static void caustics_mode_row(const struct renderer *r, const struct field *f, int y, const float *restrict h,
