@@ -39,8 +39,9 @@ static inline void land(float p, int n, bool wrap, int *i0, int *i1, float *f)
 /* What the gather knows of a frame. The scratch `at` (CAUSTICS_SCRATCH
  * floats) holds the landing points of the moved cells, 8 floats a cell, row
  * y's from y w 8 on in the order of their columns (sub-ray (sy, sx) of a
- * cell at its (SUB sy + sx) 2: the serial order), three floats a row
- * (landing_body), then four bit sets of nw 64-bit words a row (bit x of word
+ * cell at its (SUB sy + sx) 2: the serial order; in a row less than half
+ * moved, list_landed's list after them), three floats a row (landing_body),
+ * then four bit sets of nw 64-bit words a row (bit x of word
  * x / 64: cell x) and a byte of flags a row. */
 struct gather_job {
     const float *gx, *gy;
@@ -55,7 +56,8 @@ struct gather_job {
      * moved, the cells whose landing points are in `at`; far, the moved
      * cells with a sub-ray landing outside the 3 x 3 cells around (in a row
      * more than half moved, all its moved cells); dirty, the floor cells
-     * the splat sums; active, the band's scratch (its first row): the cells
+     * the splat sums (until the dirty pass, if marked, the nonzero slopes);
+     * active, the band's scratch (its first row): the cells
      * of the source row at hand that the splat takes. */
     unsigned char *moved, *far, *dirty, *active;
     uint8_t *rowf;         /* ROW_FAR: the row has far cells; ROW_LIST: their cells listed (list_landed) */
@@ -516,7 +518,8 @@ static bool row_reaches(const struct gather_job *j, int y, int lo, int hi)
 
 /* The second pass, floor rows lo..hi-1: the dirty set, the cells next to a
  * moved cell (3 x 3; the grid's edge is moved) and the four bilinear cells
- * of every far sub-ray landing in these rows; all cells when dense. */
+ * of every far sub-ray landing in these rows (from a row's list, ROW_LIST,
+ * or from its far cells' landing points, ROW_FAR); all cells when dense. */
 static void dirty_rows(void *arg, int lo, int hi)
 {
     const struct gather_job *j = arg;
@@ -592,9 +595,10 @@ struct cuts {
 
 /* The cuts of sub-rays p[0..n-1] (2 floats each) into c, on axes wrapped
  * (wx, wy: constants where inlined) or clamped: land's very operations and
- * add_ray's products, lane by lane, so that the loop vectorises on clamped
- * axes (a wrapped one takes land itself: floorf and %). The same values bit
- * for bit as cut_ray. */
+ * the serial splat's products, share (1 - fx) (1 - fy), share fx (1 - fy),
+ * share (1 - fx) fy and share fx fy, lane by lane, so that the loop
+ * vectorises on clamped axes (a wrapped one takes land itself: floorf and
+ * %). The same values bit for bit as cut_ray and those products. */
 static inline __attribute__((always_inline)) void cut_body(const struct gather_job *j, const float *restrict p, int n,
                                                            bool wx, bool wy, struct cuts *restrict c)
 {
@@ -695,7 +699,7 @@ static inline __attribute__((always_inline)) void add_cell(const struct gather_j
 /* The shares of a still cell's sub-ray (sy, sx): it lands at x - 1/4 + sx / 2,
  * y - 1/4 + sy / 2 (the cell off the grid's edge: no clamp, no wrap), so
  * land gives x0 = x - 1 + sx, x1 = x0 + 1, fx = 3/4 - sx / 2, and the same in
- * y; its shares in the order of add_ray, the same products. */
+ * y; its shares in the order of add_cut, the same products. */
 struct still_shares {
     float s[SUB * SUB][4];
 };
@@ -837,8 +841,8 @@ static void splat_rows(void *arg, int lo, int hi)
  *
  * Three passes: the moved cells and their landing points, row-parallel into
  * `at` (each row's slots its own, so the values do not depend on the
- * threads); the dirty floor cells, in bands of floor rows; the splat, in
- * bands of floor rows, each band adding its dirty cells' shares in the one
+ * threads), with the cells where their far sub-rays land listed; the dirty
+ * floor cells, in bands of floor rows; the splat, in bands of floor rows, each band adding its dirty cells' shares in the one
  * serial order (splat_rows). When more than half the cells moved, every
  * floor cell is taken as dirty rather than found (the same sums: a dirty
  * cell's sum is the serial one). */
