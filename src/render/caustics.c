@@ -39,8 +39,9 @@ static inline void land(float p, int n, bool wrap, int *i0, int *i1, float *f)
 /* What the gather knows of a frame. The scratch `at` (CAUSTICS_SCRATCH
  * floats) holds the landing points of the moved cells, 8 floats a cell, row
  * y's from y w 8 on in the order of their columns (sub-ray (sy, sx) of a
- * cell at its (SUB sy + sx) 2: the serial order), three floats a row
- * (landing_body), then four bit sets of nw 64-bit words a row (bit x of word
+ * cell at its (SUB sy + sx) 2: the serial order; in a row less than half
+ * moved, list_landed's list after them), three floats a row (landing_body),
+ * then four bit sets of nw 64-bit words a row (bit x of word
  * x / 64: cell x) and a byte of flags a row. */
 struct gather_job {
     const float *gx, *gy;
@@ -49,18 +50,20 @@ struct gather_job {
     const float *depths;   /* per cell (render.depth_map), or NULL: `depth` everywhere */
     bool wrap_x, wrap_y;
     bool dense;            /* most cells moved: every floor cell dirty */
+    bool marked;           /* the dirty set holds the nonzero slopes (water_prepare_marked) until the dirty pass */
     float *at, *bounds, *light;
     /* The bit sets (as bytes: read and written through wget, wput):
      * moved, the cells whose landing points are in `at`; far, the moved
      * cells with a sub-ray landing outside the 3 x 3 cells around (in a row
      * more than half moved, all its moved cells); dirty, the floor cells
-     * the splat sums; active, the band's scratch (its first row): the cells
+     * the splat sums (until the dirty pass, if marked, the nonzero slopes);
+     * active, the band's scratch (its first row): the cells
      * of the source row at hand that the splat takes. */
     unsigned char *moved, *far, *dirty, *active;
-    uint8_t *rowf;         /* ROW_FAR: the row has far cells */
+    uint8_t *rowf;         /* ROW_FAR: the row has far cells; ROW_LIST: their cells listed (list_landed) */
 };
 
-enum { ROW_FAR = 1 };
+enum { ROW_FAR = 1, ROW_LIST = 2 };
 
 /* Still water. A sub-ray whose interpolated slopes are both zero (of either
  * sign) lands exactly where it entered: inv = 1, n = (-0, -0, 1), k = 1,
@@ -147,9 +150,25 @@ static void fill_row(unsigned char *out, int w, bool all)
     }
 }
 
+/* Row y's still flags into nz (w bytes): 1 where its slope x or y is other
+ * than zero (a float is zero, +0 or -0, when its bits other than the sign
+ * are). */
+static inline __attribute__((always_inline)) void nonzero_row(const struct gather_job *j, int y, uint8_t *restrict nz)
+{
+    const float *restrict a = j->gx + (size_t)y * j->w, *restrict b = j->gy + (size_t)y * j->w;
+    for (int x = 0; x < j->w; x++) {
+        uint32_t u, v;
+        memcpy(&u, a + x, 4);
+        memcpy(&v, b + x, 4);
+        nz[x] = (uint8_t)(((u | v) & 0x7fffffffu) != 0);
+    }
+}
+
 /* Row y of the moved set: the cells on the grid's edge and those with a slope
- * other than zero among the 3 x 3 around them. tmp: w bytes of scratch. */
-static inline __attribute__((always_inline)) void mark_moved(const struct gather_job *j, int y, uint8_t *restrict tmp)
+ * other than zero among the 3 x 3 around them. ring: 4 w bytes of scratch,
+ * rows y - 1, y and y + 1's nonzero_row at (y - 1) % 3, y % 3, (y + 1) % 3
+ * (made from row y + 1 on for the next row), then w bytes for their OR. */
+static inline __attribute__((always_inline)) void mark_moved(const struct gather_job *j, int y, uint8_t *restrict ring)
 {
     const int w = j->w, h = j->h;
     unsigned char *out = j->moved + (size_t)y * j->nw * 8;
@@ -157,19 +176,18 @@ static inline __attribute__((always_inline)) void mark_moved(const struct gather
         fill_row(out, w, true);
         return;
     }
-    /* A float is zero (+0 or -0) when its bits other than the sign are. */
-    const float *restrict a0 = j->gx + (size_t)(y - 1) * w, *restrict a1 = a0 + w, *restrict a2 = a1 + w;
-    const float *restrict b0 = j->gy + (size_t)(y - 1) * w, *restrict b1 = b0 + w, *restrict b2 = b1 + w;
-    for (int x = 0; x < w; x++) {
-        uint32_t u[6];
-        memcpy(&u[0], a0 + x, 4);
-        memcpy(&u[1], a1 + x, 4);
-        memcpy(&u[2], a2 + x, 4);
-        memcpy(&u[3], b0 + x, 4);
-        memcpy(&u[4], b1 + x, 4);
-        memcpy(&u[5], b2 + x, 4);
-        tmp[x] = (uint8_t)(((u[0] | u[1] | u[2] | u[3] | u[4] | u[5]) & 0x7fffffffu) != 0);
+    if (j->marked) {
+        const size_t rw = (size_t)j->nw * 8;
+        const unsigned char *nz = j->dirty + (size_t)y * rw;
+        near3(nz - rw, nz, nz + rw, w, out);
+        set_bit(out, 0);
+        set_bit(out, (size_t)w - 1);
+        return;
     }
+    const uint8_t *restrict n0 = ring, *restrict n1 = ring + w, *restrict n2 = ring + 2 * (size_t)w;
+    uint8_t *restrict tmp = ring + 3 * (size_t)w;
+    for (int x = 0; x < w; x++)
+        tmp[x] = n0[x] | n1[x] | n2[x];
     /* Eight bytes of 0 or 1 into eight bits: byte i (at bit 8 i) times
      * 2^(7 (7 - i) + 7) lands on bit 56 + i of the product, and no two terms
      * of the product share a bit. */
@@ -188,6 +206,7 @@ static inline __attribute__((always_inline)) void mark_moved(const struct gather
     set_bit(out, 0);
     set_bit(out, (size_t)w - 1);
 }
+
 /* One sub-ray entering at (px, py) where the slopes are (ax, ay): its landing
  * point into out[0], out[1] (the refraction below caustics_gather). */
 static inline __attribute__((always_inline)) void land_ray(float px, float py, float ax, float ay, float depth, float *out)
@@ -340,6 +359,65 @@ static inline __attribute__((always_inline)) void land_span(const struct gather_
     }
 }
 
+/* Where sub-ray landing point p (x, y) falls in floor rows lo..hi-1: false
+ * if nowhere; else its cells (x0, x1) of rows y0 (if *in0) and y1 (if *in1)
+ * and the weights fx, fy of x1 and y1 (land). */
+struct cut {
+    int x0, x1, y0, y1;
+    float fx, fy;
+    bool in0, in1;
+};
+
+static inline bool cut_ray(const struct gather_job *j, const float *p, int lo, int hi, struct cut *c)
+{
+    land(p[1], j->h, j->wrap_y, &c->y0, &c->y1, &c->fy);
+    c->in0 = c->y0 >= lo && c->y0 < hi;
+    c->in1 = c->y1 >= lo && c->y1 < hi;
+    if (!c->in0 && !c->in1)
+        return false;
+    land(p[0], j->w, j->wrap_x, &c->x0, &c->x1, &c->fx);
+    return true;
+}
+
+/* Row y's far cells (row `far`, `moved` moved cells; y not on the grid's
+ * edge), their landing points from `rays` (the row's packed points): the
+ * cells (x0, y0) of each of their sub-rays that lands outside the 3 x 3
+ * cells around its own (near_cell's test; the others fall on cells next to
+ * a moved one, dirty already, also where such a sub-ray of the first or last
+ * column wraps: both edge columns are moved), as two ints after the packed
+ * points: their count, then
+ * the pairs (x1, y1 follow as in land). Room: the row's 8 w floats hold
+ * 8 moved + 1 + 8 moved when 2 moved < w. The first pass makes them while
+ * the points are in cache; the dirty pass reads only these. */
+static inline __attribute__((always_inline)) void list_landed(const struct gather_job *j, int y, const unsigned char *far,
+                                                              float *rays, int moved)
+{
+    const size_t rw = (size_t)j->nw * 8;
+    const unsigned char *mv = j->moved + (size_t)y * rw;
+    int32_t *list = (int32_t *)(void *)(rays + (size_t)moved * (2 * SUB * SUB)), n = 0;
+    int before = 0;   /* moved cells left of word k: the packed landing points' index */
+    for (int k = 0; k < j->nw; k++) {
+        const uint64_t m = wget(mv, (size_t)k);
+        for (uint64_t f = wget(far, (size_t)k); f; f &= f - 1) {
+            const int b = __builtin_ctzll(f), x = 64 * k + b;
+            const float *a =
+                rays + (size_t)(before + __builtin_popcountll(m & (((uint64_t)1 << b) - 1))) * (2 * SUB * SUB);
+            for (int s = 0; s < SUB * SUB; s++) {
+                const float px = a[2 * s], py = a[2 * s + 1];
+                if (px >= (float)(x - 1) && px < (float)(x + 1) && py >= (float)(y - 1) && py < (float)(y + 1))
+                    continue;
+                int x1, y1;
+                float frac;
+                land(px, j->w, j->wrap_x, &list[1 + 2 * n], &x1, &frac);
+                land(py, j->h, j->wrap_y, &list[2 + 2 * n], &y1, &frac);
+                n++;
+            }
+        }
+        before += __builtin_popcountll(m);
+    }
+    list[0] = n;
+}
+
 /* The first pass, rows lo..hi-1 (their light rows as scratch): the moved
  * cells (mark_moved), their landing points packed, which of them are far
  * (on the grid's edge, or a sub-ray landing outside the 3 x 3 cells around),
@@ -350,10 +428,18 @@ static inline __attribute__((always_inline)) void landing_body(const struct gath
 {
     const int w = j->w;
     const size_t rw = (size_t)j->nw * 8;
+    /* Rows lo - 1 and lo's nonzero_row, in light row lo (scratch until the
+     * splat). */
+    uint8_t *ring = (uint8_t *)(j->light + (size_t)lo * w);
+    for (int y = lo - 1; y <= lo; y++)
+        if (y >= 0 && y < j->h && w >= 3 && !j->marked)
+            nonzero_row(j, y, ring + (size_t)((y + 3) % 3) * w);
     for (int y = lo; y < hi; y++) {
         const unsigned char *mv = j->moved + (size_t)y * rw;
         unsigned char *far = j->far + (size_t)y * rw;
-        mark_moved(j, y, (uint8_t *)(j->light + (size_t)y * w));
+        if (y + 1 < j->h && w >= 3 && !j->marked)
+            nonzero_row(j, y + 1, ring + (size_t)((y + 1) % 3) * w);
+        mark_moved(j, y, ring);
         memset(far, 0, rw);
         struct landed ld = { (float)y + 0.25f - 0.5f, (float)y + 0.75f - 0.5f };
         float *out = j->at + (size_t)y * w * (2 * SUB * SUB);
@@ -373,15 +459,18 @@ static inline __attribute__((always_inline)) void landing_body(const struct gath
             out += (size_t)(b - x) * (2 * SUB * SUB);
             x = b;
         }
+        const bool listed = moved * 2 < w;
         if (!track)
             memcpy(far, mv, rw);
+        else if (listed)
+            list_landed(j, y, far, j->at + (size_t)y * w * (2 * SUB * SUB), moved);
         j->bounds[3 * y] = ld.lo;
         j->bounds[3 * y + 1] = ld.hi;
         j->bounds[3 * y + 2] = (float)moved;
         uint64_t any = 0;
         for (int k = 0; k < j->nw; k++)
             any |= wget(far, (size_t)k);
-        j->rowf[y] = any ? ROW_FAR : 0;
+        j->rowf[y] = listed ? ROW_LIST : any ? ROW_FAR : 0;
     }
 }
 
@@ -427,29 +516,10 @@ static bool row_reaches(const struct gather_job *j, int y, int lo, int hi)
     return b >= lo && a < hi;
 }
 
-/* Where sub-ray landing point p (x, y) falls in floor rows lo..hi-1: false
- * if nowhere; else its cells (x0, x1) of rows y0 (if *in0) and y1 (if *in1)
- * and the weights fx, fy of x1 and y1 (land). */
-struct cut {
-    int x0, x1, y0, y1;
-    float fx, fy;
-    bool in0, in1;
-};
-
-static inline bool cut_ray(const struct gather_job *j, const float *p, int lo, int hi, struct cut *c)
-{
-    land(p[1], j->h, j->wrap_y, &c->y0, &c->y1, &c->fy);
-    c->in0 = c->y0 >= lo && c->y0 < hi;
-    c->in1 = c->y1 >= lo && c->y1 < hi;
-    if (!c->in0 && !c->in1)
-        return false;
-    land(p[0], j->w, j->wrap_x, &c->x0, &c->x1, &c->fx);
-    return true;
-}
-
 /* The second pass, floor rows lo..hi-1: the dirty set, the cells next to a
  * moved cell (3 x 3; the grid's edge is moved) and the four bilinear cells
- * of every far sub-ray landing in these rows; all cells when dense. */
+ * of every far sub-ray landing in these rows (from a row's list, ROW_LIST,
+ * or from its far cells' landing points, ROW_FAR); all cells when dense. */
 static void dirty_rows(void *arg, int lo, int hi)
 {
     const struct gather_job *j = arg;
@@ -457,14 +527,33 @@ static void dirty_rows(void *arg, int lo, int hi)
     const size_t rw = (size_t)j->nw * 8;
     for (int r = lo; r < hi; r++) {
         unsigned char *d = j->dirty + (size_t)r * rw;
-        if (j->dense || r == 0 || r == h - 1 || w < 3)
+        if (j->dense || r == 0 || r == h - 1 || w < 3) {
             fill_row(d, w, true);
-        else
-            near3(j->moved + (size_t)(r - 1) * rw, j->moved + (size_t)r * rw, j->moved + (size_t)(r + 1) * rw, w, d);
+            continue;
+        }
+        near3(j->moved + (size_t)(r - 1) * rw, j->moved + (size_t)r * rw, j->moved + (size_t)(r + 1) * rw, w, d);
     }
     for (int y = 0; y < h && !j->dense; y++) {
-        if (!(j->rowf[y] & ROW_FAR) || !row_reaches(j, y, lo, hi))
+        if (!j->rowf[y] || !row_reaches(j, y, lo, hi))
             continue;
+        if (j->rowf[y] & ROW_LIST) {
+            const int32_t *list = (const int32_t *)(const void *)(j->at + (size_t)y * w * (2 * SUB * SUB)
+                                                                  + (size_t)j->bounds[3 * y + 2] * (2 * SUB * SUB));
+            for (int32_t i = 0; i < list[0]; i++) {
+                const int x0 = list[1 + 2 * i], y0 = list[2 + 2 * i];
+                const int x1 = x0 + 1 < w ? x0 + 1 : j->wrap_x ? 0 : x0;
+                const int y1 = y0 + 1 < h ? y0 + 1 : j->wrap_y ? 0 : y0;
+                if (y0 >= lo && y0 < hi) {
+                    set_bit(j->dirty + (size_t)y0 * rw, (size_t)x0);
+                    set_bit(j->dirty + (size_t)y0 * rw, (size_t)x1);
+                }
+                if (y1 >= lo && y1 < hi) {
+                    set_bit(j->dirty + (size_t)y1 * rw, (size_t)x0);
+                    set_bit(j->dirty + (size_t)y1 * rw, (size_t)x1);
+                }
+            }
+            continue;
+        }
         const unsigned char *mv = j->moved + (size_t)y * rw, *fr = j->far + (size_t)y * rw;
         const float *rays = j->at + (size_t)y * w * (2 * SUB * SUB);
         int before = 0;   /* moved cells left of word k: the packed landing points' index */
@@ -493,29 +582,124 @@ static void dirty_rows(void *arg, int lo, int hi)
     }
 }
 
-/* One moved sub-ray's shares that fall in floor rows lo..hi-1, in the order
- * r0[x0], r0[x1], r1[x0], r1[x1]. */
-static inline void add_ray(const struct gather_job *j, const float *p, int lo, int hi)
+/* The sub-rays whose cuts (cut_ray without the band) are made at once, a
+ * multiple of SUB SUB so that a cell's sub-rays are made together. */
+#define CUT_N 64
+
+/* The cuts of CUT_N moved sub-rays: their cells and their four shares in the
+ * order of the additions, r0[x0], r0[x1], r1[x0], r1[x1]. */
+struct cuts {
+    int x0[CUT_N], x1[CUT_N], y0[CUT_N], y1[CUT_N];
+    float s[4][CUT_N];
+};
+
+/* The cuts of sub-rays p[0..n-1] (2 floats each) into c, on axes wrapped
+ * (wx, wy: constants where inlined) or clamped: land's very operations and
+ * the serial splat's products, share (1 - fx) (1 - fy), share fx (1 - fy),
+ * share (1 - fx) fy and share fx fy, lane by lane, so that the loop
+ * vectorises on clamped axes (a wrapped one takes land itself: floorf and
+ * %). The same values bit for bit as cut_ray and those products. */
+static inline __attribute__((always_inline)) void cut_body(const struct gather_job *j, const float *restrict p, int n,
+                                                           bool wx, bool wy, struct cuts *restrict c)
 {
     const float share = 1.0f / (SUB * SUB);
-    struct cut c;
-    if (!cut_ray(j, p, lo, hi, &c))
-        return;
-    float *r0 = j->light + (size_t)c.y0 * j->w, *r1 = j->light + (size_t)c.y1 * j->w;
-    if (c.in0) {
-        r0[c.x0] += share * (1.0f - c.fx) * (1.0f - c.fy);
-        r0[c.x1] += share * c.fx * (1.0f - c.fy);
+    const int w = j->w, h = j->h;
+    const float tw = (float)(w - 1), th = (float)(h - 1);
+    for (int i = 0; i < n; i++) {
+        float fx, fy;
+        if (wx) {
+            land(p[2 * i], w, true, &c->x0[i], &c->x1[i], &fx);
+        } else {
+            float x = p[2 * i];
+            x = x < 0.0f ? 0.0f : x;   /* two selects: land's clamp, and a loop that if-converts */
+            x = x > tw ? tw : x;
+            const int a = (int)x;
+            c->x0[i] = a;
+            c->x1[i] = a + 1 < w ? a + 1 : a;
+            fx = x - (float)a;
+        }
+        if (wy) {
+            land(p[2 * i + 1], h, true, &c->y0[i], &c->y1[i], &fy);
+        } else {
+            float y = p[2 * i + 1];
+            y = y < 0.0f ? 0.0f : y;
+            y = y > th ? th : y;
+            const int a = (int)y;
+            c->y0[i] = a;
+            c->y1[i] = a + 1 < h ? a + 1 : a;
+            fy = y - (float)a;
+        }
+        c->s[0][i] = share * (1.0f - fx) * (1.0f - fy);
+        c->s[1][i] = share * fx * (1.0f - fy);
+        c->s[2][i] = share * (1.0f - fx) * fy;
+        c->s[3][i] = share * fx * fy;
     }
-    if (c.in1) {
-        r1[c.x0] += share * (1.0f - c.fx) * c.fy;
-        r1[c.x1] += share * c.fx * c.fy;
+}
+
+/* cut_body with the edge kinds taken out of the loop, n CUT_N (a whole
+ * number of vectors) or fewer. */
+static inline __attribute__((always_inline)) void cut_rays(const struct gather_job *j, const float *restrict p, int n,
+                                                           struct cuts *restrict c)
+{
+    if (!j->wrap_x && !j->wrap_y) {
+        if (n == CUT_N)
+            cut_body(j, p, CUT_N, false, false, c);
+        else
+            cut_body(j, p, n, false, false, c);
+    } else if (!j->wrap_y) {
+        cut_body(j, p, n, true, false, c);
+    } else if (!j->wrap_x) {
+        cut_body(j, p, n, false, true, c);
+    } else {
+        cut_body(j, p, n, true, true, c);
     }
+}
+
+/* Sub-ray i of c: its shares that fall in floor rows lo..hi-1, in the order
+ * r0[x0], r0[x1], r1[x0], r1[x1] (the serial splat's). */
+static inline __attribute__((always_inline)) void add_cut(const struct gather_job *j, const struct cuts *c, int i,
+                                                          int lo, int hi)
+{
+    const int y0 = c->y0[i], y1 = c->y1[i];
+    if (y0 >= lo && y0 < hi) {
+        float *r0 = j->light + (size_t)y0 * j->w;
+        r0[c->x0[i]] += c->s[0][i];
+        r0[c->x1[i]] += c->s[1][i];
+    }
+    if (y1 >= lo && y1 < hi) {
+        float *r1 = j->light + (size_t)y1 * j->w;
+        r1[c->x0[i]] += c->s[2][i];
+        r1[c->x1[i]] += c->s[3][i];
+    }
+}
+
+/* A source row's moved sub-rays read in their packed order, their cuts made
+ * CUT_N at a time: rays the row's landing points, n their count, next the
+ * index of the next one, [base, base + CUT_N) the ones in c. */
+struct ray_cursor {
+    const float *rays;
+    int n, next, base;
+    struct cuts c;
+};
+
+/* The next moved cell's SUB SUB sub-rays, added in their order. */
+static inline __attribute__((always_inline)) void add_cell(const struct gather_job *j, struct ray_cursor *rc, int lo,
+                                                           int hi)
+{
+    if (rc->next >= rc->base + CUT_N || rc->next < rc->base) {
+        rc->base = rc->next;
+        const int n = rc->n - rc->base < CUT_N ? rc->n - rc->base : CUT_N;
+        cut_rays(j, rc->rays + 2 * (size_t)rc->base, n, &rc->c);
+    }
+    for (int s = 0; s < SUB * SUB; s++)
+        add_cut(j, &rc->c, rc->next - rc->base + s, lo, hi);
+    rc->next += SUB * SUB;
 }
 
 /* The shares of a still cell's sub-ray (sy, sx): it lands at x - 1/4 + sx / 2,
  * y - 1/4 + sy / 2 (the cell off the grid's edge: no clamp, no wrap), so
  * land gives x0 = x - 1 + sx, x1 = x0 + 1, fx = 3/4 - sx / 2, and the same in
- * y; its shares in the order of add_ray, the same products. */
+ * y; its shares in the order of add_cut, the same products. */
 struct still_shares {
     float s[SUB * SUB][4];
 };
@@ -569,9 +753,8 @@ static inline void add_still(const struct gather_job *j, const struct still_shar
  * cell thus receives the same additions in the same order as one thread
  * splatting every sub-ray would make: the same sums bit for bit, whatever the
  * bands. */
-static void splat_rows(void *arg, int lo, int hi)
+static inline __attribute__((always_inline)) void splat_body(const struct gather_job *j, int lo, int hi)
 {
-    const struct gather_job *j = arg;
     const int w = j->w, h = j->h;
     const size_t rw = (size_t)j->nw * 8;
     struct still_shares st;
@@ -594,6 +777,7 @@ static void splat_rows(void *arg, int lo, int hi)
         }
     }
     unsigned char *act = j->active + (size_t)lo * rw;
+    struct ray_cursor rc;
     for (int y = 0; y < h; y++) {
         if (!row_reaches(j, y, lo, hi))
             continue;
@@ -603,28 +787,49 @@ static void splat_rows(void *arg, int lo, int hi)
             near3(j->dirty + (size_t)(y - 1) * rw, j->dirty + (size_t)y * rw, j->dirty + (size_t)(y + 1) * rw, w,
                   act);
         const unsigned char *mv = j->moved + (size_t)y * rw;
-        const float *rays = j->at + (size_t)y * w * (2 * SUB * SUB);
+        rc.rays = j->at + (size_t)y * w * (2 * SUB * SUB);
+        rc.n = (int)j->bounds[3 * y + 2] * (SUB * SUB);
+        rc.next = 0;
+        rc.base = -CUT_N;
         for (int k = 0; k < j->nw; k++) {
             const uint64_t m = wget(mv, (size_t)k);
             const int n = w - 64 * k < 64 ? w - 64 * k : 64;
             if (m == ~(uint64_t)0 >> (64 - n)) {   /* every cell moved: their sub-rays one after the other */
-                for (int r = 0; r < n * SUB * SUB; r++)
-                    add_ray(j, rays + 2 * r, lo, hi);
-                rays += (size_t)n * (2 * SUB * SUB);
+                for (int i = 0; i < n; i++)
+                    add_cell(j, &rc, lo, hi);
                 continue;
             }
             for (uint64_t a = wget(act, (size_t)k) | m; a; a &= a - 1) {
                 const int b = __builtin_ctzll(a);
                 if (m >> b & 1) {
-                    for (int s = 0; s < SUB * SUB; s++)
-                        add_ray(j, rays + 2 * s, lo, hi);
-                    rays += 2 * SUB * SUB;
+                    add_cell(j, &rc, lo, hi);
                 } else {
                     add_still(j, &st, 64 * k + b, y, lo, hi);
                 }
             }
         }
     }
+}
+
+__attribute__((target("arch=x86-64-v4"))) static void splat_rows_v4(const struct gather_job *j, int lo, int hi)
+{
+    splat_body(j, lo, hi);
+}
+
+__attribute__((target("arch=x86-64-v3,tune=haswell"))) static void splat_rows_v3(const struct gather_job *j, int lo,
+                                                                                int hi)
+{
+    splat_body(j, lo, hi);
+}
+
+static void splat_rows(void *arg, int lo, int hi)
+{
+    if (__builtin_cpu_supports("x86-64-v4"))
+        splat_rows_v4(arg, lo, hi);
+    else if (__builtin_cpu_supports("avx2"))
+        splat_rows_v3(arg, lo, hi);
+    else
+        splat_body(arg, lo, hi);
 }
 
 /* A ray straight down, i = (0, 0, -1), refracts at the unit normal
@@ -636,36 +841,83 @@ static void splat_rows(void *arg, int lo, int hi)
  *
  * Three passes: the moved cells and their landing points, row-parallel into
  * `at` (each row's slots its own, so the values do not depend on the
- * threads); the dirty floor cells, in bands of floor rows; the splat, in
- * bands of floor rows, each band adding its dirty cells' shares in the one
+ * threads), with the cells where their far sub-rays land listed; the dirty
+ * floor cells, in bands of floor rows; the splat, in bands of floor rows, each band adding its dirty cells' shares in the one
  * serial order (splat_rows). When more than half the cells moved, every
  * floor cell is taken as dirty rather than found (the same sums: a dirty
  * cell's sum is the serial one). */
+/* team_for with the chunks claimed: body(arg, lo, hi) over [0, n) in
+ * chunks of `rows`, each thread taking the next one left when done with
+ * its last, so that a thread the machine slows (or a band with more moving
+ * water) does not hold the others up. The passes' results do not depend on
+ * how their rows are cut (each row's slots its own; a band's sums the serial
+ * ones). */
+struct claim {
+    team_body body;
+    void *arg;
+    int n, rows, next;
+};
+
+static void claim_chunks(void *arg, int t, int nt)
+{
+    (void)t;
+    (void)nt;
+    struct claim *c = arg;
+    for (;;) {
+        const int lo = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED) * c->rows;
+        if (lo >= c->n)
+            return;
+        c->body(c->arg, lo, lo + c->rows < c->n ? lo + c->rows : c->n);
+    }
+}
+
+static void team_claim(int n, int nt, int rows, team_body body, void *arg)
+{
+    struct claim c = { .body = body, .arg = arg, .n = n, .rows = rows > 0 ? rows : 1, .next = 0 };
+    if (nt <= 1)
+        body(arg, 0, n);
+    else
+        team_run(nt, claim_chunks, &c);
+}
+
+/* The scratch's bit set k (0 moved, 1 far, 2 dirty, 3 active; 4 the row
+ * flags). */
+static unsigned char *scratch_set(float *at, int w, int h, int k)
+{
+    unsigned char *sets = (unsigned char *)(at + (size_t)w * h * (2 * SUB * SUB) + 3 * (size_t)h);
+    return sets + (size_t)k * h * ((w + 63) / 64) * 8;
+}
+
+/* marked: the dirty set holds the nonzero slopes already (caustics_prepare
+ * makes them with the slopes, water_prepare_marked), not made from gx, gy. */
 static void gather(const float *gx, const float *gy, int w, int h, float depth, const float *depths, bool wrap_x,
-                   bool wrap_y, float *restrict at, float *restrict light)
+                   bool wrap_y, bool marked, float *restrict at, float *restrict light)
 {
     float *bounds = at + (size_t)w * h * (2 * SUB * SUB);
     const int nw = (w + 63) / 64;
-    unsigned char *sets = (unsigned char *)(bounds + 3 * (size_t)h);
-    const size_t set = (size_t)h * nw * 8;
     struct gather_job j = { .gx = gx, .gy = gy, .w = w, .h = h, .nw = nw, .depth = depth, .depths = depths,
-                            .wrap_x = wrap_x, .wrap_y = wrap_y, .at = at, .bounds = bounds, .light = light,
-                            .moved = sets, .far = sets + set, .dirty = sets + 2 * set, .active = sets + 3 * set,
-                            .rowf = sets + 4 * set };
+                            .wrap_x = wrap_x, .wrap_y = wrap_y, .marked = marked, .at = at, .bounds = bounds,
+                            .light = light, .moved = scratch_set(at, w, h, 0), .far = scratch_set(at, w, h, 1),
+                            .dirty = scratch_set(at, w, h, 2), .active = scratch_set(at, w, h, 3),
+                            .rowf = scratch_set(at, w, h, 4) };
     int nt = team_threads_for((long)w * h, 16384);
-    team_for(h, nt, landing_rows, &j);
+    /* Chunks: landing rows a few at a time; bands of floor rows large against
+     * how far the sub-rays of the rows around them reach (each band walks
+     * those rows whole). */
+    team_claim(h, nt, 16, landing_rows, &j);
     double moved = 0;
     for (int y = 0; y < h; y++)
         moved += (double)bounds[3 * y + 2];
     j.dense = moved * 2 > (double)w * h;
-    team_for(h, nt, dirty_rows, &j);
-    team_for(h, nt, splat_rows, &j);
+    const int band = (h + 4 * nt - 1) / (4 * nt);
+    team_claim(h, nt, band, dirty_rows, &j);
+    team_claim(h, nt, band, splat_rows, &j);
 }
 
 void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
                      float *restrict at, float *restrict light)
 {
-    gather(gx, gy, w, h, depth, NULL, wrap_x, wrap_y, at, light);
+    gather(gx, gy, w, h, depth, NULL, wrap_x, wrap_y, false, at, light);
 }
 
 /* With a depth map the floor's depth is read under the entry point: the rays
@@ -676,7 +928,7 @@ void caustics_gather(const float *gx, const float *gy, int w, int h, float depth
 void caustics_gather_depths(const float *gx, const float *gy, int w, int h, const float *depths, bool wrap_x,
                             bool wrap_y, float *restrict at, float *restrict light)
 {
-    gather(gx, gy, w, h, 0.0f, depths, wrap_x, wrap_y, at, light);
+    gather(gx, gy, w, h, 0.0f, depths, wrap_x, wrap_y, false, at, light);
 }
 
 /* colour = floor * light, and what goes past full brightness bleaches the
@@ -771,9 +1023,9 @@ static int caustics_init(struct renderer *r, const struct scene *sc, struct rr_e
 
 static void caustics_prepare(struct renderer *r, const struct field *f)
 {
-    water_prepare(r, f);
+    water_prepare_marked(r, f, scratch_set(r->rays, r->gw, r->gh, 2));
     gather(r->gx, r->gy, r->gw, r->gh, r->look.depth, r->floor_depth, r->edges[EDGE_LEFT] == EDGE_WRAP,
-           r->edges[EDGE_TOP] == EDGE_WRAP, r->rays, r->light);
+           r->edges[EDGE_TOP] == EDGE_WRAP, true, r->rays, r->light);
 }
 
 static void caustics_mode_row(const struct renderer *r, const struct field *f, int y, const float *restrict h,

@@ -231,6 +231,11 @@ struct row_nbhd {
 int water_init_rows(struct renderer *r, const struct scene *sc, struct rr_err *e);
 int water_init_slopes(struct renderer *r, const struct scene *sc, struct rr_err *e);
 void water_prepare(struct renderer *r, const struct field *f);
+
+/* water_prepare, also marking the cells whose slope x or y is other than
+ * zero (+0 or -0) in nz: a bit set of (gw + 63) / 64 64-bit words a row (bit
+ * x of word x / 64), written as bytes (any alignment). */
+void water_prepare_marked(struct renderer *r, const struct field *f, unsigned char *nz);
 void water_free(struct renderer *r);
 
 /* Row y's neighbourhood in f for the slopes, the ghosts as field_fill_ghosts

@@ -7,6 +7,7 @@
 #include "team.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,7 +50,34 @@ struct slopes_job {
     const struct field *f;
     float k;   /* hs / 2 */
     float *gx, *gy;
+    unsigned char *nz;   /* or NULL: water_slopes_marked's bit set */
 };
+
+/* Row (ox, oy)'s bits into out (nw words of 64 cells, bit x of word x / 64):
+ * 1 where the slope x or y is other than zero (a float is zero, +0 or -0,
+ * when its bits other than the sign are). Eight bytes of 0 or 1 into eight
+ * bits: byte i (at bit 8 i) times 2^(7 (7 - i) + 7) lands on bit 56 + i of
+ * the product, and no two terms of the product share a bit. */
+static void mark_nonzero(const float *restrict ox, const float *restrict oy, int w, unsigned char *restrict out)
+{
+    for (int x0 = 0; x0 < w; x0 += 64) {
+        const int n = w - x0 < 64 ? w - x0 : 64;
+        uint8_t t[64] = { 0 };
+        for (int i = 0; i < n; i++) {
+            uint32_t u, v;
+            memcpy(&u, ox + x0 + i, 4);
+            memcpy(&v, oy + x0 + i, 4);
+            t[i] = (uint8_t)(((u | v) & 0x7fffffffu) != 0);
+        }
+        uint64_t bits = 0;
+        for (int g = 0; g < 8; g++) {
+            uint64_t b;
+            memcpy(&b, t + 8 * g, 8);   /* little-endian: byte i at bit 8 i */
+            bits |= (b * 0x0102040810204080u) >> 56 << (8 * g);
+        }
+        memcpy(out + x0 / 8, &bits, 8);
+    }
+}
 
 static void slopes_rows(void *arg, int lo, int hi)
 {
@@ -64,13 +92,20 @@ static void slopes_rows(void *arg, int lo, int hi)
             ox[x] = k * (c[x + 1] - c[x - 1]);
             oy[x] = k * (c[x + s] - c[x - s]);
         }
+        if (j->nz)
+            mark_nonzero(ox, oy, w, j->nz + (size_t)y * (((size_t)w + 63) / 64 * 8));
     }
+}
+
+static void slopes(const struct field *f, float hs, float *restrict gx, float *restrict gy, unsigned char *nz)
+{
+    struct slopes_job j = { .f = f, .k = 0.5f * hs, .gx = gx, .gy = gy, .nz = nz };
+    team_for(f->h, team_threads_for((long)f->w * f->h, 65536), slopes_rows, &j);
 }
 
 void water_slopes(const struct field *f, float hs, float *restrict gx, float *restrict gy)
 {
-    struct slopes_job j = { .f = f, .k = 0.5f * hs, .gx = gx, .gy = gy };
-    team_for(f->h, team_threads_for((long)f->w * f->h, 65536), slopes_rows, &j);
+    slopes(f, hs, gx, gy, NULL);
 }
 
 static void water_init(struct renderer *r, const struct scene *sc)
@@ -133,12 +168,17 @@ static void copy_heights_rows(void *arg, int lo, int hi)
                (size_t)j->r->gw * sizeof(float));
 }
 
-void water_prepare(struct renderer *r, const struct field *f)
+void water_prepare_marked(struct renderer *r, const struct field *f, unsigned char *nz)
 {
     struct rows_job j = { .r = r, .f = f };
     team_for(r->gh, team_threads_for((long)r->gw * r->gh, 65536), copy_heights_rows, &j);
     field_fill_ghosts(&r->surf, r->surf.cur, r->edges);
-    water_slopes(&r->surf, r->look.hs, r->gx, r->gy);
+    slopes(&r->surf, r->look.hs, r->gx, r->gy, nz);
+}
+
+void water_prepare(struct renderer *r, const struct field *f)
+{
+    water_prepare_marked(r, f, NULL);
 }
 
 int water_backdrop_open(struct renderer *r, const struct scene *sc, const char *path, const char *key, int w,

@@ -89,7 +89,7 @@ for pair in Haswell-v4:x86-64-v3 qemu64:baseline; do
     check "qemu-$model-is-$want" [ "$got" = "$want" ]
     [ "$got" = "$want" ] || continue
     QEMU="qemu-x86_64 -cpu $model"
-    for s in boundaries double-slit shaded; do
+    for s in boundaries double-slit shaded caustics; do
         $QEMU "$RR" "scenes/$s.json" --check "tests/golden/$s.framemd5" -j2 > "$T/out" 2>&1
         check "golden-on-$want-$s" [ $? -eq 0 ]
     done

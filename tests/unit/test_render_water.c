@@ -364,7 +364,7 @@ static void drops(float *cells, int w, int h)
 static void test_caustics_bands_bit_exact(void **state)
 {
     (void)state;
-    /* Large enough (w * h >= 16384 per thread) for the splat to take 3 bands. */
+    /* Large enough (w * h >= 16384 per thread) for the passes to take 3 threads (four bands each). */
     enum { W = 211, H = 160 };
     float *cells = malloc(sizeof(float) * W * H), *gx = malloc(sizeof(float) * W * H);
     float *gy = malloc(sizeof(float) * W * H), *want = malloc(sizeof(float) * W * H);
