@@ -86,9 +86,12 @@ void outfile_abort(struct outfile *of);
 
 /* Removes every named temporary file that is still open (begun, not
  * committed or aborted) in this process, and the folders outfile_begin made
- * that are empty. Async-signal-safe (unlink(2) and rmdir(2) on lists whose
- * entries are changed with the stop signals blocked): for the signal handler
- * that stops at once on a second Ctrl-C. */
+ * that are empty, for a process about to exit: it takes the lock under
+ * which other threads make and list those files and folders and keeps it,
+ * so that none appears after it looked. For the signal handler that stops at
+ * once on a second Ctrl-C: unlink(2) and rmdir(2), and a lock that every
+ * thread takes only with the stop signals held, so the handler never
+ * interrupts its own thread holding it. Call it once, then exit. */
 void outfile_remove_temps(void);
 
 /* Removes the folders outfile_begin made, deepest first, where empty: after
