@@ -572,6 +572,50 @@ int outfile_move(struct outfile *of, struct rr_err *e)
     return 0;
 }
 
+static int link_existing(const char *path, void *arg)
+{
+    return link((const char *)arg, path);
+}
+
+int outfile_keep_old(struct outfile *of, struct rr_err *e)
+{
+    struct stat st;
+    if (!of->target || !of->overwrite || of->kept || lstat(of->target, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;   /* nothing there to keep */
+    /* Made and listed under lists_lock, as the temporary files are. */
+    sigset_t old;
+    outfile_hold_signals(&old);
+    pthread_mutex_lock(&lists_lock);
+    char *path = named_temp(of->target, link_existing, of->target);
+    int err = errno;
+    struct live_temp *live = path ? live_add_locked(path) : NULL;
+    if (path && !live) {
+        unlink(path);
+        err = ENOMEM;
+    }
+    pthread_mutex_unlock(&lists_lock);
+    outfile_release_signals(&old);
+    free(path);
+    of->kept = live;
+    if (live || err == EPERM || err == ENOTSUP || err == EOPNOTSUPP || err == ENOSYS || err == EMLINK)
+        return 0;   /* kept, or a file system without (more) hard links: moved over as it is */
+    return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot keep the file it replaces until the set is in place: %s",
+                   of->target, strerror(err));
+}
+
+void outfile_put_back(struct outfile *of)
+{
+    struct live_temp *kept = of->kept;
+    if (!of->target)
+        return;
+    if (kept && rename(kept->path, of->target) == 0) {
+        live_remove(kept);
+        of->kept = NULL;
+    } else if (!kept) {
+        unlink(of->target);
+    }
+}
+
 int outfile_commit(struct outfile *of, struct rr_err *e)
 {
     int r = outfile_move(of, e);
@@ -587,12 +631,17 @@ void outfile_abort(struct outfile *of)
         unlink(of->temp);
     if (of->live)
         live_remove(of->live);    /* frees of->temp */
+    if (of->kept) {
+        unlink(((struct live_temp *)of->kept)->path);
+        live_remove(of->kept);
+    }
     if (of->target && of->fd >= 0)
         close(of->fd);
     free(of->target);
     free(of->url);
     of->temp = NULL;
     of->live = NULL;
+    of->kept = NULL;
     of->target = NULL;
     of->url = NULL;
     of->fd = -1;

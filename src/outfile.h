@@ -35,6 +35,7 @@ struct outfile {
     int fd;             /* the temporary file, open for reading and writing; -1 when closed */
     mode_t mode;        /* the mode the target gets (an existing one's, else 0666 & ~umask) */
     bool overwrite;
+    void *kept;         /* outfile_keep_old's link to the file the move replaces, or NULL */
 };
 
 /* The signals that interrupt a run (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
@@ -108,6 +109,18 @@ void outfile_release_signals(const sigset_t *old);
  * unlink without overwrite, rename with it), without finishing it: for the
  * frames of a PNG sequence, moved together. */
 int outfile_move(struct outfile *of, struct rr_err *e);
+
+/* For a set of files moved together with overwrite (a PNG sequence): before
+ * of's move, keeps the file its target holds (if any) under a temporary name
+ * beside it (a hard link, listed with the temporary files), so that
+ * outfile_put_back can restore it when a later move of the set fails. On a
+ * file system without hard links nothing is kept. Returns 0, or -1 with e
+ * filled (nothing kept). outfile_abort removes what was kept. */
+int outfile_keep_old(struct outfile *of, struct rr_err *e);
+
+/* Takes back of's move (outfile_move): the file outfile_keep_old kept goes
+ * back under the target's name, or the target is removed when it held none. */
+void outfile_put_back(struct outfile *of);
 
 /* How a run uses a file it claims. */
 enum outfile_use {
