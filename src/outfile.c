@@ -50,8 +50,12 @@ static int n_locked;
 /* Guards the three lists above: files are begun and committed on more than
  * one thread (a PNG sequence's frames on the pipeline's writer, checkpoints
  * on the frame loop's, a finished video segment on a thread of its own).
- * Taken with the stop signals held where a list entry changes; the signal
- * handler only reads, and never takes it. */
+ * A named temporary file and a folder for the outputs are made with it held
+ * (and listed before it is let go), so that outfile_remove_temps, which
+ * takes it for good, finds every one: none can appear after it looked while
+ * another thread goes on until the exit. Always taken with the stop signals
+ * held in the taking thread, so the handler that calls
+ * outfile_remove_temps never interrupts its own thread holding it. */
 static pthread_mutex_t lists_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void outfile_hold_signals(sigset_t *old)
@@ -68,22 +72,18 @@ void outfile_release_signals(const sigset_t *old)
     pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
-static struct live_temp *live_add(const char *path)
+/* Lists path, with lists_lock held (and the stop signals). */
+static struct live_temp *live_add_locked(const char *path)
 {
     struct live_temp *t = malloc(sizeof *t + strlen(path) + 1);
     if (!t)
         return NULL;
     strcpy(t->path, path);
-    sigset_t old;
-    outfile_hold_signals(&old);
-    pthread_mutex_lock(&lists_lock);
     t->prev = NULL;
     t->next = live_head;
     if (t->next)
         t->next->prev = t;
     live_head = t;
-    pthread_mutex_unlock(&lists_lock);
-    outfile_release_signals(&old);
     return t;
 }
 
@@ -105,6 +105,9 @@ static void live_remove(struct live_temp *t)
 
 void outfile_remove_temps(void)
 {
+    /* Taken and never let go: the process is about to exit, and no other
+     * thread may make a temporary file or a folder after the walk below. */
+    pthread_mutex_lock(&lists_lock);
     for (struct live_temp *t = live_head; t; t = t->next)
         unlink(t->path);
     for (int i = n_made - 1; i >= 0; i--)
@@ -252,26 +255,23 @@ static int make_dirs(const char *target, const char *dir, struct rr_err *e)
     char *copy = n_made < MAX_MADE ? strdup(dir) : NULL;   /* beyond MAX_MADE: made, not recorded */
     if (n_made < MAX_MADE && !copy)
         return oom(e, target);
-    if (mkdir(dir, 0777) != 0) {
-        int err = errno;
-        free(copy);
-        if (err == EEXIST)   /* made meanwhile by someone else: not ours to remove */
-            return 0;
+    /* Made and recorded under lists_lock (outfile_remove_temps). */
+    sigset_t old;
+    outfile_hold_signals(&old);
+    pthread_mutex_lock(&lists_lock);
+    int err = mkdir(dir, 0777) == 0 ? 0 : errno;
+    if (!err && copy && n_made < MAX_MADE) {
+        made_dirs[n_made] = copy;
+        n_made = n_made + 1;
+        copy = NULL;
+    }
+    pthread_mutex_unlock(&lists_lock);
+    outfile_release_signals(&old);
+    free(copy);
+    if (err == EEXIST)   /* made meanwhile by someone else: not ours to remove */
+        return 0;
+    if (err)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot make the directory %s: %s", target, dir, strerror(err));
-    }
-    if (copy) {
-        sigset_t old;
-        outfile_hold_signals(&old);
-        pthread_mutex_lock(&lists_lock);
-        if (n_made < MAX_MADE) {
-            made_dirs[n_made] = copy;
-            n_made = n_made + 1;
-            copy = NULL;
-        }
-        pthread_mutex_unlock(&lists_lock);
-        outfile_release_signals(&old);
-        free(copy);
-    }
     return 0;
 }
 
@@ -341,9 +341,12 @@ static void lock_and_clean_locked(const char *dir)
  * the stale temporary files of our naming (left by a kill), ours only. */
 static void lock_and_clean(const char *dir)
 {
+    sigset_t old;
+    outfile_hold_signals(&old);
     pthread_mutex_lock(&lists_lock);
     lock_and_clean_locked(dir);
     pthread_mutex_unlock(&lists_lock);
+    outfile_release_signals(&old);
 }
 
 /* Creates ".NAME.XXXXXX.tmp" beside real (NAME cut, at a UTF-8 character's
@@ -431,16 +434,19 @@ static int begin(struct outfile *of, const char *target, bool overwrite, bool na
         if (of->url)
             snprintf(of->url, 64, "file:/proc/self/fd/%d", fd);
     } else {
-        /* Listed before it exists, so that no signal finds it unlisted. */
+        /* Made and listed under lists_lock, so that no signal finds it
+         * unlisted (outfile_remove_temps). */
         sigset_t old;
         outfile_hold_signals(&old);
+        pthread_mutex_lock(&lists_lock);
         char *path = named_temp(real, create_excl, &fd);
         int err = errno;
-        struct live_temp *live = path ? live_add(path) : NULL;
+        struct live_temp *live = path ? live_add_locked(path) : NULL;
+        if (path && !live)
+            unlink(path);
+        pthread_mutex_unlock(&lists_lock);
         outfile_release_signals(&old);
         if (!path || !live) {
-            if (path)
-                unlink(path);
             free(path);
             if (fd >= 0)
                 close(fd);
@@ -526,19 +532,22 @@ int outfile_move(struct outfile *of, struct rr_err *e)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot set the mode: %s", target, strerror(errno));
     if (!of->temp) {
         /* Unnamed: linked into place; with overwrite, first under a name
-         * beside it (signals held: the name exists only for this step), then
-         * renamed over the target. */
+         * beside it (signals held, and lists_lock, which
+         * outfile_remove_temps waits for: the name exists only for this
+         * step), then renamed over the target. */
         if (!of->overwrite) {
             int fd = of->fd;
             return link_fd(target, &fd) == 0 ? 0 : move_failed(target, e);
         }
         sigset_t old;
         outfile_hold_signals(&old);
+        pthread_mutex_lock(&lists_lock);
         char *tmp = named_temp(target, link_fd, &of->fd);
         int r = tmp && rename(tmp, target) == 0 ? 0 : -1;
         int err = errno;
         if (tmp && r < 0)
             unlink(tmp);
+        pthread_mutex_unlock(&lists_lock);
         outfile_release_signals(&old);
         free(tmp);
         errno = err;
@@ -563,6 +572,50 @@ int outfile_move(struct outfile *of, struct rr_err *e)
     return 0;
 }
 
+static int link_existing(const char *path, void *arg)
+{
+    return link((const char *)arg, path);
+}
+
+int outfile_keep_old(struct outfile *of, struct rr_err *e)
+{
+    struct stat st;
+    if (!of->target || !of->overwrite || of->kept || lstat(of->target, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;   /* nothing there to keep */
+    /* Made and listed under lists_lock, as the temporary files are. */
+    sigset_t old;
+    outfile_hold_signals(&old);
+    pthread_mutex_lock(&lists_lock);
+    char *path = named_temp(of->target, link_existing, of->target);
+    int err = errno;
+    struct live_temp *live = path ? live_add_locked(path) : NULL;
+    if (path && !live) {
+        unlink(path);
+        err = ENOMEM;
+    }
+    pthread_mutex_unlock(&lists_lock);
+    outfile_release_signals(&old);
+    free(path);
+    of->kept = live;
+    if (live || err == EPERM || err == ENOTSUP || err == EOPNOTSUPP || err == ENOSYS || err == EMLINK)
+        return 0;   /* kept, or a file system without (more) hard links: moved over as it is */
+    return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot keep the file it replaces until the set is in place: %s",
+                   of->target, strerror(err));
+}
+
+void outfile_put_back(struct outfile *of)
+{
+    struct live_temp *kept = of->kept;
+    if (!of->target)
+        return;
+    if (kept && rename(kept->path, of->target) == 0) {
+        live_remove(kept);
+        of->kept = NULL;
+    } else if (!kept) {
+        unlink(of->target);
+    }
+}
+
 int outfile_commit(struct outfile *of, struct rr_err *e)
 {
     int r = outfile_move(of, e);
@@ -578,12 +631,17 @@ void outfile_abort(struct outfile *of)
         unlink(of->temp);
     if (of->live)
         live_remove(of->live);    /* frees of->temp */
+    if (of->kept) {
+        unlink(((struct live_temp *)of->kept)->path);
+        live_remove(of->kept);
+    }
     if (of->target && of->fd >= 0)
         close(of->fd);
     free(of->target);
     free(of->url);
     of->temp = NULL;
     of->live = NULL;
+    of->kept = NULL;
     of->target = NULL;
     of->url = NULL;
     of->fd = -1;

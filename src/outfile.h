@@ -35,6 +35,7 @@ struct outfile {
     int fd;             /* the temporary file, open for reading and writing; -1 when closed */
     mode_t mode;        /* the mode the target gets (an existing one's, else 0666 & ~umask) */
     bool overwrite;
+    void *kept;         /* outfile_keep_old's link to the file the move replaces, or NULL */
 };
 
 /* The signals that interrupt a run (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
@@ -86,9 +87,12 @@ void outfile_abort(struct outfile *of);
 
 /* Removes every named temporary file that is still open (begun, not
  * committed or aborted) in this process, and the folders outfile_begin made
- * that are empty. Async-signal-safe (unlink(2) and rmdir(2) on lists whose
- * entries are changed with the stop signals blocked): for the signal handler
- * that stops at once on a second Ctrl-C. */
+ * that are empty, for a process about to exit: it takes the lock under
+ * which other threads make and list those files and folders and keeps it,
+ * so that none appears after it looked. For the signal handler that stops at
+ * once on a second Ctrl-C: unlink(2) and rmdir(2), and a lock that every
+ * thread takes only with the stop signals held, so the handler never
+ * interrupts its own thread holding it. Call it once, then exit. */
 void outfile_remove_temps(void);
 
 /* Removes the folders outfile_begin made, deepest first, where empty: after
@@ -105,6 +109,18 @@ void outfile_release_signals(const sigset_t *old);
  * unlink without overwrite, rename with it), without finishing it: for the
  * frames of a PNG sequence, moved together. */
 int outfile_move(struct outfile *of, struct rr_err *e);
+
+/* For a set of files moved together with overwrite (a PNG sequence): before
+ * of's move, keeps the file its target holds (if any) under a temporary name
+ * beside it (a hard link, listed with the temporary files), so that
+ * outfile_put_back can restore it when a later move of the set fails. On a
+ * file system without hard links nothing is kept. Returns 0, or -1 with e
+ * filled (nothing kept). outfile_abort removes what was kept. */
+int outfile_keep_old(struct outfile *of, struct rr_err *e);
+
+/* Takes back of's move (outfile_move): the file outfile_keep_old kept goes
+ * back under the target's name, or the target is removed when it held none. */
+void outfile_put_back(struct outfile *of);
 
 /* How a run uses a file it claims. */
 enum outfile_use {

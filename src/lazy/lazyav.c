@@ -12,7 +12,8 @@
  * sequences, .npy, EXR) and reads no video never needs. libavutil and
  * libswscale (the hashes, the scaler) are linked as usual.
  *
- * A library that cannot be loaded is a broken installation: one line naming
+ * A library that cannot be loaded, or needs what the libraries beside it do
+ * not have (the wrong version), is a broken installation: one line naming
  * it and the loader's reason, the run's temporaries removed, exit status 1.
  * A new call into one of these libraries needs its line below (the link
  * fails with an undefined reference until it has one). */
@@ -55,7 +56,11 @@ static void *lazy_symbol(enum lazy_lib lib, const char *name)
 {
     pthread_mutex_lock(&load_mu);
     if (!handles[lib])
-        handles[lib] = dlopen(sonames[lib], RTLD_LAZY | RTLD_GLOBAL);
+        /* RTLD_NOW: every symbol the library and those it pulls in need
+         * is bound here, so that one of the wrong version (built against a
+         * newer libavutil) fails this dlopen in one line, not a later call
+         * with the loader's "symbol lookup error" and status 127. */
+        handles[lib] = dlopen(sonames[lib], RTLD_NOW | RTLD_GLOBAL);
     void *h = handles[lib];
     const char *why = h ? NULL : dlerror();
     pthread_mutex_unlock(&load_mu);

@@ -59,11 +59,13 @@ int sink_seq_commit(struct sink_seq *q, struct rr_err *e)
     sigset_t old;
     outfile_hold_signals(&old);
     for (long i = 0; i < q->n; i++) {
-        if (outfile_move(&q->files[i], e) < 0) {
-            /* Take back what this commit already moved, so the set stays
-             * all-or-nothing (files that -y replaced cannot come back). */
+        /* With -y, the file each move replaces is kept (a hard link) until
+         * the whole set is in place. */
+        if (outfile_keep_old(&q->files[i], e) < 0 || outfile_move(&q->files[i], e) < 0) {
+            /* Take back what this commit already moved, the files they
+             * replaced put back, so the set stays all-or-nothing. */
             for (long k = 0; k < i; k++) {
-                unlink(q->files[k].target);
+                outfile_put_back(&q->files[k]);
                 outfile_abort(&q->files[k]);
             }
             outfile_release_signals(&old);
@@ -72,7 +74,7 @@ int sink_seq_commit(struct sink_seq *q, struct rr_err *e)
     }
     outfile_release_signals(&old);
     for (long i = 0; i < q->n; i++)
-        outfile_abort(&q->files[i]);   /* the temporary names are gone: frees the paths */
+        outfile_abort(&q->files[i]);   /* the temporary names are gone: removes the kept files, frees the paths */
     q->n = 0;
     return 0;
 }

@@ -146,6 +146,22 @@ rm "$T/y/hard.npy"; chmod 640 "$T/y/a.npy"
 "$RR" "$T/small.json" -o "$T/y/a.npy" -y -q; s=$?
 cond y-keeps-mode '[ $s -eq 0 ] && [ "$(stat -c %a "$T/y/a.npy")" = 640 ] && [ "$(head -c 6 "$T/y/a.npy" | tail -c 5)" = NUMPY ]'
 
+# A PNG set replacing an earlier run's (-y) whose move fails half way (here
+# a folder made at frame 7's name once the run has written that frame's
+# temporary file, 32 frames before the end): the run fails in one line, and
+# the earlier run's frames the set had already replaced are put back, not lost.
+mkdir -p "$T/ys"
+set -- "$T/small.json" -f 40 -s time.steps_per_frame=1000 -s grid.width=256 -s grid.height=192 -j1
+"$RR" "$@" -o "$T/ys/f%02d.png" -q
+(cd "$T/ys" && md5sum f*.png) > "$T/ys.md5"
+"$RR" "$@" -s 'drops=[{"x": 40, "y": 30, "radius": 4, "amplitude": 1}]' -o "$T/ys/f%02d.png" -y -q 2> "$T/err" & pid=$!
+k=0; while [ -z "$(find "$T/ys" -name '.f07.png.*.tmp')" ] && [ $k -lt 1000 ]; do sleep 0.01; k=$((k + 1)); done
+rm "$T/ys/f07.png"; mkdir "$T/ys/f07.png"
+wait $pid; s=$?
+rmdir "$T/ys/f07.png"
+cond y-set-move-fails '[ $s -eq 1 ] && one_line "$T/err" && grep -q "f07.png: cannot move the finished file into place" "$T/err"'
+cond y-set-earlier-frames-kept '(cd "$T/ys" && grep -v f07.png "$T/ys.md5" | md5sum -c --quiet > /dev/null 2>&1) && [ "$(ls "$T/ys" | wc -l)" -eq 39 ] && no_temps "$T/ys"'
+
 # --- a 255-byte name -------------------------------------------------------------------------
 long=$(printf '%0251d' 0).npy
 "$RR" "$T/small.json" -o "$T/y/$long" -q 2> "$T/err"; s=$?

@@ -156,6 +156,27 @@ for out in twice.mkv twice.npy 'twice%05d.png'; do
     check "second-sigint-nothing-left-$out" [ -z "$(ls -A "$T/sig")" ]
 done
 
+# A second signal while other threads make temporary files: a PNG sequence
+# of small frames at -j2, whose writer thread begins a frame's file every
+# few hundred microseconds (both signals once it has begun one). The handler on the main thread removes the
+# temporary files; none may be made after it looked (twelve runs, the two
+# signals at random times: a race, so each run may catch it or not).
+cat > "$T/many.json" <<'EOF'
+{ "grid": { "width": 64, "height": 64 }, "time": { "fps": 30, "frames": 20000, "steps_per_frame": 1 },
+  "drops": [ { "x": 20, "y": 20, "radius": 3, "amplitude": -1 } ] }
+EOF
+left=0 bad=0
+for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
+    rm -rf "$T/sig"
+    "$RR" "$T/many.json" -o "$T/sig/f%05d.png" -j2 -q 2> "$T/err" & pid=$!
+    n=0; while no_temps "$T/sig" && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+    sleep "0.$((k * 3))"; kill -INT $pid; kill -INT $pid; wait $pid; s=$?
+    [ $s -eq 130 ] || bad=$((bad + 1))
+    no_temps "$T/sig" || left=$((left + 1))
+done
+check second-sigint-threads-exit-130 [ $bad -eq 0 ]
+check second-sigint-threads-no-temp-left [ $left -eq 0 ]
+
 # --- blow-ups: caught in the frame they appear, nothing written ---------------------------------------
 # Undamped water under heavy rain grows past the limit (|h| <= 1e6) at frame 5.
 blow() { "$RR" "$T/small.json" -s solver.damping=1 -s 'rain={"rate":100,"amplitude":[2e5,2e5],"radius":[2,2]}' "$@"; }

@@ -3,7 +3,10 @@
 # an .npy never load them; an mp4, a GIF and --manifest (which records their
 # versions) do. A library that
 # cannot be loaded fails the run that needs it in one line naming it (status
-# 1, no output, no temporary) and leaves the runs that do not need it alone.
+# 1, no output, no temporary) and leaves the runs that do not need it alone;
+# so does one of the wrong version, whose functions call what the libraries
+# beside it lack (found when it is loaded, not when a function is called:
+# the loader's own "symbol lookup error" would end the run with status 127).
 # Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
 . tests/cli/lib.sh
 small_scene "$T/s.json"
@@ -52,4 +55,26 @@ check bad-lib-mp4-status [ $? -eq 1 ]
 check bad-lib-mp4-one-line [ "$(wc -l < "$T/badmp4.err")" -eq 1 ]
 check bad-lib-mp4-names-it grep -q "^ripplerender: .*$so" "$T/badmp4.err"
 check bad-lib-mp4-nothing-left [ -z "$(ls -A "$T/out")" ]
+
+# A libavcodec of the wrong version: every function the program calls is
+# there, but calls a function that no library loaded defines (as one built
+# against a newer libavutil would).
+if command -v "${CC:-cc}" > /dev/null; then
+    mkdir "$T/wrong"
+    fns=$(sed -n 's/^LAZY\(_VOID\)\{0,1\}(LIB_AVCODEC, \([^,]*, \)\{0,1\}\([a-z_0-9]*\), .*/\3/p' src/lazy/lazyav.c)
+    { echo 'extern void *rr_test_missing_in_libavutil(void);'
+      for f in $fns; do echo "void *$f(void) { return rr_test_missing_in_libavutil(); }"; done; } > "$T/wrong.c"
+    "${CC:-cc}" -shared -fPIC -o "$T/wrong/$so" "$T/wrong.c"
+    check wrong-lib-has-the-functions [ "$(echo "$fns" | wc -w)" -ge 20 ]
+    mkdir "$T/out2"
+    LD_LIBRARY_PATH="$T/wrong" "$RR" "$T/s.json" -o "$T/out2/sub/v.mp4" -q > /dev/null 2> "$T/wrong.err"; s=$?
+    check wrong-lib-mp4-status [ $s -eq 1 ]
+    check wrong-lib-mp4-one-line [ "$(wc -l < "$T/wrong.err")" -eq 1 ]
+    check wrong-lib-mp4-names-it grep -q "^ripplerender: .*$so.*rr_test_missing_in_libavutil" "$T/wrong.err"
+    check wrong-lib-mp4-nothing-left [ -z "$(ls -A "$T/out2")" ]
+    LD_LIBRARY_PATH="$T/wrong" "$RR" "$T/s.json" --hash -q > "$T/wrong.hash" 2> "$T/wrong2.err"
+    check wrong-lib-hash-runs cmp -s "$T/good.hash" "$T/wrong.hash"
+else
+    echo "skip wrong-lib: no C compiler"
+fi
 finish
