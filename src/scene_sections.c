@@ -141,6 +141,21 @@ static int load_wave_depth(struct ld *ld, const cJSON *o)
     return 0;
 }
 
+/* wave's speed: `speed` everywhere, or a `speed_map` read through
+ * `speed_range`; a key of the way not taken would be without effect, so it
+ * is refused naming it. A null speed_map (as --print-scene writes it) is no
+ * map. */
+static int load_wave_speed(struct ld *ld, const cJSON *o)
+{
+    const cJSON *map = member(o, "speed_map"), *range = member(o, "speed_range");
+    if (map && !cJSON_IsNull(map))
+        return exclusive(ld, o, "solver", "speed", "speed_map");
+    if (range)
+        return fail_key(ld, range, "solver.speed_range",
+                        "used only with a solver.speed_map (without a map, solver.speed is the speed everywhere)");
+    return 0;
+}
+
 int load_solver(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = {
@@ -196,7 +211,9 @@ int load_solver(struct ld *ld, const cJSON *root)
     const cJSON *map = member(o, "speed_map");
     if (map && !cJSON_IsNull(map) && get_file(ld, o, "solver", "speed_map", &s->speed_map) < 0)
         return -1;
-    return solver_uses(s->type, "depth_map") ? load_wave_depth(ld, o) : 0;
+    if (!solver_uses(s->type, "depth_map"))
+        return 0;
+    return load_wave_depth(ld, o) < 0 ? -1 : load_wave_speed(ld, o);
 }
 
 static int check_wrap_pairs(struct ld *ld, const cJSON *node)

@@ -104,6 +104,9 @@ done <<'JSON'
 { "solver": { "type": "spectral", "damping_shift": 4 } }
 { "solver": { "blend": 0.5 } }
 { "solver": { "type": "flow", "speed_map": null } }
+# a key of wave's other way to its speed
+{ "solver": { "type": "wave", "speed_range": [0.1, 0.3] } }
+{ "solver": { "type": "wave", "speed": 0.2, "speed_range": [0.1, 0.3], "speed_map": null } }
 { "drops": [ { "time": 1, "frame": 2 } ] }
 { "oscillators": [ { "x": 1, "from": [0, 0], "to": [1, 1] } ] }
 { "oscillators": [ { "from": [0, 0] } ] }
