@@ -432,9 +432,10 @@ int load_render(struct ld *ld, const cJSON *root)
     GET_ENUM(ld, o, "render", "normal_convention", convention_names, r->normal_convention);
     GET_ENUM(ld, o, "render", "video_end", video_end_names, r->video_end);
     const cJSON *cmap = member(o, "colormap");
-    int known_map;   /* one of the renderer's names, checked here for its position */
+    int known_map;   /* a name the renderer finds ("gray" too), checked here for its position */
     if (get_name(ld, o, "render", "colormap", false, r->colormap) < 0
-        || (cmap && check_enum(ld, cmap, "render.colormap", colormap_names, &known_map) < 0)
+        || (cmap && !colormap_find(r->colormap)
+            && check_enum(ld, cmap, "render.colormap", colormap_names, &known_map) < 0)
         || get_pair(ld, o, "render", "range", ANY, r->range) < 0
         || get_int(ld, o, "render", "width", 1, 16384, &r->width) < 0
         || get_int(ld, o, "render", "height", 1, 16384, &r->height) < 0

@@ -36,6 +36,11 @@ check defaults-agree sc defaults "$S" "$T/empty.json" $solvers
 check print-scene-solvers-valid sc validate "$S" $solvers
 check print-scene-empty-valid sc validate "$S" "$T/empty.json"
 
+# colormap "gray", the alias of "grey": both accept it, and its resolved form
+echo '{ "render": { "mode": "colormap", "colormap": "gray" } }' > "$T/gray.json"
+"$RR" "$T/gray.json" --print-scene > "$T/gray.resolved.json"; check gray-loads [ $? -eq 0 ]
+check gray-valid sc validate "$S" "$T/gray.json" "$T/gray.resolved.json"
+
 # A scene that uses every list and every kind of element: its resolved form is valid too.
 cat > "$T/full.json" <<JSON
 { "\$schema": "scene.schema.json",

@@ -1053,6 +1053,15 @@ static void test_render_keys(void **state)
     assert_null(r->floor);
     assert_memory_equal(r->water_color, ((unsigned char[3]){ 18, 72, 100 }), 3);
     scene_free(&sc);
+    /* "gray", the renderer's alias of "grey" (docs/output.md), is a colormap name too */
+    assert_int_equal(load("{\"render\": {\"mode\": \"colormap\", \"colormap\": \"gray\"}}", NULL, 0, &sc, &e), 0);
+    assert_string_equal(r->colormap, "gray");
+    scene_free(&sc);
+    round_trip("{\"render\": {\"colormap\": \"gray\"}}");
+    expect_file_error("{\"render\": {\"colormap\": \"grau\"}}",
+                      ":1:25: render.colormap: expected one of \"grey\", \"viridis\", \"magma\", \"inferno\", "
+                      "\"plasma\", \"turbo\", \"coolwarm\", \"balance\", \"ocean\", \"cividis\", got \"grau\"; "
+                      "did you mean \"grey\"?");
 
     char pic[160];
     snprintf(pic, sizeof pic, "%.*s/pic.png", (int)(strrchr(scene_path, '/') - scene_path), scene_path);
