@@ -841,11 +841,16 @@ int main(int argc, char **argv)
         goto end;
     }
     if (o.validate) {
-        printf("%s: valid (%dx%d cells, %d frames at %g fps, solver %s); writes %s%s%s%s%s\n",
+        /* what the run would write: the output (or a stream), or only hashes, and the side files */
+        const bool hashes_only = !o.output && (o.hash || o.check), extra = o.probes || o.manifest;
+        const char *out = strcmp(r.sc.output.path, "-") ? r.sc.output.path : "standard output";
+        printf("%s: valid (%dx%d cells, %d frames at %g fps, solver %s); %s%s%s%s%s%s%s\n",
                !o.scene_path ? r.sc.file : strcmp(o.scene_path, "-") ? o.scene_path : "<stdin>", r.sc.grid.width,
                r.sc.grid.height, r.sc.time.frames, r.sc.time.fps, r.sc.solver.type->name,
-               o.output || !(o.hash || o.check) ? r.sc.output.path : "no frames",
-               o.probes ? ", " : "", o.probes ? o.probes : "", o.manifest ? ", " : "", o.manifest ? o.manifest : "");
+               hashes_only ? "hashes the frames, writes " : "writes ", hashes_only ? "" : out,
+               hashes_only && !extra ? "no file" : "", o.probes && !hashes_only ? ", " : "",
+               o.probes ? o.probes : "", o.manifest && (o.probes || !hashes_only) ? ", " : "",
+               o.manifest ? o.manifest : "");
         goto end;
     }
 
