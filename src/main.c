@@ -328,8 +328,14 @@ static int parse_options(int argc, char **argv, struct options *o)
     }
     if (optind >= argc && !o->preset)
         return usage_error("%s", "no scene file given (nor --preset NAME)");
-    if (optind + 1 < argc)
-        return usage_error("%s: only one scene file can be given", argv[optind + 1]);
+    if (optind + 1 < argc) {
+        /* a second name that is an output's (out.mp4, f%04d.png): -o forgotten */
+        struct rr_err ignored = { 0 };
+        const char *extra = argv[optind + 1];
+        if (strcmp(extra, "-") && sink_find(extra, &ignored))
+            return usage_error("%s: only one scene file can be given; to write it, give -o %s", extra, extra);
+        return usage_error("%s: only one scene file can be given", extra);
+    }
     o->scene_path = optind < argc ? argv[optind] : NULL;
     return -1;
 }
