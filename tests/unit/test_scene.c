@@ -547,7 +547,20 @@ static void test_positions(void **state)
 static void test_syntax_errors(void **state)
 {
     (void)state;
-    expect_file_error("{\n  \"grid\": { \"width\": 10, }\n}", ":2:26: invalid JSON: expected a key in double quotes near \"}\\x0a}\"");
+    expect_file_error("{\n  \"grid\": { \"width\": 10, }\n}", ":2:26: invalid JSON: expected a key in double quotes; "
+                      "a comma before '}': JSON has no trailing commas near \"}\\x0a}\"");
+    /* the common slips from other formats say what they are */
+    expect_file_error("{\"drops\": [{}, ]}", ":1:16: invalid JSON: expected a value; a comma before ']': JSON has no "
+                      "trailing commas near \"]}\"");
+    expect_file_error("{\n  // big\n  \"grid\": {}\n}", ":2:3: invalid JSON: expected a key in double quotes; JSON has "
+                      "no comments (a top-level \"$comment\" string can say what a scene is for) near "
+                      "\"// big\\x0a  \\\"grid\\\": {}\\x0a\"");
+    expect_file_error("{\"grid\": /* w */ {}}", ":1:10: invalid JSON: expected a value; JSON has no comments (a "
+                      "top-level \"$comment\" string can say what a scene is for) near \"/* w */ {}}\"");
+    expect_file_error("{'grid': {}}", ":1:2: invalid JSON: expected a key in double quotes; JSON's strings are in "
+                      "double quotes, not single near \"'grid': {}}\"");
+    expect_file_error("{\"render\": {\"mode\": 'shaded'}}", ":1:21: invalid JSON: expected a value; JSON's strings are "
+                      "in double quotes, not single near \"'shaded'}}\"");
     expect_file_error("{\"a\": 1", ":1:8: invalid JSON: unexpected end of input at the end of the input");
     expect_file_error("{\"a\": 01}", ":1:8: invalid JSON: expected ',' or '}' near \"1}\"");
     expect_file_error("{} x", ":1:4: invalid JSON: unexpected text after the value near \"x\"");
