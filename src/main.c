@@ -80,7 +80,8 @@ static const char usage_tail[] =
     "      --check FILE         compare every frame with a .framemd5 file or --hash lines;\n"
     "                           exit 3 naming the size, pixel format or frame count that\n"
     "                           differs, or the first frame; one line says when all match\n"
-    "      --validate           load and check the scene (images included), render nothing\n"
+    "      --validate           load and check the scene (images and the output's codec, pixel\n"
+    "                           format and preset included), render nothing\n"
     "      --print-scene        print the fully resolved scene as JSON, render nothing\n"
     "      --probes FILE.csv    write the height under each of the scene's probes, per frame\n"
     "      --manifest FILE.json write the resolved scene, versions, frame hashes and timings\n"
@@ -682,8 +683,9 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         /* Hashes are of rgb24: without them a yuv420p encoder needs no rgb. */
         if (!o->hash && !o->check && !r->manifest)
             needs |= RENDER_YUV_ONLY;
-    } else if (!sink_find(sc->output.path, e)) {
-        return -1;
+    } else if (o->validate && (o->output || !(o->hash || o->check)) ? sink_check(sc, &sp, e) < 0
+                                                                      : !sink_find(sc->output.path, e)) {
+        return -1;   /* --validate: what opening the output would refuse */
     }
     if (render_create(&r->render, sc, needs, e) < 0
         || (state_loads(r->state) ? sim_create_restart : sim_create)(&r->sim, sc, e) < 0)
