@@ -25,16 +25,21 @@ _ripplerender()
         --range --chunk --save-state --state-every --load-state --resume --preset"
     # the presets built into the program (scenes/presets; tests/cli/test_presets.sh)
     local presets="double-slit harbour pond pool rain-on-glass wake"
-    local keys="grid.width= grid.height= grid.cell_size= time.fps= time.frames= time.steps_per_frame=
-        time.preroll= time.loop=
-        solver.type= solver.damping= solver.damping_shift= solver.half_life= solver.neighbors=
-        solver.flow= solver.blend= solver.passes= solver.speed= solver.decay= solver.depth= solver.depth_map=
-        solver.wavelength= solver.frequency= boundary= absorb_width=
+    local keys="grid.width= grid.height= grid.cell_size= time.fps= time.frames= time.steps_per_frame= time.preroll=
+        time.loop=
+        solver.type= solver.damping= solver.damping_shift= solver.half_life= solver.neighbors= solver.flow=
+        solver.blend= solver.passes= solver.speed= solver.speed_map= solver.speed_range= solver.decay=
+        solver.gravity= solver.surface_tension= solver.density= solver.depth= solver.viscosity=
+        solver.depth_map= solver.depth_range= solver.wavelength= solver.frequency=
+        boundary= absorb_width=
         drops. rain. oscillators. movers. initial. probes. obstacles.
-        render.mode= render.colormap= render.range= render.width= render.height= render.alpha=
-        render.background= render.floor= render.video_end= render.atlas= render.depth_map=
-        output.path= output.codec= output.crf= output.preset= output.pix_fmt= output.bit_depth= output.format=
-        output.compression="
+        render.mode= render.colormap= render.range= render.width= render.height= render.obstacle_color=
+        render.light= render.water_color= render.specular= render.background= render.refraction= render.depth=
+        render.height_scale= render.sky_color= render.shininess= render.reflectivity= render.floor=
+        render.floor_color= render.alpha= render.normal_convention= render.video_end= render.atlas=
+        render.depth_map= render.depth_range=
+        output.path= output.codec= output.crf= output.preset= output.pix_fmt= output.bit_depth=
+        output.exr_compression= output.format= output.compression="
     COMPREPLY=()
     # --option=value: complete the value as if it were the next word. Bash
     # splits at "=" (COMP_WORDBREAKS): the words are then --option = value.

@@ -241,7 +241,18 @@ static int over_budget(uint64_t need, uint64_t *budget, struct rr_err *e)
     return need > *budget;
 }
 
-#define RAISE_IT " bytes (raise it with " ENV_NAME ", e.g. " ENV_NAME "=16G)"
+#define RAISE_IT " bytes (raise it with " ENV_NAME ", e.g. " ENV_NAME "=%s)"
+
+/* The limit to suggest for `need` bytes: rounded up to whole K, M or G
+ * (powers of 1024, as the variable reads them), so that it passes. */
+static const char *enough(char buf[32], uint64_t need)
+{
+    static const char unit[] = "KMG";
+    int u = need > (1ULL << 30) ? 2 : need > (1ULL << 20) ? 1 : 0;
+    uint64_t size = 1ULL << (10 * (u + 1));
+    snprintf(buf, 32, "%llu%c", (unsigned long long)(need / size + (need % size != 0)), unit[u]);
+    return buf;
+}
 
 int budget_check_run(const struct scene *sc, struct rr_err *e)
 {
@@ -261,10 +272,11 @@ int budget_check_run(const struct scene *sc, struct rr_err *e)
         snprintf(most, sizeof most, "; %llu of them %s", (unsigned long long)p.output, p.what);
     else if (p.text > p.grid)
         snprintf(most, sizeof most, "; %llu of them the scene text's parse", (unsigned long long)p.text);
+    char fit[32];
     return rr_fail(e, RR_EXIT_USAGE,
                    "grid: %d x %d cells with a %d x %d render need about %llu bytes, more than the limit of %llu"
                    RAISE_IT "%s", sc->grid.width, sc->grid.height, rw, rh, (unsigned long long)need,
-                   (unsigned long long)budget, most);
+                   (unsigned long long)budget, enough(fit, need), most);
 }
 
 int budget_check_video(const struct scene *sc, const char *key, const char *path, int w, int h, uint64_t bytes,
@@ -274,10 +286,11 @@ int budget_check_video(const struct scene *sc, const char *key, const char *path
     int over = over_budget(need, &budget, e);
     if (over <= 0)
         return over;
+    char fit[32];
     return rr_fail(e, RR_EXIT_USAGE,
                    "%s: %s: decoding its %d x %d frames needs about %llu bytes beside the run's %llu, more than the "
                    "limit of %llu" RAISE_IT, key, path, w, h, (unsigned long long)bytes, (unsigned long long)run,
-                   (unsigned long long)budget);
+                   (unsigned long long)budget, enough(fit, need));
 }
 
 int budget_check_scene_text(uint64_t len, const char *name, struct rr_err *e)
@@ -286,7 +299,9 @@ int budget_check_scene_text(uint64_t len, const char *name, struct rr_err *e)
     int over = over_budget(need, &budget, e);
     if (over <= 0)
         return over;
+    char fit[32];
     return rr_fail(e, RR_EXIT_USAGE,
                    "%s: %llu bytes of scene text need about %llu bytes to parse, more than the limit of %llu" RAISE_IT,
-                   name, (unsigned long long)len, (unsigned long long)need, (unsigned long long)budget);
+                   name, (unsigned long long)len, (unsigned long long)need, (unsigned long long)budget,
+                   enough(fit, need));
 }

@@ -80,7 +80,8 @@ static const char usage_tail[] =
     "      --check FILE         compare every frame with a .framemd5 file or --hash lines;\n"
     "                           exit 3 naming the size, pixel format or frame count that\n"
     "                           differs, or the first frame; one line says when all match\n"
-    "      --validate           load and check the scene (images included), render nothing\n"
+    "      --validate           load and check the scene (images and the output's codec, pixel\n"
+    "                           format and preset included), render nothing\n"
     "      --print-scene        print the fully resolved scene as JSON, render nothing\n"
     "      --probes FILE.csv    write the height under each of the scene's probes, per frame\n"
     "      --manifest FILE.json write the resolved scene, versions, frame hashes and timings\n"
@@ -328,8 +329,14 @@ static int parse_options(int argc, char **argv, struct options *o)
     }
     if (optind >= argc && !o->preset)
         return usage_error("%s", "no scene file given (nor --preset NAME)");
-    if (optind + 1 < argc)
-        return usage_error("%s: only one scene file can be given", argv[optind + 1]);
+    if (optind + 1 < argc) {
+        /* a second name that is an output's (out.mp4, f%04d.png): -o forgotten */
+        struct rr_err ignored = { 0 };
+        const char *extra = argv[optind + 1];
+        if (strcmp(extra, "-") && sink_find(extra, &ignored))
+            return usage_error("%s: only one scene file can be given; to write it, give -o %s", extra, extra);
+        return usage_error("%s: only one scene file can be given", extra);
+    }
     o->scene_path = optind < argc ? argv[optind] : NULL;
     return -1;
 }
@@ -676,8 +683,9 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         /* Hashes are of rgb24: without them a yuv420p encoder needs no rgb. */
         if (!o->hash && !o->check && !r->manifest)
             needs |= RENDER_YUV_ONLY;
-    } else if (!sink_find(sc->output.path, e)) {
-        return -1;
+    } else if (o->validate && (o->output || !(o->hash || o->check)) ? sink_check(sc, &sp, e) < 0
+                                                                      : !sink_find(sc->output.path, e)) {
+        return -1;   /* --validate: what opening the output would refuse */
     }
     if (render_create(&r->render, sc, needs, e) < 0
         || (state_loads(r->state) ? sim_create_restart : sim_create)(&r->sim, sc, e) < 0)
@@ -841,11 +849,16 @@ int main(int argc, char **argv)
         goto end;
     }
     if (o.validate) {
-        printf("%s: valid (%dx%d cells, %d frames at %g fps, solver %s); writes %s%s%s%s%s\n",
+        /* what the run would write: the output (or a stream), or only hashes, and the side files */
+        const bool hashes_only = !o.output && (o.hash || o.check), extra = o.probes || o.manifest;
+        const char *out = strcmp(r.sc.output.path, "-") ? r.sc.output.path : "standard output";
+        printf("%s: valid (%dx%d cells, %d frames at %g fps, solver %s); %s%s%s%s%s%s%s\n",
                !o.scene_path ? r.sc.file : strcmp(o.scene_path, "-") ? o.scene_path : "<stdin>", r.sc.grid.width,
                r.sc.grid.height, r.sc.time.frames, r.sc.time.fps, r.sc.solver.type->name,
-               o.output || !(o.hash || o.check) ? r.sc.output.path : "no frames",
-               o.probes ? ", " : "", o.probes ? o.probes : "", o.manifest ? ", " : "", o.manifest ? o.manifest : "");
+               hashes_only ? "hashes the frames, writes " : "writes ", hashes_only ? "" : out,
+               hashes_only && !extra ? "no file" : "", o.probes && !hashes_only ? ", " : "",
+               o.probes ? o.probes : "", o.manifest && (o.probes || !hashes_only) ? ", " : "",
+               o.manifest ? o.manifest : "");
         goto end;
     }
 

@@ -450,7 +450,8 @@ static const char *const alternatives[][2] = {
     { "damping", "damping_shift" }, { "damping", "half_life" }, { "damping_shift", "half_life" },
     { "depth", "depth_map" },       { "speed", "depth" },       { "speed_map", "depth" },
     { "speed_range", "depth" },     { "speed", "depth_map" },   { "speed_map", "depth_map" },
-    { "speed_range", "depth_map" }, { "wavelength", "frequency" }, { "time", "frame" },
+    { "speed_range", "depth_map" }, { "speed", "speed_map" },  { "speed", "speed_range" },
+    { "wavelength", "frequency" },  { "time", "frame" },
 };
 
 static bool alternative(const char *a, const char *b)

@@ -38,6 +38,28 @@ static int scan_fail(struct scan *sc, const char *why)
     return -1;
 }
 
+/* The reason for a missing key or value (`expected`), naming the slip from
+ * another format (JSON5, JavaScript, YAML) the character is, if it is one. */
+static int scan_expected(struct scan *sc, const char *expected)
+{
+    static const struct { char c; const char *key, *value; } slips[] = {
+        { '}', "expected a key in double quotes; a comma before '}': JSON has no trailing commas", NULL },
+        { ']', NULL, "expected a value; a comma before ']': JSON has no trailing commas" },
+        { '/', "expected a key in double quotes; JSON has no comments (a top-level \"$comment\" string can say "
+               "what a scene is for)",
+               "expected a value; JSON has no comments (a top-level \"$comment\" string can say what a scene is for)" },
+        { '\'', "expected a key in double quotes; JSON's strings are in double quotes, not single",
+                "expected a value; JSON's strings are in double quotes, not single" },
+    };
+    const bool key = !strcmp(expected, "expected a key in double quotes");
+    for (size_t k = 0; sc->i < sc->n && k < sizeof slips / sizeof slips[0]; k++) {
+        const char *why = key ? slips[k].key : slips[k].value;
+        if (sc->s[sc->i] == slips[k].c && why)
+            return scan_fail(sc, why);
+    }
+    return scan_fail(sc, expected);
+}
+
 static void skip_ws(struct scan *sc)
 {
     while (sc->i < sc->n) {
@@ -202,7 +224,7 @@ static int scan_literal(struct scan *sc)
             return 0;
         }
     }
-    return scan_fail(sc, "expected a value");
+    return scan_expected(sc, "expected a value");
 }
 
 static int scan_value(struct scan *sc, size_t key_off, int depth);
@@ -218,7 +240,7 @@ static int scan_object(struct scan *sc, int depth)
     for (;;) {
         skip_ws(sc);
         if (sc->i >= sc->n || sc->s[sc->i] != '"')
-            return scan_fail(sc, "expected a key in double quotes");
+            return scan_expected(sc, "expected a key in double quotes");
         size_t key_off = sc->i;
         sc->in_key = true;
         if (scan_string(sc) < 0)

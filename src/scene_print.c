@@ -130,12 +130,15 @@ static void print_solver(cJSON *root, const struct solver_config *s, bool *ok)
             add_num(o, "frequency", s->frequency, ok);
         add_num(o, "decay", s->decay, ok);
     } else if (solver_uses(t, "speed")) {
-        add_num(o, "speed", s->speed, ok);
-        if (s->speed_map)
+        /* the speed, or the map and its range: the loader refuses the keys
+         * of the way not taken */
+        if (s->speed_map) {
             add_str(o, "speed_map", s->speed_map, ok);
-        else
+            add_pair(o, "speed_range", s->speed_range, ok);
+        } else {
+            add_num(o, "speed", s->speed, ok);
             *ok = *ok && cJSON_AddNullToObject(o, "speed_map");
-        add_pair(o, "speed_range", s->speed_range, ok);
+        }
         add_num(o, "decay", s->decay, ok);
     }
     if (solver_uses(t, "surface_tension")) {

@@ -141,6 +141,21 @@ static int load_wave_depth(struct ld *ld, const cJSON *o)
     return 0;
 }
 
+/* wave's speed: `speed` everywhere, or a `speed_map` read through
+ * `speed_range`; a key of the way not taken would be without effect, so it
+ * is refused naming it. A null speed_map (as --print-scene writes it) is no
+ * map. */
+static int load_wave_speed(struct ld *ld, const cJSON *o)
+{
+    const cJSON *map = member(o, "speed_map"), *range = member(o, "speed_range");
+    if (map && !cJSON_IsNull(map))
+        return exclusive(ld, o, "solver", "speed", "speed_map");
+    if (range)
+        return fail_key(ld, range, "solver.speed_range",
+                        "used only with a solver.speed_map (without a map, solver.speed is the speed everywhere)");
+    return 0;
+}
+
 int load_solver(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = {
@@ -196,7 +211,9 @@ int load_solver(struct ld *ld, const cJSON *root)
     const cJSON *map = member(o, "speed_map");
     if (map && !cJSON_IsNull(map) && get_file(ld, o, "solver", "speed_map", &s->speed_map) < 0)
         return -1;
-    return solver_uses(s->type, "depth_map") ? load_wave_depth(ld, o) : 0;
+    if (!solver_uses(s->type, "depth_map"))
+        return 0;
+    return load_wave_depth(ld, o) < 0 ? -1 : load_wave_speed(ld, o);
 }
 
 static int check_wrap_pairs(struct ld *ld, const cJSON *node)
@@ -415,9 +432,10 @@ int load_render(struct ld *ld, const cJSON *root)
     GET_ENUM(ld, o, "render", "normal_convention", convention_names, r->normal_convention);
     GET_ENUM(ld, o, "render", "video_end", video_end_names, r->video_end);
     const cJSON *cmap = member(o, "colormap");
-    int known_map;   /* one of the renderer's names, checked here for its position */
+    int known_map;   /* a name the renderer finds ("gray" too), checked here for its position */
     if (get_name(ld, o, "render", "colormap", false, r->colormap) < 0
-        || (cmap && check_enum(ld, cmap, "render.colormap", colormap_names, &known_map) < 0)
+        || (cmap && !colormap_find(r->colormap)
+            && check_enum(ld, cmap, "render.colormap", colormap_names, &known_map) < 0)
         || get_pair(ld, o, "render", "range", ANY, r->range) < 0
         || get_int(ld, o, "render", "width", 1, 16384, &r->width) < 0
         || get_int(ld, o, "render", "height", 1, 16384, &r->height) < 0

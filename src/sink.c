@@ -254,21 +254,70 @@ const struct sink_ops *sink_find(const char *path, struct rr_err *e)
     return NULL;
 }
 
+/* The output's kind for sink_open and sink_check, with q filled from p and
+ * the scene, after the refusals common to every kind (an atlas, bit_depth,
+ * alpha); NULL with e filled. Allocates nothing. */
+static const struct sink_ops *settings(const struct scene *sc, const struct sink_params *p, struct sink_params *q,
+                                char *float_modes, size_t n, struct rr_err *e)
+{
+    const struct output_config *o = &sc->output;
+    const struct sink_ops *kind = sink_find(o->path, e);
+    if (!kind)
+        return NULL;
+    if (p->width <= 0 || p->height <= 0 || p->fps <= 0 || p->frames < 0) {
+        rr_fail(e, RR_EXIT_USAGE, "%s: bad output parameters %dx%d at %g fps", o->path, p->width,
+                p->height, p->fps);
+        return NULL;
+    }
+    if (sc->render.atlas[0] && sink_atlas_check(kind, sc, p, e) < 0)
+        return NULL;
+    *q = *p;
+    q->alpha = sc->render.alpha;
+    q->atlas[0] = sc->render.atlas[0];
+    q->atlas[1] = sc->render.atlas[1];
+    q->mode_name = render_mode_name(sc->render.mode);
+    q->float_names = render_mode_float_names(sc->render.mode);
+    q->float_modes = render_float_modes(float_modes, n);
+    if (!kind->deep && o->bit_depth == 16) {
+        rr_fail(e, RR_EXIT_USAGE,
+                "output.bit_depth: 16 does not apply to %s (it is for PNG sequences, videos and .exr; use 8)",
+                o->path);
+        return NULL;
+    }
+    if (!kind->floats && o->bit_depth == 32) {
+        rr_fail(e, RR_EXIT_USAGE, "output.bit_depth: 32 (float) is for .exr, not %s (use 8%s)", o->path,
+                kind->deep ? " or 16" : "");
+        return NULL;
+    }
+    if (!kind->deep && q->alpha != ALPHA_NONE) {
+        rr_fail(e, RR_EXIT_USAGE,
+                "render.alpha: %s has no alpha channel (use a PNG sequence, .exr, .webm, .mov or .mkv; or none)",
+                o->path);
+        return NULL;
+    }
+    return kind;
+}
+
+int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_err *e)
+{
+    struct sink_params q;
+    char float_modes[128];
+    const struct sink_ops *kind = settings(sc, p, &q, float_modes, sizeof float_modes, e);
+    if (!kind)
+        return -1;
+    return kind->check ? kind->check(&sc->output, &q, e) : 0;
+}
+
 int sink_open(struct sink **out, const struct scene *sc, const struct sink_params *p, struct rr_err *e)
 {
     *out = NULL;
     const struct output_config *o = &sc->output;
-    const struct sink_ops *kind = sink_find(o->path, e), *ops = kind;
+    struct sink_params q;
+    char float_modes[128];
+    const struct sink_ops *kind = settings(sc, p, &q, float_modes, sizeof float_modes, e);
     if (!kind)
         return -1;
-    if (p->width <= 0 || p->height <= 0 || p->fps <= 0 || p->frames < 0)
-        return rr_fail(e, RR_EXIT_USAGE, "%s: bad output parameters %dx%d at %g fps", o->path, p->width,
-                       p->height, p->fps);
-    if (sc->render.atlas[0]) {   /* the kind inside the atlas's wrapper */
-        if (sink_atlas_check(kind, sc, p, e) < 0)
-            return -1;
-        ops = &sink_atlas_ops;
-    }
+    const struct sink_ops *ops = sc->render.atlas[0] ? &sink_atlas_ops : kind;   /* the kind inside the atlas's wrapper */
     struct sink *s = calloc(1, sizeof *s);
     if (!s)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
@@ -279,31 +328,6 @@ int sink_open(struct sink **out, const struct scene *sc, const struct sink_param
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", o->path);
     }
     s->needs = kind->needs(o, sc);
-    struct sink_params q = *p;
-    q.alpha = sc->render.alpha;
-    q.atlas[0] = sc->render.atlas[0];
-    q.atlas[1] = sc->render.atlas[1];
-    char float_modes[128];
-    q.mode_name = render_mode_name(sc->render.mode);
-    q.float_names = render_mode_float_names(sc->render.mode);
-    q.float_modes = render_float_modes(float_modes, sizeof float_modes);
-    if (!kind->deep && o->bit_depth == 16) {
-        sink_free(s);
-        return rr_fail(e, RR_EXIT_USAGE,
-                       "output.bit_depth: 16 does not apply to %s (it is for PNG sequences, videos and .exr; use 8)",
-                       o->path);
-    }
-    if (!kind->floats && o->bit_depth == 32) {
-        sink_free(s);
-        return rr_fail(e, RR_EXIT_USAGE, "output.bit_depth: 32 (float) is for .exr, not %s (use 8%s)", o->path,
-                       kind->deep ? " or 16" : "");
-    }
-    if (!kind->deep && q.alpha != ALPHA_NONE) {
-        sink_free(s);
-        return rr_fail(e, RR_EXIT_USAGE,
-                       "render.alpha: %s has no alpha channel (use a PNG sequence, .exr, .webm, .mov or .mkv; or none)",
-                       o->path);
-    }
     if (ops->open(s->priv, o, &q, e) < 0) {
         sink_free(s);
         return -1;

@@ -75,6 +75,10 @@ struct sink_ops {
     bool slow_close;
     /* Returns the RENDER_NEED_* bits (frame.h) this sink wants for this output. */
     int (*needs)(const struct output_config *o, const struct scene *sc);
+    /* Optional: the refusals of open that need no file and no memory (a
+     * codec, a pixel format, a preset, a size), for --validate (sink_check);
+     * open makes them too. */
+    int (*check)(const struct output_config *o, const struct sink_params *p, struct rr_err *e);
     int (*open)(void *priv, const struct output_config *o, const struct sink_params *p,
                 struct rr_err *e);
     int (*write)(void *priv, const struct frame *fr, struct rr_err *e);
@@ -121,6 +125,11 @@ void sink_print_kinds(FILE *f);
 const struct sink_ops *sink_find(const char *path, struct rr_err *e);
 
 struct sink;
+
+/* What sink_open would refuse in the scene's output settings (the kind, an
+ * atlas, bit_depth, alpha, the kind's own check), with nothing opened or
+ * allocated: --validate. Returns 0, or -1 with e filled. */
+int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_err *e);
 
 /* Finds the kind and opens it. Returns 0 and *out, or -1 with e filled
  * (RR_EXIT_USAGE for a bad codec/pix_fmt/name, RR_EXIT_RUNTIME for I/O or an

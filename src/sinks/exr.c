@@ -71,10 +71,25 @@ static int exr_channels(struct exr_sink *s, const char *path, const struct sink_
     return 0;
 }
 
+/* What exr_open refuses before it makes anything (also --validate's check):
+ * a mode without floats, a render of another size than the grid's. */
+static int exr_check(const struct output_config *o, const struct sink_params *p, struct rr_err *e)
+{
+    struct exr_sink names;
+    if (exr_channels(&names, o->path, p, e) < 0)
+        return -1;
+    if (p->width != p->grid_w || p->height != p->grid_h)
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "render.width: %s holds one pixel per grid cell (%dx%d), not a %dx%d render "
+                       "(leave render.width and render.height unset)",
+                       o->path, p->grid_w, p->grid_h, p->width, p->height);
+    return 0;
+}
+
 static int exr_open(void *priv, const struct output_config *o, const struct sink_params *p, struct rr_err *e)
 {
     struct exr_sink *s = priv;
-    if (exr_channels(s, o->path, p, e) < 0)
+    if (exr_check(o, p, e) < 0 || exr_channels(s, o->path, p, e) < 0)
         return -1;
     s->width = p->grid_w;
     s->height = p->grid_h;
@@ -82,11 +97,6 @@ static int exr_open(void *priv, const struct output_config *o, const struct sink
     static const exr_compression_t kinds[] = { EXR_COMPRESSION_ZIP, EXR_COMPRESSION_ZIPS, EXR_COMPRESSION_PIZ,
                                                 EXR_COMPRESSION_RLE, EXR_COMPRESSION_NONE };
     s->compression = kinds[o->exr_compression];
-    if (p->width != p->grid_w || p->height != p->grid_h)
-        return rr_fail(e, RR_EXIT_USAGE,
-                       "render.width: %s holds one pixel per grid cell (%dx%d), not a %dx%d render "
-                       "(leave render.width and render.height unset)",
-                       o->path, p->grid_w, p->grid_h, p->width, p->height);
     return sink_seq_open(&s->seq, o->path, p, e);
 }
 
@@ -249,6 +259,7 @@ const struct sink_ops sink_exr_ops = {
     .deep = true,
     .floats = true,
     .needs = exr_needs,
+    .check = exr_check,
     .open = exr_open,
     .write = exr_write,
     .close = exr_close,

@@ -121,14 +121,9 @@ end:
     return ret < 0 ? sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot build the palette filters", ret) : 0;
 }
 
-static int gif_open(void *priv, const struct output_config *o, const struct sink_params *p, struct rr_err *e)
+/* What gif_open refuses before it makes anything (also --validate's check). */
+static int gif_check(const struct output_config *o, const struct sink_params *p, struct rr_err *e)
 {
-    struct gif_sink *s = priv;
-    int ret;
-    AVDictionary *mopts = NULL;
-    s->path = o->path;
-    s->width = p->width;
-    s->height = p->height;
     if (o->codec[0] && strcmp(o->codec, "gif") != 0)
         return rr_fail(e, RR_EXIT_USAGE, "output.codec: a .gif file holds only the gif codec, got \"%s\"",
                        o->codec);
@@ -138,6 +133,19 @@ static int gif_open(void *priv, const struct output_config *o, const struct sink
     if (p->width > 65535 || p->height > 65535)
         return rr_fail(e, RR_EXIT_USAGE, "%s: GIF frames are at most 65535 x 65535, got %dx%d", o->path,
                        p->width, p->height);
+    return 0;
+}
+
+static int gif_open(void *priv, const struct output_config *o, const struct sink_params *p, struct rr_err *e)
+{
+    struct gif_sink *s = priv;
+    int ret;
+    AVDictionary *mopts = NULL;
+    s->path = o->path;
+    s->width = p->width;
+    s->height = p->height;
+    if (gif_check(o, p, e) < 0)
+        return -1;
     const AVCodec *codec = avcodec_find_encoder(AV_CODEC_ID_GIF);
     if (!codec)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: this FFmpeg has no gif encoder", o->path);
@@ -343,6 +351,7 @@ const struct sink_ops sink_gif_ops = {
     .help = "animated GIF, one palette, loops forever",
     .priv_size = sizeof(struct gif_sink),
     .needs = gif_needs,
+    .check = gif_check,
     .open = gif_open,
     .write = gif_write,
     .close = gif_close,

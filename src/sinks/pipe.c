@@ -171,6 +171,15 @@ static int open_wrap(struct pipe_sink *s, struct rr_err *e)
                ? rr_fail(e, RR_EXIT_RUNTIME, "-: out of memory") : 0;
 }
 
+/* --validate: output.pix_fmt against the stream's list (a terminal is the
+ * run's standard output, not the scene's: checked when it opens). */
+static int pipe_check(const struct output_config *o, const struct sink_params *p, struct rr_err *e)
+{
+    (void)p;
+    enum AVPixelFormat pix;
+    return choose_pix(o, o->format == OUTPUT_NUT, &pix, e);
+}
+
 static int pipe_open(void *priv, const struct output_config *o, const struct sink_params *p, struct rr_err *e)
 {
     struct pipe_sink *s = priv;
@@ -324,6 +333,7 @@ const struct sink_ops sink_pipe_ops = {
     .help = "standard output: y4m, or NUT with output.format",
     .priv_size = sizeof(struct pipe_sink),
     .needs = pipe_needs,
+    .check = pipe_check,
     .open = pipe_open,
     .write = pipe_write,
     .close = pipe_close,

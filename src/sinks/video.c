@@ -229,9 +229,10 @@ static enum AVPixelFormat choose_pix_fmt(const AVCodec *c, const struct output_c
     return avcodec_find_best_pix_fmt_of_list(c->pix_fmts, AV_PIX_FMT_RGB24, 0, NULL);
 }
 
-/* Encoder options from the scene and the container's defaults. */
-static int encoder_options(AVDictionary **opts, AVCodecContext *enc, const AVCodec *c,
-                           const struct output_config *o, struct rr_err *e)
+/* Encoder options from the scene (checked by video_settings) and the
+ * container's defaults. */
+static void encoder_options(AVDictionary **opts, AVCodecContext *enc, const AVCodec *c,
+                            const struct output_config *o)
 {
     char num[32];
     if (strcmp(c->name, "libx264") == 0 || strcmp(c->name, "libx265") == 0) {
@@ -240,26 +241,17 @@ static int encoder_options(AVDictionary **opts, AVCodecContext *enc, const AVCod
         av_dict_set(opts, "preset", o->preset[0] ? o->preset : "medium", 0);
         if (strcmp(c->name, "libx265") == 0)   /* x265 prints to stderr itself, past av_log */
             av_dict_set(opts, "x265-params", "log-level=error", 0);
-        return 0;
+        return;
     }
     if (strcmp(c->name, "libvpx-vp9") == 0) {
         const char *deadline = o->preset[0] ? o->preset : "good";
-        if (strcmp(deadline, "good") && strcmp(deadline, "best") && strcmp(deadline, "realtime"))
-            return rr_fail(e, RR_EXIT_USAGE,
-                           "output.preset: \"%s\" is not a libvpx-vp9 deadline (use good, best or realtime)", deadline);
-        const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(enc->pix_fmt);
-        /* libvpx aborts on lossless 4:4:4 with deadline realtime. */
-        if (strcmp(deadline, "realtime") == 0 && d && d->log2_chroma_w == 0 && d->log2_chroma_h == 0)
-            return rr_fail(e, RR_EXIT_USAGE,
-                           "output.preset: \"realtime\" with pix_fmt %s crashes libvpx-vp9; use good or best",
-                           av_get_pix_fmt_name(enc->pix_fmt));
         snprintf(num, sizeof num, "%d", o->crf >= 0 ? o->crf : 32);
         av_dict_set(opts, "crf", num, 0);
         enc->bit_rate = 0;   /* constant quality */
         av_dict_set(opts, "row-mt", "1", 0);
         av_dict_set(opts, "deadline", deadline, 0);
         av_dict_set(opts, "cpu-used", "4", 0);
-        return 0;
+        return;
     }
     /* Any other encoder: pass what the scene set; unknown keys fail below. */
     if (o->crf >= 0) {
@@ -268,7 +260,6 @@ static int encoder_options(AVDictionary **opts, AVCodecContext *enc, const AVCod
     }
     if (o->preset[0])
         av_dict_set(opts, "preset", o->preset, 0);
-    return 0;
 }
 
 /* libswscale from src (rgb24, or the deep picture's rgba, rgb48, rgba64) to
@@ -337,6 +328,63 @@ static int video_format(const struct output_config *o, bool alpha, const struct 
     return 0;
 }
 
+/* The settings the encoder would refuse, or crash on, when it opens: checked
+ * before anything is made (video_open) and by --validate (video_check). */
+static int video_settings(const AVCodec *c, const struct output_config *o, const struct sink_params *p,
+                          enum AVPixelFormat pix, struct rr_err *e)
+{
+    const bool x265 = strcmp(c->name, "libx265") == 0;
+    /* Debian 12's libx265 (3.5) corrupts its own heap on some pictures under
+     * 64 pixels on both sides (48 x 28 aborts the ffmpeg program in free());
+     * where one side is smaller still it refuses the size itself. */
+    if (x265 && p->width < 64 && p->height < 64)
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "output.codec: libx265 needs a picture of at least 64 x 64 pixels, got %d x %d "
+                       "(set render.width and render.height, or another codec)", p->width, p->height);
+    if (x265 || strcmp(c->name, "libx264") == 0) {
+        /* x264's and x265's presets (x264_preset_names, x265_preset_names) */
+        static const char *const presets[] = { "ultrafast", "superfast", "veryfast", "faster", "fast", "medium",
+                                               "slow", "slower", "veryslow", "placebo", NULL };
+        struct scene_guess g = { .word = o->preset };
+        bool known = !o->preset[0];
+        for (int i = 0; presets[i]; i++) {
+            known = known || !strcmp(o->preset, presets[i]);
+            scene_guess_offer(&g, presets[i]);
+        }
+        if (!known)
+            return rr_fail(e, RR_EXIT_USAGE,
+                           "output.preset: \"%s\" is not a %s preset (use ultrafast, superfast, veryfast, faster, "
+                           "fast, medium, slow, slower, veryslow or placebo)%s%s%s",
+                           o->preset, c->name, g.best ? "; did you mean \"" : "", g.best ? g.best : "",
+                           g.best ? "\"?" : "");
+    }
+    if (strcmp(c->name, "libvpx-vp9") == 0) {
+        const char *deadline = o->preset[0] ? o->preset : "good";
+        if (strcmp(deadline, "good") && strcmp(deadline, "best") && strcmp(deadline, "realtime"))
+            return rr_fail(e, RR_EXIT_USAGE,
+                           "output.preset: \"%s\" is not a libvpx-vp9 deadline (use good, best or realtime)", deadline);
+        const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(pix);
+        /* libvpx aborts on lossless 4:4:4 with deadline realtime. */
+        if (strcmp(deadline, "realtime") == 0 && d && d->log2_chroma_w == 0 && d->log2_chroma_h == 0)
+            return rr_fail(e, RR_EXIT_USAGE,
+                           "output.preset: \"realtime\" with pix_fmt %s crashes libvpx-vp9; use good or best",
+                           av_get_pix_fmt_name(pix));
+    }
+    return 0;
+}
+
+/* --validate: what video_open would refuse, with nothing made. */
+static int video_check(const struct output_config *o, const struct sink_params *p, struct rr_err *e)
+{
+    const struct container *ct;
+    const AVCodec *codec;
+    const AVOutputFormat *ofmt;
+    enum AVPixelFormat pix;
+    if (video_format(o, p->alpha != ALPHA_NONE, &ct, &codec, &ofmt, &pix, e) < 0)
+        return -1;
+    return video_settings(codec, o, p, pix, e);
+}
+
 /* A pix_fmt of more than 8 bits is made from the 16-bit render; render.alpha
  * asks for the alpha plane. */
 static int video_needs(const struct output_config *o, const struct scene *sc)
@@ -381,15 +429,8 @@ static int video_open(void *priv, const struct output_config *o, const struct si
     const AVOutputFormat *ofmt;
     enum AVPixelFormat pix;
     bool alpha = p->alpha != ALPHA_NONE;
-    if (video_format(o, alpha, &ct, &codec, &ofmt, &pix, e) < 0)
+    if (video_format(o, alpha, &ct, &codec, &ofmt, &pix, e) < 0 || video_settings(codec, o, p, pix, e) < 0)
         return -1;
-    /* Debian 12's libx265 (3.5) corrupts its own heap on some pictures under
-     * 64 pixels on both sides (48 x 28 aborts the ffmpeg program in free());
-     * where one side is smaller still it refuses the size itself. */
-    if (strcmp(codec->name, "libx265") == 0 && p->width < 64 && p->height < 64)
-        return rr_fail(e, RR_EXIT_USAGE,
-                       "output.codec: libx265 needs a picture of at least 64 x 64 pixels, got %d x %d "
-                       "(set render.width and render.height, or another codec)", p->width, p->height);
     const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(pix);
     bool hi = pix_deep_bits(pix);
     s->src = hi ? (alpha ? AV_PIX_FMT_RGBA64 : AV_PIX_FMT_RGB48) : (alpha ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24);
@@ -433,9 +474,7 @@ static int video_open(void *priv, const struct output_config *o, const struct si
         if (desc->log2_chroma_w || desc->log2_chroma_h)
             s->enc->chroma_sample_location = AVCHROMA_LOC_CENTER;
     }
-    if (encoder_options(&opts, s->enc, codec, o, e) < 0)
-        goto fail;
-
+    encoder_options(&opts, s->enc, codec, o);
     if (outfile_begin(&s->file, o->path, p->overwrite, e) < 0)
         goto fail;
     const char *tmp = outfile_url(&s->file);   /* "file:...": never another protocol */
@@ -666,6 +705,7 @@ const struct sink_ops sink_video_ops = {
     .priv_size = sizeof(struct video_sink),
     .deep = true,
     .needs = video_needs,
+    .check = video_check,
     .open = video_open,
     .write = video_write,
     .frames_done = video_frames_done,

@@ -77,6 +77,7 @@ NOT_PRINTED = {
     "solver.damping_shift": "printed instead of damping only when given",
     "solver.half_life": "printed instead of damping only when given",
     "solver.depth_map": "printed for wave only when given (then instead of speed)",
+    "solver.speed_range": "printed for wave only with a speed_map (then instead of speed)",
     "solver.depth_range": "printed for wave only with a PNG depth_map",
     "solver.wavelength": "printed for wave only when given",
     "solver.frequency": "printed for wave only when given",

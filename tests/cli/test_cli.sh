@@ -29,6 +29,23 @@ check version-names-libs grep -q 'FFmpeg' "$T/ver"
 check missing-scene-exit-2 [ $s -eq 2 ]
 check missing-scene-one-line [ "$(wc -l < "$T/err")" -eq 1 ]
 echo '{}' | "$RR" - --validate > /dev/null; check empty-scene-from-stdin [ $? -eq 0 ]
+# a second file name: refused in one line; one that names an output says how to give it
+"$RR" "$T/small.json" "$T/other.json" 2> "$T/err"; s=$?
+check two-scenes-exit-2 [ $s -eq 2 ]
+check two-scenes-one-line grep -qx "ripplerender: $T/other.json: only one scene file can be given (see ripplerender --help)" "$T/err"
+"$RR" "$T/small.json" "$T/out.mp4" 2> "$T/err"; s=$?
+check output-without-o-exit-2 [ $s -eq 2 ]
+check output-without-o-says-o grep -qx "ripplerender: $T/out.mp4: only one scene file can be given; to write it, give -o $T/out.mp4 (see ripplerender --help)" "$T/err"
+check output-without-o-writes-nothing [ ! -e "$T/out.mp4" ]
+# --validate's line says what the run would write: the file, a stream, or hashes only
+echo '{}' | "$RR" - --validate -o - > "$T/v"; check validate-says-stdout grep -q '; writes standard output$' "$T/v"
+echo '{}' | "$RR" - --validate --hash > "$T/v"; check validate-says-hashes grep -q '; hashes the frames, writes no file$' "$T/v"
+echo '{}' | "$RR" - --validate -o "$T/v.npy" > "$T/v"; check validate-says-file grep -q "; writes $T/v.npy\$" "$T/v"
+printf '{"probes": [{}]}' > "$T/p.json"
+"$RR" "$T/p.json" --validate --hash --probes "$T/p.csv" --manifest "$T/m.json" > "$T/v"
+check validate-says-hashes-and-files grep -q "; hashes the frames, writes $T/p.csv, $T/m.json\$" "$T/v"
+"$RR" "$T/p.json" --validate -o - --manifest "$T/m.json" > "$T/v"
+check validate-says-stream-and-file grep -q "; writes standard output, $T/m.json\$" "$T/v"
 "$RR" "$T/small.json" -s 'solver.damping=2' --validate 2> "$T/err"; s=$?
 check set-out-of-range-exit-2 [ $s -eq 2 ]
 check set-out-of-range-names-key grep -q 'solver.damping' "$T/err"

@@ -30,7 +30,7 @@ is manifest-json 'c.json run.json shots/ ' ripplerender c.json --manifest ''
 is probes-csv 'p.csv shots/ ' ripplerender c.json --probes ''
 is state-options '--save-state --set --state-every ' ripplerender c.json --s
 is load-state-json 'c.json run.json shots/ ' ripplerender c.json --load-state ''
-is set-keys 'solver.damping= solver.damping_shift= solver.decay= solver.depth= solver.depth_map= ' ripplerender c.json -s solver.d
+is set-keys 'solver.damping= solver.damping_shift= solver.decay= solver.density= solver.depth= solver.depth_map= solver.depth_range= ' ripplerender c.json -s solver.d
 is frames-no-files '' ripplerender c.json -f ''
 touch part.mkv
 is join-command 'join ' ripplerender jo
@@ -56,5 +56,25 @@ for key in open(sys.argv[1]).read().split():
             break
 print("not in the schema:", bad) if bad else None
 sys.exit(1 if bad else 0)' "$T/keys"
+# ... and every key of the schema is offered: each of an object section's
+# (grid, time, solver, render, output: "section.key="), each other top-level
+# key ("boundary=", or "drops." for a list whose elements follow)
+check schema-keys-offered /usr/bin/python3 -c '
+import json, sys
+schema = json.load(open("scenes/scene.schema.json"))
+offered = set(open(sys.argv[1]).read().split())
+want = set()
+for name, node in schema["properties"].items():
+    if name.startswith("$"):
+        continue
+    if node.get("type") == "object" and "properties" in node:
+        want |= {name + "." + k + "=" for k in node["properties"]}
+    elif node.get("type") == "array" or "rain" == name:
+        want.add(name + ".")
+    else:
+        want.add(name + "=")
+missing = sorted(want - offered)
+print("not offered:", " ".join(missing)) if missing else None
+sys.exit(1 if missing else 0)' "$T/keys"
 
 finish

@@ -31,4 +31,21 @@ check paths-found [ "$(wc -l < "$T/paths")" -ge 50 ]
 /usr/bin/python3 tests/cli/docs_keys.py scenes/scene.schema.json docs/scene.md > "$T/keys" 2>&1
 check schema-keys-and-defaults-in-scene-md [ $? -eq 0 ]
 [ -s "$T/keys" ] && cat "$T/keys"
+# The man page's SCENE section names every output key and every key of the
+# solver and render sections that has a word of its own (colours, the light
+# and the glints are summed up as such).
+/usr/bin/python3 - scenes/scene.schema.json man/ripplerender.1 > "$T/man-keys" 2>&1 <<'PY'
+import json, re, sys
+schema = json.load(open(sys.argv[1]))
+man = open(sys.argv[2]).read().replace("\\-", "-")
+summed_up = {"obstacle_color", "water_color", "sky_color", "floor_color", "light", "specular", "shininess",
+             "reflectivity", "height_scale", "refraction", "width", "height"}
+missing = [f"{sec}.{k}" for sec in ("solver", "render", "output")
+           for k in schema["properties"][sec]["properties"]
+           if k not in summed_up and not re.search(r"\b" + re.escape(k) + r"\b", man)]
+print("not in man/ripplerender.1:", " ".join(missing)) if missing else None
+sys.exit(1 if missing else 0)
+PY
+check man-names-scene-keys [ $? -eq 0 ]
+[ -s "$T/man-keys" ] && cat "$T/man-keys"
 finish

@@ -45,6 +45,30 @@ refused codec-guess-ending '--set output\.codec: "x264" .*did you mean "libx264"
 refused codec-guess-typo '--set output\.codec: "libx624" .*did you mean "libx264"\?$' "$T/s.json" -s output.codec=libx624
 refused pix-fmt-guess '--set output\.pix_fmt: "yuv42p" is not a pixel format; did you mean "yuv420p"\?$' \
     "$T/s.json" -s output.pix_fmt=yuv42p
+# an encoder's preset: x264's and x265's names, checked before the encoder opens
+refused x264-preset '--set output\.preset: "fastest" is not a libx264 preset \(use ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow or placebo\); did you mean "fast"\?$' \
+    "$T/s.json" -s output.preset=fastest
+refused x264-preset-validate '--set output\.preset: "Fast" is not a libx264 preset' "$T/s.json" \
+    -s output.preset=Fast --validate
+# --validate refuses what opening the output would: the output's settings are checked, nothing written
+for c in 'codec|output\.codec: "nosuch" is not an encoder|x.mp4|-s output.codec=nosuch' \
+         'pix-fmt|output\.pix_fmt: "rgb24" is not supported by libx264|x.mp4|-s output.pix_fmt=rgb24' \
+         'vp9-deadline|output\.preset: "slow" is not a libvpx-vp9 deadline|x.webm|-s output.preset=slow' \
+         'container|output\.codec: libx264 cannot be stored in a \.webm file|x.webm|-s output.codec=libx264' \
+         'gif-codec|output\.codec: a \.gif file holds only the gif codec|x.gif|-s output.codec=libx264' \
+         'gif-depth|output\.bit_depth: 16 does not apply to|x.gif|-s output.bit_depth=16' \
+         'mp4-alpha|render\.alpha: output\.codec libx264 has no pixel format with alpha|x.mp4|-s render.alpha=height' \
+         'exr-mode|render\.mode: .*"colormap" has no float picture|x%04d.exr|-s render.mode=colormap' \
+         'exr-size|render\.width: .* holds one pixel per grid cell|x%04d.exr|-s render.width=64' \
+         'stream-pix-fmt|output\.pix_fmt: "rgb24" is not a pixel format of output\.format y4m|-|-s output.pix_fmt=rgb24'; do
+    name=${c%%|*}; rest=${c#*|}; want=${rest%%|*}; rest=${rest#*|}; out=${rest%%|*}; set=${rest#*|}
+    rm -rf "$T/v"; mkdir "$T/v"
+    o=$T/v/$out; [ "$out" = - ] && o=-
+    "$RR" "$T/s.json" --validate -o "$o" $set > "$T/out" 2> "$T/err"; s=$?
+    if [ $s -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && grep -qE "^ripplerender: --set $want" "$T/err" \
+        && [ ! -s "$T/out" ] && [ -z "$(ls "$T/v")" ]; then ok "validate-$name"
+    else fail "validate-$name" "status $s, message: $(cat "$T/err")"; fi
+done
 refused set-mask '--set obstacles\.0\.path: .*corrupt\.png: cannot read PNG' "$T/s.json" \
     -s "obstacles=[{\"type\":\"mask\",\"path\":\"$PWD/tests/bad/corrupt.png\"}]"
 echo '{}' > "$T/empty.json"

@@ -36,6 +36,11 @@ check defaults-agree sc defaults "$S" "$T/empty.json" $solvers
 check print-scene-solvers-valid sc validate "$S" $solvers
 check print-scene-empty-valid sc validate "$S" "$T/empty.json"
 
+# colormap "gray", the alias of "grey": both accept it, and its resolved form
+echo '{ "render": { "mode": "colormap", "colormap": "gray" } }' > "$T/gray.json"
+"$RR" "$T/gray.json" --print-scene > "$T/gray.resolved.json"; check gray-loads [ $? -eq 0 ]
+check gray-valid sc validate "$S" "$T/gray.json" "$T/gray.resolved.json"
+
 # A scene that uses every list and every kind of element: its resolved form is valid too.
 cat > "$T/full.json" <<JSON
 { "\$schema": "scene.schema.json",
@@ -104,6 +109,9 @@ done <<'JSON'
 { "solver": { "type": "spectral", "damping_shift": 4 } }
 { "solver": { "blend": 0.5 } }
 { "solver": { "type": "flow", "speed_map": null } }
+# a key of wave's other way to its speed
+{ "solver": { "type": "wave", "speed_range": [0.1, 0.3] } }
+{ "solver": { "type": "wave", "speed": 0.2, "speed_range": [0.1, 0.3], "speed_map": null } }
 { "drops": [ { "time": 1, "frame": 2 } ] }
 { "oscillators": [ { "x": 1, "from": [0, 0], "to": [1, 1] } ] }
 { "oscillators": [ { "from": [0, 0] } ] }

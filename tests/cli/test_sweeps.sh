@@ -63,6 +63,14 @@ tools/sweep-table "$T/notm.json" > /dev/null 2> "$T/err"; s=$?
 check sweep-table-bad-manifest-exit-1 [ $s -eq 1 ]
 check sweep-table-bad-manifest-one-line [ "$(wc -l < "$T/err")" -eq 1 ]
 check sweep-table-bad-manifest-named grep -q "notm.json: not a ripplerender manifest" "$T/err"
+# a time past an input's end gives no frame: refused in one line, and an
+# older sheet of that name is left as it was, not passed off as the new one
+cp "$T/w/out/grid/sheet.png" "$T/old.png"
+tools/contact-sheet -t 5 "$T/old.png" "$T/w/out/grid/d0.98-r2.mp4" > /dev/null 2> "$T/err"; s=$?
+check contact-sheet-past-end-exit-1 [ $s -eq 1 ]
+check contact-sheet-past-end-one-line [ "$(wc -l < "$T/err")" -eq 1 ]
+check contact-sheet-past-end-says-why grep -q "contact-sheet: no frame at 5 s" "$T/err"
+check contact-sheet-past-end-old-kept cmp -s "$T/old.png" "$T/w/out/grid/sheet.png"
 printf 'solver.damping drops.0.radius\n0.98\n0.99 2 7\n' > "$T/w/bad.txt"
 for c in "0 fewer" "1 more" "2 no parameter set"; do
     (cd "$T/w" && SLURM_ARRAY_TASK_ID=${c%% *} PATH="$T/bin:$PATH" sh examples/slurm-sweep.sh scene.json bad.txt) \

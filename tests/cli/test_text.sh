@@ -77,7 +77,8 @@ assert len(rows) == 4 and all(len(r) == 6 for r in rows), rows
 check csv-plain-names-unquoted grep -q '^frame,time,"a,b","q""x","l$' "$T/c.csv"
 
 # --- 13: libraries' own log lines never reach stderr; their reason is in our one line -------------
-refused liblog-x264-preset 2 'cannot open the libx264 encoder: Error setting preset/tune warp/(null) (x264 [error]: invalid preset '"'warp'"')' "$T/small.json" -o "$T/l.mp4" -s output.preset=warp
+# (an unknown x264 preset is refused before the encoder opens, naming the key; no x264 line follows)
+refused liblog-x264-preset 2 '--set output.preset: "warp" is not a libx264 preset' "$T/small.json" -o "$T/l.mp4" -s output.preset=warp
 refused liblog-svtav1-error 2 'Svt[error]: Instance 1: Source Width must be at least 64' "$T/small.json" -o "$T/l.mkv" -s output.codec=libsvtav1
 "$RR" "$T/small.json" -s 'grid={"width":128,"height":96}' -s 'probes=[]' -o "$T/l2.mkv" -s output.codec=libsvtav1 -y -q 2> "$T/err"
 check liblog-svtav1-silent [ $? -eq 0 -a ! -s "$T/err" -a -s "$T/l2.mkv" ]

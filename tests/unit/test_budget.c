@@ -139,8 +139,24 @@ static void test_env(void **state)
     sc.grid.height = sc.render.height = 16384;
     assert_int_equal(budget_check_run(&sc, &e), -1);
     assert_non_null(strstr(e.msg, "need about 8075151392 bytes, more than the limit of 4294967296 bytes"));
+    /* the limit it suggests is the need rounded up to whole K, M or G: enough */
+    assert_non_null(strstr(e.msg, "(raise it with RIPPLERENDER_MEM_LIMIT, e.g. RIPPLERENDER_MEM_LIMIT=8G)"));
     setenv("RIPPLERENDER_MEM_LIMIT", "8G", 1);
     assert_int_equal(budget_check_run(&sc, &e), 0);
+    sc.grid.width = sc.render.width = sc.grid.height = sc.render.height = 256;
+    uint64_t need = budget_run_bytes(&sc);   /* between 1 and 1024 MiB */
+    assert_true(need > (1ULL << 20) && need < (1ULL << 30));
+    setenv("RIPPLERENDER_MEM_LIMIT", "1M", 1);
+    assert_int_equal(budget_check_run(&sc, &e), -1);
+    char want[96];
+    snprintf(want, sizeof want, "e.g. RIPPLERENDER_MEM_LIMIT=%lluM)", (unsigned long long)((need + (1 << 20) - 1) >> 20));
+    assert_non_null(strstr(e.msg, want));
+    setenv("RIPPLERENDER_MEM_LIMIT", "1000", 1);   /* 72000 bytes to parse 1000 of text: 71K (72704) */
+    assert_int_equal(budget_check_scene_text(1000, "s.json", &e), -1);
+    assert_non_null(strstr(e.msg, "need about 72000 bytes to parse, more than the limit of 1000 bytes (raise it with "
+                                  "RIPPLERENDER_MEM_LIMIT, e.g. RIPPLERENDER_MEM_LIMIT=71K)"));
+    setenv("RIPPLERENDER_MEM_LIMIT", "71K", 1);
+    assert_int_equal(budget_check_scene_text(1000, "s.json", &e), 0);
     unsetenv("RIPPLERENDER_MEM_LIMIT");
 }
 

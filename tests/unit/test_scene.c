@@ -547,7 +547,20 @@ static void test_positions(void **state)
 static void test_syntax_errors(void **state)
 {
     (void)state;
-    expect_file_error("{\n  \"grid\": { \"width\": 10, }\n}", ":2:26: invalid JSON: expected a key in double quotes near \"}\\x0a}\"");
+    expect_file_error("{\n  \"grid\": { \"width\": 10, }\n}", ":2:26: invalid JSON: expected a key in double quotes; "
+                      "a comma before '}': JSON has no trailing commas near \"}\\x0a}\"");
+    /* the common slips from other formats say what they are */
+    expect_file_error("{\"drops\": [{}, ]}", ":1:16: invalid JSON: expected a value; a comma before ']': JSON has no "
+                      "trailing commas near \"]}\"");
+    expect_file_error("{\n  // big\n  \"grid\": {}\n}", ":2:3: invalid JSON: expected a key in double quotes; JSON has "
+                      "no comments (a top-level \"$comment\" string can say what a scene is for) near "
+                      "\"// big\\x0a  \\\"grid\\\": {}\\x0a\"");
+    expect_file_error("{\"grid\": /* w */ {}}", ":1:10: invalid JSON: expected a value; JSON has no comments (a "
+                      "top-level \"$comment\" string can say what a scene is for) near \"/* w */ {}}\"");
+    expect_file_error("{'grid': {}}", ":1:2: invalid JSON: expected a key in double quotes; JSON's strings are in "
+                      "double quotes, not single near \"'grid': {}}\"");
+    expect_file_error("{\"render\": {\"mode\": 'shaded'}}", ":1:21: invalid JSON: expected a value; JSON's strings are "
+                      "in double quotes, not single near \"'shaded'}}\"");
     expect_file_error("{\"a\": 1", ":1:8: invalid JSON: unexpected end of input at the end of the input");
     expect_file_error("{\"a\": 01}", ":1:8: invalid JSON: expected ',' or '}' near \"1}\"");
     expect_file_error("{} x", ":1:4: invalid JSON: unexpected text after the value near \"x\"");
@@ -764,7 +777,7 @@ static void test_solver_keys(void **state)
         "{\"solver\": {\"type\": \"elias\", \"damping_shift\": 5, \"neighbors\": 8}}",
         "{\"solver\": {\"type\": \"flow\", \"damping\": 0.9, \"flow\": 0.5}}",
         "{\"solver\": {\"type\": \"spring\", \"damping_shift\": 3, \"blend\": 0.5, \"passes\": 3}}",
-        "{\"solver\": {\"type\": \"wave\", \"half_life\": 2, \"speed\": 0.3, \"speed_map\": \"walls.png\","
+        "{\"solver\": {\"type\": \"wave\", \"half_life\": 2, \"speed_map\": \"walls.png\","
         " \"speed_range\": [0.2, 0.4], \"decay\": 0.5}}",
         "{\"solver\": {\"type\": \"spectral\", \"half_life\": 2, \"gravity\": 9.8, \"surface_tension\": 0.07,"
         " \"density\": 998, \"depth\": 0.02, \"viscosity\": 2e-6}}",
@@ -785,7 +798,7 @@ static void test_solver_keys(void **state)
         case 3: /* wave */
             snprintf(want, sizeof want, "%s/walls.png", tmpdir);
             assert_string_equal(sc.solver.speed_map, want);
-            assert_true(sc.solver.half_life == 2 && sc.solver.speed == 0.3 && sc.solver.decay == 0.5);
+            assert_true(sc.solver.half_life == 2 && sc.solver.decay == 0.5);
             assert_true(sc.solver.speed_range[0] == 0.2 && sc.solver.speed_range[1] == 0.4);
             break;
         default: /* spectral */
@@ -927,6 +940,52 @@ static void test_depth_keys(void **state)
     unlink(npy);
 }
 
+/* wave's speed comes from `speed`, or from `speed_map` through
+ * `speed_range`: a key of the other way would be without effect, so it is
+ * refused naming it; the printed scene holds the keys of the way in use and
+ * loads back. */
+static void test_speed_keys(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    char text[512], want[256];
+    expect_file_error("{\"solver\": {\"type\": \"wave\", \"speed_range\": [0.1, 0.3]}}",
+                      ":1:29: solver.speed_range: used only with a solver.speed_map (without a map, "
+                      "solver.speed is the speed everywhere)");
+    expect_set_error("{\"solver\": {\"type\": \"wave\", \"speed\": 0.3}}", "solver.speed_range=[0.1, 0.2]",
+                     "--set solver.speed_range: used only with a solver.speed_map (without a map, "
+                     "solver.speed is the speed everywhere)");
+    snprintf(text, sizeof text, "{\"solver\": {\"type\": \"wave\", \"speed_map\": \"%s\", \"speed\": 0.3}}",
+             mask_path);
+    snprintf(want, sizeof want, ":1:%d: solver.speed: give either solver.speed or solver.speed_map, not both",
+             (int)strlen(mask_path) + 46);
+    expect_file_error(text, want);
+    /* a null speed_map (as --print-scene writes it) is no map */
+    assert_int_equal(load("{\"solver\": {\"type\": \"wave\", \"speed\": 0.3, \"speed_map\": null}}", NULL, 0,
+                          &sc, &e), 0);
+    assert_null(sc.solver.speed_map);
+    assert_true(sc.solver.speed == 0.3);
+    char *printed = scene_text(&sc);
+    assert_non_null(printed);
+    assert_non_null(strstr(printed, "\"speed\":\t0.3"));
+    assert_null(strstr(printed, "speed_range"));
+    free(printed);
+    scene_free(&sc);
+    round_trip("{\"solver\": {\"type\": \"wave\", \"speed\": 0.3}}");
+    /* with a map: the map and its range, no speed */
+    snprintf(text, sizeof text, "{\"solver\": {\"type\": \"wave\", \"speed_map\": \"%s\", \"speed_range\": [0.2, 0.4]}}",
+             mask_path);
+    assert_int_equal(load(text, NULL, 0, &sc, &e), 0);
+    printed = scene_text(&sc);
+    assert_non_null(printed);
+    assert_non_null(strstr(printed, "\"speed_range\":\t[0.2, 0.4]"));
+    assert_null(strstr(printed, "\"speed\":"));
+    free(printed);
+    scene_free(&sc);
+    round_trip(text);
+}
+
 /* render.video_end and render.atlas: defaults, an image sequence's name
  * (image 1 when there is no image 0), the printed scene reading back, and
  * the refusals' exact messages. */
@@ -1007,6 +1066,15 @@ static void test_render_keys(void **state)
     assert_null(r->floor);
     assert_memory_equal(r->water_color, ((unsigned char[3]){ 18, 72, 100 }), 3);
     scene_free(&sc);
+    /* "gray", the renderer's alias of "grey" (docs/output.md), is a colormap name too */
+    assert_int_equal(load("{\"render\": {\"mode\": \"colormap\", \"colormap\": \"gray\"}}", NULL, 0, &sc, &e), 0);
+    assert_string_equal(r->colormap, "gray");
+    scene_free(&sc);
+    round_trip("{\"render\": {\"colormap\": \"gray\"}}");
+    expect_file_error("{\"render\": {\"colormap\": \"grau\"}}",
+                      ":1:25: render.colormap: expected one of \"grey\", \"viridis\", \"magma\", \"inferno\", "
+                      "\"plasma\", \"turbo\", \"coolwarm\", \"balance\", \"ocean\", \"cividis\", got \"grau\"; "
+                      "did you mean \"grey\"?");
 
     char pic[160];
     snprintf(pic, sizeof pic, "%.*s/pic.png", (int)(strrchr(scene_path, '/') - scene_path), scene_path);
@@ -1168,6 +1236,24 @@ static void test_presets(void **state)
     assert_int_equal(e.status, RR_EXIT_USAGE);
     assert_string_equal(e.msg, "preset toy:4:34: drops.1: x 6, y 6 with radius 3 is wholly outside the 3 x 30 grid");
 
+    /* a wave preset's speed gives way to a file's or --set's speed_map */
+    static const struct scene_preset waves = {
+        "waves", "a wave tank",
+        "{ \"solver\": { \"type\": \"wave\", \"speed\": 0.1 } }\n",
+    };
+    char text[256];
+    snprintf(text, sizeof text, "{ \"solver\": { \"speed_map\": \"%s\", \"speed_range\": [0.2, 0.4] } }", mask_path);
+    write_scene(text);
+    assert_int_equal(scene_load_preset(&sc, &waves, scene_path, NULL, 0, &e), 0);
+    assert_string_equal(sc.solver.speed_map, mask_path);
+    scene_free(&sc);
+    char set[200];
+    snprintf(set, sizeof set, "solver.speed_map=%s", mask_path);
+    const char *map_set[] = { set };
+    assert_int_equal(scene_load_preset(&sc, &waves, NULL, map_set, 1, &e), 0);
+    assert_string_equal(sc.solver.speed_map, mask_path);
+    scene_free(&sc);
+
     assert_non_null(scene_preset_find("pool", &e));
     assert_null(scene_preset_find("poool", &e));
     assert_int_equal(e.status, RR_EXIT_USAGE);
@@ -1196,6 +1282,7 @@ int main(void)
         cmocka_unit_test(test_print_round_trip),
         cmocka_unit_test(test_solver_keys),
         cmocka_unit_test(test_depth_keys),
+        cmocka_unit_test(test_speed_keys),
         cmocka_unit_test(test_render_keys),
         cmocka_unit_test(test_moving_picture_keys),
         cmocka_unit_test(test_steps),
