@@ -190,8 +190,8 @@ for sc in scenes/*.json; do
 done
 
 # --- Ctrl-C: stop after the current frame, finish the file, exit 130 ------------------------
-"$RR" "$T/small.json" -s grid.width=512 -s grid.height=512 -f 100000 -o "$T/int.mkv" -q &
-pid=$!; sleep 2; kill -INT $pid; wait $pid; s=$?
+"$RR" "$T/small.json" -s grid.width=512 -s grid.height=512 -f 100000 -o "$T/int.mkv" --hash -q > "$T/int.hash" &
+pid=$!; frames_done "$T/int.hash" $pid 10; kill -INT $pid; wait $pid; s=$?
 check interrupt-exit-130 [ $s -eq 130 ]
 n=$(probe "$T/int.mkv" stream=nb_read_frames)
 check interrupt-file-plays [ "${n:-0}" -gt 0 ]

@@ -43,8 +43,9 @@ cond stdout-closed-exit-1 '[ $s -eq 1 ] && [ -z "$(ls -A "$T/full")" ] && grep -
 # --- 3. SIGHUP, SIGQUIT, SIGXCPU as SIGTERM ---------------------------------------------------------
 for sig in HUP QUIT XCPU; do
     rm -rf "$T/sig"; mkdir -p "$T/sig"
-    "$RR" "$T/small.json" $LONG -o "$T/sig/a.mkv" 2> "$T/err" & pid=$!
-    writing $pid "$T/sig"; kill -$sig $pid; wait $pid; s=$?
+    rm -f "$T/sig.hash"
+    "$RR" "$T/small.json" $LONG -o "$T/sig/a.mkv" --hash > "$T/sig.hash" 2> "$T/err" & pid=$!
+    frames_done "$T/sig.hash" $pid 5; kill -$sig $pid; wait $pid; s=$?
     cond "sig$sig-exit-130" '[ $s -eq 130 ] && grep -q "interrupted after" "$T/err"'
     cond "sig$sig-frames-so-far" '[ "$(frames_in "$T/sig/a.mkv")" -gt 0 ] && no_temps "$T/sig"'
 done
