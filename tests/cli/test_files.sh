@@ -56,7 +56,11 @@ rm -rf "$T/kill"; mkdir -p "$T/kill"
 writing $pid "$T/kill"; kill -KILL $pid; wait $pid 2>/dev/null
 cond sigkill-video-no-temp '[ -z "$(ls -A "$T/kill")" ]'
 "$RR" "$T/small.json" $LONG -o "$T/kill/f%06d.png" 2> "$T/err" & pid=$!
-writing $pid "$T/kill"; sleep 0.5; kill -KILL $pid; wait $pid 2>/dev/null
+# Killed once a frame's named temporary file is there (at most 120 s), the stale file the next run must remove.
+k=0; while [ -z "$(find "$T/kill" -name '.*.tmp')" ] && [ $k -lt 1200 ] && kill -0 $pid 2> /dev/null; do
+    sleep 0.1; k=$((k + 1))
+done
+kill -KILL $pid; wait $pid 2>/dev/null
 n=$(find "$T/kill" -name '.*.tmp' | wc -l)
 "$RR" "$T/small.json" -f 2 -o "$T/kill/f%06d.png" -q 2> "$T/err"; s=$?
 cond sigkill-stale-temps-cleaned '[ $s -eq 0 ] && [ "$n" -gt 0 ] && no_temps "$T/kill" && [ "$(ls "$T/kill" | wc -l)" -eq 2 ]'
