@@ -160,7 +160,8 @@ cond name-255-bytes '[ $s -eq 0 ] && [ -s "$T/y/$long" ]'
 mkdir -p "$T/mk/empty"
 (cd "$T/mk/empty" && "$RR" "$T/small.json" -f 2 -q) 2> "$T/err"; s=$?
 cond default-output-in-empty-folder '[ $s -eq 0 ] && [ "$(frames_in "$T/mk/empty/out/ripple.mp4")" = 2 ]'
-"$RR" "$T/small.json" -s "$PROBE" -f 2 -o "$T/mk/a/b/c.npy" --probes "$T/mk/p/q.csv" --manifest "$T/mk/m/n.json" -q; s=$?
+# Under umask 022 (the folders are made 0777 less the umask, as mkdir -p makes them): 755.
+(umask 022; exec "$RR" "$T/small.json" -s "$PROBE" -f 2 -o "$T/mk/a/b/c.npy" --probes "$T/mk/p/q.csv" --manifest "$T/mk/m/n.json" -q); s=$?
 cond parents-made '[ $s -eq 0 ] && [ -s "$T/mk/a/b/c.npy" ] && [ -s "$T/mk/p/q.csv" ] && [ -s "$T/mk/m/n.json" ] && [ "$(stat -c %a "$T/mk/a/b")" = 755 ]'
 "$RR" "$T/small.json" -s "$PROBE" -o "$T/mk/v/x.npy" --probes "$T/mk/w/q.csv" --manifest "$T/mk/u/n.json" --validate > "$T/out"; s=$?
 cond validate-makes-nothing '[ $s -eq 0 ] && [ ! -e "$T/mk/v" ] && [ ! -e "$T/mk/w" ] && [ ! -e "$T/mk/u" ]'
