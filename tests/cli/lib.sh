@@ -16,6 +16,17 @@ check() { name=$1; shift; if "$@"; then ok "$name"; else fail "$name" "$*"; fi; 
 # cond NAME 'EXPRESSION': the same for a shell expression (&&, ||, $(...)), evaluated.
 cond() { name=$1; shift; if eval "$1"; then ok "$name"; else fail "$name" "$1"; fi; }
 finish() { echo "cli: $npass passed, $nfail failed"; [ "$nfail" -eq 0 ]; }
+# frames_done FILE PID N: waits until FILE, the --hash output of the run PID
+# (a line a frame, flushed at once), holds N lines: the run has finished N
+# frames, so a stop signal now stops after a frame and keeps the frames so
+# far, on any machine and under any load (a fixed sleep may end before frame
+# 0, which commits nothing). Gives up when the run ends, or after 120 s.
+frames_done() {
+    k=0
+    while n=$({ wc -l < "$1"; } 2> /dev/null); [ "${n:-0}" -lt "$3" ] && [ $k -lt 1200 ] && kill -0 "$2" 2> /dev/null; do
+        sleep 0.1; k=$((k + 1))
+    done
+}
 # small_scene FILE: a 64x48 scene of 10 frames with one drop (a quick run).
 small_scene() {
     cat > "$1" <<'EOF'

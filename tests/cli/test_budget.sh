@@ -9,13 +9,16 @@
 . tests/cli/lib.sh
 
 one_line() { [ "$(wc -l < "$1")" -eq 1 ]; }
+# The estimates and peaks on 2 threads (-j 2), whatever the machine: the
+# encoder's frame threads follow -j (every core without it), and so do its
+# peak and the estimate, so figures measured on one machine hold on any.
 # need LIMIT ARGS...: the bytes named by the refusal under that limit.
-need() { l=$1; shift; RIPPLERENDER_MEM_LIMIT=$l "$RR" "$@" -q 2>&1 >/dev/null | sed -n 's/.*need about \([0-9]*\) bytes.*/\1/p'; }
+need() { l=$1; shift; RIPPLERENDER_MEM_LIMIT=$l "$RR" "$@" -j 2 -q 2>&1 >/dev/null | sed -n 's/.*need about \([0-9]*\) bytes.*/\1/p'; }
 # estimate ARGS...: the bytes the budget names for this run: the scene text's
 # parse is checked first; under a limit it passes, the run's own estimate.
 estimate() { t=$(need 1 "$@"); r=$(need "$t" "$@"); echo "${r:-$t}"; }
 # peak ARGS...: the run's peak resident size in bytes (the run may fail after parsing: measured all the same).
-peak() { /usr/bin/time -f '%M' -o "$T/time" "$RR" "$@" -q > /dev/null 2>&1; echo $(( $(tail -n 1 "$T/time") * 1024 )); }
+peak() { /usr/bin/time -f '%M' -o "$T/time" "$RR" "$@" -j 2 -q > /dev/null 2>&1; echo $(( $(tail -n 1 "$T/time") * 1024 )); }
 # budget NAME ARGS...: estimate, with the program's own 48 MiB (RR_BUDGET_PROGRAM_BYTES,
 # src/budget.h), within [peak, 1.5 peak].
 budget() {
@@ -100,7 +103,7 @@ set -- "$T/nohash.json" -s output.path='"v.mp4"'
 with_sink=$(estimate "$@" -o "$T/v.mp4")
 hash_only=$(estimate "$@" --hash)
 cond hash-only-no-encoder '[ -n "$hash_only" ] && [ -n "$with_sink" ] && [ "$hash_only" -lt "$with_sink" ]'
-RIPPLERENDER_MEM_LIMIT=$((hash_only + 1)) "$RR" "$@" --hash -q > "$T/h" 2> "$T/err"; s=$?
+RIPPLERENDER_MEM_LIMIT=$((hash_only + 1)) "$RR" "$@" --hash -j 2 -q > "$T/h" 2> "$T/err"; s=$?
 cond hash-only-runs '[ $s -eq 0 ] && [ "$(wc -l < "$T/h")" -eq 10 ] && [ ! -e v.mp4 ]'
 
 finish

@@ -292,7 +292,7 @@ cat > "$T/long.json" <<EOF
 { "grid": { "width": 96, "height": 64 }, "time": { "frames": 100000 }, "rain": { "rate": 30, "seed": 9 } }
 EOF
 "$RR" "$T/long.json" --hash --save-state "$T/int" > "$T/int.txt" 2> /dev/null &
-pid=$!; sleep 2; kill -INT $pid; wait $pid; rc=$?
+pid=$!; frames_done "$T/int.txt" $pid 20; kill -INT $pid; wait $pid; rc=$?
 k=$(tail -n 1 "$T/int.txt" | cut -d' ' -f1)
 check "interrupted with --save-state: status 130 and the state of the last frame done ($k)" \
     sh -c "[ $rc -eq 130 ] && [ -s '$T/int/state-$(printf %06d "${k:-0}").json' ]"

@@ -43,8 +43,9 @@ cond stdout-closed-exit-1 '[ $s -eq 1 ] && [ -z "$(ls -A "$T/full")" ] && grep -
 # --- 3. SIGHUP, SIGQUIT, SIGXCPU as SIGTERM ---------------------------------------------------------
 for sig in HUP QUIT XCPU; do
     rm -rf "$T/sig"; mkdir -p "$T/sig"
-    "$RR" "$T/small.json" $LONG -o "$T/sig/a.mkv" 2> "$T/err" & pid=$!
-    writing $pid "$T/sig"; kill -$sig $pid; wait $pid; s=$?
+    rm -f "$T/sig.hash"
+    "$RR" "$T/small.json" $LONG -o "$T/sig/a.mkv" --hash > "$T/sig.hash" 2> "$T/err" & pid=$!
+    frames_done "$T/sig.hash" $pid 5; kill -$sig $pid; wait $pid; s=$?
     cond "sig$sig-exit-130" '[ $s -eq 130 ] && grep -q "interrupted after" "$T/err"'
     cond "sig$sig-frames-so-far" '[ "$(frames_in "$T/sig/a.mkv")" -gt 0 ] && no_temps "$T/sig"'
 done
@@ -55,7 +56,11 @@ rm -rf "$T/kill"; mkdir -p "$T/kill"
 writing $pid "$T/kill"; kill -KILL $pid; wait $pid 2>/dev/null
 cond sigkill-video-no-temp '[ -z "$(ls -A "$T/kill")" ]'
 "$RR" "$T/small.json" $LONG -o "$T/kill/f%06d.png" 2> "$T/err" & pid=$!
-writing $pid "$T/kill"; sleep 0.5; kill -KILL $pid; wait $pid 2>/dev/null
+# Killed once a frame's named temporary file is there (at most 120 s), the stale file the next run must remove.
+k=0; while [ -z "$(find "$T/kill" -name '.*.tmp')" ] && [ $k -lt 1200 ] && kill -0 $pid 2> /dev/null; do
+    sleep 0.1; k=$((k + 1))
+done
+kill -KILL $pid; wait $pid 2>/dev/null
 n=$(find "$T/kill" -name '.*.tmp' | wc -l)
 "$RR" "$T/small.json" -f 2 -o "$T/kill/f%06d.png" -q 2> "$T/err"; s=$?
 cond sigkill-stale-temps-cleaned '[ $s -eq 0 ] && [ "$n" -gt 0 ] && no_temps "$T/kill" && [ "$(ls "$T/kill" | wc -l)" -eq 2 ]'
@@ -171,7 +176,8 @@ cond name-255-bytes '[ $s -eq 0 ] && [ -s "$T/y/$long" ]'
 mkdir -p "$T/mk/empty"
 (cd "$T/mk/empty" && "$RR" "$T/small.json" -f 2 -q) 2> "$T/err"; s=$?
 cond default-output-in-empty-folder '[ $s -eq 0 ] && [ "$(frames_in "$T/mk/empty/out/ripple.mp4")" = 2 ]'
-"$RR" "$T/small.json" -s "$PROBE" -f 2 -o "$T/mk/a/b/c.npy" --probes "$T/mk/p/q.csv" --manifest "$T/mk/m/n.json" -q; s=$?
+# Under umask 022 (the folders are made 0777 less the umask, as mkdir -p makes them): 755.
+(umask 022; exec "$RR" "$T/small.json" -s "$PROBE" -f 2 -o "$T/mk/a/b/c.npy" --probes "$T/mk/p/q.csv" --manifest "$T/mk/m/n.json" -q); s=$?
 cond parents-made '[ $s -eq 0 ] && [ -s "$T/mk/a/b/c.npy" ] && [ -s "$T/mk/p/q.csv" ] && [ -s "$T/mk/m/n.json" ] && [ "$(stat -c %a "$T/mk/a/b")" = 755 ]'
 "$RR" "$T/small.json" -s "$PROBE" -o "$T/mk/v/x.npy" --probes "$T/mk/w/q.csv" --manifest "$T/mk/u/n.json" --validate > "$T/out"; s=$?
 cond validate-makes-nothing '[ $s -eq 0 ] && [ ! -e "$T/mk/v" ] && [ ! -e "$T/mk/w" ] && [ ! -e "$T/mk/u" ]'

@@ -29,7 +29,7 @@ lines "$T/err" > "$T/lines"
 check hash-only-no-flush sh -c "! grep -q flushing '$T/lines'"
 check hash-only-ends-at-total [ "$(tail -n 1 "$T/lines" | cut -d' ' -f2)" = 30/30 ]
 
-# --- the ETA at 25 %: within 30 % of the remaining wall time ------------------------------
+# --- the ETA at 25 %: within 30 % of the remaining wall time, and its rounding -------------
 # 1920x1080 from a 192x108 grid, two plane waves crossing the whole frame on
 # wrapping edges: every frame costs the encoder about the same, so the
 # estimate at a quarter can be held to the rest of the run. libx264
@@ -67,12 +67,15 @@ for t, line in seen:
 EOF
 }
 # Wall time on a shared machine: a burst of other work during one run skews
-# it, so a second run is allowed; each try's figures are printed.
+# it, so a second run is allowed; each try's figures are printed. The ETA is
+# shown in whole seconds (rounded): on a machine that encodes the rest in
+# about a second, 30 % of it is less than that rounding, so the bound holds
+# the ETA to the remaining time within 30 % plus half a second.
 good=0
 for try in 1 2; do
     set -- $(eta_at_quarter)
     echo "eta-at-25%: try $try: ETA ${1:-?} s, remaining ${2:-?} s"
-    if [ -n "$2" ] && awk -v e="$1" -v r="$2" 'BEGIN { exit !(r > 0 && e >= 0.7 * r && e <= 1.3 * r) }'; then
+    if [ -n "$2" ] && awk -v e="$1" -v r="$2" 'BEGIN { exit !(r > 0 && e >= 0.7 * r - 0.5 && e <= 1.3 * r + 0.5) }'; then
         good=1; break
     fi
 done

@@ -110,17 +110,9 @@ check no-overwrite-pngseq-names-frame grep -q 'f007.png: already exists' "$T/err
 # Runs long enough to be interrupted: 256x256, many frames ($RR itself in
 # the background, not a shell function, so that $! is its pid).
 LONG="-s grid.width=256 -s grid.height=256 -f 100000 -q"
-# started DIR PID: until the run holds a file open in DIR, its temporary
-# file, named or not (at most 10 s).
-started() {
-    k=0; while [ $k -lt 100 ]; do
-        for f in /proc/$2/fd/*; do case "$(readlink "$f" 2>/dev/null)" in "$1"/*) sleep 0.5; return ;; esac; done
-        sleep 0.1; k=$((k + 1))
-    done
-}
 rm -rf "$T/sig"; mkdir -p "$T/sig"
-"$RR" "$T/small.json" $LONG -o "$T/sig/term.mkv" 2> "$T/err" & pid=$!
-started "$T/sig" $pid; kill -TERM $pid; wait $pid; s=$?
+"$RR" "$T/small.json" $LONG -o "$T/sig/term.mkv" --hash > "$T/sig.hash" 2> "$T/err" & pid=$!
+frames_done "$T/sig.hash" $pid 5; kill -TERM $pid; wait $pid; s=$?
 check sigterm-exit-130 [ $s -eq 130 ]
 check sigterm-says-so grep -q 'interrupted after [0-9]* of 100000 frames; .*term.mkv holds the frames so far' "$T/err"
 n=$(probe "$T/sig/term.mkv" stream=nb_read_frames)
@@ -129,8 +121,9 @@ cond sigterm-file-plays-every-frame '[ "${n:-0}" -gt 0 ] && [ "$n" = "$said" ]'
 check sigterm-no-temp no_temps "$T/sig"
 
 rm -rf "$T/sig"; mkdir -p "$T/sig"
-"$RR" "$T/small.json" $LONG -o "$T/sig/f%06d.png" 2> "$T/err" & pid=$!
-started "$T/sig" $pid; kill -INT $pid; wait $pid; s=$?
+rm -f "$T/sig.hash"
+"$RR" "$T/small.json" $LONG -o "$T/sig/f%06d.png" --hash > "$T/sig.hash" 2> "$T/err" & pid=$!
+frames_done "$T/sig.hash" $pid 5; kill -INT $pid; wait $pid; s=$?
 said=$(sed -n 's/.*interrupted after \([0-9]*\) of.*/\1/p' "$T/err")
 check sigint-pngseq-exit-130 [ $s -eq 130 ]
 check sigint-pngseq-complete-set [ "$(ls "$T/sig" | grep -c '^f[0-9]*\.png$')" = "$said" ]
@@ -149,7 +142,13 @@ for out in twice.mkv twice.npy 'twice%05d.png'; do
         case "$(cat /proc/$pid/wchan 2>/dev/null)" in *pipe_write*) break ;; esac
         sleep 0.1; k=$((k + 1))
     done
-    kill -INT $pid; sleep 0.2; kill -INT $pid; wait $pid; s=$?
+    # The second only once the first is no longer pending (its handler ran):
+    # two sent before the run gets a core would be one.
+    kill -INT $pid; k=0
+    while grep -qE '^(ShdPnd|SigPnd):[[:space:]]*[0-9a-f]*[2367abef]$' /proc/$pid/status 2> /dev/null && [ $k -lt 600 ]; do
+        sleep 0.1; k=$((k + 1))
+    done
+    kill -INT $pid; wait $pid; s=$?
     kill $reader 2>/dev/null; wait $reader 2>/dev/null
     check "second-sigint-exit-130-$out" [ $s -eq 130 ]
     check "second-sigint-says-so-$out" grep -q 'interrupted again: stopped at once' "$T/err"

@@ -55,11 +55,15 @@ NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
 PartitionName=test Nodes=ALL Default=YES MaxTime=10 State=UP
 CONF
 export SLURM_CONF="$D/slurm.conf"
-sleep 1
+# The daemons authenticate through munged's socket: started once it is there.
+k=0; while [ ! -S "$D/munge.sock" ] && [ $k -lt 600 ] && kill -0 $pids 2> /dev/null; do sleep 0.1; k=$((k + 1)); done
+check munged-socket [ -S "$D/munge.sock" ]
+if [ ! -S "$D/munge.sock" ]; then tail -n 5 "$D"/log/munged.*; finish; exit; fi
 slurmctld -D -i -f "$SLURM_CONF" > "$D/log/slurmctld.out" 2>&1 & pids="$pids $!"
 slurmd -D -f "$SLURM_CONF" > "$D/log/slurmd.out" 2>&1 & pids="$pids $!"
+# The node registers within seconds; the bound is for a slow, busy machine.
 up=no
-for i in $(seq 1 30); do
+for i in $(seq 1 120); do
     [ "$(sinfo -h -o %t 2>/dev/null)" = idle ] && { up=yes; break; }
     sleep 1
 done
@@ -69,8 +73,9 @@ if [ $up != yes ]; then tail -n 5 "$D"/log/*; finish; exit; fi
 small_scene "$J/scene.json"      # 10 frames: chunks of 2, 3, 2 and 3
 cd "$J" || exit 1
 "$RR" scene.json --hash -j 2 -q > "$T/whole.hash"
-# sub NAME SBATCH-ARGS...: submits and waits for the whole array (2 minutes at most)
-sub() { name=$1; shift; timeout 120 sbatch --wait --export="ALL,PATH=$J/bin:$PATH" --cpus-per-task=1 "$@" \
+# sub NAME SBATCH-ARGS...: submits and waits for the whole array (5 minutes at most: the
+# tasks take seconds, and sbatch --wait looks at the job every few seconds)
+sub() { name=$1; shift; timeout 300 sbatch --wait --export="ALL,PATH=$J/bin:$PATH" --cpus-per-task=1 "$@" \
             > "$T/$name.sbatch" 2>&1; s=$?; [ $s -eq 0 ] || cat "$T/$name.sbatch"; check "$name-sbatch-exit-0" [ $s -eq 0 ]; }
 
 # --- examples/slurm-array.sh: four chunks --------------------------------------------------------------
