@@ -85,8 +85,7 @@
  *  1. row groups of ROWS rows: each row packed straight from f->cur, f->prev,
  *     `last` and the pads, transformed, and the group's ROWS values of each
  *     column (two cache lines) stored in Z, which holds the transform by
- *     columns (column x at Z + x nyp), by streaming stores when Z is too
- *     large to stay in cache until the next pass (STREAM_MIN);
+ *     columns (column x at Z + x nyp);
  *  2. column items: columns i .. i + 7 with their partners nx - i - 7 .. nx - i
  *     (the -k_x of each), prefetched, transformed straight from Z into the
  *     thread's lines, every mode multiplied while the +k/-k pair is in cache, and
@@ -100,7 +99,6 @@
  * avoid multiples of 4 KiB (line_stride), and rows are packed four cells
  * at a time (pack_grid_row). */
 #include "fftwisdom.h"
-#include "solvers/spectral_copy.h"
 #include "solver.h"
 #include "team.h"
 
@@ -130,12 +128,6 @@ extern const struct solver_ops solver_spectral;
  * column of Z, 128 bytes (two whole cache lines), per column and group
  * (measured: 16 rows a little faster than 8). */
 #define ROWS 16
-/* Transforms of at least this many bytes go to memory between the passes
- * (several times a core's L2, and a large share of a shared L3): the row
- * pass stores into them with streaming stores, which write whole lines
- * without first reading them (a read for ownership). A smaller transform
- * stays in cache for the column pass, which streaming stores would evict. */
-#define STREAM_MIN (8 << 20)
 /* Columns per item of the column pass on each side of the +k_x / -k_x pairs. */
 #define COLB 8
 #define COLS (2 * COLB)
@@ -164,7 +156,6 @@ struct spectral {
     size_t buflen;            /* complex values per thread: two halves, each a multiple of 64 bytes */
     int nthreads;
     int par;                  /* run the passes on several threads (large domains only) */
-    int stream;               /* the row pass stores into Z with streaming stores (STREAM_MIN) */
     double mean_sign;         /* 1: the mean takes what sources add; -1 (time.loop): it stays */
     int nitems;               /* column pass work items: the self-paired columns, then pairs of blocks */
 };
@@ -366,7 +357,6 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     const size_t rows = ROWS * sp->nxp, cols = COLS * sp->nyp;
     sp->buflen = 2 * (rows > cols ? rows : cols);
     sp->nitems = 1 + ((nx - 1) / 2 + COLB - 1) / COLB;
-    sp->stream = sp->nyp * nx * sizeof *sp->Z >= STREAM_MIN;
     sp->H = calloc(n, sizeof *sp->H);
     sp->P = calloc(n, sizeof *sp->P);
     sp->last = malloc((size_t)f->w * (size_t)f->h * sizeof *sp->last);
@@ -739,6 +729,19 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
         fftwf_execute_dft(sp->iy, b0 + s * nyp, z[s]);
 }
 
+/* Copies columns 0 .. n - 1 of the nr rows in `rows` (nxp apart) to rows
+ * y0 .. y0 + nr - 1 of Z's columns (nyp apart), to_z, or back: each column's
+ * part is nr values (two cache lines for ROWS). */
+static void group_copy(fftwf_complex *Z, size_t nyp, int y0, fftwf_complex *rows, size_t nxp, int n, int nr,
+                       int to_z)
+{
+    for (int x = 0; x < n; x++) {
+        fftwf_complex *z = Z + (size_t)x * nyp + y0;
+        for (int r = 0; r < nr; r++)
+            memcpy(to_z ? z[r] : rows[r * nxp + x], to_z ? rows[r * nxp + x] : z[r], sizeof *z);
+    }
+}
+
 /* A step's job for the team: the field and the next work item of each pass
  * (claimed by atomic increments: a dynamic schedule). */
 struct step_job {
@@ -772,14 +775,8 @@ static void step_passes(void *arg, int t, int nt)
                 pack_row(sp, f, y0 + r, b0);
                 fftwf_execute_dft(sp->fx, b0, b1 + r * nxp);
             }
-        if (sp->stream && nr == ROWS)
-            group_stream(sp->Z, sp->nyp, y0, b1, nxp, nx, ROWS);
-        else
-            group_copy(sp->Z, sp->nyp, y0, b1, nxp, nx, nr, 1);
+        group_copy(sp->Z, sp->nyp, y0, b1, nxp, nx, nr, 1);
     }
-#ifdef __SSE2__
-    _mm_sfence();   /* the streaming stores, before the barrier publishes Z */
-#endif
     team_barrier(nt);
     for (int i; (i = claim(j, 1, sp->nitems)) >= 0;)
         column_pass(sp, i, b0, b1);

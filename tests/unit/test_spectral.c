@@ -25,7 +25,6 @@
 #include "scene.h"
 #include "sim.h"
 #include "solver.h"
-#include "solvers/spectral_copy.h"
 
 #define G 9.81
 #define SIGMA 0.0728
@@ -707,34 +706,6 @@ static void test_threads_identical(void **state)
     free(out[1]);
 }
 
-/* The row pass's streaming copy into the transform (group_stream, used for
- * transforms of 8 MiB and more) stores the same values as the plain one
- * (group_copy), leaving the rest of Z as it was: an odd number of columns
- * (the scalar tail), signed zeros, a NaN's payload. */
-static void test_group_stream(void **state)
-{
-    (void)state;
-    enum { N = 11, NR = 16, NXP = 16, NYP = 40, Y0 = 16 };
-    fftwf_complex *rows = fftwf_alloc_complex(NR * NXP), *z[2] = { fftwf_alloc_complex(N * NYP), fftwf_alloc_complex(N * NYP) };
-    assert_true(rows && z[0] && z[1]);
-    uint32_t v = 12345;
-    for (int i = 0; i < NR * NXP; i++)
-        for (int c = 0; c < 2; c++) {
-            v = v * 1664525u + 1013904223u;
-            uint32_t bits = v % 7 == 0 ? 0x80000000u : v % 11 == 0 ? 0x7fc01234u : v;
-            memcpy((float *)rows + 2 * i + c, &bits, sizeof bits);
-        }
-    for (int k = 0; k < 2; k++)
-        memset(z[k], 0x5a, sizeof(fftwf_complex) * N * NYP);
-    group_copy(z[0], NYP, Y0, rows, NXP, N, NR, 1);
-    group_stream(z[1], NYP, Y0, rows, NXP, N, NR);
-    assert_memory_equal(z[0], z[1], sizeof(fftwf_complex) * N * NYP);
-    assert_memory_equal(z[1] + 3 * NYP + Y0 + 5, rows + 5 * NXP + 3, sizeof(fftwf_complex));   /* row 5, column 3 */
-    fftwf_free(rows);
-    fftwf_free(z[0]);
-    fftwf_free(z[1]);
-}
-
 /* RIPPLERENDER_FFT=measure (src/fftwisdom.h): the run that measures the
  * plans writes them to the cache, a later run with only the cache (the
  * planner's memory forgotten) makes the same plans and so the same bits, and
@@ -863,7 +834,6 @@ int main(void)
         cmocka_unit_test(test_measured_plans),
         cmocka_unit_test(test_needs_cell_size),
         cmocka_unit_test(test_auto_steps),
-        cmocka_unit_test(test_group_stream),
     };
     const struct CMUnitTest physics[] = { PHYSICS_TESTS };
     int failed = cmocka_run_group_tests_name("spectral", tests, NULL, NULL);
