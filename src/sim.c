@@ -168,7 +168,10 @@ static void sponge_plane(const struct sim *s, float *g)
     const int nt = s->sponge_n[EDGE_TOP], nb = s->sponge_n[EDGE_BOTTOM];
     if (s->sponge[EDGE_LEFT] || s->sponge[EDGE_RIGHT]) {
         struct plane_job j = { .s = s, .g = g };
-        team_for(h, team_threads(), sponge_sides, &j);
+        /* A small layer on one thread: no handshake each step (after which
+         * the idle workers would spin through the step). */
+        const long cells = (long)h * (s->sponge_n[EDGE_LEFT] + s->sponge_n[EDGE_RIGHT]);
+        team_for(h, team_threads_for(cells, 65536), sponge_sides, &j);
     }
     /* Top and bottom one after the other: a row in both layers (a grid less
      * than two layers high) gets both factors, without a race. */
@@ -475,7 +478,7 @@ static int check_finite(const struct sim *s, struct rr_err *e)
     const int w = f->w, h = f->h;
     struct plane_job j = { .s = s };
     atomic_init(&j.found, 0);
-    team_for(h, team_threads(), find_bad_rows, &j);
+    team_for(h, team_threads_for((long)w * h, 65536), find_bad_rows, &j);
     if (!atomic_load(&j.found))
         return 0;
     for (int y = 0; y < h; y++)

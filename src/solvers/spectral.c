@@ -49,8 +49,8 @@
  *
  * Edges: the FFT is periodic. `wrap` on an axis uses the grid's own size. Any
  * other edge gets a pad of at least PAD_MIN cells beyond the grid, inside the
- * FFT domain (the domain is then rounded up to a size of factors 2, 3, 5, 7),
- * refilled before each step: `fixed` with the grid's image negated (odd about
+ * FFT domain (the domain is then rounded up to a length FFTW is fast at,
+ * good_size), refilled before each step: `fixed` with the grid's image negated (odd about
  * a zero just beyond the edge: waves reflect inverted, as from seed 004's
  * walls), `clamp` with its mirror image (even about the edge's cell face: a
  * reflection without inversion); `absorb` lets the waves run into it and
@@ -87,8 +87,8 @@
  *     column (two cache lines) stored in Z, which holds the transform by
  *     columns (column x at Z + x nyp);
  *  2. column items: columns i .. i + 7 with their partners nx - i - 7 .. nx - i
- *     (the -k_x of each), transformed straight from Z into the thread's
- *     lines, every mode multiplied while the +k/-k pair is in cache, and
+ *     (the -k_x of each), prefetched, transformed straight from Z into the
+ *     thread's lines, every mode multiplied while the +k/-k pair is in cache, and
  *     columns 0 .. nx/2 transformed back into Z: the new spectrum is
  *     Hermitian, so the other half is never made;
  *  3. row groups: columns 0 .. nx/2 of each row loaded from Z, back to real
@@ -147,6 +147,7 @@ struct spectral {
     double *dsum;             /* h: sum of wx (h_n - last) over each grid row, from the row pass */
     float *AB;                /* (nx / 2 + 1) * (ny / 2 + 1) pairs (a, b) by column, normalisation folded in */
     float *sponge;            /* max pad: absorb factors by depth into the pad */
+    float *xfac;              /* nx: each domain column's factor in an absorb x pad (pad_sponge), 1 elsewhere */
     fftwf_complex *Z;         /* the transform by columns: nx columns of ny values, nyp apart */
     size_t nxp, nyp;          /* row and column line strides in the buffers (line_stride) */
     fftwf_plan fx, fy, iy;    /* one row, one column (complex, both ways) */
@@ -169,17 +170,32 @@ static size_t line_stride(size_t n)
     return s % 512 == 0 ? s + 8 : s;
 }
 
-/* The smallest n >= m with no prime factor above 7 (fast FFT lengths). */
+/* The padded length of an axis of at least m cells: of the lengths n >= m
+ * with no prime factor above 7, the one of least n w(n), where w is 20 when
+ * n is 2^a, 3 2^a or 5 2^a and 23 otherwise: FFTW's estimated plans take
+ * about half the time per point for those lengths than for the others
+ * (odd parts 7, 9, 15, 25, 35, ...), but more cells cost memory traffic
+ * too, which bounds large domains. A fixed rule, never a timing, so that
+ * the domain and the bits are the same on every run. */
 static int good_size(int m)
 {
-    for (int n = m;; n++) {
+    int best = 0;
+    long best_cost = 0;
+    for (int n = m; best == 0 || (long)n * 20 < best_cost; n++) {
         int r = n;
-        for (int p = 2; p <= 7; p++)
+        while (r % 2 == 0)
+            r /= 2;
+        const int fast = r == 1 || r == 3 || r == 5;
+        for (int p = 3; p <= 7; p += 2)
             while (r % p == 0)
                 r /= p;
-        if (r == 1)
-            return n;
+        const long cost = (long)n * (fast ? 20 : 23);
+        if (r == 1 && (best == 0 || cost < best_cost)) {
+            best = n;
+            best_cost = cost;
+        }
     }
+    return best;
 }
 
 static void axis_init(struct axis *a, int m, enum edge_kind lo, enum edge_kind hi, int pad)
@@ -213,12 +229,12 @@ static uint64_t spectral_bytes(const struct scene *sc, int threads, char *what, 
     scene_axes(sc, &ax, &ay);
     /* As spectral_init allocates: H and P (4 + 4 per cell), AB (about 2),
      * Z (8 per cell, columns nyp apart), the threads' line buffers and
-     * `last` (w x h floats). */
+     * `last` (w x h floats), xfac (nx floats). */
     uint64_t nx = (uint64_t)ax.n, ny = (uint64_t)ay.n;
     uint64_t rows = ROWS * line_stride(nx), cols = COLS * line_stride(ny);
     uint64_t buflen = 2 * (rows > cols ? rows : cols), t = threads > 0 ? (uint64_t)threads : 1;
     return 8 * nx * ny + (nx / 2 + 1) * (ny / 2 + 1) * 8 + nx * line_stride(ny) * 8 + t * buflen * 8
-           + (uint64_t)sc->grid.width * (uint64_t)sc->grid.height * 4;
+           + (uint64_t)sc->grid.width * (uint64_t)sc->grid.height * 4 + nx * 4;
 }
 
 /* The angular wavenumber (rad/m) of FFT bin j of an axis of n cells. */
@@ -245,6 +261,7 @@ static void spectral_free(void *priv)
     free(sp->dsum);
     free(sp->AB);
     free(sp->sponge);
+    free(sp->xfac);
     memset(sp, 0, sizeof *sp);
 }
 
@@ -292,6 +309,7 @@ static int item_columns(const struct spectral *sp, int t, int *col, int *kx, int
 }
 
 static float *mirror_weights(const struct axis *a);
+static float pad_sponge(const struct spectral *sp, int i, int len, int maxpad);
 
 /* time.loop: omega dt of a mode of frequency omega (rad/s) moved to the
  * nearest whole number m of turns per loop of T = frames / fps seconds,
@@ -347,9 +365,10 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     sp->dsum = malloc((size_t)f->h * sizeof *sp->dsum);
     sp->AB = malloc(((size_t)nx / 2 + 1) * ((size_t)ny / 2 + 1) * 2 * sizeof *sp->AB);
     sp->sponge = malloc((size_t)(maxpad > 0 ? maxpad : 1) * sizeof *sp->sponge);
+    sp->xfac = malloc((size_t)nx * sizeof *sp->xfac);
     sp->Z = fftwf_malloc(sp->nyp * nx * sizeof *sp->Z);
     sp->buf = fftwf_malloc((size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
-    if (!sp->H || !sp->P || !sp->last || !sp->wx || !sp->wy || !sp->dsum || !sp->AB || !sp->sponge || !sp->Z
+    if (!sp->H || !sp->P || !sp->last || !sp->wx || !sp->wy || !sp->dsum || !sp->AB || !sp->sponge || !sp->xfac || !sp->Z
         || !sp->buf) {
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
@@ -417,6 +436,13 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     for (int i = 0; i < maxpad; i++) {
         double u = (i + 1.0) / maxpad;
         sp->sponge[i] = (float)exp(-smax * u * u * dt);
+    }
+    for (int x = 0; x < nx; x++)
+        sp->xfac[x] = 1.0f;
+    for (int side = 0; side < 2; side++) {
+        const int len = side ? sp->ax.hi : sp->ax.lo;
+        for (int j = 0; j < len && (side ? sp->ax.e_hi : sp->ax.e_lo) == EDGE_ABSORB; j++)
+            sp->xfac[side ? sp->ax.lo + sp->ax.m + j : sp->ax.lo - 1 - j] = pad_sponge(sp, j, len, maxpad);
     }
     /* The first step then takes f->cur and f->prev as they are (an initial
      * wave's pair), and what sim.c adds to f->cur after this (drops at step
@@ -515,6 +541,18 @@ static double pack_grid_row(fftwf_complex *in, const float *cur, const float *la
     return ds;
 }
 
+/* Cells x0 .. x0 + n - 1 of an absorb pad's row, H + i P, into z. */
+static void pad_cells(fftwf_complex *z, const float *restrict H, const float *restrict P, int x0, int n)
+{
+    float *restrict zf = (float *)(z + x0);
+    H += x0;
+    P += x0;
+    for (int x = 0; x < n; x++) {
+        zf[2 * x] = H[x];
+        zf[2 * x + 1] = P[x];
+    }
+}
+
 /* Row y of the domain (row_kept) as (h_n + last) / 2 + i h_{n-1} into z (nx
  * values), so that what sim.c changed since the last step (sources, walls,
  * sponges: D = cur - last) is a displacement at rest (see the header); grid
@@ -528,10 +566,7 @@ static void pack_row(const struct spectral *sp, const struct field *f, int y, ff
     const size_t row = (size_t)y * ax->n;
     const int gy = y - ay->lo;
     if (gy < 0 || gy >= ay->m) {
-        for (int x = 0; x < ax->n; x++) {
-            z[x][0] = sp->H[row + x];
-            z[x][1] = sp->P[row + x];
-        }
+        pad_cells(z, sp->H + row, sp->P + row, 0, ax->n);
         return;
     }
     const float *cur = f->cur + gy * f->stride, *prev = f->prev + gy * f->stride;
@@ -541,12 +576,16 @@ static void pack_row(const struct spectral *sp, const struct field *f, int y, ff
     for (int side = 0; side < 2; side++) {
         const enum edge_kind e = side ? ax->e_hi : ax->e_lo;
         const int len = side ? ax->hi : ax->lo;
+        if (e == EDGE_ABSORB) {
+            pad_cells(z, sp->H + row, sp->P + row, side ? ax->lo + ax->m : 0, len);
+            continue;
+        }
         for (int j = 0, src; j < len; j++) {
             const int d = side ? ax->lo + ax->m + j : ax->lo - 1 - j;
             const float sign = mirror(e, j, ax->m, &src);
             const int s = side ? ax->m - 1 - src : src;
-            z[d][0] = e != EDGE_ABSORB ? sign * in[s][0] : sp->H[row + d];
-            z[d][1] = e != EDGE_ABSORB ? sign * in[s][1] : sp->P[row + d];
+            z[d][0] = sign * in[s][0];
+            z[d][1] = sign * in[s][1];
         }
     }
 }
@@ -554,11 +593,11 @@ static void pack_row(const struct spectral *sp, const struct field *f, int y, ff
 /* Stores the new heights of row y (z, nx values): grid cells to out (f->prev,
  * about to become f->cur) and last, absorb pad cells to H times the sponge
  * (x pads: by depth into the x pad; y pad rows: by depth into the y pad). */
-static void unpack_row(const struct spectral *sp, const struct field *f, int y, const float *z, float *H)
+static void unpack_row(const struct spectral *sp, const struct field *f, int y, const float *restrict z, float *H)
 {
     const struct axis *ax = &sp->ax, *ay = &sp->ay;
     const int nx = ax->n, maxpad = ax->hi > ay->hi ? ax->hi : ay->hi, gy = y - ay->lo;
-    float *h = H + (size_t)y * nx;
+    float *restrict h = H + (size_t)y * nx;
     if (gy < 0 || gy >= ay->m) {
         const int side = gy >= ay->m;
         const float fac = pad_sponge(sp, side ? gy - ay->m : -1 - gy, side ? ay->hi : ay->lo, maxpad);
@@ -569,15 +608,13 @@ static void unpack_row(const struct spectral *sp, const struct field *f, int y, 
     float *out = f->prev + gy * f->stride, *last = sp->last + (size_t)gy * ax->m;
     memcpy(out, z + ax->lo, (size_t)ax->m * sizeof *out);
     memcpy(last, z + ax->lo, (size_t)ax->m * sizeof *last);
-    for (int side = 0; side < 2; side++) {
-        const int len = side ? ax->hi : ax->lo;
-        if ((side ? ax->e_hi : ax->e_lo) != EDGE_ABSORB)
-            continue;
-        for (int j = 0; j < len; j++) {
-            const int d = side ? ax->lo + ax->m + j : ax->lo - 1 - j;
-            h[d] = z[d] * pad_sponge(sp, j, len, maxpad);
-        }
-    }
+    const float *restrict xfac = sp->xfac;
+    if (ax->e_lo == EDGE_ABSORB)
+        for (int x = 0; x < ax->lo; x++)
+            h[x] = z[x] * xfac[x];
+    if (ax->e_hi == EDGE_ABSORB)
+        for (int x = ax->lo + ax->m; x < nx; x++)
+            h[x] = z[x] * xfac[x];
 }
 
 /* One mode of the new spectrum, A (z + zm) + i B (z - zm) (column_pass),
@@ -662,6 +699,11 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
     fftwf_complex *z[COLS];
     for (int s = 0; s < c; s++)
         z[s] = sp->Z + (size_t)col[s] * nyp;
+    /* The item's columns, all at once: FFTW's first stage reads a column
+     * in strides, which the hardware prefetchers do not follow from memory. */
+    for (int s = 0; s < c; s++)
+        for (size_t o = 0; o < (size_t)ny * sizeof *sp->Z; o += 64)
+            __builtin_prefetch((const char *)z[s] + o, 0, 3);
     mirror_rows(sp, z, c);
     for (int s = 0; s < c; s++)
         fftwf_execute_dft(sp->fy, z[s], b1 + s * nyp);
