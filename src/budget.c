@@ -94,27 +94,37 @@ struct parts {
     char what[96], solver_what[96];
 };
 
+/* -j as the encoder gets it (its thread_count), 0 without -j. */
+static int encoder_threads_asked;
+
+void budget_encoder_threads(int n)
+{
+    encoder_threads_asked = n > 0 ? n : 0;
+}
+
 /* The frames an encoder holds at once: the frames it looks ahead, its B- and
- * reference frames, and with frame threads (libavcodec asks for 1.5 per
- * worker thread) a frame in flight per thread plus the lookahead thread's
- * queue; never more than the clip plus the few it keeps from the start. */
+ * reference frames and, with frame threads, the lookahead thread's queue,
+ * never more than the clip plus the few it keeps from the start; and each
+ * frame thread's own two (the frame it encodes, the one it reconstructs),
+ * however short the clip. The frame threads: -j's count when given (the
+ * encoder's thread_count), else libavcodec's automatic count, 1.5 a core. */
 static uint64_t encoder_frames(const struct scene *sc, int threads, const char **name)
 {
     const char *codec = sc->output.codec[0] ? sc->output.codec
                         : sc->output.path && ends_with(sc->output.path, ".webm") ? "libvpx-vp9" : "libx264";
     *name = codec;
-    int tx = (3 * threads + 1) / 2, held = 32 + 2 * tx;   /* any other encoder */
+    const int tx = encoder_threads_asked > 0 ? encoder_threads_asked : (3 * threads + 1) / 2;
+    int held = 32;   /* any other encoder */
     if (!strcmp(codec, "libx264")) {
         const char *preset = sc->output.preset[0] ? sc->output.preset : "medium";
         size_t k = 5;
         for (size_t i = 0; i < sizeof x264_presets / sizeof x264_presets[0]; i++)
             if (!strcmp(preset, x264_presets[i].name))
                 k = i;
-        held = x264_presets[k].lookahead + x264_presets[k].bframes + x264_presets[k].refs + 4
-               + (tx > 1 ? 16 + 2 * tx : 0);
+        held = x264_presets[k].lookahead + x264_presets[k].bframes + x264_presets[k].refs + 4 + (tx > 1 ? 16 : 0);
     }
-    uint64_t frames = sc->time.frames > 0 ? (uint64_t)sc->time.frames + 13 : 13;
-    return frames < (uint64_t)held ? frames : (uint64_t)held;
+    const uint64_t clip = sc->time.frames > 0 ? (uint64_t)sc->time.frames + 13 : 13;
+    return (clip < (uint64_t)held ? clip : (uint64_t)held) + (tx > 1 ? 2 * (uint64_t)tx : 0);
 }
 
 /* What the output's writer holds beyond one frame: a GIF's palette tables and

@@ -42,6 +42,10 @@ uint64_t budget_run_bytes(const struct scene *sc);
  * writer out from then on. */
 void budget_without_output(void);
 
+/* The encoder's thread count as the run asks it (-j n: n; 0 without -j,
+ * libavcodec's automatic count), for the frames its threads hold. */
+void budget_encoder_threads(int n);
+
 /* Refuses sc when budget_run_bytes passes the budget: status 2, "grid: W x H
  * cells with a WxH render need about N bytes, more than the limit of M bytes
  * (RIPPLERENDER_MEM_LIMIT)". Returns 0 or -1. */

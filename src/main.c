@@ -650,6 +650,7 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     }
     if (!o->output && (o->hash || o->check))   /* nothing written, --validate or not */
         budget_without_output();
+    budget_encoder_threads(o->threads);
     if (budget_check_run(sc, e) < 0 || claim_files(r, o, writes_output, e) < 0)
         return -1;
     const struct resume_run run = { writes_output, o->manifest, o->probes != NULL, o->validate };
