@@ -94,9 +94,12 @@ static void test_output_frames(void **state)
     sc.output.path = mp4;
     sc.time.frames = 100;
     assert_true(budget_run_bytes(&sc) == run + (8ULL << 20) + 72ULL * 4 * 128 * 112);
-    sc.time.frames = 5;
-    assert_true(budget_run_bytes(&sc) == run + (8ULL << 20) + 18ULL * 4 * 128 * 112);
-    strcpy(sc.output.preset, "ultrafast");   /* 0 + 0 + 1 + 4 + 16 + 6 = 27 frames */
+    sc.time.frames = 5;   /* the clip's 5 + 13, and 2 for each of the 3 frame threads */
+    assert_true(budget_run_bytes(&sc) == run + (8ULL << 20) + 24ULL * 4 * 128 * 112);
+    budget_encoder_threads(16);   /* -j 16: 16 frame threads, not 1.5 a core: 18 + 2 x 16 */
+    assert_true(budget_run_bytes(&sc) == run + (8ULL << 20) + 50ULL * 4 * 128 * 112);
+    budget_encoder_threads(0);
+    strcpy(sc.output.preset, "ultrafast");   /* 0 + 0 + 1 + 4 + 16, and 2 x 3 = 27 frames */
     sc.time.frames = 100;
     assert_true(budget_run_bytes(&sc) == run + (8ULL << 20) + 27ULL * 4 * 128 * 112);
     sc.output.path = NULL;
