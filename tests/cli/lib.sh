@@ -22,6 +22,6 @@ small_scene() {
 { "grid": { "width": 64, "height": 48 },
   "time": { "fps": 10, "frames": 10, "steps_per_frame": 2 },
   "drops": [ { "x": 20, "y": 20, "radius": 3, "amplitude": -1 } ],
-  "render": { "mode": "colormap", "range": [-0.5, 0.5] } }
+  "render": { "mode": "colormap", "colormap": "viridis", "range": [-0.5, 0.5] } }
 EOF
 }
