@@ -688,6 +688,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
                                                                       : !sink_find(sc->output.path, e)) {
         return -1;   /* --validate: what opening the output would refuse */
     }
+    if (writes_output || (o->validate && (o->output || !(o->hash || o->check))))
+        sink_warn_unused(sc, stderr);   /* a key of another output kind: a warning, not a refusal */
     if (render_create(&r->render, sc, needs, e) < 0
         || (state_loads(r->state) ? sim_create_restart : sim_create)(&r->sim, sc, e) < 0)
         return -1;

@@ -82,6 +82,12 @@ const char *render_mode_name(enum render_mode m);
 /* Whether the mode renders at render size itself (refract): libswscale's
  * stretch limit does not apply to it. */
 bool render_mode_own_size(enum render_mode m);
+/* Whether the mode reads render.KEY: the keys of every mode (mode, range,
+ * width, height, obstacle_color, alpha, atlas) and its own (docs/scene.md's
+ * "used by" column). The scene loader refuses the others. */
+bool render_mode_uses(enum render_mode m, const char *key);
+/* The mode's own keys (beyond those of every mode), NULL-terminated. */
+const char *const *render_mode_keys(enum render_mode m);
 /* The names of the mode's float channels (RENDER_NEED_FLOAT, frame.h),
  * NULL-terminated, or NULL when it has no float picture. */
 const char *const *render_mode_float_names(enum render_mode m);

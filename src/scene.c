@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,74 @@ void scene_free(struct scene *sc)
 
 /* ---- defaults and the top level ------------------------------------------------------------ */
 
+/* The output's defaults but its path (docs/scene.md): "" and the first
+ * names are zero. */
+static void output_defaults(struct output_config *o)
+{
+    o->crf = -1;
+    o->bit_depth = 8;
+    o->compression = 3;
+}
+
+const char *const scene_output_keys[] = { "codec", "crf", "preset", "pix_fmt", "bit_depth", "exr_compression",
+                                          "format", "compression", NULL };
+
+bool scene_output_given(const struct scene *sc, const char *key, char *value, size_t n, char *where, size_t wn)
+{
+    /* Each key's field: 's' a name, 'i' an integer, 'e' exr_compression, 'f' format. */
+    static const struct { const char *key; size_t at; char type; } fields[] = {
+        { "codec", offsetof(struct output_config, codec), 's' },
+        { "crf", offsetof(struct output_config, crf), 'i' },
+        { "preset", offsetof(struct output_config, preset), 's' },
+        { "pix_fmt", offsetof(struct output_config, pix_fmt), 's' },
+        { "bit_depth", offsetof(struct output_config, bit_depth), 'i' },
+        { "exr_compression", offsetof(struct output_config, exr_compression), 'e' },
+        { "format", offsetof(struct output_config, format), 'f' },
+        { "compression", offsetof(struct output_config, compression), 'i' },
+    };
+    struct output_config d = { 0 };
+    output_defaults(&d);
+    char path[PATH_LEN];
+    snprintf(path, sizeof path, "output.%s", key);
+    const struct scene_origin *from = NULL;
+    for (int i = 0; i < sc->n_origins && !from; i++)
+        if (!strcmp(sc->origins[i].key, path))
+            from = &sc->origins[i];
+    for (size_t i = 0; from && i < sizeof fields / sizeof fields[0]; i++) {
+        if (strcmp(fields[i].key, key))
+            continue;
+        const char *now = (const char *)&sc->output + fields[i].at, *was = (const char *)&d + fields[i].at;
+        switch (fields[i].type) {
+        case 's':
+            if (!strcmp(now, was))
+                return false;
+            snprintf(value, n, "\"%s\"", now);
+            break;
+        case 'i':
+            if (*(const int *)(const void *)now == *(const int *)(const void *)was)
+                return false;
+            snprintf(value, n, "%d", *(const int *)(const void *)now);
+            break;
+        default: {
+            int v = fields[i].type == 'e' ? (int)sc->output.exr_compression : (int)sc->output.format;
+            if (v == (fields[i].type == 'e' ? (int)d.exr_compression : (int)d.format))
+                return false;
+            snprintf(value, n, "\"%s\"", fields[i].type == 'e' ? scene_exr_compression_name(sc->output.exr_compression)
+                                                                  : scene_output_format_name(sc->output.format));
+        }
+        }
+        const char *name = strcmp(sc->file ? sc->file : "", "-") ? sc->file : "<stdin>";
+        if (from->line && from->preset)
+            snprintf(where, wn, "preset %s:%d:%d: ", sc->preset, from->line, from->col);
+        else if (from->line)
+            snprintf(where, wn, "%s:%d:%d: ", name, from->line, from->col);
+        else
+            snprintf(where, wn, "--set ");
+        return true;
+    }
+    return false;
+}
+
 /* Every default, documented in docs/scene.md. */
 static int set_defaults(struct scene *sc)
 {
@@ -146,9 +215,7 @@ static int set_defaults(struct scene *sc)
     sc->render.depth_range[0] = 10.0;
     sc->render.depth_range[1] = 60.0;
     memcpy(sc->render.floor_color, (unsigned char[3]){ 150, 170, 160 }, 3);
-    sc->output.crf = -1;
-    sc->output.bit_depth = 8;
-    sc->output.compression = 3;
+    output_defaults(&sc->output);
     return (sc->output.path = strdup("out/ripple.mp4")) ? 0 : -1;
 }
 
@@ -432,16 +499,18 @@ static int parse_text(struct ld *ld, const char *text, size_t len, cJSON **rootp
     return 0;
 }
 
-/* Whether the file's object `a` is of the preset's object b's kind: a has no
- * "type" (it takes b's), or both the same. */
+/* Whether the file's object `a` is of the preset's object b's kind, by its
+ * "type" (solver, obstacles) and "mode" (render): a has none (it takes b's),
+ * or both the same. Another kind's keys do not apply (scene_sections.c). */
 static bool same_type(const cJSON *a, const cJSON *b)
 {
-    const cJSON *ta = member(a, "type"), *tb = member(b, "type");
-    if (!ta)
-        return true;
-    if (!tb)
-        return false;
-    return cJSON_IsString(ta) && cJSON_IsString(tb) && !strcmp(ta->valuestring, tb->valuestring);
+    static const char *const kinds[] = { "type", "mode" };
+    for (int k = 0; k < 2; k++) {
+        const cJSON *ta = member(a, kinds[k]), *tb = member(b, kinds[k]);
+        if (ta && !(tb && cJSON_IsString(ta) && cJSON_IsString(tb) && !strcmp(ta->valuestring, tb->valuestring)))
+            return false;
+    }
+    return true;
 }
 
 /* Keys that exclude each other in one object (scene_sections.c refuses both

@@ -302,6 +302,14 @@ long long scene_moment_step(const struct scene *sc, const struct moment *m);
  * simulation starts at step -scene_preroll_steps, so frame 0 stays step 0. */
 long long scene_preroll_steps(const struct scene *sc);
 
+/* The output.* keys besides path, NULL-terminated (docs/scene.md's order). */
+extern const char *const scene_output_keys[];
+/* Whether the scene gave output.KEY (its file, its preset or --set) at a
+ * value other than its default: then value holds it as JSON ("18",
+ * "\"slow\"") and where its place with the separator ("scene.json:3:12: ",
+ * "preset pool:9:5: ", "--set "). */
+bool scene_output_given(const struct scene *sc, const char *key, char *value, size_t n, char *where, size_t wn);
+
 /* Names of enum values, for messages and printing; NULL-safe lookups. */
 const char *scene_edge_name(enum edge_kind k);
 const char *scene_shape_name(enum shape_kind k);

@@ -2,6 +2,8 @@
  * a form that scene_load reads back to the same scene. */
 #include "scene_internal.h"
 
+#include "render.h"
+
 #include <stdlib.h>
 
 #include "image.h"
@@ -321,32 +323,50 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
     cJSON *o = add_obj(root, "render", ok);
     if (o) {
         add_str(o, "mode", scene_render_mode_name(r->mode), ok);
-        add_str(o, "colormap", r->colormap, ok);
+        /* The keys of every mode, and this mode's own (the loader refuses
+         * another mode's keys). */
+#define USES(key) render_mode_uses(r->mode, key)
+        if (USES("colormap"))
+            add_str(o, "colormap", r->colormap, ok);
         add_pair(o, "range", r->range, ok);
         add_num(o, "width", r->width, ok);
         add_num(o, "height", r->height, ok);
         add_item(o, "obstacle_color", color_array(r->obstacle_color), ok);
-        add_num(o, "height_scale", r->height_scale, ok);
-        add_item(o, "light", num_array(r->light, 3), ok);
-        add_item(o, "water_color", color_array(r->water_color), ok);
-        add_item(o, "sky_color", color_array(r->sky_color), ok);
-        add_num(o, "specular", r->specular, ok);
-        add_num(o, "shininess", r->shininess, ok);
-        add_opt_str(o, "background", r->background, ok);
-        add_num(o, "refraction", r->refraction, ok);
-        if (r->depth_map) {
+        if (USES("height_scale"))
+            add_num(o, "height_scale", r->height_scale, ok);
+        if (USES("light"))
+            add_item(o, "light", num_array(r->light, 3), ok);
+        if (USES("water_color"))
+            add_item(o, "water_color", color_array(r->water_color), ok);
+        if (USES("sky_color"))
+            add_item(o, "sky_color", color_array(r->sky_color), ok);
+        if (USES("specular"))
+            add_num(o, "specular", r->specular, ok);
+        if (USES("shininess"))
+            add_num(o, "shininess", r->shininess, ok);
+        if (USES("background"))
+            add_opt_str(o, "background", r->background, ok);
+        if (USES("refraction"))
+            add_num(o, "refraction", r->refraction, ok);
+        if (USES("depth_map") && r->depth_map) {
             add_str(o, "depth_map", r->depth_map, ok);
             if (!image_is_npy(r->depth_map))
                 add_pair(o, "depth_range", r->depth_range, ok);
-        } else {
+        } else if (USES("depth")) {
             add_num(o, "depth", r->depth, ok);
         }
-        add_opt_str(o, "floor", r->floor, ok);
-        add_item(o, "floor_color", color_array(r->floor_color), ok);
-        add_num(o, "reflectivity", r->reflectivity, ok);
+        if (USES("floor"))
+            add_opt_str(o, "floor", r->floor, ok);
+        if (USES("floor_color"))
+            add_item(o, "floor_color", color_array(r->floor_color), ok);
+        if (USES("reflectivity"))
+            add_num(o, "reflectivity", r->reflectivity, ok);
         add_str(o, "alpha", scene_render_alpha_name(r->alpha), ok);
-        add_str(o, "normal_convention", scene_normal_convention_name(r->normal_convention), ok);
-        add_str(o, "video_end", scene_video_end_name(r->video_end), ok);
+        if (USES("normal_convention"))
+            add_str(o, "normal_convention", scene_normal_convention_name(r->normal_convention), ok);
+        if (USES("video_end"))
+            add_str(o, "video_end", scene_video_end_name(r->video_end), ok);
+#undef USES
         if (r->atlas[0]) {
             double cr[2] = { r->atlas[0], r->atlas[1] };
             add_item(o, "atlas", num_array(cr, 2), ok);

@@ -69,32 +69,76 @@ int load_time(struct ld *ld, const cJSON *root)
     return 0;
 }
 
+/* The kinds that share one section's keys, each using some (the solvers of
+ * "solver", the render modes of "render"): what refuse_unused_keys reads.
+ * Kind i is 0..count-1; uses(i, key) includes the keys of every kind. */
+struct key_users {
+    const char *section;           /* "solver" */
+    const char *noun;              /* "solver", "render mode" */
+    const char *every;             /* keys of every kind listed first ("solver.half_life"), or "" */
+    const char *besides;           /* after the kind's own keys (" besides ..."), or "" */
+    int count;
+    const char *(*name)(int i);
+    const char *const *(*keys)(int i);   /* kind i's own keys */
+    bool (*uses)(int i, const char *key);
+};
+
+/* Refuses the first key of the object o that kind `at` of u does not use,
+ * naming the kinds whose key it is and the keys `at` takes instead. */
+static int refuse_unused_keys(struct ld *ld, const cJSON *o, const struct key_users *u, int at)
+{
+    for (const cJSON *m = o->child; m; m = m->next) {
+        if (u->uses(at, m->string))
+            continue;
+        char p[PATH_LEN], got[80], whose[128] = "", keys[400];
+        size_t n = (size_t)snprintf(keys, sizeof keys, "%s", u->every);
+        join(p, u->section, m->string);
+        describe(m, got, sizeof got);
+        for (int i = 0, w = 0; i < u->count; i++)
+            if (u->uses(i, m->string))
+                snprintf(whose + strlen(whose), sizeof whose - strlen(whose), "%s%s", w++ ? ", " : "", u->name(i));
+        for (const char *const *k = u->keys(at); k && *k; k++)
+            n += (size_t)snprintf(keys + n, n < sizeof keys ? sizeof keys - n : 0, "%s%s.%s", n ? ", " : "",
+                                  u->section, *k);
+        if (n < sizeof keys)
+            snprintf(keys + n, sizeof keys - n, "%s", n ? u->besides : "only the keys of every mode");
+        return fail_key(ld, m, p, "not used by the %s %s (a key of %s); %s takes %s, got %s", u->name(at), u->noun,
+                        whose, u->name(at), keys, got);
+    }
+    return 0;
+}
+
+static const char *solver_name_at(int i) { return solver_at(i)->name; }
+static const char *const *solver_keys_at(int i) { return solver_at(i)->keys; }
+static bool solver_uses_at(int i, const char *key) { return solver_uses(solver_at(i), key); }
+static const char *mode_name_at(int i) { return render_mode_name((enum render_mode)i); }
+static const char *const *mode_keys_at(int i) { return render_mode_keys((enum render_mode)i); }
+static bool mode_uses_at(int i, const char *key) { return render_mode_uses((enum render_mode)i, key); }
+
 /* Refuses the first key of the solver object o that solver t does not use
  * (solver_ops.keys; "type" and "half_life" apply to all), naming t and the
  * keys that apply instead, or t's own damping key for a per-step factor. */
 static int refuse_unused_solver_keys(struct ld *ld, const cJSON *o, const struct solver_ops *t)
 {
-    for (const cJSON *m = o->child; m; m = m->next) {
-        if (solver_uses(t, m->string))
-            continue;
-        char p[PATH_LEN], got[80], whose[96] = "", keys[320] = "solver.half_life";
-        size_t at = strlen(keys);
-        join(p, "solver", m->string);
-        describe(m, got, sizeof got);
-        if (t->own_damping && (!strcmp(m->string, "damping") || !strcmp(m->string, "damping_shift")))
-            return fail_key(ld, m, p,
-                            "not used by the %s solver (a per-step factor); use solver.half_life or solver.%s, got %s",
-                            t->name, t->own_damping, got);
-        const struct solver_ops *u;
-        for (int i = 0, n = 0; (u = solver_at(i)); i++)
-            if (solver_uses(u, m->string))
-                snprintf(whose + strlen(whose), sizeof whose - strlen(whose), "%s%s", n++ ? ", " : "", u->name);
-        for (const char *const *k = t->keys; k && *k; k++)
-            at += (size_t)snprintf(keys + at, at < sizeof keys ? sizeof keys - at : 0, ", solver.%s", *k);
-        return fail_key(ld, m, p, "not used by the %s solver (a key of %s); %s takes %s, got %s", t->name, whose,
-                        t->name, keys, got);
+    struct key_users u = { "solver", "solver", "solver.half_life", "", 0, solver_name_at, solver_keys_at,
+                           solver_uses_at };
+    int at = -1;
+    while (solver_at(u.count)) {
+        if (solver_at(u.count) == t)
+            at = u.count;
+        u.count++;
     }
-    return 0;
+    const cJSON *m = o->child;
+    while (m && solver_uses(t, m->string))
+        m = m->next;
+    if (m && t->own_damping && (!strcmp(m->string, "damping") || !strcmp(m->string, "damping_shift"))) {
+        char p[PATH_LEN], got[80];
+        describe(m, got, sizeof got);
+        return fail_key(ld, m, join(p, "solver", m->string),
+                        "not used by the %s solver (a per-step factor); use solver.half_life or solver.%s, got %s",
+                        t->name, t->own_damping, got);
+    }
+    return refuse_unused_keys(ld, o, &u, at);
 }
 
 /* wave's speed from the water depth (docs/solvers.md): `depth` (uniform) or
@@ -428,6 +472,10 @@ int load_render(struct ld *ld, const cJSON *root)
     const char *modes[RENDER_MODE_COUNT + 1];
     render_mode_names(modes);
     GET_ENUM(ld, o, "render", "mode", modes, r->mode);
+    static const struct key_users mode_users = { "render", "render mode", "", " besides the keys of every mode",
+                                                 RENDER_MODE_COUNT, mode_name_at, mode_keys_at, mode_uses_at };
+    if (refuse_unused_keys(ld, o, &mode_users, (int)r->mode) < 0)
+        return -1;
     GET_ENUM(ld, o, "render", "alpha", alpha_names, r->alpha);
     GET_ENUM(ld, o, "render", "normal_convention", convention_names, r->normal_convention);
     GET_ENUM(ld, o, "render", "video_end", video_end_names, r->video_end);

@@ -168,6 +168,15 @@ void sink_print_kinds(FILE *f)
         fprintf(f, "%s\t%s\t%s\t%s\n", k->name, k->exts, sink_kind_shown(k, shown, sizeof shown), k->help);
 }
 
+/* Whether key is in the NULL-terminated list keys (NULL: none). */
+static bool key_listed(const char *const *keys, const char *key)
+{
+    for (const char *const *k = keys; k && *k; k++)
+        if (!strcmp(*k, key))
+            return true;
+    return false;
+}
+
 /* Whether ext is one of the space-separated names of exts, without regard to case. */
 static bool ext_listed(const char *exts, const char *ext)
 {
@@ -252,6 +261,32 @@ const struct sink_ops *sink_find(const char *path, struct rr_err *e)
     }
     rr_fail(e, RR_EXIT_USAGE, "%s: unknown output kind (use %s)", path, kinds);
     return NULL;
+}
+
+void sink_warn_unused(const struct scene *sc, FILE *f)
+{
+    struct rr_err quiet = { 0 };
+    const struct sink_ops *kind = sink_find(sc->output.path, &quiet), *k;
+    char value[96], where[320], users[256];
+    for (const char *const *key = scene_output_keys; kind && *key; key++) {
+        if (key_listed(kind->keys, *key) || !scene_output_given(sc, *key, value, sizeof value, where, sizeof where))
+            continue;
+        size_t at = 0;
+        users[0] = '\0';
+        for (int i = 0; (k = sink_kind_at(i)); i++) {
+            if (!key_listed(k->keys, *key))
+                continue;
+            if (k->to_stdout && at < sizeof users)
+                at += (size_t)snprintf(users + at, sizeof users - at, "%s-", at ? ", " : "");
+            for (const char *x = k->exts; *x && at < sizeof users;) {   /* "mp4 mkv" as "mp4, mkv" */
+                size_t len = strcspn(x, " ");
+                at += (size_t)snprintf(users + at, sizeof users - at, "%s%.*s", at ? ", " : "", (int)len, x);
+                x += len + (x[len] == ' ');
+            }
+        }
+        fprintf(f, "ripplerender: warning: %soutput.%s (%s) is not used by %s (%s); it applies to %s\n", where, *key,
+                value, kind->noun ? kind->noun : kind->name, sc->output.path, users);
+    }
 }
 
 /* The output's kind for sink_open and sink_check, with q filled from p and

@@ -46,6 +46,11 @@ struct sink_params {
 
 struct sink_ops {
     const char *name;
+    /* What it writes, for messages: "a PNG sequence". */
+    const char *noun;
+    /* The output.* keys it reads besides path (docs/scene.md's "used by"),
+     * NULL-terminated; NULL: none. sink_warn_unused names the others given. */
+    const char *const *keys;
     /* The names it takes: extensions without the dot, space-separated,
      * matched without regard to case ("mp4 mkv mov webm"). */
     const char *exts;
@@ -119,6 +124,14 @@ const char *sink_kind_shown(const struct sink_ops *k, char *buf, size_t n);
 /* The table for tests and scripts (ripplerender --list-outputs): a line per
  * kind, "NAME<TAB>EXTS<TAB>SHOWN<TAB>HELP". */
 void sink_print_kinds(FILE *f);
+
+/* One warning line on f for each output.* key the scene gives (not at its
+ * default) that the kind of its output path does not read: the output's
+ * kind comes from -o, so one scene goes to several kinds, and a key of
+ * another kind is not refused ("FILE:L:C: output.crf (18) is not used by a
+ * PNG sequence (out/f%04d.png); it applies to mp4, mkv, mov, webm"). Nothing
+ * for a path that names no kind (sink_find refuses it). */
+void sink_warn_unused(const struct scene *sc, FILE *f);
 
 /* The sink kind for an output path, or NULL (e filled, RR_EXIT_USAGE, naming
  * the path and the kinds there are) when the name fits none. */

@@ -1062,6 +1062,8 @@ static void caustics_row_float(const struct renderer *r, const struct field *f, 
 const struct render_mode_ops render_caustics_ops = {
     .name = "caustics",
     .mode = RENDER_CAUSTICS,
+    .keys = (const char *const[]){ "height_scale", "depth", "depth_map", "depth_range",
+                                   "floor", "floor_color", "video_end", NULL },
     .light = true,
     .init = caustics_init,
     .pick = water_backdrop_pick,

@@ -113,6 +113,9 @@ struct renderer {
 struct render_mode_ops {
     const char *name;            /* render.mode's value, as scene_render_mode_name gives it */
     enum render_mode mode;
+    /* The render.* keys it reads besides those of every mode (render.c's
+     * render_mode_uses); the scene refuses the others, naming these. */
+    const char *const *keys;
     bool gray;                   /* its picture is a grey: it can give RENDER_NEED_GRAY16 */
     bool light;                  /* it computes the floor's light (r->light): render.alpha "caustics" */
     /* It renders at render size itself, with frame instead of row (no

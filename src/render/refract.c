@@ -138,6 +138,8 @@ static void refract_free(struct renderer *r)
 const struct render_mode_ops render_refract_ops = {
     .name = "refract",
     .mode = RENDER_REFRACT,
+    .keys = (const char *const[]){ "height_scale", "light", "specular", "shininess",
+                                   "background", "refraction", "video_end", NULL },
     .own_size = true,
     .opaque = "its background is opaque",
     .init = refract_init,

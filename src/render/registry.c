@@ -6,6 +6,7 @@
 #include "render/modes.h"
 
 #include <stdio.h>
+#include <string.h>
 
 extern const struct render_mode_ops render_height_ops, render_colormap_ops, render_shaded_ops, render_refract_ops,
     render_normals_ops, render_caustics_ops;
@@ -47,6 +48,26 @@ bool render_mode_own_size(enum render_mode m)
 {
     const struct render_mode_ops *ops = render_mode_of(m);
     return ops && ops->own_size;
+}
+
+const char *const *render_mode_keys(enum render_mode m)
+{
+    static const char *const none[] = { NULL };
+    const struct render_mode_ops *ops = render_mode_of(m);
+    return ops && ops->keys ? ops->keys : none;
+}
+
+bool render_mode_uses(enum render_mode m, const char *key)
+{
+    static const char *const every[] = { "mode", "range", "width", "height", "obstacle_color", "alpha", "atlas",
+                                         NULL };
+    for (const char *const *k = every; *k; k++)
+        if (!strcmp(*k, key))
+            return true;
+    for (const char *const *k = render_mode_keys(m); *k; k++)
+        if (!strcmp(*k, key))
+            return true;
+    return false;
 }
 
 const char *const *render_mode_float_names(enum render_mode m)

@@ -252,6 +252,8 @@ const char *sink_exr_version(void)
 
 const struct sink_ops sink_exr_ops = {
     .name = "exr",
+    .noun = "an EXR sequence",
+    .keys = (const char *const[]){ "bit_depth", "exr_compression", NULL },
     .exts = "exr",
     .numbered = true,
     .help = "OpenEXR per frame: float heights, normals or caustics",

@@ -347,6 +347,8 @@ static void gif_free(void *priv)
 
 const struct sink_ops sink_gif_ops = {
     .name = "gif",
+    .noun = "a GIF",
+    .keys = (const char *const[]){ "codec", "pix_fmt", NULL },
     .exts = "gif",
     .help = "animated GIF, one palette, loops forever",
     .priv_size = sizeof(struct gif_sink),

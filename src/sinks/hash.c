@@ -138,6 +138,7 @@ static void hash_free(void *priv)
 
 const struct sink_ops sink_hash_ops = {
     .name = "hash",
+    .noun = "a frame hash file",
     .exts = "framemd5 framehash",
     .help = "FFmpeg's per-frame hashes of the rgb24 frames",
     .priv_size = sizeof(struct hash_sink),

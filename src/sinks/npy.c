@@ -150,6 +150,7 @@ static void npy_free(void *priv)
 
 const struct sink_ops sink_npy_ops = {
     .name = "npy",
+    .noun = "a .npy file",
     .exts = "npy",
     .help = "float32 heights, shape (frames, height, width)",
     .priv_size = sizeof(struct npy_sink),

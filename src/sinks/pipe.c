@@ -328,6 +328,8 @@ static void pipe_free(void *priv)
 
 const struct sink_ops sink_pipe_ops = {
     .name = "pipe",
+    .noun = "standard output",
+    .keys = (const char *const[]){ "pix_fmt", "format", NULL },
     .exts = "",
     .to_stdout = true,
     .help = "standard output: y4m, or NUT with output.format",

@@ -426,6 +426,8 @@ static void pngseq_free(void *priv)
 
 const struct sink_ops sink_pngseq_ops = {
     .name = "png",
+    .noun = "a PNG sequence",
+    .keys = (const char *const[]){ "bit_depth", "compression", NULL },
     .exts = "png",
     .numbered = true,
     .help = "a PNG sequence (8- or 16-bit rgb or rgba, 16-bit grey)",

@@ -700,6 +700,8 @@ static void video_free(void *priv)
 
 const struct sink_ops sink_video_ops = {
     .name = "video",
+    .noun = "a video",
+    .keys = (const char *const[]){ "codec", "crf", "preset", "pix_fmt", "bit_depth", NULL },
     .exts = "mp4 mkv mov webm",
     .help = "video (libavcodec)",
     .priv_size = sizeof(struct video_sink),

@@ -18,6 +18,8 @@ cat > "$T/s.json" <<'EOF'
   "time": { "fps": 10, "frames": 14 },
   "render": { "mode": "refract", "background": "v.mkv" } }
 EOF
+# the same for caustics (which refuses refract's background)
+sed 's/"mode": "refract", "background": "v.mkv"/"mode": "caustics"/' "$T/s.json" > "$T/c.json"
 one_line() { [ "$(wc -l < "$1")" -eq 1 ]; }
 ff() { ffmpeg -nostdin -v error -y "$@"; }
 # md5s FILE ARGS: ffmpeg's rgb24 frame md5s of a file, one a line
@@ -60,7 +62,7 @@ md5s "$T/h.mp4" -sws_flags $SWS > "$T/hv.md5"
 cond yuv-as-ffmpeg-converts '[ "$(cat "$T/h.md5")" = "$(cat "$T/hv.md5")" ]'
 
 # --- caustics: the floor under still water (light 1 everywhere) -----------------------------
-ours -s render.mode=caustics -s render.floor=v.mkv -s render.background=null > "$T/c.md5"
+"$RR" "$T/c.json" --hash -q -s render.floor=v.mkv | awk '{print $2}' > "$T/c.md5"
 cond caustics-floor-is-the-video '[ "$(cat "$T/c.md5")" = "$(cat "$T/o.md5")" ]'
 
 # --- image sequences: image n for frame n (from 0, or from 1) ----------------------------
@@ -98,7 +100,7 @@ cond drops-move-the-picture '[ "$(sed -n 3p "$T/dw")" != "$(sed -n 3p "$T/o.md5"
 bad() {   # NAME WANT-STATUS MESSAGE-PART ARGS...
     name=$1 want=$2 msg=$3; shift 3
     rm -f "$T/x.mp4"
-    "$RR" "$T/s.json" -q -o "$T/x.mp4" "$@" 2> "$T/err"; s=$?
+    "$RR" "${scene:-$T/s.json}" -q -o "$T/x.mp4" "$@" 2> "$T/err"; s=$?
     if [ $s -eq "$want" ] && grep -qF -- "$msg" "$T/err" && one_line "$T/err" && [ ! -e "$T/x.mp4" ] \
         && [ -z "$(ls "$T" | grep '^\.x\.mp4' || true)" ]; then ok "$name"
     else fail "$name" "status $s, $(cat "$T/err")"; fi
@@ -109,7 +111,9 @@ ff -f lavfi -i sine -t 0.2 "$T/a.wav"
 bad audio-only 2 "render.background: $T/a.wav: no video stream" -s render.background=a.wav
 head -c 700 "$T/v.mkv" > "$T/cut.mkv"
 bad no-frames 2 "render.background: $T/cut.mkv: the video has no frames" -s render.background=cut.mkv
-bad floor-no-frames 2 "render.floor: $T/cut.mkv: the video has no frames" -s render.mode=caustics -s render.floor=cut.mkv
+scene=$T/c.json
+bad floor-no-frames 2 "render.floor: $T/cut.mkv: the video has no frames" -s render.floor=cut.mkv
+scene=
 rm "$T/s0/f004.png"
 bad sequence-gap 2 "render.background: $T/s0/f004.png: missing from the image sequence (images 0 to 3 exist, and 9)" \
     -s render.background=s0/f%03d.png
@@ -128,7 +132,12 @@ ff -f lavfi -i testsrc2=size=2000x2000:rate=10:duration=0.1 -c:v ffv1 -pix_fmt b
 RIPPLERENDER_MEM_LIMIT=40M bad video-memory 2 \
     "render.background: $T/big.mkv: decoding its 2000 x 2000 frames needs about 304000000 bytes beside the run's" \
     -s render.background=big.mkv
-cond video-end-other-mode '"$RR" "$T/s.json" -q --hash -s render.mode=height -s render.video_end=loop > /dev/null'
+# video_end is a key of refract and caustics: another mode refuses it
+sed 's/"mode": "caustics"/"mode": "height"/' "$T/c.json" > "$T/h.json"
+scene=$T/h.json
+bad video-end-other-mode 2 "render.video_end: not used by the height render mode (a key of refract, caustics)" \
+    -s render.video_end=loop
+scene=
 
 # --- atlases ---------------------------------------------------------------------------
 cat > "$T/a.json" <<'EOF'

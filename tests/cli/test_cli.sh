@@ -9,7 +9,7 @@ cat > "$T/small.json" <<'EOF'
   "time": { "fps": 10, "frames": 10, "steps_per_frame": 2 },
   "drops": [ { "x": 20, "y": 20, "radius": 3, "amplitude": -1 },
              { "frame": 4, "x": 44, "y": 30, "radius": 2, "amplitude": 1 } ],
-  "render": { "mode": "colormap", "colormap": "viridis", "range": [-0.5, 0.5] } }
+  "render": { "mode": "colormap", "range": [-0.5, 0.5] } }
 EOF
 probe() { ffprobe -v error -select_streams v:0 -count_frames -show_entries "$2" -of default=nw=1:nk=1 "$1" 2>/dev/null | head -n 1; }
 fmt_duration() { ffprobe -v error -show_entries format=duration -of default=nw=1:nk=1 "$1" 2>/dev/null; }

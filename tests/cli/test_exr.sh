@@ -131,7 +131,7 @@ check directx-inverts-png-green python3 "$T/compare.py" green "$T/popengl.rgb" "
 check normals-default-is-opengl cmp -s "$T/default.hash" "$T/opengl.hash"
 "$RR" "$T/s.json" -s render.mode=normals -s render.normal_convention=directx --hash -q > "$T/directx.hash"
 cond directx-changes-the-frames '! cmp -s "$T/default.hash" "$T/directx.hash"'
-"$RR" "$T/s.json" --print-scene > "$T/printed.json"
+"$RR" "$T/s.json" -s render.mode=normals --print-scene > "$T/printed.json"   # a normals key
 cond print-scene-has-the-keys 'grep -q "\"normal_convention\":[[:space:]]*\"opengl\"" "$T/printed.json" && grep -q "\"exr_compression\":[[:space:]]*\"zip\"" "$T/printed.json"'
 
 # --- caustics and alpha -------------------------------------------------------------------------------

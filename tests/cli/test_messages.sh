@@ -35,7 +35,7 @@ refused png-not-a-png 'tests/bad/48-mask-not-a-png\.json:1:44: obstacles\.0\.pat
 
 # --- the same late checks with the value from --set: "--set KEY: " first ----------------
 echo '{ "grid": { "width": 32, "height": 24 }, "time": { "frames": 2 } }' > "$T/s.json"
-refused set-colormap '--set render\.colormap: .*did you mean "viridis"\?' "$T/s.json" -s render.colormap=virdis
+refused set-colormap '--set render\.colormap: .*did you mean "viridis"\?' "$T/s.json" -s render.mode=colormap -s render.colormap=virdis
 refused set-codec '--set output\.codec: ' "$T/s.json" -s output.codec=nosuch
 refused set-pix-fmt '--set output\.pix_fmt: "nosuch" is not a pixel format$' "$T/s.json" -s output.pix_fmt=nosuch
 # FFmpeg's names get a guess too: a codec's own encoder, an ending, a typo.

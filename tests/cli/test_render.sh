@@ -14,15 +14,18 @@ pixels() { ffmpeg -v error -i "$1" -f rawvideo -pix_fmt rgb24 - | od -An -v -tu1
 cp scenes/pool.png "$T/pool.png"
 cat > "$T/still.json" <<'JSON'
 { "grid": { "width": 48, "height": 32 }, "time": { "fps": 10, "frames": 2 },
-  "render": { "mode": "shaded", "background": "pool.png" } }
+  "render": { "mode": "shaded" } }
 JSON
 cat > "$T/ripples.json" <<'JSON'
 { "grid": { "width": 48, "height": 32 }, "time": { "fps": 10, "frames": 6 },
   "boundary": "wrap",
   "drops": [ { "x": 2, "y": 30, "radius": 4, "amplitude": -2, "shape": "cosine" } ],
   "obstacles": [ { "type": "rect", "x": 20, "y": 10, "width": 4, "height": 4 } ],
-  "render": { "mode": "shaded", "background": "pool.png", "obstacle_color": [255, 0, 255] } }
+  "render": { "mode": "shaded", "obstacle_color": [255, 0, 255] } }
 JSON
+# The scenes' mode is shaded, which refuses refract's background: refract
+# runs are given it with --set (relative to the scene's folder).
+bg() { [ "$1" = refract ] && echo "-s render.background=pool.png"; }
 
 # --- still water ------------------------------------------------------------------
 for m in shaded caustics normals; do
@@ -33,7 +36,7 @@ done
 check still-normals-flat [ "$(pixels "$T/normals/f1.png" | tr -s ' ')" = " 128 128 255" ]
 check still-caustics-floor-colour [ "$(pixels "$T/caustics/f0.png" | tr -s ' ')" = " 150 170 160" ]
 # refract: the background at its own size, pixel for pixel (framemd5 of both)
-"$RR" "$T/still.json" -s render.mode=refract -s render.width=256 -s render.height=192 -o "$T/r.framemd5" -q
+"$RR" "$T/still.json" -s render.mode=refract $(bg refract) -s render.width=256 -s render.height=192 -o "$T/r.framemd5" -q
 check still-refract-exit-0 [ $? -eq 0 ]
 ffmpeg -v error -i scenes/pool.png -pix_fmt rgb24 -f framemd5 - > "$T/bg.framemd5"
 check still-refract-is-background [ "$(md5col "$T/r.framemd5" | head -n 1)" = "$(md5col "$T/bg.framemd5")" ]
@@ -46,13 +49,13 @@ check still-caustics-is-floor [ "$(md5col "$T/c.framemd5" | head -n 1)" = "$(md5
 # --- every mode renders ripples and paints walls, at the grid's size and scaled ---------
 for m in shaded refract normals caustics; do
     mkdir -p "$T/w$m"
-    "$RR" "$T/ripples.json" -s render.mode=$m -s render.width=96 -s render.height=64 -o "$T/w$m/f%d.png" -q
+    "$RR" "$T/ripples.json" -s render.mode=$m $(bg $m) -s render.width=96 -s render.height=64 -o "$T/w$m/f%d.png" -q
     check "walls-$m-exit-0" [ $? -eq 0 ]
     check "walls-$m-scaled-size" [ "$(probe "$T/w$m/f5.png" stream=width)x$(probe "$T/w$m/f5.png" stream=height)" = 96x64 ]
     check "walls-$m-magenta" sh -c "$(command -v ffmpeg) -v error -i '$T/w$m/f5.png' -vf crop=4:4:44:24 -f rawvideo -pix_fmt rgb24 - | od -An -v -tu1 -w3 | sort -u | tr -s ' ' | grep -qx ' 255 0 255'"
     check "ripples-$m-not-uniform" [ "$(pixels "$T/w$m/f5.png" | wc -l)" -gt 20 ]
-    "$RR" "$T/ripples.json" -s render.mode=$m --hash -j 1 -q > "$T/j1"
-    "$RR" "$T/ripples.json" -s render.mode=$m --hash -j 2 -q > "$T/j2"
+    "$RR" "$T/ripples.json" -s render.mode=$m $(bg $m) --hash -j 1 -q > "$T/j1"
+    "$RR" "$T/ripples.json" -s render.mode=$m $(bg $m) --hash -j 2 -q > "$T/j2"
     check "threads-$m" cmp -s "$T/j1" "$T/j2"
 done
 
@@ -73,16 +76,23 @@ ffmpeg -v error -i "$T/nb/f5.png" -f rawvideo -pix_fmt rgb24 - | md5sum > "$T/mo
 check normals-wrap-tiles cmp -s "$T/rolled" "$T/moved"
 check normals-wrap-not-flat [ "$(pixels "$T/na/f5.png" | wc -l)" -gt 20 ]
 
-# --- --print-scene round trip with every render key ---------------------------------------
-"$RR" "$T/ripples.json" -s render.mode=caustics -s render.depth=12.5 -s 'render.light=[1,0.5,3]' \
-    -s render.floor=pool.png -s render.refraction=-3 -s render.shininess=12 --print-scene > "$T/resolved.json"
+# --- --print-scene round trip with every key of a mode, and no other mode's ---------------------
+"$RR" "$T/ripples.json" -s render.mode=caustics -s render.depth=12.5 -s render.height_scale=2 \
+    -s render.floor=pool.png -s render.floor_color=#102030 --print-scene > "$T/resolved.json"
 check print-scene-exit-0 [ $? -eq 0 ]
-check print-scene-has-keys sh -c "grep -q '\"depth\":	12.5' '$T/resolved.json' && grep -q '\"water_color\"' '$T/resolved.json' && grep -q '\"background\":	\"' '$T/resolved.json'"
-"$RR" "$T/ripples.json" -s render.mode=caustics -s render.depth=12.5 -s 'render.light=[1,0.5,3]' \
-    -s render.floor=pool.png -s render.refraction=-3 -s render.shininess=12 --hash -q > "$T/h1"
+check print-scene-has-keys sh -c "grep -q '\"depth\":	12.5' '$T/resolved.json' && grep -q '\"floor\":	\"' '$T/resolved.json' && grep -q '\"obstacle_color\"' '$T/resolved.json'"
+check print-scene-no-other-mode sh -c "! grep -q '\"water_color\"\\|\"background\"\\|\"light\"' '$T/resolved.json'"
+"$RR" "$T/ripples.json" -s render.mode=caustics -s render.depth=12.5 -s render.height_scale=2 \
+    -s render.floor=pool.png -s render.floor_color=#102030 --hash -q > "$T/h1"
 (cd "$T" && "$RR" resolved.json --hash -q) > "$T/h2"
 check print-scene-same-frames cmp -s "$T/h1" "$T/h2"
-"$RR" "$T/ripples.json" -s render.background=null --print-scene | grep -q '"background":	null'
+"$RR" "$T/ripples.json" -s render.mode=refract -s 'render.light=[1,0.5,3]' -s render.refraction=-3 \
+    -s render.shininess=12 $(bg refract) --print-scene > "$T/resolved-r.json"
+"$RR" "$T/ripples.json" -s render.mode=refract -s 'render.light=[1,0.5,3]' -s render.refraction=-3 \
+    -s render.shininess=12 $(bg refract) --hash -q > "$T/h1"
+(cd "$T" && "$RR" resolved-r.json --hash -q) > "$T/h2"
+check print-scene-refract-same-frames cmp -s "$T/h1" "$T/h2"
+"$RR" "$T/ripples.json" -s render.mode=refract -s render.background=null --print-scene | grep -q '"background":	null'
 check background-null [ $? -eq 0 ]
 
 # --- GIF: codec, size, frames, loop forever, timing in 1/100 s, atomic -------------------------
@@ -156,7 +166,7 @@ for m in shaded height; do
 done
 
 # --- errors -----------------------------------------------------------------------------------
-"$RR" "$T/ripples.json" -s render.background=missing.png --validate 2> "$T/err"; s=$?
+"$RR" "$T/ripples.json" -s render.mode=refract -s render.background=missing.png --validate 2> "$T/err"; s=$?
 check missing-background-exit-2 [ $s -eq 2 ]
 check missing-background-names-key grep -q 'render.background: cannot open "missing.png"' "$T/err"
 printf 'not a png' > "$T/bad.png"

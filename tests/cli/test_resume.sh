@@ -17,7 +17,7 @@ cat > s.json <<'EOF'
   "time": { "fps": 10, "frames": 30, "steps_per_frame": 1000 },
   "drops": [ { "x": 40, "y": 40, "radius": 3, "amplitude": -1 } ],
   "rain": { "rate": 20, "seed": 3, "end": 3 },
-  "render": { "mode": "colormap", "colormap": "viridis", "range": [-0.5, 0.5] } }
+  "render": { "mode": "colormap", "range": [-0.5, 0.5] } }
 EOF
 R() { "$RR" s.json -q -j1 "$@"; }
 R --hash > whole.hash

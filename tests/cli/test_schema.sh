@@ -32,8 +32,13 @@ solvers=""   # each solver's keys: --print-scene writes only those of the scene'
 for t in flow spring wave spectral; do
     echo "{ \"solver\": { \"type\": \"$t\" } }" | "$RR" - --print-scene > "$T/$t.json"; solvers="$solvers $T/$t.json"
 done
-check defaults-agree sc defaults "$S" "$T/empty.json" $solvers
+modes=""   # each render mode's keys: --print-scene writes only those of the scene's mode
+for m in colormap shaded refract normals caustics; do
+    echo "{ \"render\": { \"mode\": \"$m\" } }" | "$RR" - --print-scene > "$T/$m.json"; modes="$modes $T/$m.json"
+done
+check defaults-agree sc defaults "$S" "$T/empty.json" $solvers $modes
 check print-scene-solvers-valid sc validate "$S" $solvers
+check print-scene-modes-valid sc validate "$S" $modes
 check print-scene-empty-valid sc validate "$S" "$T/empty.json"
 
 # colormap "gray", the alias of "grey": both accept it, and its resolved form
@@ -109,6 +114,11 @@ done <<'JSON'
 { "solver": { "type": "spectral", "damping_shift": 4 } }
 { "solver": { "blend": 0.5 } }
 { "solver": { "type": "flow", "speed_map": null } }
+# a key of another render mode (the default mode is height)
+{ "render": { "mode": "shaded", "colormap": "ocean" } }
+{ "render": { "floor_color": [1, 2, 3] } }
+{ "render": { "refraction": 2, "mode": "caustics" } }
+{ "render": { "mode": "normals", "light": [0, 0, 1] } }
 # a key of wave's other way to its speed
 { "solver": { "type": "wave", "speed_range": [0.1, 0.3] } }
 { "solver": { "type": "wave", "speed": 0.2, "speed_range": [0.1, 0.3], "speed_map": null } }

@@ -402,7 +402,7 @@ static void test_set_lenient_numbers(void **state)
         assert_string_equal(sc.probes[i].name, names[i]);
     scene_free(&sc);
     /* A key that takes a string, given a number: refused, saying so. */
-    expect_set_error("{}", "render.colormap=1e3",
+    expect_set_error("{\"render\": {\"mode\": \"colormap\"}}", "render.colormap=1e3",
                      "--set render.colormap: expected a non-empty string of at most 31 characters, got 1000");
     expect_set_error("{}", "output.codec=.5",
                      "--set output.codec: expected a string of at most 31 characters, got 0.5");
@@ -430,11 +430,11 @@ static void test_suggestions(void **state)
     expect_file_error("{\"drops\": [{\"rad\": 2}]}",
                       ":1:13: drops.0.rad: unknown key \"rad\", did you mean \"radius\"?");
     /* The colormap is checked with the scene, at its position. */
-    expect_file_error("{\"render\": {\"colormap\": \"virdis\"}}",
-                      ":1:25: render.colormap: expected one of \"grey\", \"viridis\", \"magma\", \"inferno\", "
+    expect_file_error("{\"render\": {\"mode\": \"colormap\", \"colormap\": \"virdis\"}}",
+                      ":1:45: render.colormap: expected one of \"grey\", \"viridis\", \"magma\", \"inferno\", "
                       "\"plasma\", \"turbo\", \"coolwarm\", \"balance\", \"ocean\", \"cividis\", got "
                       "\"virdis\"; did you mean \"viridis\"?");
-    expect_set_error("{}", "render.colormap=nosuch",
+    expect_set_error("{\"render\": {\"mode\": \"colormap\"}}", "render.colormap=nosuch",
                      "--set render.colormap: expected one of \"grey\", \"viridis\", \"magma\", \"inferno\", "
                      "\"plasma\", \"turbo\", \"coolwarm\", \"balance\", \"ocean\", \"cividis\", got \"nosuch\"");
     /* Nothing near: no guess (two letters are too few to go by). */
@@ -917,14 +917,15 @@ static void test_depth_keys(void **state)
     snprintf(want, sizeof want, ":1:%d: solver.depth_range: not used with a .npy solver.depth_map (its values are the "
              "depths in m)", (int)strlen(npy) + 46);
     expect_file_error(text, want);
-    expect_file_error("{\"render\": {\"depth_range\": [1, 2]}}",
-                      ":1:13: render.depth_range: used only with a PNG render.depth_map");
-    expect_file_error("{\"render\": {\"depth_range\": [0, 2]}}",
-                      ":1:28: render.depth_range: expected an array of two numbers in (0, 1000000], got [0,2]");
-    snprintf(text, sizeof text, "{\"render\": {\"depth\": 3, \"depth_map\": \"%s\"}}", mask_path);
-    expect_file_error(text, ":1:25: render.depth_map: give either render.depth or render.depth_map, not both");
+    expect_file_error("{\"render\": {\"mode\": \"caustics\", \"depth_range\": [1, 2]}}",
+                      ":1:33: render.depth_range: used only with a PNG render.depth_map");
+    expect_file_error("{\"render\": {\"mode\": \"caustics\", \"depth_range\": [0, 2]}}",
+                      ":1:48: render.depth_range: expected an array of two numbers in (0, 1000000], got [0,2]");
+    snprintf(text, sizeof text, "{\"render\": {\"mode\": \"caustics\", \"depth\": 3, \"depth_map\": \"%s\"}}", mask_path);
+    expect_file_error(text, ":1:45: render.depth_map: give either render.depth or render.depth_map, not both");
     /* a floor map prints and loads back (its path, and depth_range for a PNG) */
-    snprintf(text, sizeof text, "{\"render\": {\"depth_map\": \"%s\", \"depth_range\": [2, 8]}}", mask_path);
+    snprintf(text, sizeof text, "{\"render\": {\"mode\": \"caustics\", \"depth_map\": \"%s\", \"depth_range\": [2, 8]}}",
+             mask_path);
     assert_int_equal(load(text, NULL, 0, &sc, &e), 0);
     char *printed = scene_text(&sc);
     assert_non_null(printed);
@@ -1042,10 +1043,11 @@ static void test_moving_picture_keys(void **state)
                       ":1:22: render.atlas: expected [columns, rows] with integers in [1, 1024], or null, got [2,1025]");
     expect_file_error("{\"render\": {\"atlas\": [2.5, 2]}}",
                       ":1:22: render.atlas: expected [columns, rows] with integers in [1, 1024], or null, got [2.5,2]");
-    /* Another mode, or hold (what a still shows anyway): accepted
-     * (docs/scene.md: it does not apply). */
-    assert_int_equal(load("{\"render\": {\"video_end\": \"loop\"}}", NULL, 0, &sc, &e), 0);
-    scene_free(&sc);
+    /* Another mode refuses it, as any key of a mode not its own; hold (what
+     * a still shows anyway) is accepted. */
+    expect_file_error("{\"render\": {\"video_end\": \"loop\"}}",
+                      ":1:13: render.video_end: not used by the height render mode (a key of refract, caustics); "
+                      "height takes only the keys of every mode, got \"loop\"");
     assert_int_equal(load("{\"render\": {\"mode\": \"refract\", \"video_end\": \"hold\"}}", NULL, 0, &sc, &e), 0);
     scene_free(&sc);
 }
@@ -1070,9 +1072,9 @@ static void test_render_keys(void **state)
     assert_int_equal(load("{\"render\": {\"mode\": \"colormap\", \"colormap\": \"gray\"}}", NULL, 0, &sc, &e), 0);
     assert_string_equal(r->colormap, "gray");
     scene_free(&sc);
-    round_trip("{\"render\": {\"colormap\": \"gray\"}}");
-    expect_file_error("{\"render\": {\"colormap\": \"grau\"}}",
-                      ":1:25: render.colormap: expected one of \"grey\", \"viridis\", \"magma\", \"inferno\", "
+    round_trip("{\"render\": {\"mode\": \"colormap\", \"colormap\": \"gray\"}}");
+    expect_file_error("{\"render\": {\"mode\": \"colormap\", \"colormap\": \"grau\"}}",
+                      ":1:45: render.colormap: expected one of \"grey\", \"viridis\", \"magma\", \"inferno\", "
                       "\"plasma\", \"turbo\", \"coolwarm\", \"balance\", \"ocean\", \"cividis\", got \"grau\"; "
                       "did you mean \"grey\"?");
 
@@ -1081,19 +1083,13 @@ static void test_render_keys(void **state)
     FILE *f = fopen(pic, "wb");
     assert_non_null(f);
     fclose(f);
-    const char *text = "{\"render\": {\"mode\": \"caustics\", \"height_scale\": 2.5, \"light\": [0.5, -1, 3],"
-                       " \"water_color\": \"#102030\", \"sky_color\": [1, 2, 3], \"specular\": 0,"
-                       " \"shininess\": 7, \"background\": \"pic.png\", \"refraction\": -2,"
+    /* each mode's own keys: caustics, refract, shaded */
+    const char *text = "{\"render\": {\"mode\": \"caustics\", \"height_scale\": 2.5,"
                        " \"depth\": 0, \"floor\": null, \"floor_color\": [9, 8, 7]}}";
     assert_int_equal(load(text, NULL, 0, &sc, &e), 0);
     assert_int_equal(r->mode, RENDER_CAUSTICS);
-    assert_true(r->height_scale == 2.5 && r->specular == 0 && r->shininess == 7);
-    assert_true(r->light[0] == 0.5 && r->light[1] == -1 && r->light[2] == 3);
-    assert_true(r->refraction == -2 && r->depth == 0);
-    assert_memory_equal(r->water_color, ((unsigned char[3]){ 16, 32, 48 }), 3);
-    assert_memory_equal(r->sky_color, ((unsigned char[3]){ 1, 2, 3 }), 3);
+    assert_true(r->height_scale == 2.5 && r->depth == 0);
     assert_memory_equal(r->floor_color, ((unsigned char[3]){ 9, 8, 7 }), 3);
-    assert_string_equal(r->background, pic);
     assert_null(r->floor);
     char *p = NULL;
     size_t n = 0;
@@ -1102,21 +1098,42 @@ static void test_render_keys(void **state)
     fclose(m);
     assert_non_null(strstr(p, "\"floor\":\tnull"));
     assert_non_null(strstr(p, "\"depth\":\t0"));
+    assert_null(strstr(p, "\"background\""));   /* refract's, not printed */
+    assert_null(strstr(p, "\"water_color\""));  /* shaded's */
     struct scene back;
     assert_int_equal(load(p, NULL, 0, &back, &e), 0);
-    assert_string_equal(back.render.background, pic);
-    assert_true(back.render.light[1] == -1 && back.render.refraction == -2);
-    assert_memory_equal(back.render.water_color, r->water_color, 3);
+    assert_memory_equal(back.render.floor_color, r->floor_color, 3);
     scene_free(&back);
     free(p);
     scene_free(&sc);
+    text = "{\"render\": {\"mode\": \"refract\", \"light\": [0.5, -1, 3], \"specular\": 0,"
+           " \"shininess\": 7, \"background\": \"pic.png\", \"refraction\": -2}}";
+    assert_int_equal(load(text, NULL, 0, &sc, &e), 0);
+    assert_true(r->specular == 0 && r->shininess == 7 && r->refraction == -2);
+    assert_true(r->light[0] == 0.5 && r->light[1] == -1 && r->light[2] == 3);
+    assert_string_equal(r->background, pic);
+    p = NULL;
+    m = open_memstream(&p, &n);
+    assert_int_equal(scene_print(&sc, m), 0);
+    fclose(m);
+    assert_int_equal(load(p, NULL, 0, &back, &e), 0);
+    assert_string_equal(back.render.background, pic);
+    assert_true(back.render.light[1] == -1 && back.render.refraction == -2);
+    scene_free(&back);
+    free(p);
+    scene_free(&sc);
+    text = "{\"render\": {\"mode\": \"shaded\", \"water_color\": \"#102030\", \"sky_color\": [1, 2, 3]}}";
+    assert_int_equal(load(text, NULL, 0, &sc, &e), 0);
+    assert_memory_equal(r->water_color, ((unsigned char[3]){ 16, 32, 48 }), 3);
+    assert_memory_equal(r->sky_color, ((unsigned char[3]){ 1, 2, 3 }), 3);
+    scene_free(&sc);
     remove(pic);
 
-    expect_file_error("{\"render\": {\"light\": [1, 2]}}",
-                      ":1:22: render.light: expected [x, y, z] with numbers in [-1e6, 1e6] and z > 0, got [1,2]");
-    expect_file_error("{\"render\": {\"specular\": -1}}",
-                      ":1:25: render.specular: expected a number in [0, 100], got -1");
-    expect_file_error("{\"render\": {\"floor\": 3}}", ":1:22: render.floor: expected a file name, got 3");
+    expect_file_error("{\"render\": {\"mode\": \"shaded\", \"light\": [1, 2]}}",
+                      ":1:40: render.light: expected [x, y, z] with numbers in [-1e6, 1e6] and z > 0, got [1,2]");
+    expect_file_error("{\"render\": {\"mode\": \"shaded\", \"specular\": -1}}",
+                      ":1:43: render.specular: expected a number in [0, 100], got -1");
+    expect_file_error("{\"render\": {\"mode\": \"caustics\", \"floor\": 3}}", ":1:42: render.floor: expected a file name, got 3");
 }
 
 static void test_steps(void **state)
@@ -1215,14 +1232,14 @@ static void test_presets(void **state)
 
     write_scene("{ \"grid\": { \"width\": 50 }, \"drops\": [ { \"x\": 1, \"y\": 1 } ],\n"
                 "  \"solver\": { \"type\": \"elias\" }, \"render\": { \"specular\": 0.25 } }");
-    const char *sets[] = { "render.mode=height" };
+    const char *sets[] = { "render.mode=refract" };   /* refract reads specular too */
     assert_int_equal(scene_load_preset(&sc, &toy, scene_path, sets, 1, &e), 0);
     assert_int_equal(sc.grid.width, 50);              /* the file's */
     assert_int_equal(sc.grid.height, 30);             /* the preset's, merged */
     assert_int_equal(sc.n_drops, 1);                  /* an array replaces */
     assert_string_equal(sc.solver.type->name, "elias");   /* another type: flow's "flow" gone */
     assert_true(sc.render.specular == 0.25);
-    assert_int_equal(sc.render.mode, RENDER_HEIGHT);  /* --set over both */
+    assert_int_equal(sc.render.mode, RENDER_REFRACT);  /* --set over both */
     scene_free(&sc);
 
     /* the file's value is located in the file, the preset's in the preset */
