@@ -74,6 +74,7 @@ int load_time(struct ld *ld, const cJSON *root)
  * Kind i is 0..count-1; uses(i, key) includes the keys of every kind. */
 struct key_users {
     const char *section;           /* "solver" */
+    const char *kind;              /* the key naming the kind: "type", "mode" */
     const char *noun;              /* "solver", "render mode" */
     const char *every;             /* keys of every kind listed first ("solver.half_life"), or "" */
     const char *besides;           /* after the kind's own keys (" besides ..."), or "" */
@@ -102,8 +103,21 @@ static int refuse_unused_keys(struct ld *ld, const cJSON *o, const struct key_us
                                   u->section, *k);
         if (n < sizeof keys)
             snprintf(keys + n, sizeof keys - n, "%s", n ? u->besides : "only the keys of every mode");
-        return fail_key(ld, m, p, "not used by the %s %s (a key of %s); %s takes %s, got %s", u->name(at), u->noun,
-                        whose, u->name(at), keys, got);
+        /* A kind set by --set over a file's or preset's section keeps the
+         * section's other keys: the way to another kind is the section
+         * given whole, which the message says then. */
+        struct sj_pos pv, pk;
+        const char *pn;
+        bool pp;
+        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, u->kind);
+        char hint[160] = "";
+        if (kind && !node_where(ld, kind, &pv, &pk, &pn, &pp) && node_where(ld, m, &pv, &pk, &pn, &pp))
+            snprintf(hint, sizeof hint,
+                     " (--set %s.%s keeps the section's other keys; to start it afresh, give it whole: "
+                     "--set '%s={\"%s\": \"%s\"}')",
+                     u->section, u->kind, u->section, u->kind, u->name(at));
+        return fail_key(ld, m, p, "not used by the %s %s (a key of %s); %s takes %s, got %s%s", u->name(at), u->noun,
+                        whose, u->name(at), keys, got, hint);
     }
     return 0;
 }
@@ -120,7 +134,7 @@ static bool mode_uses_at(int i, const char *key) { return render_mode_uses((enum
  * keys that apply instead, or t's own damping key for a per-step factor. */
 static int refuse_unused_solver_keys(struct ld *ld, const cJSON *o, const struct solver_ops *t)
 {
-    struct key_users u = { "solver", "solver", "solver.half_life", "", 0, solver_name_at, solver_keys_at,
+    struct key_users u = { "solver", "type", "solver", "solver.half_life", "", 0, solver_name_at, solver_keys_at,
                            solver_uses_at };
     int at = -1;
     while (solver_at(u.count)) {
@@ -472,7 +486,7 @@ int load_render(struct ld *ld, const cJSON *root)
     const char *modes[RENDER_MODE_COUNT + 1];
     render_mode_names(modes);
     GET_ENUM(ld, o, "render", "mode", modes, r->mode);
-    static const struct key_users mode_users = { "render", "render mode", "", " besides the keys of every mode",
+    static const struct key_users mode_users = { "render", "mode", "render mode", "", " besides the keys of every mode",
                                                  RENDER_MODE_COUNT, mode_name_at, mode_keys_at, mode_uses_at };
     if (refuse_unused_keys(ld, o, &mode_users, (int)r->mode) < 0)
         return -1;

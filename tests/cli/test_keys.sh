@@ -42,5 +42,12 @@ check warn-none-without-output [ ! -s "$T/err" ]
 printf '{ "render": { "mode": "colormap", "colormap": "ocean" } }\n' > "$T/c.json"
 "$RR" "$T/c.json" -s render.mode=shaded --validate 2> "$T/err"; rc=$?
 check mode-set-refuses-file-key [ "$rc" -eq 2 ]
-check mode-set-names-key grep -q "^ripplerender: $T/c.json:1:35: render.colormap: not used by the shaded render mode (a key of colormap); shaded takes render.height_scale, .* besides the keys of every mode, got \"ocean\"$" "$T/err"
+check mode-set-names-key grep -q "^ripplerender: $T/c.json:1:35: render.colormap: not used by the shaded render mode (a key of colormap); shaded takes render.height_scale, .* besides the keys of every mode, got \"ocean\" (--set render.mode keeps the section's other keys; to start it afresh, give it whole: --set 'render={\"mode\": \"shaded\"}')$" "$T/err"
+# the way the message gives works, and a file's own mistake gets no such hint
+"$RR" "$T/c.json" -s 'render={"mode": "shaded"}' --validate > /dev/null 2> "$T/err"; rc=$?
+check mode-set-whole-section [ "$rc" -eq 0 ]
+check mode-set-whole-section-quiet [ ! -s "$T/err" ]
+printf '{ "render": { "mode": "shaded", "colormap": "ocean" } }\n' > "$T/s.json"
+"$RR" "$T/s.json" --validate 2> "$T/err"
+check mode-file-key-no-hint grep -q 'got "ocean"$' "$T/err"
 finish
