@@ -704,6 +704,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     if (o->probes && (o->validate ? outfile_check_target(o->probes, o->overwrite, e)
                                   : probes_open(&r->probes, o->probes, sc, o->overwrite, e)) < 0)
         return -1;
+    if (o->validate && o->manifest)
+        sink_load_libav(SINK_LIBAV_ALL);   /* the manifest records their versions */
     return o->validate ? 0 : state_start(r->state, r->sim, &interrupted, e);
 }
 

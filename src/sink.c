@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include <libavcodec/avcodec.h>
+#include <libavfilter/avfilter.h>
 #include <libavformat/avformat.h>
 #include <libavutil/error.h>
 #include <libavutil/log.h>
@@ -298,6 +300,18 @@ static const struct sink_ops *settings(const struct scene *sc, const struct sink
     return kind;
 }
 
+void sink_load_libav(unsigned libs)
+{
+    /* Each library's version function: the cheapest call into it, which in
+     * the program is its first (the load). */
+    if (libs & SINK_LIBAV_CODEC)
+        (void)avcodec_version();
+    if (libs & SINK_LIBAV_FORMAT)
+        (void)avformat_version();
+    if (libs & SINK_LIBAV_FILTER)
+        (void)avfilter_version();
+}
+
 int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_err *e)
 {
     struct sink_params q;
@@ -305,6 +319,7 @@ int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_er
     const struct sink_ops *kind = settings(sc, p, &q, float_modes, sizeof float_modes, e);
     if (!kind)
         return -1;
+    sink_load_libav(kind->libav);
     return kind->check ? kind->check(&sc->output, &q, e) : 0;
 }
 

@@ -44,6 +44,9 @@ struct sink_params {
     const char *float_modes;          /* the modes that have them, for messages ("height, normals or caustics") */
 };
 
+/* sink_ops.libav's bits. */
+enum { SINK_LIBAV_CODEC = 1, SINK_LIBAV_FORMAT = 2, SINK_LIBAV_FILTER = 4, SINK_LIBAV_ALL = 7 };
+
 struct sink_ops {
     const char *name;
     /* The names it takes: extensions without the dot, space-separated,
@@ -57,6 +60,11 @@ struct sink_ops {
     bool to_stdout;
     /* What it writes, in one line of --help. */
     const char *help;
+    /* The libraries its run calls, SINK_LIBAV_* bits: the program loads
+     * them on first use (src/lazy/lazyav.c), and --validate loads them too
+     * (sink_check), so that a broken installation fails it as it fails the
+     * run. */
+    unsigned libav;
     size_t priv_size;
     /* The kind acts on output.bit_depth 16 and render.alpha itself; for the
      * others sink_open refuses them (a hash, a GIF, float heights). */
@@ -128,8 +136,15 @@ struct sink;
 
 /* What sink_open would refuse in the scene's output settings (the kind, an
  * atlas, bit_depth, alpha, the kind's own check), with nothing opened or
- * allocated: --validate. Returns 0, or -1 with e filled. */
+ * allocated: --validate. Loads the libraries the kind's run calls
+ * (sink_load_libav). Returns 0, or -1 with e filled. */
 int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_err *e);
+
+/* Loads the libraries of libs (SINK_LIBAV_* bits) as a run's first call
+ * into each does: in the program (src/lazy/lazyav.c) one that cannot be
+ * loaded ends it there with the run's own line (the loader's reason) and
+ * status 1; linked as usual (the tests), it does nothing. */
+void sink_load_libav(unsigned libs);
 
 /* Finds the kind and opens it. Returns 0 and *out, or -1 with e filled
  * (RR_EXIT_USAGE for a bad codec/pix_fmt/name, RR_EXIT_RUNTIME for I/O or an

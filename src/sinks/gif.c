@@ -349,6 +349,7 @@ const struct sink_ops sink_gif_ops = {
     .name = "gif",
     .exts = "gif",
     .help = "animated GIF, one palette, loops forever",
+    .libav = SINK_LIBAV_ALL,
     .priv_size = sizeof(struct gif_sink),
     .needs = gif_needs,
     .check = gif_check,

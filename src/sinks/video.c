@@ -702,6 +702,7 @@ const struct sink_ops sink_video_ops = {
     .name = "video",
     .exts = "mp4 mkv mov webm",
     .help = "video (libavcodec)",
+    .libav = SINK_LIBAV_CODEC | SINK_LIBAV_FORMAT,
     .priv_size = sizeof(struct video_sink),
     .deep = true,
     .needs = video_needs,
