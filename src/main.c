@@ -695,7 +695,7 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     /* Without a sink, probes or checkpoints (whose frame the simulation
      * must show), frames come by batches of steps fused across frames. */
     if (!writes_output && !o->probes && !o->validate && !state_checkpoint_due(r->state, state_last(r->state))
-        && batch_create(&r->batch, r->render, sc, e) < 0)
+        && batch_create(&r->batch, r->render, sc, &interrupted, e) < 0)
         return -1;
     if (o->check && (framehash_load(o->check, &r->expected, e) < 0
                      || framehash_fits(&r->expected, o->check, sc->render.width, sc->render.height,
