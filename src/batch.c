@@ -11,6 +11,7 @@
 
 struct batch {
     struct renderer *r;
+    const volatile sig_atomic_t *stop;   /* the run's stop flag, seen inside a batch */
     bool by_rows;                 /* render_by_rows: drawn by sim_advance_frames' callback */
     const unsigned char *walls;   /* the simulation's, for the batch being drawn */
     int cap;                      /* pictures */
@@ -24,7 +25,8 @@ struct batch {
     struct rr_err err;
 };
 
-int batch_create(struct batch **out, struct renderer *r, const struct scene *sc, struct rr_err *e)
+int batch_create(struct batch **out, struct renderer *r, const struct scene *sc, const volatile sig_atomic_t *stop,
+                 struct rr_err *e)
 {
     *out = NULL;
     uint64_t limit;
@@ -41,6 +43,7 @@ int batch_create(struct batch **out, struct renderer *r, const struct scene *sc,
     if (!b)
         return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
     b->r = r;
+    b->stop = stop;
     b->by_rows = by_rows;
     b->bytes = bytes;
     b->cap = (int)(room / bytes);
@@ -80,11 +83,12 @@ static void hash_batch(struct batch *b)
 }
 
 /* Frames first .. first + n - 1, each simulated (sim_advance_frame) and
- * rendered into its picture in turn; *done counts those made. Returns 0,
- * or -1 with e filled by the frame first + *done's failure. */
+ * rendered into its picture in turn, until the stop flag is set after one;
+ * *done counts those made. Returns 0, or -1 with e filled by the frame
+ * first + *done's failure. */
 static int render_each(struct batch *b, struct sim *s, int n, int *done, struct rr_err *e)
 {
-    for (*done = 0; *done < n; ++*done) {
+    for (*done = 0; *done < n && !(*done > 0 && *b->stop); ++*done) {
         struct frame fr;
         uint8_t *rgb = b->rgb[*done];
         if (sim_advance_frame(s, e) < 0
@@ -108,7 +112,7 @@ int batch_next(struct batch *b, struct sim *s, long i, long last, struct frame *
         b->first = i;
         b->walls = sim_walls(s);
         int done = 0;
-        b->failed = (b->by_rows ? sim_advance_frames(s, (int)n, draw_rows, b, &done, &b->err)
+        b->failed = (b->by_rows ? sim_advance_frames_until(s, (int)n, draw_rows, b, b->stop, &done, &b->err)
                                 : render_each(b, s, (int)n, &done, &b->err)) < 0;
         b->ready = done;
         b->hashed = false;

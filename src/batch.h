@@ -11,6 +11,7 @@
 #ifndef RR_BATCH_H
 #define RR_BATCH_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "frame.h"
@@ -35,9 +36,15 @@ struct batch;
  * pictures (BATCH_MIN_LANES when r does not draw by rows) fit in
  * BATCH_MAX_BYTES and in what the memory budget (src/budget.h) leaves
  * beside the run's own need (the frame loop then goes frame by frame).
- * Returns 0, or -1 with e filled (memory, or RIPPLERENDER_MEM_LIMIT not a
- * size). */
-int batch_create(struct batch **out, struct renderer *r, const struct scene *sc, struct rr_err *e);
+ * *stop (the run's stop flag, not NULL) is looked at inside a batch too,
+ * between its frames or fused passes (sim_advance_frames_until): once it is
+ * set the batch ends after the frame being made, holding the frames made
+ * (and hashing only those), so a stop waits for about a frame, not a
+ * batch; the frame loop, which looks at the flag before each frame, takes
+ * none of them after it. Returns 0, or -1 with e filled (memory, or
+ * RIPPLERENDER_MEM_LIMIT not a size). */
+int batch_create(struct batch **out, struct renderer *r, const struct scene *sc, const volatile sig_atomic_t *stop,
+                 struct rr_err *e);
 
 /* Frame i, the frame after the one before (the first call: after the one
  * the simulation shows): when the batch has no frames left, advances the

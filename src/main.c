@@ -697,7 +697,7 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     /* Without a sink, probes or checkpoints (whose frame the simulation
      * must show), frames come by batches of steps fused across frames. */
     if (!writes_output && !o->probes && !o->validate && !state_checkpoint_due(r->state, state_last(r->state))
-        && batch_create(&r->batch, r->render, sc, e) < 0)
+        && batch_create(&r->batch, r->render, sc, &interrupted, e) < 0)
         return -1;
     if (o->check && (framehash_load(o->check, &r->expected, e) < 0
                      || framehash_fits(&r->expected, o->check, sc->render.width, sc->render.height,
@@ -706,6 +706,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     if (o->probes && (o->validate ? outfile_check_target(o->probes, o->overwrite, e)
                                   : probes_open(&r->probes, o->probes, sc, o->overwrite, e)) < 0)
         return -1;
+    if (o->validate && o->manifest)
+        sink_load_libav(SINK_LIBAV_ALL);   /* the manifest records their versions */
     return o->validate ? 0 : state_start(r->state, r->sim, &interrupted, e);
 }
 
@@ -797,6 +799,22 @@ static void locate(const struct run *r, const struct options *o, struct rr_err *
         && !strncmp(e->msg + n, ": ", 2))
         rr_wrap(e, "output.path: ");
     scene_locate(&r->sc, e);
+}
+
+/* A whole numbered set (frame 0 to the scene's last) written where an
+ * earlier, longer one was: its later frames are never removed (a file is
+ * never lost), but a user importing the sequence would take them for this
+ * run's, so one line says so (docs/output.md). */
+static void warn_numbered_left(const struct run *r)
+{
+    char first[4096], last[4096];
+    const long k = sink_numbered_left(&r->sc, first, last, sizeof first);
+    if (k == 1)
+        fprintf(stderr, "ripplerender: warning: %s: 1 file of an earlier set remains after this run's last frame "
+                "(%s)\n", r->sc.output.path, first);
+    else if (k > 1)
+        fprintf(stderr, "ripplerender: warning: %s: %s%ld files of an earlier set remain after this run's last "
+                "frame (%s to %s)\n", r->sc.output.path, k == SINK_LEFT_MAX ? "at least " : "", k, first, last);
 }
 
 static int fail(const struct rr_err *e)
@@ -914,6 +932,8 @@ int main(int argc, char **argv)
     }
     if (!interrupted)
         resume_clean(r.resume);   /* the render is complete: its segments and record go */
+    if (!interrupted && r.sink && state_first(r.state) == 0 && state_last(r.state) == r.sc.time.frames - 1)
+        warn_numbered_left(&r);
     if (o.check && !interrupted)
         fprintf(stderr, "ripplerender: %s: %ld %s\n", o.check, done, done == 1 ? "frame matches" : "frames match");
     if (interrupted) {

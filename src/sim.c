@@ -651,6 +651,12 @@ static void field_rows(void *arg, int lo, int hi)
 
 int sim_advance_frames(struct sim *s, int frames, sim_rows_fn fn, void *arg, int *done, struct rr_err *e)
 {
+    return sim_advance_frames_until(s, frames, fn, arg, NULL, done, e);
+}
+
+int sim_advance_frames_until(struct sim *s, int frames, sim_rows_fn fn, void *arg, const volatile sig_atomic_t *stop,
+                             int *done, struct rr_err *e)
+{
     const int spf = scene_steps_per_frame(s->sc);
     struct frame_out o = { .s = s, .fn = fn, .arg = arg };
     struct solver_levels levels = { .limit = BLOWUP_LIMIT, .rows = level_rows, .arg = &o };
@@ -688,6 +694,10 @@ int sim_advance_frames(struct sim *s, int frames, sim_rows_fn fn, void *arg, int
             team_for(s->f.h, team_threads(), field_rows, &o);
         }
         ++*done;
+        /* Here alone the field holds a whole frame, every frame up to it
+         * handed out and none after. */
+        if (stop && *stop)
+            break;
     }
     return 0;
 }

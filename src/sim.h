@@ -9,6 +9,8 @@
 #ifndef RR_SIM_H
 #define RR_SIM_H
 
+#include <signal.h>
+
 #include "field.h"
 #include "rr_err.h"
 #include "scene.h"
@@ -70,6 +72,15 @@ typedef void (*sim_rows_fn)(void *arg, long frame, const struct field *heights, 
  * *done the frames before the failing one (those handed out after it are
  * to be dropped; the simulation is then not to be advanced again). */
 int sim_advance_frames(struct sim *s, int frames, sim_rows_fn fn, void *arg, int *done, struct rr_err *e);
+
+/* The same, looking at *stop (NULL: never) after each fused pass that ends
+ * at a frame's end (a pass is at most a few frames' steps): once it is set,
+ * returns 0 there with *done the frames made (at most frames), handed out
+ * whole and none after, the simulation showing frame *done of the call as
+ * sim_advance_frame would, ready to go on. A stop set before the call still
+ * makes a frame or more. */
+int sim_advance_frames_until(struct sim *s, int frames, sim_rows_fn fn, void *arg, const volatile sig_atomic_t *stop,
+                             int *done, struct rr_err *e);
 
 /* The field as it is now (valid until the next sim_advance_frame). */
 const struct field *sim_field(const struct sim *s);

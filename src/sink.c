@@ -10,10 +10,14 @@
 #include <string.h>
 #include <strings.h>
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <libavcodec/avcodec.h>
+#include <libavfilter/avfilter.h>
 #include <libavformat/avformat.h>
 #include <libavutil/error.h>
 #include <libavutil/log.h>
@@ -140,6 +144,26 @@ int sink_pattern_name(char *buf, size_t n, const char *pattern, long i)
     int k = snprintf(buf, n, pattern, (int)i);
 #pragma GCC diagnostic pop
     return k < 0 || (size_t)k >= n ? -1 : 0;
+}
+
+long sink_numbered_left(const struct scene *sc, char *first, char *last, size_t n)
+{
+    const char *pattern = sc->output.path;
+    const struct sink_ops *kind = pattern ? sink_find(pattern, NULL) : NULL;
+    if (!kind || !kind->numbered || sc->time.frames < 1)
+        return 0;
+    /* The number after the set's last: an atlas's image a holds frames
+     * a * columns * rows onwards (sinks/atlas.c). */
+    const long per = sc->render.atlas[0] ? (long)sc->render.atlas[0] * sc->render.atlas[1] : 1;
+    const long next = (sc->time.frames - 1) / per + 1;
+    struct stat st;
+    long k = 0;
+    while (k < SINK_LEFT_MAX && next + k <= INT_MAX && sink_pattern_name(last, n, pattern, next + k) == 0
+           && lstat(last, &st) == 0)
+        k++;
+    if (k == 0 || sink_pattern_name(first, n, pattern, next) < 0 || sink_pattern_name(last, n, pattern, next + k - 1) < 0)
+        return 0;
+    return k;
 }
 
 const char *sink_kind_shown(const struct sink_ops *k, char *buf, size_t n)
@@ -333,6 +357,18 @@ static const struct sink_ops *settings(const struct scene *sc, const struct sink
     return kind;
 }
 
+void sink_load_libav(unsigned libs)
+{
+    /* Each library's version function: the cheapest call into it, which in
+     * the program is its first (the load). */
+    if (libs & SINK_LIBAV_CODEC)
+        (void)avcodec_version();
+    if (libs & SINK_LIBAV_FORMAT)
+        (void)avformat_version();
+    if (libs & SINK_LIBAV_FILTER)
+        (void)avfilter_version();
+}
+
 int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_err *e)
 {
     struct sink_params q;
@@ -340,6 +376,7 @@ int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_er
     const struct sink_ops *kind = settings(sc, p, &q, float_modes, sizeof float_modes, e);
     if (!kind)
         return -1;
+    sink_load_libav(kind->libav);
     return kind->check ? kind->check(&sc->output, &q, e) : 0;
 }
 

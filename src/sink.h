@@ -44,6 +44,9 @@ struct sink_params {
     const char *float_modes;          /* the modes that have them, for messages ("height, normals or caustics") */
 };
 
+/* sink_ops.libav's bits. */
+enum { SINK_LIBAV_CODEC = 1, SINK_LIBAV_FORMAT = 2, SINK_LIBAV_FILTER = 4, SINK_LIBAV_ALL = 7 };
+
 struct sink_ops {
     const char *name;
     /* What it writes, for messages: "a PNG sequence". */
@@ -62,6 +65,11 @@ struct sink_ops {
     bool to_stdout;
     /* What it writes, in one line of --help. */
     const char *help;
+    /* The libraries its run calls, SINK_LIBAV_* bits: the program loads
+     * them on first use (src/lazy/lazyav.c), and --validate loads them too
+     * (sink_check), so that a broken installation fails it as it fails the
+     * run. */
+    unsigned libav;
     size_t priv_size;
     /* The kind acts on output.bit_depth 16 and render.alpha itself; for the
      * others sink_open refuses them (a hash, a GIF, float heights). */
@@ -141,8 +149,15 @@ struct sink;
 
 /* What sink_open would refuse in the scene's output settings (the kind, an
  * atlas, bit_depth, alpha, the kind's own check), with nothing opened or
- * allocated: --validate. Returns 0, or -1 with e filled. */
+ * allocated: --validate. Loads the libraries the kind's run calls
+ * (sink_load_libav). Returns 0, or -1 with e filled. */
 int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_err *e);
+
+/* Loads the libraries of libs (SINK_LIBAV_* bits) as a run's first call
+ * into each does: in the program (src/lazy/lazyav.c) one that cannot be
+ * loaded ends it there with the run's own line (the loader's reason) and
+ * status 1; linked as usual (the tests), it does nothing. */
+void sink_load_libav(unsigned libs);
 
 /* Finds the kind and opens it. Returns 0 and *out, or -1 with e filled
  * (RR_EXIT_USAGE for a bad codec/pix_fmt/name, RR_EXIT_RUNTIME for I/O or an
@@ -196,5 +211,17 @@ int sink_pattern_check(const char *pattern, struct rr_err *e);
 /* The name of frame i under a checked pattern. Returns 0, or -1 when it does
  * not fit in n bytes. */
 int sink_pattern_name(char *buf, size_t n, const char *pattern, long i);
+
+/* The most names sink_numbered_left looks at. */
+#define SINK_LEFT_MAX 100000
+
+/* The files an earlier, longer set left after the scene's numbered output
+ * (a PNG or EXR sequence, render.atlas's images counted) as a run of its
+ * whole timeline writes it: the names numbered from the next on that exist,
+ * up to the first missing (a bounded scan: one lstat each, SINK_LEFT_MAX at
+ * most). Nothing is removed (they may be another run's). Returns how many,
+ * the first and last names in first and last (n bytes each); 0 for an
+ * output that is not numbered. */
+long sink_numbered_left(const struct scene *sc, char *first, char *last, size_t n);
 
 #endif

@@ -351,6 +351,7 @@ const struct sink_ops sink_gif_ops = {
     .keys = (const char *const[]){ "codec", "pix_fmt", NULL },
     .exts = "gif",
     .help = "animated GIF, one palette, loops forever",
+    .libav = SINK_LIBAV_ALL,
     .priv_size = sizeof(struct gif_sink),
     .needs = gif_needs,
     .check = gif_check,

@@ -141,6 +141,7 @@ const struct sink_ops sink_hash_ops = {
     .noun = "a frame hash file",
     .exts = "framemd5 framehash",
     .help = "FFmpeg's per-frame hashes of the rgb24 frames",
+    .libav = SINK_LIBAV_CODEC | SINK_LIBAV_FORMAT,
     .priv_size = sizeof(struct hash_sink),
     .needs = hash_needs,
     .open = hash_kind_open,

@@ -333,6 +333,7 @@ const struct sink_ops sink_pipe_ops = {
     .exts = "",
     .to_stdout = true,
     .help = "standard output: y4m, or NUT with output.format",
+    .libav = SINK_LIBAV_CODEC | SINK_LIBAV_FORMAT,
     .priv_size = sizeof(struct pipe_sink),
     .needs = pipe_needs,
     .check = pipe_check,

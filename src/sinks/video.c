@@ -704,6 +704,7 @@ const struct sink_ops sink_video_ops = {
     .keys = (const char *const[]){ "codec", "crf", "preset", "pix_fmt", "bit_depth", NULL },
     .exts = "mp4 mkv mov webm",
     .help = "video (libavcodec)",
+    .libav = SINK_LIBAV_CODEC | SINK_LIBAV_FORMAT,
     .priv_size = sizeof(struct video_sink),
     .deep = true,
     .needs = video_needs,

@@ -144,4 +144,23 @@ for size in 10x10 18x11; do
     cond "shrunk-$size-same-frames" '[ $same -eq 3 ] && [ "$(wc -l < "$T/s")" -eq 6 ]'
 done
 
+# A stop signal inside a batch: the batch ends after the frame being made
+# (src/batch.h), and the run prints only whole frames' true hashes, and
+# says how many: N lines, "interrupted after N of ...", the lines the same
+# as an uninterrupted run's first N. Both kinds of batch: steps fused across
+# frames (drawn by rows) and frames rendered one at a time (scaled).
+small_scene "$T/st.json"
+for kind in rows scaled; do
+    scaled=; [ $kind = scaled ] && scaled="-s render.width=128 -s render.height=96"
+    set -- "$T/st.json" -s grid.width=256 -s grid.height=192 -s time.steps_per_frame=40 --hash -q $scaled
+    "$RR" "$@" -f 1000000 > "$T/stop.hash" 2> "$T/stop.err" & pid=$!
+    frames_done "$T/stop.hash" $pid 20
+    kill -INT $pid; wait $pid; s=$?
+    n=$(wc -l < "$T/stop.hash")
+    cond "stop-$kind-status" '[ $s -eq 130 ] && [ $n -ge 20 ]'
+    cond "stop-$kind-says-how-many" '[ "$(cat "$T/stop.err")" = "ripplerender: interrupted after $n of 1000000 frames; nothing holds the frames so far" ]'
+    "$RR" "$@" -f "$n" > "$T/full.hash"
+    check "stop-$kind-true-hashes" cmp -s "$T/full.hash" "$T/stop.hash"
+done
+
 finish

@@ -167,6 +167,32 @@ rmdir "$T/ys/f07.png"
 cond y-set-move-fails '[ $s -eq 1 ] && one_line "$T/err" && grep -q "f07.png: cannot move the finished file into place" "$T/err"'
 cond y-set-earlier-frames-kept '(cd "$T/ys" && grep -v f07.png "$T/ys.md5" | md5sum -c --quiet > /dev/null 2>&1) && [ "$(ls "$T/ys" | wc -l)" -eq 39 ] && no_temps "$T/ys"'
 
+# A whole PNG set (frame 0 to the scene's last) written over an earlier,
+# longer one: the earlier set's later frames stay (never removed), and one
+# warning line names the pattern, how many follow this set's last frame
+# without a gap, and the first and last of them. A part (--range) or an
+# interrupted run says nothing: other parts' frames are rightly there.
+mkdir -p "$T/st"; P="$T/st/f%02d.png"
+"$RR" "$T/small.json" -o "$P" -q
+(cd "$T/st" && md5sum f0[4-9].png) > "$T/st.md5"
+"$RR" "$T/small.json" -f 4 -o "$P" -y -q 2> "$T/err"; s=$?
+cond stale-warns '[ $s -eq 0 ] && [ "$(cat "$T/err")" = "ripplerender: warning: $P: 6 files of an earlier set remain after this run'"'"'s last frame ($T/st/f04.png to $T/st/f09.png)" ]'
+cond stale-kept '(cd "$T/st" && md5sum -c --quiet "$T/st.md5" > /dev/null 2>&1) && [ "$(ls "$T/st" | wc -l)" -eq 10 ] && no_temps "$T/st"'
+"$RR" "$T/small.json" -f 9 -o "$P" -y -q 2> "$T/err"; s=$?
+cond stale-one '[ $s -eq 0 ] && [ "$(cat "$T/err")" = "ripplerender: warning: $P: 1 file of an earlier set remains after this run'"'"'s last frame ($T/st/f09.png)" ]'
+rm "$T/st/f07.png"
+"$RR" "$T/small.json" -f 4 -o "$P" -y -q 2> "$T/err"; s=$?
+cond stale-up-to-a-gap '[ $s -eq 0 ] && grep -q ": 3 files of an earlier set remain after .* ($T/st/f04.png to $T/st/f06.png)\$" "$T/err" && one_line "$T/err"'
+"$RR" "$T/small.json" --range 0-3 -o "$P" -y -q 2> "$T/err"; s=$?
+cond stale-not-for-a-range '[ $s -eq 0 ] && [ ! -s "$T/err" ]'
+"$RR" "$T/small.json" -f 10 -o "$P" -y -q 2> "$T/err"; s=$?
+cond stale-none-left '[ $s -eq 0 ] && [ ! -s "$T/err" ] && [ "$(ls "$T/st" | wc -l)" -eq 10 ]'
+# An atlas numbers its images, not frames: 2 x 2 frames an image.
+rm -f "$T/st"/*
+"$RR" "$T/small.json" -s render.atlas=[2,2] -o "$P" -q
+"$RR" "$T/small.json" -s render.atlas=[2,2] -f 4 -o "$P" -y -q 2> "$T/err"; s=$?
+cond stale-atlas-images '[ $s -eq 0 ] && grep -q ": 2 files of an earlier set remain after .* ($T/st/f01.png to $T/st/f02.png)\$" "$T/err"'
+
 # --- a 255-byte name -------------------------------------------------------------------------
 long=$(printf '%0251d' 0).npy
 "$RR" "$T/small.json" -o "$T/y/$long" -q 2> "$T/err"; s=$?

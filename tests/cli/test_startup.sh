@@ -55,6 +55,47 @@ check bad-lib-mp4-status [ $? -eq 1 ]
 check bad-lib-mp4-one-line [ "$(wc -l < "$T/badmp4.err")" -eq 1 ]
 check bad-lib-mp4-names-it grep -q "^ripplerender: .*$so" "$T/badmp4.err"
 check bad-lib-mp4-nothing-left [ -z "$(ls -A "$T/out")" ]
+# --validate loads the libraries its output's run will load, and fails as
+# that run does: the same line, status 1, no "valid" line; an output that
+# does not need them still validates.
+for out in v.mp4 v.mkv v.gif x.framemd5 -; do
+    n=$(echo "$out" | tr -c 'a-z0-9\n' _); o=$T/out/$out; [ "$out" = - ] && o=-
+    LD_LIBRARY_PATH="$T/bad" "$RR" "$T/s.json" -o "$o" -q > "$T/run-$n.out" 2> "$T/run-$n.err"; rs=$?
+    LD_LIBRARY_PATH="$T/bad" "$RR" "$T/s.json" -o "$o" --validate > "$T/val-$n.out" 2> "$T/val-$n.err"; s=$?
+    cond "bad-lib-validate-$n-status" "[ $s -eq 1 ] && [ $rs -eq 1 ]"
+    check "bad-lib-validate-$n-same-line" cmp -s "$T/run-$n.err" "$T/val-$n.err"
+    check "bad-lib-validate-$n-one-line" [ "$(wc -l < "$T/val-$n.err")" -eq 1 ]
+    check "bad-lib-validate-$n-not-valid" [ ! -s "$T/val-$n.out" ]
+done
+LD_LIBRARY_PATH="$T/bad" "$RR" "$T/s.json" --hash --manifest "$T/out/m.json" --validate > "$T/valm.out" 2> "$T/valm.err"; s=$?
+cond bad-lib-validate-manifest-fails '[ $s -eq 1 ] && [ ! -s "$T/valm.out" ] && grep -q "^ripplerender: .*$so" "$T/valm.err"'
+for out in f%03d.png h.npy; do
+    LD_LIBRARY_PATH="$T/bad" "$RR" "$T/s.json" -o "$T/out/$out" --validate > "$T/val.out" 2> "$T/val.err"; s=$?
+    cond "bad-lib-validate-$out-valid" '[ $s -eq 0 ] && grep -q ": valid " "$T/val.out" && [ ! -s "$T/val.err" ]'
+done
+LD_LIBRARY_PATH="$T/bad" "$RR" "$T/s.json" --hash --validate > "$T/val.out" 2> "$T/val.err"; s=$?
+cond bad-lib-validate-hash-valid '[ $s -eq 0 ] && grep -q ": valid " "$T/val.out" && [ ! -s "$T/val.err" ]'
+check bad-lib-validate-nothing-left [ -z "$(ls -A "$T/out")" ]
+# A broken libavfilter: only a GIF's run (and --manifest) needs it.
+fso=$(sed -n 's/^\(libavfilter\.so\.[0-9]*\).*/\1/p' "$T/gif.libs" | head -n 1)
+mkdir "$T/badf"
+echo "not a library" > "$T/badf/$fso"
+LD_LIBRARY_PATH="$T/badf" "$RR" "$T/s.json" -o "$T/out/v.gif" --validate > "$T/val.out" 2> "$T/val.err"; s=$?
+cond bad-filter-validate-gif-fails '[ $s -eq 1 ] && [ ! -s "$T/val.out" ] && grep -q "^ripplerender: .*$fso" "$T/val.err"'
+LD_LIBRARY_PATH="$T/badf" "$RR" "$T/s.json" -o "$T/out/v.mp4" --validate > "$T/val.out" 2> "$T/val.err"; s=$?
+cond bad-filter-validate-mp4-valid '[ $s -eq 0 ] && grep -q ": valid " "$T/val.out"'
+# --validate of outputs that never need them loads none of them.
+loads vpng "$T/s.json" -o "$T/png/f%03d.png" --validate
+loads vnpy "$T/s.json" -o "$T/h.npy" --validate
+loads vexr "$T/s.json" -o "$T/e/h%03d.exr" -s render.mode=height -s output.bit_depth=32 --validate
+loads vhash "$T/s.json" --hash --validate
+for run in vpng vnpy vexr vhash; do
+    for lib in libavcodec libavformat libavfilter; do
+        check "$run-without-$lib" eval '! has $run $lib'
+    done
+done
+loads vmp4 "$T/s.json" -o "$T/v.mp4" --validate
+check validate-mp4-loads-libavformat has vmp4 libavformat
 
 # A libavcodec of the wrong version: every function the program calls is
 # there, but calls a function that no library loaded defines (as one built
@@ -72,6 +113,8 @@ if command -v "${CC:-cc}" > /dev/null; then
     check wrong-lib-mp4-one-line [ "$(wc -l < "$T/wrong.err")" -eq 1 ]
     check wrong-lib-mp4-names-it grep -q "^ripplerender: .*$so.*rr_test_missing_in_libavutil" "$T/wrong.err"
     check wrong-lib-mp4-nothing-left [ -z "$(ls -A "$T/out2")" ]
+    LD_LIBRARY_PATH="$T/wrong" "$RR" "$T/s.json" -o "$T/out2/sub/v.mp4" --validate > "$T/wrongv.out" 2> "$T/wrongv.err"; s=$?
+    cond wrong-lib-validate-mp4-fails '[ $s -eq 1 ] && [ ! -s "$T/wrongv.out" ] && cmp -s "$T/wrong.err" "$T/wrongv.err"'
     LD_LIBRARY_PATH="$T/wrong" "$RR" "$T/s.json" --hash -q > "$T/wrong.hash" 2> "$T/wrong2.err"
     check wrong-lib-hash-runs cmp -s "$T/good.hash" "$T/wrong.hash"
 else

@@ -12,16 +12,34 @@
 
 #include "scene.h"
 
-static char fz_dir[64];
+static char fz_dir[1024];
 
-/* The private folder, made once per process: mkdtemp replaces the template's
- * XXXXXX with a unique name. */
+/* The files the targets write in it (fz_write's names and fz_round_trip's). */
+static const char *const fz_names[] = { "scene.json", "base.json", "print1.json", "print2.json" };
+
+/* Removes the folder and its files at exit (libFuzzer's normal end calls
+ * exit; a crash, a timeout or a signal end it with _Exit, and
+ * tests/fuzz/run.sh removes the folder it gave it through TMPDIR). */
+static void fz_remove(void)
+{
+    char path[sizeof fz_dir + 32];
+    for (size_t i = 0; i < sizeof fz_names / sizeof *fz_names; i++) {
+        snprintf(path, sizeof path, "%s/%s", fz_dir, fz_names[i]);
+        unlink(path);
+    }
+    rmdir(fz_dir);
+}
+
+/* The private folder, made once per process under $TMPDIR (/tmp without
+ * it): mkdtemp replaces the template's XXXXXX with a unique name. */
 static const char *fz_folder(void)
 {
     if (!fz_dir[0]) {
-        strcpy(fz_dir, "/tmp/rr_fuzz_XXXXXX");   /* mkdtemp's template, complete as written */
-        if (!mkdtemp(fz_dir))
+        const char *tmp = getenv("TMPDIR");
+        int k = snprintf(fz_dir, sizeof fz_dir, "%s/rr_fuzz_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (k < 0 || (size_t)k >= sizeof fz_dir || !mkdtemp(fz_dir))
             abort();
+        atexit(fz_remove);
     }
     return fz_dir;
 }
@@ -29,7 +47,8 @@ static const char *fz_folder(void)
 /* Writes n bytes to FOLDER/name and returns the path (static buffer per name). */
 static void fz_write(char *path, size_t size, const char *name, const uint8_t *d, size_t n)
 {
-    snprintf(path, size, "%s/%s", fz_folder(), name);
+    if (snprintf(path, size, "%s/%s", fz_folder(), name) >= (int)size)
+        abort();
     FILE *f = fopen(path, "wb");
     if (!f || fwrite(d, 1, n, f) != n || fclose(f) != 0)
         abort();
@@ -49,7 +68,7 @@ static void fz_check_error(const struct rr_err *e)
  * the same text (scene.h promises the round trip). */
 static void fz_round_trip(const struct scene *sc)
 {
-    char p1[96], p2[96];
+    char p1[sizeof fz_dir + 32], p2[sizeof fz_dir + 32];
     snprintf(p1, sizeof p1, "%s/print1.json", fz_folder());
     snprintf(p2, sizeof p2, "%s/print2.json", fz_folder());
     FILE *f = fopen(p1, "w");

@@ -7,7 +7,7 @@
 /* One input; aborts on a broken contract. Also replayed by make test. */
 static void fuzz_scene_one(const uint8_t *data, size_t size)
 {
-    char path[96];
+    char path[sizeof fz_dir + 32];
     fz_write(path, sizeof path, "scene.json", data, size);
     struct scene sc;
     struct rr_err e = { 0 };

@@ -26,7 +26,7 @@ static const char base_scene[] =
 /* One input; aborts on a broken contract. Also replayed by make test. */
 static void fuzz_set_one(const uint8_t *data, size_t size)
 {
-    char path[96];
+    char path[sizeof fz_dir + 32];
     static int written;
     if (!written) {
         fz_write(path, sizeof path, "base.json", (const uint8_t *)base_scene, sizeof base_scene - 1);

@@ -93,15 +93,8 @@ static void test_set_base_scene_loads(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    if (fz_dir[0]) {
-        const char *names[] = { "scene.json", "base.json", "print1.json", "print2.json" };
-        char p[128];
-        for (size_t k = 0; k < 4; k++) {
-            snprintf(p, sizeof p, "%s/%s", fz_dir, names[k]);
-            unlink(p);
-        }
-        rmdir(fz_dir);
-    }
+    if (fz_dir[0])
+        fz_remove();   /* fuzz_common.h: the targets' folder and files */
     return 0;
 }
 

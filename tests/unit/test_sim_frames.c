@@ -12,6 +12,7 @@
  * JSON text. */
 #include <omp.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -66,15 +67,32 @@ static void check_rows(void *arg, long frame, const struct field *v, int y0, int
  * `chunk` frames. fused: 1 when some steps must have fused across frames
  * (rows of a frame handed out before the frame before it was whole), 0
  * when none may have, -1 either. */
-static void compare(const char *json, int frames, int chunk, int threads, int fused)
+/* Loads scene json on `threads` threads and makes two simulations of it. */
+static void two_sims(const char *json, int threads, struct scene *sc, struct sim **a, struct sim **b)
 {
     omp_set_num_threads(threads);
+    load_ok(sc, json);
+    struct rr_err e = { 0 };
+    assert_int_equal(sim_create(a, sc, &e), 0);
+    assert_int_equal(sim_create(b, sc, &e), 0);
+}
+
+/* The two simulations show the same frame, bit for bit. */
+static void same_fields(const struct sim *a, const struct sim *b)
+{
+    const struct field *fa = sim_field(a), *fb = sim_field(b);
+    for (int y = 0; y < fa->h; y++) {
+        assert_memory_equal(fa->cur + y * fa->stride, fb->cur + y * fb->stride, (size_t)fa->w * sizeof(float));
+        assert_memory_equal(fa->prev + y * fa->stride, fb->prev + y * fb->stride, (size_t)fa->w * sizeof(float));
+    }
+}
+
+static void compare(const char *json, int frames, int chunk, int threads, int fused)
+{
     struct scene sc;
-    load_ok(&sc, json);
     struct sim *a = NULL, *b = NULL;
     struct rr_err e = { 0 };
-    assert_int_equal(sim_create(&a, &sc, &e), 0);
-    assert_int_equal(sim_create(&b, &sc, &e), 0);
+    two_sims(json, threads, &sc, &a, &b);
     const int w = sc.grid.width, h = sc.grid.height;
     struct collect c = { .first = 1, .frames = frames, .w = w, .h = h };
     c.heights = malloc((size_t)frames * h * w * sizeof *c.heights);
@@ -108,11 +126,7 @@ static void compare(const char *json, int frames, int chunk, int threads, int fu
             fail_msg("frame %d row %d handed out %d times (threads %d, chunk %d)\n%s", k / h + 1, k % h, c.count[k],
                      threads, chunk, json);
     /* The last frame is in the field too, and the simulations go on alike. */
-    const struct field *fa = sim_field(a), *fb = sim_field(b);
-    for (int y = 0; y < h; y++) {
-        assert_memory_equal(fa->cur + y * fa->stride, fb->cur + y * fb->stride, (size_t)w * sizeof(float));
-        assert_memory_equal(fa->prev + y * fa->stride, fb->prev + y * fb->stride, (size_t)w * sizeof(float));
-    }
+    same_fields(a, b);
     free(c.heights);
     free(c.count);
     free(c.whole);
@@ -252,12 +266,79 @@ static void test_blow_up_same_frame(void **state)
     omp_set_num_threads(saved);
 }
 
+/* Sets the stop flag when frame `at`'s rows are handed out. */
+struct stopper {
+    long at;
+    volatile sig_atomic_t flag;
+    int whole[100];   /* rows of each frame handed out */
+};
+
+static void stop_rows(void *arg, long frame, const struct field *v, int y0, int y1)
+{
+    (void)v;
+    struct stopper *s = arg;
+    if (frame >= 1 && frame <= 100)
+        __atomic_fetch_add(&s->whole[frame - 1], y1 - y0, __ATOMIC_RELAXED);
+    if (frame == s->at)
+        s->flag = 1;
+}
+
+/* sim_advance_frames_until stops at the first frame's end that ends a
+ * fused pass after *stop is set: *done frames made and handed out whole, no
+ * more, the simulation showing frame *done bit for bit as sim_advance_frame
+ * leaves it, and going on from there alike. A flag set before the call
+ * still lets it make a frame. */
+static void test_stop_between_passes(void **state)
+{
+    (void)state;
+    const int saved = omp_get_max_threads();
+    char json[2048];
+    for (int spf = 1; spf <= 3; spf++)
+        for (int t = 1; t <= 2; t++) {
+            scene_json(json, sizeof json, "elias", spf, "\"fixed\"", NULL);
+            struct scene sc;
+            struct sim *a = NULL, *b = NULL;
+            struct rr_err e = { 0 };
+            two_sims(json, t, &sc, &a, &b);
+            struct stopper st = { .at = 5 };
+            int done = -1;
+            assert_int_equal(sim_advance_frames_until(b, 60, stop_rows, &st, &st.flag, &done, &e), 0);
+            /* A fused pass is at most 16 steps: the stop comes within 16 frames. */
+            if (done < 5 || done > 5 + 16 || done >= 60)
+                fail_msg("stopped after %d frames (flag at frame 5, spf %d, threads %d)", done, spf, t);
+            assert_int_equal(sim_frame(b), done);
+            for (int k = 0; k < 60; k++)
+                assert_int_equal(st.whole[k], k < done ? sc.grid.height : 0);
+            for (int k = 0; k < done; k++)
+                assert_int_equal(sim_advance_frame(a, &e), 0);
+            same_fields(a, b);
+            /* Set before the call: one frame or more, then the stop. */
+            int more = -1;
+            assert_int_equal(sim_advance_frames_until(b, 60 - done, NULL, NULL, &st.flag, &more, &e), 0);
+            if (more < 1 || more > 16)
+                fail_msg("flag set before the call: %d frames (spf %d)", more, spf);
+            for (int k = 0; k < more; k++)
+                assert_int_equal(sim_advance_frame(a, &e), 0);
+            st.flag = 0;
+            assert_int_equal(sim_advance_frames_until(b, 60 - done - more, NULL, NULL, &st.flag, &more, &e), 0);
+            while (sim_frame(a) < 60)
+                assert_int_equal(sim_advance_frame(a, &e), 0);
+            assert_int_equal(sim_frame(b), 60);
+            same_fields(a, b);
+            sim_free(a);
+            sim_free(b);
+            scene_free(&sc);
+        }
+    omp_set_num_threads(saved);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_frames_match_plain),
         cmocka_unit_test(test_frames_where_fusion_stops),
         cmocka_unit_test(test_blow_up_same_frame),
+        cmocka_unit_test(test_stop_between_passes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
