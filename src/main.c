@@ -690,6 +690,11 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     }
     if (writes_output || (o->validate && (o->output || !(o->hash || o->check))))
         sink_warn_unused(sc, stderr);   /* a key of another output kind: a warning, not a refusal */
+    for (int i = 0; i < sc->n_warned && i < SCENE_WARN_MAX; i++)
+        fprintf(stderr, "ripplerender: warning: %s\n", sc->warned[i]);
+    if (sc->n_warned > SCENE_WARN_MAX)
+        fprintf(stderr, "ripplerender: warning: and %d more render keys of another mode: ignored\n",
+                sc->n_warned - SCENE_WARN_MAX);
     if (render_create(&r->render, sc, needs, e) < 0
         || (state_loads(r->state) ? sim_create_restart : sim_create)(&r->sim, sc, e) < 0)
         return -1;

@@ -186,6 +186,8 @@ struct output_config {
 /* Where a value of the scene came from: its key path ("obstacles.0.path") and
  * the 1-based line and column of the value in the file; line 0 when --set
  * gave it. Kept for the checks made after loading (scene_locate). */
+#define SCENE_WARN_MAX 4
+
 struct scene_origin {
     char *key;
     int line, col;
@@ -216,6 +218,12 @@ struct scene {
     struct output_config output;
     struct scene_origin *origins;  /* the top-level keys, their objects' members, the files */
     int n_origins;
+    /* Warnings for render keys of another mode that a file or preset gave
+     * while --set render.mode chose the mode: "FILE:L:C: render.KEY ..."
+     * (the first SCENE_WARN_MAX; n_warned counts them all). main.c prints
+     * them. */
+    char warned[SCENE_WARN_MAX][512];
+    int n_warned;
 };
 
 /* Reads the scene at `path` ("-": standard input), applies the --set overrides

@@ -82,10 +82,13 @@ struct key_users {
     const char *(*name)(int i);
     const char *const *(*keys)(int i);   /* kind i's own keys */
     bool (*uses)(int i, const char *key);
+    bool warn_over_set;            /* a file's key of another kind when --set chose the kind: a warning */
 };
 
 /* Refuses the first key of the object o that kind `at` of u does not use,
- * naming the kinds whose key it is and the keys `at` takes instead. */
+ * naming the kinds whose key it is and the keys `at` takes instead; with
+ * u->warn_over_set, a file's or preset's such key while --set chose the kind
+ * is a warning (sc->warned) instead. */
 static int refuse_unused_keys(struct ld *ld, const cJSON *o, const struct key_users *u, int at)
 {
     for (const cJSON *m = o->child; m; m = m->next) {
@@ -111,7 +114,21 @@ static int refuse_unused_keys(struct ld *ld, const cJSON *o, const struct key_us
         bool pp;
         const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, u->kind);
         char hint[160] = "";
-        if (kind && !node_where(ld, kind, &pv, &pk, &pn, &pp) && node_where(ld, m, &pv, &pk, &pn, &pp))
+        const bool over_set = kind && !node_where(ld, kind, &pv, &pk, &pn, &pp) && node_where(ld, m, &pv, &pk, &pn, &pp);
+        if (over_set && u->warn_over_set) {
+            /* Switching a scene's render mode from the command line is a
+             * habit (-s render.mode=shaded over a colormap scene): the
+             * file's keys of its own mode are then ignored, and said to be. */
+            struct scene *sc = ld->sc;
+            if (sc->n_warned < SCENE_WARN_MAX
+                && snprintf(sc->warned[sc->n_warned], sizeof sc->warned[0],
+                            "%s:%d:%d: %s (%s) is not used by the %s %s that --set %s.%s chose (a key of %s): ignored",
+                            pn, pk.line, pk.col, p, got, u->name(at), u->noun, u->section, u->kind, whose) < 0)
+                sc->warned[sc->n_warned][0] = '\0';
+            sc->n_warned++;
+            continue;
+        }
+        if (over_set)
             snprintf(hint, sizeof hint,
                      " (--set %s.%s keeps the section's other keys; to start it afresh, give it whole: "
                      "--set '%s={\"%s\": \"%s\"}')",
@@ -135,7 +152,7 @@ static bool mode_uses_at(int i, const char *key) { return render_mode_uses((enum
 static int refuse_unused_solver_keys(struct ld *ld, const cJSON *o, const struct solver_ops *t)
 {
     struct key_users u = { "solver", "type", "solver", "solver.half_life", "", 0, solver_name_at, solver_keys_at,
-                           solver_uses_at };
+                           solver_uses_at, false };
     int at = -1;
     while (solver_at(u.count)) {
         if (solver_at(u.count) == t)
@@ -487,7 +504,7 @@ int load_render(struct ld *ld, const cJSON *root)
     render_mode_names(modes);
     GET_ENUM(ld, o, "render", "mode", modes, r->mode);
     static const struct key_users mode_users = { "render", "mode", "render mode", "", " besides the keys of every mode",
-                                                 RENDER_MODE_COUNT, mode_name_at, mode_keys_at, mode_uses_at };
+                                                 RENDER_MODE_COUNT, mode_name_at, mode_keys_at, mode_uses_at, true };
     if (refuse_unused_keys(ld, o, &mode_users, (int)r->mode) < 0)
         return -1;
     GET_ENUM(ld, o, "render", "alpha", alpha_names, r->alpha);
