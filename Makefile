@@ -185,15 +185,15 @@ $(BUILD)/tests/bench_solvers: $(BUILD)/tests/bench/bench_solvers.o $(BUILD)/test
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(BENCH_FFTW_LIBS) $(ALL_LDLIBS)
 
-$(BUILD)/tests/bench_yuv: $(BUILD)/tests/bench/bench_yuv.o $(LIB)
+$(BUILD)/tests/bench_yuv: $(BUILD)/tests/bench/bench_yuv.o $(BUILD)/tests/bench/bench_ref.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
 
-$(BUILD)/tests/bench_render: $(BUILD)/tests/bench/bench_render.o $(LIB)
+$(BUILD)/tests/bench_render: $(BUILD)/tests/bench/bench_render.o $(BUILD)/tests/bench/bench_ref.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
 
-$(BUILD)/tests/bench_md5: $(BUILD)/tests/bench/bench_md5.o $(LIB)
+$(BUILD)/tests/bench_md5: $(BUILD)/tests/bench/bench_md5.o $(BUILD)/tests/bench/bench_ref.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
 

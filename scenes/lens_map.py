@@ -7,9 +7,8 @@ zero slope and scatters little. Slower water in the middle is a convex
 lens for waves: the plane wave from the left comes to a focus behind it.
 Run: python3 scenes/lens_map.py (standard library only)."""
 import math
-import os
-import struct
-import zlib
+
+from graypng import write_gray
 
 W, H, CX, CY, R = 256, 160, 72, 80, 44
 
@@ -21,13 +20,4 @@ def value(x, y):
     return 1.0 - (1.0 - r * r) ** 2   # 0 at the centre, 1 with zero slope at the rim
 
 
-def chunk(kind, data):
-    c = struct.pack(">I", len(data)) + kind + data
-    return c + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-
-rows = b"".join(b"\0" + bytes(round(255 * value(x, y)) for x in range(W)) for y in range(H))
-png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", W, H, 8, 0, 0, 0, 0))
-       + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b""))
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "lens.png"), "wb") as f:
-    f.write(png)
+write_gray("lens.png", W, H, value)

@@ -10,9 +10,8 @@ Beyond the shore is dry land, value 0, which the scene walls off with an
 obstacle mask made from this same picture (wall where v < 0.01).
 Run: python3 scenes/shoal_map.py (standard library only)."""
 import math
-import os
-import struct
-import zlib
+
+from graypng import write_gray
 
 W, H = 256, 192
 DEEP, LOW, TOP, SHORE_MIN = 0.30, 0.01, 0.04, 0.015
@@ -38,13 +37,4 @@ def value(x, y):
     return 0.0 if d is None else (d - LOW) / (DEEP - LOW)
 
 
-def chunk(kind, data):
-    c = struct.pack(">I", len(data)) + kind + data
-    return c + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-
-
-rows = b"".join(b"\0" + bytes(round(255 * value(x, y)) for x in range(W)) for y in range(H))
-png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", W, H, 8, 0, 0, 0, 0))
-       + chunk(b"IDAT", zlib.compress(rows, 9)) + chunk(b"IEND", b""))
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "shoal.png"), "wb") as f:
-    f.write(png)
+write_gray("shoal.png", W, H, value)

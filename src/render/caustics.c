@@ -65,6 +65,30 @@ struct gather_job {
 
 enum { ROW_FAR = 1, ROW_LIST = 2 };
 
+/* A pass over rows lo..hi-1 (team_claimed's body) from one always-inline
+ * BODY(job, lo, hi): built for AVX-512 (x86-64-v4) and AVX2 (x86-64-v3; tune
+ * haswell, whose cost model gathers) beside the baseline, the CPU picking.
+ * One body, floats without contraction: the same bits from each build. */
+#define CAUSTICS_PASS(name, body)                                                                               \
+    __attribute__((target("arch=x86-64-v4"))) static void name##_v4(const struct gather_job *j, int lo, int hi) \
+    {                                                                                                           \
+        body(j, lo, hi);                                                                                        \
+    }                                                                                                           \
+    __attribute__((target("arch=x86-64-v3,tune=haswell"))) static void name##_v3(const struct gather_job *j,    \
+                                                                                 int lo, int hi)              \
+    {                                                                                                           \
+        body(j, lo, hi);                                                                                        \
+    }                                                                                                           \
+    static void name(void *arg, int lo, int hi)                                                                 \
+    {                                                                                                           \
+        if (__builtin_cpu_supports("x86-64-v4"))                                                                \
+            name##_v4(arg, lo, hi);                                                                             \
+        else if (__builtin_cpu_supports("avx2"))                                                                \
+            name##_v3(arg, lo, hi);                                                                             \
+        else                                                                                                    \
+            body(arg, lo, hi);                                                                                  \
+    }
+
 /* Still water. A sub-ray whose interpolated slopes are both zero (of either
  * sign) lands exactly where it entered: inv = 1, n = (-0, -0, 1), k = 1,
  * m = eta - 1 (exact), t = (+-0, +-0, -1) (-eta + (eta - 1) is exactly -1),
@@ -474,26 +498,7 @@ static inline __attribute__((always_inline)) void landing_body(const struct gath
     }
 }
 
-__attribute__((target("arch=x86-64-v4"))) static void landing_rows_v4(const struct gather_job *j, int lo, int hi)
-{
-    landing_body(j, lo, hi);
-}
-
-__attribute__((target("arch=x86-64-v3,tune=haswell"))) static void landing_rows_v3(const struct gather_job *j,
-                                                                                  int lo, int hi)
-{
-    landing_body(j, lo, hi);
-}
-
-static void landing_rows(void *arg, int lo, int hi)
-{
-    if (__builtin_cpu_supports("x86-64-v4"))
-        landing_rows_v4(arg, lo, hi);
-    else if (__builtin_cpu_supports("avx2"))
-        landing_rows_v3(arg, lo, hi);
-    else
-        landing_body(arg, lo, hi);
-}
+CAUSTICS_PASS(landing_rows, landing_body)
 
 /* Whether any sub-ray of source row y can land on floor rows lo..hi-1, from
  * the row's lowest and highest landing y (land: clamped, or wrapped, where a
@@ -811,26 +816,7 @@ static inline __attribute__((always_inline)) void splat_body(const struct gather
     }
 }
 
-__attribute__((target("arch=x86-64-v4"))) static void splat_rows_v4(const struct gather_job *j, int lo, int hi)
-{
-    splat_body(j, lo, hi);
-}
-
-__attribute__((target("arch=x86-64-v3,tune=haswell"))) static void splat_rows_v3(const struct gather_job *j, int lo,
-                                                                                int hi)
-{
-    splat_body(j, lo, hi);
-}
-
-static void splat_rows(void *arg, int lo, int hi)
-{
-    if (__builtin_cpu_supports("x86-64-v4"))
-        splat_rows_v4(arg, lo, hi);
-    else if (__builtin_cpu_supports("avx2"))
-        splat_rows_v3(arg, lo, hi);
-    else
-        splat_body(arg, lo, hi);
-}
+CAUSTICS_PASS(splat_rows, splat_body)
 
 /* A ray straight down, i = (0, 0, -1), refracts at the unit normal
  * n = (-gx, -gy, 1)/|.| into t = eta i + (eta cos_i - sqrt(k)) n with

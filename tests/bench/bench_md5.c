@@ -8,21 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <libavutil/md5.h>
 
+#include "bench_ref.h"
 #include "md5lanes.h"
 
 #define BYTES ((size_t)1920 * 1080 * 3)
 #define TRIES 5
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int main(void)
 {
@@ -41,10 +34,10 @@ int main(void)
     uint8_t want[MD5_LANES][16], got[MD5_LANES][16];
     double t_av = 1e30;
     for (int t = 0; t < TRIES; t++) {
-        const double t0 = now();
+        const double t0 = bench_now();
         for (int k = 0; k < MD5_LANES; k++)
             av_md5_sum(want[k], frame[k], BYTES);
-        const double dt = (now() - t0) / MD5_LANES;
+        const double dt = (bench_now() - t0) / MD5_LANES;
         t_av = dt < t_av ? dt : t_av;
     }
     printf("%-46s %8.2f ms/frame\n", "MD5, av_md5_sum, one frame at a time", 1e3 * t_av);
@@ -52,9 +45,9 @@ int main(void)
     for (int l = 0; l < 3; l++) {
         double best = 1e30;
         for (int t = 0; t < TRIES; t++) {
-            const double t0 = now();
+            const double t0 = bench_now();
             md5_lanes((const uint8_t *const *)frame, lanes[l], BYTES, got);
-            const double dt = (now() - t0) / lanes[l];
+            const double dt = (bench_now() - t0) / lanes[l];
             best = dt < best ? dt : best;
         }
         char what[64];

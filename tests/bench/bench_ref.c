@@ -32,40 +32,56 @@ void bench_reference_step(const float *a, float *b, int n)
         }
 }
 
+/* Two n x n planes, first-touched (zeroed) and one cell dropped in the
+ * middle of *a: the reference's start. 0, or -1 with nothing allocated. */
+int bench_reference_start(int n, float **a, float **b)
+{
+    const size_t cells = (size_t)n * n;
+    *a = malloc(cells * sizeof **a);
+    *b = malloc(cells * sizeof **b);
+    if (!*a || !*b) {
+        free(*a);
+        free(*b);
+        *a = *b = NULL;
+        return -1;
+    }
+    memset(*a, 0, cells * sizeof **a);
+    memset(*b, 0, cells * sizeof **b);
+    (*a)[(size_t)(n / 2) * n + n / 2] = 1.0f;
+    return 0;
+}
+
+/* `steps` steps of seed 004's loop, the planes swapped after each: *a holds
+ * the newest heights after. */
+void bench_reference_steps(float **a, float **b, int n, long steps)
+{
+    for (long s = 0; s < steps; s++) {
+        bench_reference_step(*a, *b, n);
+        float *tmp = *a;
+        *a = *b;
+        *b = tmp;
+    }
+}
+
 /* Seed 004's loop, a swap per step; one thread. Best of `tries`, timed after
  * BENCH_WARM_STEPS untimed steps: the first sweeps over freshly cleared
  * pages ran up to 2x slower at 4096^2 (measured: about 700-1000 Mcells/s in
  * the first 16 steps, 1400-1600 after four), which would flatter the ratios. */
 double bench_reference(int n, int steps, int tries)
 {
-    size_t cells = (size_t)n * n;
-    float *a = malloc(cells * sizeof *a), *b = malloc(cells * sizeof *b);
+    float *a, *b;
     double best = 0;
-    if (!a || !b)
-        goto out;
-    memset(a, 0, cells * sizeof *a);          /* first touch, outside the timing */
-    memset(b, 0, cells * sizeof *b);
-    a[(size_t)(n / 2) * n + n / 2] = 1.0f;
-    for (int s = 0; s < BENCH_WARM_STEPS; s++) {
-        bench_reference_step(a, b, n);
-        float *tmp = a;
-        a = b;
-        b = tmp;
-    }
+    if (bench_reference_start(n, &a, &b) < 0)   /* first touch, outside the timing */
+        return 0;
+    bench_reference_steps(&a, &b, n, BENCH_WARM_STEPS);
     for (int t = 0; t < tries; t++) {
         double t0 = bench_now();
-        for (int s = 0; s < steps; s++) {
-            bench_reference_step(a, b, n);
-            float *tmp = a;
-            a = b;
-            b = tmp;
-        }
+        bench_reference_steps(&a, &b, n, steps);
         double r = (double)(n - 2) * (n - 2) * steps / (bench_now() - t0);
         best = r > best ? r : best;
     }
     volatile float keep = a[(size_t)(n / 2) * n + n / 3];
     (void)keep;
-out:
     free(a);
     free(b);
     return best;

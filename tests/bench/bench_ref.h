@@ -1,4 +1,5 @@
-/* bench_ref.h: the reference loop and the streaming bound (bench_ref.c). */
+/* bench_ref.h: the reference loop, the streaming bound and the clock of
+ * every bench program (bench_ref.c). */
 #ifndef RR_BENCH_REF_H
 #define RR_BENCH_REF_H
 
@@ -13,6 +14,10 @@ extern int bench_cpu_clock;
 double bench_now(void);
 /* One step of seed 004's loop: b = damped (a's 4-neighbour sum / 2 - b), n x n cells. */
 void bench_reference_step(const float *a, float *b, int n);
+/* The reference's start (two zeroed planes, one cell dropped; -1 when out of
+ * memory) and its steps (a swap after each; *a the newest). */
+int bench_reference_start(int n, float **a, float **b);
+void bench_reference_steps(float **a, float **b, int n, long steps);
 double bench_reference(int n, int steps, int tries);
 double bench_stream(int n, int sweeps, int tries);
 

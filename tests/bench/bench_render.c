@@ -7,8 +7,8 @@
  * (docs/performance.md). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "bench_ref.h"
 #include "frame.h"
 #include "render.h"
 #include "scene.h"
@@ -17,13 +17,6 @@
 #define FRAMES0 20
 #define TRIES 5
 #define REPS 4
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int main(int argc, char **argv)
 {
@@ -60,7 +53,7 @@ int main(int argc, char **argv)
         best[m] = 1e30;
     for (int t = 0; t < TRIES; t++)
         for (int m = 0; m < N; m++) {
-            double t0 = now();
+            double t0 = bench_now();
             for (int k = 0; k < REPS; k++) {
                 struct frame fr;
                 if (render_frame(r[m], sim_field(sim), sim_walls(sim), k, &fr, &e) < 0) {
@@ -68,7 +61,7 @@ int main(int argc, char **argv)
                     return 1;
                 }
             }
-            double ms = (now() - t0) * 1e3 / REPS;
+            double ms = (bench_now() - t0) * 1e3 / REPS;
             best[m] = ms < best[m] ? ms : best[m];
         }
     printf("render alone, %dx%d, ms per frame (best of %d x %d, modes in turns)\n", sc[0].grid.width,

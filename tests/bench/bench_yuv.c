@@ -9,12 +9,12 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include <libavutil/frame.h>
 #include <libavutil/opt.h>
 #include <libswscale/swscale.h>
 
+#include "bench_ref.h"
 #include "../unit/gradient_noise.h"
 #include "sinks/yuv420.h"
 
@@ -22,13 +22,6 @@
 #define H 1080
 #define TRIES 7
 #define REPS 10
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static AVFrame *yuv_frame(void)
 {
@@ -67,7 +60,7 @@ static double time_ms(struct SwsContext *sws, const uint8_t *rgb, AVFrame *f)
     int strides[4] = { 3 * W, 0, 0, 0 };
     double best = 1e30;
     for (int t = 0; t < TRIES; t++) {
-        double t0 = now();
+        double t0 = bench_now();
         for (int r = 0; r < REPS; r++) {
             if (sws)
                 sws_scale(sws, srcs, strides, 0, H, f->data, f->linesize);
@@ -75,7 +68,7 @@ static double time_ms(struct SwsContext *sws, const uint8_t *rgb, AVFrame *f)
                 yuv420_from_rgb24(rgb, 3 * W, W, H, f->data[0], f->linesize[0], f->data[1], f->linesize[1],
                                   f->data[2], f->linesize[2]);
         }
-        double ms = 1000 * (now() - t0) / REPS;
+        double ms = 1000 * (bench_now() - t0) / REPS;
         best = ms < best ? ms : best;
     }
     return best;

@@ -1,12 +1,14 @@
 /* sim_fixture.h: for the unit tests that run whole frames (test_wave,
  * test_water_depth, test_walls, test_sim_screen, test_sim_frames): a wave
- * scene, a growing one, and a simulation made and advanced, failing the test with the library's own message when it
- * refuses. Include after cmocka.h. */
+ * scene, a growing one, a simulation made and advanced (failing the test
+ * with the library's own message when it refuses) and a wave's length
+ * measured along a row. Include after cmocka.h. */
 #ifndef RR_TEST_SIM_FIXTURE_H
 #define RR_TEST_SIM_FIXTURE_H
 
 #include <string.h>
 
+#include "field.h"
 #include "sim.h"
 #include "solver.h"
 
@@ -25,6 +27,27 @@ static inline void advance(struct sim *s)
     if (sim_advance_frame(s, &e) < 0)
         fail_msg("sim_advance_frame: %s", e.msg);
 }
+/* The wavelength along row y of the field's heights between cells x0 and
+ * x1: twice the mean distance between zero crossings, each interpolated
+ * linearly; at least four crossings, or the test fails. */
+static inline double wavelength(const struct field *f, int y, int x0, int x1)
+{
+    double first = -1, last = -1;
+    int n = 0;
+    for (int x = x0; x < x1; x++) {
+        double a = f->cur[y * f->stride + x], b = f->cur[y * f->stride + x + 1];
+        if ((a < 0) != (b < 0)) {
+            double z = x + a / (a - b);
+            if (first < 0)
+                first = z;
+            last = z;
+            n++;
+        }
+    }
+    assert_true(n >= 4);
+    return 2 * (last - first) / (n - 1);
+}
+
 /* A wave scene: w x h cells of dx metres, speed c, fps 30 and spf steps per
  * frame, `fixed` edges, no damping. */
 static inline void wave_scene(struct scene *sc, int w, int h, double dx, double c, int spf)

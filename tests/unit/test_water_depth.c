@@ -77,26 +77,6 @@ static void write_npy(const char *path, const char *dtype, bool fortran, const c
     fclose(f);
 }
 
-/* The wavelength along row y between cells x0 and x1: twice the mean
- * distance between zero crossings, each interpolated linearly. */
-static double wavelength(const struct field *f, int y, int x0, int x1)
-{
-    double first = -1, last = -1;
-    int n = 0;
-    for (int x = x0; x < x1; x++) {
-        double a = AT(f, f->cur, x, y), b = AT(f, f->cur, x + 1, y);
-        if ((a < 0) != (b < 0)) {
-            double z = x + a / (a - b);
-            if (first < 0)
-                first = z;
-            last = z;
-            n++;
-        }
-    }
-    assert_true(n >= 4);
-    return 2 * (last - first) / (n - 1);
-}
-
 /* A line source at x = 2 driving f Hz into a 240 x 3 strip (absorbing on the
  * right), 2 s; the wavelength between cells 20 and 100 in metres. */
 static double driven_wavelength(struct scene *sc, double f)

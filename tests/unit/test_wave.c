@@ -52,26 +52,6 @@ static double box_mode(int x, int y)   /* the (1, 1) mode of a box of box_n cell
 
 /* ---- the wave solver ---------------------------------------------------------- */
 
-/* The wavelength along row y between cells x0 and x1: twice the mean
- * distance between zero crossings, each interpolated linearly. */
-static double wavelength(const struct field *f, int y, int x0, int x1)
-{
-    double first = -1, last = -1;
-    int n = 0;
-    for (int x = x0; x < x1; x++) {
-        double a = AT(f, f->cur, x, y), b = AT(f, f->cur, x + 1, y);
-        if ((a < 0) != (b < 0)) {
-            double z = x + a / (a - b);
-            if (first < 0)
-                first = z;
-            last = z;
-            n++;
-        }
-    }
-    assert_true(n >= 4);
-    return 2 * (last - first) / (n - 1);
-}
-
 /* A line source at x = 2 drives a plane wave to the right; the right part of
  * the grid absorbs. The wavelength is measured from the zero crossings of the
  * row between x = 20 and x = 100, interpolated linearly. */
