@@ -11,6 +11,7 @@
 
 #include <omp.h>
 
+#include "render.h"
 #include "sink.h"
 #include "solver.h"
 
@@ -186,17 +187,19 @@ static uint64_t sink_bytes(const struct scene *sc, uint64_t rw, uint64_t rh, int
     return 0;
 }
 
-/* A moving background or floor's fitted picture (rgb24, and libswscale's
- * aligned destination): refract's at render size, caustics' at grid size;
+/* The mode's moving picture (render_mode_picture: refract's background,
+ * caustics' floor) fitted (rgb24, and libswscale's aligned destination): at
+ * render size for a mode that renders at render size itself, else at grid
+ * size;
  * what it decodes is budget_video_bytes, added once the file is open. A
  * still PNG is counted as the image loader counts it. */
 static uint64_t picture_bytes(const struct scene *sc, uint64_t gw, uint64_t gh, uint64_t rw, uint64_t rh)
 {
     const struct render_config *r = &sc->render;
-    const char *pic = r->mode == RENDER_REFRACT ? r->background : r->mode == RENDER_CAUSTICS ? r->floor : NULL;
+    const char *key, *pic = render_mode_picture(r, &key);
     if (!pic || (scene_pattern_fields(pic) == 0 && ends_with(pic, ".png")))
         return 0;
-    return budget_mul(r->mode == RENDER_REFRACT ? budget_mul(rw + 64, rh) : budget_mul(gw + 64, gh), 6);
+    return budget_mul(render_mode_own_size(r->mode) ? budget_mul(rw + 64, rh) : budget_mul(gw + 64, gh), 6);
 }
 
 uint64_t budget_video_bytes(uint64_t frame_bytes, bool intra_only)

@@ -93,8 +93,8 @@ void field_swap(struct field *f)
 /* The ghost cells beyond the ends of `row`, by the left and right rules. */
 static inline void side_ghosts(float *dst, const float *row, int w, enum edge_kind L, enum edge_kind R)
 {
-    dst[-1] = L == EDGE_FIXED ? 0.0f : L == EDGE_WRAP ? row[w - 1] : row[0];
-    dst[w] = R == EDGE_FIXED ? 0.0f : R == EDGE_WRAP ? row[0] : row[w - 1];
+    dst[-1] = field_ghost(L, row[0], row[w - 1]);
+    dst[w] = field_ghost(R, row[w - 1], row[0]);
 }
 
 void field_fill_side_ghosts(const struct field *f, float *g, const enum edge_kind edges[4], int y0, int y1)

@@ -37,6 +37,14 @@ void field_free(struct field *f);
  * Cannot fail. */
 void field_fill_ghosts(const struct field *f, float *g, const enum edge_kind edges[4]);
 
+/* The ghost cell beyond an edge of kind k by the rules above, from the
+ * edge's own cell and the opposite edge's (what the renderer's slopes read
+ * too, src/render/water.c). */
+static inline float field_ghost(enum edge_kind k, float edge, float opposite)
+{
+    return k == EDGE_FIXED ? 0.0f : k == EDGE_WRAP ? opposite : edge;
+}
+
 /* field_fill_ghosts in parts, for the threaded row drivers (src/tblock.c),
  * which set each row's ghosts on the thread that computes with them:
  * field_fill_side_ghosts sets the ghost columns x = -1 and x = w of the rows

@@ -73,10 +73,15 @@ bool render_makes_rgb(const struct renderer *r);
 void render_free(struct renderer *r);   /* accepts NULL */
 
 /* The table of render modes (src/render/registry.c) as the scene and the
- * sinks see it, so that neither keeps a list of modes of its own.
- * render_mode_names fills names with each mode's name at its enum
- * render_mode value and a NULL, as the scene loader's enums are. */
-void render_mode_names(const char *names[RENDER_MODE_COUNT + 1]);
+ * sinks see it, so that neither keeps a list of modes of its own. A mode's
+ * enum render_mode value is its place in the table. */
+/* The most modes the table holds (callers may size arrays by it). */
+#define RENDER_MODE_MAX 32
+/* How many modes there are: the values 0 .. render_mode_count() - 1. */
+int render_mode_count(void);
+/* Fills names with each mode's name at its value and a NULL, as the scene
+ * loader's enums are. */
+void render_mode_names(const char *names[RENDER_MODE_MAX + 1]);
 /* The mode's name ("?" for a value the table does not have). */
 const char *render_mode_name(enum render_mode m);
 /* Whether the mode renders at render size itself (refract): libswscale's
@@ -86,6 +91,10 @@ bool render_mode_own_size(enum render_mode m);
  * width, height, obstacle_color, alpha, atlas) and its own (docs/scene.md's
  * "used by" column). The scene loader refuses the others. */
 bool render_mode_uses(enum render_mode m, const char *key);
+/* The picture rc's mode shows the water over (render.background,
+ * render.floor): the name the scene gives, or NULL when none is given; *key
+ * its key ("background"), or NULL when the mode shows none. */
+const char *render_mode_picture(const struct render_config *rc, const char **key);
 /* The mode's own keys (beyond those of every mode), NULL-terminated. */
 const char *const *render_mode_keys(enum render_mode m);
 /* The names of the mode's float channels (RENDER_NEED_FLOAT, frame.h),

@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -418,12 +417,10 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
         if (run->probes)
             return rr_fail(e, RR_EXIT_USAGE, "--resume: --probes cannot be resumed (its CSV is not recorded)");
         if (r->kind == KIND_WHOLE)
-            return rr_fail(e, RR_EXIT_USAGE, "--resume: %s: a %s is written in one piece and cannot be resumed "
+            return rr_fail(e, RR_EXIT_USAGE, "--resume: %s: %s is written in one piece and cannot be resumed "
                            "(render a video, a PNG sequence or a hash list)", sc->output.path,
-                           !strcmp(sc->output.path, "-") ? "stream on standard output"
-                           : sc->render.atlas[0] ? "render.atlas sequence"
-                           : !strcasecmp(extension(sc->output.path), "gif") ? "GIF"
-                           : !strcasecmp(extension(sc->output.path), "npy") ? ".npy file" : "file of this kind");
+                           sc->render.atlas[0] ? "a render.atlas sequence"
+                           : r->ops && r->ops->noun ? r->ops->noun : "a file of this kind");
     }
     if ((r->active || o->resume) && o->save_dir) {
         /* The range names the record: a farm's chunks may share DIR. */

@@ -23,10 +23,10 @@ enum edge_side { EDGE_LEFT, EDGE_RIGHT, EDGE_TOP, EDGE_BOTTOM };
 enum shape_kind { SHAPE_POINT, SHAPE_DISC, SHAPE_GAUSSIAN, SHAPE_COSINE };
 enum drop_mode { DROP_ADD, DROP_SET };
 enum obstacle_type { OBST_RECT, OBST_CIRCLE, OBST_POLYGON, OBST_LINE, OBST_MASK };
-enum render_mode {
-    RENDER_HEIGHT, RENDER_COLORMAP, RENDER_SHADED, RENDER_REFRACT, RENDER_NORMALS, RENDER_CAUSTICS,
-    RENDER_MODE_COUNT   /* not a mode: how many there are */
-};
+/* render.mode: a mode's place in the table of render modes
+ * (src/render/registry.c). The names are those places, for the code and
+ * tests that pick a mode; a mode added to the table needs none. */
+enum render_mode { RENDER_HEIGHT, RENDER_COLORMAP, RENDER_SHADED, RENDER_REFRACT, RENDER_NORMALS, RENDER_CAUSTICS };
 enum initial_type { INITIAL_IMAGE, INITIAL_WAVE };
 /* render.alpha: where the picture's alpha comes from (docs/render.md). */
 enum render_alpha { ALPHA_NONE, ALPHA_HEIGHT, ALPHA_CAUSTICS };

@@ -428,10 +428,8 @@ static int check_video_end(struct ld *ld, const cJSON *o)
 {
     const struct render_config *r = &ld->sc->render;
     const cJSON *v = member(o, "video_end");
-    const char *key = r->mode == RENDER_REFRACT ? "background" : "floor", *pic = r->mode == RENDER_REFRACT
-                                                                                  ? r->background : r->floor;
-    if (!v || r->video_end != VIDEO_END_LOOP || (r->mode != RENDER_REFRACT && r->mode != RENDER_CAUSTICS)
-        || (pic && !still_png(pic)))
+    const char *key, *pic = render_mode_picture(r, &key);
+    if (!v || r->video_end != VIDEO_END_LOOP || !key || (pic && !still_png(pic)))
         return 0;
     return fail(ld, v, "render.video_end", "applies to a video or an image sequence, and render.%s is %s", key,
                 pic ? "a still PNG" : "none");
@@ -500,11 +498,11 @@ int load_render(struct ld *ld, const cJSON *root)
         return 0;
     if (check_keys(ld, o, "render", keys, NULL) < 0)
         return -1;
-    const char *modes[RENDER_MODE_COUNT + 1];
+    const char *modes[RENDER_MODE_MAX + 1];
     render_mode_names(modes);
     GET_ENUM(ld, o, "render", "mode", modes, r->mode);
-    static const struct key_users mode_users = { "render", "mode", "render mode", "", " besides the keys of every mode",
-                                                 RENDER_MODE_COUNT, mode_name_at, mode_keys_at, mode_uses_at, true };
+    const struct key_users mode_users = { "render", "mode", "render mode", "", " besides the keys of every mode",
+                                          render_mode_count(), mode_name_at, mode_keys_at, mode_uses_at, true };
     if (refuse_unused_keys(ld, o, &mode_users, (int)r->mode) < 0)
         return -1;
     GET_ENUM(ld, o, "render", "alpha", alpha_names, r->alpha);

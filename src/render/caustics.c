@@ -1045,12 +1045,18 @@ static void caustics_row_float(const struct renderer *r, const struct field *f, 
         out[(size_t)x * stride] = l[x];
 }
 
+static const char *caustics_picture(const struct render_config *rc)
+{
+    return rc->floor;
+}
+
 const struct render_mode_ops render_caustics_ops = {
     .name = "caustics",
-    .mode = RENDER_CAUSTICS,
     .keys = (const char *const[]){ "height_scale", "depth", "depth_map", "depth_range",
                                    "floor", "floor_color", "video_end", NULL },
     .light = true,
+    .picture_key = "floor",
+    .picture = caustics_picture,
     .init = caustics_init,
     .pick = water_backdrop_pick,
     .prepare = caustics_prepare,

@@ -70,7 +70,6 @@ static void colormap_row(const struct renderer *r, const struct field *f, int y,
 
 const struct render_mode_ops render_colormap_ops = {
     .name = "colormap",
-    .mode = RENDER_COLORMAP,
     .keys = (const char *const[]){ "colormap", NULL },
     .init = colormap_init,
     .row = colormap_row,

@@ -35,7 +35,6 @@ static void height_row_float(const struct renderer *r, const struct field *f, in
 
 const struct render_mode_ops render_height_ops = {
     .name = "height",
-    .mode = RENDER_HEIGHT,
     .keys = (const char *const[]){ NULL },
     .gray = true,
     .row = height_row,

@@ -112,7 +112,6 @@ struct renderer {
 /* What a render mode is to the renderer. */
 struct render_mode_ops {
     const char *name;            /* render.mode's value, as scene_render_mode_name gives it */
-    enum render_mode mode;
     /* The render.* keys it reads besides those of every mode (render.c's
      * render_mode_uses); the scene refuses the others, naming these. */
     const char *const *keys;
@@ -122,6 +121,13 @@ struct render_mode_ops {
      * scaling; the deep picture is its 16-bit colour, no alpha). */
     bool own_size;
     const char *opaque;          /* why render.alpha does not go with it, or NULL */
+    /* The render.* key of the picture it shows the water over (a still PNG,
+     * a video or an image sequence), and the name the scene gives there
+     * (NULL: none given); both NULL when the mode shows none.
+     * render.video_end acts on that picture, and src/budget.c counts its
+     * fitted copy (at render size for an own_size mode, else grid size). */
+    const char *picture_key;
+    const char *(*picture)(const struct render_config *rc);
     /* Its state in r (render.c has filled the rest). Returns 0, or -1 with
      * e filled (RR_EXIT_USAGE for a bad setting or picture, RR_EXIT_RUNTIME
      * for memory). NULL: nothing to make. */
@@ -154,7 +160,8 @@ struct render_mode_ops {
     void (*free)(struct renderer *r);   /* NULL: nothing; must accept a failed init */
 };
 
-/* The table of render modes (render/registry.c), NULL-terminated. */
+/* The table of render modes (render/registry.c), NULL-terminated: a mode's
+ * place in it is its enum render_mode value. */
 extern const struct render_mode_ops *const render_modes[];
 
 /* The mode's ops, or NULL for a value the table does not have. */

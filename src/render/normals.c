@@ -88,7 +88,6 @@ static void normals_mode_row_float(const struct renderer *r, const struct field 
 
 const struct render_mode_ops render_normals_ops = {
     .name = "normals",
-    .mode = RENDER_NORMALS,
     .keys = (const char *const[]){ "height_scale", "normal_convention", NULL },
     .init = normals_init,
     .row = normals_mode_row,

@@ -135,13 +135,19 @@ static void refract_free(struct renderer *r)
     backdrop_free(r->backdrop);
 }
 
+static const char *refract_picture(const struct render_config *rc)
+{
+    return rc->background;
+}
+
 const struct render_mode_ops render_refract_ops = {
     .name = "refract",
-    .mode = RENDER_REFRACT,
     .keys = (const char *const[]){ "height_scale", "light", "specular", "shininess",
                                    "background", "refraction", "video_end", NULL },
     .own_size = true,
     .opaque = "its background is opaque",
+    .picture_key = "background",
+    .picture = refract_picture,
     .init = refract_init,
     .pick = water_backdrop_pick,
     .prepare = water_prepare,

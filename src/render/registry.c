@@ -1,8 +1,10 @@
 /* render/registry.c: the table of render modes (render/modes.h). Adding a
- * mode is a file in src/render/ defining its struct render_mode_ops, a line
- * here, and its value in scene.h's enum render_mode (the scene holds it);
- * the scene's names, the sinks' float channels and the messages come from
- * this table (render.h). test_render checks that enum and table agree. */
+ * mode is a file in src/render/ defining its struct render_mode_ops and a
+ * line here; its place in the table is its enum render_mode value (the
+ * scene holds it) and its place in the loader's list. The scene's names,
+ * the sinks' float channels and the messages come from this table
+ * (render.h). test_render checks that scene.h's named values are these
+ * places. */
 #include "render/modes.h"
 
 #include <stdio.h>
@@ -21,21 +23,25 @@ const struct render_mode_ops *const render_modes[] = {
     NULL,
 };
 
-const struct render_mode_ops *render_mode_of(enum render_mode m)
+_Static_assert(sizeof render_modes / sizeof render_modes[0] <= RENDER_MODE_MAX + 1,
+               "more render modes than RENDER_MODE_MAX (src/render.h)");
+
+int render_mode_count(void)
 {
-    for (const struct render_mode_ops *const *k = render_modes; *k; k++)
-        if ((*k)->mode == m)
-            return *k;
-    return NULL;
+    return (int)(sizeof render_modes / sizeof render_modes[0]) - 1;
 }
 
-void render_mode_names(const char *names[RENDER_MODE_COUNT + 1])
+const struct render_mode_ops *render_mode_of(enum render_mode m)
 {
-    for (int m = 0; m <= RENDER_MODE_COUNT; m++)
-        names[m] = NULL;
-    for (const struct render_mode_ops *const *k = render_modes; *k; k++)
-        if ((*k)->mode >= 0 && (*k)->mode < RENDER_MODE_COUNT)
-            names[(*k)->mode] = (*k)->name;
+    return (int)m >= 0 && (int)m < render_mode_count() ? render_modes[m] : NULL;
+}
+
+void render_mode_names(const char *names[RENDER_MODE_MAX + 1])
+{
+    int m = 0;
+    for (; m < render_mode_count(); m++)
+        names[m] = render_modes[m]->name;
+    names[m] = NULL;
 }
 
 const char *render_mode_name(enum render_mode m)
@@ -48,6 +54,13 @@ bool render_mode_own_size(enum render_mode m)
 {
     const struct render_mode_ops *ops = render_mode_of(m);
     return ops && ops->own_size;
+}
+
+const char *render_mode_picture(const struct render_config *rc, const char **key)
+{
+    const struct render_mode_ops *ops = render_mode_of(rc->mode);
+    *key = ops ? ops->picture_key : NULL;
+    return *key ? ops->picture(rc) : NULL;
 }
 
 const char *const *render_mode_keys(enum render_mode m)

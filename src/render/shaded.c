@@ -289,7 +289,6 @@ static void shaded_row(const struct renderer *r, const struct field *f, int y, c
 
 const struct render_mode_ops render_shaded_ops = {
     .name = "shaded",
-    .mode = RENDER_SHADED,
     .keys = (const char *const[]){ "height_scale", "light", "water_color", "sky_color",
                                    "specular", "shininess", "reflectivity", NULL },
     .init = water_init_rows,

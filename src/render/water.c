@@ -155,9 +155,8 @@ void water_nbhd(const struct renderer *r, const struct field *f, int y, struct r
     rn->dn = y < h - 1 ? rn->mid + s
              : e[EDGE_BOTTOM] == EDGE_FIXED ? r->zeros
              : e[EDGE_BOTTOM] == EDGE_WRAP ? f->cur : rn->mid;
-    const enum edge_kind L = e[EDGE_LEFT], R = e[EDGE_RIGHT];
-    rn->left = L == EDGE_FIXED ? 0.0f : L == EDGE_WRAP ? rn->mid[w - 1] : rn->mid[0];
-    rn->right = R == EDGE_FIXED ? 0.0f : R == EDGE_WRAP ? rn->mid[0] : rn->mid[w - 1];
+    rn->left = field_ghost(e[EDGE_LEFT], rn->mid[0], rn->mid[w - 1]);
+    rn->right = field_ghost(e[EDGE_RIGHT], rn->mid[w - 1], rn->mid[0]);
 }
 
 static void copy_heights_rows(void *arg, int lo, int hi)

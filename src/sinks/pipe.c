@@ -328,7 +328,7 @@ static void pipe_free(void *priv)
 
 const struct sink_ops sink_pipe_ops = {
     .name = "pipe",
-    .noun = "standard output",
+    .noun = "a stream on standard output",
     .keys = (const char *const[]){ "pix_fmt", "format", NULL },
     .exts = "",
     .to_stdout = true,

@@ -464,18 +464,21 @@ static void test_render_into_target(void **state)
 
 /* The table of render modes (render/registry.c) and the scene's render.mode
  * names (scene.c) are one list: every name the scene reads has a mode with
- * that name and a row or a frame, and the table has nothing else. */
+ * that name and a row or a frame, at the value of its place, and the table
+ * has nothing else. */
 static void test_mode_table_matches_scene(void **state)
 {
     (void)state;
-    /* Every value of enum render_mode has one entry, which names it, renders
-     * and, with a float picture, names its channels; the scene's list of
-     * names is the table's, in the enum's order. */
-    const char *names[RENDER_MODE_COUNT + 1];
+    /* Every place of the table is a mode value: one entry, which names it,
+     * renders and, with a float picture, names its channels; the scene's
+     * list of names is the table's, in its order. */
+    const char *names[RENDER_MODE_MAX + 1];
     render_mode_names(names);
-    for (int m = 0; m < RENDER_MODE_COUNT; m++) {
+    const int count = render_mode_count();
+    for (int m = 0; m < count; m++) {
         const struct render_mode_ops *ops = render_mode_of((enum render_mode)m);
         assert_non_null(ops);
+        assert_ptr_equal(ops, render_modes[m]);
         assert_string_equal(ops->name, names[m]);
         assert_string_equal(ops->name, scene_render_mode_name((enum render_mode)m));
         assert_true(ops->own_size ? ops->frame != NULL : ops->row != NULL);
@@ -483,13 +486,22 @@ static void test_mode_table_matches_scene(void **state)
         assert_true(render_mode_own_size((enum render_mode)m) == ops->own_size);
         assert_ptr_equal(render_mode_float_names((enum render_mode)m), ops->float_names);
     }
-    assert_null(names[RENDER_MODE_COUNT]);
+    assert_null(names[count]);
     int table = 0;
     while (render_modes[table])
         table++;
-    assert_int_equal(table, RENDER_MODE_COUNT);
-    assert_null(render_mode_of(RENDER_MODE_COUNT));
-    assert_string_equal(scene_render_mode_name(RENDER_MODE_COUNT), "?");
+    assert_int_equal(table, count);
+    assert_null(render_mode_of((enum render_mode)count));
+    assert_null(render_mode_of((enum render_mode)-1));
+    assert_string_equal(scene_render_mode_name((enum render_mode)count), "?");
+    /* scene.h's names are the built-in modes' places. */
+    static const struct {
+        enum render_mode m;
+        const char *name;
+    } named[] = { { RENDER_HEIGHT, "height" },   { RENDER_COLORMAP, "colormap" }, { RENDER_SHADED, "shaded" },
+                  { RENDER_REFRACT, "refract" }, { RENDER_NORMALS, "normals" },   { RENDER_CAUSTICS, "caustics" } };
+    for (size_t k = 0; k < sizeof named / sizeof named[0]; k++)
+        assert_string_equal(render_mode_name(named[k].m), named[k].name);
     /* The float channels a sink gets, and the list its messages name. */
     assert_string_equal(render_mode_float_names(RENDER_NORMALS)[2], "B");
     assert_null(render_mode_float_names(RENDER_NORMALS)[3]);

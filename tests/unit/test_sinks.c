@@ -203,8 +203,19 @@ static void test_sink_find(void **state)
 
     assert_null(sink_find("out.xyz", &e));
     assert_int_equal(e.status, RR_EXIT_USAGE);
-    assert_string_equal(e.msg, "out.xyz: unknown output kind (use .mp4 .mkv .mov .webm, .gif, NAME%05d.png, "
-                               ".framemd5 .framehash, .npy, NAME%05d.exr or -)");
+    /* Every kind of the table in its order, as --help shows it: the
+     * build's seven by hand (in their places), then any kind added after. */
+    static const char *const shown_by_hand[] = { ".mp4 .mkv .mov .webm", ".gif", "NAME%05d.png",
+                                                  ".framemd5 .framehash", ".npy", "NAME%05d.exr", "-" };
+    const int by_hand = (int)(sizeof shown_by_hand / sizeof shown_by_hand[0]);
+    char want[1024] = "out.xyz: unknown output kind (use ", shown[128];
+    for (int i = 0; sink_kind_at(i); i++)
+        snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s",
+                 i == 0 ? "" : sink_kind_at(i + 1) ? ", " : " or ",
+                 i < by_hand ? shown_by_hand[i] : sink_kind_shown(sink_kind_at(i), shown, sizeof shown));
+    snprintf(want + strlen(want), sizeof want - strlen(want), ")");
+    assert_true(sink_kind_at(by_hand - 1) != NULL);
+    assert_string_equal(e.msg, want);
     assert_null(sink_find("dir.mp4/noext", &e));
     assert_null(sink_find("f.png", &e));
     assert_int_equal(e.status, RR_EXIT_USAGE);
