@@ -1,6 +1,7 @@
 /* outfile.c: the output policy and atomic output files (see outfile.h). */
 #define _GNU_SOURCE   /* O_TMPFILE */
 #include "outfile.h"
+#include "sink.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -276,17 +277,17 @@ static int make_dirs(const char *target, const char *dir, struct rr_err *e)
 }
 
 /* Whether name is ".NAME.XXXXXX.tmp", the naming of our temporary files,
- * with NAME ending in one of our outputs' extensions (a tool's own
- * ".notes.Ab12Cd.tmp" is not ours to remove). */
+ * with NAME ending in one of our outputs' extensions: an output kind's
+ * (the sinks' table) or the probes', checkpoints' and manifest's (a tool's
+ * own ".notes.Ab12Cd.tmp" is not ours to remove). */
 static bool is_our_temp(const char *name)
 {
-    static const char *const exts[] = { ".mp4", ".mkv", ".mov", ".webm", ".gif", ".png", ".framemd5",
-                                        ".framehash", ".npy", ".exr", ".csv", ".json" };
+    static const char *const exts[] = { ".csv", ".json" };
     size_t n = strlen(name), tail = 1 + TEMP_RANDOM + strlen(TEMP_SUFFIX);
     if (name[0] != '.' || n < 2 + tail || strcmp(name + n - strlen(TEMP_SUFFIX), TEMP_SUFFIX) != 0)
         return false;
     const char *r = name + n - tail;
-    bool ext = false;
+    bool ext = sink_ext_ends(name + 1, (size_t)(r - name) - 1);
     for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
         size_t el = strlen(exts[i]);
         ext |= (size_t)(r - name) > el && strncasecmp(r - el, exts[i], el) == 0;

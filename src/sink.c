@@ -214,6 +214,19 @@ static bool ext_listed(const char *exts, const char *ext)
     return false;
 }
 
+bool sink_ext_ends(const char *name, size_t n)
+{
+    const struct sink_ops *k;
+    for (int i = 0; (k = sink_kind_at(i)); i++)
+        for (const char *x = k->exts; *x;) {
+            size_t len = strcspn(x, " ");
+            if (n > len && name[n - len - 1] == '.' && strncasecmp(name + n - len, x, len) == 0)
+                return true;
+            x += len + (x[len] == ' ');
+        }
+    return false;
+}
+
 /* The kinds sink_register added, after the table's. */
 static const struct sink_ops *added[SINK_MAX];
 static int n_added;

@@ -145,6 +145,11 @@ void sink_warn_unused(const struct scene *sc, FILE *f);
  * the path and the kinds there are) when the name fits none. */
 const struct sink_ops *sink_find(const char *path, struct rr_err *e);
 
+/* Whether the first n bytes of name end in ".EXT", EXT (any case) an
+ * extension of a kind of sink_kind_at: how src/outfile.c knows the stale
+ * temporary files of an output of ours. */
+bool sink_ext_ends(const char *name, size_t n);
+
 struct sink;
 
 /* What sink_open would refuse in the scene's output settings (the kind, an

@@ -5,8 +5,9 @@
  * index and its mean r, g and b, through outfile (src/outfile.h). The
  * dispatch, the unknown-kind error, --list-outputs and sink_open all take
  * it from the table: a .txt name finds it, the error lists it last, its
- * file holds the hand-computed means and appears only at close, and free
- * without close leaves nothing. */
+ * file holds the hand-computed means and appears only at close, a killed
+ * run's temporary .txt file is cleaned up like any kind's, and free without
+ * close leaves nothing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -169,9 +170,22 @@ static void test_writes_the_means_atomically(void **state)
 {
     (void)state;
     const char *path = in_dir("means.txt");
+    /* A temporary file of this kind's naming that a killed run left is
+     * removed when the first output opens in its folder; a tool's is not. */
+    char stale[4096], notes[4096];
+    snprintf(stale, sizeof stale, "%s", in_dir(".old.TXT.Ab12Cd.tmp"));
+    snprintf(notes, sizeof notes, "%s", in_dir(".old.text.Ab12Cd.tmp"));
+    for (int k = 0; k < 2; k++) {
+        FILE *t = fopen(k ? notes : stale, "w");
+        assert_non_null(t);
+        fclose(t);
+    }
     struct rr_err e = { 0 };
     struct sink *s = open_and_write(path, &e);
     assert_non_null(s);
+    assert_false(exists(stale));
+    assert_true(exists(notes));
+    assert_int_equal(remove(notes), 0);
     assert_false(exists(path));   /* nothing under the name before close */
     assert_int_equal(sink_close(s, &e), 0);
     sink_free(s);
