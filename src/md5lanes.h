@@ -8,7 +8,10 @@
  * side by side, lane k of every vector being message k, does MD5_LANES of
  * them in about the time of one. The digests are RFC 1321's, bit for bit,
  * on any CPU (the builds for AVX-512, AVX2 and the baseline differ only in
- * speed). */
+ * speed). The plain path beside it is libavutil's av_md5_sum, one message
+ * at a time (frame_md5_hex, what a run frame by frame hashes with):
+ * tests/unit/test_md5lanes.c compares the two, natively and on emulated
+ * AVX2 and baseline CPUs (tests/cli/test_kernels.sh). */
 #ifndef RR_MD5LANES_H
 #define RR_MD5LANES_H
 

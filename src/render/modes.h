@@ -299,7 +299,9 @@ static inline __attribute__((always_inline)) uint32_t chunk_slopes(const struct 
 /* One row of the lit surface (shaded) and of the tangent-space normal map
  * (normals, hs = height_scale), the slopes taken as water_slopes takes them.
  * rgb16: NULL, or w * 3 values for the same colours at 16 bits (every kernel
- * below takes one too). Cannot fail. */
+ * below takes one too). Cannot fail. Their plain forms, one pixel at a time
+ * with libm, are shade_plain and normals_plain in
+ * tests/unit/test_render_fast.c, which compares the bits. */
 void shade_row(const struct water_look *lk, const struct row_nbhd *rn, int w, uint8_t *rgb, uint16_t *rgb16);
 void normals_row(float hs, const struct row_nbhd *rn, int w, uint8_t *rgb, uint16_t *rgb16);
 
@@ -310,7 +312,8 @@ void normals_row(float hs, const struct row_nbhd *rn, int w, uint8_t *rgb, uint1
 void normals_row_float(float hs, const struct row_nbhd *rn, int w, bool flip_y, float *out, int stride);
 
 /* out[i] = powf(x[i], y) for n values, bit for bit, vectorised on CPUs with
- * AVX2 and FMA (shaded.c says how). Cannot fail. */
+ * AVX2 and FMA (shaded.c says how; libm's powf is its plain path, and
+ * tests/unit/test_render_fast.c compares the two). Cannot fail. */
 void water_powf(const float *x, float y, int n, float *out);
 
 /* Caustics: the light of every cell (1 per cell, as 2 x 2 sub-rays with
@@ -324,7 +327,10 @@ void water_powf(const float *x, float y, int n, float *out);
  * row-parallel, the splat in bands of floor rows, each adding its cells'
  * shares in the one serial order of the sub-rays, so the sums do not depend
  * on the thread count; the floor that only still water lights is set to
- * its exact sum, 1, without splatting. Cannot fail. */
+ * its exact sum, 1, without splatting. Cannot fail. Its plain path, every
+ * sub-ray landed and splatted in that order by one loop, is
+ * caustics_serial in tests/unit/test_render_water.c, which compares the
+ * bits (test_caustics_bands_bit_exact). */
 #define CAUSTICS_SCRATCH(w, h)                                                                                  \
     ((size_t)(w) * (size_t)(h) * 8 + 3 * (size_t)(h) + 8 * (size_t)(h) * (((size_t)(w) + 63) / 64) + ((size_t)(h) + 3) / 4)
 void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
@@ -338,7 +344,8 @@ void caustics_gather_depths(const float *gx, const float *gy, int w, int h, cons
 
 /* One row of the floor: the floor's colour (floor_rgb, w * 3 bytes, or the
  * look's floor colour when NULL) times the light, brighter parts bleaching
- * toward white. Light 1 gives the floor colour itself. Cannot fail. */
+ * toward white. Light 1 gives the floor colour itself. Cannot fail. Its
+ * plain form is caustics_plain in tests/unit/test_render_fast.c. */
 void caustics_row(const struct water_look *lk, const float *light, const uint8_t *floor_rgb, int w,
                   uint8_t *rgb, uint16_t *rgb16);
 

@@ -20,8 +20,9 @@
  * any slicing. The chroma coefficients of each row sum to exactly zero, so
  * greys give 128.
  *
- * The row loop is built for AVX2 and for the baseline and picked at load
- * time (as src/solvers/elias.c does); GCC vectorises it (with
+ * yuv420_reference, at the end, is the plain form of the same integers, one
+ * block at a time. The row loop is built for AVX2 and for the baseline and
+ * picked at load time (as src/solvers/elias.c does); GCC vectorises it (with
  * -fvect-cost-model=dynamic, in the Makefile; the baseline build only the
  * column pairing, SSE2 having no byte shuffle for the rgb loads), and both
  * give the same integers. It runs on the video sink's writer thread alone,
@@ -85,4 +86,23 @@ void yuv420_from_rgb24(const uint8_t *rgb, ptrdiff_t stride, int w, int h, uint8
             row_pair(s + 3 * x, s + stride + 3 * x, yr + x, yr + ys + x, u + j * us + x / 2, v + j * vs + x / 2, n);
         }
     }
+}
+
+void yuv420_reference(const uint8_t *rgb, ptrdiff_t stride, int w, int h, uint8_t *y, ptrdiff_t ys, uint8_t *u,
+                      ptrdiff_t us, uint8_t *v, ptrdiff_t vs)
+{
+    for (int j = 0; j < h / 2; j++)
+        for (int i = 0; i < w / 2; i++) {
+            int32_t r = 0, g = 0, b = 0;   /* the block's sums */
+            for (int k = 0; k < 4; k++) {
+                const int px = 2 * i + (k & 1), py = 2 * j + (k >> 1);
+                const uint8_t *p = rgb + py * stride + 3 * px;
+                y[py * ys + px] = (uint8_t)((YR * p[0] + YG * p[1] + YB * p[2] + YOFF) >> SHIFT);
+                r += p[0];
+                g += p[1];
+                b += p[2];
+            }
+            u[j * us + i] = (uint8_t)((UR * r + UG * g + UB * b + COFF) >> SHIFT);
+            v[j * vs + i] = (uint8_t)((VR * r + VG * g + VB * b + COFF) >> SHIFT);
+        }
 }

@@ -13,4 +13,11 @@
 void yuv420_from_rgb24(const uint8_t *rgb, ptrdiff_t stride, int w, int h, uint8_t *y, ptrdiff_t ys, uint8_t *u,
                        ptrdiff_t us, uint8_t *v, ptrdiff_t vs);
 
+/* The plain path beside it: the same bytes, one 2x2 block at a time (each
+ * pixel's Y, the block's Cb and Cr from its sums), with no strips, no
+ * per-column chroma terms and no builds per CPU. A reader starts here;
+ * tests/unit/test_yuv420.c compares the two byte for byte. */
+void yuv420_reference(const uint8_t *rgb, ptrdiff_t stride, int w, int h, uint8_t *y, ptrdiff_t ys, uint8_t *u,
+                      ptrdiff_t us, uint8_t *v, ptrdiff_t vs);
+
 #endif

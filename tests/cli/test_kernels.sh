@@ -7,7 +7,11 @@
 # bit for bit (.npy: a rendered frame's hash hides a difference in the last
 # bit of a height), for elias, flow and wave, one step a frame and fused
 # steps, on a grid wide enough for the kernels' whole vectors and their
-# masked ends; and a scaled yuv420p video's frames the native run's. PNG
+# masked ends; and a scaled yuv420p video's frames the native run's. The
+# unit tests that compare a CPU-picked fast path with its plain reference
+# run there too: test_md5lanes (md5_lanes against av_md5_sum), test_yuv420
+# (yuv420_from_rgb24 against yuv420_reference) and, on Haswell, where the
+# AVX2 paths of src/render/shaded.c run, test_render_fast. PNG
 # sequences: libdeflate picks CPU-specific code too (its match finder's
 # table resets, CRC-32, Adler-32); the files must be the same bytes. ld.so
 # --help, run under the same model, tells the level glibc sees, the same
@@ -31,6 +35,9 @@ if grep -q __asan_init "$RR"; then   # make sanitize: ASan's shadow memory does 
     finish; exit
 fi
 LDSO=/lib64/ld-linux-x86-64.so.2
+# The build directory of the binary under test, where its unit tests are.
+rel=${RR#"$PWD"/}; rel=${rel#./}
+case "$rel" in */ripplerender) build=${rel%/ripplerender} ;; *) build=build ;; esac
 
 # highest_level MODEL: the highest x86-64-vN glibc finds on the emulated CPU
 # ("baseline" below v2).
@@ -104,5 +111,15 @@ for pair in Haswell-v4:x86-64-v3 qemu64:baseline; do
     check "same-scaled-yuv420p-on-$want" cmp -s "$T/native-yuv" "$T/emu-yuv"
     png_set "$T/png-$want" $QEMU > "$T/png-emu.md5"
     check "same-png-files-on-$want" cmp -s "$T/png-native.md5" "$T/png-emu.md5"
+    units="test_md5lanes test_yuv420"
+    [ "$want" = x86-64-v3 ] && units="$units test_render_fast"
+    for u in $units; do
+        if [ -x "$build/tests/$u" ]; then
+            $QEMU "$build/tests/$u" > "$T/out" 2>&1
+            check "plain-path-bits-on-$want-$u" [ $? -eq 0 ]
+        else
+            echo "skip $u on $want: $build/tests/$u is not built"
+        fi
+    done
 done
 finish

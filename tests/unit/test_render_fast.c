@@ -1,10 +1,10 @@
 /* test_render_fast.c: the renderer's fast paths give the bits of the plain
  * code they replace. water_powf against libm's powf (over a sweep of every
  * 61st float in [0, 1], every 4099th above, the special values and several
- * exponents); shade_row and normals_row against a plain per-pixel loop with
- * libm's fmaxf, fminf, powf and lrintf (still chunks, ripples, slopes steep
- * enough that n.h is 0 or small, and chunk edges); caustics_row against
- * its plain channel loops; unit_round against
+ * exponents); shade_row and normals_row, at 8 and 16 bits, against a plain
+ * per-pixel loop with libm's fmaxf, fminf, powf and lrintf (still chunks,
+ * ripples, slopes steep enough that n.h is 0 or small, and chunk edges);
+ * caustics_row against its plain channel loops; unit_round against
  * lrintf(fminf(fmaxf(v, 0), 1) * scale) on ties, ends and NaN. */
 #include <math.h>
 #include <setjmp.h>
@@ -61,9 +61,19 @@ static void test_powf_bits(void **state)
     free(xs);
 }
 
+/* A channel in [0, 1] (clamped, NaN giving 0) to 8 and 16 bits, with libm. */
+static void plain_channel(float v, uint8_t *out, uint16_t *out16)
+{
+    v = fminf(fmaxf(v, 0.0f), 1.0f);
+    *out = (uint8_t)lrintf(v * 255.0f);
+    *out16 = (uint16_t)lrintf(v * 65535.0f);
+}
+
 /* The shading as it was written before it was vectorised: one pixel at a
- * time, with libm. The reference the fast path must equal. */
-static void shade_plain(const struct water_look *lk, const float *gx, const float *gy, int w, uint8_t *rgb)
+ * time, with libm. The reference the fast path must equal, at 8 and at 16
+ * bits. */
+static void shade_plain(const struct water_look *lk, const float *gx, const float *gy, int w, uint8_t *rgb,
+                        uint16_t *rgb16)
 {
     const float F0 = lk->f0, ambient = 0.35f;
     for (int x = 0; x < w; x++) {
@@ -79,18 +89,18 @@ static void shade_plain(const struct water_look *lk, const float *gx, const floa
         float body = ambient + (1.0f - ambient) * ndl;
         for (int k = 0; k < 3; k++) {
             float v = (1.0f - fr) * lk->water[k] * body + fr * lk->sky[k] * horizon + spec;
-            rgb[3 * x + k] = (uint8_t)lrintf(fminf(fmaxf(v, 0.0f), 1.0f) * 255.0f);
+            plain_channel(v, &rgb[3 * x + k], &rgb16[3 * x + k]);
         }
     }
 }
 
-static void normals_plain(const float *gx, const float *gy, int w, uint8_t *rgb)
+static void normals_plain(const float *gx, const float *gy, int w, uint8_t *rgb, uint16_t *rgb16)
 {
     for (int x = 0; x < w; x++) {
         float inv = 1.0f / sqrtf(gx[x] * gx[x] + gy[x] * gy[x] + 1.0f);
-        rgb[3 * x] = (uint8_t)lrintf((0.5f - 0.5f * gx[x] * inv) * 255.0f);
-        rgb[3 * x + 1] = (uint8_t)lrintf((0.5f + 0.5f * gy[x] * inv) * 255.0f);
-        rgb[3 * x + 2] = (uint8_t)lrintf((0.5f + 0.5f * inv) * 255.0f);
+        plain_channel(0.5f - 0.5f * gx[x] * inv, &rgb[3 * x], &rgb16[3 * x]);
+        plain_channel(0.5f + 0.5f * gy[x] * inv, &rgb[3 * x + 1], &rgb16[3 * x + 1]);
+        plain_channel(0.5f + 0.5f * inv, &rgb[3 * x + 2], &rgb16[3 * x + 2]);
     }
 }
 
@@ -136,6 +146,7 @@ static void test_shade_and_normals_bits(void **state)
     float *mem = calloc((size_t)S * (H + 2) + 8, sizeof *mem), *c;
     float gx[W], gy[W];
     uint8_t fast[3 * W], plain[3 * W];
+    uint16_t fast16[3 * W], plain16[3 * W];
     assert_non_null(mem);
     make_heights(mem, &c);
     const double shin[] = { 60.0, 7.5, 1.0, 0.0 }, hs[] = { 1.0, 40.0, -3.0 };
@@ -156,15 +167,23 @@ static void test_shade_and_normals_bits(void **state)
                     steep += fabsf(gx[x]) > 3.0f;
                 }
                 shade_row(&lk, &rn, W, fast, NULL);
-                shade_plain(&lk, gx, gy, W, plain);
+                shade_plain(&lk, gx, gy, W, plain, plain16);
                 for (int x = 0; x < W; x++)
                     if (memcmp(fast + 3 * x, plain + 3 * x, 3) != 0)
                         fail_msg("shade: row %d pixel %d (slopes %g, %g, shininess %g): %d,%d,%d, plain %d,%d,%d", y,
                                  x, (double)gx[x], (double)gy[x], shin[i], fast[3 * x], fast[3 * x + 1],
                                  fast[3 * x + 2], plain[3 * x], plain[3 * x + 1], plain[3 * x + 2]);
+                /* With the 16-bit colours: the same bytes, and those. */
+                uint8_t again[3 * W];
+                shade_row(&lk, &rn, W, again, fast16);
+                assert_memory_equal(again, fast, sizeof fast);
+                assert_memory_equal(fast16, plain16, sizeof fast16);
                 normals_row(lk.hs, &rn, W, fast, NULL);
-                normals_plain(gx, gy, W, plain);
+                normals_plain(gx, gy, W, plain, plain16);
                 assert_memory_equal(fast, plain, sizeof fast);
+                normals_row(lk.hs, &rn, W, again, fast16);
+                assert_memory_equal(again, fast, sizeof fast);
+                assert_memory_equal(fast16, plain16, sizeof fast16);
             }
         }
     /* The field exercised what it was made for. */

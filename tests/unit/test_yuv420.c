@@ -5,7 +5,8 @@
  * only where the exact value lies within 5e-5 (Y) or 2e-4 (Cb, Cr) of a
  * half), the bytes of a
  * pixel independent of its place in the row (strips and vector remainders),
- * and libswscale's exact path on a gradient with noise (PSNR). */
+ * every conversion the same bytes as the plain yuv420_reference, and
+ * libswscale's exact path on a gradient with noise (PSNR). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -103,9 +104,29 @@ static uint8_t *px(const struct pic *p, int x, int y)
     return p->rgb + y * p->stride + 3 * x;
 }
 
+/* Converts p, and checks that the plain path (yuv420_reference) gives the
+ * same bytes in every plane, the padding past each row untouched by both. */
 static void convert(struct pic *p)
 {
     yuv420_from_rgb24(p->rgb, p->stride, p->w, p->h, p->y, p->ys, p->u, p->cs, p->v, p->cs);
+    const size_t yn = (size_t)p->ys * p->h, cn = (size_t)p->cs * (p->h / 2);
+    uint8_t *y = malloc(yn), *u = malloc(cn), *v = malloc(cn);
+    assert_true(y && u && v);
+    memcpy(y, p->y, yn);   /* the padding: the same in both */
+    memcpy(u, p->u, cn);
+    memcpy(v, p->v, cn);
+    for (int r = 0; r < p->h; r++)
+        memset(y + r * p->ys, 0xa5, (size_t)p->w);
+    for (int r = 0; r < p->h / 2; r++) {
+        memset(u + r * p->cs, 0xa5, (size_t)p->w / 2);
+        memset(v + r * p->cs, 0xa5, (size_t)p->w / 2);
+    }
+    yuv420_reference(p->rgb, p->stride, p->w, p->h, y, p->ys, u, p->cs, v, p->cs);
+    if (memcmp(y, p->y, yn) || memcmp(u, p->u, cn) || memcmp(v, p->v, cn))
+        fail_msg("%dx%d: yuv420_from_rgb24 and yuv420_reference differ", p->w, p->h);
+    free(y);
+    free(u);
+    free(v);
 }
 
 /* ---- pure colours --------------------------------------------------------------- */
