@@ -7,7 +7,12 @@
 # Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
 . tests/cli/lib.sh
 
-types="elias flow spring wave spectral"
+# The solvers are the program's (its refusal of an unknown solver.type lists
+# the table's), so a solver added to src/solvers/registry.c is walked too.
+echo '{}' > "$T/empty.json"
+types=$("$RR" "$T/empty.json" -s solver.type=none --validate 2>&1 |
+    sed -n 's/.* expected one of \(.*\), got "none"$/\1/p' | tr -d '",')
+check solver-types-listed [ "$(echo $types | cut -d' ' -f1-5)" = "elias flow spring wave spectral" ]
 
 for t in $types; do
     printf '{ "solver": { "type": "%s" } }\n' "$t" > "$T/$t.json"
