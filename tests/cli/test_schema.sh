@@ -28,12 +28,20 @@ check every-print-scene-valid sc validate "$S" $resolved
 
 # --- keys and defaults agree with the loader's ---------------------------------------------------
 echo '{}' | "$RR" - --print-scene > "$T/empty.json"
+# listed KEY: the names the program's refusal of an unknown KEY lists (the
+# solvers' or render modes' table), but the first, the default.
+listed() {
+    echo "{}" | "$RR" - -s "$1=none" --validate 2>&1 |
+        sed -n 's/.* expected one of \(.*\), got "none"$/\1/p' | tr -d '",' | cut -d' ' -f2-
+}
+check tables-listed [ "$(listed solver.type | cut -d' ' -f1-4)$(listed render.mode | cut -d' ' -f1-5)" = \
+    "flow spring wave spectralcolormap shaded refract normals caustics" ]
 solvers=""   # each solver's keys: --print-scene writes only those of the scene's solver
-for t in flow spring wave spectral; do
+for t in $(listed solver.type); do
     echo "{ \"solver\": { \"type\": \"$t\" } }" | "$RR" - --print-scene > "$T/$t.json"; solvers="$solvers $T/$t.json"
 done
 modes=""   # each render mode's keys: --print-scene writes only those of the scene's mode
-for m in colormap shaded refract normals caustics; do
+for m in $(listed render.mode); do
     echo "{ \"render\": { \"mode\": \"$m\" } }" | "$RR" - --print-scene > "$T/$m.json"; modes="$modes $T/$m.json"
 done
 check defaults-agree sc defaults "$S" "$T/empty.json" $solvers $modes
