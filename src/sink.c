@@ -216,14 +216,17 @@ static bool ext_listed(const char *exts, const char *ext)
 
 bool sink_ext_ends(const char *name, size_t n)
 {
+    size_t dot = n;
+    while (dot > 0 && name[dot - 1] != '.')
+        dot--;
+    char ext[32];
+    if (dot == 0 || n - dot >= sizeof ext)   /* no dot, or longer than any extension */
+        return false;
+    snprintf(ext, sizeof ext, "%.*s", (int)(n - dot), name + dot);
     const struct sink_ops *k;
     for (int i = 0; (k = sink_kind_at(i)); i++)
-        for (const char *x = k->exts; *x;) {
-            size_t len = strcspn(x, " ");
-            if (n > len && name[n - len - 1] == '.' && strncasecmp(name + n - len, x, len) == 0)
-                return true;
-            x += len + (x[len] == ' ');
-        }
+        if (ext_listed(k->exts, ext))
+            return true;
     return false;
 }
 
