@@ -480,6 +480,35 @@ int sink_mux_finish(AVFormatContext *oc, struct outfile *f, const char *path, st
     return outfile_commit(f, e);
 }
 
+int sink_encode(AVCodecContext *enc, AVFormatContext *oc, AVStream *st, AVPacket *pkt, const AVFrame *frame,
+                const char *path, const char *kind, atomic_long *packets, struct rr_err *e)
+{
+    char what[64];
+    int ret = avcodec_send_frame(enc, frame);
+    if (ret < 0) {
+        snprintf(what, sizeof what, "the %sencoder refused a frame", kind);
+        return sink_av_fail(e, RR_EXIT_RUNTIME, path, what, ret);
+    }
+    for (;;) {
+        ret = avcodec_receive_packet(enc, pkt);
+        if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF)
+            return 0;
+        if (ret < 0) {
+            snprintf(what, sizeof what, "%sencoding failed", kind);
+            return sink_av_fail(e, RR_EXIT_RUNTIME, path, what, ret);
+        }
+        if (pkt->duration == 0)
+            pkt->duration = 1;
+        av_packet_rescale_ts(pkt, enc->time_base, st->time_base);
+        pkt->stream_index = st->index;
+        ret = av_interleaved_write_frame(oc, pkt);   /* takes the packet's reference */
+        if (ret < 0)
+            return sink_av_fail(e, RR_EXIT_RUNTIME, path, "cannot write a packet", ret);
+        if (packets)
+            atomic_fetch_add(packets, 1);
+    }
+}
+
 void sink_mux_free(AVFormatContext **oc)
 {
     if (!*oc)

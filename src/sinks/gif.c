@@ -199,23 +199,7 @@ static int gif_open(void *priv, const struct output_config *o, const struct sink
 /* Sends one frame (NULL: flush) to the encoder and writes what comes out. */
 static int encode(struct gif_sink *s, AVFrame *frame, struct rr_err *e)
 {
-    int ret = avcodec_send_frame(s->enc, frame);
-    if (ret < 0)
-        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "the gif encoder refused a frame", ret);
-    for (;;) {
-        ret = avcodec_receive_packet(s->enc, s->pkt);
-        if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF)
-            return 0;
-        if (ret < 0)
-            return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "gif encoding failed", ret);
-        if (s->pkt->duration == 0)
-            s->pkt->duration = 1;   /* the last frame's delay */
-        av_packet_rescale_ts(s->pkt, s->enc->time_base, s->st->time_base);
-        s->pkt->stream_index = s->st->index;
-        ret = av_interleaved_write_frame(s->oc, s->pkt);
-        if (ret < 0)
-            return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot write a packet", ret);
-    }
+    return sink_encode(s->enc, s->oc, s->st, s->pkt, frame, s->path, "gif ", NULL, e);
 }
 
 /* Encodes every palettised frame the second pass's graph has ready. */

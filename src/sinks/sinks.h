@@ -3,6 +3,7 @@
 #ifndef RR_SINKS_H
 #define RR_SINKS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -11,7 +12,11 @@
 #include "rr_err.h"
 #include "sink.h"
 
+struct AVCodecContext;
 struct AVFormatContext;
+struct AVFrame;
+struct AVPacket;
+struct AVStream;
 
 /* The extension of path's last component after its last '.', or "" (no dot). */
 const char *sink_extension(const char *path);
@@ -85,5 +90,15 @@ int sink_mux_finish(struct AVFormatContext *oc, struct outfile *f, const char *p
 
 /* Closes the muxer's file if open and frees *oc; NULL-safe, sets *oc to NULL. */
 void sink_mux_free(struct AVFormatContext **oc);
+
+/* Sends frame (NULL: flush) to the encoder enc and writes every packet that
+ * comes out into stream st of oc, through pkt. A packet whose duration the
+ * encoder left 0 gets 1 (libx264 and the GIF encoder leave the last frame's
+ * at 0, which would drop it from the file's duration). packets, when not
+ * NULL, counts the packets written. Returns 0, or -1 with e filled naming
+ * path and "the KINDencoder" or "KINDencoding" (kind "gif " or ""). */
+int sink_encode(struct AVCodecContext *enc, struct AVFormatContext *oc, struct AVStream *st, struct AVPacket *pkt,
+                const struct AVFrame *frame, const char *path, const char *kind, atomic_long *packets,
+                struct rr_err *e);
 
 #endif

@@ -571,28 +571,11 @@ fail:
     return -1;
 }
 
-/* Sends one frame (NULL: flush) and writes every packet that comes out. */
+/* Sends one frame (NULL: flush) and writes every packet that comes out,
+ * counting them (video_frames_done). */
 static int encode(struct video_sink *s, AVFrame *frame, struct rr_err *e)
 {
-    int ret = avcodec_send_frame(s->enc, frame);
-    if (ret < 0)
-        return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "the encoder refused a frame", ret);
-    for (;;) {
-        ret = avcodec_receive_packet(s->enc, s->pkt);
-        if (ret == AVERROR(EAGAIN) || ret == AVERROR_EOF)
-            return 0;
-        if (ret < 0)
-            return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "encoding failed", ret);
-        /* libx264 leaves duration 0: the last frame would be lost from the duration. */
-        if (s->pkt->duration == 0)
-            s->pkt->duration = 1;
-        av_packet_rescale_ts(s->pkt, s->enc->time_base, s->st->time_base);
-        s->pkt->stream_index = s->st->index;
-        ret = av_interleaved_write_frame(s->oc, s->pkt);   /* takes the packet's reference */
-        if (ret < 0)
-            return sink_av_fail(e, RR_EXIT_RUNTIME, s->path, "cannot write a packet", ret);
-        atomic_fetch_add(&s->packets, 1);
-    }
+    return sink_encode(s->enc, s->oc, s->st, s->pkt, frame, s->path, "", &s->packets, e);
 }
 
 static long video_frames_done(void *priv)
