@@ -31,12 +31,14 @@
  * sums, and the light (sum / UNIT as a float, exact below 2^24), do not
  * depend on the order of the sub-rays, the threads or the vectors that add
  * them. Saturation needs light 2^32 / UNIT = 16384 in one cell: a sub-ray
- * moves less than `depth` cells on each axis (below caustics_gather), and
- * clamping at an edge only moves it closer to where it entered, so a cell
- * receives from the (2 depth + 3)^2 cells around it at most (2 ceil(depth)
- * + 3 of them on an axis, fewer on a grid narrower than that), each
- * bringing light 1: a floor up to 62 cells deep cannot saturate; a deeper
- * one saturates only where more than 16384 cells' light meets in one cell.
+ * enters 1/4 of a cell from its cell's centre and moves at most `depth` +
+ * 1/(2 ONE) cells on each axis (reach_factor, shift_units), and clamping at
+ * an edge only brings it nearer its cell (inside the grid), so its four
+ * cells are within depth + 1.26 of its own: a floor cell receives from at
+ * most 2 ceil(depth) + 3 cells on each axis (fewer on a narrower grid),
+ * each bringing light 1, (2 ceil(depth) + 3)^2 < 16384 for a floor up to 62
+ * cells deep, which cannot saturate; a deeper one saturates only where
+ * more than 16384 cells' light meets in one cell.
  * Against float shares summed in float, rounding the landing point moves
  * it by at most 1/(2 ONE) of a cell on each axis. */
 
@@ -105,10 +107,13 @@ static inline float reach_factor(float ax, float ay, float d)
 }
 
 /* One axis's displacement a f in landing units, rounded half away from
- * zero, held within +-dm (d ONE: the bound above; a NaN gives -dm). */
+ * zero, held within +-dm (d ONE: the bound above; a NaN gives -dm) and
+ * within +-2^30 (a depth map's cells may be any finite depth), so that a
+ * landing coordinate stays an int32. */
 static inline int32_t shift_units(float a, float f, float dm)
 {
     float v = a * f * (float)ONE;
+    dm = dm < 0x1p30f ? dm : 0x1p30f;
     v = v > -dm ? v : -dm;
     v = v < dm ? v : dm;
     return (int32_t)(v + (v < 0.0f ? -0.5f : 0.5f));
@@ -116,7 +121,7 @@ static inline int32_t shift_units(float a, float f, float dm)
 
 /* Landing coordinate p (landing units) on an axis of n cells, wrapped or
  * clamped to the last cell: its cells c0, c1 and c1's weight f (of ONE).
- * |p| < 2^31: p is within n ONE + d ONE + 65 (d <= 10^6, n <= 16384). */
+ * |p| < 2^31: p is within n ONE + 2^30 + 65 (n <= 16384). */
 static inline void cut_axis(int32_t p, int n, bool wrap, int32_t *c0, int32_t *c1, int32_t *f)
 {
     const int32_t span = n * ONE;

@@ -361,7 +361,7 @@ static void drops(float *cells, int w, int h)
 /* caustics_gather against caustics_gather_plain (every sub-ray in turn), bit
  * for bit, on 1 to 3 threads, each edge kind on each axis, shallow (many
  * chunks), deep and deeper than the grid is high (rays crossing edges, one
- * chunk): over a busy surface (every cell moved) and over still water with
+ * chunk), and a floor of varying depth: over a busy surface (every cell moved) and over still water with
  * drops (most cells still, whose floor the gather starts from their fixed
  * shares without splatting them: render/caustics.c). */
 static void test_caustics_bands_bit_exact(void **state)
@@ -372,9 +372,10 @@ static void test_caustics_bands_bit_exact(void **state)
     float *cells = malloc(sizeof(float) * W * H), *gx = malloc(sizeof(float) * W * H);
     float *gy = malloc(sizeof(float) * W * H), *want = malloc(sizeof(float) * W * H);
     float *light = malloc(sizeof(float) * W * H), *at = malloc(sizeof(float) * CAUSTICS_SCRATCH(W, H));
+    float *map = malloc(sizeof(float) * W * H);
     int was = omp_get_max_threads();
     /* Shallow, deep, and deeper than the grid is high: rays crossing edges. */
-    const float depths[] = { 3.0f, 30.0f, 400.0f };
+    const float depths[] = { 3.0f, 12.0f, 30.0f, 400.0f };   /* 10, 5 (4 wrapped), 2 and 1 chunks */
     for (int s = 0; s < 2; s++) {
         if (s)
             drops(cells, W, H);
@@ -387,7 +388,7 @@ static void test_caustics_bands_bit_exact(void **state)
             for (int i = 0; i < W * H; i++)
                 still += gx[i] == 0.0f && gy[i] == 0.0f;
             assert_true(s ? still > W * H * 3 / 4 : still < W * H / 100);
-            for (int d = 0; d < 3; d++) {
+            for (int d = 0; d < 4; d++) {
                 caustics_gather_plain(gx, gy, W, H, depths[d], NULL, wx, wy, want);
                 int one = 0;
                 double sum = 0;
@@ -402,7 +403,7 @@ static void test_caustics_bands_bit_exact(void **state)
                 for (int i = 0; i < W * H; i++)
                     most = fmax(most, (double)want[i]);
                 assert_true(fabs(sum - (double)W * H) <= (most < 64 ? 0 : 1e-6 * W * H));
-                assert_true(s || d < 2 || k || most >= 64);   /* the deep floor piles light on the clamped edge */
+                assert_true(s || d < 3 || k || most >= 64);   /* the deep floor piles light on the clamped edge */
                 if (s)   /* the drops' light lands on still floor, not only on their own */
                     assert_true(one > W * H / 2 && one < W * H - 300);
                 for (int t = 1; t <= 3; t++) {
@@ -411,6 +412,17 @@ static void test_caustics_bands_bit_exact(void **state)
                     caustics_gather(gx, gy, W, H, depths[d], wx, wy, at, light);
                     assert_memory_equal(light, want, sizeof(float) * W * H);
                 }
+            }
+            /* A floor whose depth varies, 2 to 40 cells (to 400 in the last column). */
+            for (int y = 0; y < H; y++)
+                for (int x = 0; x < W; x++)
+                    map[y * W + x] = x == W - 1 ? 400.0f : 2.0f + 38.0f * (float)((x * 7 + y * 3) % 50) / 49.0f;
+            caustics_gather_plain(gx, gy, W, H, 0.0f, map, wx, wy, want);
+            for (int t = 1; t <= 3; t++) {
+                omp_set_num_threads(t);
+                memset(light, 0xff, sizeof(float) * W * H);
+                caustics_gather_depths(gx, gy, W, H, map, wx, wy, at, light);
+                assert_memory_equal(light, want, sizeof(float) * W * H);
             }
         }
     }
@@ -421,6 +433,7 @@ static void test_caustics_bands_bit_exact(void **state)
     free(want);
     free(light);
     free(at);
+    free(map);
 }
 
 /* The fixed-point light against caustics_float, the splat in floats: each
