@@ -462,6 +462,10 @@ static inline __attribute__((always_inline)) void splat_row(const struct gather_
             if (!mg)
                 continue;
             const int gs = x0 + 16 * g, a = w < 18 ? 1 : gs < 1 ? 1 : gs + 16 > w - 1 ? w - 17 : gs;
+            if (y + 3 < j->h) {   /* the slopes row y + 2's blocks here will read: most move there too */
+                __builtin_prefetch(j->gx + (size_t)(y + 3) * w + a);
+                __builtin_prefetch(j->gy + (size_t)(y + 3) * w + a);
+            }
             land_any(j, y, a, w < 18 ? w - 2 : 16, blk);
             /* Share by share over the block's cells, whose cells differ
              * more often than a sub-ray's own four: fewer additions wait
