@@ -6,106 +6,41 @@
 #include "team.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
 #include <libavutil/mem.h>
 
-#define SUB 2                    /* sub-rays per cell and axis */
+#define SUB 2                    /* sub-rays per cell and axis (the landing code below is written for 2) */
 #define ETA (1.0f / 1.333f)      /* air -> water, Snell's n1 / n2 */
+#define FB 8                     /* fraction bits of a landing coordinate */
+#define ONE (1 << FB)            /* a cell, in landing units */
+#define UNIT ((uint32_t)(SUB * SUB) << (2 * FB))   /* a cell's light: SUB SUB sub-rays of ONE^2 each */
+#define BLOCK 16                 /* the columns one landing block takes: a vector of floats */
 
-/* A landing coordinate on one axis of n cells: wrapped (periodic) or clamped.
- * *i0, *i1 the two cells, *f the weight of *i1. |p| stays far below INT_MAX:
- * a refracted ray leaves at most at water's critical angle, so p < n + 1.2 *
- * depth. */
-static inline void land(float p, int n, bool wrap, int *i0, int *i1, float *f)
-{
-    if (wrap) {
-        float fl = floorf(p);
-        int a = (int)fl % n;
-        *f = p - fl;
-        *i0 = a < 0 ? a + n : a;
-        *i1 = *i0 + 1 == n ? 0 : *i0 + 1;
-        return;
-    }
-    p = p < 0.0f ? 0.0f : p > (float)(n - 1) ? (float)(n - 1) : p;
-    int a = (int)p;
-    *i0 = a;
-    *i1 = a + 1 < n ? a + 1 : a;
-    *f = p - (float)a;
-}
-
-/* What the gather knows of a frame. The scratch `at` (CAUSTICS_SCRATCH
- * floats) holds the landing points of the moved cells, 8 floats a cell, row
- * y's from y w 8 on in the order of their columns (sub-ray (sy, sx) of a
- * cell at its (SUB sy + sx) 2: the serial order; in a row less than half
- * moved, list_landed's list after them), three floats a row (landing_body),
- * then four bit sets of nw 64-bit words a row (bit x of word
- * x / 64: cell x) and a byte of flags a row. */
-struct gather_job {
-    const float *gx, *gy;
-    int w, h, nw;
-    float depth;
-    const float *depths;   /* per cell (render.depth_map), or NULL: `depth` everywhere */
-    bool wrap_x, wrap_y;
-    bool dense;            /* most cells moved: every floor cell dirty */
-    bool marked;           /* the dirty set holds the nonzero slopes (water_prepare_marked) until the dirty pass */
-    float *at, *bounds, *light;
-    /* The bit sets (as bytes: read and written through wget, wput):
-     * moved, the cells whose landing points are in `at`; far, the moved
-     * cells with a sub-ray landing outside the 3 x 3 cells around (in a row
-     * more than half moved, all its moved cells); dirty, the floor cells
-     * the splat sums (until the dirty pass, if marked, the nonzero slopes);
-     * active, the band's scratch (its first row): the cells
-     * of the source row at hand that the splat takes. */
-    unsigned char *moved, *far, *dirty, *active;
-    uint8_t *rowf;         /* ROW_FAR: the row has far cells; ROW_LIST: their cells listed (list_landed) */
-};
-
-enum { ROW_FAR = 1, ROW_LIST = 2 };
-
-/* A pass over rows lo..hi-1 (team_claimed's body) from one always-inline
- * BODY(job, lo, hi): built for AVX-512 (x86-64-v4) and AVX2 (x86-64-v3; tune
- * haswell, whose cost model gathers) beside the baseline, the CPU picking.
- * One body, floats without contraction: the same bits from each build. */
-#define CAUSTICS_PASS(name, body)                                                                               \
-    __attribute__((target("arch=x86-64-v4"))) static void name##_v4(const struct gather_job *j, int lo, int hi) \
-    {                                                                                                           \
-        body(j, lo, hi);                                                                                        \
-    }                                                                                                           \
-    __attribute__((target("arch=x86-64-v3,tune=haswell"))) static void name##_v3(const struct gather_job *j,    \
-                                                                                 int lo, int hi)              \
-    {                                                                                                           \
-        body(j, lo, hi);                                                                                        \
-    }                                                                                                           \
-    static void name(void *arg, int lo, int hi)                                                                 \
-    {                                                                                                           \
-        if (__builtin_cpu_supports("x86-64-v4"))                                                                \
-            name##_v4(arg, lo, hi);                                                                             \
-        else if (__builtin_cpu_supports("avx2"))                                                                \
-            name##_v3(arg, lo, hi);                                                                             \
-        else                                                                                                    \
-            body(arg, lo, hi);                                                                                  \
-    }
-
-/* Still water. A sub-ray whose interpolated slopes are both zero (of either
- * sign) lands exactly where it entered: inv = 1, n = (-0, -0, 1), k = 1,
- * m = eta - 1 (exact), t = (+-0, +-0, -1) (-eta + (eta - 1) is exactly -1),
- * reach = depth and p + (+-0) = p. A cell's four sub-rays read the slopes of
- * the 3 x 3 cells around it; where all nine are zero and the cell is not on
- * the grid's edge (no clamp, no wrap) the cell is still, and its sub-rays
- * land at (x -+ 1/4, y -+ 1/4); the other cells are moved. A floor cell off
- * the edge whose 3 x 3 neighbours are all still and which no moved sub-ray
- * reaches receives exactly the sixteen shares of those still sub-rays:
- * products of 1/4 and of 1/4 or 3/4 twice, whose sums are exact in any
- * order, giving exactly 1. Every other floor cell is dirty: its sum is made
- * by the splat from all the sub-rays that reach it (the moved ones and the
- * still ones of the cells around a dirty cell), in the serial order, as
- * before; the others are set to 1. A moved sub-ray landing inside the 3 x 3
- * cells around its own lands on cells already dirty (next to a moved cell);
- * only the others (far) need finding. The same bits as splatting every
- * sub-ray, for a fraction of the work where most of the water is still. */
+/* Fixed point. A sub-ray's landing point is rounded to 1/ONE of a cell on
+ * each axis (landing units), so that its cell (c0) and the fraction past it
+ * (f, 0 <= f < ONE) are integers, and its bilinear shares are the integers
+ * (ONE - fx)(ONE - fy), fx (ONE - fy), (ONE - fx) fy and fx fy, whose sum
+ * is ONE^2 exactly: every sub-ray brings ONE^2, every cell UNIT = 4 ONE^2
+ * (light 1). The floor's light is the integer sum of the shares that reach
+ * each cell, in uint32 additions that saturate at 2^32 - 1: saturating
+ * additions of numbers >= 0 give min(sum, 2^32 - 1) in any order, so the
+ * sums, and the light (sum / UNIT as a float, exact below 2^24), do not
+ * depend on the order of the sub-rays, the threads or the vectors that add
+ * them. Saturation needs light 2^32 / UNIT = 16384 in one cell: a sub-ray
+ * enters 1/4 of a cell from its cell's centre and moves at most `depth` +
+ * 1/(2 ONE) cells on each axis (reach_factor, shift_units), and clamping at
+ * an edge only brings it nearer its cell (inside the grid), so its four
+ * cells are within depth + 1.26 of its own: a floor cell receives from at
+ * most 2 ceil(depth) + 3 cells on each axis (fewer on a narrower grid),
+ * each bringing light 1, (2 ceil(depth) + 3)^2 < 16384 for a floor up to 62
+ * cells deep, which cannot saturate; a deeper one saturates only where
+ * more than 16384 cells' light meets in one cell.
+ * Against float shares summed in float, rounding the landing point moves
+ * it by at most 1/(2 ONE) of a cell on each axis. */
 
 static inline uint64_t wget(const unsigned char *set, size_t i)
 {
@@ -124,23 +59,143 @@ static inline void set_bit(unsigned char *set, size_t x)
     wput(set, x / 64, wget(set, x / 64) | (uint64_t)1 << (x % 64));
 }
 
-/* The bits of row set `row` (nw words) from x on: the first set (clear) one,
- * or w. */
-static inline int find_bit(const unsigned char *row, int x, int w, bool clear)
+static inline bool get_bit(const unsigned char *set, size_t x)
 {
-    int nw = (w + 63) / 64;
-    for (int k = x / 64; k < nw; k++) {
-        uint64_t v = wget(row, (size_t)k);
-        v = clear ? ~v : v;
-        if (k == x / 64)
-            v &= ~(uint64_t)0 << (x % 64);
-        if (v) {
-            int b = 64 * k + __builtin_ctzll(v);
-            return b < w ? b : w;
-        }
-    }
-    return w;
+    return wget(set, x / 64) >> (x % 64) & 1;
 }
+
+static inline void add_sat(uint32_t *a, uint32_t v)
+{
+    uint32_t s;
+    *a = __builtin_add_overflow(*a, v, &s) ? UINT32_MAX : s;
+}
+
+/* What the gather knows of a frame. Scratch (CAUSTICS_SCRATCH floats): two
+ * bit sets of nw 64-bit words a row (bit x of word x / 64: cell x), nz (the
+ * cells with a slope other than zero) and moved (the cells on the grid's
+ * edge and those with a nonzero slope among the 3 x 3 around them). The
+ * floor's light is summed as uint32 in the light plane itself (acc) and
+ * turned into floats row by row once a row's sum is complete. */
+struct gather_job {
+    const float *gx, *gy;
+    int w, h, nw;
+    float depth;
+    const float *depths;   /* per cell (render.depth_map), or NULL: `depth` everywhere */
+    bool wrap_x, wrap_y;
+    bool fast;             /* one depth, smaller than the grid: the landing blocks (land_block) */
+    unsigned char *nz, *moved;
+    uint32_t *acc;
+    int reach, chunks, phase;
+};
+
+/* ---- the plain gather: every sub-ray, one after another ---------------- */
+
+/* A refracted ray straight down, i = (0, 0, -1), at the unit normal
+ * n = (-ax, -ay, 1) / sqrt(1 + r), r = ax^2 + ay^2, is t = eta i + (eta cos_i
+ * - sqrt(k)) n with cos_i = n.z and k = 1 - eta^2 (1 - cos_i^2) (Snell's law
+ * in vector form; k > 0 always from air into water). It meets the floor d
+ * below at (ax, ay) times d (q - eta) / (q + eta r) from where it entered,
+ * q = sqrt(1 + (1 - eta^2) r) (t's x over -t's z, multiplied through by
+ * (1 + r) / cos_i): one square root and one division. That factor falls
+ * from (1 - eta) at r = 0; the ray leans at most 90 - 48.6 degrees (water's
+ * critical angle) from the vertical, so it moves less than d on each axis.
+ * The water's own height is small against d and left out. */
+static inline float reach_factor(float ax, float ay, float d)
+{
+    const float r = ax * ax + ay * ay, q = sqrtf(1.0f + (1.0f - ETA * ETA) * r);
+    return d * (q - ETA) / (q + ETA * r);
+}
+
+/* One axis's displacement a f in landing units, rounded half away from
+ * zero, held within +-dm (d ONE: the bound above; a NaN gives -dm) and
+ * within +-2^30 (a depth map's cells may be any finite depth), so that a
+ * landing coordinate stays an int32. */
+static inline int32_t shift_units(float a, float f, float dm)
+{
+    float v = a * f * (float)ONE;
+    dm = dm < 0x1p30f ? dm : 0x1p30f;
+    v = v > -dm ? v : -dm;
+    v = v < dm ? v : dm;
+    return (int32_t)(v + (v < 0.0f ? -0.5f : 0.5f));
+}
+
+/* Landing coordinate p (landing units) on an axis of n cells, wrapped or
+ * clamped to the last cell: its cells c0, c1 and c1's weight f (of ONE).
+ * |p| < 2^31: p is within n ONE + 2^30 + 65 (n <= 16384). */
+static inline void cut_axis(int32_t p, int n, bool wrap, int32_t *c0, int32_t *c1, int32_t *f)
+{
+    const int32_t span = n * ONE;
+    if (wrap) {
+        p %= span;
+        p += p < 0 ? span : 0;
+    } else {
+        p = p < 0 ? 0 : p > span - ONE ? span - ONE : p;
+    }
+    *c0 = p >> FB;
+    *f = p & (ONE - 1);
+    *c1 = *c0 + 1 < n ? *c0 + 1 : wrap ? 0 : *c0;
+}
+
+/* Cell (x, y)'s SUB SUB sub-rays, entering at x -+ 1/4, y -+ 1/4 with the
+ * slopes (and depth) read there bilinearly (grid_at), added to acc. */
+static void splat_cell(const struct gather_job *j, int x, int y, uint32_t *acc)
+{
+    const int w = j->w, h = j->h;
+    for (int sy = 0; sy < SUB; sy++)
+        for (int sx = 0; sx < SUB; sx++) {
+            const float px = (float)x + ((float)sx + 0.5f) / SUB - 0.5f, py = (float)y + ((float)sy + 0.5f) / SUB - 0.5f;
+            const float ax = grid_at(j->gx, w, h, px, py), ay = grid_at(j->gy, w, h, px, py);
+            const float d = j->depths ? grid_at(j->depths, w, h, px, py) : j->depth;
+            const float f = reach_factor(ax, ay, d), dm = d * (float)ONE;
+            int32_t x0, x1, fx, y0, y1, fy;
+            cut_axis(x * ONE + (2 * sx - 1) * (ONE / 4) + shift_units(ax, f, dm), w, j->wrap_x, &x0, &x1, &fx);
+            cut_axis(y * ONE + (2 * sy - 1) * (ONE / 4) + shift_units(ay, f, dm), h, j->wrap_y, &y0, &y1, &fy);
+            uint32_t *r0 = acc + (size_t)y0 * w, *r1 = acc + (size_t)y1 * w;
+            add_sat(r0 + x0, (uint32_t)((ONE - fx) * (ONE - fy)));
+            add_sat(r0 + x1, (uint32_t)(fx * (ONE - fy)));
+            add_sat(r1 + x0, (uint32_t)((ONE - fx) * fy));
+            add_sat(r1 + x1, (uint32_t)(fx * fy));
+        }
+}
+
+/* Row y of acc (complete) into the light's floats, in place. */
+static inline __attribute__((always_inline)) void light_row(uint32_t *acc, int w, int y)
+{
+    uint32_t *a = acc + (size_t)y * w;
+    for (int x = 0; x < w; x++) {
+        const float l = (float)a[x] * (1.0f / (float)UNIT);
+        memcpy(a + x, &l, sizeof l);
+    }
+}
+
+void caustics_gather_plain(const float *gx, const float *gy, int w, int h, float depth, const float *depths,
+                           bool wrap_x, bool wrap_y, float *light)
+{
+    struct gather_job j = { .gx = gx, .gy = gy, .w = w, .h = h, .depth = depth, .depths = depths,
+                            .wrap_x = wrap_x, .wrap_y = wrap_y };
+    uint32_t *acc = (uint32_t *)(void *)light;
+    memset(acc, 0, (size_t)w * h * sizeof *acc);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            splat_cell(&j, x, y, acc);
+    for (int y = 0; y < h; y++)
+        light_row(acc, w, y);
+}
+
+/* ---- the fast gather: the same sums ------------------------------------ */
+
+/* Still water. A sub-ray whose interpolated slopes are both zero (of either
+ * sign) moves by shift_units 0 exactly, and lands at x -+ 1/4, y -+ 1/4. A
+ * cell's sub-rays read the slopes of the 3 x 3 cells around it; where all
+ * nine are zero and the cell is not on the grid's edge (no clamp, no wrap)
+ * the cell is still and its shares are fixed: on each axis ONE/4 to the
+ * cell before, 6 ONE/4 to its own, ONE/4 to the one after, so that floor
+ * cell X receives from still cell S the product of the two axes' weights,
+ * (1, 6, 1) x (1, 6, 1) ONE^2 / 16 for S - X = (-1, 0, 1): UNIT in all when
+ * its nine neighbours are still. The fast gather starts each floor row from
+ * these sums of its still neighbours (still_row) and adds the sub-rays of
+ * the moved cells only (on the edge, or next to a nonzero slope): the same
+ * integers as splat_cell over every cell. */
 
 /* Row `out` of a bit set: the cells with a set bit among the 3 x 3 around
  * them in rows r0, r1, r2 (nw words each), cells past w clear. */
@@ -160,684 +215,372 @@ static void near3(const unsigned char *r0, const unsigned char *r1, const unsign
     }
 }
 
-/* Row `out` all cells, or the first and last alone. */
-static void fill_row(unsigned char *out, int w, bool all)
+/* Row `out` all cells. */
+static void fill_row(unsigned char *out, int w)
 {
     const int nw = (w + 63) / 64;
     for (int k = 0; k < nw; k++)
-        wput(out, (size_t)k, all ? ~(uint64_t)0 : 0);
+        wput(out, (size_t)k, ~(uint64_t)0);
     if (w % 64)
-        wput(out, (size_t)nw - 1, all ? ((uint64_t)1 << (w % 64)) - 1 : 0);
-    if (!all) {
-        set_bit(out, 0);
-        set_bit(out, (size_t)w - 1);
-    }
+        wput(out, (size_t)nw - 1, ((uint64_t)1 << (w % 64)) - 1);
 }
 
-/* Row y's still flags into nz (w bytes): 1 where its slope x or y is other
+/* Rows lo..hi-1 of nz from the slopes: bit x where slope x or y is other
  * than zero (a float is zero, +0 or -0, when its bits other than the sign
  * are). */
-static inline __attribute__((always_inline)) void nonzero_row(const struct gather_job *j, int y, uint8_t *restrict nz)
+static void nz_rows(void *arg, int lo, int hi)
 {
-    const float *restrict a = j->gx + (size_t)y * j->w, *restrict b = j->gy + (size_t)y * j->w;
-    for (int x = 0; x < j->w; x++) {
-        uint32_t u, v;
-        memcpy(&u, a + x, 4);
-        memcpy(&v, b + x, 4);
-        nz[x] = (uint8_t)(((u | v) & 0x7fffffffu) != 0);
-    }
-}
-
-/* Row y of the moved set: the cells on the grid's edge and those with a slope
- * other than zero among the 3 x 3 around them. ring: 4 w bytes of scratch,
- * rows y - 1, y and y + 1's nonzero_row at (y - 1) % 3, y % 3, (y + 1) % 3
- * (made from row y + 1 on for the next row), then w bytes for their OR. */
-static inline __attribute__((always_inline)) void mark_moved(const struct gather_job *j, int y, uint8_t *restrict ring)
-{
-    const int w = j->w, h = j->h;
-    unsigned char *out = j->moved + (size_t)y * j->nw * 8;
-    if (y == 0 || y == h - 1 || w < 3) {
-        fill_row(out, w, true);
-        return;
-    }
-    if (j->marked) {
-        const size_t rw = (size_t)j->nw * 8;
-        const unsigned char *nz = j->dirty + (size_t)y * rw;
-        near3(nz - rw, nz, nz + rw, w, out);
-        set_bit(out, 0);
-        set_bit(out, (size_t)w - 1);
-        return;
-    }
-    const uint8_t *restrict n0 = ring, *restrict n1 = ring + w, *restrict n2 = ring + 2 * (size_t)w;
-    uint8_t *restrict tmp = ring + 3 * (size_t)w;
-    for (int x = 0; x < w; x++)
-        tmp[x] = n0[x] | n1[x] | n2[x];
-    /* Eight bytes of 0 or 1 into eight bits: byte i (at bit 8 i) times
-     * 2^(7 (7 - i) + 7) lands on bit 56 + i of the product, and no two terms
-     * of the product share a bit. */
-    for (int k = 0; k < j->nw; k++) {
-        uint64_t v = 0;
-        for (int g = 0; g < 8 && 64 * k + 8 * g < w; g++) {
-            const int x = 64 * k + 8 * g;
-            uint64_t b = 0;
-            for (int i = 0; i < 8 && x + i < w; i++)
-                b |= (uint64_t)tmp[x + i] << (8 * i);
-            v |= (b * 0x0102040810204080u) >> 56 << (8 * g);
-        }
-        wput(out, (size_t)k, v);
-    }
-    near3(out, out, out, w, out);
-    set_bit(out, 0);
-    set_bit(out, (size_t)w - 1);
-}
-
-/* One sub-ray entering at (px, py) where the slopes are (ax, ay): its landing
- * point into out[0], out[1] (the refraction below caustics_gather). */
-static inline __attribute__((always_inline)) void land_ray(float px, float py, float ax, float ay, float depth, float *out)
-{
-    float inv = 1.0f / sqrtf(ax * ax + ay * ay + 1.0f);
-    float n0 = -ax * inv, n1 = -ay * inv, n2 = inv;
-    float k = 1.0f - ETA * ETA * (1.0f - n2 * n2);
-    float m = ETA * n2 - sqrtf(k);
-    float t0 = m * n0, t1 = m * n1, t2 = -ETA + m * n2;
-    float reach = depth / -t2;
-    out[0] = px + t0 * reach;
-    out[1] = py + t1 * reach;
-}
-
-/* The sub-rays of column x of sub-row (py, sy) through grid_at, into out
- * (the cell's 2 SUB SUB floats). */
-static inline void land_column(const struct gather_job *j, int sy, float py, int x, float *out)
-{
-    out += sy * SUB * 2;
-    for (int sx = 0; sx < SUB; sx++) {
-        float px = (float)x + ((float)sx + 0.5f) / SUB - 0.5f;
-        float d = j->depths ? grid_at(j->depths, j->w, j->h, px, py) : j->depth;
-        land_ray(px, py, grid_at(j->gx, j->w, j->h, px, py), grid_at(j->gy, j->w, j->h, px, py), d, out + 2 * sx);
-    }
-}
-
-/* What land_n and land_column tell of the landing points they make: the
- * lowest and highest landing y (lowered and raised), and which columns are
- * far (a sub-ray landing outside the 3 x 3 cells around its own). */
-struct landed {
-    float lo, hi;
-};
-
-/* Whether a cell (x, y)'s landing points p (2 SUB SUB floats) are all inside
- * the 3 x 3 cells around it: [x - 1, x + 1) x [y - 1, y + 1), so that land
- * gives cells x - 1 .. x + 1 and y - 1 .. y + 1 (NaN: not inside). */
-static inline bool near_cell(const float *p, int x, int y)
-{
-    bool in = true;
-    for (int r = 0; r < SUB * SUB; r++)
-        in &= p[2 * r] >= (float)(x - 1) && p[2 * r] < (float)(x + 1) && p[2 * r + 1] >= (float)(y - 1) &&
-              p[2 * r + 1] < (float)(y + 1);
-    return in;
-}
-
-/* The most columns land_n takes at once. */
-#define LAND_MAX 64
-
-/* Columns s..s+n-1 of row y (none on the grid's first or last column; n a
- * constant, 16 or LAND_MAX, where inlined), into o, 2 SUB SUB floats a
- * column; far[i]: column s + i is far (not 0), if track (a constant).
- * A sub-ray sits a quarter cell left (sx 0) or right (sx 1) of the cell's
- * centre, so grid_at reads cells x-1, x at fx 0.75 and x, x+1 at fx 0.25,
- * with px = x - 0.25 and x + 0.25 exactly: the loop makes grid_at's very
- * operations without its clamps, and a fixed count, so that it vectorises
- * in whole vectors (the bounds and far flags lane by lane). The same values
- * bit for bit. */
-static inline __attribute__((always_inline)) void land_n(const struct gather_job *j, int y, int s, int n, bool track,
-                                                         float *restrict o, int *restrict far, struct landed *ld)
-{
-    const int w = j->w, h = j->h;
-    const float depth = j->depth, ya = (float)(y - 1), yb = (float)(y + 1);
-    float lo[LAND_MAX], hi[LAND_MAX];
-    for (int i = 0; i < n; i++) {
-        lo[i] = ld->lo;
-        hi[i] = ld->hi;
-        far[i] = 0;
-    }
-    for (int sy = 0; sy < SUB; sy++) {
-        float py = (float)y + ((float)sy + 0.5f) / SUB - 0.5f;
-        float cy = py < 0.0f ? 0.0f : py > (float)(h - 1) ? (float)(h - 1) : py;
-        int y0 = (int)cy, y1 = y0 + 1 < h ? y0 + 1 : y0;
-        float fy = cy - (float)y0;
-        const float *restrict x0r = j->gx + (size_t)y0 * w + s, *restrict x1r = j->gx + (size_t)y1 * w + s;
-        const float *restrict y0r = j->gy + (size_t)y0 * w + s, *restrict y1r = j->gy + (size_t)y1 * w + s;
-        for (int i = 0; i < n; i++) {
-            float *q = o + i * (2 * SUB * SUB) + sy * SUB * 2, l[2], r[2];
-            float pl = (float)(s + i) + 0.25f - 0.5f, pr = (float)(s + i) + 0.75f - 0.5f;
-            float tl = x0r[i - 1] + (x0r[i] - x0r[i - 1]) * 0.75f, bl = x1r[i - 1] + (x1r[i] - x1r[i - 1]) * 0.75f;
-            float ul = y0r[i - 1] + (y0r[i] - y0r[i - 1]) * 0.75f, vl = y1r[i - 1] + (y1r[i] - y1r[i - 1]) * 0.75f;
-            float tr = x0r[i] + (x0r[i + 1] - x0r[i]) * 0.25f, br = x1r[i] + (x1r[i + 1] - x1r[i]) * 0.25f;
-            float ur = y0r[i] + (y0r[i + 1] - y0r[i]) * 0.25f, vr = y1r[i] + (y1r[i + 1] - y1r[i]) * 0.25f;
-            land_ray(pl, py, tl + (bl - tl) * fy, ul + (vl - ul) * fy, depth, l);
-            land_ray(pr, py, tr + (br - tr) * fy, ur + (vr - ur) * fy, depth, r);
-            q[0] = l[0];
-            q[1] = l[1];
-            q[2] = r[0];
-            q[3] = r[1];
-            lo[i] = l[1] < lo[i] ? l[1] : lo[i];
-            lo[i] = r[1] < lo[i] ? r[1] : lo[i];
-            hi[i] = l[1] > hi[i] ? l[1] : hi[i];
-            hi[i] = r[1] > hi[i] ? r[1] : hi[i];
-            const float xa = (float)(s + i - 1), xb = (float)(s + i + 1);
-            far[i] |= track && !(l[0] >= xa && l[0] < xb && r[0] >= xa && r[0] < xb && l[1] >= ya && l[1] < yb && r[1] >= ya
-                        && r[1] < yb);
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        ld->lo = lo[i] < ld->lo ? lo[i] : ld->lo;
-        ld->hi = hi[i] > ld->hi ? hi[i] : ld->hi;
-    }
-}
-
-/* The landing points of columns xa..xb-1 of row y, into out (2 SUB SUB
- * floats a column, from xa's), their bounds into *ld and the far columns
- * into row `far` of the far set if track (else the caller takes every
- * moved cell as far). The grid's first and last columns (always
- * far) and every column with a depth per cell go through grid_at
- * (land_column); the others by LAND_MAX or sixteen (land_n), a run shorter
- * than sixteen landing the sixteen columns around it and keeping its own. */
-static inline __attribute__((always_inline)) void land_span(const struct gather_job *j, int y, int xa, int xb,
-                                                            bool track, float *restrict out, unsigned char *far,
-                                                            struct landed *ld)
-{
-    const int w = j->w, h = j->h;
-    const size_t cell = 2 * SUB * SUB;
-    for (int x = xa; x < xb;) {
-        float *o = out + (size_t)(x - xa) * cell;
-        if (j->depths || x == 0 || x == w - 1 || w < 18) {
-            for (int sy = 0; sy < SUB; sy++)
-                land_column(j, sy, (float)y + ((float)sy + 0.5f) / SUB - 0.5f, x, o);
-            for (int r = 0; r < SUB * SUB; r++) {
-                ld->lo = o[2 * r + 1] < ld->lo ? o[2 * r + 1] : ld->lo;
-                ld->hi = o[2 * r + 1] > ld->hi ? o[2 * r + 1] : ld->hi;
-            }
-            if (track && (x == 0 || x == w - 1 || y == 0 || y == h - 1 || !near_cell(o, x, y)))
-                set_bit(far, (size_t)x);
-            x++;
-            continue;
-        }
-        const int end = xb < w - 1 ? xb : w - 1, s = x + 16 <= w - 1 ? x : w - 17;
-        int n = end - x < 16 ? end - x : 16, f[LAND_MAX];
-        if (end - x >= LAND_MAX) {
-            n = LAND_MAX;
-            if (track)
-                land_n(j, y, x, LAND_MAX, true, o, f, ld);
-            else
-                land_n(j, y, x, LAND_MAX, false, o, f, ld);
-        } else if (n == 16) {
-            land_n(j, y, x, 16, track, o, f, ld);
-        } else {
-            float tmp[16 * 2 * SUB * SUB];
-            land_n(j, y, s, 16, track, tmp, f, ld);
-            memcpy(o, tmp + (size_t)(x - s) * cell, (size_t)n * cell * sizeof *tmp);
-        }
-        for (int i = 0; track && i < n; i++)
-            if (f[x - s + i] || y == 0 || y == h - 1)
-                set_bit(far, (size_t)(x + i));
-        x += n;
-    }
-}
-
-/* Where sub-ray landing point p (x, y) falls in floor rows lo..hi-1: false
- * if nowhere; else its cells (x0, x1) of rows y0 (if *in0) and y1 (if *in1)
- * and the weights fx, fy of x1 and y1 (land). */
-struct cut {
-    int x0, x1, y0, y1;
-    float fx, fy;
-    bool in0, in1;
-};
-
-static inline bool cut_ray(const struct gather_job *j, const float *p, int lo, int hi, struct cut *c)
-{
-    land(p[1], j->h, j->wrap_y, &c->y0, &c->y1, &c->fy);
-    c->in0 = c->y0 >= lo && c->y0 < hi;
-    c->in1 = c->y1 >= lo && c->y1 < hi;
-    if (!c->in0 && !c->in1)
-        return false;
-    land(p[0], j->w, j->wrap_x, &c->x0, &c->x1, &c->fx);
-    return true;
-}
-
-/* Row y's far cells (row `far`, `moved` moved cells; y not on the grid's
- * edge), their landing points from `rays` (the row's packed points): the
- * cells (x0, y0) of each of their sub-rays that lands outside the 3 x 3
- * cells around its own (near_cell's test; the others fall on cells next to
- * a moved one, dirty already, also where such a sub-ray of the first or last
- * column wraps: both edge columns are moved), as two ints after the packed
- * points: their count, then
- * the pairs (x1, y1 follow as in land). Room: the row's 8 w floats hold
- * 8 moved + 1 + 8 moved when 2 moved < w. The first pass makes them while
- * the points are in cache; the dirty pass reads only these. */
-static inline __attribute__((always_inline)) void list_landed(const struct gather_job *j, int y, const unsigned char *far,
-                                                              float *rays, int moved)
-{
-    const size_t rw = (size_t)j->nw * 8;
-    const unsigned char *mv = j->moved + (size_t)y * rw;
-    int32_t *list = (int32_t *)(void *)(rays + (size_t)moved * (2 * SUB * SUB)), n = 0;
-    int before = 0;   /* moved cells left of word k: the packed landing points' index */
-    for (int k = 0; k < j->nw; k++) {
-        const uint64_t m = wget(mv, (size_t)k);
-        for (uint64_t f = wget(far, (size_t)k); f; f &= f - 1) {
-            const int b = __builtin_ctzll(f), x = 64 * k + b;
-            const float *a =
-                rays + (size_t)(before + __builtin_popcountll(m & (((uint64_t)1 << b) - 1))) * (2 * SUB * SUB);
-            for (int s = 0; s < SUB * SUB; s++) {
-                const float px = a[2 * s], py = a[2 * s + 1];
-                if (px >= (float)(x - 1) && px < (float)(x + 1) && py >= (float)(y - 1) && py < (float)(y + 1))
-                    continue;
-                int x1, y1;
-                float frac;
-                land(px, j->w, j->wrap_x, &list[1 + 2 * n], &x1, &frac);
-                land(py, j->h, j->wrap_y, &list[2 + 2 * n], &y1, &frac);
-                n++;
-            }
-        }
-        before += __builtin_popcountll(m);
-    }
-    list[0] = n;
-}
-
-/* The first pass, rows lo..hi-1 (their light rows as scratch): the moved
- * cells (mark_moved), their landing points packed, which of them are far
- * (on the grid's edge, or a sub-ray landing outside the 3 x 3 cells around),
- * each row's lowest and highest landing y (bounds[3y], bounds[3y + 1],
- * counting the still cells' y -+ 1/4) and its count of moved cells
- * (bounds[3y + 2]). */
-static inline __attribute__((always_inline)) void landing_body(const struct gather_job *j, int lo, int hi)
-{
+    const struct gather_job *j = arg;
     const int w = j->w;
-    const size_t rw = (size_t)j->nw * 8;
-    /* Rows lo - 1 and lo's nonzero_row, in light row lo (scratch until the
-     * splat). */
-    uint8_t *ring = (uint8_t *)(j->light + (size_t)lo * w);
-    for (int y = lo - 1; y <= lo; y++)
-        if (y >= 0 && y < j->h && w >= 3 && !j->marked)
-            nonzero_row(j, y, ring + (size_t)((y + 3) % 3) * w);
     for (int y = lo; y < hi; y++) {
-        const unsigned char *mv = j->moved + (size_t)y * rw;
-        unsigned char *far = j->far + (size_t)y * rw;
-        if (y + 1 < j->h && w >= 3 && !j->marked)
-            nonzero_row(j, y + 1, ring + (size_t)((y + 1) % 3) * w);
-        mark_moved(j, y, ring);
-        memset(far, 0, rw);
-        struct landed ld = { (float)y + 0.25f - 0.5f, (float)y + 0.75f - 0.5f };
-        float *out = j->at + (size_t)y * w * (2 * SUB * SUB);
-        int moved = 0;
-        for (int k = 0; k < j->nw; k++)
-            moved += __builtin_popcountll(wget(mv, (size_t)k));
-        /* A row more than half moved: every moved cell taken as far (the
-         * dirty pass walks them all, or nothing when the frame is dense),
-         * not tested. */
-        const bool track = moved * 2 <= w;
-        for (int x = find_bit(mv, 0, w, false); x < w; x = find_bit(mv, x, w, false)) {
-            const int b = find_bit(mv, x, w, true);
-            if (track)
-                land_span(j, y, x, b, true, out, far, &ld);
-            else
-                land_span(j, y, x, b, false, out, far, &ld);
-            out += (size_t)(b - x) * (2 * SUB * SUB);
-            x = b;
+        const float *a = j->gx + (size_t)y * w, *b = j->gy + (size_t)y * w;
+        unsigned char *out = j->nz + (size_t)y * j->nw * 8;
+        for (int k = 0; k < j->nw; k++) {
+            uint64_t v = 0;
+            for (int i = 0; i < 64 && 64 * k + i < w; i++) {
+                uint32_t u, t;
+                memcpy(&u, a + 64 * k + i, 4);
+                memcpy(&t, b + 64 * k + i, 4);
+                v |= (uint64_t)(((u | t) & 0x7fffffffu) != 0) << i;
+            }
+            wput(out, (size_t)k, v);
         }
-        const bool listed = moved * 2 < w;
-        if (!track)
-            memcpy(far, mv, rw);
-        else if (listed)
-            list_landed(j, y, far, j->at + (size_t)y * w * (2 * SUB * SUB), moved);
-        j->bounds[3 * y] = ld.lo;
-        j->bounds[3 * y + 1] = ld.hi;
-        j->bounds[3 * y + 2] = (float)moved;
-        uint64_t any = 0;
-        for (int k = 0; k < j->nw; k++)
-            any |= wget(far, (size_t)k);
-        j->rowf[y] = listed ? ROW_LIST : any ? ROW_FAR : 0;
     }
 }
 
-CAUSTICS_PASS(landing_rows, landing_body)
-
-/* Whether any sub-ray of source row y can land on floor rows lo..hi-1, from
- * the row's lowest and highest landing y (land: clamped, or wrapped, where a
- * row whose rays cross an edge may reach any row). */
-static bool row_reaches(const struct gather_job *j, int y, int lo, int hi)
-{
-    float mn = j->bounds[3 * y], mx = j->bounds[3 * y + 1], top = (float)(j->h - 1);
-    int a, b;
-    if (j->wrap_y) {
-        if (!(mn >= 0.0f && mx < top))
-            return true;
-        a = (int)mn;
-        b = (int)mx + 1;
-    } else {
-        mn = mn < 0.0f ? 0.0f : mn > top ? top : mn;
-        mx = mx < 0.0f ? 0.0f : mx > top ? top : mx;
-        a = (int)mn;
-        b = (int)mx + 1;
-    }
-    return b >= lo && a < hi;
-}
-
-/* The second pass, floor rows lo..hi-1: the dirty set, the cells next to a
- * moved cell (3 x 3; the grid's edge is moved) and the four bilinear cells
- * of every far sub-ray landing in these rows (from a row's list, ROW_LIST,
- * or from its far cells' landing points, ROW_FAR); all cells when dense. */
-static void dirty_rows(void *arg, int lo, int hi)
+/* Rows lo..hi-1 of the moved set. */
+static void moved_rows(void *arg, int lo, int hi)
 {
     const struct gather_job *j = arg;
     const int w = j->w, h = j->h;
     const size_t rw = (size_t)j->nw * 8;
-    for (int r = lo; r < hi; r++) {
-        unsigned char *d = j->dirty + (size_t)r * rw;
-        if (j->dense || r == 0 || r == h - 1 || w < 3) {
-            fill_row(d, w, true);
+    for (int y = lo; y < hi; y++) {
+        unsigned char *out = j->moved + (size_t)y * rw;
+        if (y == 0 || y == h - 1 || w < 3) {
+            fill_row(out, w);
             continue;
         }
-        near3(j->moved + (size_t)(r - 1) * rw, j->moved + (size_t)r * rw, j->moved + (size_t)(r + 1) * rw, w, d);
-    }
-    for (int y = 0; y < h && !j->dense; y++) {
-        if (!j->rowf[y] || !row_reaches(j, y, lo, hi))
-            continue;
-        if (j->rowf[y] & ROW_LIST) {
-            const int32_t *list = (const int32_t *)(const void *)(j->at + (size_t)y * w * (2 * SUB * SUB)
-                                                                  + (size_t)j->bounds[3 * y + 2] * (2 * SUB * SUB));
-            for (int32_t i = 0; i < list[0]; i++) {
-                const int x0 = list[1 + 2 * i], y0 = list[2 + 2 * i];
-                const int x1 = x0 + 1 < w ? x0 + 1 : j->wrap_x ? 0 : x0;
-                const int y1 = y0 + 1 < h ? y0 + 1 : j->wrap_y ? 0 : y0;
-                if (y0 >= lo && y0 < hi) {
-                    set_bit(j->dirty + (size_t)y0 * rw, (size_t)x0);
-                    set_bit(j->dirty + (size_t)y0 * rw, (size_t)x1);
-                }
-                if (y1 >= lo && y1 < hi) {
-                    set_bit(j->dirty + (size_t)y1 * rw, (size_t)x0);
-                    set_bit(j->dirty + (size_t)y1 * rw, (size_t)x1);
-                }
-            }
-            continue;
-        }
-        const unsigned char *mv = j->moved + (size_t)y * rw, *fr = j->far + (size_t)y * rw;
-        const float *rays = j->at + (size_t)y * w * (2 * SUB * SUB);
-        int before = 0;   /* moved cells left of word k: the packed landing points' index */
-        for (int k = 0; k < j->nw; k++) {
-            const uint64_t m = wget(mv, (size_t)k);
-            for (uint64_t f = wget(fr, (size_t)k); f; f &= f - 1) {
-                const int b = __builtin_ctzll(f);
-                const float *a = rays + (size_t)(before + __builtin_popcountll(m & (((uint64_t)1 << b) - 1)))
-                                            * (2 * SUB * SUB);
-                struct cut c;
-                for (int s = 0; s < SUB * SUB; s++) {
-                    if (!cut_ray(j, a + 2 * s, lo, hi, &c))
-                        continue;
-                    if (c.in0) {
-                        set_bit(j->dirty + (size_t)c.y0 * rw, (size_t)c.x0);
-                        set_bit(j->dirty + (size_t)c.y0 * rw, (size_t)c.x1);
-                    }
-                    if (c.in1) {
-                        set_bit(j->dirty + (size_t)c.y1 * rw, (size_t)c.x0);
-                        set_bit(j->dirty + (size_t)c.y1 * rw, (size_t)c.x1);
-                    }
-                }
-            }
-            before += __builtin_popcountll(m);
-        }
+        const unsigned char *nz = j->nz + (size_t)y * rw;
+        near3(nz - rw, nz, nz + rw, w, out);
+        set_bit(out, 0);
+        set_bit(out, (size_t)w - 1);
     }
 }
 
-/* The sub-rays whose cuts (cut_ray without the band) are made at once, a
- * multiple of SUB SUB so that a cell's sub-rays are made together. */
-#define CUT_N 64
+/* Byte i of spread[b]: bit i of b. */
+static uint64_t spread[256];
 
-/* The cuts of CUT_N moved sub-rays: their cells and their four shares in the
- * order of the additions, r0[x0], r0[x1], r1[x0], r1[x1]. */
-struct cuts {
-    int x0[CUT_N], x1[CUT_N], y0[CUT_N], y1[CUT_N];
-    float s[4][CUT_N];
+static void spread_init(void)
+{
+    for (int b = 0; b < 256; b++) {
+        uint64_t v = 0;
+        for (int i = 0; i < 8; i++)
+            v |= (uint64_t)(b >> i & 1) << (8 * i);
+        spread[b] = v;
+    }
+}
+
+/* Floor row y's sums from its still neighbours (above): UNIT where all nine
+ * are still, else (1, 6, 1) x (1, 6, 1) ONE^2 / 16 over the still ones (cells
+ * off the grid are none), 64 cells (a word) at a time: the still cells of
+ * rows y - 1, y, y + 1 and the columns either side as bytes (0 or 1), their
+ * weighted column sums v (at most 8), then v[x - 1] + 6 v[x] + v[x + 1]. */
+static inline __attribute__((always_inline)) void still_row(const struct gather_job *j, int y)
+{
+    const int w = j->w, h = j->h, nw = j->nw;
+    const size_t rw = (size_t)nw * 8;
+    uint32_t *a = j->acc + (size_t)y * w;
+    const unsigned char *row[3];
+    for (int d = 0; d < 3; d++)
+        row[d] = y - 1 + d >= 0 && y - 1 + d < h ? j->moved + (size_t)(y - 1 + d) * rw : NULL;
+    for (int q = 0; q < nw; q++) {
+        const int x0 = 64 * q, n = w - x0 < 64 ? w - x0 : 64;
+        /* Bits 0..65 of each row: columns x0 - 1 .. x0 + 64, still ones set. */
+        uint64_t st[3], lo[3], hi[3], any = 0;
+        for (int d = 0; d < 3; d++) {
+            if (!row[d]) {
+                st[d] = lo[d] = hi[d] = 0;
+                continue;
+            }
+            const uint64_t m = wget(row[d], (size_t)q);
+            st[d] = ~m & (n == 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1);
+            lo[d] = q > 0 ? ~wget(row[d], (size_t)q - 1) >> 63 : 0;
+            hi[d] = q + 1 < nw ? ~wget(row[d], (size_t)q + 1) & 1 : 0;
+            any |= ~st[d] | (lo[d] ^ 1) | (hi[d] ^ 1);
+        }
+        if (!any) {   /* n is 64: a cell past w or off the grid is not still */
+            for (int i = 0; i < 64; i++)
+                a[x0 + i] = UNIT;
+            continue;
+        }
+        uint8_t v[66];
+        memset(v, 0, sizeof v);
+        for (int d = 0; d < 3; d++) {
+            uint8_t b[64];
+            for (int k = 0; k < 8; k++) {
+                const uint64_t e = spread[st[d] >> (8 * k) & 0xff];
+                memcpy(b + 8 * k, &e, 8);
+            }
+            const uint8_t kd = d == 1 ? 6 : 1;
+            for (int i = 0; i < 64; i++)
+                v[i + 1] += (uint8_t)(kd * b[i]);
+            v[0] += (uint8_t)(kd * lo[d]);
+            v[65] += (uint8_t)(kd * hi[d]);
+        }
+        uint32_t o[64];
+        for (int i = 0; i < 64; i++)
+            o[i] = (uint32_t)(v[i] + 6 * v[i + 1] + v[i + 2]) << (2 * FB - 4);
+        memcpy(a + x0, o, (size_t)n * sizeof *o);
+    }
+}
+
+/* The sub-rays of a block of n cells of row y, columns a..a+n-1 (1 <= a,
+ * a + n <= w - 1: not the first or last), one depth: where each lands,
+ * its four cells (as indexes into the floor) and shares, by sub-ray
+ * s = SUB sy + sx and corner (r0 x0, r0 x1, r1 x0, r1 x1). A sub-ray sits a
+ * quarter cell left (sx 0) or right (sx 1) of the cell's centre, so grid_at
+ * reads cells x-1, x at fx 0.75 and x, x+1 at fx 0.25: the loop makes
+ * grid_at's very operations without its clamps on x (its rows as it takes
+ * them), and the others of
+ * splat_cell, lane by lane (an edge wrapped at most once: depth + 1 < the
+ * grid's size), so that it vectorises. The same integers as splat_cell. */
+struct block {
+    int32_t i[SUB * SUB][4][BLOCK];
+    uint32_t s[SUB * SUB][4][BLOCK];
 };
 
-/* The cuts of sub-rays p[0..n-1] (2 floats each) into c, on axes wrapped
- * (wx, wy: constants where inlined) or clamped: land's very operations and
- * the serial splat's products, share (1 - fx) (1 - fy), share fx (1 - fy),
- * share (1 - fx) fy and share fx fy, lane by lane, so that the loop
- * vectorises on clamped axes (a wrapped one takes land itself: floorf and
- * %). The same values bit for bit as cut_ray and those products. */
-static inline __attribute__((always_inline)) void cut_body(const struct gather_job *j, const float *restrict p, int n,
-                                                           bool wx, bool wy, struct cuts *restrict c)
+static inline __attribute__((always_inline)) void cut_once(int32_t p, int n, bool wrap, int32_t *c0, int32_t *c1,
+                                                           int32_t *f)
 {
-    const float share = 1.0f / (SUB * SUB);
-    const int w = j->w, h = j->h;
-    const float tw = (float)(w - 1), th = (float)(h - 1);
-    for (int i = 0; i < n; i++) {
-        float fx, fy;
-        if (wx) {
-            land(p[2 * i], w, true, &c->x0[i], &c->x1[i], &fx);
-        } else {
-            float x = p[2 * i];
-            x = x < 0.0f ? 0.0f : x;   /* two selects: land's clamp, and a loop that if-converts */
-            x = x > tw ? tw : x;
-            const int a = (int)x;
-            c->x0[i] = a;
-            c->x1[i] = a + 1 < w ? a + 1 : a;
-            fx = x - (float)a;
-        }
-        if (wy) {
-            land(p[2 * i + 1], h, true, &c->y0[i], &c->y1[i], &fy);
-        } else {
-            float y = p[2 * i + 1];
-            y = y < 0.0f ? 0.0f : y;
-            y = y > th ? th : y;
-            const int a = (int)y;
-            c->y0[i] = a;
-            c->y1[i] = a + 1 < h ? a + 1 : a;
-            fy = y - (float)a;
-        }
-        c->s[0][i] = share * (1.0f - fx) * (1.0f - fy);
-        c->s[1][i] = share * fx * (1.0f - fy);
-        c->s[2][i] = share * (1.0f - fx) * fy;
-        c->s[3][i] = share * fx * fy;
-    }
-}
-
-/* cut_body with the edge kinds taken out of the loop, n CUT_N (a whole
- * number of vectors) or fewer. */
-static inline __attribute__((always_inline)) void cut_rays(const struct gather_job *j, const float *restrict p, int n,
-                                                           struct cuts *restrict c)
-{
-    if (!j->wrap_x && !j->wrap_y) {
-        if (n == CUT_N)
-            cut_body(j, p, CUT_N, false, false, c);
-        else
-            cut_body(j, p, n, false, false, c);
-    } else if (!j->wrap_y) {
-        cut_body(j, p, n, true, false, c);
-    } else if (!j->wrap_x) {
-        cut_body(j, p, n, false, true, c);
+    const int32_t span = n * ONE;
+    if (wrap) {
+        p += p < 0 ? span : 0;
+        p -= p >= span ? span : 0;
     } else {
-        cut_body(j, p, n, true, true, c);
+        p = p < 0 ? 0 : p;
+        p = p > span - ONE ? span - ONE : p;
     }
+    *c0 = p >> FB;
+    *f = p & (ONE - 1);
+    *c1 = *c0 + 1 < n ? *c0 + 1 : wrap ? 0 : *c0;
 }
 
-/* Sub-ray i of c: its shares that fall in floor rows lo..hi-1, in the order
- * r0[x0], r0[x1], r1[x0], r1[x1] (the serial splat's). */
-static inline __attribute__((always_inline)) void add_cut(const struct gather_job *j, const struct cuts *c, int i,
-                                                          int lo, int hi)
+static inline __attribute__((always_inline)) void put_ray(struct block *restrict o, int s, int i, int w, int32_t px,
+                                                          int32_t py, const struct gather_job *j, bool wx, bool wy)
 {
-    const int y0 = c->y0[i], y1 = c->y1[i];
-    if (y0 >= lo && y0 < hi) {
-        float *r0 = j->light + (size_t)y0 * j->w;
-        r0[c->x0[i]] += c->s[0][i];
-        r0[c->x1[i]] += c->s[1][i];
-    }
-    if (y1 >= lo && y1 < hi) {
-        float *r1 = j->light + (size_t)y1 * j->w;
-        r1[c->x0[i]] += c->s[2][i];
-        r1[c->x1[i]] += c->s[3][i];
-    }
+    int32_t x0, x1, fx, y0, y1, fy;
+    cut_once(px, w, wx, &x0, &x1, &fx);
+    cut_once(py, j->h, wy, &y0, &y1, &fy);
+    o->i[s][0][i] = y0 * w + x0;
+    o->i[s][1][i] = y0 * w + x1;
+    o->i[s][2][i] = y1 * w + x0;
+    o->i[s][3][i] = y1 * w + x1;
+    o->s[s][0][i] = (uint32_t)((ONE - fx) * (ONE - fy));
+    o->s[s][1][i] = (uint32_t)(fx * (ONE - fy));
+    o->s[s][2][i] = (uint32_t)((ONE - fx) * fy);
+    o->s[s][3][i] = (uint32_t)(fx * fy);
 }
 
-/* A source row's moved sub-rays read in their packed order, their cuts made
- * CUT_N at a time: rays the row's landing points, n their count, next the
- * index of the next one, [base, base + CUT_N) the ones in c. */
-struct ray_cursor {
-    const float *rays;
-    int n, next, base;
-    struct cuts c;
-};
-
-/* The next moved cell's SUB SUB sub-rays, added in their order. */
-static inline __attribute__((always_inline)) void add_cell(const struct gather_job *j, struct ray_cursor *rc, int lo,
-                                                           int hi)
+static inline __attribute__((always_inline)) void land_block(const struct gather_job *j, int y, int a, int n, bool wx,
+                                                             bool wy, struct block *restrict o)
 {
-    if (rc->next >= rc->base + CUT_N || rc->next < rc->base) {
-        rc->base = rc->next;
-        const int n = rc->n - rc->base < CUT_N ? rc->n - rc->base : CUT_N;
-        cut_rays(j, rc->rays + 2 * (size_t)rc->base, n, &rc->c);
-    }
-    for (int s = 0; s < SUB * SUB; s++)
-        add_cut(j, &rc->c, rc->next - rc->base + s, lo, hi);
-    rc->next += SUB * SUB;
-}
-
-/* The shares of a still cell's sub-ray (sy, sx): it lands at x - 1/4 + sx / 2,
- * y - 1/4 + sy / 2 (the cell off the grid's edge: no clamp, no wrap), so
- * land gives x0 = x - 1 + sx, x1 = x0 + 1, fx = 3/4 - sx / 2, and the same in
- * y; its shares in the order of add_cut, the same products. */
-struct still_shares {
-    float s[SUB * SUB][4];
-};
-
-static void still_shares_init(struct still_shares *st)
-{
-    const float share = 1.0f / (SUB * SUB);
-    for (int sy = 0; sy < SUB; sy++)
-        for (int sx = 0; sx < SUB; sx++) {
-            float fx = sx ? 0.25f : 0.75f, fy = sy ? 0.25f : 0.75f, *o = st->s[SUB * sy + sx];
-            o[0] = share * (1.0f - fx) * (1.0f - fy);
-            o[1] = share * fx * (1.0f - fy);
-            o[2] = share * (1.0f - fx) * fy;
-            o[3] = share * fx * fy;
-        }
-}
-
-/* A still cell (x, y)'s four sub-rays in the serial order, their shares
- * added only to dirty cells: times the target's dirty bit, 0 or 1 (x + 0 is
- * x for the cells' x >= +0). */
-static inline void add_still(const struct gather_job *j, const struct still_shares *st, int x, int y, int lo, int hi)
-{
-    const size_t rw = (size_t)j->nw * 8;
+    const int w = j->w;
+    const float d = j->depth, dm = d * (float)ONE;
     for (int sy = 0; sy < SUB; sy++) {
-        const int y0 = y - 1 + sy, y1 = y0 + 1;
-        const bool in0 = y0 >= lo && y0 < hi, in1 = y1 >= lo && y1 < hi;
-        if (!in0 && !in1)
-            continue;
-        float *r0 = j->light + (size_t)y0 * j->w, *r1 = r0 + j->w;
-        const unsigned char *e0 = j->dirty + (size_t)y0 * rw, *e1 = e0 + rw;
-        for (int sx = 0; sx < SUB; sx++) {
-            const int x0 = x - 1 + sx, x1 = x0 + 1;
-            const float *o = st->s[SUB * sy + sx];
-            if (in0) {
-                r0[x0] += o[0] * (float)(wget(e0, (size_t)x0 / 64) >> (x0 % 64) & 1);
-                r0[x1] += o[1] * (float)(wget(e0, (size_t)x1 / 64) >> (x1 % 64) & 1);
-            }
-            if (in1) {
-                r1[x0] += o[2] * (float)(wget(e1, (size_t)x0 / 64) >> (x0 % 64) & 1);
-                r1[x1] += o[3] * (float)(wget(e1, (size_t)x1 / 64) >> (x1 % 64) & 1);
-            }
+        /* py = y -+ 1/4: rows y0, y1 at fy, as grid_at takes them */
+        const float py = (float)y + ((float)sy + 0.5f) / SUB - 0.5f;
+        const float cy = py < 0.0f ? 0.0f : py > (float)(j->h - 1) ? (float)(j->h - 1) : py;
+        const int y0 = (int)cy, y1 = y0 + 1 < j->h ? y0 + 1 : y0;
+        const float fy = cy - (float)y0;
+        const float *restrict x0r = j->gx + (size_t)y0 * w + a, *restrict x1r = j->gx + (size_t)y1 * w + a;
+        const float *restrict y0r = j->gy + (size_t)y0 * w + a, *restrict y1r = j->gy + (size_t)y1 * w + a;
+        const int32_t qy = y * ONE + (2 * sy - 1) * (ONE / 4);
+        for (int i = 0; i < n; i++) {
+            const float tl = x0r[i - 1] + (x0r[i] - x0r[i - 1]) * 0.75f, bl = x1r[i - 1] + (x1r[i] - x1r[i - 1]) * 0.75f;
+            const float ul = y0r[i - 1] + (y0r[i] - y0r[i - 1]) * 0.75f, vl = y1r[i - 1] + (y1r[i] - y1r[i - 1]) * 0.75f;
+            const float tr = x0r[i] + (x0r[i + 1] - x0r[i]) * 0.25f, br = x1r[i] + (x1r[i + 1] - x1r[i]) * 0.25f;
+            const float ur = y0r[i] + (y0r[i + 1] - y0r[i]) * 0.25f, vr = y1r[i] + (y1r[i + 1] - y1r[i]) * 0.25f;
+            const float axl = tl + (bl - tl) * fy, ayl = ul + (vl - ul) * fy;
+            const float axr = tr + (br - tr) * fy, ayr = ur + (vr - ur) * fy;
+            const float fl = reach_factor(axl, ayl, d), fr = reach_factor(axr, ayr, d);
+            const int32_t x = (a + i) * ONE;
+            put_ray(o, SUB * sy, i, w, x - ONE / 4 + shift_units(axl, fl, dm), qy + shift_units(ayl, fl, dm), j, wx,
+                    wy);
+            put_ray(o, SUB * sy + 1, i, w, x + ONE / 4 + shift_units(axr, fr, dm), qy + shift_units(ayr, fr, dm), j,
+                    wx, wy);
         }
     }
 }
 
-/* The last pass, floor rows lo..hi-1: dirty cells 0, the others still
- * water's 1 (above); then the sub-rays of the active cells (the moved ones
- * and the still ones next to a dirty cell, found row by row into the band's
- * first row of the active set) in the serial order (source row, column,
- * sub-row, sub-column) add their shares that fall in these rows. Each dirty
- * cell thus receives the same additions in the same order as one thread
- * splatting every sub-ray would make: the same sums bit for bit, whatever the
- * bands. */
-static inline __attribute__((always_inline)) void splat_body(const struct gather_job *j, int lo, int hi)
+/* land_block with the edge kinds taken out of the loop, n BLOCK (a whole
+ * number of vectors) or fewer. */
+static inline __attribute__((always_inline)) void land_any(const struct gather_job *j, int y, int a, int n,
+                                                           struct block *restrict o)
 {
-    const int w = j->w, h = j->h;
-    const size_t rw = (size_t)j->nw * 8;
-    struct still_shares st;
-    still_shares_init(&st);
-    for (int r = lo; r < hi; r++) {
-        float *l = j->light + (size_t)r * w;
-        const unsigned char *d = j->dirty + (size_t)r * rw;
-        for (int k = 0; k < j->nw; k++) {
-            const uint64_t v = wget(d, (size_t)k);
-            const int n = w - 64 * k < 64 ? w - 64 * k : 64;
-            float *o = l + 64 * k;
-            if (v == ~(uint64_t)0 >> (64 - n)) {   /* all dirty */
-                memset(o, 0, (size_t)n * sizeof *o);
-                continue;
-            }
-            for (int i = 0; i < n; i++)
-                o[i] = 1.0f;
-            for (uint64_t u = v; u; u &= u - 1)
-                o[__builtin_ctzll(u)] = 0.0f;
-        }
-    }
-    unsigned char *act = j->active + (size_t)lo * rw;
-    struct ray_cursor rc;
-    for (int y = 0; y < h; y++) {
-        if (!row_reaches(j, y, lo, hi))
+    if (n < BLOCK)
+        land_block(j, y, a, n, j->wrap_x, j->wrap_y, o);
+    else if (!j->wrap_x && !j->wrap_y)
+        land_block(j, y, a, BLOCK, false, false, o);
+    else if (j->wrap_x && j->wrap_y)
+        land_block(j, y, a, BLOCK, true, true, o);
+    else if (j->wrap_x)
+        land_block(j, y, a, BLOCK, true, false, o);
+    else
+        land_block(j, y, a, BLOCK, false, true, o);
+}
+
+/* Source row y's moved cells, their shares added to acc. */
+static inline __attribute__((always_inline)) void splat_row(const struct gather_job *j, int y, struct block *blk)
+{
+    const int w = j->w;
+    const unsigned char *mv = j->moved + (size_t)y * j->nw * 8;
+    const bool plain = !j->fast;
+    for (int k = 0; k < j->nw; k++) {
+        uint64_t m = wget(mv, (size_t)k);
+        if (!m)
             continue;
-        if (y == 0 || y == h - 1 || w < 3)
-            fill_row(act, w, true);
-        else
-            near3(j->dirty + (size_t)(y - 1) * rw, j->dirty + (size_t)y * rw, j->dirty + (size_t)(y + 1) * rw, w,
-                  act);
-        const unsigned char *mv = j->moved + (size_t)y * rw;
-        rc.rays = j->at + (size_t)y * w * (2 * SUB * SUB);
-        rc.n = (int)j->bounds[3 * y + 2] * (SUB * SUB);
-        rc.next = 0;
-        rc.base = -CUT_N;
-        for (int k = 0; k < j->nw; k++) {
-            const uint64_t m = wget(mv, (size_t)k);
-            const int n = w - 64 * k < 64 ? w - 64 * k : 64;
-            if (m == ~(uint64_t)0 >> (64 - n)) {   /* every cell moved: their sub-rays one after the other */
-                for (int i = 0; i < n; i++)
-                    add_cell(j, &rc, lo, hi);
+        const int x0 = 64 * k;
+        if (plain) {
+            for (; m; m &= m - 1)
+                splat_cell(j, x0 + __builtin_ctzll(m), y, j->acc);
+            continue;
+        }
+        if (k == 0) {   /* the first and last columns: grid_at's clamps */
+            splat_cell(j, 0, y, j->acc);
+            m &= ~(uint64_t)1;
+        }
+        if (k == j->nw - 1) {
+            splat_cell(j, w - 1, y, j->acc);
+            m &= ~((uint64_t)1 << ((w - 1) % 64));
+        }
+        if (!m)
+            continue;
+        /* Sixteen columns at a time around those that moved (all of them
+         * when the grid is narrower), kept inside 1 .. w - 2. */
+        for (int g = 0; g < 4; g++) {
+            uint64_t mg = m & (uint64_t)0xffff << (16 * g);
+            if (!mg)
+                continue;
+            const int gs = x0 + 16 * g, a = w < 18 ? 1 : gs < 1 ? 1 : gs + 16 > w - 1 ? w - 17 : gs;
+            if (y + 3 < j->h) {   /* the slopes row y + 2's blocks here will read: most move there too */
+                __builtin_prefetch(j->gx + (size_t)(y + 3) * w + a);
+                __builtin_prefetch(j->gy + (size_t)(y + 3) * w + a);
+            }
+            land_any(j, y, a, w < 18 ? w - 2 : 16, blk);
+            /* Share by share over the block's cells, whose cells differ
+             * more often than a sub-ray's own four: fewer additions wait
+             * on the one before. */
+            const int shift = x0 - a;
+            if (mg == (uint64_t)0xffff << (16 * g) && gs == a) {   /* all sixteen: no bits to walk */
+                for (int s = 0; s < SUB * SUB; s++)
+                    for (int c = 0; c < 4; c++)
+                        for (int i = 0; i < BLOCK; i++)
+                            add_sat(j->acc + blk->i[s][c][i], blk->s[s][c][i]);
                 continue;
             }
-            for (uint64_t a = wget(act, (size_t)k) | m; a; a &= a - 1) {
-                const int b = __builtin_ctzll(a);
-                if (m >> b & 1) {
-                    add_cell(j, &rc, lo, hi);
-                } else {
-                    add_still(j, &st, 64 * k + b, y, lo, hi);
-                }
-            }
+            for (int s = 0; s < SUB * SUB; s++)
+                for (int c = 0; c < 4; c++)
+                    for (uint64_t u = mg; u; u &= u - 1) {
+                        const int i = __builtin_ctzll(u) + shift;
+                        add_sat(j->acc + blk->i[s][c][i], blk->s[s][c][i]);
+                    }
         }
     }
 }
 
-CAUSTICS_PASS(splat_rows, splat_body)
+/* Floor rows lo..hi-1 (mod h on a wrapped axis, else those inside the
+ * grid): their still sums (init) or their floats (else). */
+static inline __attribute__((always_inline)) void floor_rows(const struct gather_job *j, int lo, int hi, bool init)
+{
+    for (int r = lo; r < hi; r++) {
+        int y = r;
+        if (j->wrap_y)
+            y = (r % j->h + j->h) % j->h;
+        else if (r < 0 || r >= j->h)
+            continue;
+        if (init)
+            still_row(j, y);
+        else
+            light_row(j->acc, j->w, y);
+    }
+}
 
-/* A ray straight down, i = (0, 0, -1), refracts at the unit normal
- * n = (-gx, -gy, 1)/|.| into t = eta i + (eta cos_i - sqrt(k)) n with
- * cos_i = n.z and k = 1 - eta^2 (1 - cos_i^2) (Snell's law in vector form;
- * k > 0 always from air into water). It meets the floor `depth` below at
- * (t.x, t.y) * depth / -t.z from where it entered. The water's own height is
- * small against depth and left out.
- *
- * Three passes: the moved cells and their landing points, row-parallel into
- * `at` (each row's slots its own, so the values do not depend on the
- * threads), with the cells where their far sub-rays land listed; the dirty
- * floor cells, in bands of floor rows; the splat, in bands of floor rows, each band adding its dirty cells' shares in the one
- * serial order (splat_rows). When more than half the cells moved, every
- * floor cell is taken as dirty rather than found (the same sums: a dirty
- * cell's sum is the serial one). */
+/* Chunks. Source row y's sub-rays land on floor rows y - reach .. y + reach
+ * (reach = ceil(depth) + 2 > the most a sub-ray moves and its bilinear
+ * cell after). The source rows are cut into `chunks` chunks of at least
+ * 2 reach rows each (an even number on a wrapped axis), taken in two
+ * phases: the even chunks, then the odd ones. Two chunks of one phase are
+ * at least a chunk apart, so the floor rows they reach are apart: in each
+ * phase the chunks run at once on the threads, each adding into floor rows
+ * no other touches. A chunk first starts the floor rows no earlier chunk
+ * reached (still_row) and last turns into floats those that no later one
+ * reaches: an even chunk s..e-1 starts s - reach .. e + reach - 1 and ends
+ * s + reach .. e - reach - 1, an odd one starts s + reach .. e - reach - 1
+ * and ends s - reach .. e + reach - 1 (at the grid's ends on a clamped
+ * axis, the rows beyond are its own). */
+static int chunk_start(const struct gather_job *j, int c)
+{
+    return (int)((long)c * j->h / j->chunks);
+}
+
+static inline __attribute__((always_inline)) void chunk_body(const struct gather_job *j, int lo, int hi)
+{
+    struct block blk;
+    for (int i = lo; i < hi; i++) {
+        const int c = 2 * i + j->phase, s = chunk_start(j, c), e = chunk_start(j, c + 1), r = j->reach;
+        const bool open_lo = c == 0 && !j->wrap_y, open_hi = c == j->chunks - 1 && !j->wrap_y;
+        if (j->chunks == 1) {
+            floor_rows(j, 0, j->h, true);
+            for (int y = 0; y < j->h; y++)
+                splat_row(j, y, &blk);
+            floor_rows(j, 0, j->h, false);
+            continue;
+        }
+        /* The rows to start, [ia, ib), and to end, [ea, eb) (unwrapped): each
+         * started just before source row y - reach can first reach it, each
+         * ended once source row y + reach, the first that cannot, is next,
+         * so that the rows between stay in cache. */
+        const int ia = j->phase ? s + r : s - r, ib = j->phase ? (open_hi ? e : e - r) : e + r;
+        const int ea = j->phase ? s - r : open_lo ? s : s + r, eb = j->phase ? e + r : open_hi ? e : e - r;
+        int ni = ia, ne = ea;
+        for (int y = s; y < e; y++) {
+            for (; ni < ib && ni <= y + r; ni++)
+                floor_rows(j, ni, ni + 1, true);
+            splat_row(j, y, &blk);
+            for (; ne < eb && ne <= y + 1 - r; ne++)
+                floor_rows(j, ne, ne + 1, false);
+        }
+        floor_rows(j, ni, ib, true);
+        floor_rows(j, ne, eb, false);
+    }
+}
+
+__attribute__((target("arch=x86-64-v4"))) static void chunk_rows_v4(const struct gather_job *j, int lo, int hi)
+{
+    chunk_body(j, lo, hi);
+}
+
+__attribute__((target("arch=x86-64-v3,tune=haswell"))) static void chunk_rows_v3(const struct gather_job *j, int lo,
+                                                                                int hi)
+{
+    chunk_body(j, lo, hi);
+}
+
+static void chunk_rows(void *arg, int lo, int hi)
+{
+    if (__builtin_cpu_supports("x86-64-v4"))
+        chunk_rows_v4(arg, lo, hi);
+    else if (__builtin_cpu_supports("avx2"))
+        chunk_rows_v3(arg, lo, hi);
+    else
+        chunk_body(arg, lo, hi);
+}
+
 /* team_for with the chunks claimed: body(arg, lo, hi) over [0, n) in
  * chunks of `rows`, each thread taking the next one left when done with
- * its last, so that a thread the machine slows (or a band with more moving
+ * its last, so that a thread the machine slows (or a chunk with more moving
  * water) does not hold the others up. The passes' results do not depend on
- * how their rows are cut (each row's slots its own; a band's sums the serial
- * ones). */
+ * how their rows are cut. */
 struct claim {
     team_body body;
     void *arg;
@@ -860,44 +603,53 @@ static void claim_chunks(void *arg, int t, int nt)
 static void team_claim(int n, int nt, int rows, team_body body, void *arg)
 {
     struct claim c = { .body = body, .arg = arg, .n = n, .rows = rows > 0 ? rows : 1, .next = 0 };
-    if (nt <= 1)
+    if (nt <= 1 || n <= rows)
         body(arg, 0, n);
     else
         team_run(nt, claim_chunks, &c);
 }
 
-/* The scratch's bit set k (0 moved, 1 far, 2 dirty, 3 active; 4 the row
- * flags). */
+/* The scratch's bit set k (0 nz, 1 moved). */
 static unsigned char *scratch_set(float *at, int w, int h, int k)
 {
-    unsigned char *sets = (unsigned char *)(at + (size_t)w * h * (2 * SUB * SUB) + 3 * (size_t)h);
-    return sets + (size_t)k * h * ((w + 63) / 64) * 8;
+    return (unsigned char *)at + (size_t)k * h * ((w + 63) / 64) * 8;
 }
 
-/* marked: the dirty set holds the nonzero slopes already (caustics_prepare
- * makes them with the slopes, water_prepare_marked), not made from gx, gy. */
+/* marked: nz holds the nonzero slopes already (caustics_prepare makes them
+ * with the slopes, water_prepare_marked), not made from gx, gy. */
 static void gather(const float *gx, const float *gy, int w, int h, float depth, const float *depths, bool wrap_x,
                    bool wrap_y, bool marked, float *restrict at, float *restrict light)
 {
-    float *bounds = at + (size_t)w * h * (2 * SUB * SUB);
-    const int nw = (w + 63) / 64;
-    struct gather_job j = { .gx = gx, .gy = gy, .w = w, .h = h, .nw = nw, .depth = depth, .depths = depths,
-                            .wrap_x = wrap_x, .wrap_y = wrap_y, .marked = marked, .at = at, .bounds = bounds,
-                            .light = light, .moved = scratch_set(at, w, h, 0), .far = scratch_set(at, w, h, 1),
-                            .dirty = scratch_set(at, w, h, 2), .active = scratch_set(at, w, h, 3),
-                            .rowf = scratch_set(at, w, h, 4) };
-    int nt = team_threads_for((long)w * h, 16384);
-    /* Chunks: landing rows a few at a time; bands of floor rows large against
-     * how far the sub-rays of the rows around them reach (each band walks
-     * those rows whole). */
-    team_claim(h, nt, 16, landing_rows, &j);
-    double moved = 0;
-    for (int y = 0; y < h; y++)
-        moved += (double)bounds[3 * y + 2];
-    j.dense = moved * 2 > (double)w * h;
-    const int band = (h + 4 * nt - 1) / (4 * nt);
-    team_claim(h, nt, band, dirty_rows, &j);
-    team_claim(h, nt, band, splat_rows, &j);
+    float deepest = depth;
+    if (depths) {
+        deepest = 0.0f;
+        for (size_t i = 0; i < (size_t)w * h; i++)
+            deepest = depths[i] > deepest ? depths[i] : deepest;
+    }
+    struct gather_job j = { .gx = gx, .gy = gy, .w = w, .h = h, .nw = (w + 63) / 64, .depth = depth,
+                            .depths = depths, .wrap_x = wrap_x, .wrap_y = wrap_y,
+                            .fast = !depths && w >= 3 && depth + 1.0f < (float)w && depth + 1.0f < (float)h,
+                            .nz = scratch_set(at, w, h, 0), .moved = scratch_set(at, w, h, 1),
+                            .acc = (uint32_t *)(void *)light };
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, spread_init);
+    const int nt = team_threads_for((long)w * h, 16384);
+    if (!marked)
+        team_claim(h, nt, 16, nz_rows, &j);
+    team_claim(h, nt, 16, moved_rows, &j);
+    j.reach = deepest < (float)h ? (int)ceilf(deepest) + 2 : h;
+    const int least = 2 * j.reach > 16 ? 2 * j.reach : 16;
+    j.chunks = h / least;
+    if (wrap_y && j.chunks % 2)
+        j.chunks--;
+    if (j.chunks < 2)
+        j.chunks = 1;
+    j.phase = 0;
+    team_claim((j.chunks + 1) / 2, nt, 1, chunk_rows, &j);
+    if (j.chunks > 1) {
+        j.phase = 1;
+        team_claim(j.chunks / 2, nt, 1, chunk_rows, &j);
+    }
 }
 
 void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
@@ -1009,7 +761,7 @@ static int caustics_init(struct renderer *r, const struct scene *sc, struct rr_e
 
 static void caustics_prepare(struct renderer *r, const struct field *f)
 {
-    water_prepare_marked(r, f, scratch_set(r->rays, r->gw, r->gh, 2));
+    water_prepare_marked(r, f, scratch_set(r->rays, r->gw, r->gh, 0));
     gather(r->gx, r->gy, r->gw, r->gh, r->look.depth, r->floor_depth, r->edges[EDGE_LEFT] == EDGE_WRAP,
            r->edges[EDGE_TOP] == EDGE_WRAP, true, r->rays, r->light);
 }

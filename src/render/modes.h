@@ -320,21 +320,21 @@ void water_powf(const float *x, float y, int n, float *out);
  * interpolated slopes) refracted by the surface (Snell, water index 1.333,
  * light from straight above) and splatted bilinearly onto the floor `depth`
  * cells below. Landing points wrap on an axis whose edges are wrapped and are
- * clamped to the grid otherwise, so the floor's sum equals w * h up to float
- * rounding. at: scratch of CAUSTICS_SCRATCH(w, h) floats (the moved cells'
- * landing points, each row's bounds, the bit sets of render/caustics.c);
- * light: w * h floats, overwritten. The landing points are computed
- * row-parallel, the splat in bands of floor rows, each adding its cells'
- * shares in the one serial order of the sub-rays, so the sums do not depend
- * on the thread count; the floor that only still water lights is set to
- * its exact sum, 1, without splatting. Cannot fail. Its plain path, every
- * sub-ray landed and splatted in that order by one loop, is
- * caustics_serial in tests/unit/test_render_water.c, which compares the
- * bits (test_caustics_bands_bit_exact). */
-#define CAUSTICS_SCRATCH(w, h)                                                                                  \
-    ((size_t)(w) * (size_t)(h) * 8 + 3 * (size_t)(h) + 8 * (size_t)(h) * (((size_t)(w) + 63) / 64) + ((size_t)(h) + 3) / 4)
+ * clamped to the grid otherwise. Each landing point is rounded to 1/256 of a
+ * cell and its shares are integers summed exactly (render/caustics.c), so
+ * the floor's sum is w * h and the light does not depend on the order of
+ * the additions: the thread count, the CPU's vectors. at: scratch of
+ * CAUSTICS_SCRATCH(w, h) floats (the bit sets of render/caustics.c); light:
+ * w * h floats, overwritten. Cannot fail. */
+#define CAUSTICS_SCRATCH(w, h) ((size_t)4 * (size_t)(h) * (((size_t)(w) + 63) / 64))
 void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
                      float *restrict at, float *restrict light);
+
+/* The same light as caustics_gather (or caustics_gather_depths, with depths
+ * not NULL), bit for bit, made the plain way: every sub-ray of every cell
+ * in turn, on one thread. For tests. Cannot fail. */
+void caustics_gather_plain(const float *gx, const float *gy, int w, int h, float depth, const float *depths,
+                           bool wrap_x, bool wrap_y, float *light);
 
 /* caustics_gather over a floor whose depth varies: depths, w * h cells (> 0),
  * read bilinearly under the point where each sub-ray enters the water. With
