@@ -208,4 +208,13 @@ for s in boundaries double-slit rain; do
     check "golden-$s-read" [ "$(lines "$T/g.err" 'from the tuner cache')" -ge 1 ]
 done
 check golden-one-file only_file
+
+# A write killed before its rename (SIGKILL) leaves its temporary, named for
+# the host and process: a later run removes it once the process is gone
+# (tests/unit/test_cachefile.c: the other host's, the live writer's, the
+# older form). A reaped child's pid stands for the killed writer's.
+sh -c 'exit 0' & gone=$!; wait $gone
+printf 'half' > "$F.tmp-$gone-$(uname -n)-AbC123"
+run swept -j 1
+check stale-temporary-removed only_file
 finish
