@@ -807,10 +807,10 @@ static void locate(const struct run *r, const struct options *o, struct rr_err *
     scene_locate(&r->sc, e);
 }
 
-/* A whole numbered set (frame 0 to the scene's last) written where an
- * earlier, longer one was: its later frames are never removed (a file is
- * never lost), but a user importing the sequence would take them for this
- * run's, so one line says so (docs/output.md). */
+/* A numbered set written up to the scene's last frame (whole, or its last
+ * part) where an earlier, longer one was: its later frames are never
+ * removed (a file is never lost), but a user importing the sequence would
+ * take them for this run's, so one line says so (docs/output.md). */
 static void warn_numbered_left(const struct run *r)
 {
     char first[4096], last[4096];
@@ -819,8 +819,8 @@ static void warn_numbered_left(const struct run *r)
         fprintf(stderr, "ripplerender: warning: %s: 1 file of an earlier set remains after this run's last frame "
                 "(%s)\n", r->sc.output.path, first);
     else if (k > 1)
-        fprintf(stderr, "ripplerender: warning: %s: %s%ld files of an earlier set remain after this run's last "
-                "frame (%s to %s)\n", r->sc.output.path, k == SINK_LEFT_MAX ? "at least " : "", k, first, last);
+        fprintf(stderr, "ripplerender: warning: %s: %ld files of an earlier set remain after this run's last "
+                "frame (%s to %s)\n", r->sc.output.path, k, first, last);
 }
 
 static int fail(const struct rr_err *e)
@@ -938,7 +938,7 @@ int main(int argc, char **argv)
     }
     if (!interrupted)
         resume_clean(r.resume);   /* the render is complete: its segments and record go */
-    if (!interrupted && r.sink && state_first(r.state) == 0 && state_last(r.state) == r.sc.time.frames - 1)
+    if (!interrupted && r.sink && state_last(r.state) == r.sc.time.frames - 1)
         warn_numbered_left(&r);
     if (o.check && !interrupted)
         fprintf(stderr, "ripplerender: %s: %ld %s\n", o.check, done, done == 1 ? "frame matches" : "frames match");
