@@ -82,7 +82,7 @@ static const char usage_tail[] =
     "                           differs, or the first frame; one line says when all match\n"
     "      --validate           load and check the scene (images and the output's codec, pixel\n"
     "                           format and preset included), render nothing\n"
-    "      --print-scene        print the fully resolved scene as JSON, render nothing\n"
+    "      --print-scene        print the fully resolved scene (and -o) as JSON, render nothing\n"
     "      --probes FILE.csv    write the height under each of the scene's probes, per frame\n"
     "      --manifest FILE.json write the resolved scene, versions, frame hashes and timings\n"
     "      --range A-B          render frames A to B of the scene's timeline (numbered as in the\n"
@@ -317,6 +317,13 @@ static int parse_options(int argc, char **argv, struct options *o)
         }
     }
     o->farm.overwrite = o->overwrite;
+    /* --print-scene renders nothing: an option that runs or writes something would do nothing. */
+    const char *idle = !o->print_scene ? NULL : o->hash ? "--hash" : o->check ? "--check" : o->validate ? "--validate"
+                       : o->probes ? "--probes" : o->manifest ? "--manifest" : o->farm.range ? "--range"
+                       : o->farm.chunk ? "--chunk" : o->farm.save_dir ? "--save-state" : o->farm.every ? "--state-every"
+                       : o->farm.load ? "--load-state" : o->farm.resume ? "--resume" : o->overwrite ? "-y" : NULL;
+    if (idle)
+        return usage_error("%s: does nothing with --print-scene, which prints the scene and renders nothing", idle);
     if (o->hash && o->output && !strcmp(o->output, "-"))
         return usage_error("%s", "-o - and --hash both write to standard output; use one of them "
                            "(or --check FILE, or -o FILE.framemd5)");
@@ -858,6 +865,16 @@ int main(int argc, char **argv)
         goto end;
     }
     if (o.print_scene) {
+        char *path = o.output ? strdup(o.output) : NULL;   /* -o overrides output.path, as in a run */
+        if (o.output && !path) {
+            rr_fail(&e, RR_EXIT_RUNTIME, "out of memory");
+            status = fail(&e);
+            goto end;
+        }
+        if (path) {
+            free(r.sc.output.path);
+            r.sc.output.path = path;
+        }
         if (manifest_check_scene_text(&r.sc, "--print-scene", &e) < 0) {
             status = fail(&e);
             goto end;
