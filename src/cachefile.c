@@ -1,6 +1,7 @@
 /* cachefile.c: the caches' folder, the CPU's name and whole writes (see cachefile.h). */
 #define _GNU_SOURCE   /* mkostemp, getdents64 */
 #include "cachefile.h"
+#include "rr_err.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +23,14 @@ bool cachefile_on(void)
 {
     const char *v = getenv("RIPPLERENDER_CACHE");
     return !(v && !strcmp(v, "0"));
+}
+
+int cachefile_check_env(struct rr_err *e)
+{
+    const char *v = getenv("RIPPLERENDER_CACHE");
+    if (v && v[0] && strcmp(v, "0") && strcmp(v, "1"))
+        return rr_fail(e, RR_EXIT_USAGE, "RIPPLERENDER_CACHE=%s: expected 0 (the caches off) or 1 (on)", v);
+    return 0;
 }
 
 int cachefile_dir(char *dir, size_t n)

@@ -17,6 +17,13 @@
 /* Whether caches are on: false when the environment has RIPPLERENDER_CACHE=0. */
 bool cachefile_on(void);
 
+struct rr_err;
+
+/* Checks RIPPLERENDER_CACHE: 0 (off), 1 or empty or unset (on). Returns 0,
+ * or -1 with e filled (RR_EXIT_USAGE) for any other value, which a user
+ * would mean as off ("no", "off") and which would leave the caches on. */
+int cachefile_check_env(struct rr_err *e);
+
 /* The cache folder into dir (n bytes). Returns 0, or -1 (dir empty) when
  * neither variable gives an absolute path or it does not fit. */
 int cachefile_dir(char *dir, size_t n);

@@ -26,6 +26,7 @@
 #include "manifest.h"
 #include "batch.h"
 #include "budget.h"
+#include "cachefile.h"
 #include "debug.h"
 #include "outfile.h"
 #include "pipeline.h"
@@ -852,6 +853,10 @@ int main(int argc, char **argv)
     }
     struct rr_err e = { 0 };
     struct run r = { 0 };
+    if (cachefile_check_env(&e) < 0) {
+        status = fail(&e);
+        goto end;
+    }
     threads_start(&r.threads, o.threads);
     tunecache_enable();   /* the tuner's choices kept between runs (src/tunecache.h) */
     /* The libraries' own chatter (libx264's statistics) is not ours to print;
