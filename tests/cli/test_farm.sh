@@ -313,6 +313,7 @@ cat > "$T/huge.json" <<EOF
   "drops": [ { "x": 20, "y": 20, "radius": 3 } ] }
 EOF
 for sig in INT TERM HUP; do
+    rm -f "$T/ff.err"   # frames_done must not count the last signal's lines
     RIPPLERENDER_DEBUG=kernels "$RR" "$T/huge.json" -o "$T/ff$sig/sub/f%07d.png" --range 9999990-9999999 -j1 \
         2> "$T/ff.err" &
     pid=$!; frames_done "$T/ff.err" $pid 4; kill -$sig $pid; wait $pid; rc=$?
