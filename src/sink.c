@@ -207,8 +207,7 @@ long sink_numbered_left(const struct scene *sc, char *first, char *last, size_t 
         if (len <= npre + npost || strncmp(nm, pre, npre) || strcmp(nm + len - npost, post)
             || !strchr("+- 0123456789", nm[npre]) || (!pattern[c1] && e->d_type == DT_DIR))
             continue;
-        char *end;
-        const long i = strtol(nm + npre, &end, 10);
+        const long i = strtol(nm + npre, NULL, 10);   /* checked below by rebuilding the name */
         if (i < next || i > INT_MAX || sink_pattern_name(name, sizeof name, comp, i) < 0 || strcmp(name, nm)
             || (pattern[c1] && (sink_pattern_name(last, n, pattern, i) < 0 || lstat(last, &st) < 0))
             || (!pattern[c1] && e->d_type == DT_UNKNOWN
