@@ -1,7 +1,9 @@
 /* cachefile.c: the caches' folder, the CPU's name and whole writes (see cachefile.h). */
-#define _GNU_SOURCE   /* mkostemp */
+#define _GNU_SOURCE   /* mkostemp, getdents64 */
 #include "cachefile.h"
+#include "rr_err.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +23,14 @@ bool cachefile_on(void)
 {
     const char *v = getenv("RIPPLERENDER_CACHE");
     return !(v && !strcmp(v, "0"));
+}
+
+int cachefile_check_env(struct rr_err *e)
+{
+    const char *v = getenv("RIPPLERENDER_CACHE");
+    if (v && v[0] && strcmp(v, "0") && strcmp(v, "1"))
+        return rr_fail(e, RR_EXIT_USAGE, "RIPPLERENDER_CACHE=%s: expected 0 (the caches off) or 1 (on)", v);
+    return 0;
 }
 
 int cachefile_dir(char *dir, size_t n)
@@ -107,9 +118,93 @@ static int make_parents(const char *path)
     return 0;
 }
 
+/* How old a temporary of another host, or of the older form NAME.XXXXXX
+ * (no host, no process), must be to be taken for abandoned: a write takes
+ * milliseconds; a day leaves room for the clocks of farm nodes sharing the
+ * folder over NFS (a file's time there is the server's). */
+#define STALE_SECONDS (24L * 60 * 60)
+
+/* Whether s is the 6 letters and digits mkostemp puts for its XXXXXX. */
+static bool temp_letters(const char *s)
+{
+    for (int i = 0; i < 6; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9')))
+            return false;
+    return s[6] == '\0';
+}
+
+/* This host's name, as temporaries' names carry it: "" when it is unknown or
+ * holds a '/' (then no temporary is taken for this host's). */
+static void host_name(char *out, size_t n)
+{
+    if (gethostname(out, n - 1) < 0 || strchr(out, '/'))
+        out[0] = '\0';
+    out[n - 1] = '\0';
+}
+
+/* Whether the file `name`, of time mtime, is a temporary of the cache file
+ * `base` (its last component) that no write will rename: BASE.tmp-PID-HOST-
+ * XXXXXX (cachefile_write's) of this host whose process is gone (however
+ * old, a live one's is kept), or of another host and a day old; or
+ * BASE.XXXXXX (the older form) a day old. */
+static bool abandoned(const char *name, const char *base, size_t blen, const char *host, time_t mtime, time_t now)
+{
+    if (strncmp(name, base, blen) || name[blen] != '.')
+        return false;
+    const char *r = name + blen + 1;
+    const bool old = now - mtime > STALE_SECONDS;
+    if (temp_letters(r))
+        return old;
+    if (strncmp(r, "tmp-", 4) || r[4] < '0' || r[4] > '9')
+        return false;
+    char *end;
+    const long pid = strtol(r + 4, &end, 10);
+    const char *h = end + 1;
+    const size_t hl = *end == '-' ? strlen(h) : 0;
+    if (hl < 7 || h[hl - 7] != '-' || !temp_letters(h + hl - 6))
+        return false;
+    if (!host[0] || strlen(host) != hl - 7 || strncmp(h, host, hl - 7))
+        return old;
+    return pid > 0 && pid <= INT_MAX && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+/* Removes the abandoned temporaries of the cache file path beside it: a
+ * write killed before its rename (SIGKILL, a crash, a power cut) leaves
+ * one. Allocates nothing (getdents64 into the stack, not opendir), and any
+ * failure leaves the files as they are. A writer in another process
+ * namespace of the same host name might lose its write (its rename fails,
+ * silently, as any cache write may). */
+static void sweep(const char *path)
+{
+    char d[PATH_MAX], host[HOST_NAME_MAX + 1];
+    const char *slash = strrchr(path, '/');
+    if (!slash || snprintf(d, sizeof d, "%.*s", (int)(slash - path), path) >= (int)sizeof d)
+        return;
+    const int fd = open(slash > path ? d : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    host_name(host, sizeof host);
+    const char *base = slash + 1;
+    const size_t blen = strlen(base);
+    const time_t now = time(NULL);
+    char buf[4096] __attribute__((aligned(__alignof__(struct dirent64))));
+    for (ssize_t n; (n = getdents64(fd, buf, sizeof buf)) > 0;) {
+        for (ssize_t at = 0; at < n;) {
+            const struct dirent64 *e = (const struct dirent64 *)(const void *)(buf + at);
+            at += e->d_reclen;
+            struct stat st;
+            if (!strncmp(e->d_name, base, blen) && fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0
+                && S_ISREG(st.st_mode) && abandoned(e->d_name, base, blen, host, st.st_mtime, now))
+                unlinkat(fd, e->d_name, 0);
+        }
+    }
+    close(fd);
+}
+
 long cachefile_read(const char *path, char *buf, size_t max, char *why, size_t why_size)
 {
     why[0] = '\0';
+    sweep(path);
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         if (errno != ENOENT)
@@ -140,13 +235,17 @@ long cachefile_read(const char *path, char *buf, size_t max, char *why, size_t w
 
 int cachefile_write(const char *path, const void *data, size_t len)
 {
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp) {
+    /* The temporary's name says which host and process wrote it, so that a
+     * later run may tell when it is abandoned (sweep). */
+    char tmp[PATH_MAX], host[HOST_NAME_MAX + 1];
+    host_name(host, sizeof host);
+    if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%s-XXXXXX", path, (long)getpid(), host) >= (int)sizeof tmp) {
         errno = ENAMETOOLONG;
         return -1;
     }
     if (make_parents(path) < 0)
         return -1;
+    sweep(path);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);

@@ -17,6 +17,13 @@
 /* Whether caches are on: false when the environment has RIPPLERENDER_CACHE=0. */
 bool cachefile_on(void);
 
+struct rr_err;
+
+/* Checks RIPPLERENDER_CACHE: 0 (off), 1 or empty or unset (on). Returns 0,
+ * or -1 with e filled (RR_EXIT_USAGE) for any other value, which a user
+ * would mean as off ("no", "off") and which would leave the caches on. */
+int cachefile_check_env(struct rr_err *e);
+
 /* The cache folder into dir (n bytes). Returns 0, or -1 (dir empty) when
  * neither variable gives an absolute path or it does not fit. */
 int cachefile_dir(char *dir, size_t n);
@@ -32,13 +39,19 @@ void cachefile_cpu(char *out, size_t n);
  * open() until a writer came. Returns the bytes read (NUL bytes inside
  * included), or -1 when there is no file (why empty), or when it cannot be
  * read, is not a regular file or holds more than max bytes (why, why_size
- * bytes, says which, for a debug line). */
+ * bytes, says which, for a debug line). Removes the file's abandoned
+ * temporaries first, as cachefile_write does. */
 long cachefile_read(const char *path, char *buf, size_t max, char *why, size_t why_size);
 
 /* Writes len bytes of data as the file path whole: its folders made (mode
  * 0700, as the XDG spec asks), a temporary beside it, renamed over it, with
  * the catchable signals held meanwhile, so that neither a reader nor an
- * interrupt finds half a file or leaves the temporary. A SIGXFSZ the write
+ * interrupt finds half a file or leaves the temporary. The temporary is
+ * named PATH.tmp-PID-HOST-XXXXXX; one that a SIGKILL or a crash left is
+ * removed by a later read or write of the same file once it is provably
+ * abandoned: of this host and its process gone, or of another host (farm
+ * nodes sharing the folder over NFS) or of the older form PATH.XXXXXX and a
+ * day old. Nothing else in the folder is touched. A SIGXFSZ the write
  * raises (ulimit -f) is the cache's, not the run's: it is taken and
  * dropped. Returns 0, or -1 with errno set (the temporary removed). */
 int cachefile_write(const char *path, const void *data, size_t len);

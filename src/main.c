@@ -26,6 +26,7 @@
 #include "manifest.h"
 #include "batch.h"
 #include "budget.h"
+#include "cachefile.h"
 #include "debug.h"
 #include "outfile.h"
 #include "pipeline.h"
@@ -82,7 +83,7 @@ static const char usage_tail[] =
     "                           differs, or the first frame; one line says when all match\n"
     "      --validate           load and check the scene (images and the output's codec, pixel\n"
     "                           format and preset included), render nothing\n"
-    "      --print-scene        print the fully resolved scene as JSON, render nothing\n"
+    "      --print-scene        print the fully resolved scene (and -o) as JSON, render nothing\n"
     "      --probes FILE.csv    write the height under each of the scene's probes, per frame\n"
     "      --manifest FILE.json write the resolved scene, versions, frame hashes and timings\n"
     "      --range A-B          render frames A to B of the scene's timeline (numbered as in the\n"
@@ -317,6 +318,13 @@ static int parse_options(int argc, char **argv, struct options *o)
         }
     }
     o->farm.overwrite = o->overwrite;
+    /* --print-scene renders nothing: an option that runs or writes something would do nothing. */
+    const char *idle = !o->print_scene ? NULL : o->hash ? "--hash" : o->check ? "--check" : o->validate ? "--validate"
+                       : o->probes ? "--probes" : o->manifest ? "--manifest" : o->farm.range ? "--range"
+                       : o->farm.chunk ? "--chunk" : o->farm.save_dir ? "--save-state" : o->farm.every ? "--state-every"
+                       : o->farm.load ? "--load-state" : o->farm.resume ? "--resume" : o->overwrite ? "-y" : NULL;
+    if (idle)
+        return usage_error("%s: does nothing with --print-scene, which prints the scene and renders nothing", idle);
     if (o->hash && o->output && !strcmp(o->output, "-"))
         return usage_error("%s", "-o - and --hash both write to standard output; use one of them "
                            "(or --check FILE, or -o FILE.framemd5)");
@@ -688,8 +696,9 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
                                                                       : !sink_find(sc->output.path, e)) {
         return -1;   /* --validate: what opening the output would refuse */
     }
-    if (writes_output || (o->validate && (o->output || !(o->hash || o->check))))
-        sink_warn_unused(sc, stderr);   /* a key of another output kind: a warning, not a refusal */
+    /* A key of another output kind: a warning, not a refusal; without an
+     * output (--hash, --check), held against the scene's own, as its run would. */
+    sink_warn_unused(sc, stderr);
     for (int i = 0; i < sc->n_warned && i < SCENE_WARN_MAX; i++)
         fprintf(stderr, "ripplerender: warning: %s\n", sc->warned[i]);
     if (sc->n_warned > SCENE_WARN_MAX)
@@ -806,10 +815,10 @@ static void locate(const struct run *r, const struct options *o, struct rr_err *
     scene_locate(&r->sc, e);
 }
 
-/* A whole numbered set (frame 0 to the scene's last) written where an
- * earlier, longer one was: its later frames are never removed (a file is
- * never lost), but a user importing the sequence would take them for this
- * run's, so one line says so (docs/output.md). */
+/* A numbered set written up to the scene's last frame (whole, or its last
+ * part) where an earlier, longer one was: its later frames are never
+ * removed (a file is never lost), but a user importing the sequence would
+ * take them for this run's, so one line says so (docs/output.md). */
 static void warn_numbered_left(const struct run *r)
 {
     char first[4096], last[4096];
@@ -818,8 +827,8 @@ static void warn_numbered_left(const struct run *r)
         fprintf(stderr, "ripplerender: warning: %s: 1 file of an earlier set remains after this run's last frame "
                 "(%s)\n", r->sc.output.path, first);
     else if (k > 1)
-        fprintf(stderr, "ripplerender: warning: %s: %s%ld files of an earlier set remain after this run's last "
-                "frame (%s to %s)\n", r->sc.output.path, k == SINK_LEFT_MAX ? "at least " : "", k, first, last);
+        fprintf(stderr, "ripplerender: warning: %s: %ld files of an earlier set remain after this run's last "
+                "frame (%s to %s)\n", r->sc.output.path, k, first, last);
 }
 
 static int fail(const struct rr_err *e)
@@ -844,6 +853,10 @@ int main(int argc, char **argv)
     }
     struct rr_err e = { 0 };
     struct run r = { 0 };
+    if (cachefile_check_env(&e) < 0) {
+        status = fail(&e);
+        goto end;
+    }
     threads_start(&r.threads, o.threads);
     tunecache_enable();   /* the tuner's choices kept between runs (src/tunecache.h) */
     /* The libraries' own chatter (libx264's statistics) is not ours to print;
@@ -857,6 +870,16 @@ int main(int argc, char **argv)
         goto end;
     }
     if (o.print_scene) {
+        char *path = o.output ? strdup(o.output) : NULL;   /* -o overrides output.path, as in a run */
+        if (o.output && !path) {
+            rr_fail(&e, RR_EXIT_RUNTIME, "out of memory");
+            status = fail(&e);
+            goto end;
+        }
+        if (path) {
+            free(r.sc.output.path);
+            r.sc.output.path = path;
+        }
         if (manifest_check_scene_text(&r.sc, "--print-scene", &e) < 0) {
             status = fail(&e);
             goto end;
@@ -937,7 +960,7 @@ int main(int argc, char **argv)
     }
     if (!interrupted)
         resume_clean(r.resume);   /* the render is complete: its segments and record go */
-    if (!interrupted && r.sink && state_first(r.state) == 0 && state_last(r.state) == r.sc.time.frames - 1)
+    if (!interrupted && r.sink && state_last(r.state) == r.sc.time.frames - 1)
         warn_numbered_left(&r);
     if (o.check && !interrupted)
         fprintf(stderr, "ripplerender: %s: %ld %s\n", o.check, done, done == 1 ? "frame matches" : "frames match");

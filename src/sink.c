@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -146,22 +147,78 @@ int sink_pattern_name(char *buf, size_t n, const char *pattern, long i)
     return k < 0 || (size_t)k >= n ? -1 : 0;
 }
 
+/* Copies pattern[from, to) into out (n bytes) with each "%%" made '%': the
+ * text a literal part of the pattern puts in a name. Returns 0, or -1 when it
+ * does not fit. */
+static int pattern_literal(char *out, size_t n, const char *pattern, size_t from, size_t to)
+{
+    size_t o = 0;
+    for (size_t i = from; i < to; i++) {
+        if (o + 1 >= n)
+            return -1;
+        out[o++] = pattern[i];
+        i += pattern[i] == '%';
+    }
+    out[o] = '\0';
+    return 0;
+}
+
 long sink_numbered_left(const struct scene *sc, char *first, char *last, size_t n)
 {
     const char *pattern = sc->output.path;
     const struct sink_ops *kind = pattern ? sink_find(pattern, NULL) : NULL;
-    if (!kind || !kind->numbered || sc->time.frames < 1)
+    if (!kind || !kind->numbered || sc->time.frames < 1 || scene_pattern_fields(pattern) != 1)
         return 0;
     /* The number after the set's last: an atlas's image a holds frames
      * a * columns * rows onwards (sinks/atlas.c). */
     const long per = sc->render.atlas[0] ? (long)sc->render.atlas[0] * sc->render.atlas[1] : 1;
     const long next = (sc->time.frames - 1) / per + 1;
+    /* The name's component that holds the number: [c0, c1) of the pattern,
+     * the field [f0, f1) in it (flags "-+ 0", width, precision, d/i/u). */
+    size_t f0 = 0;
+    while (pattern[f0] && !(pattern[f0] == '%' && pattern[f0 + 1] != '%'))
+        f0 += pattern[f0] == '%' ? 2 : 1;
+    size_t f1 = f0 + 1 + strspn(pattern + f0 + 1, "-+ 0");
+    f1 += strspn(pattern + f1, "0123456789");
+    if (pattern[f1] == '.')
+        f1 += 1 + strspn(pattern + f1 + 1, "0123456789");
+    f1++;
+    size_t c0 = f0, c1 = f1 + strcspn(pattern + f1, "/");
+    while (c0 > 0 && pattern[c0 - 1] != '/')
+        c0--;
+    /* Its folder, and the text before and after the number in its entries. */
+    char dir[PATH_MAX], pre[NAME_MAX + 1], post[NAME_MAX + 1], comp[2 * NAME_MAX + 2], name[NAME_MAX + 1];
+    if (pattern_literal(dir, sizeof dir, pattern, 0, c0) < 0 || pattern_literal(pre, sizeof pre, pattern, c0, f0) < 0
+        || pattern_literal(post, sizeof post, pattern, f1, c1) < 0
+        || snprintf(comp, sizeof comp, "%.*s", (int)(c1 - c0), pattern + c0) >= (int)sizeof comp)
+        return 0;
+    DIR *d = opendir(dir[0] ? dir : ".");
+    if (!d)
+        return 0;
+    /* Every entry that the pattern writes for a number after the set's last
+     * (the name rebuilt from the number must be the entry's: "f5.png" is not
+     * %02d's), one pass over the folder, no stat for a file's own entry. */
+    const size_t npre = strlen(pre), npost = strlen(post);
+    long k = 0, lo = LONG_MAX, hi = -1;
     struct stat st;
-    long k = 0;
-    while (k < SINK_LEFT_MAX && next + k <= INT_MAX && sink_pattern_name(last, n, pattern, next + k) == 0
-           && lstat(last, &st) == 0)
+    for (const struct dirent *e; (e = readdir(d));) {
+        const char *nm = e->d_name;
+        const size_t len = strlen(nm);
+        if (len <= npre + npost || strncmp(nm, pre, npre) || strcmp(nm + len - npost, post)
+            || !strchr("+- 0123456789", nm[npre]) || (!pattern[c1] && e->d_type == DT_DIR))
+            continue;
+        const long i = strtol(nm + npre, NULL, 10);   /* checked below by rebuilding the name */
+        if (i < next || i > INT_MAX || sink_pattern_name(name, sizeof name, comp, i) < 0 || strcmp(name, nm)
+            || (pattern[c1] && (sink_pattern_name(last, n, pattern, i) < 0 || lstat(last, &st) < 0))
+            || (!pattern[c1] && e->d_type == DT_UNKNOWN
+                && (sink_pattern_name(last, n, pattern, i) < 0 || lstat(last, &st) < 0 || S_ISDIR(st.st_mode))))
+            continue;
         k++;
-    if (k == 0 || sink_pattern_name(first, n, pattern, next) < 0 || sink_pattern_name(last, n, pattern, next + k - 1) < 0)
+        lo = i < lo ? i : lo;
+        hi = i > hi ? i : hi;
+    }
+    closedir(d);
+    if (k == 0 || sink_pattern_name(first, n, pattern, lo) < 0 || sink_pattern_name(last, n, pattern, hi) < 0)
         return 0;
     return k;
 }

@@ -217,16 +217,16 @@ int sink_pattern_check(const char *pattern, struct rr_err *e);
  * not fit in n bytes. */
 int sink_pattern_name(char *buf, size_t n, const char *pattern, long i);
 
-/* The most names sink_numbered_left looks at. */
-#define SINK_LEFT_MAX 100000
-
 /* The files an earlier, longer set left after the scene's numbered output
- * (a PNG or EXR sequence, render.atlas's images counted) as a run of its
- * whole timeline writes it: the names numbered from the next on that exist,
- * up to the first missing (a bounded scan: one lstat each, SINK_LEFT_MAX at
- * most). Nothing is removed (they may be another run's). Returns how many,
- * the first and last names in first and last (n bytes each); 0 for an
- * output that is not numbered. */
+ * (a PNG or EXR sequence, render.atlas's images counted) as a run that ends
+ * at the scene's last frame writes it: every name of the pattern (the number
+ * in the file's name or a folder's) for a number after the last that
+ * exists, found in one pass over the folder that holds the number's
+ * component, each entry's name parsed and rebuilt from its number ("f5.png"
+ * is not %02d's; a folder is not a file). Nothing is removed (they may be
+ * another run's). Returns how many, the lowest and highest names in first
+ * and last (n bytes each); 0 for an output that is not numbered or a folder
+ * that cannot be read. */
 long sink_numbered_left(const struct scene *sc, char *first, char *last, size_t n);
 
 #endif

@@ -887,19 +887,16 @@ static int load(struct state *st, struct sim *sim, struct rr_err *e)
     return sim_sync_walls(sim, e);
 }
 
-/* Frames state_start simulates between looks at *stop. */
-#define FAST_FORWARD_FRAMES 16
-
 int state_start(struct state *st, struct sim *sim, const volatile sig_atomic_t *stop, struct rr_err *e)
 {
     if (st->loaded && load(st, sim, e) < 0)
         return -1;
-    /* In calls of a few frames (sim_advance_frames fuses steps across
-     * them), so that *stop is seen between. */
+    /* Steps fused across frames, *stop seen at the end of each pass that
+     * ends a frame (as inside a batch): a stop waits for about a frame. */
     for (long to = st->first < st->last ? st->first : st->last; sim_frame(sim) < to && !*stop;) {
-        long n = to - sim_frame(sim) < FAST_FORWARD_FRAMES ? to - sim_frame(sim) : FAST_FORWARD_FRAMES;
+        long n = to - sim_frame(sim) < INT_MAX ? to - sim_frame(sim) : INT_MAX;
         int done;
-        if (sim_advance_frames(sim, (int)n, NULL, NULL, &done, e) < 0)
+        if (sim_advance_frames_until(sim, (int)n, NULL, NULL, stop, &done, e) < 0)
             return -1;
     }
     return 0;

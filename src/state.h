@@ -91,7 +91,8 @@ char *state_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Brings a new simulation (showing frame 0) to the first frame: writes the
  * loaded checkpoint into it, then simulates the frames before the first
- * without rendering. Stops early, returning 0, when *stop becomes set.
+ * without rendering. Stops early, returning 0, at the end of the frame in
+ * which *stop becomes set.
  * Returns 0, or -1 with e filled (a plane that does not match its header or
  * the simulation: RR_EXIT_USAGE; I/O or a blow-up: RR_EXIT_RUNTIME). */
 int state_start(struct state *st, struct sim *sim, const volatile sig_atomic_t *stop, struct rr_err *e);

@@ -12,9 +12,11 @@
  * sequences, .npy, EXR) and reads no video never needs. libavutil and
  * libswscale (the hashes, the scaler) are linked as usual.
  *
- * A library that cannot be loaded, or needs what the libraries beside it do
- * not have (the wrong version), is a broken installation: one line naming
- * it and the loader's reason, the run's temporaries removed, exit status 1.
+ * A library that cannot be loaded, needs what the libraries beside it do
+ * not have (the wrong version), or lacks a function the program calls (all
+ * of a library's are found when it loads), is a broken installation: one
+ * line naming it and the loader's reason or the function, the run's
+ * temporaries removed, exit status 1.
  * A new call into one of these libraries needs its line below (the link
  * fails with an undefined reference until it has one). */
 #include "outfile.h"
@@ -51,41 +53,61 @@ static _Noreturn void load_failed(const char *what)
     exit(RR_EXIT_RUNTIME);
 }
 
-/* The address of `name` in library `lib`, loading the library first. */
-static void *lazy_symbol(enum lazy_lib lib, const char *name)
+/* Each function of the list below: its library, name and the pointer its
+ * calls go through. The LAZY lines put one in the section lazyav_fns, whose
+ * bounds the linker gives as __start_/__stop_lazyav_fns, so that loading a
+ * library resolves all of its functions at once. */
+struct lazy_fn {
+    enum lazy_lib lib;
+    const char *name;
+    void **slot;
+} __attribute__((aligned(32)));   /* its size: no gap between the entries (the compiler may align an object of
+                                     24 bytes to 16) */
+extern const struct lazy_fn __start_lazyav_fns[], __stop_lazyav_fns[];
+
+/* The pointer in *slot, a function of library `lib`: on the first call into
+ * the library, loads it and finds every function of the list in it, so that
+ * one it lacks (an older build of the same soname) fails here, at the
+ * library's first use (an output's opening, --validate's sink_load_libav),
+ * never later in the run. */
+static void *lazy_symbol(enum lazy_lib lib, void **slot)
 {
+    char line[512] = "";
     pthread_mutex_lock(&load_mu);
-    if (!handles[lib])
+    if (!handles[lib]) {
         /* RTLD_NOW: every symbol the library and those it pulls in need
          * is bound here, so that one of the wrong version (built against a
          * newer libavutil) fails this dlopen in one line, not a later call
          * with the loader's "symbol lookup error" and status 127. */
-        handles[lib] = dlopen(sonames[lib], RTLD_NOW | RTLD_GLOBAL);
-    void *h = handles[lib];
-    const char *why = h ? NULL : dlerror();
-    pthread_mutex_unlock(&load_mu);
-    if (!h)
-        load_failed(why ? why : sonames[lib]);
-    void *f = dlsym(h, name);
-    if (!f) {
-        char line[512];
-        snprintf(line, sizeof line, "%s: no function %s", sonames[lib], name);
-        load_failed(line);
+        void *h = dlopen(sonames[lib], RTLD_NOW | RTLD_GLOBAL);
+        const char *why = h ? NULL : dlerror();
+        if (!h)
+            snprintf(line, sizeof line, "%s", why ? why : sonames[lib]);
+        for (const struct lazy_fn *e = __start_lazyav_fns; h && !line[0] && e < __stop_lazyav_fns; e++) {
+            void *f = e->lib == lib ? dlsym(h, e->name) : NULL;
+            if (e->lib == lib && !f)
+                snprintf(line, sizeof line, "%s: no function %s", sonames[lib], e->name);
+            else if (f)
+                __atomic_store_n(e->slot, f, __ATOMIC_RELEASE);
+        }
+        handles[lib] = line[0] ? NULL : h;
     }
-    return f;
+    pthread_mutex_unlock(&load_mu);
+    if (line[0])
+        load_failed(line);
+    return __atomic_load_n(slot, __ATOMIC_ACQUIRE);
 }
 
-/* Defines `name` as a call of the library's function, found on the first
- * call and its pointer kept (a second thread finding it at once finds the
- * same). */
-#define LAZY_FIND(lib, name)                                      \
-    static void *fn_;                                             \
-    void *f_ = __atomic_load_n(&fn_, __ATOMIC_ACQUIRE);           \
-    if (!f_) {                                                    \
-        f_ = lazy_symbol(lib, #name);                             \
-        __atomic_store_n(&fn_, f_, __ATOMIC_RELEASE);             \
-    }                                                             \
-    __typeof__(name) *real_;                                      \
+/* Defines `name` as a call of the library's function through the pointer
+ * its library's loading found (a second thread finding it at once finds the
+ * same), listed in lazyav_fns. */
+#define LAZY_FIND(lib, name)                                                                              \
+    static void *fn_;                                                                                     \
+    static const struct lazy_fn entry_ __attribute__((used, section("lazyav_fns"))) = { lib, #name, &fn_ }; \
+    void *f_ = __atomic_load_n(&fn_, __ATOMIC_ACQUIRE);                                                   \
+    if (!f_)                                                                                              \
+        f_ = lazy_symbol(lib, entry_.slot);                                                               \
+    __typeof__(name) *real_;                                                                              \
     memcpy(&real_, &f_, sizeof real_);
 #define LAZY(lib, ret, name, params, args) \
     ret name params                        \

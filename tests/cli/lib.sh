@@ -21,6 +21,9 @@ finish() { echo "cli: $npass passed, $nfail failed"; [ "$nfail" -eq 0 ]; }
 # frames, so a stop signal now stops after a frame and keeps the frames so
 # far, on any machine and under any load (a fixed sleep may end before frame
 # 0, which commits nothing). Gives up when the run ends, or after 120 s.
+# FILE must not hold an earlier run's lines (rm -f it before the run): else
+# the wait ends at once and the signal may reach the shell's child before
+# the redirection empties FILE, leaving the earlier lines for the checks.
 frames_done() {
     k=0
     while n=$({ wc -l < "$1"; } 2> /dev/null); [ "${n:-0}" -lt "$3" ] && [ $k -lt 1200 ] && kill -0 "$2" 2> /dev/null; do

@@ -33,6 +33,15 @@ only_file() { [ "$(ls -A "$D" | wc -l)" -eq 1 ] && ls "$D" | grep -qE '^tuner-[A
 
 RIPPLERENDER_CACHE=0 "$RR" "$T/d.json" --hash -q -j 2 > "$T/plain"
 check off-writes-nothing [ ! -e "$XDG_CACHE_HOME" ]
+# Any value but 0 (off) and 1 or empty (on) is refused, as RIPPLERENDER_FFT's
+# and RIPPLERENDER_MEM_LIMIT's are: "off" or "no" would leave the caches on.
+for v in no off false 2; do
+    RIPPLERENDER_CACHE=$v "$RR" "$T/d.json" --hash -q > "$T/v.out" 2> "$T/v.err"; s=$?
+    cond "value-$v-refused" '[ $s -eq 2 ] && [ ! -s "$T/v.out" ] && [ ! -e "$XDG_CACHE_HOME" ] && [ "$(cat "$T/v.err")" = "ripplerender: RIPPLERENDER_CACHE=$v: expected 0 (the caches off) or 1 (on)" ]'
+done
+RIPPLERENDER_CACHE= "$RR" "$T/d.json" --hash -q -j 2 > "$T/v.out" 2> "$T/v.err"; s=$?
+cond value-empty-on '[ $s -eq 0 ] && [ ! -s "$T/v.err" ] && ls "$D"/tuner-*.txt > /dev/null 2>&1'
+rm -rf "$XDG_CACHE_HOME"
 
 # First run: trials, then the choice is written.
 run first -j 2
@@ -208,4 +217,13 @@ for s in boundaries double-slit rain; do
     check "golden-$s-read" [ "$(lines "$T/g.err" 'from the tuner cache')" -ge 1 ]
 done
 check golden-one-file only_file
+
+# A write killed before its rename (SIGKILL) leaves its temporary, named for
+# the host and process: a later run removes it once the process is gone
+# (tests/unit/test_cachefile.c: the other host's, the live writer's, the
+# older form). A reaped child's pid stands for the killed writer's.
+sh -c 'exit 0' & gone=$!; wait $gone
+printf 'half' > "$F.tmp-$gone-$(uname -n)-AbC123"
+run swept -j 1
+check stale-temporary-removed only_file
 finish

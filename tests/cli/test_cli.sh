@@ -171,6 +171,21 @@ done
 "$RR" "$T/resolved.json" --hash -q > "$T/h2.txt"
 check print-scene-same-frames cmp -s "$T/h.txt" "$T/h2.txt"
 
+# -o overrides output.path, so --print-scene shows it as the run would have
+# it; the options that run or write something do nothing with --print-scene
+# (it renders nothing): each is refused naming it (status 2, one line).
+"$RR" "$T/small.json" -o "$T/ps/f%03d.png" --print-scene > "$T/ps.json"; s=$?
+cond print-scene-shows-o '[ $s -eq 0 ] && grep -qF "\"path\":	\"$T/ps/f%03d.png\"" "$T/ps.json" && [ ! -e "$T/ps" ]'
+for opt in --hash "--check $T/h.txt" --validate "--probes $T/ps.csv" "--manifest $T/ps.m.json" "--range 1-2" \
+    "--chunk 0/2" "--save-state $T/ps.d" "--load-state $T/ps.d/state-000001.json" --resume -y; do
+    what=${opt%% *}
+    "$RR" "$T/small.json" --print-scene $opt > "$T/ps.out" 2> "$T/ps.err"; s=$?
+    cond "print-scene-refuses$what" '[ $s -eq 2 ] && [ ! -s "$T/ps.out" ] && [ "$(cat "$T/ps.err")" = "ripplerender: $what: does nothing with --print-scene, which prints the scene and renders nothing (see ripplerender --help)" ]'
+done
+"$RR" "$T/small.json" --print-scene --state-every 2 > /dev/null 2> "$T/ps.err"
+check print-scene-refuses--state-every [ "$(cat "$T/ps.err")" = "ripplerender: --state-every: does nothing with --print-scene, which prints the scene and renders nothing (see ripplerender --help)" ]
+check print-scene-left-nothing sh -c "! ls -d '$T'/ps.csv '$T'/ps.m.json '$T'/ps.d 2> /dev/null"
+
 # --- probes ------------------------------------------------------------------------------
 "$RR" "$T/small.json" -s 'probes=[{"name":"c","x":20,"y":20}]' --hash --probes "$T/p.csv" -q > /dev/null
 check probes-exit-0 [ $? -eq 0 ]

@@ -302,6 +302,26 @@ check "interrupted with --save-state: status 130 and the state of the last frame
 check "... which continues as the uninterrupted run (fast-forwarded there)" \
     sh -c "[ \$(wc -l < '$T/int.whole') = 4 ] && cmp -s '$T/int.whole' '$T/int.rest'"
 
+# A stop signal during the fast-forward before a range's first frame (here
+# about 10^9 steps, which no run finishes) stops it at the end of a frame:
+# status 130, the run's line, and no file nor folder left (the PNGs' folder
+# was made for the run). The kernels' "fused pass" line (the fourth, cache
+# off) says the fast-forward has begun; tests/unit/test_toy_solver.c says at
+# which frame it stops.
+cat > "$T/huge.json" <<EOF
+{ "grid": { "width": 64, "height": 48 }, "time": { "frames": 10000000, "steps_per_frame": 100 },
+  "drops": [ { "x": 20, "y": 20, "radius": 3 } ] }
+EOF
+for sig in INT TERM HUP; do
+    rm -f "$T/ff.err"   # frames_done must not count the last signal's lines
+    RIPPLERENDER_DEBUG=kernels "$RR" "$T/huge.json" -o "$T/ff$sig/sub/f%07d.png" --range 9999990-9999999 -j1 \
+        2> "$T/ff.err" &
+    pid=$!; frames_done "$T/ff.err" $pid 4; kill -$sig $pid; wait $pid; rc=$?
+    cond "a $sig during the fast-forward stops it: status 130, one line" \
+        '[ $rc -eq 130 ] && [ "$(grep -v "kernels: " "$T/ff.err")" = "ripplerender: interrupted before the first frame; nothing written" ]'
+    check "... and leaves nothing (the folder made for the PNGs removed)" test ! -e "$T/ff$sig"
+done
+
 # The outputs of a range.
 "$RR" "$s" -o "$T/f%05d.png" --range 9-11 -q
 check "a PNG sequence of --range 9-11 is f00009 .. f00011" \

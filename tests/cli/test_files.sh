@@ -170,8 +170,8 @@ cond y-set-earlier-frames-kept '(cd "$T/ys" && grep -v f07.png "$T/ys.md5" | md5
 # A whole PNG set (frame 0 to the scene's last) written over an earlier,
 # longer one: the earlier set's later frames stay (never removed), and one
 # warning line names the pattern, how many follow this set's last frame
-# without a gap, and the first and last of them. A part (--range) or an
-# interrupted run says nothing: other parts' frames are rightly there.
+# (gaps or not), and the first and last of them. An interrupted run says
+# nothing.
 mkdir -p "$T/st"; P="$T/st/f%02d.png"
 "$RR" "$T/small.json" -o "$P" -q
 (cd "$T/st" && md5sum f0[4-9].png) > "$T/st.md5"
@@ -182,9 +182,32 @@ cond stale-kept '(cd "$T/st" && md5sum -c --quiet "$T/st.md5" > /dev/null 2>&1) 
 cond stale-one '[ $s -eq 0 ] && [ "$(cat "$T/err")" = "ripplerender: warning: $P: 1 file of an earlier set remains after this run'"'"'s last frame ($T/st/f09.png)" ]'
 rm "$T/st/f07.png"
 "$RR" "$T/small.json" -f 4 -o "$P" -y -q 2> "$T/err"; s=$?
-cond stale-up-to-a-gap '[ $s -eq 0 ] && grep -q ": 3 files of an earlier set remain after .* ($T/st/f04.png to $T/st/f06.png)\$" "$T/err" && one_line "$T/err"'
-"$RR" "$T/small.json" --range 0-3 -o "$P" -y -q 2> "$T/err"; s=$?
+cond stale-past-a-gap '[ $s -eq 0 ] && grep -q ": 5 files of an earlier set remain after .* ($T/st/f04.png to $T/st/f09.png)\$" "$T/err" && one_line "$T/err"'
+# Every file of the pattern counts, however far (f57, f100: the width is a
+# minimum); names the pattern would not write (f5.png for %02d, a folder,
+# another name) do not.
+: > "$T/st/f57.png"; : > "$T/st/f100.png"; : > "$T/st/f5.png"; : > "$T/st/xf05.png"; : > "$T/st/f05.png.bak"
+mkdir "$T/st/f60.png"
+"$RR" "$T/small.json" -f 4 -o "$P" -y -q 2> "$T/err"; s=$?
+cond stale-every-one '[ $s -eq 0 ] && grep -q ": 7 files of an earlier set remain after .* ($T/st/f04.png to $T/st/f100.png)\$" "$T/err" && one_line "$T/err"'
+rm -r "$T/st/f57.png" "$T/st/f100.png" "$T/st/f5.png" "$T/st/xf05.png" "$T/st/f05.png.bak" "$T/st/f60.png"
+# A part (--range, --chunk) that does not end at the scene's last frame says
+# nothing: other parts' frames are rightly there. One that does counts the
+# files after the scene's last frame, which no part writes.
+"$RR" "$T/small.json" -f 10 -o "$P" -y -q
+"$RR" "$T/small.json" -f 6 --range 0-3 -o "$P" -y -q 2> "$T/err"; s=$?
 cond stale-not-for-a-range '[ $s -eq 0 ] && [ ! -s "$T/err" ]'
+"$RR" "$T/small.json" -f 6 --range 2-5 -o "$P" -y -q 2> "$T/err"; s=$?
+cond stale-range-to-the-last '[ $s -eq 0 ] && [ "$(cat "$T/err")" = "ripplerender: warning: $P: 4 files of an earlier set remain after this run'"'"'s last frame ($T/st/f06.png to $T/st/f09.png)" ]'
+"$RR" "$T/small.json" -f 6 --chunk 1/2 -o "$P" -y -q 2> "$T/err"; s=$?
+cond stale-last-chunk '[ $s -eq 0 ] && grep -q ": 4 files of an earlier set remain after .* ($T/st/f06.png to $T/st/f09.png)\$" "$T/err" && one_line "$T/err"'
+"$RR" "$T/small.json" -f 6 --chunk 0/2 -o "$P" -y -q 2> "$T/err"; s=$?
+cond stale-not-for-a-first-chunk '[ $s -eq 0 ] && [ ! -s "$T/err" ]'
+# The frame number in a folder's name: the folders that hold the file count.
+"$RR" "$T/small.json" -f 5 -o "$T/sd/d%02d/f.png" -q
+mkdir "$T/sd/d07" "$T/sd/d08"; : > "$T/sd/d08/f.png"; : > "$T/sd/d09"
+"$RR" "$T/small.json" -f 2 -o "$T/sd/d%02d/f.png" -y -q 2> "$T/err"; s=$?
+cond stale-in-folders '[ $s -eq 0 ] && grep -q ": 4 files of an earlier set remain after .* ($T/sd/d02/f.png to $T/sd/d08/f.png)\$" "$T/err" && one_line "$T/err"'
 "$RR" "$T/small.json" -f 10 -o "$P" -y -q 2> "$T/err"; s=$?
 cond stale-none-left '[ $s -eq 0 ] && [ ! -s "$T/err" ] && [ "$(ls "$T/st" | wc -l)" -eq 10 ]'
 # An atlas numbers its images, not frames: 2 x 2 frames an image.

@@ -33,11 +33,25 @@ check warn-validate-only-those [ "$(wc -l < "$T/err")" -eq 2 ]
 check warn-npy-pix-fmt grep -qxF "ripplerender: warning: --set output.pix_fmt (\"gray\") is not used by a .npy file ($T/warn.npy); it applies to mp4, mkv, mov, webm, gif, -" "$T/err"
 check warn-npy-exr grep -qxF "ripplerender: warning: --set output.exr_compression (\"piz\") is not used by a .npy file ($T/warn.npy); it applies to exr" "$T/err"
 check warn-npy-codec grep -qxF "ripplerender: warning: --set output.codec (\"ffv1\") is not used by a .npy file ($T/warn.npy); it applies to mp4, mkv, mov, webm, gif" "$T/err"
-# the kind's own keys, and --hash without an output, warn of nothing
+# the kind's own keys warn of nothing
 "$RR" "$T/o.json" -o "$T/b.mp4" -q 2> "$T/err"
 check warn-none-for-video [ ! -s "$T/err" -a -s "$T/b.mp4" ]
-"$RR" "$T/o.json" --hash > /dev/null 2> "$T/err"
-check warn-none-without-output [ ! -s "$T/err" ]
+# --hash, --check and --validate --hash without an output: the scene's own
+# output (here the default out/ripple.mp4) is the kind its keys are held
+# against, as in the scene's plain run; the hashes are as without the key
+"$RR" "$T/o.json" -s output.path="$T/b.mp4" --hash > "$T/o.hash" 2> "$T/err"
+check warn-hash-none-for-its-kind [ ! -s "$T/err" ]
+w="ripplerender: warning: --set output.compression (5) is not used by a video (out/ripple.mp4); it applies to png"
+for how in --hash "--check $T/o.hash" "--validate --hash"; do
+    "$RR" "$T/o.json" -s output.compression=5 $how > "$T/out" 2> "$T/err"; rc=$?
+    check "warn-without-output ($how)" [ "$rc" -eq 0 -a "$(grep warning "$T/err")" = "$w" -a "$(grep -c . "$T/err")" -eq $((1 + $(echo "$how" | grep -c check))) ]
+done
+"$RR" "$T/o.json" --hash -s output.compression=5 -s output.path="$T/b.mp4" > "$T/out" 2> "$T/err"
+check warn-hash-same-hashes cmp -s "$T/out" "$T/o.hash"
+check warn-hash-set [ "$(cat "$T/err")" = "ripplerender: warning: --set output.compression (5) is not used by a video ($T/b.mp4); it applies to png" ]
+# ripplerender join takes no scene: a key given to it is refused, naming it
+"$RR" join "$T/b.mp4" -o "$T/c.mp4" -s output.crf=18 2> "$T/err"; rc=$?
+check join-refuses-set [ "$rc" -eq 2 -a "$(cat "$T/err")" = "ripplerender: join -s: unknown option (ripplerender join -h)" -a ! -e "$T/c.mp4" ]
 # a render key of another mode is refused; a file's, when -s render.mode
 # chose the mode, is a warning naming it, and the run goes on (the frames are
 # those of the section without it)

@@ -120,4 +120,25 @@ if command -v "${CC:-cc}" > /dev/null; then
 else
     echo "skip wrong-lib: no C compiler"
 fi
+
+# A libavfilter that loads but lacks one function the program calls (here
+# av_buffersink_get_frame, which a GIF's run calls only once frames come):
+# its first call resolves every function of the library, so a GIF's run
+# fails before its first frame, and --validate as it does, with one line
+# naming the function, status 1, nothing left. Nothing else loads
+# libavfilter, so the stub's other functions (returning 0) are never run.
+if command -v "${CC:-cc}" > /dev/null; then
+    mkdir "$T/miss" "$T/out3"
+    fns=$(sed -n 's/^LAZY\(_VOID\)\{0,1\}(LIB_AVFILTER, \([^,]*, \)\{0,1\}\([a-z_0-9]*\), .*/\3/p' src/lazy/lazyav.c)
+    for f in $fns; do [ "$f" = av_buffersink_get_frame ] || echo "void *$f(void) { return 0; }"; done > "$T/miss.c"
+    "${CC:-cc}" -shared -fPIC -o "$T/miss/$fso" "$T/miss.c"
+    check missing-fn-stub-has-the-others [ "$(echo "$fns" | wc -w)" -ge 10 ]
+    want="ripplerender: $fso: no function av_buffersink_get_frame"
+    LD_LIBRARY_PATH="$T/miss" "$RR" "$T/s.json" -o "$T/out3/sub/v.gif" -q > /dev/null 2> "$T/miss.err"; s=$?
+    cond missing-fn-gif-fails '[ $s -eq 1 ] && [ "$(cat "$T/miss.err")" = "$want" ] && [ -z "$(ls -A "$T/out3")" ]'
+    LD_LIBRARY_PATH="$T/miss" "$RR" "$T/s.json" -o "$T/out3/v.gif" --validate > "$T/miss.out" 2> "$T/missv.err"; s=$?
+    cond missing-fn-validate-gif-fails '[ $s -eq 1 ] && [ ! -s "$T/miss.out" ] && [ "$(cat "$T/missv.err")" = "$want" ]'
+    LD_LIBRARY_PATH="$T/miss" "$RR" "$T/s.json" -o "$T/out3/v.mp4" --validate > "$T/miss.out" 2> "$T/missv.err"; s=$?
+    cond missing-fn-validate-mp4-valid '[ $s -eq 0 ] && grep -q ": valid " "$T/miss.out" && [ ! -s "$T/missv.err" ]'
+fi
 finish

@@ -99,7 +99,6 @@ check parallel-sweep-differs sh -c "! cmp -s '$T/p-0.97-10.framemd5' '$T/p-0.99-
 cd "$repo" || exit 1
 
 # --- the manifest's other fields ------------------------------------------------------------------
-# (--print-scene shows output.path as the scene has it: -o is applied when the run starts)
 "$RR" "$T/w/scene.json" -s solver.damping=0.97 -s drops.0.x=10 -s output.path="$T/w/one.mp4" --print-scene \
     > "$T/resolved.json"
 "$RR" --version > "$T/ver"

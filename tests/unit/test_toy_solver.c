@@ -8,6 +8,7 @@
  * printed, the frames shrink by d^steps_per_frame, and a runaway names the
  * keys that damp it. */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +22,12 @@
 #include "scene.h"
 #include "sim.h"
 #include "solver.h"
+#include "state.h"
+
+/* The steps toy_step has made, and the stop flag it sets at step stop_at
+ * (0: never), as a stop signal's handler would mid-frame. */
+static long toy_steps, stop_at;
+static volatile sig_atomic_t toy_stop;
 
 struct toy {
     float d;   /* the factor per step */
@@ -39,6 +46,8 @@ static void toy_step(void *priv, struct field *f, struct solver_screen *screen)
 {
     const struct toy *t = priv;
     (void)screen;   /* no screen: sim.c checks the grid */
+    if (++toy_steps == stop_at)
+        toy_stop = 1;
     for (int y = 0; y < f->h; y++)
         for (int x = 0; x < f->w; x++)
             f->prev[y * f->stride + x] = t->d * f->cur[y * f->stride + x];
@@ -208,6 +217,41 @@ static void test_blowup_advice(void **state)
     scene_free(&sc);
 }
 
+/* The fast-forward before a range's first frame sees a stop at the end of
+ * the frame it came in, as a batch does: set during frame 3's steps (the
+ * toy fuses nothing, so every frame ends a pass), the simulation stops at
+ * frame 3 of the 999 to skip, ready for the frame loop to stop too. */
+static void test_fast_forward_stops(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    load_toy(&sc);
+    sc.time.frames = 1000;
+    struct state *st;
+    if (state_open(&st, &(struct state_options){ .range = "999-999" }, &sc, &e) < 0)
+        fail_msg("%s", e.msg);
+    struct sim *s;
+    if (sim_create(&s, &sc, &e) < 0)
+        fail_msg("%s", e.msg);
+    toy_steps = 0, toy_stop = 0;
+    stop_at = 2 * 2 + 1;   /* the first step of frame 3 (2 steps a frame) */
+    if (state_start(st, s, &toy_stop, &e) < 0)
+        fail_msg("%s", e.msg);
+    if (sim_frame(s) != 3)
+        fail_msg("the fast-forward stopped at frame %ld; the stop came in frame 3", sim_frame(s));
+    assert_int_equal(toy_steps, 3 * 2);
+    /* Not stopped: all the way to the range's first frame. */
+    toy_stop = 0, stop_at = 0;
+    if (state_start(st, s, &toy_stop, &e) < 0)
+        fail_msg("%s", e.msg);
+    assert_int_equal(sim_frame(s), 999);
+    sim_free(s);
+    state_free(st);
+    scene_free(&sc);
+    stop_at = 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_frames),
         cmocka_unit_test(test_keys),
         cmocka_unit_test(test_blowup_advice),
+        cmocka_unit_test(test_fast_forward_stops),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
