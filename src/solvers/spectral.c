@@ -93,13 +93,18 @@
  *     Hermitian, so the other half is never made;
  *  3. row groups: columns 0 .. nx/2 of each row loaded from Z, back to real
  *     heights by the complex-to-real plan (half the work of a complex one),
- *     written straight to f->prev, `last` and the absorb pads.
+ *     written straight to f->prev, `last` and the absorb pads, each grid
+ *     cell compared with the blow-up screen's limit as it is written
+ *     (struct solver_screen), so that sim.c's check of the frame need not
+ *     read the grid again.
  * Fixed and clamp pad rows are only mirrors of grid rows and are not
- * transformed by the row passes (mirror_rows). The buffers' line strides
+ * transformed by the row passes (mirror_rows), whose groups wholly inside
+ * such a pad are skipped. The buffers' line strides
  * avoid multiples of 4 KiB (line_stride), and rows are packed four cells
  * at a time (pack_grid_row). */
 #include "fftwisdom.h"
 #include "solver.h"
+#include "tblock.h"
 #include "team.h"
 
 #include <math.h>
@@ -158,6 +163,7 @@ struct spectral {
     int par;                  /* run the passes on several threads (large domains only) */
     double mean_sign;         /* 1: the mean takes what sources add; -1 (time.loop): it stays */
     int nitems;               /* column pass work items: the self-paired columns, then pairs of blocks */
+    int g0, g1;               /* the row passes' groups: those holding a row_kept row */
 };
 
 /* The stride, in complex values, of buffer lines of n values: a multiple of
@@ -219,6 +225,14 @@ static void scene_axes(const struct scene *sc, struct axis *ax, struct axis *ay)
     int pad = sc->absorb_width > PAD_MIN ? sc->absorb_width : PAD_MIN;
     axis_init(ax, sc->grid.width, sc->boundary[EDGE_LEFT], sc->boundary[EDGE_RIGHT], pad);
     axis_init(ay, sc->grid.height, sc->boundary[EDGE_TOP], sc->boundary[EDGE_BOTTOM], pad);
+}
+
+void solver_spectral_domain(const struct scene *sc, int *nx, int *ny)
+{
+    struct axis ax, ay;
+    scene_axes(sc, &ax, &ay);
+    *nx = ax.n;
+    *ny = ay.n;
 }
 
 /* What spectral_init allocates (solver_ops.bytes). */
@@ -357,6 +371,10 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     const size_t rows = ROWS * sp->nxp, cols = COLS * sp->nyp;
     sp->buflen = 2 * (rows > cols ? rows : cols);
     sp->nitems = 1 + ((nx - 1) / 2 + COLB - 1) / COLB;
+    /* Fixed and clamp pad rows are not transformed (row_kept): the groups
+     * wholly inside such a pad are skipped, not moved in or out of Z. */
+    sp->g0 = (sp->ay.e_lo == EDGE_ABSORB ? 0 : sp->ay.lo) / ROWS;
+    sp->g1 = (sp->ay.e_hi == EDGE_ABSORB ? ny - 1 : sp->ay.lo + sp->ay.m - 1) / ROWS + 1;
     sp->H = calloc(n, sizeof *sp->H);
     sp->P = calloc(n, sizeof *sp->P);
     sp->last = malloc((size_t)f->w * (size_t)f->h * sizeof *sp->last);
@@ -475,6 +493,47 @@ static float mirror(enum edge_kind e, int j, int m, int *src)
     return e == EDGE_CLAMP ? 1.0f : k < 0 ? 0.0f : -1.0f;
 }
 
+/* The fixed and clamp pads of one line of the domain along axis a (a row:
+ * the x axis; a column: the y axis), whose grid cells start at line + a->lo:
+ * pad cell j beyond an edge is sign * (grid cell src, from that edge)
+ * (mirror). Where pad cells j and j + 1 take grid cells k and k + 1 (k = j
+ * or j - 1, inside the grid), two at a time with SSE2, which does the
+ * scalar loop's multiplication by the same sign in each lane. */
+static void mirror_pads(fftwf_complex *line, const struct axis *a)
+{
+    const fftwf_complex *in = line + a->lo;
+    const int m = a->m;
+    for (int side = 0; side < 2; side++) {
+        const enum edge_kind e = side ? a->e_hi : a->e_lo;
+        const int len = side ? a->hi : a->lo, off = e == EDGE_FIXED;   /* k = j - off */
+        if (e == EDGE_ABSORB)
+            continue;
+        int j = 0;
+#ifdef __SSE2__
+        const __m128 sg = _mm_set1_ps(e == EDGE_CLAMP ? 1.0f : -1.0f);
+#endif
+        while (j < len) {
+#ifdef __SSE2__
+            const int k = j - off;
+            if (k >= 0 && k + 1 < m && j + 1 < len) {
+                /* Pad cells j, j + 1 run away from the edge, grid cells k, k + 1 into the grid. */
+                const __m128 v = _mm_loadu_ps(in[side ? m - 2 - k : k]);
+                _mm_storeu_ps(line[side ? a->lo + m + j : a->lo - 2 - j],
+                              _mm_mul_ps(sg, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2))));
+                j += 2;
+                continue;
+            }
+#endif
+            int src;
+            const float sign = mirror(e, j, m, &src);
+            const int d = side ? a->lo + m + j : a->lo - 1 - j, g = side ? m - 1 - src : src;
+            line[d][0] = sign * in[g][0];
+            line[d][1] = sign * in[g][1];
+            j++;
+        }
+    }
+}
+
 /* The weight of each of an axis's m grid cells in a sum over the domain's
  * line: 1, plus the sign of every fixed or clamp pad cell that mirrors it
  * (absorb pads hold their own values). The sum of D over the whole domain is
@@ -573,27 +632,48 @@ static void pack_row(const struct spectral *sp, const struct field *f, int y, ff
     const float *last = sp->last + (size_t)gy * ax->m;
     fftwf_complex *in = z + ax->lo;
     sp->dsum[gy] = pack_grid_row(in, cur, last, prev, sp->wx, ax->m);
-    for (int side = 0; side < 2; side++) {
-        const enum edge_kind e = side ? ax->e_hi : ax->e_lo;
-        const int len = side ? ax->hi : ax->lo;
-        if (e == EDGE_ABSORB) {
-            pad_cells(z, sp->H + row, sp->P + row, side ? ax->lo + ax->m : 0, len);
-            continue;
-        }
-        for (int j = 0, src; j < len; j++) {
-            const int d = side ? ax->lo + ax->m + j : ax->lo - 1 - j;
-            const float sign = mirror(e, j, ax->m, &src);
-            const int s = side ? ax->m - 1 - src : src;
-            z[d][0] = sign * in[s][0];
-            z[d][1] = sign * in[s][1];
-        }
+    for (int side = 0; side < 2; side++)
+        if ((side ? ax->e_hi : ax->e_lo) == EDGE_ABSORB)
+            pad_cells(z, sp->H + row, sp->P + row, side ? ax->lo + ax->m : 0, side ? ax->hi : ax->lo);
+    mirror_pads(z, ax);
+}
+
+/* Copies m heights from `in` to out and to last and returns their largest
+ * magnitude for the screen (tblock_mag_max: NaN and infinity above every
+ * finite value). Four cells at a time with SSE2: the magnitudes' bit
+ * patterns compared as signed integers, as tblock_mag_max does. */
+static int32_t copy_screen(float *restrict out, float *restrict last, const float *restrict in, int m)
+{
+    int x = 0;
+    int32_t mag = 0;
+#ifdef __SSE2__
+    const __m128i abs = _mm_set1_epi32(INT32_MAX);
+    __m128i mx = _mm_setzero_si128();
+    for (; x + 4 <= m; x += 4) {
+        const __m128 v = _mm_loadu_ps(in + x);
+        _mm_storeu_ps(out + x, v);
+        _mm_storeu_ps(last + x, v);
+        const __m128i b = _mm_and_si128(_mm_castps_si128(v), abs), gt = _mm_cmpgt_epi32(b, mx);
+        mx = _mm_or_si128(_mm_and_si128(gt, b), _mm_andnot_si128(gt, mx));
     }
+    int32_t lane[4];
+    _mm_storeu_si128((__m128i *)lane, mx);
+    for (int k = 0; k < 4; k++)
+        mag = lane[k] > mag ? lane[k] : mag;
+#endif
+    for (; x < m; x++) {
+        out[x] = last[x] = in[x];
+        mag = tblock_mag_max(mag, in[x]);
+    }
+    return mag;
 }
 
 /* Stores the new heights of row y (z, nx values): grid cells to out (f->prev,
  * about to become f->cur) and last, absorb pad cells to H times the sponge
- * (x pads: by depth into the x pad; y pad rows: by depth into the y pad). */
-static void unpack_row(const struct spectral *sp, const struct field *f, int y, const float *restrict z, float *H)
+ * (x pads: by depth into the x pad; y pad rows: by depth into the y pad).
+ * Returns the screen's largest magnitude of the row's grid cells
+ * (tblock_mag_max; 0 for pad rows). */
+static int32_t unpack_row(const struct spectral *sp, const struct field *f, int y, const float *restrict z, float *H)
 {
     const struct axis *ax = &sp->ax, *ay = &sp->ay;
     const int nx = ax->n, maxpad = ax->hi > ay->hi ? ax->hi : ay->hi, gy = y - ay->lo;
@@ -603,11 +683,10 @@ static void unpack_row(const struct spectral *sp, const struct field *f, int y, 
         const float fac = pad_sponge(sp, side ? gy - ay->m : -1 - gy, side ? ay->hi : ay->lo, maxpad);
         for (int x = 0; x < nx; x++)
             h[x] = z[x] * fac;
-        return;
+        return 0;
     }
-    float *out = f->prev + gy * f->stride, *last = sp->last + (size_t)gy * ax->m;
-    memcpy(out, z + ax->lo, (size_t)ax->m * sizeof *out);
-    memcpy(last, z + ax->lo, (size_t)ax->m * sizeof *last);
+    float *restrict out = f->prev + gy * f->stride, *restrict last = sp->last + (size_t)gy * ax->m;
+    const int32_t mag = copy_screen(out, last, z + ax->lo, ax->m);
     const float *restrict xfac = sp->xfac;
     if (ax->e_lo == EDGE_ABSORB)
         for (int x = 0; x < ax->lo; x++)
@@ -615,6 +694,7 @@ static void unpack_row(const struct spectral *sp, const struct field *f, int y, 
     if (ax->e_hi == EDGE_ABSORB)
         for (int x = ax->lo + ax->m; x < nx; x++)
             h[x] = z[x] * xfac[x];
+    return mag;
 }
 
 /* One mode of the new spectrum, A (z + zm) + i B (z - zm) (column_pass),
@@ -662,20 +742,8 @@ static void multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_
  * pass skips them. */
 static void mirror_rows(const struct spectral *sp, fftwf_complex *const *l, int c)
 {
-    const struct axis *ay = &sp->ay;
-    for (int side = 0; side < 2; side++) {
-        const enum edge_kind e = side ? ay->e_hi : ay->e_lo;
-        const int len = side ? ay->hi : ay->lo;
-        for (int j = 0, src; j < len && e != EDGE_ABSORB; j++) {
-            const float sign = mirror(e, j, ay->m, &src);
-            const int y = side ? ay->lo + ay->m + j : ay->lo - 1 - j;
-            const int ys = ay->lo + (side ? ay->m - 1 - src : src);
-            for (int s = 0; s < c; s++) {
-                l[s][y][0] = sign * l[s][ys][0];
-                l[s][y][1] = sign * l[s][ys][1];
-            }
-        }
-    }
+    for (int s = 0; s < c; s++)
+        mirror_pads(l[s], &sp->ay);
 }
 
 /* Column pass item t: its columns (stored together in Z) transformed
@@ -731,11 +799,30 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
 
 /* Copies columns 0 .. n - 1 of the nr rows in `rows` (nxp apart) to rows
  * y0 .. y0 + nr - 1 of Z's columns (nyp apart), to_z, or back: each column's
- * part is nr values (two cache lines for ROWS). */
+ * part is nr values (two cache lines for ROWS). With SSE2, 2 x 2 blocks
+ * (two columns of two rows) moved as two 16-byte loads and stores. */
 static void group_copy(fftwf_complex *Z, size_t nyp, int y0, fftwf_complex *rows, size_t nxp, int n, int nr,
                        int to_z)
 {
-    for (int x = 0; x < n; x++) {
+    int x = 0;
+#ifdef __SSE2__
+    for (; nr % 2 == 0 && x + 2 <= n; x += 2) {
+        float *z0 = Z[(size_t)x * nyp + y0], *z1 = Z[(size_t)(x + 1) * nyp + y0];
+        for (int r = 0; r < nr; r += 2) {
+            float *a = rows[r * nxp + x], *b = rows[(r + 1) * nxp + x];
+            if (to_z) {
+                const __m128 va = _mm_loadu_ps(a), vb = _mm_loadu_ps(b);
+                _mm_storeu_ps(z0 + 2 * r, _mm_movelh_ps(va, vb));
+                _mm_storeu_ps(z1 + 2 * r, _mm_movehl_ps(vb, va));
+            } else {
+                const __m128 c0 = _mm_loadu_ps(z0 + 2 * r), c1 = _mm_loadu_ps(z1 + 2 * r);
+                _mm_storeu_ps(a, _mm_movelh_ps(c0, c1));
+                _mm_storeu_ps(b, _mm_movehl_ps(c1, c0));
+            }
+        }
+    }
+#endif
+    for (; x < n; x++) {
         fftwf_complex *z = Z + (size_t)x * nyp + y0;
         for (int r = 0; r < nr; r++)
             memcpy(to_z ? z[r] : rows[r * nxp + x], to_z ? rows[r * nxp + x] : z[r], sizeof *z);
@@ -749,6 +836,8 @@ struct step_job {
     struct field *f;
     float *Hnew;
     atomic_int next[3];
+    float limit;          /* the blow-up screen's limit (struct solver_screen), 0: none */
+    atomic_int beyond;    /* a grid cell of the new plane beyond it */
 };
 
 /* Pass p's next work item on this thread, or -1 when there is none left. */
@@ -764,12 +853,12 @@ static void step_passes(void *arg, int t, int nt)
     struct step_job *j = arg;
     struct spectral *sp = j->sp;
     struct field *f = j->f;
-    const int nx = sp->ax.n, ny = sp->ay.n, groups = (ny + ROWS - 1) / ROWS;
+    const int nx = sp->ax.n, ny = sp->ay.n, groups = sp->g1 - sp->g0;
     const size_t nxp = sp->nxp;
     fftwf_complex *b0 = sp->buf + (size_t)t * sp->buflen;
     fftwf_complex *b1 = b0 + sp->buflen / 2;
     for (int g; (g = claim(j, 0, groups)) >= 0;) {
-        const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
+        const int y0 = (sp->g0 + g) * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
         for (int r = 0; r < nr; r++)
             if (row_kept(sp, y0 + r)) {
                 pack_row(sp, f, y0 + r, b0);
@@ -781,15 +870,19 @@ static void step_passes(void *arg, int t, int nt)
     for (int i; (i = claim(j, 1, sp->nitems)) >= 0;)
         column_pass(sp, i, b0, b1);
     team_barrier(nt);
+    int32_t mag = 0;
     for (int g; (g = claim(j, 2, groups)) >= 0;) {
-        const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
+        const int y0 = (sp->g0 + g) * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
         group_copy(sp->Z, sp->nyp, y0, b1, nxp, nx / 2 + 1, nr, 0);
         for (int r = 0; r < nr; r++)
             if (row_kept(sp, y0 + r)) {
                 fftwf_execute_dft_c2r(sp->ix, b1 + r * nxp, (float *)b0);
-                unpack_row(sp, f, y0 + r, (const float *)b0, j->Hnew);
+                int32_t m = unpack_row(sp, f, y0 + r, (const float *)b0, j->Hnew);
+                mag = m > mag ? m : mag;
             }
     }
+    if (j->limit > 0 && tblock_beyond(mag, j->limit))
+        atomic_store_explicit(&j->beyond, 1, memory_order_relaxed);
 }
 
 /* One step in three passes over the domain: row groups (pack, forward
@@ -804,12 +897,17 @@ static void step_passes(void *arg, int t, int nt)
 static void spectral_step(void *priv, struct field *f, struct solver_screen *screen)
 {
     struct spectral *sp = priv;
-    (void)screen;   /* no screen: sim.c checks the grid */
-    struct step_job j = { .sp = sp, .f = f, .Hnew = sp->P };   /* h_{n-1}'s storage takes h_{n+1} */
+    struct step_job j = { .sp = sp, .f = f, .Hnew = sp->P, .limit = screen ? screen->limit : 0.0f };
+    /* (h_{n-1}'s storage takes h_{n+1}) */
     for (int p = 0; p < 3; p++)
         atomic_init(&j.next[p], 0);
+    atomic_init(&j.beyond, 0);
     int nt = team_threads();
     team_run(sp->par ? (nt < sp->nthreads ? nt : sp->nthreads) : 1, step_passes, &j);
+    /* The screen: every grid cell of the new plane was compared as it was
+     * written (unpack_row), so sim.c's check need not read the grid. */
+    if (screen && screen->limit > 0)
+        screen->within = !atomic_load_explicit(&j.beyond, memory_order_relaxed);
     sp->P = sp->H;
     sp->H = j.Hnew;
     field_swap(f);
