@@ -493,44 +493,51 @@ static float mirror(enum edge_kind e, int j, int m, int *src)
     return e == EDGE_CLAMP ? 1.0f : k < 0 ? 0.0f : -1.0f;
 }
 
+/* Pad cell j beyond edge `side` (0: low, 1: high) of a line along axis a
+ * whose grid cells start at `in`: sign * (grid cell src, from that edge). */
+static void mirror_cell(fftwf_complex *line, const fftwf_complex *in, const struct axis *a, int side, int j)
+{
+    int src;
+    const float sign = mirror(side ? a->e_hi : a->e_lo, j, a->m, &src);
+    float *d = line[side ? a->lo + a->m + j : a->lo - 1 - j];
+    const float *g = in[side ? a->m - 1 - src : src];
+    d[0] = sign * g[0];
+    d[1] = sign * g[1];
+}
+
 /* The fixed and clamp pads of one line of the domain along axis a (a row:
- * the x axis; a column: the y axis), whose grid cells start at line + a->lo:
- * pad cell j beyond an edge is sign * (grid cell src, from that edge)
- * (mirror). Where pad cells j and j + 1 take grid cells k and k + 1 (k = j
- * or j - 1, inside the grid), two at a time with SSE2, which does the
- * scalar loop's multiplication by the same sign in each lane. */
+ * the x axis; a column: the y axis), whose grid cells start at line + a->lo
+ * (mirror_cell). Pad cells off .. j1 - 1 take grid cells j - off, all inside
+ * the grid, with one sign: there two at a time with SSE2, which does the
+ * scalar multiplication by that sign in each lane. */
 static void mirror_pads(fftwf_complex *line, const struct axis *a)
 {
     const fftwf_complex *in = line + a->lo;
     const int m = a->m;
     for (int side = 0; side < 2; side++) {
         const enum edge_kind e = side ? a->e_hi : a->e_lo;
-        const int len = side ? a->hi : a->lo, off = e == EDGE_FIXED;   /* k = j - off */
+        const int len = side ? a->hi : a->lo;
         if (e == EDGE_ABSORB)
             continue;
         int j = 0;
 #ifdef __SSE2__
+        const int off = e == EDGE_FIXED, j1 = m + off < len ? m + off : len;   /* src = j - off */
+        for (; j < off && j < len; j++)
+            mirror_cell(line, in, a, side, j);
         const __m128 sg = _mm_set1_ps(e == EDGE_CLAMP ? 1.0f : -1.0f);
-#endif
-        while (j < len) {
-#ifdef __SSE2__
-            const int k = j - off;
-            if (k >= 0 && k + 1 < m && j + 1 < len) {
-                /* Pad cells j, j + 1 run away from the edge, grid cells k, k + 1 into the grid. */
-                const __m128 v = _mm_loadu_ps(in[side ? m - 2 - k : k]);
-                _mm_storeu_ps(line[side ? a->lo + m + j : a->lo - 2 - j],
-                              _mm_mul_ps(sg, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2))));
-                j += 2;
-                continue;
+        if (side)
+            for (; j + 2 <= j1; j += 2) {   /* pad cells j, j + 1 from grid cells m - 1 - k, m - 2 - k */
+                const __m128 v = _mm_loadu_ps(in[m - 2 - (j - off)]);
+                _mm_storeu_ps(line[a->lo + m + j], _mm_mul_ps(sg, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2))));
+            }
+        else
+            for (; j + 2 <= j1; j += 2) {   /* pad cells j + 1, j (downwards) from grid cells k + 1, k */
+                const __m128 v = _mm_loadu_ps(in[j - off]);
+                _mm_storeu_ps(line[a->lo - 2 - j], _mm_mul_ps(sg, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2))));
             }
 #endif
-            int src;
-            const float sign = mirror(e, j, m, &src);
-            const int d = side ? a->lo + m + j : a->lo - 1 - j, g = side ? m - 1 - src : src;
-            line[d][0] = sign * in[g][0];
-            line[d][1] = sign * in[g][1];
-            j++;
-        }
+        for (; j < len; j++)
+            mirror_cell(line, in, a, side, j);
     }
 }
 
@@ -708,15 +715,15 @@ static inline void mode_multiply(float *w, const float *u, const float *v, const
 /* Modes j0 .. j1 - 1 of a column: w[j] from u[j], v[ny - j] (the partner
  * column's row -j) and the coefficients of row j (up) or ny - j (!up), which
  * are the same. Two modes at a time with SSE2, which does in each lane the
- * IEEE operations of mode_multiply (x + (-y) is x - y), so the bits are the
+ * IEEE operations of mode_multiply (x + (-y) is x - y and x - (-y) is x + y:
+ * u + conj(v) and u - conj(v) hold S.r, D.i and D.r, S.i), so the bits are the
  * same with or without it; GCC 12 does not vectorise the reversed rows. */
 static void multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, const float *ab, int ny,
                           int j0, int j1, int up)
 {
     int j = j0;
 #ifdef __SSE2__
-    const __m128 re = _mm_castsi128_ps(_mm_set_epi32(0, -1, 0, -1));   /* the real lanes */
-    const __m128 neg = _mm_and_ps(re, _mm_set1_ps(-0.0f));
+    const __m128 neg = _mm_set_ps(0.0f, -0.0f, 0.0f, -0.0f), im = _mm_set_ps(-0.0f, 0.0f, -0.0f, 0.0f);   /* sign bits */
     for (; j + 2 <= j1; j += 2) {
         const __m128 uu = _mm_loadu_ps(u[j]), v2 = _mm_loadu_ps(v[ny - j - 1]);
         const __m128 vv = _mm_shuffle_ps(v2, v2, _MM_SHUFFLE(1, 0, 3, 2));   /* rows -j, -j-1 */
@@ -725,9 +732,9 @@ static void multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_
                             : _mm_shuffle_ps(c, c, _MM_SHUFFLE(0, 0, 2, 2));
         const __m128 B = up ? _mm_shuffle_ps(c, c, _MM_SHUFFLE(3, 3, 1, 1))
                             : _mm_shuffle_ps(c, c, _MM_SHUFFLE(1, 1, 3, 3));
-        const __m128 S = _mm_add_ps(uu, vv), D = _mm_sub_ps(uu, vv);
-        const __m128 t1 = _mm_or_ps(_mm_and_ps(re, S), _mm_andnot_ps(re, D));   /* S.r, D.i */
-        const __m128 e = _mm_or_ps(_mm_and_ps(re, D), _mm_andnot_ps(re, S));    /* D.r, S.i */
+        const __m128 vc = _mm_xor_ps(vv, im);                                      /* conj(v) */
+        const __m128 t1 = _mm_add_ps(uu, vc);                                      /* S.r, D.i */
+        const __m128 e = _mm_sub_ps(uu, vc);                                       /* D.r, S.i */
         const __m128 t2 = _mm_shuffle_ps(e, e, _MM_SHUFFLE(2, 3, 0, 1));         /* S.i, D.r */
         _mm_storeu_ps(w[j], _mm_add_ps(_mm_mul_ps(A, t1), _mm_xor_ps(_mm_mul_ps(B, t2), neg)));
     }
