@@ -573,24 +573,18 @@ static int row_kept(const struct spectral *sp, int y)
     return (gy >= 0 && gy < ay->m) || (gy < 0 ? ay->e_lo : ay->e_hi) == EDGE_ABSORB;
 }
 
-/* One grid row of the packed plane: in[x] = (cur + last) / 2 + i prev, and
- * returns sum_x wx (cur - last) (D's weighted sum) in double. Four cells at
- * a time with SSE2, which does in each lane the IEEE operations of the scalar
- * tail; the lanes' partial sums (cells x mod 4) are added in a fixed order,
- * so the bits do not depend on the thread. */
-static double pack_grid_row(fftwf_complex *in, const float *cur, const float *last, const float *prev,
-                            const float *wx, int m)
+/* sum_x wx (cur - last) over a grid row (D's weighted sum) in double. Four
+ * cells at a time with SSE2, which does in each lane the IEEE operations of
+ * the scalar tail; the lanes' partial sums (cells x mod 4) are added in a
+ * fixed order, so the bits do not depend on the thread. */
+static double row_dsum(const float *cur, const float *last, const float *wx, int m)
 {
     int x = 0;
     double ds = 0;
 #ifdef __SSE2__
-    const __m128 half = _mm_set1_ps(0.5f);
     __m128d s01 = _mm_setzero_pd(), s23 = _mm_setzero_pd();
     for (; x + 4 <= m; x += 4) {
-        const __m128 c = _mm_loadu_ps(cur + x), l = _mm_loadu_ps(last + x), p = _mm_loadu_ps(prev + x);
-        const __m128 h = _mm_mul_ps(half, _mm_add_ps(c, l)), d = _mm_sub_ps(c, l), w = _mm_loadu_ps(wx + x);
-        _mm_storeu_ps(in[x], _mm_unpacklo_ps(h, p));
-        _mm_storeu_ps(in[x + 2], _mm_unpackhi_ps(h, p));
+        const __m128 d = _mm_sub_ps(_mm_loadu_ps(cur + x), _mm_loadu_ps(last + x)), w = _mm_loadu_ps(wx + x);
         s01 = _mm_add_pd(s01, _mm_mul_pd(_mm_cvtps_pd(w), _mm_cvtps_pd(d)));
         s23 = _mm_add_pd(s23, _mm_mul_pd(_mm_cvtps_pd(_mm_movehl_ps(w, w)), _mm_cvtps_pd(_mm_movehl_ps(d, d))));
     }
@@ -599,12 +593,39 @@ static double pack_grid_row(fftwf_complex *in, const float *cur, const float *la
     _mm_storeu_pd(l4 + 2, s23);
     ds = (l4[0] + l4[1]) + (l4[2] + l4[3]);
 #endif
+    for (; x < m; x++)
+        ds += (double)wx[x] * (double)(cur[x] - last[x]);
+    return ds;
+}
+
+/* One grid row of the packed plane: in[x] = (cur + last) / 2 + i prev, and
+ * returns sum_x wx (cur - last) (row_dsum). Most steps change no cell of
+ * most rows (D = cur - last is 0 or -0 everywhere), and then that sum is
+ * +0 (from +0, adding products that are 0 or -0 stays +0): it is taken
+ * only for a row with a D that is not zero (NaN included). Four cells at a
+ * time with SSE2, the scalar tail's IEEE operations in each lane. */
+static double pack_grid_row(fftwf_complex *in, const float *cur, const float *last, const float *prev,
+                            const float *wx, int m)
+{
+    int x = 0, moved = 0;
+#ifdef __SSE2__
+    const __m128 half = _mm_set1_ps(0.5f), zero = _mm_setzero_ps();
+    __m128 nz = zero;
+    for (; x + 4 <= m; x += 4) {
+        const __m128 c = _mm_loadu_ps(cur + x), l = _mm_loadu_ps(last + x), p = _mm_loadu_ps(prev + x);
+        const __m128 h = _mm_mul_ps(half, _mm_add_ps(c, l));
+        nz = _mm_or_ps(nz, _mm_cmpneq_ps(_mm_sub_ps(c, l), zero));
+        _mm_storeu_ps(in[x], _mm_unpacklo_ps(h, p));
+        _mm_storeu_ps(in[x + 2], _mm_unpackhi_ps(h, p));
+    }
+    moved = _mm_movemask_ps(nz);
+#endif
     for (; x < m; x++) {
         in[x][0] = 0.5f * (cur[x] + last[x]);
         in[x][1] = prev[x];
-        ds += (double)wx[x] * (double)(cur[x] - last[x]);
+        moved |= cur[x] - last[x] != 0.0f;
     }
-    return ds;
+    return moved ? row_dsum(cur, last, wx, m) : 0.0;
 }
 
 /* Cells x0 .. x0 + n - 1 of an absorb pad's row, H + i P, into z. */
