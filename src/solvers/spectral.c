@@ -176,13 +176,30 @@ static size_t line_stride(size_t n)
     return s % 512 == 0 ? s + 8 : s;
 }
 
+/* The weight of an FFT length whose odd part is r (no prime factor above
+ * 7), by the time FFTW's estimated plans take per point at such lengths
+ * (docs/solvers.md, "Edges"): 20 for r = 1, 3, 5 (2^a, 3 2^a, 5 2^a),
+ * 22 for 25, 25 for the slowest, odd parts of five or more prime factors
+ * or with 7^2 or 5^3 in them (243, 405, 441, 875, ...: 784, 810, 1000,
+ * 1323), 23 for the others (7, 9, 15, 35, 75, 135, ...). */
+static int length_weight(int r)
+{
+    if (r == 1 || r == 3 || r == 5)
+        return 20;
+    if (r == 25)
+        return 22;
+    int factors = 0;
+    for (int p = 3, s = r; p <= 7; p += 2)
+        for (; s % p == 0; s /= p)
+            factors++;
+    return factors >= 5 || r % 49 == 0 || r % 125 == 0 ? 25 : 23;
+}
+
 /* The padded length of an axis of at least m cells: of the lengths n >= m
- * with no prime factor above 7, the one of least n w(n), where w is 20 when
- * n is 2^a, 3 2^a or 5 2^a and 23 otherwise: FFTW's estimated plans take
- * about half the time per point for those lengths than for the others
- * (odd parts 7, 9, 15, 25, 35, ...), but more cells cost memory traffic
- * too, which bounds large domains. A fixed rule, never a timing, so that
- * the domain and the bits are the same on every run. */
+ * with no prime factor above 7, the one of least n length_weight(n): the
+ * transforms' time per point against the memory traffic of more cells,
+ * which bounds large domains. A fixed rule, never a timing, so that the
+ * domain and the bits are the same on every run. */
 static int good_size(int m)
 {
     int best = 0;
@@ -191,12 +208,12 @@ static int good_size(int m)
         int r = n;
         while (r % 2 == 0)
             r /= 2;
-        const int fast = r == 1 || r == 3 || r == 5;
+        int s = r;
         for (int p = 3; p <= 7; p += 2)
-            while (r % p == 0)
-                r /= p;
-        const long cost = (long)n * (fast ? 20 : 23);
-        if (r == 1 && (best == 0 || cost < best_cost)) {
+            while (s % p == 0)
+                s /= p;
+        const long cost = (long)n * length_weight(r);
+        if (s == 1 && (best == 0 || cost < best_cost)) {
             best = n;
             best_cost = cost;
         }
