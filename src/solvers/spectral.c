@@ -750,33 +750,41 @@ static inline void mode_multiply(float *w, const float *u, const float *v, const
     w[1] = ab[0] * (u[1] - v[1]) + ab[1] * (u[0] - v[0]);
 }
 
+/* Eight floats (four modes), and their bits, for multiply_rows. */
+typedef float v8sf __attribute__((vector_size(32)));
+typedef int32_t v8si __attribute__((vector_size(32)));
+
 /* Modes j0 .. j1 - 1 of a column: w[j] from u[j], v[ny - j] (the partner
  * column's row -j) and the coefficients of row j (up) or ny - j (!up), which
- * are the same. Two modes at a time with SSE2, which does in each lane the
- * IEEE operations of mode_multiply (x + (-y) is x - y and x - (-y) is x + y:
- * u + conj(v) and u - conj(v) hold S.r, D.i and D.r, S.i), so the bits are the
- * same with or without it; GCC 12 does not vectorise the reversed rows. */
-static void multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, const float *ab, int ny,
-                          int j0, int j1, int up)
+ * are the same. Four modes at a time in GCC's vectors, built for AVX-512,
+ * AVX2 and the baseline (SSE2: two halves), each lane doing the IEEE
+ * operations of mode_multiply (x + (-y) is x - y and x - (-y) is x + y:
+ * u + conj(v) and u - conj(v) hold S.r, D.i and D.r, S.i), so the bits are
+ * the same on every CPU; GCC 12 does not vectorise the reversed rows
+ * itself. */
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) static void
+multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, const float *ab, int ny, int j0,
+              int j1, int up)
 {
+    const v8si neg = { INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0 };   /* the real parts' signs */
+    const v8si im = { 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN };    /* the imaginary parts' */
     int j = j0;
-#ifdef __SSE2__
-    const __m128 neg = _mm_set_ps(0.0f, -0.0f, 0.0f, -0.0f), im = _mm_set_ps(-0.0f, 0.0f, -0.0f, 0.0f);   /* sign bits */
-    for (; j + 2 <= j1; j += 2) {
-        const __m128 uu = _mm_loadu_ps(u[j]), v2 = _mm_loadu_ps(v[ny - j - 1]);
-        const __m128 vv = _mm_shuffle_ps(v2, v2, _MM_SHUFFLE(1, 0, 3, 2));   /* rows -j, -j-1 */
-        const __m128 c = _mm_loadu_ps(ab + 2 * (up ? j : ny - j - 1));
-        const __m128 A = up ? _mm_shuffle_ps(c, c, _MM_SHUFFLE(2, 2, 0, 0))
-                            : _mm_shuffle_ps(c, c, _MM_SHUFFLE(0, 0, 2, 2));
-        const __m128 B = up ? _mm_shuffle_ps(c, c, _MM_SHUFFLE(3, 3, 1, 1))
-                            : _mm_shuffle_ps(c, c, _MM_SHUFFLE(1, 1, 3, 3));
-        const __m128 vc = _mm_xor_ps(vv, im);                                      /* conj(v) */
-        const __m128 t1 = _mm_add_ps(uu, vc);                                      /* S.r, D.i */
-        const __m128 e = _mm_sub_ps(uu, vc);                                       /* D.r, S.i */
-        const __m128 t2 = _mm_shuffle_ps(e, e, _MM_SHUFFLE(2, 3, 0, 1));         /* S.i, D.r */
-        _mm_storeu_ps(w[j], _mm_add_ps(_mm_mul_ps(A, t1), _mm_xor_ps(_mm_mul_ps(B, t2), neg)));
+    for (; j + 4 <= j1; j += 4) {
+        v8sf uu, v4, c;
+        memcpy(&uu, u[j], sizeof uu);
+        memcpy(&v4, v[ny - j - 3], sizeof v4);
+        memcpy(&c, ab + 2 * (up ? j : ny - j - 3), sizeof c);
+        const v8sf vv = __builtin_shufflevector(v4, v4, 6, 7, 4, 5, 2, 3, 0, 1);   /* rows -j .. -j-3 */
+        const v8sf A = up ? __builtin_shufflevector(c, c, 0, 0, 2, 2, 4, 4, 6, 6)
+                          : __builtin_shufflevector(c, c, 6, 6, 4, 4, 2, 2, 0, 0);
+        const v8sf B = up ? __builtin_shufflevector(c, c, 1, 1, 3, 3, 5, 5, 7, 7)
+                          : __builtin_shufflevector(c, c, 7, 7, 5, 5, 3, 3, 1, 1);
+        const v8sf vc = (v8sf)((v8si)vv ^ im);                                       /* conj(v) */
+        const v8sf t1 = uu + vc, e = uu - vc;                                        /* S.r, D.i; D.r, S.i */
+        const v8sf t2 = __builtin_shufflevector(e, e, 1, 0, 3, 2, 5, 4, 7, 6);       /* S.i, D.r */
+        const v8sf out = A * t1 + (v8sf)((v8si)(B * t2) ^ neg);
+        memcpy(w[j], &out, sizeof out);
     }
-#endif
     for (; j < j1; j++)
         mode_multiply(w[j], u[j], v[ny - j], ab + 2 * (up ? j : ny - j));
 }
