@@ -255,4 +255,8 @@ int solver_wave_min_steps(double cmax, double fps, double dx);
  * omega^2 = (g k + (sigma / rho) k^3) tanh(k d), tanh -> 1 without a depth. */
 double solver_water_omega(const struct solver_config *c, double k);
 
+/* spectral.c: the FFT domain (*nx x *ny cells, pads included) of the
+ * spectral solver for the scene's grid, edges and absorb_width. */
+void solver_spectral_domain(const struct scene *sc, int *nx, int *ny);
+
 #endif

@@ -93,13 +93,18 @@
  *     Hermitian, so the other half is never made;
  *  3. row groups: columns 0 .. nx/2 of each row loaded from Z, back to real
  *     heights by the complex-to-real plan (half the work of a complex one),
- *     written straight to f->prev, `last` and the absorb pads.
+ *     written straight to f->prev, `last` and the absorb pads, each grid
+ *     cell compared with the blow-up screen's limit as it is written
+ *     (struct solver_screen), so that sim.c's check of the frame need not
+ *     read the grid again.
  * Fixed and clamp pad rows are only mirrors of grid rows and are not
- * transformed by the row passes (mirror_rows). The buffers' line strides
+ * transformed by the row passes (mirror_rows), whose groups wholly inside
+ * such a pad are skipped. The buffers' line strides
  * avoid multiples of 4 KiB (line_stride), and rows are packed four cells
  * at a time (pack_grid_row). */
 #include "fftwisdom.h"
 #include "solver.h"
+#include "tblock.h"
 #include "team.h"
 
 #include <math.h>
@@ -158,6 +163,7 @@ struct spectral {
     int par;                  /* run the passes on several threads (large domains only) */
     double mean_sign;         /* 1: the mean takes what sources add; -1 (time.loop): it stays */
     int nitems;               /* column pass work items: the self-paired columns, then pairs of blocks */
+    int g0, g1;               /* the row passes' groups: those holding a row_kept row */
 };
 
 /* The stride, in complex values, of buffer lines of n values: a multiple of
@@ -170,13 +176,30 @@ static size_t line_stride(size_t n)
     return s % 512 == 0 ? s + 8 : s;
 }
 
+/* The weight of an FFT length whose odd part is r (no prime factor above
+ * 7), by the time FFTW's estimated plans take per point at such lengths
+ * (docs/solvers.md, "Edges"): 20 for r = 1, 3, 5 (2^a, 3 2^a, 5 2^a),
+ * 22 for 25, 25 for the slowest, odd parts of five or more prime factors
+ * or with 7^2 or 5^3 in them (243, 405, 441, 875, ...: 784, 810, 1000,
+ * 1323), 23 for the others (7, 9, 15, 35, 75, 135, ...). */
+static int length_weight(int r)
+{
+    if (r == 1 || r == 3 || r == 5)
+        return 20;
+    if (r == 25)
+        return 22;
+    int factors = 0;
+    for (int p = 3, s = r; p <= 7; p += 2)
+        for (; s % p == 0; s /= p)
+            factors++;
+    return factors >= 5 || r % 49 == 0 || r % 125 == 0 ? 25 : 23;
+}
+
 /* The padded length of an axis of at least m cells: of the lengths n >= m
- * with no prime factor above 7, the one of least n w(n), where w is 20 when
- * n is 2^a, 3 2^a or 5 2^a and 23 otherwise: FFTW's estimated plans take
- * about half the time per point for those lengths than for the others
- * (odd parts 7, 9, 15, 25, 35, ...), but more cells cost memory traffic
- * too, which bounds large domains. A fixed rule, never a timing, so that
- * the domain and the bits are the same on every run. */
+ * with no prime factor above 7, the one of least n length_weight(n): the
+ * transforms' time per point against the memory traffic of more cells,
+ * which bounds large domains. A fixed rule, never a timing, so that the
+ * domain and the bits are the same on every run. */
 static int good_size(int m)
 {
     int best = 0;
@@ -185,12 +208,12 @@ static int good_size(int m)
         int r = n;
         while (r % 2 == 0)
             r /= 2;
-        const int fast = r == 1 || r == 3 || r == 5;
+        int s = r;
         for (int p = 3; p <= 7; p += 2)
-            while (r % p == 0)
-                r /= p;
-        const long cost = (long)n * (fast ? 20 : 23);
-        if (r == 1 && (best == 0 || cost < best_cost)) {
+            while (s % p == 0)
+                s /= p;
+        const long cost = (long)n * length_weight(r);
+        if (s == 1 && (best == 0 || cost < best_cost)) {
             best = n;
             best_cost = cost;
         }
@@ -219,6 +242,14 @@ static void scene_axes(const struct scene *sc, struct axis *ax, struct axis *ay)
     int pad = sc->absorb_width > PAD_MIN ? sc->absorb_width : PAD_MIN;
     axis_init(ax, sc->grid.width, sc->boundary[EDGE_LEFT], sc->boundary[EDGE_RIGHT], pad);
     axis_init(ay, sc->grid.height, sc->boundary[EDGE_TOP], sc->boundary[EDGE_BOTTOM], pad);
+}
+
+void solver_spectral_domain(const struct scene *sc, int *nx, int *ny)
+{
+    struct axis ax, ay;
+    scene_axes(sc, &ax, &ay);
+    *nx = ax.n;
+    *ny = ay.n;
 }
 
 /* What spectral_init allocates (solver_ops.bytes). */
@@ -357,6 +388,10 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     const size_t rows = ROWS * sp->nxp, cols = COLS * sp->nyp;
     sp->buflen = 2 * (rows > cols ? rows : cols);
     sp->nitems = 1 + ((nx - 1) / 2 + COLB - 1) / COLB;
+    /* Fixed and clamp pad rows are not transformed (row_kept): the groups
+     * wholly inside such a pad are skipped, not moved in or out of Z. */
+    sp->g0 = (sp->ay.e_lo == EDGE_ABSORB ? 0 : sp->ay.lo) / ROWS;
+    sp->g1 = (sp->ay.e_hi == EDGE_ABSORB ? ny - 1 : sp->ay.lo + sp->ay.m - 1) / ROWS + 1;
     sp->H = calloc(n, sizeof *sp->H);
     sp->P = calloc(n, sizeof *sp->P);
     sp->last = malloc((size_t)f->w * (size_t)f->h * sizeof *sp->last);
@@ -475,6 +510,54 @@ static float mirror(enum edge_kind e, int j, int m, int *src)
     return e == EDGE_CLAMP ? 1.0f : k < 0 ? 0.0f : -1.0f;
 }
 
+/* Pad cell j beyond edge `side` (0: low, 1: high) of a line along axis a
+ * whose grid cells start at `in`: sign * (grid cell src, from that edge). */
+static void mirror_cell(fftwf_complex *line, const fftwf_complex *in, const struct axis *a, int side, int j)
+{
+    int src;
+    const float sign = mirror(side ? a->e_hi : a->e_lo, j, a->m, &src);
+    float *d = line[side ? a->lo + a->m + j : a->lo - 1 - j];
+    const float *g = in[side ? a->m - 1 - src : src];
+    d[0] = sign * g[0];
+    d[1] = sign * g[1];
+}
+
+/* The fixed and clamp pads of one line of the domain along axis a (a row:
+ * the x axis; a column: the y axis), whose grid cells start at line + a->lo
+ * (mirror_cell). Pad cells off .. j1 - 1 take grid cells j - off, all inside
+ * the grid, with one sign: there two at a time with SSE2, which does the
+ * scalar multiplication by that sign in each lane. */
+static void mirror_pads(fftwf_complex *line, const struct axis *a)
+{
+    const fftwf_complex *in = line + a->lo;
+    const int m = a->m;
+    for (int side = 0; side < 2; side++) {
+        const enum edge_kind e = side ? a->e_hi : a->e_lo;
+        const int len = side ? a->hi : a->lo;
+        if (e == EDGE_ABSORB)
+            continue;
+        int j = 0;
+#ifdef __SSE2__
+        const int off = e == EDGE_FIXED, j1 = m + off < len ? m + off : len;   /* src = j - off */
+        for (; j < off && j < len; j++)
+            mirror_cell(line, in, a, side, j);
+        const __m128 sg = _mm_set1_ps(e == EDGE_CLAMP ? 1.0f : -1.0f);
+        if (side)
+            for (; j + 2 <= j1; j += 2) {   /* pad cells j, j + 1 from grid cells m - 1 - k, m - 2 - k */
+                const __m128 v = _mm_loadu_ps(in[m - 2 - (j - off)]);
+                _mm_storeu_ps(line[a->lo + m + j], _mm_mul_ps(sg, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2))));
+            }
+        else
+            for (; j + 2 <= j1; j += 2) {   /* pad cells j + 1, j (downwards) from grid cells k + 1, k */
+                const __m128 v = _mm_loadu_ps(in[j - off]);
+                _mm_storeu_ps(line[a->lo - 2 - j], _mm_mul_ps(sg, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2))));
+            }
+#endif
+        for (; j < len; j++)
+            mirror_cell(line, in, a, side, j);
+    }
+}
+
 /* The weight of each of an axis's m grid cells in a sum over the domain's
  * line: 1, plus the sign of every fixed or clamp pad cell that mirrors it
  * (absorb pads hold their own values). The sum of D over the whole domain is
@@ -507,24 +590,18 @@ static int row_kept(const struct spectral *sp, int y)
     return (gy >= 0 && gy < ay->m) || (gy < 0 ? ay->e_lo : ay->e_hi) == EDGE_ABSORB;
 }
 
-/* One grid row of the packed plane: in[x] = (cur + last) / 2 + i prev, and
- * returns sum_x wx (cur - last) (D's weighted sum) in double. Four cells at
- * a time with SSE2, which does in each lane the IEEE operations of the scalar
- * tail; the lanes' partial sums (cells x mod 4) are added in a fixed order,
- * so the bits do not depend on the thread. */
-static double pack_grid_row(fftwf_complex *in, const float *cur, const float *last, const float *prev,
-                            const float *wx, int m)
+/* sum_x wx (cur - last) over a grid row (D's weighted sum) in double. Four
+ * cells at a time with SSE2, which does in each lane the IEEE operations of
+ * the scalar tail; the lanes' partial sums (cells x mod 4) are added in a
+ * fixed order, so the bits do not depend on the thread. */
+static double row_dsum(const float *cur, const float *last, const float *wx, int m)
 {
     int x = 0;
     double ds = 0;
 #ifdef __SSE2__
-    const __m128 half = _mm_set1_ps(0.5f);
     __m128d s01 = _mm_setzero_pd(), s23 = _mm_setzero_pd();
     for (; x + 4 <= m; x += 4) {
-        const __m128 c = _mm_loadu_ps(cur + x), l = _mm_loadu_ps(last + x), p = _mm_loadu_ps(prev + x);
-        const __m128 h = _mm_mul_ps(half, _mm_add_ps(c, l)), d = _mm_sub_ps(c, l), w = _mm_loadu_ps(wx + x);
-        _mm_storeu_ps(in[x], _mm_unpacklo_ps(h, p));
-        _mm_storeu_ps(in[x + 2], _mm_unpackhi_ps(h, p));
+        const __m128 d = _mm_sub_ps(_mm_loadu_ps(cur + x), _mm_loadu_ps(last + x)), w = _mm_loadu_ps(wx + x);
         s01 = _mm_add_pd(s01, _mm_mul_pd(_mm_cvtps_pd(w), _mm_cvtps_pd(d)));
         s23 = _mm_add_pd(s23, _mm_mul_pd(_mm_cvtps_pd(_mm_movehl_ps(w, w)), _mm_cvtps_pd(_mm_movehl_ps(d, d))));
     }
@@ -533,12 +610,39 @@ static double pack_grid_row(fftwf_complex *in, const float *cur, const float *la
     _mm_storeu_pd(l4 + 2, s23);
     ds = (l4[0] + l4[1]) + (l4[2] + l4[3]);
 #endif
+    for (; x < m; x++)
+        ds += (double)wx[x] * (double)(cur[x] - last[x]);
+    return ds;
+}
+
+/* One grid row of the packed plane: in[x] = (cur + last) / 2 + i prev, and
+ * returns sum_x wx (cur - last) (row_dsum). Most steps change no cell of
+ * most rows (D = cur - last is 0 or -0 everywhere), and then that sum is
+ * +0 (from +0, adding products that are 0 or -0 stays +0): it is taken
+ * only for a row with a D that is not zero (NaN included). Four cells at a
+ * time with SSE2, the scalar tail's IEEE operations in each lane. */
+static double pack_grid_row(fftwf_complex *in, const float *cur, const float *last, const float *prev,
+                            const float *wx, int m)
+{
+    int x = 0, moved = 0;
+#ifdef __SSE2__
+    const __m128 half = _mm_set1_ps(0.5f), zero = _mm_setzero_ps();
+    __m128 nz = zero;
+    for (; x + 4 <= m; x += 4) {
+        const __m128 c = _mm_loadu_ps(cur + x), l = _mm_loadu_ps(last + x), p = _mm_loadu_ps(prev + x);
+        const __m128 h = _mm_mul_ps(half, _mm_add_ps(c, l));
+        nz = _mm_or_ps(nz, _mm_cmpneq_ps(_mm_sub_ps(c, l), zero));
+        _mm_storeu_ps(in[x], _mm_unpacklo_ps(h, p));
+        _mm_storeu_ps(in[x + 2], _mm_unpackhi_ps(h, p));
+    }
+    moved = _mm_movemask_ps(nz);
+#endif
     for (; x < m; x++) {
         in[x][0] = 0.5f * (cur[x] + last[x]);
         in[x][1] = prev[x];
-        ds += (double)wx[x] * (double)(cur[x] - last[x]);
+        moved |= cur[x] - last[x] != 0.0f;
     }
-    return ds;
+    return moved ? row_dsum(cur, last, wx, m) : 0.0;
 }
 
 /* Cells x0 .. x0 + n - 1 of an absorb pad's row, H + i P, into z. */
@@ -573,27 +677,48 @@ static void pack_row(const struct spectral *sp, const struct field *f, int y, ff
     const float *last = sp->last + (size_t)gy * ax->m;
     fftwf_complex *in = z + ax->lo;
     sp->dsum[gy] = pack_grid_row(in, cur, last, prev, sp->wx, ax->m);
-    for (int side = 0; side < 2; side++) {
-        const enum edge_kind e = side ? ax->e_hi : ax->e_lo;
-        const int len = side ? ax->hi : ax->lo;
-        if (e == EDGE_ABSORB) {
-            pad_cells(z, sp->H + row, sp->P + row, side ? ax->lo + ax->m : 0, len);
-            continue;
-        }
-        for (int j = 0, src; j < len; j++) {
-            const int d = side ? ax->lo + ax->m + j : ax->lo - 1 - j;
-            const float sign = mirror(e, j, ax->m, &src);
-            const int s = side ? ax->m - 1 - src : src;
-            z[d][0] = sign * in[s][0];
-            z[d][1] = sign * in[s][1];
-        }
+    for (int side = 0; side < 2; side++)
+        if ((side ? ax->e_hi : ax->e_lo) == EDGE_ABSORB)
+            pad_cells(z, sp->H + row, sp->P + row, side ? ax->lo + ax->m : 0, side ? ax->hi : ax->lo);
+    mirror_pads(z, ax);
+}
+
+/* Copies m heights from `in` to out and to last and returns their largest
+ * magnitude for the screen (tblock_mag_max: NaN and infinity above every
+ * finite value). Four cells at a time with SSE2: the magnitudes' bit
+ * patterns compared as signed integers, as tblock_mag_max does. */
+static int32_t copy_screen(float *restrict out, float *restrict last, const float *restrict in, int m)
+{
+    int x = 0;
+    int32_t mag = 0;
+#ifdef __SSE2__
+    const __m128i abs = _mm_set1_epi32(INT32_MAX);
+    __m128i mx = _mm_setzero_si128();
+    for (; x + 4 <= m; x += 4) {
+        const __m128 v = _mm_loadu_ps(in + x);
+        _mm_storeu_ps(out + x, v);
+        _mm_storeu_ps(last + x, v);
+        const __m128i b = _mm_and_si128(_mm_castps_si128(v), abs), gt = _mm_cmpgt_epi32(b, mx);
+        mx = _mm_or_si128(_mm_and_si128(gt, b), _mm_andnot_si128(gt, mx));
     }
+    int32_t lane[4];
+    _mm_storeu_si128((__m128i *)lane, mx);
+    for (int k = 0; k < 4; k++)
+        mag = lane[k] > mag ? lane[k] : mag;
+#endif
+    for (; x < m; x++) {
+        out[x] = last[x] = in[x];
+        mag = tblock_mag_max(mag, in[x]);
+    }
+    return mag;
 }
 
 /* Stores the new heights of row y (z, nx values): grid cells to out (f->prev,
  * about to become f->cur) and last, absorb pad cells to H times the sponge
- * (x pads: by depth into the x pad; y pad rows: by depth into the y pad). */
-static void unpack_row(const struct spectral *sp, const struct field *f, int y, const float *restrict z, float *H)
+ * (x pads: by depth into the x pad; y pad rows: by depth into the y pad).
+ * Returns the screen's largest magnitude of the row's grid cells
+ * (tblock_mag_max; 0 for pad rows). */
+static int32_t unpack_row(const struct spectral *sp, const struct field *f, int y, const float *restrict z, float *H)
 {
     const struct axis *ax = &sp->ax, *ay = &sp->ay;
     const int nx = ax->n, maxpad = ax->hi > ay->hi ? ax->hi : ay->hi, gy = y - ay->lo;
@@ -603,11 +728,10 @@ static void unpack_row(const struct spectral *sp, const struct field *f, int y, 
         const float fac = pad_sponge(sp, side ? gy - ay->m : -1 - gy, side ? ay->hi : ay->lo, maxpad);
         for (int x = 0; x < nx; x++)
             h[x] = z[x] * fac;
-        return;
+        return 0;
     }
-    float *out = f->prev + gy * f->stride, *last = sp->last + (size_t)gy * ax->m;
-    memcpy(out, z + ax->lo, (size_t)ax->m * sizeof *out);
-    memcpy(last, z + ax->lo, (size_t)ax->m * sizeof *last);
+    float *restrict out = f->prev + gy * f->stride, *restrict last = sp->last + (size_t)gy * ax->m;
+    const int32_t mag = copy_screen(out, last, z + ax->lo, ax->m);
     const float *restrict xfac = sp->xfac;
     if (ax->e_lo == EDGE_ABSORB)
         for (int x = 0; x < ax->lo; x++)
@@ -615,6 +739,7 @@ static void unpack_row(const struct spectral *sp, const struct field *f, int y, 
     if (ax->e_hi == EDGE_ABSORB)
         for (int x = ax->lo + ax->m; x < nx; x++)
             h[x] = z[x] * xfac[x];
+    return mag;
 }
 
 /* One mode of the new spectrum, A (z + zm) + i B (z - zm) (column_pass),
@@ -625,33 +750,41 @@ static inline void mode_multiply(float *w, const float *u, const float *v, const
     w[1] = ab[0] * (u[1] - v[1]) + ab[1] * (u[0] - v[0]);
 }
 
+/* Eight floats (four modes), and their bits, for multiply_rows. */
+typedef float v8sf __attribute__((vector_size(32)));
+typedef int32_t v8si __attribute__((vector_size(32)));
+
 /* Modes j0 .. j1 - 1 of a column: w[j] from u[j], v[ny - j] (the partner
  * column's row -j) and the coefficients of row j (up) or ny - j (!up), which
- * are the same. Two modes at a time with SSE2, which does in each lane the
- * IEEE operations of mode_multiply (x + (-y) is x - y), so the bits are the
- * same with or without it; GCC 12 does not vectorise the reversed rows. */
-static void multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, const float *ab, int ny,
-                          int j0, int j1, int up)
+ * are the same. Four modes at a time in GCC's vectors, built for AVX-512,
+ * AVX2 and the baseline (SSE2: two halves), each lane doing the IEEE
+ * operations of mode_multiply (x + (-y) is x - y and x - (-y) is x + y:
+ * u + conj(v) and u - conj(v) hold S.r, D.i and D.r, S.i), so the bits are
+ * the same on every CPU; GCC 12 does not vectorise the reversed rows
+ * itself. */
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) static void
+multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, const float *ab, int ny, int j0,
+              int j1, int up)
 {
+    const v8si neg = { INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0 };   /* the real parts' signs */
+    const v8si im = { 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN };    /* the imaginary parts' */
     int j = j0;
-#ifdef __SSE2__
-    const __m128 re = _mm_castsi128_ps(_mm_set_epi32(0, -1, 0, -1));   /* the real lanes */
-    const __m128 neg = _mm_and_ps(re, _mm_set1_ps(-0.0f));
-    for (; j + 2 <= j1; j += 2) {
-        const __m128 uu = _mm_loadu_ps(u[j]), v2 = _mm_loadu_ps(v[ny - j - 1]);
-        const __m128 vv = _mm_shuffle_ps(v2, v2, _MM_SHUFFLE(1, 0, 3, 2));   /* rows -j, -j-1 */
-        const __m128 c = _mm_loadu_ps(ab + 2 * (up ? j : ny - j - 1));
-        const __m128 A = up ? _mm_shuffle_ps(c, c, _MM_SHUFFLE(2, 2, 0, 0))
-                            : _mm_shuffle_ps(c, c, _MM_SHUFFLE(0, 0, 2, 2));
-        const __m128 B = up ? _mm_shuffle_ps(c, c, _MM_SHUFFLE(3, 3, 1, 1))
-                            : _mm_shuffle_ps(c, c, _MM_SHUFFLE(1, 1, 3, 3));
-        const __m128 S = _mm_add_ps(uu, vv), D = _mm_sub_ps(uu, vv);
-        const __m128 t1 = _mm_or_ps(_mm_and_ps(re, S), _mm_andnot_ps(re, D));   /* S.r, D.i */
-        const __m128 e = _mm_or_ps(_mm_and_ps(re, D), _mm_andnot_ps(re, S));    /* D.r, S.i */
-        const __m128 t2 = _mm_shuffle_ps(e, e, _MM_SHUFFLE(2, 3, 0, 1));         /* S.i, D.r */
-        _mm_storeu_ps(w[j], _mm_add_ps(_mm_mul_ps(A, t1), _mm_xor_ps(_mm_mul_ps(B, t2), neg)));
+    for (; j + 4 <= j1; j += 4) {
+        v8sf uu, v4, c;
+        memcpy(&uu, u[j], sizeof uu);
+        memcpy(&v4, v[ny - j - 3], sizeof v4);
+        memcpy(&c, ab + 2 * (up ? j : ny - j - 3), sizeof c);
+        const v8sf vv = __builtin_shufflevector(v4, v4, 6, 7, 4, 5, 2, 3, 0, 1);   /* rows -j .. -j-3 */
+        const v8sf A = up ? __builtin_shufflevector(c, c, 0, 0, 2, 2, 4, 4, 6, 6)
+                          : __builtin_shufflevector(c, c, 6, 6, 4, 4, 2, 2, 0, 0);
+        const v8sf B = up ? __builtin_shufflevector(c, c, 1, 1, 3, 3, 5, 5, 7, 7)
+                          : __builtin_shufflevector(c, c, 7, 7, 5, 5, 3, 3, 1, 1);
+        const v8sf vc = (v8sf)((v8si)vv ^ im);                                       /* conj(v) */
+        const v8sf t1 = uu + vc, e = uu - vc;                                        /* S.r, D.i; D.r, S.i */
+        const v8sf t2 = __builtin_shufflevector(e, e, 1, 0, 3, 2, 5, 4, 7, 6);       /* S.i, D.r */
+        const v8sf out = A * t1 + (v8sf)((v8si)(B * t2) ^ neg);
+        memcpy(w[j], &out, sizeof out);
     }
-#endif
     for (; j < j1; j++)
         mode_multiply(w[j], u[j], v[ny - j], ab + 2 * (up ? j : ny - j));
 }
@@ -662,20 +795,8 @@ static void multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_
  * pass skips them. */
 static void mirror_rows(const struct spectral *sp, fftwf_complex *const *l, int c)
 {
-    const struct axis *ay = &sp->ay;
-    for (int side = 0; side < 2; side++) {
-        const enum edge_kind e = side ? ay->e_hi : ay->e_lo;
-        const int len = side ? ay->hi : ay->lo;
-        for (int j = 0, src; j < len && e != EDGE_ABSORB; j++) {
-            const float sign = mirror(e, j, ay->m, &src);
-            const int y = side ? ay->lo + ay->m + j : ay->lo - 1 - j;
-            const int ys = ay->lo + (side ? ay->m - 1 - src : src);
-            for (int s = 0; s < c; s++) {
-                l[s][y][0] = sign * l[s][ys][0];
-                l[s][y][1] = sign * l[s][ys][1];
-            }
-        }
-    }
+    for (int s = 0; s < c; s++)
+        mirror_pads(l[s], &sp->ay);
 }
 
 /* Column pass item t: its columns (stored together in Z) transformed
@@ -731,11 +852,30 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
 
 /* Copies columns 0 .. n - 1 of the nr rows in `rows` (nxp apart) to rows
  * y0 .. y0 + nr - 1 of Z's columns (nyp apart), to_z, or back: each column's
- * part is nr values (two cache lines for ROWS). */
+ * part is nr values (two cache lines for ROWS). With SSE2, 2 x 2 blocks
+ * (two columns of two rows) moved as two 16-byte loads and stores. */
 static void group_copy(fftwf_complex *Z, size_t nyp, int y0, fftwf_complex *rows, size_t nxp, int n, int nr,
                        int to_z)
 {
-    for (int x = 0; x < n; x++) {
+    int x = 0;
+#ifdef __SSE2__
+    for (; nr % 2 == 0 && x + 2 <= n; x += 2) {
+        float *z0 = Z[(size_t)x * nyp + y0], *z1 = Z[(size_t)(x + 1) * nyp + y0];
+        for (int r = 0; r < nr; r += 2) {
+            float *a = rows[r * nxp + x], *b = rows[(r + 1) * nxp + x];
+            if (to_z) {
+                const __m128 va = _mm_loadu_ps(a), vb = _mm_loadu_ps(b);
+                _mm_storeu_ps(z0 + 2 * r, _mm_movelh_ps(va, vb));
+                _mm_storeu_ps(z1 + 2 * r, _mm_movehl_ps(vb, va));
+            } else {
+                const __m128 c0 = _mm_loadu_ps(z0 + 2 * r), c1 = _mm_loadu_ps(z1 + 2 * r);
+                _mm_storeu_ps(a, _mm_movelh_ps(c0, c1));
+                _mm_storeu_ps(b, _mm_movehl_ps(c1, c0));
+            }
+        }
+    }
+#endif
+    for (; x < n; x++) {
         fftwf_complex *z = Z + (size_t)x * nyp + y0;
         for (int r = 0; r < nr; r++)
             memcpy(to_z ? z[r] : rows[r * nxp + x], to_z ? rows[r * nxp + x] : z[r], sizeof *z);
@@ -749,6 +889,8 @@ struct step_job {
     struct field *f;
     float *Hnew;
     atomic_int next[3];
+    float limit;          /* the blow-up screen's limit (struct solver_screen), 0: none */
+    atomic_int beyond;    /* a grid cell of the new plane beyond it */
 };
 
 /* Pass p's next work item on this thread, or -1 when there is none left. */
@@ -764,12 +906,12 @@ static void step_passes(void *arg, int t, int nt)
     struct step_job *j = arg;
     struct spectral *sp = j->sp;
     struct field *f = j->f;
-    const int nx = sp->ax.n, ny = sp->ay.n, groups = (ny + ROWS - 1) / ROWS;
+    const int nx = sp->ax.n, ny = sp->ay.n, groups = sp->g1 - sp->g0;
     const size_t nxp = sp->nxp;
     fftwf_complex *b0 = sp->buf + (size_t)t * sp->buflen;
     fftwf_complex *b1 = b0 + sp->buflen / 2;
     for (int g; (g = claim(j, 0, groups)) >= 0;) {
-        const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
+        const int y0 = (sp->g0 + g) * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
         for (int r = 0; r < nr; r++)
             if (row_kept(sp, y0 + r)) {
                 pack_row(sp, f, y0 + r, b0);
@@ -781,15 +923,19 @@ static void step_passes(void *arg, int t, int nt)
     for (int i; (i = claim(j, 1, sp->nitems)) >= 0;)
         column_pass(sp, i, b0, b1);
     team_barrier(nt);
+    int32_t mag = 0;
     for (int g; (g = claim(j, 2, groups)) >= 0;) {
-        const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
+        const int y0 = (sp->g0 + g) * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
         group_copy(sp->Z, sp->nyp, y0, b1, nxp, nx / 2 + 1, nr, 0);
         for (int r = 0; r < nr; r++)
             if (row_kept(sp, y0 + r)) {
                 fftwf_execute_dft_c2r(sp->ix, b1 + r * nxp, (float *)b0);
-                unpack_row(sp, f, y0 + r, (const float *)b0, j->Hnew);
+                int32_t m = unpack_row(sp, f, y0 + r, (const float *)b0, j->Hnew);
+                mag = m > mag ? m : mag;
             }
     }
+    if (j->limit > 0 && tblock_beyond(mag, j->limit))
+        atomic_store_explicit(&j->beyond, 1, memory_order_relaxed);
 }
 
 /* One step in three passes over the domain: row groups (pack, forward
@@ -804,12 +950,17 @@ static void step_passes(void *arg, int t, int nt)
 static void spectral_step(void *priv, struct field *f, struct solver_screen *screen)
 {
     struct spectral *sp = priv;
-    (void)screen;   /* no screen: sim.c checks the grid */
-    struct step_job j = { .sp = sp, .f = f, .Hnew = sp->P };   /* h_{n-1}'s storage takes h_{n+1} */
+    struct step_job j = { .sp = sp, .f = f, .Hnew = sp->P, .limit = screen ? screen->limit : 0.0f };
+    /* (h_{n-1}'s storage takes h_{n+1}) */
     for (int p = 0; p < 3; p++)
         atomic_init(&j.next[p], 0);
+    atomic_init(&j.beyond, 0);
     int nt = team_threads();
     team_run(sp->par ? (nt < sp->nthreads ? nt : sp->nthreads) : 1, step_passes, &j);
+    /* The screen: every grid cell of the new plane was compared as it was
+     * written (unpack_row), so sim.c's check need not read the grid. */
+    if (screen && screen->limit > 0)
+        screen->within = !atomic_load_explicit(&j.beyond, memory_order_relaxed);
     sp->P = sp->H;
     sp->H = j.Hnew;
     field_swap(f);

@@ -8,8 +8,10 @@
  * the same solver on one thread (the kernels' own speed, apart from the
  * threads' scaling, which suffers most when other programs share the cores),
  * and, when this build has the spectral solver and fftw3f was found, one
- * spectral step at 1024^2, with estimated and with measured FFT plans
- * (RIPPLERENDER_FFT), against an FFTW_MEASURE complex 2-D round trip.
+ * spectral step of a 1024^2 grid with wrap and with fixed edges, with
+ * estimated and with measured FFT plans (RIPPLERENDER_FFT), against
+ * FFTW_MEASURE complex 2-D round trips of the grid's and of the fixed
+ * domain's size (spectral_row).
  * Every figure is the best of several tries (the machine is shared): in the
  * solver table, ROUNDS turns of each row taken in rotation with the other
  * rows of its grid size and with the yardsticks (solver_table); for the
@@ -31,6 +33,7 @@
 #include "bench_ref.h"
 #include "scene.h"
 #include "sim.h"
+#include "solver.h"
 #include "tblock.h"
 
 #ifdef HAVE_FFTW3F
@@ -49,11 +52,13 @@ struct sim_run {
     struct sim *sim;
 };
 
-/* Loads the bench scene with the grid, solver and steps per frame set.
+/* Loads the bench scene with the grid, solver and steps per frame set, and
+ * `extra` (a --set assignment, or NULL).
  * Returns 0, or -1 after printing why (1: the solver is not in this build). */
-static int run_open(struct sim_run *r, const char *scene_path, const char *solver, int n, int spf, int frames)
+static int run_open_with(struct sim_run *r, const char *scene_path, const char *solver, int n, int spf, int frames,
+                         const char *extra)
 {
-    char sets[6][64];
+    char sets[7][64];
     snprintf(sets[0], sizeof sets[0], "grid.width=%d", n);
     snprintf(sets[1], sizeof sets[1], "grid.height=%d", n);
     snprintf(sets[2], sizeof sets[2], "solver.type=%s", solver);
@@ -62,8 +67,13 @@ static int run_open(struct sim_run *r, const char *scene_path, const char *solve
     /* wave is in physical units: 1 cm cells keep its Courant number (0.67
      * at one step per frame) stable at every steps_per_frame timed here. */
     snprintf(sets[5], sizeof sets[5], "grid.cell_size=0.01");
-    const char *argv[6] = { sets[0], sets[1], sets[2], sets[3], sets[4], sets[5] };
+    snprintf(sets[6], sizeof sets[6], "%s", extra ? extra : "");
+    const char *argv[7] = { sets[0], sets[1], sets[2], sets[3], sets[4], sets[5], sets[6] };
     int argc = strcmp(solver, "wave") == 0 ? 6 : 5;
+    if (extra) {
+        argv[argc] = sets[6];
+        argc++;
+    }
     struct rr_err e = { 0 };
     memset(r, 0, sizeof *r);
     if (scene_load(&r->sc, scene_path, argv, argc, &e) < 0 || sim_create(&r->sim, &r->sc, &e) < 0) {
@@ -74,6 +84,11 @@ static int run_open(struct sim_run *r, const char *scene_path, const char *solve
         return -1;
     }
     return 0;
+}
+
+static int run_open(struct sim_run *r, const char *scene_path, const char *solver, int n, int spf, int frames)
+{
+    return run_open_with(r, scene_path, solver, n, spf, frames, NULL);
 }
 
 static void run_close(struct sim_run *r)
@@ -381,75 +396,150 @@ static double spectral_block(struct sim_run *r, int steps)
     return (bench_now() - t0) / steps;
 }
 
-/* One spectral step at 1024^2, with estimated plans (the default) and with
+#ifdef HAVE_FFTW3F
+/* An FFTW complex 2-D forward + inverse transform of n x n, in place,
+ * planned with FFTW_MEASURE on every thread (planning is not timed). */
+struct fft_trip {
+    int n;
+    fftwf_complex *a;
+    fftwf_plan fw, bw;
+};
+
+static int fft_trip_open(struct fft_trip *t, int n)
+{
+    t->n = n;
+    t->a = fftwf_alloc_complex((size_t)n * n);
+    if (!t->a)
+        return -1;
+    t->fw = fftwf_plan_dft_2d(n, n, t->a, t->a, FFTW_FORWARD, FFTW_MEASURE);
+    t->bw = fftwf_plan_dft_2d(n, n, t->a, t->a, FFTW_BACKWARD, FFTW_MEASURE);
+    for (size_t i = 0; i < (size_t)n * n; i++)
+        t->a[i][0] = t->a[i][1] = (float)(i % 7) * 0.1f;
+    return 0;
+}
+
+/* Seconds a round trip, over a block of `trips`. */
+static double fft_trip_block(struct fft_trip *t, int trips)
+{
+    double t0 = bench_now();
+    for (int k = 0; k < trips; k++) {
+        fftwf_execute(t->fw);
+        fftwf_execute(t->bw);
+    }
+    return (bench_now() - t0) / trips;
+}
+
+static void fft_trip_close(struct fft_trip *t)
+{
+    fftwf_destroy_plan(t->fw);
+    fftwf_destroy_plan(t->bw);
+    fftwf_free(t->a);
+}
+#endif
+
+/* One spectral step of a 1024^2 grid with `wrap` edges (the FFT domain is
+ * the grid) and with `fixed` edges (the grid and its pads, a larger domain:
+ * solver_spectral_domain), each with estimated plans (the default) and with
  * measured ones (RIPPLERENDER_FFT=measure, its wisdom cached in a temporary
- * XDG_CACHE_HOME so that the user's cache is not touched), against an FFTW
- * complex 2-D forward + inverse transform of the same size planned with
- * FFTW_MEASURE (no planning is timed), in turns, as the table's rows are,
- * so that a burst of another program's work slows all alike; each the best
- * of TRIES blocks. Skipped, saying why, when either side is missing. */
+ * XDG_CACHE_HOME so that the user's cache is not touched), against FFTW
+ * complex 2-D forward + inverse transforms planned with FFTW_MEASURE of the
+ * grid's size and of the fixed domain's size (no planning is timed), all in
+ * turns, as the table's rows are, so that a burst of another program's work
+ * slows all alike; each the best of TRIES blocks. Skipped, saying why, when
+ * either side is missing. */
 static void spectral_row(const char *scene_path)
 {
+    static const char *const edges[] = { "wrap", "fixed" };
+    enum { E = sizeof edges / sizeof *edges, R = 2 * E };
     const int n = 1024, steps = 20;
-    struct sim_run r[2];
+    struct sim_run r[R];   /* edge e, plans m (0 estimated, 1 measured): r[2 e + m] */
     char cache[] = "/tmp/bench-fft-XXXXXX";
     if (!mkdtemp(cache)) {
         perror("bench: mkdtemp");
         return;
     }
     setenv("XDG_CACHE_HOME", cache, 1);
-    for (int m = 0; m < 2; m++) {
-        setenv("RIPPLERENDER_FFT", m ? "measure" : "estimate", 1);
-        int st = run_open(&r[m], scene_path, "spectral", n, 1, steps * TRIES + 2);
+    /* On one thread (OMP_NUM_THREADS=1) every side runs on this thread:
+     * timed by its CPU time, which other programs disturb far less. */
+    const int one = omp_get_max_threads() == 1;
+    bench_cpu_clock = one;
+    int opened = 0;
+    for (; opened < R; opened++) {
+        char set[64];
+        snprintf(set, sizeof set, "boundary=%s", edges[opened / 2]);
+        setenv("RIPPLERENDER_FFT", opened % 2 ? "measure" : "estimate", 1);
+        int st = run_open_with(&r[opened], scene_path, "spectral", n, 1, steps * TRIES + 2, set);
         if (st) {
             printf("spectral skipped: %s\n", st > 0 ? "this build has no spectral solver" : "the scene failed");
-            if (m)
-                run_close(&r[0]);
-            return;
+            break;
         }
     }
     unsetenv("RIPPLERENDER_FFT");
-    double best[2] = { spectral_block(&r[0], 1), spectral_block(&r[1], 1) }, fbest = 1e30;
+    int ok = opened == R;
+    double best[R];
+    int dom[E][2];
+    for (int k = 0; k < opened; k++) {
+        best[k] = spectral_block(&r[k], 1);
+        if (k % 2 == 0)
+            solver_spectral_domain(&r[k].sc, &dom[k / 2][0], &dom[k / 2][1]);
+    }
 #ifdef HAVE_FFTW3F
+    /* The yardsticks: the grid's size, and the fixed domain's (square here). */
+    struct fft_trip ft[2];
+    double fbest[2] = { 1e30, 1e30 };
+    int trips = ok ? (dom[1][0] != n ? 2 : 1) : 0;
     fftwf_plan_with_nthreads(omp_get_max_threads());
-    fftwf_complex *a = fftwf_alloc_complex((size_t)n * n);
-    fftwf_plan fw = fftwf_plan_dft_2d(n, n, a, a, FFTW_FORWARD, FFTW_MEASURE);
-    fftwf_plan bw = fftwf_plan_dft_2d(n, n, a, a, FFTW_BACKWARD, FFTW_MEASURE);
-    for (size_t i = 0; i < (size_t)n * n; i++)
-        a[i][0] = a[i][1] = (float)(i % 7) * 0.1f;
+    for (int k = 0; k < trips; k++)
+        if (fft_trip_open(&ft[k], k ? dom[1][0] : n) < 0) {
+            printf("spectral skipped: out of memory\n");
+            for (int i = 0; i < k; i++)
+                fft_trip_close(&ft[i]);
+            trips = 0;
+            ok = 0;
+        }
 #endif
-    for (int t = 0; t < TRIES; t++) {
-        for (int m = 0; m < 2; m++) {
-            double dt = spectral_block(&r[m], steps);
-            best[m] = dt < best[m] ? dt : best[m];
+    for (int t = 0; t < TRIES && ok; t++) {
+        for (int k = 0; k < R; k++) {
+            double dt = spectral_block(&r[k], steps);
+            best[k] = dt < best[k] ? dt : best[k];
         }
 #ifdef HAVE_FFTW3F
-        double t0 = bench_now();
-        for (int k = 0; k < steps; k++) {
-            fftwf_execute(fw);
-            fftwf_execute(bw);
+        for (int k = 0; k < trips; k++) {
+            double dt = fft_trip_block(&ft[k], steps);
+            fbest[k] = dt < fbest[k] ? dt : fbest[k];
         }
-        double dt = (bench_now() - t0) / steps;
-        fbest = dt < fbest ? dt : fbest;
 #endif
     }
-    run_close(&r[0]);
-    run_close(&r[1]);
+    for (int k = 0; k < opened; k++)
+        run_close(&r[k]);
     char path[sizeof cache + 64];
     snprintf(path, sizeof path, "rm -rf '%s'", cache);
     if (system(path) != 0)
         fprintf(stderr, "bench: could not remove %s\n", cache);
+    bench_cpu_clock = 0;
+    if (!ok)
+        return;
 #ifdef HAVE_FFTW3F
-    fftwf_destroy_plan(fw);
-    fftwf_destroy_plan(bw);
-    fftwf_free(a);
-    printf("spectral 1024²: FFTW_MEASURE complex 2-D round trip (%d threads) %.2f ms; one step, estimated plans "
-           "%.2f ms, ratio %.2f; measured plans (RIPPLERENDER_FFT=measure) %.2f ms, ratio %.2f (goal <= 1)\n",
-           omp_get_max_threads(), fbest * 1e3, best[0] * 1e3, best[0] / fbest, best[1] * 1e3, best[1] / fbest);
+    if (trips == 1)
+        fbest[1] = fbest[0];
+    printf("spectral %d², one step (estimated plans; measured plans, RIPPLERENDER_FFT=measure, in brackets) "
+           "against FFTW_MEASURE complex 2-D round trips (%d threads%s): %d² %.2f ms, %d² %.2f ms (goal <= 1)\n",
+           n, omp_get_max_threads(), one ? ", by CPU time" : "", n, fbest[0] * 1e3, dom[1][0], fbest[1] * 1e3);
+    for (int e = 0; e < E; e++) {
+        printf("spectral %d², %-5s edges, domain %dx%d: %.2f ms (%.2f), /%d² %.2f (%.2f)", n, edges[e], dom[e][0],
+               dom[e][1], best[2 * e] * 1e3, best[2 * e + 1] * 1e3, n, best[2 * e] / fbest[0],
+               best[2 * e + 1] / fbest[0]);
+        if (dom[e][0] != n || dom[e][1] != n)
+            printf(", /%d² %.2f (%.2f)", dom[1][0], best[2 * e] / fbest[1], best[2 * e + 1] / fbest[1]);
+        printf("\n");
+    }
+    for (int k = 0; k < trips; k++)
+        fft_trip_close(&ft[k]);
 #else
-    (void)fbest;
-    printf("spectral 1024²: one step, estimated plans %.2f ms, measured plans %.2f ms; FFTW comparison skipped: "
-           "fftw3f not found by pkg-config\n", best[0] * 1e3, best[1] * 1e3);
+    for (int e = 0; e < E; e++)
+        printf("spectral %d², %-5s edges, domain %dx%d: one step, estimated plans %.2f ms, measured plans %.2f ms; "
+               "FFTW comparison skipped: fftw3f not found by pkg-config\n",
+               n, edges[e], dom[e][0], dom[e][1], best[2 * e] * 1e3, best[2 * e + 1] * 1e3);
 #endif
 }
 

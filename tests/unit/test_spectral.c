@@ -3,8 +3,8 @@
  * values): driven wavelengths over 5-40 Hz and the minimum phase speed of
  * water, the shallow-water speed sqrt(g d), the viscous decay 2 nu k^2 and
  * half_life, exact phase advance at any time step, the edge pads (absorb,
- * fixed, clamp), the held volume, initial.wave, and frames that do not depend
- * on the thread count. Scenes are filled by hand. */
+ * fixed, clamp), the held volume, initial.wave, frames that do not depend
+ * on the thread count, and the blow-up screen. Scenes are filled by hand. */
 #include <complex.h>
 #include <math.h>
 #include <omp.h>
@@ -706,6 +706,86 @@ static void test_threads_identical(void **state)
     free(out[1]);
 }
 
+/* One step of a fresh solver on a w x h field of pseudo-random heights in
+ * both planes (cell `nan_at` NaN when >= 0), with the blow-up screen at
+ * `limit`: returns the new plane (w * h floats) and its *within. */
+static float *screened_step(const struct scene *sc, float limit, int nan_at, bool *within)
+{
+    const int w = sc->grid.width, h = sc->grid.height;
+    struct field f;
+    struct rr_err e = { 0 };
+    assert_int_equal(field_init(&f, w, h, &e), 0);
+    uint32_t u = 12345u;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int p = 0; p < 2; p++) {
+                u = u * 1664525u + 1013904223u;
+                (p ? f.prev : f.cur)[y * f.stride + x] = (float)(u >> 8) / 8388608.0f - 1.0f;
+            }
+    if (nan_at >= 0)
+        f.cur[nan_at / w * f.stride + nan_at % w] = NAN;
+    const struct solver_ops *ops = sc->solver.type;
+    void *priv = calloc(1, ops->priv_size);
+    assert_non_null(priv);
+    assert_int_equal(ops->init(priv, sc, &f, &e), 0);
+    struct solver_screen screen = { .limit = limit };
+    ops->step(priv, &f, &screen);
+    *within = screen.within;
+    float *out = malloc((size_t)w * h * sizeof *out);
+    assert_non_null(out);
+    for (int y = 0; y < h; y++)
+        memcpy(out + (size_t)y * w, f.cur + y * f.stride, (size_t)w * sizeof *out);
+    ops->free(priv);
+    free(priv);
+    field_free(&f);
+    return out;
+}
+
+/* The blow-up screen (struct solver_screen): the step compares every grid
+ * cell it writes with the limit, on one thread and two, with wrap edges and
+ * with pads of each kind: within at a limit of the plane's largest
+ * magnitude, not within one float below it or with a NaN (which the
+ * transforms spread), nothing vouched for with the screen off, and the same
+ * bits every way. */
+static void test_screen(void **state)
+{
+    (void)state;
+    static const struct { int w, h; enum edge_kind lo, hi; } cases[] = {
+        { 520, 512, EDGE_WRAP, EDGE_WRAP }, { 515, 500, EDGE_FIXED, EDGE_ABSORB },
+        { 500, 530, EDGE_CLAMP, EDGE_FIXED }, { 37, 21, EDGE_ABSORB, EDGE_CLAMP },
+    };
+    const int max = omp_get_max_threads();
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        for (int t = 1; t <= 2; t++) {
+            omp_set_num_threads(t);
+            struct scene sc;
+            base_scene(&sc, cases[c].w, cases[c].h, 0.001, 30, 1);
+            sc.boundary[EDGE_LEFT] = sc.boundary[EDGE_TOP] = cases[c].lo;
+            sc.boundary[EDGE_RIGHT] = sc.boundary[EDGE_BOTTOM] = cases[c].hi;
+            const size_t n = (size_t)cases[c].w * cases[c].h;
+            bool within;
+            float *off = screened_step(&sc, 0.0f, -1, &within), peak = 0;
+            assert_false(within);
+            for (size_t i = 0; i < n; i++)
+                peak = fmaxf(peak, fabsf(off[i]));
+            assert_true(peak > 0);
+            float *at = screened_step(&sc, peak, -1, &within);
+            assert_true(within);
+            assert_memory_equal(at, off, n * sizeof *off);
+            float *below = screened_step(&sc, nextafterf(peak, 0.0f), -1, &within);
+            assert_false(within);
+            assert_memory_equal(below, off, n * sizeof *off);
+            float *nan = screened_step(&sc, 1e6f, (int)(n / 3), &within);
+            assert_false(within);
+            assert_true(isnan(nan[0]));
+            free(off);
+            free(at);
+            free(below);
+            free(nan);
+        }
+    omp_set_num_threads(max);
+}
+
 /* RIPPLERENDER_FFT=measure (src/fftwisdom.h): the run that measures the
  * plans writes them to the cache, a later run with only the cache (the
  * planner's memory forgotten) makes the same plans and so the same bits, and
@@ -825,7 +905,8 @@ static int measured_teardown(void **state)
         cmocka_unit_test(test_edge_pads), cmocka_unit_test(test_walls_block), cmocka_unit_test(test_viscous_decay), \
         cmocka_unit_test(test_any_time_step), cmocka_unit_test(test_initial_wave_travels),                           \
         cmocka_unit_test(test_volume_held), cmocka_unit_test(test_at_rest_any_step_count),                           \
-        cmocka_unit_test(test_cauchy_poisson), cmocka_unit_test(test_threads_identical)
+        cmocka_unit_test(test_cauchy_poisson), cmocka_unit_test(test_threads_identical),                             \
+        cmocka_unit_test(test_screen)
 
 int main(void)
 {
