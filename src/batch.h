@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 #include "frame.h"
+#include "pipeline.h"
 #include "render.h"
 #include "rr_err.h"
 #include "sim.h"
@@ -44,7 +45,7 @@ struct batch;
  * none of them after it. Returns 0, or -1 with e filled (memory, or
  * RIPPLERENDER_MEM_LIMIT not a size). */
 int batch_create(struct batch **out, struct renderer *r, const struct scene *sc, const volatile sig_atomic_t *stop,
-                 struct rr_err *e);
+                 struct pipeline *pipe, struct rr_err *e);
 
 /* Frame i, the frame after the one before (the first call: after the one
  * the simulation shows): when the batch has no frames left, advances the

@@ -3,6 +3,7 @@
 #include "sink.h"
 #include "sinks/sinks.h"
 #include "render.h"
+#include "solver.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -367,6 +368,16 @@ void sink_load_libav(unsigned libs)
         (void)avformat_version();
     if (libs & SINK_LIBAV_FILTER)
         (void)avfilter_version();
+}
+
+bool sink_fuses(const struct scene *sc)
+{
+    const struct sink_ops *k = sc->output.path && !sc->render.atlas[0] ? sink_find(sc->output.path, NULL) : NULL;
+    const int rw = sc->render.width > 0 ? sc->render.width : sc->grid.width;
+    const int rh = sc->render.height > 0 ? sc->render.height : sc->grid.height;
+    return k && k->fuses && k->fuses(&sc->output) && sc->solver.type && sc->solver.type->advance
+           && rw == sc->grid.width && rh == sc->grid.height
+           && (long)sc->grid.width * sc->grid.height >= SINK_FUSE_CELLS;
 }
 
 int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_err *e)
