@@ -662,6 +662,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     }
     if (!o->output && (o->hash || o->check))   /* nothing written, --validate or not */
         budget_without_output();
+    if (sink_fuse_check(e) < 0)
+        return -1;
     budget_encoder_threads(o->threads);
     if (budget_check_run(sc, e) < 0 || claim_files(r, o, writes_output, e) < 0)
         return -1;

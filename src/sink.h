@@ -156,10 +156,17 @@ const struct sink_ops *sink_find(const char *path, struct rr_err *e);
 
 /* Whether a run writing sc's output (output.path) draws its frames by
  * batches of steps fused across frames straight into the writer's ring
- * (src/batch.h, pipeline_batch): the kind's fuses says yes, the render is
- * at grid size and the grid has at least SINK_FUSE_CELLS cells. A fixed
- * rule of the scene: the frames are the same either way. */
+ * (src/batch.h, pipeline_batch): the kind's fuses says yes and the grid has
+ * at least SINK_FUSE_CELLS cells, the render is at grid size and the
+ * solver fuses steps (solver_ops.advance). A fixed rule of the scene: the
+ * frames are the same either way. The environment variable
+ * RIPPLERENDER_FUSE overrides the first part, for measuring: "on" for any
+ * kind and size, "off" for none ("auto" or unset: the rule). */
 bool sink_fuses(const struct scene *sc);
+
+/* Refuses (status 2) a RIPPLERENDER_FUSE other than auto, on, off or empty.
+ * Returns 0 or -1. */
+int sink_fuse_check(struct rr_err *e);
 
 struct sink;
 

@@ -6,7 +6,8 @@
 # and -j2, with a wall and a drop between frames, and with --range and
 # --chunk; the outputs that do not fuse (y4m, PNG, mp4, a smaller grid, a
 # scaled render, a solver without fused passes) go frame by frame
-# (RIPPLERENDER_DEBUG=kernels says which); a memory limit with no room for
+# (RIPPLERENDER_DEBUG=kernels says which); RIPPLERENDER_FUSE=on fuses every
+# kind that draws by rows, with the bytes of RIPPLERENDER_FUSE=off; a memory limit with no room for
 # two frames in the ring goes frame by frame with the same bytes; an
 # interrupt inside a batch leaves the frames handed over so far, whole.
 # Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
@@ -89,6 +90,36 @@ notfused small-grid "$T/a.json" -s grid.width=2047 -o "$T/s.npy"
 notfused scaled "$T/a.json" -s render.width=1024 -s render.height=1024 $nut
 notfused spectral "$T/a.json" -s solver.type=spectral -o "$T/s.npy"
 notfused save-state "$T/a.json" -o "$T/s.npy" --save-state "$T/st" --state-every 2
+
+# RIPPLERENDER_FUSE=on fuses every output kind at any size, for measuring
+# (make bench): its bytes are those of RIPPLERENDER_FUSE=off, frame by
+# frame, for every kind that draws by rows; .exr (float pictures) and
+# 16-bit PNG stay frame by frame; any other value is refused.
+cat > "$T/b.json" <<'JSON'
+{ "grid": { "width": 203, "height": 117 }, "time": { "fps": 30, "frames": 12 },
+  "boundary": "fixed", "render": { "mode": "shaded", "range": [-0.5, 0.5] },
+  "obstacles": [ { "type": "rect", "x": 90, "y": 30, "width": 7, "height": 41 } ],
+  "drops": [ { "x": 50, "y": 60, "radius": 6, "amplitude": -1 },
+             { "time": 0.17, "x": 150, "y": 80, "radius": 4, "amplitude": 0.8 } ] }
+JSON
+for o in "on/f%02d.png" on/a.gif on/a.mp4 on/a.npy on/a.framemd5 -; do
+    for v in on off; do
+        mkdir -p "$T/$v"
+        RIPPLERENDER_FUSE=$v RIPPLERENDER_DEBUG=kernels "$RR" "$T/b.json" -o "$(echo "$o" | sed "s|^on/|$T/$v/|")" -y \
+            > "$T/$v/stdout" 2> "$T/err-$v"
+    done
+    nm=$(basename "$o" | tr -d '%')
+    cond "on-fused-$nm" 'fused "$T/err-on" && ! fused "$T/err-off"'
+    cond "on-same-bytes-$nm" 'diff -r "$T/on" "$T/off" > /dev/null && [ -n "$(ls "$T/on")" ]'
+    rm -rf "$T/on" "$T/off"
+done
+for o in "$T/e%02d.exr -s render.mode=height" "$T/p%02d.png -s output.bit_depth=16"; do
+    # shellcheck disable=SC2086
+    RIPPLERENDER_FUSE=on RIPPLERENDER_DEBUG=kernels "$RR" "$T/b.json" -o $o -y 2> "$T/err"; s=$?
+    cond "on-by-frame-$(basename "$o" | cut -d' ' -f1 | tr -d '%')" '[ $s -eq 0 ] && ! fused "$T/err"'
+done
+RIPPLERENDER_FUSE=yes "$RR" "$T/b.json" -o "$T/x.npy" 2> "$T/err"; s=$?
+cond "fuse-env-refused" '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: RIPPLERENDER_FUSE=yes: expected auto, on or off" ] && [ ! -e "$T/x.npy" ]'
 
 # The memory budget: under a limit with no room for a second frame in the
 # ring, frame by frame, the same bytes; the estimate ("need about N")
