@@ -1,6 +1,7 @@
-/* pipeline.c: a writer thread behind a ring of PIPE_DEPTH frame copies (see
- * pipeline.h). One producer (the frame loop) and one consumer (the thread
- * that calls sink_write), a mutex and a condition variable for both ways.
+/* pipeline.c: a writer thread behind a ring of PIPE_DEPTH frame copies, or
+ * of a fused batch's frames and two (pipeline_batch; see pipeline.h). One
+ * producer (the frame loop) and one consumer (the thread that calls
+ * sink_write), a mutex and a condition variable for both ways.
  * The producer blocks (sleeps on the condition variable) when the ring is
  * full, so a fast simulation yields the cores to the encoder instead of
  * running ahead. How many threads the frame loop runs on beside this one is
@@ -136,8 +137,8 @@ static int writer_error(struct pipeline *p, struct rr_err *e)
     return -1;
 }
 
-/* Waits while the ring is full. Returns 0, or -1 with e filled when the
- * writer has failed. */
+/* Waits until n slots are free (the writer has let go of them). Returns 0,
+ * or -1 with e filled when the writer has failed. */
 static int wait_for_room(struct pipeline *p, int n, struct rr_err *e)
 {
     pthread_mutex_lock(&p->mu);
@@ -211,8 +212,11 @@ int pipeline_batch_buffers(struct pipeline *p, int n, int width, int height, siz
         if (!p->slots[k].heights && !(p->slots[k].heights = malloc(heights_bytes)))
             return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: out of memory for %d frames of %dx%d", p->depth, width,
                            height);
-    if (n > p->depth - PIPE_DEPTH + 1 || wait_for_room(p, n, e) < 0)
-        return n > p->depth - PIPE_DEPTH + 1 ? rr_fail(e, RR_EXIT_RUNTIME, "pipeline: internal error: a batch of %d frames in a ring for %d", n, p->depth - PIPE_DEPTH + 1) : -1;
+    if (n > p->depth - PIPE_DEPTH + 1)
+        return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: internal error: a batch of %d frames in a ring made for %d", n,
+                       p->depth - PIPE_DEPTH + 1);
+    if (wait_for_room(p, n, e) < 0)
+        return -1;
     for (int k = 0; k < n; k++) {
         const struct slot *s = &p->slots[(p->head + k) % p->depth];
         rgb[k] = s->rgb;
