@@ -11,12 +11,16 @@
 
 struct batch {
     struct renderer *r;
+    struct pipeline *pipe;        /* the sink's: the pictures are its ring's slots (pipeline_batch) */
     const volatile sig_atomic_t *stop;   /* the run's stop flag, seen inside a batch */
     bool by_rows;                 /* render_by_rows: drawn by sim_advance_frames' callback */
     const unsigned char *walls;   /* the simulation's, for the batch being drawn */
     int cap;                      /* pictures */
+    int width, height;            /* of a picture */
     size_t bytes;                 /* of one picture */
+    size_t hbytes;                /* of one frame's raw heights (render_heights_bytes), or 0 */
     uint8_t *rgb[BATCH_MAX_FRAMES];
+    float *heights[BATCH_MAX_FRAMES];
     long first;                   /* the frame in rgb[0] */
     int ready;                    /* frames drawn: first .. first + ready - 1 */
     bool failed;                  /* frame first + ready blew up: err */
@@ -26,36 +30,46 @@ struct batch {
 };
 
 int batch_create(struct batch **out, struct renderer *r, const struct scene *sc, const volatile sig_atomic_t *stop,
-                 struct rr_err *e)
+                 struct pipeline *pipe, struct rr_err *e)
 {
     *out = NULL;
     uint64_t limit;
     const bool by_rows = render_by_rows(r);
+    if (pipe && !by_rows)
+        return 0;   /* the ring's frames come whole from render_frame_to */
     if (budget_limit(&limit, e) < 0)
         return -1;
     struct frame probe;
-    render_frame_of(r, 0, NULL, &probe);
+    render_frame_of(r, 0, NULL, NULL, &probe);
     const uint64_t bytes = (uint64_t)probe.width * probe.height * 3, need = budget_run_bytes(sc);
     const uint64_t room = limit < need ? 0 : limit - need < BATCH_MAX_BYTES ? limit - need : BATCH_MAX_BYTES;
-    if (bytes > room / (by_rows ? 2 : BATCH_MIN_LANES))
+    /* With a sink, the pictures are the ring's (budget_fused_frames). */
+    const int fused = pipe ? budget_fused_frames(sc, limit) : 0;
+    if (pipe ? fused < 2 : bytes > room / (by_rows ? 2 : BATCH_MIN_LANES))
         return 0;
     struct batch *b = calloc(1, sizeof *b);
     if (!b)
         return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
     b->r = r;
+    b->pipe = pipe;
     b->stop = stop;
     b->by_rows = by_rows;
+    b->width = probe.width;
+    b->height = probe.height;
     b->bytes = bytes;
-    b->cap = (int)(room / bytes);
+    b->hbytes = pipe ? render_heights_bytes(r) : 0;
+    b->cap = pipe ? fused : (int)(room / bytes);
     b->cap = b->cap > BATCH_MAX_FRAMES ? BATCH_MAX_FRAMES : b->cap;
-    for (int k = 0; k < b->cap; k++)
+    if (pipe)
+        pipeline_batch(pipe, b->cap);
+    for (int k = 0; k < b->cap && !pipe; k++)
         if (!(b->rgb[k] = malloc(bytes))) {
             batch_free(b);
             return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
         }
     if (by_rows)
         debug_line(DEBUG_KERNELS, "frames in batches of up to %d: steps fused across frames (sim_advance_frames), "
-                   "each frame's rows drawn as they are handed out", b->cap);
+                   "each frame's rows drawn as they are handed out%s", b->cap, pipe ? ", into the writer's ring" : "");
     else
         debug_line(DEBUG_KERNELS, "frames rendered one at a time, hashed in batches of up to %d", b->cap);
     *out = b;
@@ -66,7 +80,7 @@ int batch_create(struct batch **out, struct renderer *r, const struct scene *sc,
 static void draw_rows(void *arg, long frame, const struct field *heights, int y0, int y1)
 {
     const struct batch *b = arg;
-    render_rows_into(b->r, heights, b->walls, b->rgb[frame - b->first], y0, y1);
+    render_rows_into(b->r, heights, b->walls, b->rgb[frame - b->first], b->heights[frame - b->first], y0, y1);
 }
 
 /* The batch's frames' MD5s, side by side (src/md5lanes.h): in about the
@@ -112,6 +126,8 @@ int batch_next(struct batch *b, struct sim *s, long i, long last, struct frame *
         b->first = i;
         b->walls = sim_walls(s);
         int done = 0;
+        if (b->pipe && pipeline_batch_buffers(b->pipe, (int)n, b->width, b->height, b->hbytes, b->rgb, b->heights, e) < 0)
+            return -1;
         b->failed = (b->by_rows ? sim_advance_frames_until(s, (int)n, draw_rows, b, b->stop, &done, &b->err)
                                 : render_each(b, s, (int)n, &done, &b->err)) < 0;
         b->ready = done;
@@ -121,7 +137,7 @@ int batch_next(struct batch *b, struct sim *s, long i, long last, struct frame *
             return -1;
         }
     }
-    render_frame_of(b->r, i, b->rgb[i - b->first], fr);
+    render_frame_of(b->r, i, b->rgb[i - b->first], b->heights[i - b->first], fr);
     if (md5) {
         if (!b->hashed)
             hash_batch(b);
@@ -134,7 +150,7 @@ void batch_free(struct batch *b)
 {
     if (!b)
         return;
-    for (int k = 0; k < b->cap; k++)
+    for (int k = 0; k < b->cap && !b->pipe; k++)
         free(b->rgb[k]);
     free(b);
 }

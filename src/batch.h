@@ -7,7 +7,10 @@
  * sim_advance_frame and render_frame_to, frame by frame. Any other
  * renderer (scaled, lit, ...) renders a batch's frames one at a time, with
  * sim_advance_frame and render_frame_to, into the batch's pictures. Either
- * way the batch's frames are hashed together (src/md5lanes.h). */
+ * way the batch's frames are hashed together (src/md5lanes.h). With a sink
+ * whose writer costs little (sink_fuses: a NUT rgb24 stream, a .npy), a
+ * renderer that draws by rows draws the batch straight into the writer's
+ * ring (pipeline_batch), the raw heights too when the sink takes them. */
 #ifndef RR_BATCH_H
 #define RR_BATCH_H
 
@@ -15,6 +18,7 @@
 #include <stdbool.h>
 
 #include "frame.h"
+#include "pipeline.h"
 #include "render.h"
 #include "rr_err.h"
 #include "sim.h"
@@ -41,10 +45,13 @@ struct batch;
  * set the batch ends after the frame being made, holding the frames made
  * (and hashing only those), so a stop waits for about a frame, not a
  * batch; the frame loop, which looks at the flag before each frame, takes
- * none of them after it. Returns 0, or -1 with e filled (memory, or
- * RIPPLERENDER_MEM_LIMIT not a size). */
+ * none of them after it. With pipe (the sink's pipeline, not NULL): a
+ * batch of budget_fused_frames frames whose pictures are the ring's slots,
+ * or *out NULL when fewer than two fit or r does not draw by rows.
+ * Returns 0, or -1 with e filled (memory, or RIPPLERENDER_MEM_LIMIT not a
+ * size). */
 int batch_create(struct batch **out, struct renderer *r, const struct scene *sc, const volatile sig_atomic_t *stop,
-                 struct rr_err *e);
+                 struct pipeline *pipe, struct rr_err *e);
 
 /* Frame i, the frame after the one before (the first call: after the one
  * the simulation shows): when the batch has no frames left, advances the

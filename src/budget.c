@@ -238,11 +238,40 @@ static void run_parts(const struct scene *sc, struct parts *p)
     p->text = budget_mul(sc->text_bytes, TEXT_BYTES_PER_BYTE);
 }
 
-uint64_t budget_run_bytes(const struct scene *sc)
+/* The run's need without a fused batch's pictures. */
+static uint64_t unfused_bytes(const struct scene *sc)
 {
     struct parts p;
     run_parts(sc, &p);
     return budget_add(budget_add(p.grid, p.solver), budget_add(p.output, p.text));
+}
+
+/* A fused batch's picture: rgb24 at render size, and the raw heights (a
+ * float a cell) when the output takes them. */
+static uint64_t fused_picture(const struct scene *sc)
+{
+    const struct sink_ops *k = sink_find(sc->output.path, NULL);
+    uint64_t gw = (uint64_t)sc->grid.width, gh = (uint64_t)sc->grid.height;
+    bool heights = k && (k->needs(&sc->output, sc) & RENDER_NEED_HEIGHTS);
+    return budget_add(budget_mul(budget_mul(gw, gh), 3), heights ? budget_mul(budget_mul(gw, gh), 4) : 0);
+}
+
+int budget_fused_frames(const struct scene *sc, uint64_t limit)
+{
+    if (no_output || !sink_fuses(sc))
+        return 0;
+    const uint64_t pic = fused_picture(sc), need = unfused_bytes(sc);
+    uint64_t k = 1 + BUDGET_FUSED_BYTES / pic;
+    k = k < BUDGET_FUSED_FRAMES ? k : BUDGET_FUSED_FRAMES;
+    while (k >= 2 && budget_add(need, budget_mul(k - 1, pic)) > limit)
+        k--;
+    return k >= 2 ? (int)k : 0;
+}
+
+uint64_t budget_run_bytes(const struct scene *sc)
+{
+    const int k = budget_fused_frames(sc, UINT64_MAX);
+    return budget_add(unfused_bytes(sc), k ? budget_mul((uint64_t)k - 1, fused_picture(sc)) : 0);
 }
 
 /* 1 when need passes the budget (named in *budget), 0 when it fits, -1 with e
@@ -270,7 +299,7 @@ static const char *enough(char buf[32], uint64_t need)
 int budget_check_run(const struct scene *sc, struct rr_err *e)
 {
     uint64_t budget, need = budget_run_bytes(sc);
-    int over = over_budget(need, &budget, e);
+    int over = over_budget(unfused_bytes(sc), &budget, e);
     if (over <= 0)
         return over;
     int rw = sc->render.width > 0 ? sc->render.width : sc->grid.width;

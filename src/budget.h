@@ -32,10 +32,27 @@ int budget_limit(uint64_t *bytes, struct rr_err *e);
  * state), the wall byte and the grid-sized render buffers; per output pixel,
  * when the render is scaled, rgb and 16-bit grey at two stages, and the
  * encoder's own frame; the spectral solver's padded FFT domain; the frames
- * the output holds (every frame of a GIF, an encoder's lookahead); and the
- * scene's parsed text. Uses omp_get_max_threads() as the run's threads.
+ * the output holds (every frame of a GIF, an encoder's lookahead; a fused
+ * batch's pictures, budget_fused_frames with no limit); and the scene's
+ * parsed text. Uses omp_get_max_threads() as the run's threads.
  * Saturates, never wraps. */
 uint64_t budget_run_bytes(const struct scene *sc);
+
+/* Steps fused across frames with an output (sink_fuses, src/batch.h): a
+ * batch of up to BUDGET_FUSED_FRAMES frames is drawn into the writer's
+ * ring, which then holds that many pictures (rgb24, and the raw heights
+ * when the output takes them) beside the two the writer may still hold:
+ * frames - 1 more than frame by frame, within BUDGET_FUSED_BYTES. Two to
+ * four frames fused gain about as much as sixteen (docs/performance.md). */
+#define BUDGET_FUSED_FRAMES 4
+#define BUDGET_FUSED_BYTES ((uint64_t)256 << 20)
+
+/* The frames of such a batch for sc when the budget is `limit` bytes: the
+ * most (up to BUDGET_FUSED_FRAMES) whose extra pictures fit
+ * BUDGET_FUSED_BYTES and, beside the run's need without them, the limit;
+ * 0 when fewer than two would (the run then goes frame by frame) or the
+ * output does not fuse. */
+int budget_fused_frames(const struct scene *sc, uint64_t limit);
 
 /* The run writes no output (--hash, --check or --manifest without -o): the
  * scene's output.path holds no frames, so budget_run_bytes leaves its
@@ -46,7 +63,9 @@ void budget_without_output(void);
  * libavcodec's automatic count), for the frames its threads hold. */
 void budget_encoder_threads(int n);
 
-/* Refuses sc when budget_run_bytes passes the budget: status 2, "grid: W x H
+/* Refuses sc when budget_run_bytes without a fused batch's pictures passes
+ * the budget (with them the run fits by fusing fewer frames, or none),
+ * naming budget_run_bytes, what the run holds given room: status 2, "grid: W x H
  * cells with a WxH render need about N bytes, more than the limit of M bytes
  * (RIPPLERENDER_MEM_LIMIT)". Returns 0 or -1. */
 int budget_check_run(const struct scene *sc, struct rr_err *e);

@@ -529,6 +529,18 @@ static void threads_beside_writer(struct thread_policy *tp)
                1 + THREADS_PROBE);
 }
 
+/* Frames by fused batches beside a cheap writer (sink_fuses): the batches
+ * take every thread, no probe (a batch's steps all run at its first frame,
+ * which a probe over frames would miss). */
+static void threads_for_batches(struct thread_policy *tp)
+{
+    if (!tp->probing)
+        return;
+    tp->probing = false;
+    omp_set_num_threads(tp->all);
+    debug_line(DEBUG_KERNELS, "threads: frame loop back to %d: batches of steps fused across frames", tp->all);
+}
+
 /* Before frame n of the run (0, 1, ...) goes to the writer: the probe. */
 static void threads_before_write(struct thread_policy *tp, long n)
 {
@@ -658,6 +670,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     }
     if (!o->output && (o->hash || o->check))   /* nothing written, --validate or not */
         budget_without_output();
+    if (sink_fuse_check(e) < 0)
+        return -1;
     budget_encoder_threads(o->threads);
     if (budget_check_run(sc, e) < 0 || claim_files(r, o, writes_output, e) < 0)
         return -1;
@@ -708,11 +722,16 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         || (state_loads(r->state) ? sim_create_restart : sim_create)(&r->sim, sc, e) < 0)
         return -1;
     warn_short_preroll(sc);
-    /* Without a sink, probes or checkpoints (whose frame the simulation
-     * must show), frames come by batches of steps fused across frames. */
-    if (!writes_output && !o->probes && !o->validate && !state_checkpoint_due(r->state, state_last(r->state))
-        && batch_create(&r->batch, r->render, sc, &interrupted, e) < 0)
+    /* Without probes or checkpoints (whose frame the simulation must show),
+     * frames come by batches of steps fused across frames: without a sink,
+     * or with one whose writer costs little (sink_fuses), the batch then
+     * drawn into the writer's ring. */
+    if ((!writes_output || sink_fuses(sc)) && !o->probes && !o->validate
+        && !state_checkpoint_due(r->state, state_last(r->state))
+        && batch_create(&r->batch, r->render, sc, &interrupted, r->pipe, e) < 0)
         return -1;
+    if (r->batch && r->pipe)
+        threads_for_batches(&r->threads);
     if (o->check && (framehash_load(o->check, &r->expected, e) < 0
                      || framehash_fits(&r->expected, o->check, sc->render.width, sc->render.height,
                                        sc->time.frames, e) < 0))
@@ -762,7 +781,7 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
             return -1;
         /* With a sink, render straight into the pipeline's next slot. */
         uint8_t *slot = NULL;
-        if (r->pipe && render_makes_rgb(r->render)
+        if (r->pipe && !batched && render_makes_rgb(r->render)
             && !(slot = pipeline_rgb_buffer(r->pipe, sc->render.width, sc->render.height, e)))
             return -1;
         if (!batched && render_frame_to(r->render, sim_field(r->sim), sim_walls(r->sim), i, slot, &fr, e) < 0)

@@ -1,6 +1,7 @@
-/* pipeline.c: a writer thread behind a ring of PIPE_DEPTH frame copies (see
- * pipeline.h). One producer (the frame loop) and one consumer (the thread
- * that calls sink_write), a mutex and a condition variable for both ways.
+/* pipeline.c: a writer thread behind a ring of PIPE_DEPTH frame copies, or
+ * of a fused batch's frames and two (pipeline_batch; see pipeline.h). One
+ * producer (the frame loop) and one consumer (the thread that calls
+ * sink_write), a mutex and a condition variable for both ways.
  * The producer blocks (sleeps on the condition variable) when the ring is
  * full, so a fast simulation yields the cores to the encoder instead of
  * running ahead. How many threads the frame loop runs on beside this one is
@@ -13,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Frames in flight: one being written, one ready, one being copied in. */
+/* Frames in flight: one being written, one ready, one being copied in;
+ * with a batch (pipeline_batch), the batch's frames in place of the last. */
 #define PIPE_DEPTH 3
+#define PIPE_MAX (PIPE_BATCH_MAX + PIPE_DEPTH - 1)
 
 struct slot {
     struct frame fr;
@@ -31,7 +34,8 @@ struct pipeline {
     bool running;                 /* the thread was started and not joined */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    struct slot slots[PIPE_DEPTH];
+    int depth;                    /* slots in the ring: PIPE_DEPTH, more with a batch */
+    struct slot slots[PIPE_MAX];
     size_t rgb_bytes;             /* of each slot's rgb buffer, once allocated */
     bool allocated;               /* gray16, heights and deep too, as the first frame needs */
     long head, tail;              /* frames handed over / written */
@@ -48,7 +52,7 @@ static void *writer(void *arg)
             pthread_cond_wait(&p->cv, &p->mu);
         if (p->abandon || p->tail == p->head)
             break;
-        struct slot *s = &p->slots[p->tail % PIPE_DEPTH];
+        struct slot *s = &p->slots[p->tail % p->depth];
         pthread_mutex_unlock(&p->mu);
         struct rr_err e = { 0 };
         int bad = sink_write(p->sink, &s->fr, &e) < 0;
@@ -72,6 +76,7 @@ int pipeline_create(struct pipeline **out, struct sink *sink, struct rr_err *e)
     if (!p)
         return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: out of memory");
     p->sink = sink;
+    p->depth = PIPE_DEPTH;
     if (pthread_mutex_init(&p->mu, NULL) != 0) {
         free(p);
         return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: cannot create a mutex");
@@ -96,9 +101,9 @@ static int allocate_rgb(struct pipeline *p, int width, int height, struct rr_err
     if (p->rgb_bytes)
         return 0;
     size_t bytes = (size_t)width * height * 3;
-    for (int k = 0; k < PIPE_DEPTH; k++)
+    for (int k = 0; k < p->depth; k++)
         if (!(p->slots[k].rgb = malloc(bytes)))
-            return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: out of memory for %d frames of %dx%d", PIPE_DEPTH, width,
+            return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: out of memory for %d frames of %dx%d", p->depth, width,
                            height);
     p->rgb_bytes = bytes;
     return 0;
@@ -110,15 +115,16 @@ static int allocate(struct pipeline *p, const struct frame *fr, struct rr_err *e
     if (fr->rgb && allocate_rgb(p, fr->width, fr->height, e) < 0)
         return -1;
     size_t px = (size_t)fr->width * fr->height, cells = (size_t)fr->grid_w * fr->grid_h;
-    for (int k = 0; k < PIPE_DEPTH; k++) {
+    for (int k = 0; k < p->depth; k++) {
         struct slot *s = &p->slots[k];
         s->gray16 = fr->gray16 ? malloc(px * sizeof *s->gray16) : NULL;
-        s->heights = fr->heights ? malloc(cells * sizeof *s->heights) : NULL;
+        if (fr->heights && !s->heights)   /* pipeline_batch_buffers may have made them */
+            s->heights = malloc(cells * sizeof *s->heights);
         s->deep = fr->deep ? malloc(frame_deep_bytes(fr)) : NULL;
         s->yuv = fr->yuv ? malloc(frame_yuv_bytes(fr)) : NULL;
         if ((fr->gray16 && !s->gray16) || (fr->heights && !s->heights) || (fr->deep && !s->deep)
             || (fr->yuv && !s->yuv))
-            return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: out of memory for %d frames of %dx%d", PIPE_DEPTH,
+            return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: out of memory for %d frames of %dx%d", p->depth,
                            fr->width, fr->height);
     }
     p->allocated = true;
@@ -131,12 +137,12 @@ static int writer_error(struct pipeline *p, struct rr_err *e)
     return -1;
 }
 
-/* Waits while the ring is full. Returns 0, or -1 with e filled when the
- * writer has failed. */
-static int wait_for_room(struct pipeline *p, struct rr_err *e)
+/* Waits until n slots are free (the writer has let go of them). Returns 0,
+ * or -1 with e filled when the writer has failed. */
+static int wait_for_room(struct pipeline *p, int n, struct rr_err *e)
 {
     pthread_mutex_lock(&p->mu);
-    while (p->head - p->tail == PIPE_DEPTH && !p->failed)
+    while (p->head - p->tail + n > p->depth && !p->failed)
         pthread_cond_wait(&p->cv, &p->mu);
     bool failed = p->failed;
     pthread_mutex_unlock(&p->mu);
@@ -145,25 +151,25 @@ static int wait_for_room(struct pipeline *p, struct rr_err *e)
 
 uint8_t *pipeline_rgb_buffer(struct pipeline *p, int width, int height, struct rr_err *e)
 {
-    if (allocate_rgb(p, width, height, e) < 0 || wait_for_room(p, e) < 0)
+    if (allocate_rgb(p, width, height, e) < 0 || wait_for_room(p, 1, e) < 0)
         return NULL;
     if (p->rgb_bytes != (size_t)width * height * 3) {
         rr_fail(e, RR_EXIT_RUNTIME, "pipeline: internal error: a %dx%d frame in a ring made for another size",
                 width, height);
         return NULL;
     }
-    return p->slots[p->head % PIPE_DEPTH].rgb;
+    return p->slots[p->head % p->depth].rgb;
 }
 
 int pipeline_write(struct pipeline *p, const struct frame *fr, struct rr_err *e)
 {
     if (!p->allocated && allocate(p, fr, e) < 0)
         return -1;
-    if (wait_for_room(p, e) < 0)
+    if (wait_for_room(p, 1, e) < 0)
         return -1;
     /* The slot at head is not the writer's until head moves: fill it
      * unlocked. A frame rendered into it (pipeline_rgb_buffer) is not copied. */
-    struct slot *s = &p->slots[p->head % PIPE_DEPTH];
+    struct slot *s = &p->slots[p->head % p->depth];
     size_t px = (size_t)fr->width * fr->height, cells = (size_t)fr->grid_w * fr->grid_h;
     s->fr = *fr;
     if (fr->rgb && fr->rgb != s->rgb)
@@ -173,7 +179,7 @@ int pipeline_write(struct pipeline *p, const struct frame *fr, struct rr_err *e)
         memcpy(s->gray16, fr->gray16, px * sizeof *s->gray16);
         s->fr.gray16 = s->gray16;
     }
-    if (fr->heights && s->heights) {
+    if (fr->heights && s->heights && fr->heights != s->heights) {
         memcpy(s->heights, fr->heights, cells * sizeof *s->heights);
         s->fr.heights = s->heights;
     }
@@ -189,6 +195,33 @@ int pipeline_write(struct pipeline *p, const struct frame *fr, struct rr_err *e)
     p->head++;
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
+    return 0;
+}
+
+void pipeline_batch(struct pipeline *p, int n)
+{
+    p->depth = n + PIPE_DEPTH - 1;
+}
+
+int pipeline_batch_buffers(struct pipeline *p, int n, int width, int height, size_t heights_bytes, uint8_t **rgb,
+                           float **heights, struct rr_err *e)
+{
+    if (allocate_rgb(p, width, height, e) < 0)
+        return -1;
+    for (int k = 0; k < p->depth && heights_bytes; k++)
+        if (!p->slots[k].heights && !(p->slots[k].heights = malloc(heights_bytes)))
+            return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: out of memory for %d frames of %dx%d", p->depth, width,
+                           height);
+    if (n > p->depth - PIPE_DEPTH + 1)
+        return rr_fail(e, RR_EXIT_RUNTIME, "pipeline: internal error: a batch of %d frames in a ring made for %d", n,
+                       p->depth - PIPE_DEPTH + 1);
+    if (wait_for_room(p, n, e) < 0)
+        return -1;
+    for (int k = 0; k < n; k++) {
+        const struct slot *s = &p->slots[(p->head + k) % p->depth];
+        rgb[k] = s->rgb;
+        heights[k] = heights_bytes ? s->heights : NULL;
+    }
     return 0;
 }
 
@@ -217,7 +250,7 @@ void pipeline_free(struct pipeline *p)
     if (!p)
         return;
     stop(p, true);
-    for (int k = 0; k < PIPE_DEPTH; k++) {
+    for (int k = 0; k < PIPE_MAX; k++) {
         free(p->slots[k].rgb);
         free(p->slots[k].gray16);
         free(p->slots[k].heights);

@@ -24,11 +24,28 @@ int pipeline_create(struct pipeline **out, struct sink *sink, struct rr_err *e);
  * the writer has failed (as pipeline_write) or memory ran out. */
 uint8_t *pipeline_rgb_buffer(struct pipeline *p, int width, int height, struct rr_err *e);
 
-/* Copies the frame into the ring (the rgb unless it is already there),
+/* Copies the frame into the ring (the rgb and raw heights unless they are
+ * already there: pipeline_rgb_buffer, pipeline_batch_buffers),
  * waiting while the ring is full, and returns. The ring's buffers are allocated at the first frame, never after.
  * Returns 0, or -1 with e filled by the first failed sink_write (reported
  * here, one or a few frames after the frame that failed). */
 int pipeline_write(struct pipeline *p, const struct frame *fr, struct rr_err *e);
+
+/* The most frames of a batch (pipeline_batch). */
+#define PIPE_BATCH_MAX 16
+
+/* Before the first frame: the ring holds batches of n frames (2 to
+ * PIPE_BATCH_MAX) beside the two the writer may still hold (n + 2 slots
+ * instead of 3), for frames drawn straight into it by batches of steps
+ * fused across frames (src/batch.h). */
+void pipeline_batch(struct pipeline *p, int n);
+
+/* The next n slots' rgb pictures (width x height, rgb24) and, when
+ * heights_bytes is not 0, raw heights buffers of that size, waiting until
+ * the writer has let go of them: frames drawn there go to pipeline_write
+ * one at a time, in order, without a copy. Returns 0, or -1 with e filled. */
+int pipeline_batch_buffers(struct pipeline *p, int n, int width, int height, size_t heights_bytes, uint8_t **rgb,
+                           float **heights, struct rr_err *e);
 
 /* Waits until every frame handed over is written and stops the thread.
  * Returns 0, or -1 with e filled as pipeline_write does. */

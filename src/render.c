@@ -515,21 +515,30 @@ int render_frame(struct renderer *r, const struct field *f, const unsigned char 
 bool render_by_rows(const struct renderer *r)
 {
     return r->ops->row && !r->ops->pick && !r->ops->prepare && !r->ops->frame && !r->scaled && !r->deep_bits
-           && !r->fdeep && !r->heights && !r->g16_grid && !r->c16_grid && !r->a_grid && !r->light;
+           && !r->fdeep && !r->g16_grid && !r->c16_grid && !r->a_grid && !r->light;
+}
+
+size_t render_heights_bytes(const struct renderer *r)
+{
+    return r->heights ? (size_t)r->gw * r->gh * sizeof(float) : 0;
 }
 
 void render_rows_into(const struct renderer *r, const struct field *f, const unsigned char *walls, uint8_t *rgb,
-                      int y0, int y1)
+                      float *heights, int y0, int y1)
 {
-    for (int y = y0; y < y1; y++)
-        render_row(r, f, y, f->cur + (ptrdiff_t)y * f->stride, walls ? walls + (size_t)y * r->gw : NULL,
-                   rgb + (size_t)y * r->rgb_grid_stride, NULL, NULL, NULL, NULL);
+    for (int y = y0; y < y1; y++) {
+        const float *row = f->cur + (ptrdiff_t)y * f->stride;
+        render_row(r, f, y, row, walls ? walls + (size_t)y * r->gw : NULL, rgb + (size_t)y * r->rgb_grid_stride,
+                   NULL, NULL, NULL, NULL);
+        if (heights)   /* as copy_heights */
+            memcpy(heights + (size_t)y * r->gw, row, (size_t)r->gw * sizeof(float));
+    }
 }
 
-void render_frame_of(const struct renderer *r, long index, uint8_t *rgb, struct frame *fr)
+void render_frame_of(const struct renderer *r, long index, uint8_t *rgb, float *heights, struct frame *fr)
 {
     *fr = (struct frame){ .index = index, .width = r->rw, .height = r->rh, .grid_w = r->gw, .grid_h = r->gh,
-                          .rgb = rgb };
+                          .rgb = rgb, .heights = heights };
 }
 
 int render_frame_to(struct renderer *r, const struct field *f, const unsigned char *walls, long index,

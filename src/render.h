@@ -51,20 +51,27 @@ int render_frame_to(struct renderer *r, const struct field *f, const unsigned ch
 
 /* Whether r draws a frame row by row from its heights alone (a mode with
  * rows and nothing per frame: no backdrop picked, no whole-field pass;
- * unscaled; the rgb picture only): then render_rows_into may draw any rows
+ * unscaled; the rgb picture only, and the raw heights when the output asks
+ * for them, RENDER_NEED_HEIGHTS): then render_rows_into may draw any rows
  * of any frame on any thread, several frames at once, as
  * sim_advance_frames hands them out. */
 bool render_by_rows(const struct renderer *r);
 
+/* The bytes of a frame's raw heights (grid width * height floats) when r's
+ * frames carry them (RENDER_NEED_HEIGHTS), else 0. */
+size_t render_heights_bytes(const struct renderer *r);
+
 /* For render_by_rows: rows y0 .. y1 - 1 of the frame whose heights are f
  * (rows y0 - 1 .. y1 read too) into rgb, the frame's picture (rows of
- * width * 3 bytes), on the calling thread; the same bytes as
- * render_frame_to. Cannot fail. */
+ * width * 3 bytes), and, when heights is not NULL, the rows' raw heights
+ * into it (rows of grid width floats), on the calling thread; the same
+ * bytes as render_frame_to. Cannot fail. */
 void render_rows_into(const struct renderer *r, const struct field *f, const unsigned char *walls, uint8_t *rgb,
-                      int y0, int y1);
+                      float *heights, int y0, int y1);
 
-/* For render_by_rows: fr describes frame `index` drawn into rgb. */
-void render_frame_of(const struct renderer *r, long index, uint8_t *rgb, struct frame *fr);
+/* For render_by_rows: fr describes frame `index` drawn into rgb, with its
+ * raw heights in heights (NULL: none). */
+void render_frame_of(const struct renderer *r, long index, uint8_t *rgb, float *heights, struct frame *fr);
 
 /* Whether its frames carry the rgb picture (not with RENDER_YUV_ONLY where
  * it makes yuv420p): a target for render_frame_to is worth giving. */

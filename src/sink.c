@@ -3,6 +3,7 @@
 #include "sink.h"
 #include "sinks/sinks.h"
 #include "render.h"
+#include "solver.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -440,6 +441,29 @@ void sink_load_libav(unsigned libs)
         (void)avformat_version();
     if (libs & SINK_LIBAV_FILTER)
         (void)avfilter_version();
+}
+
+#define ENV_FUSE "RIPPLERENDER_FUSE"
+
+int sink_fuse_check(struct rr_err *e)
+{
+    const char *v = getenv(ENV_FUSE);
+    if (!v || !*v || !strcmp(v, "auto") || !strcmp(v, "on") || !strcmp(v, "off"))
+        return 0;
+    return rr_fail(e, RR_EXIT_USAGE, ENV_FUSE "=%s: expected auto, on or off", v);
+}
+
+bool sink_fuses(const struct scene *sc)
+{
+    const char *v = getenv(ENV_FUSE);
+    const bool on = v && !strcmp(v, "on"), off = v && !strcmp(v, "off");
+    const struct sink_ops *k = sc->output.path && !sc->render.atlas[0] ? sink_find(sc->output.path, NULL) : NULL;
+    const int rw = sc->render.width > 0 ? sc->render.width : sc->grid.width;
+    const int rh = sc->render.height > 0 ? sc->render.height : sc->grid.height;
+    const bool cheap = k && k->fuses && k->fuses(&sc->output)
+                       && (long)sc->grid.width * sc->grid.height >= SINK_FUSE_CELLS;
+    return k && !off && (on || cheap) && sc->solver.type && sc->solver.type->advance && rw == sc->grid.width
+           && rh == sc->grid.height;
 }
 
 int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_err *e)

@@ -88,6 +88,10 @@ struct sink_ops {
     bool slow_close;
     /* Returns the RENDER_NEED_* bits (frame.h) this sink wants for this output. */
     int (*needs)(const struct output_config *o, const struct scene *sc);
+    /* Optional (NULL: never): whether this output's writer costs little
+     * beside the frame loop (no encoder, no conversion), so that steps
+     * fused across frames gain on the whole run (sink_fuses). */
+    bool (*fuses)(const struct output_config *o);
     /* Optional: the refusals of open that need no file and no memory (a
      * codec, a pixel format, a preset, a size), for --validate (sink_check);
      * open makes them too. */
@@ -149,6 +153,25 @@ const struct sink_ops *sink_find(const char *path, struct rr_err *e);
  * extension of a kind of sink_kind_at: how src/outfile.c knows the stale
  * temporary files of an output of ours. */
 bool sink_ext_ends(const char *name, size_t n);
+
+/* The fewest grid cells for which a run with an output fuses steps across
+ * frames (sink_fuses): below, the planes stay in the L3 and frame by frame
+ * loses little (docs/performance.md, "What limits each case"). */
+#define SINK_FUSE_CELLS (2048L * 2048)
+
+/* Whether a run writing sc's output (output.path) draws its frames by
+ * batches of steps fused across frames straight into the writer's ring
+ * (src/batch.h, pipeline_batch): the kind's fuses says yes and the grid has
+ * at least SINK_FUSE_CELLS cells, the render is at grid size and the
+ * solver fuses steps (solver_ops.advance). A fixed rule of the scene: the
+ * frames are the same either way. The environment variable
+ * RIPPLERENDER_FUSE overrides the first part, for measuring: "on" for any
+ * kind and size, "off" for none ("auto" or unset: the rule). */
+bool sink_fuses(const struct scene *sc);
+
+/* Refuses (status 2) a RIPPLERENDER_FUSE other than auto, on, off or empty.
+ * Returns 0 or -1. */
+int sink_fuse_check(struct rr_err *e);
 
 struct sink;
 

@@ -7,7 +7,7 @@
 # the grids and frame buffers need, and allocations per frame. Numbers only;
 # nothing passes or fails. docs/performance.md explains the method and the results.
 # BENCH_SECTION=NAME runs one section: solvers, frames, kernels, cores, yuv, e2e, hash, e4k, png,
-# render, farm, memory, allocations, scenes, scaled or process (e4k, farm, memory and
+# render, farm, memory, allocations, scenes, scaled, process or sinkfuse (e4k, farm, memory and
 # allocations set up e2e's scene, not its timings).
 bin=${1:-./ripplerender}; build=${2:-build}
 set -e
@@ -513,5 +513,58 @@ if [ -n "$cpu" ]; then
         done
     done
 fi
+echo
+fi
+
+if on sinkfuse; then
+echo "== steps fused across frames with an output (RIPPLERENDER_FUSE=off against on), best of ${FUSE_TRIES:-3} taken in turns"
+# Whole runs, one step a frame, a shaded 2048² and 4096² grid with two
+# drops: frame by frame (RIPPLERENDER_FUSE=off) against fused into the
+# writer's ring (on: every kind, whatever the rule picks), wall and CPU
+# time (GNU time's user + sys) per frame, each the best of FUSE_TRIES
+# runs in turns; "rule" says which the program picks without the variable.
+cat > "$T/fuse.json" <<JSON
+{ "grid": { "width": 2048, "height": 2048 }, "time": { "fps": 30, "frames": 64, "steps_per_frame": 1 },
+  "solver": { "type": "elias", "damping": 0.998 }, "boundary": "fixed",
+  "drops": [ { "x": 480, "y": 300, "radius": 8, "amplitude": -2.0, "shape": "cosine" },
+             { "x": 1400, "y": 700, "radius": 10, "amplitude": -2.0, "shape": "cosine" } ],
+  "render": { "mode": "$mode", "range": [-0.5, 0.5] } }
+JSON
+# best3 LINES: the least of each column of "wall user sys" lines.
+best3() { printf '%s\n' "$1" | awk 'NF { for (k = 1; k <= 3; k++) if (m[k] == "" || $k < m[k]) m[k] = $k } END { print m[1], m[2], m[3] }'; }
+fuse_time() { /usr/bin/time -f "%e %U %S" -o "$T/tc" "$@" > /dev/null 2> /dev/null && cat "$T/tc"; }
+printf '%-10s %6s %23s %23s %21s %6s\n' "ms/frame" "frames" "by frame wall user sys" "fused wall user sys" "gain wall user CPU" "rule"
+mkdir -p "$T/fuse"
+for g in 2048 4096; do
+    for kind in nut npy y4m png mp4; do
+        case $kind in
+            nut) o="-o - --set output.format=nut"; f=128 ;;
+            npy) o="-o $T/fuse/a.npy"; f=64 ;;
+            y4m) o="-o -"; f=32 ;;
+            png) o="-o $T/fuse/f%04d.png"; f=16 ;;
+            mp4) o="-o $T/fuse/a.mp4"; f=16 ;;
+        esac
+        [ "$g" = 4096 ] && f=$((f / 2))
+        set -- "$T/fuse.json" --set grid.width=$g --set grid.height=$g -f $f $o -y -q
+        rule=$(RIPPLERENDER_DEBUG=kernels "$bin" "$@" -f 2 2>&1 > /dev/null | grep -q "into the writer's ring" && echo fused || echo frame)
+        # In turns, each side first every other time: a file replaced by
+        # the run before costs the next one system time (its pages freed).
+        a=; b=
+        for i in $(seq "${FUSE_TRIES:-3}"); do
+            [ $((i % 2)) = 0 ] && b="$b
+$(RIPPLERENDER_FUSE=on fuse_time "$bin" "$@")"
+            a="$a
+$(RIPPLERENDER_FUSE=off fuse_time "$bin" "$@")"
+            [ $((i % 2)) = 1 ] && b="$b
+$(RIPPLERENDER_FUSE=on fuse_time "$bin" "$@")"
+        done
+        awk -v n="$kind $g²" -v f="$f" -v a="$(best3 "$a")" -v b="$(best3 "$b")" -v r="$rule" 'BEGIN {
+            split(a, x, " "); split(b, y, " ")
+            printf "%-10s %6d %7.1f %7.1f %7.1f %7.1f %7.1f %7.1f %6.2fx %6.2fx %6.2fx %6s\n", n, f,
+                   1000 * x[1] / f, 1000 * x[2] / f, 1000 * x[3] / f, 1000 * y[1] / f, 1000 * y[2] / f, 1000 * y[3] / f,
+                   x[1] / y[1], x[2] / y[2], (x[2] + x[3]) / (y[2] + y[3]), r }'
+        rm -rf "$T/fuse"; mkdir -p "$T/fuse"
+    done
+done
 echo
 fi

@@ -33,6 +33,13 @@ static int npy_needs(const struct output_config *o, const struct scene *sc)
     return RENDER_NEED_HEIGHTS;
 }
 
+/* The heights as they are, a write. */
+static bool npy_fuses(const struct output_config *o)
+{
+    (void)o;
+    return true;
+}
+
 static bool host_is_little_endian(void)
 {
     const uint16_t one = 1;
@@ -155,6 +162,7 @@ const struct sink_ops sink_npy_ops = {
     .help = "float32 heights, shape (frames, height, width)",
     .priv_size = sizeof(struct npy_sink),
     .needs = npy_needs,
+    .fuses = npy_fuses,
     .open = npy_open,
     .write = npy_write,
     .close = npy_close,

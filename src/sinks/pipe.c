@@ -81,6 +81,12 @@ static int pipe_needs(const struct output_config *o, const struct scene *sc)
     return 0;
 }
 
+/* NUT's rgb24, the frames' own bytes: no conversion, a write. */
+static bool pipe_fuses(const struct output_config *o)
+{
+    return o->format == OUTPUT_NUT && (!o->pix_fmt[0] || !strcmp(o->pix_fmt, "rgb24"));
+}
+
 /* The one line for a reader that went away; RR_EXIT_INTERRUPTED. */
 static int reader_gone(const struct pipe_sink *s, struct rr_err *e)
 {
@@ -336,6 +342,7 @@ const struct sink_ops sink_pipe_ops = {
     .libav = SINK_LIBAV_CODEC | SINK_LIBAV_FORMAT,
     .priv_size = sizeof(struct pipe_sink),
     .needs = pipe_needs,
+    .fuses = pipe_fuses,
     .check = pipe_check,
     .open = pipe_open,
     .write = pipe_write,

@@ -2,7 +2,7 @@
 # time (/usr/bin/time, package time) measures: for a GIF (and a long GIF's
 # peak, which must not grow with its frames), a spectral run with
 # a wide absorbing pad, a libx264 video at 1024 x 1024 (on 2 and on 16
-# threads) and a large scene text, the estimate is never below the peak and at most 1.5 times it. The
+# threads), a large scene text and outputs fused across frames at 2048 x 2048, the estimate is never below the peak and at most 1.5 times it. The
 # estimate is read from the refusal under RIPPLERENDER_MEM_LIMIT=1 ("need
 # about N bytes"). Also: runs the estimate refuses, and the scene size cap.
 # Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
@@ -59,6 +59,17 @@ else
     # the clip: on 16 threads (a farm node) the peak is well above 2 threads'.
     J=16; budget libx264-1024-20-frames-16-threads "$T/x264.json" -o "$T/o/a.mp4" -y; J=2
     budget scene-text-8mb "$T/big.json" --validate
+    # Steps fused across frames into the writer's ring (sink_fuses): it holds
+    # 6 frames (a batch of 4, the writer's 2) of rgb24, and of heights for a
+    # .npy, instead of 3; for a NUT stream
+    # the ring's part alone, against the peak of the run frame by frame
+    # (--probes): 3 pictures of rgb24, within 10 %.
+    echo '{"grid":{"width":2048,"height":2048},"time":{"frames":12},"probes":[{"x":5,"y":5}],"drops":[{"x":100,"y":100}]}' > "$T/fuse.json"
+    budget fused-npy-2048 "$T/fuse.json" -o "$T/o/a.npy" -y
+    pf=$(peak "$T/fuse.json" -o - -s output.format=nut); pb=$(peak "$T/fuse.json" -o - -s output.format=nut --probes "$T/o/p.csv" -y)
+    ring=$((3 * 2048 * 2048 * 3))
+    echo "fused nut 2048: peak $pf bytes, $pb frame by frame; the estimate's ring $ring bytes"
+    cond fused-nut-ring '[ $((pf - pb)) -le $((ring * 11 / 10)) ] && [ $((pf - pb)) -ge $((ring * 9 / 10)) ]'
 fi
 
 # refused NAME MESSAGE ARGS...: exit 2 and one line holding MESSAGE, nothing written.

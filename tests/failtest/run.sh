@@ -82,5 +82,6 @@ scenario pngseq -o 'out/f%02d.png'
 scenario npy -o out/a.npy --hash
 scenario framemd5 -o out/a.framemd5 -s render.width=64 -s render.height=48
 scenario folders -o out/new/deep/a.npy --manifest out/m/m.json   # folders made, and taken back
+export RIPPLERENDER_FUSE=on; scenario fused-npy -o out/a.npy --hash; unset RIPPLERENDER_FUSE   # batches in the writer's ring
 echo "failtest: $total runs; $passed scenarios passed, $failed failed"
 [ $failed -eq 0 ]
