@@ -98,14 +98,16 @@ same same-output-check "$T/same/scene.json" --check "$T/same/a.framemd5" -o "$T/
 
 # --- 7, 8. interrupted before frame 0: nothing is committed, exit 130 ---------------------------------
 # The run is held between opening its output and frame 0 by --check reading a
-# FIFO (read after the outputs are opened); the signal arrives there.
+# FIFO (read after the outputs are opened, waiting for its writer); the signal
+# arrives there and ends the wait. The FIFO is then written without waiting
+# for a reader (opened read-write), the run being gone.
 "$RR" "$T/small.json" -f 3 --hash -q > "$T/h3"
 for out in a.mp4 a.gif a.npy; do
     rm -rf "$T/f0"; mkdir -p "$T/f0"; rm -f "$T/fifo"; mkfifo "$T/fifo"
     "$RR" "$T/small.json" -f 3 -o "$T/f0/$out" -q > /dev/null 2> "$T/err"
     cp "$T/f0/$out" "$T/good"
     "$RR" "$T/small.json" -f 3 -o "$T/f0/$out" -y --check "$T/fifo" -q 2> "$T/err" & pid=$!
-    writing $pid "$T/f0"; kill -INT $pid; sleep 0.2; cat "$T/h3" > "$T/fifo"; wait $pid; s=$?
+    writing $pid "$T/f0"; kill -INT $pid; sleep 0.2; cat "$T/h3" 1<> "$T/fifo"; wait $pid; s=$?
     cond "before-frame-0-$out-exit-130" '[ $s -eq 130 ] && one_line "$T/err" && grep -q "before the first frame" "$T/err"'
     cond "before-frame-0-$out-untouched" 'cmp -s "$T/f0/$out" "$T/good" && no_temps "$T/f0"'
 done
