@@ -195,6 +195,19 @@ rm -f "$T/st"/*
 "$RR" "$T/small.json" -s render.atlas=[2,2] -f 4 -o "$P" -y -q 2> "$T/err"; s=$?
 cond stale-atlas-images '[ $s -eq 0 ] && grep -q ": 2 files of an earlier set remain after .* ($T/st/f01.png to $T/st/f02.png)\$" "$T/err"'
 
+# Two frames of a set whose names lead to one file (symbolic links, as a
+# hold of repeated frames is often made, which -y writes through): each
+# frame would overwrite the other's file, the set silently one picture short.
+# Refused before rendering, naming both frames; the file stays as it was.
+mkdir -p "$T/sl"; cp "$T/y/a.npy" "$T/sl/x.png"; ln -s x.png "$T/sl/f00.png"; ln -s x.png "$T/sl/f01.png"
+(cd "$T/sl" && md5sum x.png) > "$T/sl.md5"
+"$RR" "$T/small.json" -f 3 -o "$T/sl/f%02d.png" -y -q 2> "$T/err"; s=$?
+cond set-two-frames-one-file '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: $T/sl/f01.png: frames 0 and 1 of $T/sl/f%02d.png name the same file" ] && (cd "$T/sl" && md5sum -c --quiet "$T/sl.md5") && [ "$(ls "$T/sl" | wc -l)" -eq 3 ]'
+# A link from one frame to another frame's own file is the same.
+rm -f "$T/sl"/*; "$RR" "$T/small.json" -f 3 -o "$T/sl/f%02d.png" -q; rm "$T/sl/f00.png"; ln -s f02.png "$T/sl/f00.png"
+"$RR" "$T/small.json" -f 3 -o "$T/sl/f%02d.png" -y -q 2> "$T/err"; s=$?
+cond set-frame-links-to-frame '[ $s -eq 2 ] && grep -q "frames 0 and 2 of .* name the same file" "$T/err" && one_line "$T/err"'
+
 # --- a 255-byte name -------------------------------------------------------------------------
 long=$(printf '%0251d' 0).npy
 "$RR" "$T/small.json" -o "$T/y/$long" -q 2> "$T/err"; s=$?
