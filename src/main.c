@@ -814,6 +814,12 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
         *done = i - first + 1;
         show_progress(&r->progress, frames_done(r, *done), NULL);
     }
+    /* Stopped before this run's first frame: nothing was rendered, so no
+     * segment is closed and no checkpoint taken (the simulation shows frame
+     * first - 1, or frame 0 of a fresh start, as it would after frame 0:
+     * --resume would skip it). */
+    if (interrupted && *done == 0)
+        return 0;
     /* What the writer still holds and the encoder's lookahead are encoded now. */
     long finished = frames_done(r, *done);
     if (finished < *done)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -238,6 +239,29 @@ int outfile_check_target(const char *target, bool overwrite, struct rr_err *e)
     int r = check_real(target, real, overwrite, e);
     free(real);
     return r;
+}
+
+FILE *outfile_fopen_input(const char *path, bool regular_only)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0)
+        return NULL;
+    int err = fstat(fd, &st) != 0 ? errno : regular_only && !S_ISREG(st.st_mode) ? EINVAL : 0;
+    if (!err && S_ISFIFO(st.st_mode)) {
+        /* Until the writer sends something, or goes (POLLHUP), or a signal. */
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        err = poll(&p, 1, -1) < 0 ? errno : 0;
+    }
+    if (!err && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
+        err = errno;
+    FILE *f = err ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        err = err ? err : errno;
+        close(fd);
+        errno = err;
+    }
+    return f;
 }
 
 /* mkdir -p of dir, recording what it made. */

@@ -53,6 +53,18 @@ extern const int outfile_n_stop_signals;
  * nothing. Returns 0, or -1 with e filled (RR_EXIT_RUNTIME). */
 int outfile_check_target(const char *target, bool overwrite, struct rr_err *e);
 
+/* Opens path, a file the run reads (not "-"), for reading, without
+ * hanging on a FIFO: open(2) of a FIFO without a writer would wait for one,
+ * restarted after the stop signals' handler (SA_RESTART), so that no signal
+ * could end the run. A FIFO is opened without waiting, then waited on with
+ * poll(2), which a signal cuts short, until its writer sends something or
+ * goes. regular_only: anything but a regular file is refused (a file the
+ * run itself wrote: a FIFO or an endless device is none). Returns the
+ * stream, or NULL with errno set: EINTR (a stop signal came while waiting
+ * for the FIFO's writer), EINVAL (regular_only and not a regular file),
+ * or open(2)'s. */
+FILE *outfile_fopen_input(const char *path, bool regular_only);
+
 /* outfile_check_target, then makes the missing folders above target (mode
  * 0777 & ~umask, as mkdir -p; outfile_remove_made_dirs takes them back),
  * removes stale temporary files there, and creates the temporary file.

@@ -411,9 +411,10 @@ static long long header_count(const cJSON *o, const char *key)
 int state_read_json(const char *path, const char *what, cJSON **out, struct rr_err *e)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
+    FILE *f = outfile_fopen_input(path, true);
     if (!f)
-        return rr_fail(e, RR_EXIT_USAGE, "%s %s: cannot read: %s", what, path, strerror(errno));
+        return rr_fail(e, RR_EXIT_USAGE, "%s %s: cannot read: %s", what, path,
+                       errno == EINVAL ? "not a regular file" : strerror(errno));
     char *text = NULL;
     size_t len = 0, cap = 0, got;
     do {
@@ -817,12 +818,13 @@ static int load_plane(const struct state *st, const cJSON *p, const struct solve
     char head[128], want[128], got[65];
     size_t head_len = npy_header2d(want, b->rows, b->cols);
     uint8_t *data = malloc(len + 1);
-    FILE *f = fopen(path, "rb");
+    FILE *f = outfile_fopen_input(path, true);
     int rc = -1;
     if (!data)
         rr_fail(e, RR_EXIT_RUNTIME, "--load-state: out of memory");
     else if (!f)
-        rr_fail(e, RR_EXIT_USAGE, "--load-state %s: %s: cannot read: %s", st->load, path, strerror(errno));
+        rr_fail(e, RR_EXIT_USAGE, "--load-state %s: %s: cannot read: %s", st->load, path,
+                errno == EINVAL ? "not a regular file" : strerror(errno));
     else if (fread(head, 1, head_len, f) != head_len || memcmp(head, want, head_len) != 0
              || fread(data, 1, len, f) != len || fgetc(f) != EOF)
         rr_fail(e, RR_EXIT_USAGE, "--load-state %s: %s: not a float32 .npy of shape (%d, %d) as written by "

@@ -193,7 +193,10 @@ static bool header_value(const char *line, const char *key, char *out, size_t si
 int framehash_load(const char *path, struct framehash_golden *g, struct rr_err *e)
 {
     memset(g, 0, sizeof *g);
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    FILE *f = strcmp(path, "-") == 0 ? stdin : outfile_fopen_input(path, false);
+    if (!f && errno == EINTR)
+        return rr_fail(e, RR_EXIT_INTERRUPTED, "interrupted before the first frame (waiting for the writer of %s); "
+                       "nothing written", path);
     if (!f)
         return rr_fail(e, errno == ENOENT ? RR_EXIT_USAGE : RR_EXIT_RUNTIME, "%s: cannot read: %s", path,
                        strerror(errno));

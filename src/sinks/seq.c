@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int sink_seq_name(const struct sink_seq *q, long i, char *buf, size_t n, struct rr_err *e)
@@ -14,6 +15,19 @@ int sink_seq_name(const struct sink_seq *q, long i, char *buf, size_t n, struct 
     if (sink_pattern_name(buf, n, q->pattern, i) < 0)
         return rr_fail(e, RR_EXIT_USAGE, "%s: the name of frame %ld is too long", q->pattern, i);
     return 0;
+}
+
+/* An existing target of a set: its file, and the frame whose name leads there. */
+struct seq_file {
+    dev_t dev;
+    ino_t ino;
+    long i;
+};
+
+static int by_file(const void *pa, const void *pb)
+{
+    const struct seq_file *a = pa, *b = pb;
+    return a->dev != b->dev ? (a->dev < b->dev ? -1 : 1) : a->ino != b->ino ? (a->ino < b->ino ? -1 : 1) : 0;
 }
 
 int sink_seq_open(struct sink_seq *q, const char *pattern, const struct sink_params *p, struct rr_err *e)
@@ -24,11 +38,35 @@ int sink_seq_open(struct sink_seq *q, const char *pattern, const struct sink_par
     q->overwrite = p->overwrite;
     /* Refuse before writing anything when any target of the run exists. */
     char name[4096];
+    struct stat st;
+    struct seq_file *had = NULL;
+    long n_had = 0;
     for (long i = p->first; i < p->first + p->frames; i++) {
         if (sink_seq_name(q, i, name, sizeof name, e) < 0 || outfile_check_target(name, p->overwrite, e) < 0
-            || outfile_claim(name, "-o", OUTFILE_WRITES_ONE_OF_MANY, e) < 0)
+            || outfile_claim(name, "-o", OUTFILE_WRITES_ONE_OF_MANY, e) < 0) {
+            free(had);
             return -1;
+        }
+        if (p->overwrite && stat(name, &st) == 0) {   /* only -y passes an existing target */
+            if (!had && !(had = malloc((size_t)p->frames * sizeof *had)))
+                return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", pattern);
+            had[n_had++] = (struct seq_file){ st.st_dev, st.st_ino, i };
+        }
     }
+    /* Two frames whose names lead to one file (symbolic links, which -y
+     * writes through, as a hold of repeated frames is often made): each
+     * would overwrite the other's picture. */
+    if (n_had > 1)
+        qsort(had, (size_t)n_had, sizeof *had, by_file);
+    for (long k = 1; k < n_had; k++)
+        if (!by_file(&had[k - 1], &had[k])) {
+            const long a = had[k - 1].i < had[k].i ? had[k - 1].i : had[k].i, b = a ^ had[k - 1].i ^ had[k].i;
+            free(had);
+            if (sink_seq_name(q, b, name, sizeof name, e) < 0)
+                return -1;
+            return rr_fail(e, RR_EXIT_USAGE, "%s: frames %ld and %ld of %s name the same file", name, a, b, pattern);
+        }
+    free(had);
     return 0;
 }
 

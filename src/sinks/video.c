@@ -358,6 +358,18 @@ static int video_settings(const AVCodec *c, const struct output_config *o, const
                            o->preset, c->name, g.best ? "; did you mean \"" : "", g.best ? g.best : "",
                            g.best ? "\"?" : "");
     }
+    /* Any other encoder gets crf and preset as given (encoder_options):
+     * one it has no such option for is refused here, as its open would
+     * (neither is one of libavcodec's generic options: the encoder's own
+     * class is the one to ask). */
+    const bool own = x265 || !strcmp(c->name, "libx264") || !strcmp(c->name, "libvpx-vp9");
+    for (int k = 0; k < 2 && !own; k++) {
+        const char *key = k ? "preset" : "crf";
+        const AVClass *cls = c->priv_class;
+        if ((k ? o->preset[0] != '\0' : o->crf >= 0)
+            && !(cls && av_opt_find((void *)&cls, key, NULL, 0, AV_OPT_SEARCH_FAKE_OBJ)))
+            return rr_fail(e, RR_EXIT_USAGE, "output.%s: %s has no %s option", key, c->name, key);
+    }
     if (strcmp(c->name, "libvpx-vp9") == 0) {
         const char *deadline = o->preset[0] ? o->preset : "good";
         if (strcmp(deadline, "good") && strcmp(deadline, "best") && strcmp(deadline, "realtime"))

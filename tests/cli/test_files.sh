@@ -98,14 +98,16 @@ same same-output-check "$T/same/scene.json" --check "$T/same/a.framemd5" -o "$T/
 
 # --- 7, 8. interrupted before frame 0: nothing is committed, exit 130 ---------------------------------
 # The run is held between opening its output and frame 0 by --check reading a
-# FIFO (read after the outputs are opened); the signal arrives there.
+# FIFO (read after the outputs are opened, waiting for its writer); the signal
+# arrives there and ends the wait. The FIFO is then written without waiting
+# for a reader (opened read-write), the run being gone.
 "$RR" "$T/small.json" -f 3 --hash -q > "$T/h3"
 for out in a.mp4 a.gif a.npy; do
     rm -rf "$T/f0"; mkdir -p "$T/f0"; rm -f "$T/fifo"; mkfifo "$T/fifo"
     "$RR" "$T/small.json" -f 3 -o "$T/f0/$out" -q > /dev/null 2> "$T/err"
     cp "$T/f0/$out" "$T/good"
     "$RR" "$T/small.json" -f 3 -o "$T/f0/$out" -y --check "$T/fifo" -q 2> "$T/err" & pid=$!
-    writing $pid "$T/f0"; kill -INT $pid; sleep 0.2; cat "$T/h3" > "$T/fifo"; wait $pid; s=$?
+    writing $pid "$T/f0"; kill -INT $pid; sleep 0.2; cat "$T/h3" 1<> "$T/fifo"; wait $pid; s=$?
     cond "before-frame-0-$out-exit-130" '[ $s -eq 130 ] && one_line "$T/err" && grep -q "before the first frame" "$T/err"'
     cond "before-frame-0-$out-untouched" 'cmp -s "$T/f0/$out" "$T/good" && no_temps "$T/f0"'
 done
@@ -215,6 +217,19 @@ rm -f "$T/st"/*
 "$RR" "$T/small.json" -s render.atlas=[2,2] -o "$P" -q
 "$RR" "$T/small.json" -s render.atlas=[2,2] -f 4 -o "$P" -y -q 2> "$T/err"; s=$?
 cond stale-atlas-images '[ $s -eq 0 ] && grep -q ": 2 files of an earlier set remain after .* ($T/st/f01.png to $T/st/f02.png)\$" "$T/err"'
+
+# Two frames of a set whose names lead to one file (symbolic links, as a
+# hold of repeated frames is often made, which -y writes through): each
+# frame would overwrite the other's file, the set silently one picture short.
+# Refused before rendering, naming both frames; the file stays as it was.
+mkdir -p "$T/sl"; cp "$T/y/a.npy" "$T/sl/x.png"; ln -s x.png "$T/sl/f00.png"; ln -s x.png "$T/sl/f01.png"
+(cd "$T/sl" && md5sum x.png) > "$T/sl.md5"
+"$RR" "$T/small.json" -f 3 -o "$T/sl/f%02d.png" -y -q 2> "$T/err"; s=$?
+cond set-two-frames-one-file '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: $T/sl/f01.png: frames 0 and 1 of $T/sl/f%02d.png name the same file" ] && (cd "$T/sl" && md5sum -c --quiet "$T/sl.md5") && [ "$(ls "$T/sl" | wc -l)" -eq 3 ]'
+# A link from one frame to another frame's own file is the same.
+rm -f "$T/sl"/*; "$RR" "$T/small.json" -f 3 -o "$T/sl/f%02d.png" -q; rm "$T/sl/f00.png"; ln -s f02.png "$T/sl/f00.png"
+"$RR" "$T/small.json" -f 3 -o "$T/sl/f%02d.png" -y -q 2> "$T/err"; s=$?
+cond set-frame-links-to-frame '[ $s -eq 2 ] && grep -q "frames 0 and 2 of .* name the same file" "$T/err" && one_line "$T/err"'
 
 # --- a 255-byte name -------------------------------------------------------------------------
 long=$(printf '%0251d' 0).npy

@@ -60,7 +60,9 @@ for c in 'codec|output\.codec: "nosuch" is not an encoder|x.mp4|-s output.codec=
          'mp4-alpha|render\.alpha: output\.codec libx264 has no pixel format with alpha|x.mp4|-s render.alpha=height' \
          'exr-mode|render\.mode: .*"colormap" has no float picture|x%04d.exr|-s render.mode=colormap' \
          'exr-size|render\.width: .* holds one pixel per grid cell|x%04d.exr|-s render.width=64' \
-         'stream-pix-fmt|output\.pix_fmt: "rgb24" is not a pixel format of output\.format y4m|-|-s output.pix_fmt=rgb24'; do
+         'stream-pix-fmt|output\.pix_fmt: "rgb24" is not a pixel format of output\.format y4m|-|-s output.pix_fmt=rgb24' \
+         'no-crf|output\.crf: mpeg4 has no crf option$|x.mp4|-s output.codec=mpeg4 -s output.crf=20' \
+         'no-preset|output\.preset: mpeg4 has no preset option$|x.mp4|-s output.codec=mpeg4 -s output.preset=slow'; do
     name=${c%%|*}; rest=${c#*|}; want=${rest%%|*}; rest=${rest#*|}; out=${rest%%|*}; set=${rest#*|}
     rm -rf "$T/v"; mkdir "$T/v"
     o=$T/v/$out; [ "$out" = - ] && o=-

@@ -229,4 +229,26 @@ check "... the first completed" [ -e twice.mkv -a -z "$(ls twice | grep -v "^sta
 # DIR that is a file: named as --save-state's (not --resume's, not given)
 echo x > afile
 refused "DIR a file" 2 "ripplerender: --save-state afile: not a folder" --save-state afile -o x.framemd5
+# A stop signal before the first frame (here during a long preroll, once the
+# run holds the resume folder's lock): nothing was rendered, so nothing may
+# be taken as done. Before, the run closed an empty segment part-000000 and
+# saved the state at frame 0 as a checkpoint: --resume then went on from
+# frame 1, and the output lacked frame 0 (a .framemd5 of 29 frames, status
+# 0) or failed joining the empty segment (a video, status 1, after the
+# whole render).
+for out in early.framemd5 'early%03d.png'; do
+    rm -rf early early*.png early.framemd5
+    "$RR" s.json -q -j1 -s grid.width=240 -s grid.height=180 -s time.preroll=3 -o "$out" --save-state early 2> err & pid=$!
+    k=0; while [ ! -e early/.resume.lock ] && [ $k -lt 1200 ] && kill -0 $pid 2> /dev/null; do sleep 0.05; k=$((k + 1)); done
+    kill -TERM $pid; wait $pid; s=$?
+    cond "early-stop-nothing-written-$out" '[ $s -eq 130 ] && grep -q "interrupted before the first frame; nothing written" err'
+    "$RR" s.json -q -j1 -s grid.width=240 -s grid.height=180 -s time.preroll=3 -o "$out" --save-state early --resume 2> err; s=$?
+    "$RR" s.json -q -j1 -s grid.width=240 -s grid.height=180 -s time.preroll=3 --hash > early.hash
+    case $out in
+    *.framemd5) got=$(awk -F', *' '!/^#/ { print $2, $6 }' early.framemd5) ;;
+    *) got=$(for f in early0*.png; do decoded "$f" | sed "s/^0 /$(echo "$f" | tr -dc 0-9 | sed 's/^0*\(.\)/\1/') /"; done) ;;
+    esac
+    cond "early-stop-resume-whole-$out" '[ $s -eq 0 ] && [ "$got" = "$(cat early.hash)" ] && [ -z "$(find early . -maxdepth 1 \( -name "resume-*.json" -o -name "part-*" -o -name ".*.tmp" \) -print)" ]'
+done
+
 finish

@@ -210,4 +210,25 @@ export RIPPLERENDER_MEM_LIMIT=none
 check limit-env-none-loads [ $? -eq 0 ]
 unset RIPPLERENDER_MEM_LIMIT
 
+# --- inputs that are FIFOs or devices -----------------------------------------------------------
+# A FIFO given as --check's file: opened without waiting for its writer
+# (open(2) would wait, restarted after the handler, so that no signal could
+# end the run), then waited on in a way a stop signal cuts short: SIGTERM
+# ends the wait with one line and status 130; a writer that comes later is
+# read as before. --load-state reads only regular files (it reads what
+# --save-state wrote): a FIFO or an endless device (/dev/zero, /dev/urandom)
+# is refused at once, not waited on or read until memory runs out.
+mkdir -p "$T/fifo"; mkfifo "$T/fifo/f.framemd5" "$T/fifo/s.json"
+timeout -s KILL 20 timeout --preserve-status -s TERM 1 "$RR" "$T/small.json" --check "$T/fifo/f.framemd5" -q 2> "$T/err"; s=$?
+cond check-fifo-no-writer-sigterm '[ $s -eq 130 ] && [ "$(cat "$T/err")" = "ripplerender: interrupted before the first frame (waiting for the writer of $T/fifo/f.framemd5); nothing written" ]'
+"$RR" "$T/small.json" -f 3 -o "$T/fifo/ref.framemd5" -q
+(sleep 1; cat "$T/fifo/ref.framemd5" > "$T/fifo/f.framemd5") &
+timeout -s KILL 20 "$RR" "$T/small.json" -f 3 --check "$T/fifo/f.framemd5" 2> "$T/err"; s=$?
+wait
+cond check-fifo-late-writer '[ $s -eq 0 ] && grep -q "3 frames match" "$T/err"'
+for in in "$T/fifo/s.json" /dev/zero /dev/urandom; do
+    timeout -s KILL 20 "$RR" "$T/small.json" --load-state $in --hash -q > /dev/null 2> "$T/err"; s=$?
+    cond "load-state-not-regular-$in" '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: --load-state $in: cannot read: not a regular file" ]'
+done
+
 finish
