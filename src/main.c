@@ -318,11 +318,13 @@ static int parse_options(int argc, char **argv, struct options *o)
         }
     }
     o->farm.overwrite = o->overwrite;
-    /* --print-scene renders nothing: an option that runs or writes something would do nothing. */
+    /* --print-scene renders nothing: an option that runs or writes something
+     * would do nothing. One that only says how a run goes (-y, -j, -q) is
+     * taken, so that --print-scene added to a run's command line shows its scene. */
     const char *idle = !o->print_scene ? NULL : o->hash ? "--hash" : o->check ? "--check" : o->validate ? "--validate"
                        : o->probes ? "--probes" : o->manifest ? "--manifest" : o->farm.range ? "--range"
                        : o->farm.chunk ? "--chunk" : o->farm.save_dir ? "--save-state" : o->farm.every ? "--state-every"
-                       : o->farm.load ? "--load-state" : o->farm.resume ? "--resume" : o->overwrite ? "-y" : NULL;
+                       : o->farm.load ? "--load-state" : o->farm.resume ? "--resume" : NULL;
     if (idle)
         return usage_error("%s: does nothing with --print-scene, which prints the scene and renders nothing", idle);
     if (o->hash && o->output && !strcmp(o->output, "-"))
