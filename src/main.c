@@ -674,8 +674,6 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     }
     if (!o->output && (o->hash || o->check))   /* nothing written, --validate or not */
         budget_without_output();
-    if (sink_fuse_check(e) < 0)
-        return -1;
     budget_encoder_threads(o->threads);
     if (budget_check_run(sc, e) < 0 || claim_files(r, o, writes_output, e) < 0)
         return -1;
@@ -876,7 +874,7 @@ int main(int argc, char **argv)
     }
     struct rr_err e = { 0 };
     struct run r = { 0 };
-    if (cachefile_check_env(&e) < 0) {
+    if (cachefile_check_env(&e) < 0 || sink_fuse_check(&e) < 0) {   /* the environment's values, before the scene */
         status = fail(&e);
         goto end;
     }
