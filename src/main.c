@@ -901,7 +901,8 @@ int main(int argc, char **argv)
             free(r.sc.output.path);
             r.sc.output.path = path;
         }
-        if (manifest_check_scene_text(&r.sc, "--print-scene", &e) < 0) {
+        /* An -o naming no kind: refused, as the loader refuses such an output.path. */
+        if ((path && !sink_find(path, &e)) || manifest_check_scene_text(&r.sc, "--print-scene", &e) < 0) {
             status = fail(&e);
             goto end;
         }

@@ -181,6 +181,10 @@ cond print-scene-shows-o '[ $s -eq 0 ] && grep -qF "\"path\":	\"$T/ps/f%03d.png\
 "$RR" "$T/small.json" -o "$T/ps/f%03d.png" -y -q -j 1 --progress never --print-scene \
     > "$T/ps.out" 2> "$T/ps.err"; s=$?
 cond print-scene-takes-y-q-j '[ $s -eq 0 ] && [ ! -s "$T/ps.err" ] && cmp -s "$T/ps.json" "$T/ps.out" && [ ! -e "$T/ps" ]'
+# An -o that names no output kind is refused as the run, and the scene
+# loader for output.path, would refuse it: the printed scene would not load.
+"$RR" "$T/small.json" -o "$T/ps.xyz" --print-scene > "$T/ps.out" 2> "$T/ps.err"; s=$?
+cond print-scene-refuses-unknown-kind '[ $s -eq 2 ] && [ ! -s "$T/ps.out" ] && [ "$(wc -l < "$T/ps.err")" -eq 1 ] && grep -q "^ripplerender: $T/ps.xyz: unknown output kind" "$T/ps.err"'
 for opt in --hash "--check $T/h.txt" --validate "--probes $T/ps.csv" "--manifest $T/ps.m.json" "--range 1-2" \
     "--chunk 0/2" "--save-state $T/ps.d" "--load-state $T/ps.d/state-000001.json" --resume; do
     what=${opt%% *}
