@@ -121,6 +121,8 @@ static const char usage_tail[] =
     "The kernels' fastest ways are remembered per CPU model in\n"
     "$XDG_CACHE_HOME/ripplerender/tuner-CPU.txt (~/.cache without it; any frame is the same\n"
     "with it, without it or with it corrupt); RIPPLERENDER_CACHE=0 turns the caches off.\n"
+    "RIPPLERENDER_FUSE=auto|on|off: steps fused across frames into the writer's ring (auto:\n"
+    "a NUT rgb24 stream or .npy of 2048x2048 cells or more; the frames are the same).\n"
     "The scene keys are described in docs/scene.md.\n";
 
 static volatile sig_atomic_t interrupted;
@@ -318,11 +320,13 @@ static int parse_options(int argc, char **argv, struct options *o)
         }
     }
     o->farm.overwrite = o->overwrite;
-    /* --print-scene renders nothing: an option that runs or writes something would do nothing. */
+    /* --print-scene renders nothing: an option that runs or writes something
+     * would do nothing. One that only says how a run goes (-y, -j, -q) is
+     * taken, so that --print-scene added to a run's command line shows its scene. */
     const char *idle = !o->print_scene ? NULL : o->hash ? "--hash" : o->check ? "--check" : o->validate ? "--validate"
                        : o->probes ? "--probes" : o->manifest ? "--manifest" : o->farm.range ? "--range"
                        : o->farm.chunk ? "--chunk" : o->farm.save_dir ? "--save-state" : o->farm.every ? "--state-every"
-                       : o->farm.load ? "--load-state" : o->farm.resume ? "--resume" : o->overwrite ? "-y" : NULL;
+                       : o->farm.load ? "--load-state" : o->farm.resume ? "--resume" : NULL;
     if (idle)
         return usage_error("%s: does nothing with --print-scene, which prints the scene and renders nothing", idle);
     if (o->hash && o->output && !strcmp(o->output, "-"))
@@ -670,8 +674,6 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     }
     if (!o->output && (o->hash || o->check))   /* nothing written, --validate or not */
         budget_without_output();
-    if (sink_fuse_check(e) < 0)
-        return -1;
     budget_encoder_threads(o->threads);
     if (budget_check_run(sc, e) < 0 || claim_files(r, o, writes_output, e) < 0)
         return -1;
@@ -878,7 +880,7 @@ int main(int argc, char **argv)
     }
     struct rr_err e = { 0 };
     struct run r = { 0 };
-    if (cachefile_check_env(&e) < 0) {
+    if (cachefile_check_env(&e) < 0 || sink_fuse_check(&e) < 0) {   /* the environment's values, before the scene */
         status = fail(&e);
         goto end;
     }
@@ -905,7 +907,8 @@ int main(int argc, char **argv)
             free(r.sc.output.path);
             r.sc.output.path = path;
         }
-        if (manifest_check_scene_text(&r.sc, "--print-scene", &e) < 0) {
+        /* An -o naming no kind: refused, as the loader refuses such an output.path. */
+        if ((path && !sink_find(path, &e)) || manifest_check_scene_text(&r.sc, "--print-scene", &e) < 0) {
             status = fail(&e);
             goto end;
         }

@@ -174,10 +174,19 @@ check print-scene-same-frames cmp -s "$T/h.txt" "$T/h2.txt"
 # -o overrides output.path, so --print-scene shows it as the run would have
 # it; the options that run or write something do nothing with --print-scene
 # (it renders nothing): each is refused naming it (status 2, one line).
+# Those that only say how a run goes (-y, -j, -q, --progress) are taken, so
+# that --print-scene added to a sweep's command line shows its scene.
 "$RR" "$T/small.json" -o "$T/ps/f%03d.png" --print-scene > "$T/ps.json"; s=$?
 cond print-scene-shows-o '[ $s -eq 0 ] && grep -qF "\"path\":	\"$T/ps/f%03d.png\"" "$T/ps.json" && [ ! -e "$T/ps" ]'
+"$RR" "$T/small.json" -o "$T/ps/f%03d.png" -y -q -j 1 --progress never --print-scene \
+    > "$T/ps.out" 2> "$T/ps.err"; s=$?
+cond print-scene-takes-y-q-j '[ $s -eq 0 ] && [ ! -s "$T/ps.err" ] && cmp -s "$T/ps.json" "$T/ps.out" && [ ! -e "$T/ps" ]'
+# An -o that names no output kind is refused as the run, and the scene
+# loader for output.path, would refuse it: the printed scene would not load.
+"$RR" "$T/small.json" -o "$T/ps.xyz" --print-scene > "$T/ps.out" 2> "$T/ps.err"; s=$?
+cond print-scene-refuses-unknown-kind '[ $s -eq 2 ] && [ ! -s "$T/ps.out" ] && [ "$(wc -l < "$T/ps.err")" -eq 1 ] && grep -q "^ripplerender: $T/ps.xyz: unknown output kind" "$T/ps.err"'
 for opt in --hash "--check $T/h.txt" --validate "--probes $T/ps.csv" "--manifest $T/ps.m.json" "--range 1-2" \
-    "--chunk 0/2" "--save-state $T/ps.d" "--load-state $T/ps.d/state-000001.json" --resume -y; do
+    "--chunk 0/2" "--save-state $T/ps.d" "--load-state $T/ps.d/state-000001.json" --resume; do
     what=${opt%% *}
     "$RR" "$T/small.json" --print-scene $opt > "$T/ps.out" 2> "$T/ps.err"; s=$?
     cond "print-scene-refuses$what" '[ $s -eq 2 ] && [ ! -s "$T/ps.out" ] && [ "$(cat "$T/ps.err")" = "ripplerender: $what: does nothing with --print-scene, which prints the scene and renders nothing (see ripplerender --help)" ]'

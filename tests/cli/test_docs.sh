@@ -48,4 +48,12 @@ sys.exit(1 if missing else 0)
 PY
 check man-names-scene-keys [ $? -eq 0 ]
 [ -s "$T/man-keys" ] && cat "$T/man-keys"
+# Every environment variable the program reads (a "RIPPLERENDER_..." string in
+# src/) is named in --help and in the man page's ENVIRONMENT section.
+"$RR" --help > "$T/help" 2>&1
+sed -n '/^\.SH ENVIRONMENT/,/^\.SH /p' man/ripplerender.1 > "$T/man-env"
+for v in $(grep -rhoE '"RIPPLERENDER_[A-Z_]+"' src | tr -d '"' | sort -u); do
+    check "help-names-$v" grep -q "$v" "$T/help"
+    check "man-environment-names-$v" grep -q "^\.B $v\$" "$T/man-env"
+done
 finish

@@ -120,6 +120,10 @@ for o in "$T/e%02d.exr -s render.mode=height" "$T/p%02d.png -s output.bit_depth=
 done
 RIPPLERENDER_FUSE=yes "$RR" "$T/b.json" -o "$T/x.npy" 2> "$T/err"; s=$?
 cond "fuse-env-refused" '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: RIPPLERENDER_FUSE=yes: expected auto, on or off" ] && [ ! -e "$T/x.npy" ]'
+# Checked with the environment, before the scene, as RIPPLERENDER_CACHE is:
+# --print-scene too (a script's typo found at once).
+RIPPLERENDER_FUSE=yes "$RR" "$T/b.json" --print-scene > "$T/ps.out" 2> "$T/err"; s=$?
+cond "fuse-env-refused-print-scene" '[ $s -eq 2 ] && [ ! -s "$T/ps.out" ] && [ "$(cat "$T/err")" = "ripplerender: RIPPLERENDER_FUSE=yes: expected auto, on or off" ]'
 
 # The memory budget: under a limit with no room for a second frame in the
 # ring, frame by frame, the same bytes; the estimate ("need about N")
