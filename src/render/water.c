@@ -58,7 +58,8 @@ struct slopes_job {
  * when its bits other than the sign are). Eight bytes of 0 or 1 into eight
  * bits: byte i (at bit 8 i) times 2^(7 (7 - i) + 7) lands on bit 56 + i of
  * the product, and no two terms of the product share a bit. */
-static void mark_nonzero(const float *restrict ox, const float *restrict oy, int w, unsigned char *restrict out)
+static inline __attribute__((always_inline)) void mark_nonzero(const float *restrict ox, const float *restrict oy,
+                                                              int w, unsigned char *restrict out)
 {
     for (int x0 = 0; x0 < w; x0 += 64) {
         const int n = w - x0 < 64 ? w - x0 : 64;
@@ -79,9 +80,9 @@ static void mark_nonzero(const float *restrict ox, const float *restrict oy, int
     }
 }
 
-static void slopes_rows(void *arg, int lo, int hi)
+/* Rows lo..hi-1 of the slopes (and their bits), central differences. */
+static inline __attribute__((always_inline)) void slopes_body(const struct slopes_job *j, int lo, int hi)
 {
-    const struct slopes_job *j = arg;
     const int w = j->f->w;
     const ptrdiff_t s = j->f->stride;
     const float k = j->k;
@@ -95,6 +96,29 @@ static void slopes_rows(void *arg, int lo, int hi)
         if (j->nz)
             mark_nonzero(ox, oy, w, j->nz + (size_t)y * (((size_t)w + 63) / 64 * 8));
     }
+}
+
+/* slopes_body in wider vectors where the CPU has them: the same operations
+ * lane by lane (no contraction under -std=c11), so the same bits. */
+__attribute__((target("arch=x86-64-v4"))) static void slopes_rows_v4(const struct slopes_job *j, int lo, int hi)
+{
+    slopes_body(j, lo, hi);
+}
+
+__attribute__((target("arch=x86-64-v3,tune=haswell"))) static void slopes_rows_v3(const struct slopes_job *j, int lo,
+                                                                                 int hi)
+{
+    slopes_body(j, lo, hi);
+}
+
+static void slopes_rows(void *arg, int lo, int hi)
+{
+    if (__builtin_cpu_supports("x86-64-v4"))
+        slopes_rows_v4(arg, lo, hi);
+    else if (__builtin_cpu_supports("avx2"))
+        slopes_rows_v3(arg, lo, hi);
+    else
+        slopes_body(arg, lo, hi);
 }
 
 static void slopes(const struct field *f, float hs, float *restrict gx, float *restrict gy, unsigned char *nz)
