@@ -68,9 +68,8 @@ struct renderer {
     const unsigned char (*map)[3];     /* colormap: the table */
     struct water_look look;            /* water modes: the lighting */
     enum edge_kind edges[4];           /* water modes: the scene's boundary kinds */
-    struct field surf;         /* refract, caustics: the heights with filled ghosts */
     float *gx, *gy;            /* refract, caustics: their slopes */
-    float *zeros;              /* shaded, normals: a fixed edge's ghost row */
+    float *zeros;              /* water modes: a fixed edge's ghost row */
     float *light;              /* caustics: the floor's light */
     float *rays;               /* caustics: landing points (CAUSTICS_SCRATCH) */
     bool flip_green;           /* normals: render.normal_convention directx */
@@ -234,8 +233,9 @@ struct row_nbhd {
 /* What the water modes share (render/water.c). water_init_rows: for a mode
  * whose rows take their slopes from the simulation's own heights (shaded,
  * normals; see water_nbhd); water_init_slopes: for one that reads them
- * across rows (refract, caustics), from a copy with filled ghosts that
- * water_prepare makes each frame. Both fill r->look and r->edges; they
+ * across rows (refract, caustics), planes that water_prepare makes each
+ * frame from the simulation's heights, through the ghosts water_nbhd takes
+ * (no copy of the heights). Both fill r->look and r->edges; they
  * return 0, or -1 with e filled (memory). water_free releases what they
  * made. */
 int water_init_rows(struct renderer *r, const struct scene *sc, struct rr_err *e);

@@ -48,6 +48,7 @@ void water_look_init(struct water_look *lk, const struct render_config *rc)
 
 struct slopes_job {
     const struct field *f;
+    const struct renderer *r;   /* or NULL: f's ghosts are filled */
     float k;   /* hs / 2 */
     float *gx, *gy;
     unsigned char *nz;   /* or NULL: water_slopes_marked's bit set */
@@ -80,19 +81,41 @@ static inline __attribute__((always_inline)) void mark_nonzero(const float *rest
     }
 }
 
-/* Rows lo..hi-1 of the slopes (and their bits), central differences. */
+/* Row rn's slopes into ox, oy: central differences, through the ghosts at
+ * the ends. */
+static inline __attribute__((always_inline)) void slopes_row(const struct row_nbhd *rn, int w, float k,
+                                                             float *restrict ox, float *restrict oy)
+{
+    const float *restrict c = rn->mid, *restrict u = rn->up, *restrict d = rn->dn;
+    ox[0] = k * ((w > 1 ? c[1] : rn->right) - rn->left);
+    for (int x = 1; x < w - 1; x++)
+        ox[x] = k * (c[x + 1] - c[x - 1]);
+    if (w > 1)
+        ox[w - 1] = k * (rn->right - c[w - 2]);
+    for (int x = 0; x < w; x++)
+        oy[x] = k * (d[x] - u[x]);
+}
+
+/* Rows lo..hi-1 of the slopes (and their bits): read through f's ghosts, or
+ * (r given) through the ghosts water_nbhd takes from the boundary kinds,
+ * the same values field_fill_ghosts would put there. */
 static inline __attribute__((always_inline)) void slopes_body(const struct slopes_job *j, int lo, int hi)
 {
     const int w = j->f->w;
     const ptrdiff_t s = j->f->stride;
-    const float k = j->k;
     for (int y = lo; y < hi; y++) {
-        const float *restrict c = j->f->cur + (ptrdiff_t)y * s;
-        float *restrict ox = j->gx + (size_t)y * w, *restrict oy = j->gy + (size_t)y * w;
-        for (int x = 0; x < w; x++) {
-            ox[x] = k * (c[x + 1] - c[x - 1]);
-            oy[x] = k * (c[x + s] - c[x - s]);
+        struct row_nbhd rn;
+        if (j->r) {
+            water_nbhd(j->r, j->f, y, &rn);
+        } else {
+            rn.mid = j->f->cur + (ptrdiff_t)y * s;
+            rn.up = rn.mid - s;
+            rn.dn = rn.mid + s;
+            rn.left = rn.mid[-1];
+            rn.right = rn.mid[w];
         }
+        float *ox = j->gx + (size_t)y * w, *oy = j->gy + (size_t)y * w;
+        slopes_row(&rn, w, j->k, ox, oy);
         if (j->nz)
             mark_nonzero(ox, oy, w, j->nz + (size_t)y * (((size_t)w + 63) / 64 * 8));
     }
@@ -121,15 +144,16 @@ static void slopes_rows(void *arg, int lo, int hi)
         slopes_body(arg, lo, hi);
 }
 
-static void slopes(const struct field *f, float hs, float *restrict gx, float *restrict gy, unsigned char *nz)
+static void slopes(const struct field *f, const struct renderer *r, float hs, float *restrict gx,
+                   float *restrict gy, unsigned char *nz)
 {
-    struct slopes_job j = { .f = f, .k = 0.5f * hs, .gx = gx, .gy = gy, .nz = nz };
+    struct slopes_job j = { .f = f, .r = r, .k = 0.5f * hs, .gx = gx, .gy = gy, .nz = nz };
     team_for(f->h, team_threads_for((long)f->w * f->h, 65536), slopes_rows, &j);
 }
 
 void water_slopes(const struct field *f, float hs, float *restrict gx, float *restrict gy)
 {
-    slopes(f, hs, gx, gy, NULL);
+    slopes(f, NULL, hs, gx, gy, NULL);
 }
 
 static void water_init(struct renderer *r, const struct scene *sc)
@@ -150,18 +174,16 @@ int water_init_slopes(struct renderer *r, const struct scene *sc, struct rr_err 
 {
     water_init(r, sc);
     size_t gpix = (size_t)r->gw * r->gh;
-    if (field_init(&r->surf, r->gw, r->gh, e) < 0)
-        return -1;
+    r->zeros = av_calloc((size_t)r->gw, sizeof(float));
     r->gx = av_malloc(gpix * sizeof(float));
     r->gy = av_malloc(gpix * sizeof(float));
-    if (!r->gx || !r->gy)
+    if (!r->zeros || !r->gx || !r->gy)
         return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d slopes", r->gw, r->gh);
     return 0;
 }
 
 void water_free(struct renderer *r)
 {
-    field_free(&r->surf);
     av_freep(&r->gx);
     av_freep(&r->gy);
     av_freep(&r->zeros);
@@ -183,20 +205,9 @@ void water_nbhd(const struct renderer *r, const struct field *f, int y, struct r
     rn->right = field_ghost(e[EDGE_RIGHT], rn->mid[w - 1], rn->mid[0]);
 }
 
-static void copy_heights_rows(void *arg, int lo, int hi)
-{
-    const struct rows_job *j = arg;
-    for (int y = lo; y < hi; y++)
-        memcpy(j->r->surf.cur + (ptrdiff_t)y * j->r->surf.stride, j->f->cur + (ptrdiff_t)y * j->f->stride,
-               (size_t)j->r->gw * sizeof(float));
-}
-
 void water_prepare_marked(struct renderer *r, const struct field *f, unsigned char *nz)
 {
-    struct rows_job j = { .r = r, .f = f };
-    team_for(r->gh, team_threads_for((long)r->gw * r->gh, 65536), copy_heights_rows, &j);
-    field_fill_ghosts(&r->surf, r->surf.cur, r->edges);
-    slopes(&r->surf, r->look.hs, r->gx, r->gy, nz);
+    slopes(f, r, r->look.hs, r->gx, r->gy, nz);
 }
 
 void water_prepare(struct renderer *r, const struct field *f)

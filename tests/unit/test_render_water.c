@@ -233,6 +233,73 @@ static void slopes_of(const float *cells, int w, int h, enum edge_kind edge, flo
     field_free(&f);
 }
 
+/* water_prepare_marked reads the slopes straight from the simulation's
+ * heights through the ghosts the boundary kinds give, its ghosts never
+ * read (NaN here): the same bits as water_slopes through a copy whose
+ * ghosts field_fill_ghosts filled, every kind on every side (each side's
+ * own), rows and columns down to one; and the bits of the nonzero slopes. */
+static void test_prepare_slopes_from_heights(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = { { 40, 30 }, { 70, 3 }, { 1, 5 }, { 5, 1 }, { 1, 1 } };
+    for (int z = 0; z < 5; z++) {
+        const int w = sizes[z][0], h = sizes[z][1], nw = (w + 63) / 64;
+        float *cells = malloc(sizeof(float) * (size_t)w * h), *gx = malloc(sizeof(float) * (size_t)w * h);
+        float *gy = malloc(sizeof(float) * (size_t)w * h), *zeros = calloc((size_t)w, sizeof(float));
+        unsigned char *nz = malloc((size_t)nw * 8 * h);
+        assert_non_null(cells && gx && gy && zeros && nz);
+        surface(cells, w, h);
+        for (int x = 0; x < w; x += 3)   /* a flat column: slopes x of 0 */
+            for (int y = 0; y < h; y++)
+                cells[y * w + x] = 0.25f;
+        struct field f, g;
+        struct rr_err e = { 0 };
+        assert_int_equal(field_init(&f, w, h, &e), 0);
+        assert_int_equal(field_init(&g, w, h, &e), 0);
+        for (int y = -1; y <= h; y++)
+            for (int x = -1; x <= w; x++)
+                f.cur[(ptrdiff_t)y * f.stride + x] = NAN;
+        for (int y = 0; y < h; y++) {
+            memcpy(f.cur + (ptrdiff_t)y * f.stride, cells + (size_t)y * w, (size_t)w * sizeof(float));
+            memcpy(g.cur + (ptrdiff_t)y * g.stride, cells + (size_t)y * w, (size_t)w * sizeof(float));
+        }
+        for (int k = 0; k < 256; k++) {
+            struct renderer r;
+            memset(&r, 0, sizeof r);
+            r.gw = w;
+            r.gh = h;
+            r.zeros = zeros;
+            r.gx = gx;
+            r.gy = gy;
+            r.look.hs = 1.3f;
+            for (int side = 0; side < 4; side++)
+                r.edges[side] = (enum edge_kind)(k >> (2 * side) & 3);
+            water_prepare_marked(&r, &f, nz);
+            field_fill_ghosts(&g, g.cur, r.edges);
+            float *ex = malloc(sizeof(float) * (size_t)w * h), *ey = malloc(sizeof(float) * (size_t)w * h);
+            assert_non_null(ex && ey);
+            water_slopes(&g, 1.3f, ex, ey);
+            assert_memory_equal(gx, ex, sizeof(float) * (size_t)w * h);
+            assert_memory_equal(gy, ey, sizeof(float) * (size_t)w * h);
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++) {
+                    uint64_t word;
+                    memcpy(&word, nz + ((size_t)y * nw + (size_t)x / 64) * 8, 8);
+                    assert_int_equal(word >> (x % 64) & 1, ex[y * w + x] != 0.0f || ey[y * w + x] != 0.0f);
+                }
+            free(ex);
+            free(ey);
+        }
+        field_free(&f);
+        field_free(&g);
+        free(cells);
+        free(gx);
+        free(gy);
+        free(zeros);
+        free(nz);
+    }
+}
+
 static void test_caustics_conserve_light(void **state)
 {
     (void)state;
@@ -630,6 +697,7 @@ int main(void)
         cmocka_unit_test(test_refract_still_water_shows_background),
         cmocka_unit_test(test_refract_known_slope_moves_background),
         cmocka_unit_test(test_normals_wrap_tiles),
+        cmocka_unit_test(test_prepare_slopes_from_heights),
         cmocka_unit_test(test_caustics_conserve_light),
         cmocka_unit_test(test_caustics_known_slope),
         cmocka_unit_test(test_caustics_bands_bit_exact),
