@@ -83,6 +83,7 @@ struct gather_job {
     const float *depths;   /* per cell (render.depth_map), or NULL: `depth` everywhere */
     bool wrap_x, wrap_y;
     bool fast;             /* one depth, smaller than the grid: the landing blocks (land_block) */
+    bool sat;              /* a floor cell's sum may reach 2^32: the blocks' additions saturate */
     unsigned char *nz, *moved;
     uint32_t *acc;
     int reach, chunks, phase;
@@ -429,6 +430,38 @@ static inline __attribute__((always_inline)) void land_any(const struct gather_j
         land_block(j, y, a, BLOCK, false, true, o);
 }
 
+/* A landed block's shares added to acc: the cells of bits mg (bit i + shift
+ * of mg: block column i), or all sixteen (all: no bits to walk). sat
+ * false where no sum can reach 2^32 (gather_job's `sat`): plain additions,
+ * the same integers as add_sat's. */
+static inline __attribute__((always_inline)) void add_block(const struct gather_job *j,
+                                                            const struct block *restrict blk, uint64_t mg,
+                                                            int shift, bool all, bool sat)
+{
+    if (all) {
+        for (int s = 0; s < SUB * SUB; s++)
+            for (int c = 0; c < 4; c++)
+                for (int i = 0; i < BLOCK; i++) {
+                    uint32_t *p = j->acc + blk->i[s][c][i];
+                    if (sat)
+                        add_sat(p, blk->s[s][c][i]);
+                    else
+                        *p += blk->s[s][c][i];
+                }
+        return;
+    }
+    for (int s = 0; s < SUB * SUB; s++)
+        for (int c = 0; c < 4; c++)
+            for (uint64_t u = mg; u; u &= u - 1) {
+                const int i = __builtin_ctzll(u) + shift;
+                uint32_t *p = j->acc + blk->i[s][c][i];
+                if (sat)
+                    add_sat(p, blk->s[s][c][i]);
+                else
+                    *p += blk->s[s][c][i];
+            }
+}
+
 /* Source row y's moved cells, their shares added to acc. */
 static inline __attribute__((always_inline)) void splat_row(const struct gather_job *j, int y, struct block *blk)
 {
@@ -470,20 +503,11 @@ static inline __attribute__((always_inline)) void splat_row(const struct gather_
             /* Share by share over the block's cells, whose cells differ
              * more often than a sub-ray's own four: fewer additions wait
              * on the one before. */
-            const int shift = x0 - a;
-            if (mg == (uint64_t)0xffff << (16 * g) && gs == a) {   /* all sixteen: no bits to walk */
-                for (int s = 0; s < SUB * SUB; s++)
-                    for (int c = 0; c < 4; c++)
-                        for (int i = 0; i < BLOCK; i++)
-                            add_sat(j->acc + blk->i[s][c][i], blk->s[s][c][i]);
-                continue;
-            }
-            for (int s = 0; s < SUB * SUB; s++)
-                for (int c = 0; c < 4; c++)
-                    for (uint64_t u = mg; u; u &= u - 1) {
-                        const int i = __builtin_ctzll(u) + shift;
-                        add_sat(j->acc + blk->i[s][c][i], blk->s[s][c][i]);
-                    }
+            const bool all = mg == (uint64_t)0xffff << (16 * g) && gs == a;
+            if (j->sat)
+                add_block(j, blk, mg, x0 - a, all, true);
+            else
+                add_block(j, blk, mg, x0 - a, all, false);
         }
     }
 }
@@ -629,6 +653,7 @@ static void gather(const float *gx, const float *gy, int w, int h, float depth, 
     struct gather_job j = { .gx = gx, .gy = gy, .w = w, .h = h, .nw = (w + 63) / 64, .depth = depth,
                             .depths = depths, .wrap_x = wrap_x, .wrap_y = wrap_y,
                             .fast = !depths && w >= 3 && depth + 1.0f < (float)w && depth + 1.0f < (float)h,
+                            .sat = !(depth >= 0.0f && depth <= 62.0f),   /* the bound above the fixed point */
                             .nz = scratch_set(at, w, h, 0), .moved = scratch_set(at, w, h, 1),
                             .acc = (uint32_t *)(void *)light };
     static pthread_once_t once = PTHREAD_ONCE_INIT;
