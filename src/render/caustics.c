@@ -579,26 +579,7 @@ static inline __attribute__((always_inline)) void chunk_body(const struct gather
     }
 }
 
-__attribute__((target("arch=x86-64-v4"))) static void chunk_rows_v4(const struct gather_job *j, int lo, int hi)
-{
-    chunk_body(j, lo, hi);
-}
-
-__attribute__((target("arch=x86-64-v3,tune=haswell"))) static void chunk_rows_v3(const struct gather_job *j, int lo,
-                                                                                int hi)
-{
-    chunk_body(j, lo, hi);
-}
-
-static void chunk_rows(void *arg, int lo, int hi)
-{
-    if (__builtin_cpu_supports("x86-64-v4"))
-        chunk_rows_v4(arg, lo, hi);
-    else if (__builtin_cpu_supports("avx2"))
-        chunk_rows_v3(arg, lo, hi);
-    else
-        chunk_body(arg, lo, hi);
-}
+RENDER_ROWS_PASS(chunk_rows, chunk_body, struct gather_job)
 
 /* team_for with the chunks claimed: body(arg, lo, hi) over [0, n) in
  * chunks of `rows`, each thread taking the next one left when done with

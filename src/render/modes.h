@@ -29,6 +29,31 @@
 #include "render.h"
 #include "scene.h"
 
+/* A pass of the pool's team over rows lo..hi-1 (team_for's or team_claim's
+ * body) made from one always-inline BODY(const JOB *, lo, hi): built for
+ * AVX-512 (x86-64-v4) and AVX2 (x86-64-v3, tuned for haswell, whose cost
+ * model gathers) beside the baseline, the CPU picking at each call. One
+ * body, floats without contraction (-std=c11): the same bits from each
+ * build. */
+#define RENDER_ROWS_PASS(name, body, job)                                                                   \
+    __attribute__((target("arch=x86-64-v4"))) static void name##_v4(const job *j, int lo, int hi)           \
+    {                                                                                                       \
+        body(j, lo, hi);                                                                                    \
+    }                                                                                                       \
+    __attribute__((target("arch=x86-64-v3,tune=haswell"))) static void name##_v3(const job *j, int lo, int hi) \
+    {                                                                                                       \
+        body(j, lo, hi);                                                                                    \
+    }                                                                                                       \
+    static void name(void *arg, int lo, int hi)                                                             \
+    {                                                                                                       \
+        if (__builtin_cpu_supports("x86-64-v4"))                                                            \
+            name##_v4(arg, lo, hi);                                                                         \
+        else if (__builtin_cpu_supports("avx2"))                                                            \
+            name##_v3(arg, lo, hi);                                                                         \
+        else                                                                                                \
+            body(arg, lo, hi);                                                                              \
+    }
+
 struct backdrop;
 struct scaler;
 struct render_mode_ops;

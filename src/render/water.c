@@ -121,28 +121,7 @@ static inline __attribute__((always_inline)) void slopes_body(const struct slope
     }
 }
 
-/* slopes_body in wider vectors where the CPU has them: the same operations
- * lane by lane (no contraction under -std=c11), so the same bits. */
-__attribute__((target("arch=x86-64-v4"))) static void slopes_rows_v4(const struct slopes_job *j, int lo, int hi)
-{
-    slopes_body(j, lo, hi);
-}
-
-__attribute__((target("arch=x86-64-v3,tune=haswell"))) static void slopes_rows_v3(const struct slopes_job *j, int lo,
-                                                                                 int hi)
-{
-    slopes_body(j, lo, hi);
-}
-
-static void slopes_rows(void *arg, int lo, int hi)
-{
-    if (__builtin_cpu_supports("x86-64-v4"))
-        slopes_rows_v4(arg, lo, hi);
-    else if (__builtin_cpu_supports("avx2"))
-        slopes_rows_v3(arg, lo, hi);
-    else
-        slopes_body(arg, lo, hi);
-}
+RENDER_ROWS_PASS(slopes_rows, slopes_body, struct slopes_job)
 
 static void slopes(const struct field *f, const struct renderer *r, float hs, float *restrict gx,
                    float *restrict gy, unsigned char *nz)
