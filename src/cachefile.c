@@ -118,13 +118,14 @@ static int make_parents(const char *path)
     return 0;
 }
 
-/* How old a temporary of another host, or of the older form NAME.XXXXXX
- * (no host, no process), must be to be taken for abandoned: a write takes
+/* How old a temporary of another host, or of the older form (NAME, a dot
+ * and mkostemp's six characters: no host, no process), must be to be taken for abandoned: a write takes
  * milliseconds; a day leaves room for the clocks of farm nodes sharing the
  * folder over NFS (a file's time there is the server's). */
 #define STALE_SECONDS (24L * 60 * 60)
 
-/* Whether s is the 6 letters and digits mkostemp puts for its XXXXXX. */
+/* Whether s is the six letters and digits mkostemp puts in place of its
+ * template's last six characters. */
 static bool temp_letters(const char *s)
 {
     for (int i = 0; i < 6; i++)
@@ -144,9 +145,10 @@ static void host_name(char *out, size_t n)
 
 /* Whether the file `name`, of time mtime, is a temporary of the cache file
  * `base` (its last component) that no write will rename: BASE.tmp-PID-HOST-
- * XXXXXX (cachefile_write's) of this host whose process is gone (however
- * old, a live one's is kept), or of another host and a day old; or
- * BASE.XXXXXX (the older form) a day old. */
+ * and mkostemp's six characters (cachefile_write's) of this host whose
+ * process is gone (however old, a live one's is kept), or of another host
+ * and a day old; or BASE, a dot and the six characters (the older form), a
+ * day old. */
 static bool abandoned(const char *name, const char *base, size_t blen, const char *host, time_t mtime, time_t now)
 {
     if (strncmp(name, base, blen) || name[blen] != '.')
@@ -236,7 +238,8 @@ long cachefile_read(const char *path, char *buf, size_t max, char *why, size_t w
 int cachefile_write(const char *path, const void *data, size_t len)
 {
     /* The temporary's name says which host and process wrote it, so that a
-     * later run may tell when it is abandoned (sweep). */
+     * later run may tell when it is abandoned (sweep); its last six
+     * characters are mkostemp's template, which it replaces. */
     char tmp[PATH_MAX], host[HOST_NAME_MAX + 1];
     host_name(host, sizeof host);
     if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld-%s-XXXXXX", path, (long)getpid(), host) >= (int)sizeof tmp) {
