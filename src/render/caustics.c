@@ -85,6 +85,7 @@ struct gather_job {
     bool fast;             /* one depth, smaller than the grid: the landing blocks (land_block) */
     bool sat;              /* a floor cell's sum may reach 2^32: the blocks' additions saturate */
     unsigned char *nz, *moved;
+    unsigned char *still;  /* light_row's marks of the runs of light 1, nw bytes a row */
     uint32_t *acc;
     int reach, chunks, phase;
 };
@@ -138,19 +139,29 @@ static inline void cut_axis(int32_t p, int n, bool wrap, int32_t *c0, int32_t *c
 }
 
 /* Cell (x, y)'s SUB SUB sub-rays, entering at x -+ 1/4, y -+ 1/4 with the
- * slopes (and depth) read there bilinearly (grid_at), added to acc. */
-static void splat_cell(const struct gather_job *j, int x, int y, uint32_t *acc)
+ * slopes (and depth) read there bilinearly (grid_at), added to acc. still:
+ * the slopes it reads (those of the 3 x 3 cells around it inside the grid)
+ * are all zero, so that each ray's shift is 0 (shift_units of +-0 at any
+ * finite depth) and is not computed. */
+static inline __attribute__((always_inline)) void splat_any(const struct gather_job *j, int x, int y, uint32_t *acc,
+                                                            bool still)
 {
     const int w = j->w, h = j->h;
     for (int sy = 0; sy < SUB; sy++)
         for (int sx = 0; sx < SUB; sx++) {
-            const float px = (float)x + ((float)sx + 0.5f) / SUB - 0.5f, py = (float)y + ((float)sy + 0.5f) / SUB - 0.5f;
-            const float ax = grid_at(j->gx, w, h, px, py), ay = grid_at(j->gy, w, h, px, py);
-            const float d = j->depths ? grid_at(j->depths, w, h, px, py) : j->depth;
-            const float f = reach_factor(ax, ay, d), dm = d * (float)ONE;
+            int32_t mx = 0, my = 0;
+            if (!still) {
+                const float px = (float)x + ((float)sx + 0.5f) / SUB - 0.5f;
+                const float py = (float)y + ((float)sy + 0.5f) / SUB - 0.5f;
+                const float ax = grid_at(j->gx, w, h, px, py), ay = grid_at(j->gy, w, h, px, py);
+                const float d = j->depths ? grid_at(j->depths, w, h, px, py) : j->depth;
+                const float f = reach_factor(ax, ay, d), dm = d * (float)ONE;
+                mx = shift_units(ax, f, dm);
+                my = shift_units(ay, f, dm);
+            }
             int32_t x0, x1, fx, y0, y1, fy;
-            cut_axis(x * ONE + (2 * sx - 1) * (ONE / 4) + shift_units(ax, f, dm), w, j->wrap_x, &x0, &x1, &fx);
-            cut_axis(y * ONE + (2 * sy - 1) * (ONE / 4) + shift_units(ay, f, dm), h, j->wrap_y, &y0, &y1, &fy);
+            cut_axis(x * ONE + (2 * sx - 1) * (ONE / 4) + mx, w, j->wrap_x, &x0, &x1, &fx);
+            cut_axis(y * ONE + (2 * sy - 1) * (ONE / 4) + my, h, j->wrap_y, &y0, &y1, &fy);
             uint32_t *r0 = acc + (size_t)y0 * w, *r1 = acc + (size_t)y1 * w;
             add_sat(r0 + x0, (uint32_t)((ONE - fx) * (ONE - fy)));
             add_sat(r0 + x1, (uint32_t)(fx * (ONE - fy)));
@@ -159,13 +170,34 @@ static void splat_cell(const struct gather_job *j, int x, int y, uint32_t *acc)
         }
 }
 
-/* Row y of acc (complete) into the light's floats, in place. */
-static inline __attribute__((always_inline)) void light_row(uint32_t *acc, int w, int y)
+static void splat_cell(const struct gather_job *j, int x, int y, uint32_t *acc)
+{
+    splat_any(j, x, y, acc, false);
+}
+
+/* Row y of acc (complete) into the light's floats, in place, and, with
+ * still not NULL, still[q] 1 where cells 64 q .. 64 q + 63 all have light 1
+ * (sum UNIT: the only sum whose float is 1, sums being exact below 2^24),
+ * else 0: what caustics_row reads instead of the light there. */
+static inline __attribute__((always_inline)) void light_row(uint32_t *acc, int w, int y, unsigned char *still)
 {
     uint32_t *a = acc + (size_t)y * w;
-    for (int x = 0; x < w; x++) {
-        const float l = (float)a[x] * (1.0f / (float)UNIT);
-        memcpy(a + x, &l, sizeof l);
+    if (!still) {
+        for (int x = 0; x < w; x++) {
+            const float l = (float)a[x] * (1.0f / (float)UNIT);
+            memcpy(a + x, &l, sizeof l);
+        }
+        return;
+    }
+    for (int x0 = 0; x0 < w; x0 += 64) {
+        const int n = w - x0 < 64 ? w - x0 : 64;
+        uint32_t off = 0;
+        for (int x = x0; x < x0 + n; x++) {
+            off |= a[x] ^ UNIT;
+            const float l = (float)a[x] * (1.0f / (float)UNIT);
+            memcpy(a + x, &l, sizeof l);
+        }
+        still[x0 / 64] = n == 64 && !off;
     }
 }
 
@@ -180,7 +212,7 @@ void caustics_gather_plain(const float *gx, const float *gy, int w, int h, float
         for (int x = 0; x < w; x++)
             splat_cell(&j, x, y, acc);
     for (int y = 0; y < h; y++)
-        light_row(acc, w, y);
+        light_row(acc, w, y, NULL);
 }
 
 /* ---- the fast gather: the same sums ------------------------------------ */
@@ -462,6 +494,20 @@ static inline __attribute__((always_inline)) void add_block(const struct gather_
             }
 }
 
+/* Cell (x, y) of the first or last column (moved: its rays are clamped or
+ * wrapped there), splatted as splat_cell does, its shifts not computed where
+ * the slopes around it are all zero (nz: still water by the edge). */
+static void edge_cell(const struct gather_job *j, int x, int y)
+{
+    const size_t rw = (size_t)j->nw * 8;
+    const int xa = x > 0 ? x - 1 : 0, xb = x + 1 < j->w ? x + 1 : x;
+    bool still = true;
+    for (int r = y > 0 ? y - 1 : 0; r <= (y + 1 < j->h ? y + 1 : y); r++)
+        for (int c = xa; c <= xb; c++)
+            still &= !get_bit(j->nz + (size_t)r * rw, (size_t)c);
+    splat_any(j, x, y, j->acc, still);
+}
+
 /* Source row y's moved cells, their shares added to acc. */
 static inline __attribute__((always_inline)) void splat_row(const struct gather_job *j, int y, struct block *blk)
 {
@@ -479,11 +525,11 @@ static inline __attribute__((always_inline)) void splat_row(const struct gather_
             continue;
         }
         if (k == 0) {   /* the first and last columns: grid_at's clamps */
-            splat_cell(j, 0, y, j->acc);
+            edge_cell(j, 0, y);
             m &= ~(uint64_t)1;
         }
         if (k == j->nw - 1) {
-            splat_cell(j, w - 1, y, j->acc);
+            edge_cell(j, w - 1, y);
             m &= ~((uint64_t)1 << ((w - 1) % 64));
         }
         if (!m)
@@ -525,7 +571,7 @@ static inline __attribute__((always_inline)) void floor_rows(const struct gather
         if (init)
             still_row(j, y);
         else
-            light_row(j->acc, j->w, y);
+            light_row(j->acc, j->w, y, j->still + (size_t)y * j->nw);
     }
 }
 
@@ -614,7 +660,7 @@ static void team_claim(int n, int nt, int rows, team_body body, void *arg)
         team_run(nt, claim_chunks, &c);
 }
 
-/* The scratch's bit set k (0 nz, 1 moved). */
+/* The scratch's part k: the bit sets nz (0) and moved (1), the still runs (2). */
 static unsigned char *scratch_set(float *at, int w, int h, int k)
 {
     return (unsigned char *)at + (size_t)k * h * ((w + 63) / 64) * 8;
@@ -636,6 +682,7 @@ static void gather(const float *gx, const float *gy, int w, int h, float depth, 
                             .fast = !depths && w >= 3 && depth + 1.0f < (float)w && depth + 1.0f < (float)h,
                             .sat = !(depth >= 0.0f && depth <= 62.0f),   /* the bound above the fixed point */
                             .nz = scratch_set(at, w, h, 0), .moved = scratch_set(at, w, h, 1),
+                            .still = scratch_set(at, w, h, 2),
                             .acc = (uint32_t *)(void *)light };
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, spread_init);
@@ -656,6 +703,11 @@ static void gather(const float *gx, const float *gy, int w, int h, float depth, 
         j.phase = 1;
         team_claim(j.chunks / 2, nt, 1, chunk_rows, &j);
     }
+}
+
+const unsigned char *caustics_still_row(const float *at, int w, int h, int y)
+{
+    return scratch_set((float *)at, w, h, 2) + (size_t)y * ((w + 63) / 64);
 }
 
 void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
@@ -706,45 +758,115 @@ static inline __attribute__((always_inline)) void tone_body(const struct water_l
     }
 }
 
-/* tone_body with its branches taken out of the loop. */
+/* Still floor. Light 1 (what still water sends, and floor rows far from
+ * moving water get) makes tone_body's colour the floor's own: c = b, no
+ * bleaching (c <= 1), so that a channel is unit_round(b, 255) of the floor's
+ * colour, or of the picture's byte over 255. Where those bytes are the
+ * picture's own (still_bytes: b / 255 rounds back to b, as it does in IEEE
+ * single precision) a run of TONE_RUN pixels of light 1 copies the picture,
+ * or repeats the colour tone_body gives light 1, instead of toning each
+ * pixel; the gather marks those runs (light_row), so that their light is
+ * not read either. */
+#define TONE_RUN 64   /* pixels a run: a whole number of vectors */
+
+static bool still_bytes;
+static uint16_t still16[256];   /* a byte's 16-bit channel at light 1 */
+
+static void still_init(void)
+{
+    bool same = true;
+    for (int b = 0; b < 256; b++) {
+        same &= unit_round((float)b / 255.0f, 255.0f) == b;
+        still16[b] = unit_u16((float)b / 255.0f);
+    }
+    still_bytes = same;
+}
+
+/* Whether light[0 .. TONE_RUN - 1] are all 1. */
+static inline __attribute__((always_inline)) bool run_still(const float *light)
+{
+    uint32_t off = 0;
+    for (int x = 0; x < TONE_RUN; x++)
+        off |= bits_f(light[x]) ^ 0x3f800000u;
+    return !off;
+}
+
+/* tone_body with its branches taken out of the loop, the runs of light 1
+ * (still's marks, or the light itself) copied. */
+static inline __attribute__((always_inline)) void tone_runs(const struct water_look *lk, const float *light,
+                                                            const unsigned char *still, const uint8_t *floor_rgb,
+                                                            int w, uint8_t *rgb, uint16_t *rgb16)
+{
+    uint8_t px[3 * TONE_RUN];
+    uint16_t px16[3 * TONE_RUN];
+    if (!floor_rgb) {   /* the floor colour at light 1, a run long */
+        const float one = 1.0f;
+        tone_body(lk, &one, NULL, 1, px, px16);
+        for (int x = 1; x < TONE_RUN; x++) {
+            memcpy(px + 3 * x, px, 3);
+            memcpy(px16 + 3 * x, px16, 3 * sizeof *px16);
+        }
+    }
+    for (int x0 = 0; x0 < w; x0 += TONE_RUN) {
+        const int n = w - x0 < TONE_RUN ? w - x0 : TONE_RUN;
+        const uint8_t *f = floor_rgb ? floor_rgb + 3 * x0 : NULL;
+        uint8_t *o = rgb + 3 * x0;
+        uint16_t *o16 = rgb16 ? rgb16 + 3 * x0 : NULL;
+        if (n == TONE_RUN && (!f || still_bytes) && (still ? still[x0 / TONE_RUN] : run_still(light + x0))) {
+            memcpy(o, f ? f : px, sizeof px);
+            if (o16 && f)
+                for (int i = 0; i < 3 * TONE_RUN; i++)
+                    o16[i] = still16[f[i]];
+            else if (o16)
+                memcpy(o16, px16, sizeof px16);
+            continue;
+        }
+        tone_body(lk, light + x0, f, n, o, o16);
+    }
+}
+
 static inline __attribute__((always_inline)) void tone_row(const struct water_look *lk, const float *light,
-                                                           const uint8_t *floor_rgb, int w, uint8_t *rgb,
-                                                           uint16_t *rgb16)
+                                                           const unsigned char *still, const uint8_t *floor_rgb,
+                                                           int w, uint8_t *rgb, uint16_t *rgb16)
 {
     if (floor_rgb && rgb16)
-        tone_body(lk, light, floor_rgb, w, rgb, rgb16);
+        tone_runs(lk, light, still, floor_rgb, w, rgb, rgb16);
     else if (floor_rgb)
-        tone_body(lk, light, floor_rgb, w, rgb, NULL);
+        tone_runs(lk, light, still, floor_rgb, w, rgb, NULL);
     else if (rgb16)
-        tone_body(lk, light, NULL, w, rgb, rgb16);
+        tone_runs(lk, light, still, NULL, w, rgb, rgb16);
     else
-        tone_body(lk, light, NULL, w, rgb, NULL);
+        tone_runs(lk, light, still, NULL, w, rgb, NULL);
 }
 
 __attribute__((target("arch=x86-64-v4"))) static void tone_row_v4(const struct water_look *lk, const float *light,
+                                                                  const unsigned char *still,
                                                                   const uint8_t *floor_rgb, int w, uint8_t *rgb,
                                                                   uint16_t *rgb16)
 {
-    tone_row(lk, light, floor_rgb, w, rgb, rgb16);
+    tone_row(lk, light, still, floor_rgb, w, rgb, rgb16);
 }
 
 __attribute__((target("arch=x86-64-v3,tune=haswell"))) static void tone_row_v3(const struct water_look *lk,
                                                                               const float *light,
+                                                                              const unsigned char *still,
                                                                               const uint8_t *floor_rgb, int w,
                                                                               uint8_t *rgb, uint16_t *rgb16)
 {
-    tone_row(lk, light, floor_rgb, w, rgb, rgb16);
+    tone_row(lk, light, still, floor_rgb, w, rgb, rgb16);
 }
 
-void caustics_row(const struct water_look *lk, const float *light, const uint8_t *floor_rgb, int w, uint8_t *rgb,
-                  uint16_t *rgb16)
+void caustics_row(const struct water_look *lk, const float *light, const unsigned char *still,
+                  const uint8_t *floor_rgb, int w, uint8_t *rgb, uint16_t *rgb16)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, still_init);
     if (__builtin_cpu_supports("x86-64-v4"))
-        tone_row_v4(lk, light, floor_rgb, w, rgb, rgb16);
+        tone_row_v4(lk, light, still, floor_rgb, w, rgb, rgb16);
     else if (__builtin_cpu_supports("avx2"))
-        tone_row_v3(lk, light, floor_rgb, w, rgb, rgb16);
+        tone_row_v3(lk, light, still, floor_rgb, w, rgb, rgb16);
     else
-        tone_row(lk, light, floor_rgb, w, rgb, rgb16);
+        tone_row(lk, light, still, floor_rgb, w, rgb, rgb16);
 }
 
 /* The slopes, the floor's light and its scratch, the floor picture at grid
@@ -757,6 +879,9 @@ static int caustics_init(struct renderer *r, const struct scene *sc, struct rr_e
     r->rays = av_malloc(CAUSTICS_SCRATCH(r->gw, r->gh) * sizeof(float));
     if (!r->light || !r->rays)
         return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory for %dx%d", r->gw, r->gh);
+    /* No slope known to be zero yet: the first frame writes every slope
+     * (water_prepare_marked). */
+    memset(scratch_set(r->rays, r->gw, r->gh, 0), 0xff, (size_t)r->gh * ((r->gw + 63) / 64) * 8);
     if (sc->render.depth_map && image_load_depth(sc->render.depth_map, sc->render.depth_range, r->gw, r->gh,
                                                  "render.depth_map", "cells", &r->floor_depth, e) < 0)
         return -1;
@@ -779,7 +904,8 @@ static void caustics_mode_row(const struct renderer *r, const struct field *f, i
     (void)h;
     (void)g16;
     const size_t row = (size_t)y * r->gw;
-    caustics_row(&r->look, r->light + row, r->backdrop_rgb ? r->backdrop_rgb + row * 3 : NULL, r->gw, rgb, rgb16);
+    caustics_row(&r->look, r->light + row, caustics_still_row(r->rays, r->gw, r->gh, y),
+                 r->backdrop_rgb ? r->backdrop_rgb + row * 3 : NULL, r->gw, rgb, rgb16);
 }
 
 static void caustics_free(struct renderer *r)

@@ -349,9 +349,10 @@ void water_powf(const float *x, float y, int n, float *out);
  * cell and its shares are integers summed exactly (render/caustics.c), so
  * the floor's sum is w * h and the light does not depend on the order of
  * the additions: the thread count, the CPU's vectors. at: scratch of
- * CAUSTICS_SCRATCH(w, h) floats (the bit sets of render/caustics.c); light:
- * w * h floats, overwritten. Cannot fail. */
-#define CAUSTICS_SCRATCH(w, h) ((size_t)4 * (size_t)(h) * (((size_t)(w) + 63) / 64))
+ * CAUSTICS_SCRATCH(w, h) floats (the bit sets of render/caustics.c, and the
+ * marks of caustics_still_row); light: w * h floats, overwritten. Cannot
+ * fail. */
+#define CAUSTICS_SCRATCH(w, h) ((size_t)6 * (size_t)(h) * (((size_t)(w) + 63) / 64))
 void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
                      float *restrict at, float *restrict light);
 
@@ -367,12 +368,20 @@ void caustics_gather_plain(const float *gx, const float *gy, int w, int h, float
 void caustics_gather_depths(const float *gx, const float *gy, int w, int h, const float *depths, bool wrap_x,
                             bool wrap_y, float *restrict at, float *restrict light);
 
+/* After caustics_gather (or caustics_gather_depths) with scratch at: floor
+ * row y's marks of light 1, (w + 63) / 64 bytes, byte q 1 where cells
+ * 64 q .. 64 q + 63 all have light 1 exactly, else 0 (and 0 for a run cut
+ * short by the row's end). */
+const unsigned char *caustics_still_row(const float *at, int w, int h, int y);
+
 /* One row of the floor: the floor's colour (floor_rgb, w * 3 bytes, or the
  * look's floor colour when NULL) times the light, brighter parts bleaching
- * toward white. Light 1 gives the floor colour itself. Cannot fail. Its
- * plain form is caustics_plain in tests/unit/test_render_fast.c. */
-void caustics_row(const struct water_look *lk, const float *light, const uint8_t *floor_rgb, int w,
-                  uint8_t *rgb, uint16_t *rgb16);
+ * toward white. Light 1 gives the floor colour itself. still: the row's
+ * caustics_still_row, read instead of the light where it marks light 1, or
+ * NULL (the light alone). Cannot fail. Its plain form is caustics_plain in
+ * tests/unit/test_render_fast.c. */
+void caustics_row(const struct water_look *lk, const float *light, const unsigned char *still,
+                  const uint8_t *floor_rgb, int w, uint8_t *rgb, uint16_t *rgb16);
 
 /* Refract, at render size rw x rh over a gw x gh grid: pixel p shows the
  * background at p - refraction * slope (in cells, times rw/gw and rh/gh),

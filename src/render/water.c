@@ -54,30 +54,59 @@ struct slopes_job {
     unsigned char *nz;   /* or NULL: water_slopes_marked's bit set */
 };
 
-/* Row (ox, oy)'s bits into out (nw words of 64 cells, bit x of word x / 64):
- * 1 where the slope x or y is other than zero (a float is zero, +0 or -0,
- * when its bits other than the sign are). Eight bytes of 0 or 1 into eight
- * bits: byte i (at bit 8 i) times 2^(7 (7 - i) + 7) lands on bit 56 + i of
- * the product, and no two terms of the product share a bit. */
-static inline __attribute__((always_inline)) void mark_nonzero(const float *restrict ox, const float *restrict oy,
-                                                              int w, unsigned char *restrict out)
+/* Bits 0 .. n-1 of the result: 1 where the slope x or y of ax, ay is other
+ * than zero (a float is zero, +0 or -0, when its bits other than the sign
+ * are). Eight bytes of 0 or 1 into eight bits: byte i (at bit 8 i) times
+ * 2^(7 (7 - i) + 7) lands on bit 56 + i of the product, and no two terms of
+ * the product share a bit. */
+static inline __attribute__((always_inline)) uint64_t nonzero_bits(const float *restrict ax,
+                                                                  const float *restrict ay, int n)
+{
+    uint8_t t[64] = { 0 };
+    for (int i = 0; i < n; i++)
+        t[i] = (uint8_t)(((bits_f(ax[i]) | bits_f(ay[i])) & 0x7fffffffu) != 0);
+    uint64_t bits = 0;
+    for (int g = 0; g < 8; g++) {
+        uint64_t b;
+        memcpy(&b, t + 8 * g, 8);   /* little-endian: byte i at bit 8 i */
+        bits |= (b * 0x0102040810204080u) >> 56 << (8 * g);
+    }
+    return bits;
+}
+
+/* Row rn's slopes into ox, oy and their bits into out (nw words of 64
+ * cells, bit x of word x / 64: nonzero_bits), 64 cells at a time, by
+ * chunk_slopes (the same bits as slopes_row). A word whose slopes are all
+ * zero, as they were at the call before (its bits there, still in out), is
+ * not written: the planes hold zeros there already, of either sign, which
+ * the caustics gather cannot tell apart (a zero slope moves a ray by
+ * nothing: render/caustics.c). So still water costs its heights' reads,
+ * not two planes' writes. */
+static inline __attribute__((always_inline)) void slopes_word(const struct row_nbhd *rn, int x0, int n, int w,
+                                                              float k, float *restrict ox, float *restrict oy,
+                                                              unsigned char *restrict out)
+{
+    float ax[64], ay[64];
+    chunk_slopes(rn, x0, n, w, k, ax, ay);
+    const uint64_t bits = nonzero_bits(ax, ay, n);
+    uint64_t before;
+    memcpy(&before, out + x0 / 8, 8);
+    if (bits | before) {
+        memcpy(ox + x0, ax, (size_t)n * sizeof *ax);
+        memcpy(oy + x0, ay, (size_t)n * sizeof *ay);
+    }
+    memcpy(out + x0 / 8, &bits, 8);
+}
+
+static inline __attribute__((always_inline)) void slopes_row_marked(const struct row_nbhd *rn, int w, float k,
+                                                                   float *restrict ox, float *restrict oy,
+                                                                   unsigned char *restrict out)
 {
     for (int x0 = 0; x0 < w; x0 += 64) {
-        const int n = w - x0 < 64 ? w - x0 : 64;
-        uint8_t t[64] = { 0 };
-        for (int i = 0; i < n; i++) {
-            uint32_t u, v;
-            memcpy(&u, ox + x0 + i, 4);
-            memcpy(&v, oy + x0 + i, 4);
-            t[i] = (uint8_t)(((u | v) & 0x7fffffffu) != 0);
-        }
-        uint64_t bits = 0;
-        for (int g = 0; g < 8; g++) {
-            uint64_t b;
-            memcpy(&b, t + 8 * g, 8);   /* little-endian: byte i at bit 8 i */
-            bits |= (b * 0x0102040810204080u) >> 56 << (8 * g);
-        }
-        memcpy(out + x0 / 8, &bits, 8);
+        if (w - x0 >= 64)   /* a whole word: constant sizes, vector moves */
+            slopes_word(rn, x0, 64, w, k, ox, oy, out);
+        else
+            slopes_word(rn, x0, w - x0, w, k, ox, oy, out);
     }
 }
 
@@ -115,9 +144,10 @@ static inline __attribute__((always_inline)) void slopes_body(const struct slope
             rn.right = rn.mid[w];
         }
         float *ox = j->gx + (size_t)y * w, *oy = j->gy + (size_t)y * w;
-        slopes_row(&rn, w, j->k, ox, oy);
         if (j->nz)
-            mark_nonzero(ox, oy, w, j->nz + (size_t)y * (((size_t)w + 63) / 64 * 8));
+            slopes_row_marked(&rn, w, j->k, ox, oy, j->nz + (size_t)y * (((size_t)w + 63) / 64 * 8));
+        else
+            slopes_row(&rn, w, j->k, ox, oy);
     }
 }
 

@@ -236,15 +236,70 @@ static void test_caustics_row_bits(void **state)
         memcpy(lk.floor, floors[f], sizeof lk.floor);
         for (int pic = 0; pic < 2; pic++) {
             const uint8_t *fl = pic ? floor_rgb : NULL;
-            caustics_row(&lk, light, fl, N, fast, NULL);
+            caustics_row(&lk, light, NULL, fl, N, fast, NULL);
             caustics_plain(&lk, light, fl, N, plain, NULL);
             assert_memory_equal(fast, plain, sizeof fast);
             memset(fast, 0, sizeof fast);
-            caustics_row(&lk, light, fl, N, fast, fast16);
+            caustics_row(&lk, light, NULL, fl, N, fast, fast16);
             caustics_plain(&lk, light, fl, N, plain, plain16);
             assert_memory_equal(fast, plain, sizeof fast);
             assert_memory_equal(fast16, plain16, sizeof fast16);
         }
+    }
+}
+
+/* caustics_row over runs of light 1 (a still floor) against
+ * caustics_plain: whole runs of 64 at 1, runs with one pixel off 1 (first,
+ * last, 1 - 2^-24, 1 + 2^-23), the row's short last run at 1; the runs
+ * found from the light itself (still NULL) and from marks as the gather
+ * makes them (caustics_still_row: 1 where the run is all 1); with and
+ * without a floor picture (every byte value) and a 16-bit output. */
+static void test_caustics_row_still_runs(void **state)
+{
+    (void)state;
+    enum { N = 64 * 9 + 37, NR = (N + 63) / 64 };
+    static float light[N];
+    static uint8_t floor_rgb[3 * N], fast[3 * N], plain[3 * N];
+    static uint16_t fast16[3 * N], plain16[3 * N];
+    unsigned char marks[NR];
+    for (int x = 0; x < N; x++) {
+        light[x] = 1.0f;
+        for (int k = 0; k < 3; k++)
+            floor_rgb[3 * x + k] = (uint8_t)(x + 85 * k);
+    }
+    light[64 * 1] = 0.5f;
+    light[64 * 2 + 63] = 2.5f;
+    light[64 * 4 + 10] = 1.0f - 0x1p-24f;
+    light[64 * 5 + 20] = 1.0f + 0x1p-23f;
+    light[64 * 7 + 30] = 0.0f;
+    for (int q = 0; q < NR; q++) {
+        bool one = q < N / 64;
+        for (int x = 64 * q; x < N && x < 64 * q + 64; x++)
+            one &= light[x] == 1.0f;
+        marks[q] = one;
+    }
+    assert_int_equal(marks[0] + marks[3] + marks[6] + marks[8], 4);
+    assert_int_equal(marks[1] + marks[2] + marks[4] + marks[5] + marks[7] + marks[9], 0);
+    struct water_look lk;
+    look(&lk, 60.0, 1.0);
+    const float floors[][3] = { { 1.0f, 1.0f, 1.0f }, { 150.0f / 255.0f, 170.0f / 255.0f, 160.0f / 255.0f } };
+    for (int f = 0; f < 2; f++) {
+        memcpy(lk.floor, floors[f], sizeof lk.floor);
+        for (int pic = 0; pic < 2; pic++)
+            for (int m = 0; m < 2; m++) {
+                const uint8_t *fl = pic ? floor_rgb : NULL;
+                const unsigned char *st = m ? marks : NULL;
+                memset(fast, 0, sizeof fast);
+                caustics_row(&lk, light, st, fl, N, fast, NULL);
+                caustics_plain(&lk, light, fl, N, plain, NULL);
+                assert_memory_equal(fast, plain, sizeof fast);
+                memset(fast, 0, sizeof fast);
+                memset(fast16, 0, sizeof fast16);
+                caustics_row(&lk, light, st, fl, N, fast, fast16);
+                caustics_plain(&lk, light, fl, N, plain, plain16);
+                assert_memory_equal(fast, plain, sizeof fast);
+                assert_memory_equal(fast16, plain16, sizeof fast16);
+            }
     }
 }
 
@@ -304,6 +359,7 @@ int main(void)
         cmocka_unit_test(test_unit_round),
         cmocka_unit_test(test_unit_u16),
         cmocka_unit_test(test_caustics_row_bits),
+        cmocka_unit_test(test_caustics_row_still_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

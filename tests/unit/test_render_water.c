@@ -233,11 +233,109 @@ static void slopes_of(const float *cells, int w, int h, enum edge_kind edge, flo
     field_free(&f);
 }
 
+/* What water_prepare_marked reads of a renderer (the edges aside). */
+static void slopes_renderer(struct renderer *r, int w, int h, float *zeros, float *gx, float *gy, float hs)
+{
+    memset(r, 0, sizeof *r);
+    r->gw = w;
+    r->gh = h;
+    r->zeros = zeros;
+    r->gx = gx;
+    r->gy = gy;
+    r->look.hs = hs;
+}
+
+/* Slope planes against water_slopes' ex, ey: the same bits, but for zeros,
+ * whose sign water_prepare_marked may keep from a call before. */
+static void assert_slopes_equal(const float *gx, const float *gy, const float *ex, const float *ey, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (ex[i] == 0.0f)
+            assert_true(gx[i] == 0.0f);
+        else
+            assert_memory_equal(gx + i, ex + i, sizeof *ex);
+        if (ey[i] == 0.0f)
+            assert_true(gy[i] == 0.0f);
+        else
+            assert_memory_equal(gy + i, ey + i, sizeof *ey);
+    }
+}
+
+
+/* water_prepare_marked frame after frame on the same planes, as caustics
+ * renders, the planes NaN at first: a word of 64 cells whose slopes are
+ * zero at this call and the one before need not be written (set here to
+ * zeros of either sign, which the planes may hold there), any other must
+ * be: a drop moving across still water, its wake turning words back to
+ * zero, gives water_slopes' slopes at every frame, and the caustics' light
+ * of those slopes. */
+static void test_prepare_marked_frames(void **state)
+{
+    (void)state;
+    enum { W = 200, H = 40, NW = (W + 63) / 64 };
+    static float cells[W * H], gx[W * H], gy[W * H], ex[W * H], ey[W * H], zeros[W];
+    static float light[W * H], want[W * H], at[CAUSTICS_SCRATCH(W, H)];
+    static unsigned char nz[NW * 8 * H];
+    struct field f;
+    struct rr_err e = { 0 };
+    assert_int_equal(field_init(&f, W, H, &e), 0);
+    struct renderer r;
+    slopes_renderer(&r, W, H, zeros, gx, gy, 2.0f);
+    for (int side = 0; side < 4; side++)
+        r.edges[side] = EDGE_FIXED;
+    memset(nz, 0xff, sizeof nz);
+    for (size_t i = 0; i < W * H; i++)
+        gx[i] = gy[i] = NAN;
+    int skipped = 0;
+    for (int t = 0; t < 6; t++) {
+        /* A bump of radius 6 at x = 20 + 30 t (t 5: none, still water). */
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                const float dx = (float)(x - 20 - 30 * t), dy = (float)(y - 20), rr = dx * dx + dy * dy;
+                cells[y * W + x] = t < 5 && rr < 36.0f ? 0.5f * (1.0f - rr / 36.0f) : 0.0f;
+                f.cur[(ptrdiff_t)y * f.stride + x] = cells[y * W + x];
+            }
+        unsigned char before[sizeof nz];
+        memcpy(before, nz, sizeof nz);
+        /* Words still at the last call and at this one. */
+        slopes_of(cells, W, H, EDGE_FIXED, 2.0f, ex, ey);
+        for (int y = 0; y < H; y++)
+            for (int q = 0; q < NW; q++) {
+                uint64_t was;
+                memcpy(&was, before + ((size_t)y * NW + q) * 8, 8);
+                bool now = false;
+                for (int x = 64 * q; x < W && x < 64 * q + 64; x++)
+                    now |= ex[y * W + x] != 0.0f || ey[y * W + x] != 0.0f;
+                if (!was && !now) {
+                    skipped++;
+                    for (int x = 64 * q; x < W && x < 64 * q + 64; x++)
+                        gx[y * W + x] = gy[y * W + x] = t % 2 ? -0.0f : 0.0f;
+                }
+            }
+        water_prepare_marked(&r, &f, nz);
+        assert_slopes_equal(gx, gy, ex, ey, W * H);
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                uint64_t word;
+                memcpy(&word, nz + ((size_t)y * NW + (size_t)x / 64) * 8, 8);
+                assert_int_equal(word >> (x % 64) & 1, ex[y * W + x] != 0.0f || ey[y * W + x] != 0.0f);
+            }
+        /* The light from these planes (zeros of either sign) is that of
+         * water_slopes' own. */
+        caustics_gather_plain(ex, ey, W, H, 9.0f, NULL, false, false, want);
+        caustics_gather(gx, gy, W, H, 9.0f, false, false, at, light);
+        assert_memory_equal(light, want, sizeof light);
+    }
+    assert_true(skipped > H * NW);   /* most words, most frames */
+    field_free(&f);
+}
 /* water_prepare_marked reads the slopes straight from the simulation's
  * heights through the ghosts the boundary kinds give, its ghosts never
  * read (NaN here): the same bits as water_slopes through a copy whose
- * ghosts field_fill_ghosts filled, every kind on every side (each side's
- * own), rows and columns down to one; and the bits of the nonzero slopes. */
+ * ghosts field_fill_ghosts filled (the first call, its marks all ones:
+ * every slope written; zeros of either sign after), every kind on every
+ * side (each side's own), rows and columns down to one; and the bits of
+ * the nonzero slopes. */
 static void test_prepare_slopes_from_heights(void **state)
 {
     (void)state;
@@ -248,6 +346,7 @@ static void test_prepare_slopes_from_heights(void **state)
         float *gy = malloc(sizeof(float) * (size_t)w * h), *zeros = calloc((size_t)w, sizeof(float));
         unsigned char *nz = malloc((size_t)nw * 8 * h);
         assert_non_null(cells && gx && gy && zeros && nz);
+        memset(nz, 0xff, (size_t)nw * 8 * h);
         surface(cells, w, h);
         for (int x = 0; x < w; x += 3)   /* a flat column: slopes x of 0 */
             for (int y = 0; y < h; y++)
@@ -265,13 +364,7 @@ static void test_prepare_slopes_from_heights(void **state)
         }
         for (int k = 0; k < 256; k++) {
             struct renderer r;
-            memset(&r, 0, sizeof r);
-            r.gw = w;
-            r.gh = h;
-            r.zeros = zeros;
-            r.gx = gx;
-            r.gy = gy;
-            r.look.hs = 1.3f;
+            slopes_renderer(&r, w, h, zeros, gx, gy, 1.3f);
             for (int side = 0; side < 4; side++)
                 r.edges[side] = (enum edge_kind)(k >> (2 * side) & 3);
             water_prepare_marked(&r, &f, nz);
@@ -279,8 +372,11 @@ static void test_prepare_slopes_from_heights(void **state)
             float *ex = malloc(sizeof(float) * (size_t)w * h), *ey = malloc(sizeof(float) * (size_t)w * h);
             assert_non_null(ex && ey);
             water_slopes(&g, 1.3f, ex, ey);
-            assert_memory_equal(gx, ex, sizeof(float) * (size_t)w * h);
-            assert_memory_equal(gy, ey, sizeof(float) * (size_t)w * h);
+            if (k == 0) {
+                assert_memory_equal(gx, ex, sizeof(float) * (size_t)w * h);
+                assert_memory_equal(gy, ey, sizeof(float) * (size_t)w * h);
+            }
+            assert_slopes_equal(gx, gy, ex, ey, (size_t)w * h);
             for (int y = 0; y < h; y++)
                 for (int x = 0; x < w; x++) {
                     uint64_t word;
@@ -425,6 +521,21 @@ static void drops(float *cells, int w, int h)
             }
 }
 
+/* The gather's marks of light 1 (caustics_still_row): run q of row y
+ * marked exactly where its 64 cells all have light 1 in `light`. */
+static void assert_still_marks(const float *at, const float *light, int w, int h)
+{
+    for (int y = 0; y < h; y++) {
+        const unsigned char *m = caustics_still_row(at, w, h, y);
+        for (int q = 0; q < (w + 63) / 64; q++) {
+            bool one = 64 * q + 64 <= w;
+            for (int x = 64 * q; x < w && x < 64 * q + 64; x++)
+                one &= light[(size_t)y * w + x] == 1.0f;
+            assert_int_equal(m[q], one);
+        }
+    }
+}
+
 /* caustics_gather against caustics_gather_plain (every sub-ray in turn), bit
  * for bit, on 1 to 3 threads, each edge kind on each axis, shallow (many
  * chunks), deep and deeper than the grid is high (rays crossing edges, one
@@ -478,6 +589,7 @@ static void test_caustics_bands_bit_exact(void **state)
                     memset(light, 0xff, sizeof(float) * W * H);   /* NaN: every cell must be written */
                     caustics_gather(gx, gy, W, H, depths[d], wx, wy, at, light);
                     assert_memory_equal(light, want, sizeof(float) * W * H);
+                    assert_still_marks(at, want, W, H);
                 }
             }
             /* A floor whose depth varies, 2 to 40 cells (to 400 in the last column). */
@@ -490,6 +602,7 @@ static void test_caustics_bands_bit_exact(void **state)
                 memset(light, 0xff, sizeof(float) * W * H);
                 caustics_gather_depths(gx, gy, W, H, map, wx, wy, at, light);
                 assert_memory_equal(light, want, sizeof(float) * W * H);
+                assert_still_marks(at, want, W, H);
             }
         }
     }
@@ -533,8 +646,8 @@ static void test_caustics_float_reference(void **state)
                 long differ = 0, most = 0;
                 double lmax = 0;
                 for (int y = 0; y < H; y++) {
-                    caustics_row(&lk, fixed + (size_t)y * W, NULL, W, a, NULL);
-                    caustics_row(&lk, ref + (size_t)y * W, NULL, W, b, NULL);
+                    caustics_row(&lk, fixed + (size_t)y * W, NULL, NULL, W, a, NULL);
+                    caustics_row(&lk, ref + (size_t)y * W, NULL, NULL, W, b, NULL);
                     for (int i = 0; i < 3 * W; i++) {
                         long e = labs((long)a[i] - (long)b[i]);
                         differ += e > 0;
@@ -698,6 +811,7 @@ int main(void)
         cmocka_unit_test(test_refract_known_slope_moves_background),
         cmocka_unit_test(test_normals_wrap_tiles),
         cmocka_unit_test(test_prepare_slopes_from_heights),
+        cmocka_unit_test(test_prepare_marked_frames),
         cmocka_unit_test(test_caustics_conserve_light),
         cmocka_unit_test(test_caustics_known_slope),
         cmocka_unit_test(test_caustics_bands_bit_exact),
