@@ -799,12 +799,13 @@ static inline __attribute__((always_inline)) void tone_runs(const struct water_l
 {
     uint8_t px[3 * TONE_RUN];
     uint16_t px16[3 * TONE_RUN];
-    if (!floor_rgb) {   /* the floor colour at light 1, a run long */
+    if (!floor_rgb) {   /* the floor colour at light 1, a run long: one pixel, doubled */
         const float one = 1.0f;
-        tone_body(lk, &one, NULL, 1, px, px16);
-        for (int x = 1; x < TONE_RUN; x++) {
-            memcpy(px + 3 * x, px, 3);
-            memcpy(px16 + 3 * x, px16, 3 * sizeof *px16);
+        tone_body(lk, &one, NULL, 1, px, rgb16 ? px16 : NULL);
+        for (int n = 1; n < TONE_RUN; n *= 2) {
+            memcpy(px + 3 * n, px, 3 * (size_t)n);
+            if (rgb16)
+                memcpy(px16 + 3 * n, px16, 3 * (size_t)n * sizeof *px16);
         }
     }
     for (int x0 = 0; x0 < w; x0 += TONE_RUN) {
