@@ -73,9 +73,10 @@ static inline void add_sat(uint32_t *a, uint32_t v)
 /* What the gather knows of a frame. Scratch (CAUSTICS_SCRATCH floats): two
  * bit sets of nw 64-bit words a row (bit x of word x / 64: cell x), nz (the
  * cells with a slope other than zero) and moved (the cells on the grid's
- * edge and those with a nonzero slope among the 3 x 3 around them). The
- * floor's light is summed as uint32 in the light plane itself (acc) and
- * turned into floats row by row once a row's sum is complete. */
+ * edge and those with a nonzero slope among the 3 x 3 around them), then
+ * nw bytes a row marking the runs of light 1 (light_row). The floor's light
+ * is summed as uint32 in the light plane itself (acc) and turned into
+ * floats row by row once a row's sum is complete. */
 struct gather_job {
     const float *gx, *gy;
     int w, h, nw;
