@@ -471,6 +471,19 @@ static inline __attribute__((always_inline)) void add_block(const struct gather_
                                                             const struct block *restrict blk, uint64_t mg,
                                                             int shift, bool all, bool sat)
 {
+    if (!sat && !all && j->w >= BLOCK + 2) {
+        /* Sixteen columns landed (the grid is wide enough): the unmoved
+         * ones' shares masked to 0, adding nothing, rather than the moved
+         * bits walked for each of the sixteen share rows. */
+        uint32_t keep[BLOCK];
+        for (int i = 0; i < BLOCK; i++)
+            keep[i] = 0u - (uint32_t)(i - shift >= 0 && i - shift < 64 && (mg >> (i - shift) & 1));
+        for (int s = 0; s < SUB * SUB; s++)
+            for (int c = 0; c < 4; c++)
+                for (int i = 0; i < BLOCK; i++)
+                    j->acc[blk->i[s][c][i]] += blk->s[s][c][i] & keep[i];
+        return;
+    }
     if (all) {
         for (int s = 0; s < SUB * SUB; s++)
             for (int c = 0; c < 4; c++)

@@ -536,6 +536,42 @@ static void assert_still_marks(const float *at, const float *light, int w, int h
     }
 }
 
+/* caustics_gather against caustics_gather_plain on grids about one landing
+ * block wide (w - 2 columns landed, fewer than sixteen; sixteen exactly;
+ * more), busy and with drops, each edge kind, 1 to 3 threads: blocks
+ * narrower than a vector add only the columns they landed. */
+static void test_caustics_narrow_bit_exact(void **state)
+{
+    (void)state;
+    enum { H = 48, WMAX = 21 };
+    static float cells[WMAX * H], gx[WMAX * H], gy[WMAX * H], want[WMAX * H], light[WMAX * H];
+    static float at[CAUSTICS_SCRATCH(WMAX, H)];
+    const int widths[] = { 3, 5, 17, 18, 19, 21 };
+    int was = omp_get_max_threads();
+    for (int k = 0; k < 6; k++) {
+        const int w = widths[k];
+        for (int s = 0; s < 2; s++) {
+            if (s)
+                drops(cells, w, H);
+            else
+                surface(cells, w, H);
+            for (int e = 0; e < 4; e++) {
+                const bool wx = e & 1, wy = e & 2;
+                slopes_of(cells, w, H, wx && wy ? EDGE_WRAP : EDGE_FIXED, 6.0f, gx, gy);
+                const float depth = wx || wy ? 0.5f : 2.0f;   /* depth + 1 < w: the landing blocks */
+                caustics_gather_plain(gx, gy, w, H, depth, NULL, wx, wy, want);
+                for (int t = 1; t <= 3; t++) {
+                    omp_set_num_threads(t);
+                    memset(light, 0xff, sizeof light);
+                    caustics_gather(gx, gy, w, H, depth, wx, wy, at, light);
+                    assert_memory_equal(light, want, sizeof(float) * (size_t)w * H);
+                }
+            }
+        }
+    }
+    omp_set_num_threads(was);
+}
+
 /* caustics_gather against caustics_gather_plain (every sub-ray in turn), bit
  * for bit, on 1 to 3 threads, each edge kind on each axis, shallow (many
  * chunks), deep and deeper than the grid is high (rays crossing edges, one
@@ -815,6 +851,7 @@ int main(void)
         cmocka_unit_test(test_caustics_conserve_light),
         cmocka_unit_test(test_caustics_known_slope),
         cmocka_unit_test(test_caustics_bands_bit_exact),
+        cmocka_unit_test(test_caustics_narrow_bit_exact),
         cmocka_unit_test(test_caustics_float_reference),
         cmocka_unit_test(test_caustics_saturate),
         cmocka_unit_test(test_walls_every_mode),
