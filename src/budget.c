@@ -207,15 +207,19 @@ uint64_t budget_video_bytes(uint64_t frame_bytes, bool intra_only)
     return budget_mul(frame_bytes, intra_only ? 3 : 2 + 17);
 }
 
+/* A side in pixels or cells, 0 when not positive. */
+static uint64_t size_of(int side)
+{
+    return side > 0 ? (uint64_t)side : 0;
+}
+
 static void run_parts(const struct scene *sc, struct parts *p)
 {
     /* Per grid cell: 4 float planes (16), walls (1, more when they move), rgb (3), grey16 (2),
      * heights (4). Rows are padded by a few cells: count 40 extra per row. */
-    uint64_t gw = sc->grid.width > 0 ? (uint64_t)sc->grid.width : 0;
-    uint64_t gh = sc->grid.height > 0 ? (uint64_t)sc->grid.height : 0;
+    uint64_t gw = size_of(sc->grid.width), gh = size_of(sc->grid.height);
     uint64_t cells = budget_mul(gw + 40, gh + 2);
-    uint64_t rw = sc->render.width > 0 ? (uint64_t)sc->render.width : gw;
-    uint64_t rh = sc->render.height > 0 ? (uint64_t)sc->render.height : gh;
+    uint64_t rw = size_of(scene_render_width(sc)), rh = size_of(scene_render_height(sc));
     uint64_t pix = budget_mul(rw + 64, rh);
     /* A scaled render keeps rgb and grey16 twice (scaled, packed); every
      * video encoder holds a padded frame of its own (counted at 4 bytes). */
@@ -302,8 +306,6 @@ int budget_check_run(const struct scene *sc, struct rr_err *e)
     int over = over_budget(unfused_bytes(sc), &budget, e);
     if (over <= 0)
         return over;
-    int rw = sc->render.width > 0 ? sc->render.width : sc->grid.width;
-    int rh = sc->render.height > 0 ? sc->render.height : sc->grid.height;
     /* Name the part that outweighs the grid, if one does. */
     struct parts p;
     run_parts(sc, &p);
@@ -317,7 +319,8 @@ int budget_check_run(const struct scene *sc, struct rr_err *e)
     char fit[32];
     return rr_fail(e, RR_EXIT_USAGE,
                    "grid: %d x %d cells with a %d x %d render need about %llu bytes, more than the limit of %llu"
-                   RAISE_IT "%s", sc->grid.width, sc->grid.height, rw, rh, (unsigned long long)need,
+                   RAISE_IT "%s", sc->grid.width, sc->grid.height, scene_render_width(sc),
+                   scene_render_height(sc), (unsigned long long)need,
                    (unsigned long long)budget, enough(fit, need), most);
 }
 

@@ -695,7 +695,7 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         return rr_fail(e, RR_EXIT_USAGE, "--probes %s: the scene has no probes", o->probes);
     int needs = 0;
     struct sink_params sp = {
-        .width = sc->render.width, .height = sc->render.height,
+        .width = scene_render_width(sc), .height = scene_render_height(sc),
         .grid_w = sc->grid.width, .grid_h = sc->grid.height,
         .fps = sc->time.fps, .frames = count, .first = first,
         .overwrite = o->overwrite, .threads = o->threads,
@@ -735,7 +735,7 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     if (r->batch && r->pipe)
         threads_for_batches(&r->threads);
     if (o->check && (framehash_load(o->check, &r->expected, e) < 0
-                     || framehash_fits(&r->expected, o->check, sc->render.width, sc->render.height,
+                     || framehash_fits(&r->expected, o->check, scene_render_width(sc), scene_render_height(sc),
                                        sc->time.frames, e) < 0))
         return -1;
     if (o->probes && (o->validate ? outfile_check_target(o->probes, o->overwrite, e)
@@ -784,7 +784,7 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
         /* With a sink, render straight into the pipeline's next slot. */
         uint8_t *slot = NULL;
         if (r->pipe && !batched && render_makes_rgb(r->render)
-            && !(slot = pipeline_rgb_buffer(r->pipe, sc->render.width, sc->render.height, e)))
+            && !(slot = pipeline_rgb_buffer(r->pipe, scene_render_width(sc), scene_render_height(sc), e)))
             return -1;
         if (!batched && render_frame_to(r->render, sim_field(r->sim), sim_walls(r->sim), i, slot, &fr, e) < 0)
             return -1;

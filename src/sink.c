@@ -458,12 +458,10 @@ bool sink_fuses(const struct scene *sc)
     const char *v = getenv(ENV_FUSE);
     const bool on = v && !strcmp(v, "on"), off = v && !strcmp(v, "off");
     const struct sink_ops *k = sc->output.path && !sc->render.atlas[0] ? sink_find(sc->output.path, NULL) : NULL;
-    const int rw = sc->render.width > 0 ? sc->render.width : sc->grid.width;
-    const int rh = sc->render.height > 0 ? sc->render.height : sc->grid.height;
     const bool cheap = k && k->fuses && k->fuses(&sc->output)
                        && (long)sc->grid.width * sc->grid.height >= SINK_FUSE_CELLS;
-    return k && !off && (on || cheap) && sc->solver.type && sc->solver.type->advance && rw == sc->grid.width
-           && rh == sc->grid.height;
+    return k && !off && (on || cheap) && sc->solver.type && sc->solver.type->advance
+           && scene_render_width(sc) == sc->grid.width && scene_render_height(sc) == sc->grid.height;
 }
 
 int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_err *e)

@@ -45,6 +45,11 @@ static void test_run_bytes(void **state)
     (void)state;
     struct scene sc = scene_64x48();
     assert_true(budget_run_bytes(&sc) == GRID_64x48);
+    /* No render size (a scene built in code): the grid's (scene_render_width). */
+    sc.render.width = sc.render.height = 0;
+    assert_int_equal(scene_render_width(&sc), 64);
+    assert_int_equal(scene_render_height(&sc), 48);
+    assert_true(budget_run_bytes(&sc) == GRID_64x48);
     /* Scaled to 1000 x 1000: 14 bytes per output pixel. */
     sc.render.width = sc.render.height = 1000;
     assert_true(budget_run_bytes(&sc) == 104ULL * 50 * 26 + 1064ULL * 1000 * 14);
