@@ -677,7 +677,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     budget_encoder_threads(o->threads);
     if (budget_check_run(sc, e) < 0 || claim_files(r, o, writes_output, e) < 0)
         return -1;
-    const struct resume_run run = { writes_output, o->manifest, o->probes != NULL, o->validate };
+    const struct resume_run run = { writes_output, o->manifest, o->probes != NULL, o->validate,
+                                    o->validate && (o->output || !(o->hash || o->check)) };
     if (resume_open(&r->resume, &r->state, &o->farm, sc, &run, e) < 0)
         return -1;
     const long first = state_first(r->state), count = state_count(r->state);
@@ -742,7 +743,7 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
                                   : probes_open(&r->probes, o->probes, sc, o->overwrite, e)) < 0)
         return -1;
     if (o->validate && o->manifest)
-        sink_load_libav(SINK_LIBAV_ALL);   /* the manifest records their versions */
+        lazyav_use(LAZYAV_MANIFEST, SINK_LIBAV_ALL);   /* the manifest records their versions */
     return o->validate ? 0 : state_start(r->state, r->sim, &interrupted, e);
 }
 

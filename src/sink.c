@@ -431,16 +431,17 @@ static const struct sink_ops *settings(const struct scene *sc, const struct sink
     return kind;
 }
 
+/* Where the libraries are linked as usual (libripple.a's users: the tests,
+ * the bench), nothing to find: the program's lazyav.c defines the real one. */
+__attribute__((weak)) void lazyav_use(unsigned uses, unsigned libs)
+{
+    (void)uses;
+    (void)libs;
+}
+
 void sink_load_libav(unsigned libs)
 {
-    /* Each library's version function: the cheapest call into it, which in
-     * the program is its first (the load). */
-    if (libs & SINK_LIBAV_CODEC)
-        (void)avcodec_version();
-    if (libs & SINK_LIBAV_FORMAT)
-        (void)avformat_version();
-    if (libs & SINK_LIBAV_FILTER)
-        (void)avfilter_version();
+    lazyav_use(LAZYAV_OUTPUT, libs);
 }
 
 #define ENV_FUSE "RIPPLERENDER_FUSE"
@@ -484,6 +485,7 @@ int sink_open(struct sink **out, const struct scene *sc, const struct sink_param
     const struct sink_ops *kind = settings(sc, p, &q, float_modes, sizeof float_modes, e);
     if (!kind)
         return -1;
+    sink_load_libav(kind->libav);
     const struct sink_ops *ops = sc->render.atlas[0] ? &sink_atlas_ops : kind;   /* the kind inside the atlas's wrapper */
     struct sink *s = calloc(1, sizeof *s);
     if (!s)
