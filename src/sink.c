@@ -389,7 +389,8 @@ void sink_warn_unused(const struct scene *sc, FILE *f)
 
 /* The output's kind for sink_open and sink_check, with q filled from p and
  * the scene, after the refusals common to every kind (an atlas, bit_depth,
- * alpha); NULL with e filled. Allocates nothing. */
+ * alpha), and the libraries it calls loaded (sink_load_libav: a broken one
+ * ends the run here); NULL with e filled. Allocates nothing. */
 static const struct sink_ops *settings(const struct scene *sc, const struct sink_params *p, struct sink_params *q,
                                 char *float_modes, size_t n, struct rr_err *e)
 {
@@ -428,6 +429,7 @@ static const struct sink_ops *settings(const struct scene *sc, const struct sink
                 o->path);
         return NULL;
     }
+    sink_load_libav(kind->libav);
     return kind;
 }
 
@@ -472,7 +474,6 @@ int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_er
     const struct sink_ops *kind = settings(sc, p, &q, float_modes, sizeof float_modes, e);
     if (!kind)
         return -1;
-    sink_load_libav(kind->libav);
     return kind->check ? kind->check(&sc->output, &q, e) : 0;
 }
 
@@ -485,7 +486,6 @@ int sink_open(struct sink **out, const struct scene *sc, const struct sink_param
     const struct sink_ops *kind = settings(sc, p, &q, float_modes, sizeof float_modes, e);
     if (!kind)
         return -1;
-    sink_load_libav(kind->libav);
     const struct sink_ops *ops = sc->render.atlas[0] ? &sink_atlas_ops : kind;   /* the kind inside the atlas's wrapper */
     struct sink *s = calloc(1, sizeof *s);
     if (!s)
