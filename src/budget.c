@@ -223,12 +223,10 @@ uint64_t budget_planes_bytes(const struct scene *sc)
     return budget_mul(budget_mul(size_of(sc->grid.width) + 40, size_of(sc->grid.height) + 2), 8);
 }
 
-/* What the output takes beside rgb24 (sink_ops.needs of its kind): nothing
- * when the run writes none. */
-static int output_needs(const struct scene *sc)
+/* The output's kind, NULL when the run writes none. */
+static const struct sink_ops *output_kind(const struct scene *sc)
 {
-    const struct sink_ops *k = no_output ? NULL : sink_find(sc->output.path, NULL);
-    return k ? k->needs(&sc->output, sc) : 0;
+    return no_output || !sc->output.path ? NULL : sink_find(sc->output.path, NULL);
 }
 
 /* Bytes per pixel of a deep picture of 16-bit colours or alpha (frame.h): at
@@ -242,9 +240,11 @@ static void run_parts(const struct scene *sc, struct parts *p)
      * byte (more when walls move), the renderer's rgb (3) and, when the
      * output takes them, its 16-bit grey (2) and raw heights (4); rows are
      * padded by a few cells, counted as 40 a row. */
-    const int needs = output_needs(sc);
+    const struct sink_ops *kind = output_kind(sc);
+    const int needs = kind ? kind->needs(&sc->output, sc) : 0;
     const bool g16 = needs & RENDER_NEED_GRAY16, heights = needs & RENDER_NEED_HEIGHTS;
-    const bool deep = (needs & (RENDER_NEED_RGB16 | RENDER_NEED_ALPHA)) && !(needs & RENDER_NEED_FLOAT);   /* an .exr's floats: sink_bytes */
+    /* (an .exr's float picture is sink_bytes') */
+    const bool deep = (needs & (RENDER_NEED_RGB16 | RENDER_NEED_ALPHA)) && !(needs & RENDER_NEED_FLOAT);
     uint64_t gw = size_of(sc->grid.width), gh = size_of(sc->grid.height);
     uint64_t cells = budget_mul(gw + 40, gh + 2);
     uint64_t rw = size_of(scene_render_width(sc)), rh = size_of(scene_render_height(sc));
@@ -267,7 +267,7 @@ static void run_parts(const struct scene *sc, struct parts *p)
      * video takes where the renderer scales, 1.5 a pixel; heights at grid
      * size). */
     uint64_t ring = 0;
-    if (!no_output && sc->output.path && sink_find(sc->output.path, NULL))
+    if (kind)
         ring = budget_mul(PIPE_DEPTH,
                           budget_add(budget_mul(pix, 3 + (g16 ? 2 : 0) + (deep ? DEEP_PIXEL : 0)
                                                          + ((needs & RENDER_NEED_YUV420) && scaled ? 2 : 0)),

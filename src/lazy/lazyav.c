@@ -125,8 +125,9 @@ void lazyav_use(unsigned uses, unsigned libs)
 }
 
 /* The pointer of f's function, found now when no lazyav_use has found it
- * (a call outside the uses, as --manifest's version calls): loads the
- * library if need be and fails in one line if it lacks the function. */
+ * yet (a call before its use's, as the memory budget asking a video kind
+ * what it needs, before the output opens): loads the library if need be
+ * and fails in one line if it lacks the function. */
 static void *lazy_symbol(const struct lazy_fn *f)
 {
     char line[512] = "";
