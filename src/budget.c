@@ -11,6 +11,7 @@
 
 #include <omp.h>
 
+#include "pipeline.h"
 #include "render.h"
 #include "sink.h"
 #include "solver.h"
@@ -182,7 +183,9 @@ static uint64_t sink_bytes(const struct scene *sc, uint64_t rw, uint64_t rh, int
             const char *codec;
             uint64_t held = encoder_frames(sc, threads, &codec);
             snprintf(what, size, "the %s encoder's %llu frames in flight", codec, (unsigned long long)held);
-            return budget_add(ENCODER_FIXED, budget_mul(held, budget_mul(4, budget_mul(rw + 64, rh + 64))));
+            /* and the padded frame the sink hands it (4 a pixel, rows padded by 64) */
+            return budget_add(budget_add(ENCODER_FIXED, budget_mul(held, budget_mul(4, budget_mul(rw + 64, rh + 64)))),
+                              budget_mul(4, budget_mul(rw + 64, rh)));
         }
     return 0;
 }
@@ -207,26 +210,70 @@ uint64_t budget_video_bytes(uint64_t frame_bytes, bool intra_only)
     return budget_mul(frame_bytes, intra_only ? 3 : 2 + 17);
 }
 
+/* A side in pixels or cells, 0 when not positive. */
+static uint64_t size_of(int side)
+{
+    return side > 0 ? (uint64_t)side : 0;
+}
+
+uint64_t budget_planes_bytes(const struct scene *sc)
+{
+    /* field.c: rows of at most width + 32 floats (16 before the first cell,
+     * rounded to 16), 2 ghost rows; counted as 40 extra a row. */
+    return budget_mul(budget_mul(size_of(sc->grid.width) + 40, size_of(sc->grid.height) + 2), 8);
+}
+
+/* The output's kind, NULL when the run writes none. */
+static const struct sink_ops *output_kind(const struct scene *sc)
+{
+    return no_output || !sc->output.path ? NULL : sink_find(sc->output.path, NULL);
+}
+
+/* Bytes per pixel of a deep picture of 16-bit colours or alpha (frame.h): at
+ * most 4 channels of 2 bytes. */
+#define DEEP_PIXEL 8
+
 static void run_parts(const struct scene *sc, struct parts *p)
 {
-    /* Per grid cell: 4 float planes (16), walls (1, more when they move), rgb (3), grey16 (2),
-     * heights (4). Rows are padded by a few cells: count 40 extra per row. */
-    uint64_t gw = sc->grid.width > 0 ? (uint64_t)sc->grid.width : 0;
-    uint64_t gh = sc->grid.height > 0 ? (uint64_t)sc->grid.height : 0;
+    /* As the run allocates them (src/field.c, src/sim.c, src/render.c,
+     * src/pipeline.c): per grid cell, the two height planes (8) and the wall
+     * byte (more when walls move), the renderer's rgb (3) and, when the
+     * output takes them, its 16-bit grey (2) and raw heights (4); rows are
+     * padded by a few cells, counted as 40 a row. */
+    const struct sink_ops *kind = output_kind(sc);
+    const int needs = kind ? kind->needs(&sc->output, sc) : 0;
+    const bool g16 = needs & RENDER_NEED_GRAY16, heights = needs & RENDER_NEED_HEIGHTS;
+    /* (an .exr's float picture is sink_bytes') */
+    const bool deep = (needs & (RENDER_NEED_RGB16 | RENDER_NEED_ALPHA)) && !(needs & RENDER_NEED_FLOAT);
+    uint64_t gw = size_of(sc->grid.width), gh = size_of(sc->grid.height);
     uint64_t cells = budget_mul(gw + 40, gh + 2);
-    uint64_t rw = sc->render.width > 0 ? (uint64_t)sc->render.width : gw;
-    uint64_t rh = sc->render.height > 0 ? (uint64_t)sc->render.height : gh;
+    uint64_t rw = size_of(scene_render_width(sc)), rh = size_of(scene_render_height(sc));
     uint64_t pix = budget_mul(rw + 64, rh);
-    /* A scaled render keeps rgb and grey16 twice (scaled, packed); every
-     * video encoder holds a padded frame of its own (counted at 4 bytes). */
-    uint64_t per_pixel = (rw != gw || rh != gh) ? 2 * (3 + 2) + 4 : 4;
     /* Moving walls keep the still ones and a drawing (2), and a moving
      * mask its picture at grid size (1) (src/obstacles.c). */
     uint64_t walls = 1;
     for (int k = 0; k < sc->n_obstacles; k++)
         if (sc->obstacles[k].motion || sc->obstacles[k].sequence)
             walls += (walls == 1 ? 2 : 0) + (sc->obstacles[k].type == OBST_MASK);
-    p->grid = budget_add(budget_add(budget_mul(cells, 16 + walls + 3 + 2 + 4), budget_mul(pix, per_pixel)),
+    uint64_t per_cell = walls + 3 + (g16 ? 2 : 0) + (heights ? 4 : 0);
+    /* A scaled render keeps rgb and grey16 twice more at render size (the
+     * scaler's aligned destination, the packed picture); a deep picture
+     * (16-bit colours, alpha) is at most DEEP_PIXEL a pixel at render size
+     * with its 16-bit planes beside it, as much again. */
+    const bool scaled = rw != gw || rh != gh;
+    uint64_t per_pixel = (scaled ? 2 * (3 + (g16 ? 2 : 0)) : 0) + (deep ? 2 * DEEP_PIXEL : 0);
+    /* The writer's ring (pipeline.c): PIPE_DEPTH slots, each a copy of what
+     * the frame carries (rgb24, 16-bit grey, the deep picture, the yuv420p a
+     * video takes where the renderer scales, 1.5 a pixel; heights at grid
+     * size). */
+    uint64_t ring = 0;
+    if (kind)
+        ring = budget_mul(PIPE_DEPTH,
+                          budget_add(budget_mul(pix, 3 + (g16 ? 2 : 0) + (deep ? DEEP_PIXEL : 0)
+                                                         + ((needs & RENDER_NEED_YUV420) && scaled ? 2 : 0)),
+                                     heights ? budget_mul(cells, 4) : 0));
+    p->grid = budget_add(budget_add(budget_add(budget_planes_bytes(sc), budget_mul(cells, per_cell)),
+                                    budget_add(budget_mul(pix, per_pixel), ring)),
                          picture_bytes(sc, gw, gh, rw, rh));
     int threads = omp_get_max_threads();
     const struct solver_ops *ops = sc->solver.type;
@@ -302,8 +349,6 @@ int budget_check_run(const struct scene *sc, struct rr_err *e)
     int over = over_budget(unfused_bytes(sc), &budget, e);
     if (over <= 0)
         return over;
-    int rw = sc->render.width > 0 ? sc->render.width : sc->grid.width;
-    int rh = sc->render.height > 0 ? sc->render.height : sc->grid.height;
     /* Name the part that outweighs the grid, if one does. */
     struct parts p;
     run_parts(sc, &p);
@@ -317,7 +362,8 @@ int budget_check_run(const struct scene *sc, struct rr_err *e)
     char fit[32];
     return rr_fail(e, RR_EXIT_USAGE,
                    "grid: %d x %d cells with a %d x %d render need about %llu bytes, more than the limit of %llu"
-                   RAISE_IT "%s", sc->grid.width, sc->grid.height, rw, rh, (unsigned long long)need,
+                   RAISE_IT "%s", sc->grid.width, sc->grid.height, scene_render_width(sc),
+                   scene_render_height(sc), (unsigned long long)need,
                    (unsigned long long)budget, enough(fit, need), most);
 }
 

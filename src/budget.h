@@ -28,15 +28,22 @@ int budget_limit(uint64_t *bytes, struct rr_err *e);
 
 /* The bytes a run of sc holds at its peak beyond RR_BUDGET_PROGRAM_BYTES, by
  * the model docs/scene.md gives (tests/cli/test_budget.sh checks it against
- * the measured peak): per grid cell 4 float planes (two heights, two of solver
- * state), the wall byte and the grid-sized render buffers; per output pixel,
- * when the render is scaled, rgb and 16-bit grey at two stages, and the
- * encoder's own frame; the spectral solver's padded FFT domain; the frames
- * the output holds (every frame of a GIF, an encoder's lookahead; a fused
- * batch's pictures, budget_fused_frames with no limit); and the scene's
- * parsed text. Uses omp_get_max_threads() as the run's threads.
+ * the measured peak), counting what the run allocates: per grid cell the two
+ * height planes, the wall byte and the renderer's grid-size pictures (rgb,
+ * and the 16-bit grey and raw heights when the output takes them); per
+ * output pixel, when the render is scaled, rgb and 16-bit grey at two
+ * stages, and a deep picture when the output takes one; the writer's ring of
+ * PIPE_DEPTH frames; the solver's own buffers (solver_ops.bytes: spring's
+ * scratch planes, wave's speed maps, spectral's padded FFT domain); the
+ * frames the output holds (a GIF's few, an encoder's lookahead and own
+ * frame; a fused batch's pictures, budget_fused_frames with no limit); and
+ * the scene's parsed text. Uses omp_get_max_threads() as the run's threads.
  * Saturates, never wraps. */
 uint64_t budget_run_bytes(const struct scene *sc);
+
+/* The field's two height planes for sc's grid (src/field.c), rows padded:
+ * also what a solver keeping a second field counts (solver_ops.bytes). */
+uint64_t budget_planes_bytes(const struct scene *sc);
 
 /* Steps fused across frames with an output (sink_fuses, src/batch.h): a
  * batch of up to BUDGET_FUSED_FRAMES frames is drawn into the writer's

@@ -181,8 +181,15 @@ static int copy_packets(struct part *p, AVFormatContext *oc, long delay, struct 
     return err == AVERROR_EOF ? 0 : av_fail(e, p->path, "cannot read", err);
 }
 
+void join_prepare(const struct sink_ops *kind)
+{
+    if (kind && kind->join == join_videos)
+        lazyav_use(LAZYAV_JOIN, SINK_LIBAV_CODEC | SINK_LIBAV_FORMAT);
+}
+
 int join_videos(const char *const *in, int n, const char *out, bool overwrite, struct rr_err *e)
 {
+    lazyav_use(LAZYAV_JOIN, SINK_LIBAV_CODEC | SINK_LIBAV_FORMAT);
     struct part *p = calloc((size_t)n, sizeof *p);
     AVFormatContext *oc = NULL;
     struct outfile of = { 0 };

@@ -21,6 +21,13 @@ int join_main(int argc, char **argv);
  * together; RR_EXIT_RUNTIME: I/O). */
 int join_videos(const char *const *in, int n, const char *out, bool overwrite, struct rr_err *e);
 
+struct sink_ops;
+/* Before a run whose segments kind's join will join (--save-state): when
+ * that is join_videos, its libraries' functions are found now (lazyav_use,
+ * sink.h), so that a library lacking one fails the run at its start, not
+ * at its end. */
+void join_prepare(const struct sink_ops *kind);
+
 /* The same for hash lists (.framemd5, .framehash): the first part's header
  * lines (those starting with '#'), which every part must repeat, then every
  * part's frame lines in order. */

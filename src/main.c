@@ -677,7 +677,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     budget_encoder_threads(o->threads);
     if (budget_check_run(sc, e) < 0 || claim_files(r, o, writes_output, e) < 0)
         return -1;
-    const struct resume_run run = { writes_output, o->manifest, o->probes != NULL, o->validate };
+    const struct resume_run run = { writes_output, o->manifest, o->probes != NULL, o->validate,
+                                    o->validate && (o->output || !(o->hash || o->check)) };
     if (resume_open(&r->resume, &r->state, &o->farm, sc, &run, e) < 0)
         return -1;
     const long first = state_first(r->state), count = state_count(r->state);
@@ -695,7 +696,7 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         return rr_fail(e, RR_EXIT_USAGE, "--probes %s: the scene has no probes", o->probes);
     int needs = 0;
     struct sink_params sp = {
-        .width = sc->render.width, .height = sc->render.height,
+        .width = scene_render_width(sc), .height = scene_render_height(sc),
         .grid_w = sc->grid.width, .grid_h = sc->grid.height,
         .fps = sc->time.fps, .frames = count, .first = first,
         .overwrite = o->overwrite, .threads = o->threads,
@@ -735,14 +736,14 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     if (r->batch && r->pipe)
         threads_for_batches(&r->threads);
     if (o->check && (framehash_load(o->check, &r->expected, e) < 0
-                     || framehash_fits(&r->expected, o->check, sc->render.width, sc->render.height,
+                     || framehash_fits(&r->expected, o->check, scene_render_width(sc), scene_render_height(sc),
                                        sc->time.frames, e) < 0))
         return -1;
     if (o->probes && (o->validate ? outfile_check_target(o->probes, o->overwrite, e)
                                   : probes_open(&r->probes, o->probes, sc, o->overwrite, e)) < 0)
         return -1;
     if (o->validate && o->manifest)
-        sink_load_libav(SINK_LIBAV_ALL);   /* the manifest records their versions */
+        lazyav_use(LAZYAV_MANIFEST, SINK_LIBAV_ALL);   /* the manifest records their versions */
     return o->validate ? 0 : state_start(r->state, r->sim, &interrupted, e);
 }
 
@@ -784,7 +785,7 @@ static int run_frames(struct run *r, const struct options *o, long *done, struct
         /* With a sink, render straight into the pipeline's next slot. */
         uint8_t *slot = NULL;
         if (r->pipe && !batched && render_makes_rgb(r->render)
-            && !(slot = pipeline_rgb_buffer(r->pipe, sc->render.width, sc->render.height, e)))
+            && !(slot = pipeline_rgb_buffer(r->pipe, scene_render_width(sc), scene_render_height(sc), e)))
             return -1;
         if (!batched && render_frame_to(r->render, sim_field(r->sim), sim_walls(r->sim), i, slot, &fr, e) < 0)
             return -1;

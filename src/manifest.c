@@ -113,6 +113,7 @@ int manifest_create(struct manifest **out, const char *path, bool overwrite, lon
                            "JSON cannot hold (rename the file or folder)", i, argv[i]);
     if (outfile_check_target(path, overwrite, e) < 0)
         return -1;
+    lazyav_use(LAZYAV_MANIFEST, SINK_LIBAV_ALL);   /* the versions it records, found now */
     struct manifest *m = calloc(1, sizeof *m);
     if (!m || !(m->path = strdup(path)) || !(m->md5 = calloc((size_t)frames, sizeof *m->md5))
         || !(m->seconds = calloc((size_t)frames, sizeof *m->seconds))

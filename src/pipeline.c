@@ -14,9 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Frames in flight: one being written, one ready, one being copied in;
- * with a batch (pipeline_batch), the batch's frames in place of the last. */
-#define PIPE_DEPTH 3
+/* With a batch (pipeline_batch), the batch's frames in place of the last
+ * of PIPE_DEPTH. */
 #define PIPE_MAX (PIPE_BATCH_MAX + PIPE_DEPTH - 1)
 
 struct slot {

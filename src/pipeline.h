@@ -13,6 +13,10 @@
 
 struct pipeline;
 
+/* The ring's slots, each holding a copy of a frame (the memory budget counts
+ * them, src/budget.c): one being written, one ready, one being copied in. */
+#define PIPE_DEPTH 3
+
 /* Starts the writer thread for an open sink (which the pipeline borrows).
  * Returns 0 and *out, or -1 with e filled (RR_EXIT_RUNTIME). */
 int pipeline_create(struct pipeline **out, struct sink *sink, struct rr_err *e);

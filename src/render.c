@@ -192,7 +192,7 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
         return rr_fail(e, RR_EXIT_USAGE, "render.range: expected two different finite numbers, got [%g, %g]",
                        rc->range[0], rc->range[1]);
     int gw = sc->grid.width, gh = sc->grid.height;
-    int rw = rc->width > 0 ? rc->width : gw, rh = rc->height > 0 ? rc->height : gh;
+    int rw = scene_render_width(sc), rh = scene_render_height(sc);
     if (gw <= 0 || gh <= 0 || (long long)rw * rh > (1LL << 28) || (long long)gw * gh > (1LL << 28))
         return rr_fail(e, RR_EXIT_USAGE, "render: unsupported size %dx%d from a %dx%d grid", rw, rh, gw, gh);
     if ((needs & RENDER_NEED_FLOAT) && (rw != gw || rh != gh))

@@ -31,6 +31,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "join.h"
 #include "outfile.h"
 
 #define RECORD_FORMAT "ripplerender-resume"
@@ -411,6 +412,11 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
     /* An atlas (render.atlas) holds several frames a file: written whole. */
     r->kind = !run->writes_output ? KIND_NONE : sc->render.atlas[0] ? KIND_WHOLE : output_kind(sc->output.path, &r->ops);
     r->active = o->save_dir && r->kind != KIND_WHOLE && !run->probes;
+    /* The join at the end: its functions found now (--validate too, as the run). */
+    const struct sink_ops *joined = NULL;
+    if (o->save_dir && !run->probes && (run->writes_output || run->validates_output) && !sc->render.atlas[0]
+        && output_kind(sc->output.path, &joined) == KIND_SEGMENTS)
+        join_prepare(joined);
     struct state_options q = *o;
     cJSON *had = NULL;
     if (o->resume && o->save_dir) {

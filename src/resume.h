@@ -59,6 +59,7 @@ struct resume_run {
     const char *manifest;    /* --manifest, or NULL */
     bool probes;             /* --probes */
     bool validate;           /* --validate: check, write nothing */
+    bool validates_output;   /* --validate checks the main output as the run would write it */
 };
 
 /* With o->resume, reads DIR's record and checks it against this run; opens

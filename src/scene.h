@@ -298,6 +298,18 @@ const struct scene_preset *scene_preset_find(const char *name, struct rr_err *e)
 int scene_load_preset(struct scene *sc, const struct scene_preset *preset, const char *path,
                       const char *const *sets, int n_sets, struct rr_err *e);
 
+/* The render size in pixels: render.width and render.height when given (> 0),
+ * else the grid's. A loaded scene always holds both (scene_load copies the
+ * grid's before reading render); a scene built in code may leave them 0. */
+static inline int scene_render_width(const struct scene *sc)
+{
+    return sc->render.width > 0 ? sc->render.width : sc->grid.width;
+}
+static inline int scene_render_height(const struct scene *sc)
+{
+    return sc->render.height > 0 ? sc->render.height : sc->grid.height;
+}
+
 /* Time step helpers shared by every module, so that all agree on what a step is. */
 static inline int scene_steps_per_frame(const struct scene *sc) { return sc->time.steps_per_frame; }
 double scene_dt(const struct scene *sc);                 /* seconds per step */

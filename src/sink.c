@@ -389,7 +389,8 @@ void sink_warn_unused(const struct scene *sc, FILE *f)
 
 /* The output's kind for sink_open and sink_check, with q filled from p and
  * the scene, after the refusals common to every kind (an atlas, bit_depth,
- * alpha); NULL with e filled. Allocates nothing. */
+ * alpha), and the libraries it calls loaded (sink_load_libav: a broken one
+ * ends the run here); NULL with e filled. Allocates nothing. */
 static const struct sink_ops *settings(const struct scene *sc, const struct sink_params *p, struct sink_params *q,
                                 char *float_modes, size_t n, struct rr_err *e)
 {
@@ -428,19 +429,21 @@ static const struct sink_ops *settings(const struct scene *sc, const struct sink
                 o->path);
         return NULL;
     }
+    sink_load_libav(kind->libav);
     return kind;
+}
+
+/* Where the libraries are linked as usual (libripple.a's users: the tests,
+ * the bench), nothing to find: the program's lazyav.c defines the real one. */
+__attribute__((weak)) void lazyav_use(unsigned uses, unsigned libs)
+{
+    (void)uses;
+    (void)libs;
 }
 
 void sink_load_libav(unsigned libs)
 {
-    /* Each library's version function: the cheapest call into it, which in
-     * the program is its first (the load). */
-    if (libs & SINK_LIBAV_CODEC)
-        (void)avcodec_version();
-    if (libs & SINK_LIBAV_FORMAT)
-        (void)avformat_version();
-    if (libs & SINK_LIBAV_FILTER)
-        (void)avfilter_version();
+    lazyav_use(LAZYAV_OUTPUT, libs);
 }
 
 #define ENV_FUSE "RIPPLERENDER_FUSE"
@@ -458,12 +461,10 @@ bool sink_fuses(const struct scene *sc)
     const char *v = getenv(ENV_FUSE);
     const bool on = v && !strcmp(v, "on"), off = v && !strcmp(v, "off");
     const struct sink_ops *k = sc->output.path && !sc->render.atlas[0] ? sink_find(sc->output.path, NULL) : NULL;
-    const int rw = sc->render.width > 0 ? sc->render.width : sc->grid.width;
-    const int rh = sc->render.height > 0 ? sc->render.height : sc->grid.height;
     const bool cheap = k && k->fuses && k->fuses(&sc->output)
                        && (long)sc->grid.width * sc->grid.height >= SINK_FUSE_CELLS;
-    return k && !off && (on || cheap) && sc->solver.type && sc->solver.type->advance && rw == sc->grid.width
-           && rh == sc->grid.height;
+    return k && !off && (on || cheap) && sc->solver.type && sc->solver.type->advance
+           && scene_render_width(sc) == sc->grid.width && scene_render_height(sc) == sc->grid.height;
 }
 
 int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_err *e)
@@ -473,7 +474,6 @@ int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_er
     const struct sink_ops *kind = settings(sc, p, &q, float_modes, sizeof float_modes, e);
     if (!kind)
         return -1;
-    sink_load_libav(kind->libav);
     return kind->check ? kind->check(&sc->output, &q, e) : 0;
 }
 

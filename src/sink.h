@@ -66,7 +66,8 @@ struct sink_ops {
     /* What it writes, in one line of --help. */
     const char *help;
     /* The libraries its run calls, SINK_LIBAV_* bits: the program loads
-     * them on first use (src/lazy/lazyav.c), and --validate loads them too
+     * them and finds the functions an output calls when it opens
+     * (sink_load_libav, src/lazy/lazyav.c), and --validate does too
      * (sink_check), so that a broken installation fails it as it fails the
      * run. */
     unsigned libav;
@@ -181,10 +182,23 @@ struct sink;
  * (sink_load_libav). Returns 0, or -1 with e filled. */
 int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_err *e);
 
-/* Loads the libraries of libs (SINK_LIBAV_* bits) as a run's first call
- * into each does: in the program (src/lazy/lazyav.c) one that cannot be
- * loaded ends it there with the run's own line (the loader's reason) and
- * status 1; linked as usual (the tests), it does nothing. */
+/* The uses of those libraries (src/lazy/lazyav.c): writing an output
+ * (src/sink.c, the kinds in src/sinks; --validate's check of it), reading a
+ * video (src/render/backdrop.c), joining videos (src/join.c: ripplerender
+ * join, and the segments of a --save-state run), the versions --manifest
+ * records (src/manifest.c). */
+enum { LAZYAV_OUTPUT = 1, LAZYAV_READ = 2, LAZYAV_JOIN = 4, LAZYAV_MANIFEST = 8 };
+
+/* Before a use's first call into the libraries of libs (SINK_LIBAV_* bits):
+ * in the program (src/lazy/lazyav.c), loads them and finds every function
+ * of theirs the use calls, so that a library that cannot be loaded or
+ * lacks one ends the run here, in one line naming it (the loader's reason
+ * or the function) with status 1, never in the middle of the run; a use
+ * found once is found. Linked as usual (the tests), it does nothing. */
+void lazyav_use(unsigned uses, unsigned libs);
+
+/* lazyav_use(LAZYAV_OUTPUT, libs): the output's use, at its opening
+ * (sink_open) and --validate's check (sink_check). */
 void sink_load_libav(unsigned libs);
 
 /* Finds the kind and opens it. Returns 0 and *out, or -1 with e filled

@@ -5,6 +5,7 @@
 #include "budget.h"
 #include "image.h"
 #include "scale.h"
+#include "sink.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -96,6 +97,7 @@ static int check_memory(const struct backdrop *b, const char *file, struct rr_er
 static int open_input(struct backdrop *b, const char *file, struct rr_err *e)
 {
     close_input(b);
+    lazyav_use(LAZYAV_READ, SINK_LIBAV_CODEC | SINK_LIBAV_FORMAT);
     int ret = avformat_open_input(&b->fmt, file, NULL, NULL);
     if (ret < 0)
         return fail_av(e, b, file, "not a video or a picture", ret);

@@ -27,7 +27,9 @@
  * for every blend), naming the keys; even pass counts are always stable.
  * docs/solvers.md has the derivation. */
 #include <math.h>
+#include <stdio.h>
 
+#include "budget.h"
 #include "solver.h"
 #include "team.h"
 
@@ -201,6 +203,14 @@ static double spring_cell_speed(const void *priv, const struct scene *sc, int x,
     return sqrt(sc->solver.passes * sc->solver.blend / (1 + 2 * solver_spring_axes(sc)));
 }
 
+/* What spring_init allocates (solver_ops.bytes): the blur's scratch field. */
+static uint64_t spring_bytes(const struct scene *sc, int threads, char *what, size_t size)
+{
+    (void)threads;
+    snprintf(what, size, "the spring solver's scratch planes");
+    return sc->solver.passes > 0 ? budget_planes_bytes(sc) : 0;
+}
+
 static const char *const spring_keys[] = { "damping", "damping_shift", "blend", "passes", NULL };
 
 const struct solver_ops solver_spring = {
@@ -211,6 +221,7 @@ const struct solver_ops solver_spring = {
     .init = spring_init,
     .step = spring_step,
     .free = spring_free,
+    .bytes = spring_bytes,
     .omega = spring_omega,
     .cell_speed = spring_cell_speed,
 };

@@ -16,6 +16,7 @@
  * linear water-wave speed at a chosen wavelength or frequency; see
  * depth_speed). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "image.h"
@@ -417,6 +418,18 @@ static double wave_omega(const struct scene *sc, double kx, double ky)
     return solver_omega_of_cos(1 - nu * nu * (2 - cx - cy));
 }
 
+/* What wave_init allocates (solver_ops.bytes): with a speed or depth map,
+ * the speeds and the per-cell factors (a float each a cell), and while
+ * loading, the map resampled to the grid (another); the image file's own
+ * pixels are checked when it is read (src/image.c). */
+static uint64_t wave_bytes(const struct scene *sc, int threads, char *what, size_t size)
+{
+    (void)threads;
+    snprintf(what, size, "the wave solver's speed map");
+    const bool mapped = sc->solver.speed_map || sc->solver.depth_map;
+    return mapped ? (uint64_t)sc->grid.width * (uint64_t)sc->grid.height * 12 : 0;
+}
+
 static const char *const wave_keys[] = { "speed", "speed_map", "speed_range", "decay", "depth", "depth_map",
                                          "depth_range", "wavelength", "frequency", "gravity", NULL };
 
@@ -435,6 +448,7 @@ const struct solver_ops solver_wave = {
     .advance = wave_advance,
     .kernel = wave_kernel,
     .free = wave_free,
+    .bytes = wave_bytes,
     .omega = wave_omega,
     .decay_rate = wave_decay_rate,
     .cell_speed = wave_cell_speed,

@@ -2,7 +2,8 @@
 # time (/usr/bin/time, package time) measures: for a GIF (and a long GIF's
 # peak, which must not grow with its frames), a spectral run with
 # a wide absorbing pad, a libx264 video at 1024 x 1024 (on 2 and on 16
-# threads), a large scene text and outputs fused across frames at 2048 x 2048, the estimate is never below the peak and at most 1.5 times it. The
+# threads), a large scene text and outputs fused across frames at 2048 x 2048, the estimate is never below the peak and at most 1.5 times it (a NUT stream of
+# rgb24, fused and not, at most 1.4 times). The
 # estimate is read from the refusal under RIPPLERENDER_MEM_LIMIT=1 ("need
 # about N bytes"). Also: runs the estimate refuses, and the scene size cap.
 # Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
@@ -22,13 +23,13 @@ estimate() { t=$(need 1 "$@"); r=$(need "$t" "$@"); echo "${r:-$t}"; }
 # peak ARGS...: the run's peak resident size in bytes (the run may fail after parsing: measured all the same).
 peak() { /usr/bin/time -f '%M' -o "$T/time" "$RR" "$@" -j "$J" -q > /dev/null 2>&1; echo $(( $(tail -n 1 "$T/time") * 1024 )); }
 # budget NAME ARGS...: estimate, with the program's own 48 MiB (RR_BUDGET_PROGRAM_BYTES,
-# src/budget.h), within [peak, 1.5 peak].
+# src/budget.h), within [peak, 1.5 peak] (MAXPCT percent of the peak when set).
 budget() {
     name=$1; shift
     est=$(estimate "$@"); pk=$(peak "$@")
     [ -n "$est" ] && est=$((est + 50331648))
     echo "budget $name: estimate $est, peak $pk bytes"
-    if [ -n "$est" ] && [ "$est" -ge "$pk" ] && [ $((est * 2)) -le $((pk * 3)) ]; then ok "budget-$name"
+    if [ -n "$est" ] && [ "$est" -ge "$pk" ] && [ $((est * 100)) -le $((pk * ${MAXPCT:-150})) ]; then ok "budget-$name"
     else fail "budget-$name" "estimate ${est:-none} bytes, peak $pk bytes"; fi
 }
 # The densest JSON there is, a value every two bytes: parsed whole, then refused for its key.
@@ -66,6 +67,11 @@ else
     # (--probes): 3 pictures of rgb24, within 10 %.
     echo '{"grid":{"width":2048,"height":2048},"time":{"frames":12},"probes":[{"x":5,"y":5}],"drops":[{"x":100,"y":100}]}' > "$T/fuse.json"
     budget fused-npy-2048 "$T/fuse.json" -o "$T/o/a.npy" -y
+    # A NUT stream of rgb24 holds the height planes and the ring (3 frames, 6
+    # fused): its estimate counts what it allocates, within 1.4 times the
+    # peak (what it never touches: the renderer's rgb, the wall bytes).
+    MAXPCT=140 budget fused-nut-2048 "$T/fuse.json" -o - -s output.format=nut
+    RIPPLERENDER_FUSE=off MAXPCT=140 budget nut-2048 "$T/fuse.json" -o - -s output.format=nut
     pf=$(peak "$T/fuse.json" -o - -s output.format=nut); pb=$(peak "$T/fuse.json" -o - -s output.format=nut --probes "$T/o/p.csv" -y)
     ring=$((3 * 2048 * 2048 * 3))
     echo "fused nut 2048: peak $pf bytes, $pb frame by frame; the estimate's ring $ring bytes"

@@ -141,4 +141,63 @@ if command -v "${CC:-cc}" > /dev/null; then
     LD_LIBRARY_PATH="$T/miss" "$RR" "$T/s.json" -o "$T/out3/v.mp4" --validate > "$T/miss.out" 2> "$T/missv.err"; s=$?
     cond missing-fn-validate-mp4-valid '[ $s -eq 0 ] && grep -q ": valid " "$T/miss.out" && [ ! -s "$T/missv.err" ]'
 fi
+
+# Functions are found by use (sink.h's LAZYAV_*): each LAZY line's USE_* bits
+# name the uses whose files call the function (USE_OUTPUT: src/sink.c and
+# src/sinks/; USE_READ: src/render/backdrop.c; USE_JOIN: src/join.c;
+# USE_MANIFEST: src/manifest.c), so that
+# lazyav_use finds all that a use calls before its first call.
+python3 - > "$T/uses.err" <<'PY'
+import glob, re
+files = {"USE_OUTPUT": ["src/sink.c"] + sorted(glob.glob("src/sinks/*.c")), "USE_READ": ["src/render/backdrop.c"],
+         "USE_JOIN": ["src/join.c"], "USE_MANIFEST": ["src/manifest.c"]}
+text = {u: "".join(open(f).read() for f in fs) for u, fs in files.items()}
+src = open("src/lazy/lazyav.c").read()
+n = 0
+for m in re.finditer(r"^LAZY(_VOID)?\(LIB_[A-Z]+, (?:[^,(]*, )?([a-z_0-9]+),(.*?)\)$", src, re.M | re.S):
+    name, tail = m.group(2), m.group(3)
+    given = set(re.findall(r"USE_[A-Z]+", tail.rsplit(",", 1)[-1]))
+    want = {u for u in files if re.search(r"\b%s\b" % name, text[u])}
+    n += 1
+    if given != want:
+        print("%s: uses %s, called by %s" % (name, sorted(given), sorted(want)))
+if n < 50:
+    print("only %d LAZY lines read" % n)
+PY
+cat "$T/uses.err"
+cond lazy-uses-match-callers '[ ! -s "$T/uses.err" ]'
+
+# A libavformat that lacks a function only join calls (av_guess_frame_rate):
+# the real library, copied with that name changed in its symbol table. An
+# mp4 run, which never joins, is not failed by it; `ripplerender join` and a
+# --save-state run of a video (its segments joined at the end) fail at their
+# start, with --validate as with the run, in one line naming the function,
+# status 1, nothing left; a .framemd5's segments are joined as text and run.
+fmtso=$(sed -n 's/^\(libavformat\.so\.[0-9]*\).*/\1/p' "$T/mp4.libs" | head -n 1)
+fmtpath=$(ldconfig -p 2>/dev/null | sed -n "s/^[[:space:]]*$fmtso (.*) => //p" | head -n 1)
+if [ -n "$fmtso" ] && [ -f "$fmtpath" ] && command -v python3 > /dev/null; then
+    mkdir "$T/nojoin" "$T/out4"
+    python3 -c '
+import sys
+d = open(sys.argv[1], "rb").read()
+a = b"\0av_guess_frame_rate\0"
+if d.count(a) == 1:
+    open(sys.argv[2], "wb").write(d.replace(a, b"\0av_guess_frame_ratX\0"))' "$fmtpath" "$T/nojoin/$fmtso"
+    want="ripplerender: $fmtso: no function av_guess_frame_rate"
+    nj() { LD_LIBRARY_PATH="$T/nojoin" "$RR" "$@"; }
+    check nojoin-lib-made [ -s "$T/nojoin/$fmtso" ]
+    nj "$T/s.json" -o "$T/out4/v.mp4" -q 2> "$T/nj.err"; s=$?
+    cond nojoin-mp4-runs '[ $s -eq 0 ] && [ -s "$T/out4/v.mp4" ] && [ ! -s "$T/nj.err" ]'
+    "$RR" "$T/s.json" -o "$T/out4/p0.mp4" --range 0-4 -q && "$RR" "$T/s.json" -o "$T/out4/p1.mp4" --range 5-9 -q
+    nj join "$T/out4/p0.mp4" "$T/out4/p1.mp4" -o "$T/out4/j/j.mp4" 2> "$T/nj.err"; s=$?
+    cond nojoin-join-fails '[ $s -eq 1 ] && [ "$(cat "$T/nj.err")" = "$want" ] && [ ! -e "$T/out4/j" ]'
+    nj "$T/s.json" -o "$T/out5/v.mp4" --save-state "$T/st5" --state-every 3 -q 2> "$T/nj.err"; s=$?
+    cond nojoin-save-state-fails-at-start '[ $s -eq 1 ] && [ "$(cat "$T/nj.err")" = "$want" ] && [ ! -e "$T/out5" ] && [ ! -e "$T/st5" ]'
+    nj "$T/s.json" -o "$T/out5/v.mp4" --save-state "$T/st5" --validate > "$T/nj.out" 2> "$T/nj.err"; s=$?
+    cond nojoin-validate-save-state-fails '[ $s -eq 1 ] && [ ! -s "$T/nj.out" ] && [ "$(cat "$T/nj.err")" = "$want" ]'
+    nj "$T/s.json" -o "$T/out5/v.framemd5" --save-state "$T/st5" --state-every 3 -q 2> "$T/nj.err"; s=$?
+    cond nojoin-framemd5-save-state-runs '[ $s -eq 0 ] && [ -s "$T/out5/v.framemd5" ] && [ ! -s "$T/nj.err" ]'
+else
+    echo "skip nojoin: no $fmtso found by ldconfig, or no python3"
+fi
 finish

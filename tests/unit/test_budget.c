@@ -27,9 +27,12 @@ static void test_saturating(void **state)
     assert_true(budget_add(UINT64_MAX, 1) == UINT64_MAX);
 }
 
-/* A 64 x 48 grid rendered at its own size: (64+40)*(48+2) cells * 26 bytes
- * + (64+64)*48 pixels * 4 bytes. */
-#define GRID_64x48 (104ULL * 50 * 26 + 128ULL * 48 * 4)
+/* A 64 x 48 grid rendered at its own size, no output: (64+40)*(48+2) cells
+ * * 12 bytes (two float planes, the wall byte, the renderer's rgb). */
+#define GRID_64x48 (104ULL * 50 * 12)
+/* The writer's ring with an output: 3 frames of bpp bytes a pixel, rows
+ * padded by 64. */
+#define RING_64x48(bpp) (3ULL * 128 * 48 * (bpp))
 static struct scene scene_64x48(void)
 {
     struct scene sc;
@@ -45,34 +48,41 @@ static void test_run_bytes(void **state)
     (void)state;
     struct scene sc = scene_64x48();
     assert_true(budget_run_bytes(&sc) == GRID_64x48);
-    /* Scaled to 1000 x 1000: 14 bytes per output pixel. */
+    /* No render size (a scene built in code): the grid's (scene_render_width). */
+    sc.render.width = sc.render.height = 0;
+    assert_int_equal(scene_render_width(&sc), 64);
+    assert_int_equal(scene_render_height(&sc), 48);
+    assert_true(budget_run_bytes(&sc) == GRID_64x48);
+    /* Scaled to 1000 x 1000: 6 bytes per output pixel (rgb at two stages). */
     sc.render.width = sc.render.height = 1000;
-    assert_true(budget_run_bytes(&sc) == 104ULL * 50 * 26 + 1064ULL * 1000 * 14);
+    assert_true(budget_run_bytes(&sc) == 104ULL * 50 * 12 + 1064ULL * 1000 * 6);
     /* 65536 x 32768 = 2^31 cells (past the scene's limits, so also past any
      * int product): computed in 64 bits without wrapping. */
     sc.grid.width = sc.render.width = 65536;
     sc.grid.height = sc.render.height = 32768;
-    assert_true(budget_run_bytes(&sc) == 65576ULL * 32770 * 26 + 65600ULL * 32768 * 4);
+    assert_true(budget_run_bytes(&sc) == 65576ULL * 32770 * 12);
     /* INT_MAX sides: still no wrap, and far past any budget. */
     sc.grid.width = sc.render.width = 2147483647;
     sc.grid.height = sc.render.height = 2147483647;
     assert_true(budget_run_bytes(&sc) > ((uint64_t)1 << 62));
 }
 
-/* The output's frames: a GIF, whatever its length, 20 MiB of palette tables
- * and 24 bytes a pixel for its few frames in flight; a PNG sequence with 2
- * threads 3 frames in flight, each 2 x 3 bytes a pixel (8-bit rgb and its
- * file), 2 x 8 for 16-bit rgba, 1 frame with 1 thread, each with 1 MiB for
- * its compressor; libx264's
- * medium preset with 2 threads (3 frame threads) holds 40 lookahead + 3 B +
- * 3 reference + 4 + 16 + 2 * 3 = 72 frames of 4 bytes per padded pixel, or
- * the clip's frames + 13 when fewer; the scene text, 72 bytes a byte. */
+/* The output's frames, beside the writer's ring of 3 rgb24 frames: a GIF,
+ * whatever its length, 20 MiB of palette tables and 24 bytes a pixel for its
+ * few frames in flight; a PNG sequence with 2 threads 3 frames in flight,
+ * each 2 x 3 bytes a pixel (8-bit rgb and its file), 2 x 8 for 16-bit rgba
+ * (whose deep picture is 8 a pixel more in each ring slot, and 16 in the
+ * renderer), 1 frame with 1 thread, each with 1 MiB for its compressor;
+ * libx264's medium preset with 2 threads (3 frame threads) holds 40
+ * lookahead + 3 B + 3 reference + 4 + 16 + 2 * 3 = 72 frames of 4 bytes per
+ * padded pixel, or the clip's frames + 13 when fewer, and the frame handed
+ * to it (4 a pixel, rows padded); the scene text, 72 bytes a byte. */
 static void test_output_frames(void **state)
 {
     (void)state;
     struct scene sc = scene_64x48();
     sc.time.frames = 10;
-    const uint64_t run = GRID_64x48;
+    const uint64_t run = GRID_64x48 + RING_64x48(3);
     char gif[] = "a.gif", mp4[] = "a.mp4";
     sc.output.path = gif;
     assert_true(budget_run_bytes(&sc) == run + (20ULL << 20) + 24ULL * 64 * 48);
@@ -85,26 +95,38 @@ static void test_output_frames(void **state)
     assert_true(budget_run_bytes(&sc) == run + 3ULL * (6 * 64 * 48 + (1 << 20)));
     sc.output.bit_depth = 16;
     sc.render.alpha = ALPHA_HEIGHT;
-    assert_true(budget_run_bytes(&sc) == run + 3ULL * (16 * 64 * 48 + (1 << 20)));
+    const uint64_t deep = RING_64x48(8) + 16ULL * 128 * 48;
+    assert_true(budget_run_bytes(&sc) == run + deep + 3ULL * (16 * 64 * 48 + (1 << 20)));
     omp_set_num_threads(1);
-    assert_true(budget_run_bytes(&sc) == run + 1ULL * (16 * 64 * 48 + (1 << 20)));
+    assert_true(budget_run_bytes(&sc) == run + deep + 1ULL * (16 * 64 * 48 + (1 << 20)));
+    sc.render.alpha = ALPHA_NONE;   /* 16-bit grey: 2 a cell in the renderer, 2 a pixel in each slot */
+    assert_true(budget_run_bytes(&sc) == run + 104ULL * 50 * 2 + RING_64x48(2) + 1ULL * (12 * 64 * 48 + (1 << 20)));
     sc.output.bit_depth = 8;
-    sc.render.alpha = ALPHA_NONE;
     omp_set_num_threads(2);
     sc.output.path = mp4;
     sc.time.frames = 100;
-    assert_true(budget_run_bytes(&sc) == run + (8ULL << 20) + 72ULL * 4 * 128 * 112);
+    const uint64_t handed = 4ULL * 128 * 48;
+    assert_true(budget_run_bytes(&sc) == run + handed + (8ULL << 20) + 72ULL * 4 * 128 * 112);
     sc.time.frames = 5;   /* the clip's 5 + 13, and 2 for each of the 3 frame threads */
-    assert_true(budget_run_bytes(&sc) == run + (8ULL << 20) + 24ULL * 4 * 128 * 112);
+    assert_true(budget_run_bytes(&sc) == run + handed + (8ULL << 20) + 24ULL * 4 * 128 * 112);
     budget_encoder_threads(16);   /* -j 16: 16 frame threads, not 1.5 a core: 18 + 2 x 16 */
-    assert_true(budget_run_bytes(&sc) == run + (8ULL << 20) + 50ULL * 4 * 128 * 112);
+    assert_true(budget_run_bytes(&sc) == run + handed + (8ULL << 20) + 50ULL * 4 * 128 * 112);
     budget_encoder_threads(0);
     strcpy(sc.output.preset, "ultrafast");   /* 0 + 0 + 1 + 4 + 16, and 2 x 3 = 27 frames */
     sc.time.frames = 100;
-    assert_true(budget_run_bytes(&sc) == run + (8ULL << 20) + 27ULL * 4 * 128 * 112);
-    sc.output.path = NULL;
+    assert_true(budget_run_bytes(&sc) == run + handed + (8ULL << 20) + 27ULL * 4 * 128 * 112);
+    /* A NUT stream of rgb24 and a .npy (src/sinks/pipe.c, npy.c): nothing but
+     * the ring, and for the .npy the renderer's heights (4 a cell) and each
+     * slot's. */
+    char dash[] = "-", npy[] = "a.npy";
+    sc.output.path = dash;
+    sc.output.format = OUTPUT_NUT;
+    assert_true(budget_run_bytes(&sc) == run);
+    sc.output.path = npy;
+    assert_true(budget_run_bytes(&sc) == run + 104ULL * 50 * 4 * (1 + 3));
+    sc.output.path = NULL;   /* no output, no ring */
     sc.text_bytes = 1000;
-    assert_true(budget_run_bytes(&sc) == run + 72000);
+    assert_true(budget_run_bytes(&sc) == GRID_64x48 + 72000);
     assert_true(budget_scene_text_bytes(1000) == 72000);
 }
 
@@ -133,20 +155,21 @@ static void test_env(void **state)
     setenv("RIPPLERENDER_MEM_LIMIT", "4Q", 1);
     assert_int_equal(budget_limit(&b, &e), -1);
     assert_non_null(strstr(e.msg, "RIPPLERENDER_MEM_LIMIT=4Q: expected a size in bytes"));
-    /* A 16384 x 16384 run passes the default 4 GiB and names both numbers. */
-    unsetenv("RIPPLERENDER_MEM_LIMIT");
+    /* A 16384 x 16384 run (16424 x 16386 cells of 12 bytes) passes 3 GiB
+     * and names both numbers. */
+    setenv("RIPPLERENDER_MEM_LIMIT", "3G", 1);
     struct scene sc;
     memset(&sc, 0, sizeof sc);
     sc.solver.type = solver_find("elias");
     sc.grid.width = sc.render.width = 16384;
     sc.grid.height = sc.render.height = 16384;
     assert_int_equal(budget_check_run(&sc, &e), -1);
-    assert_non_null(strstr(e.msg, "need about 8075151392 bytes, more than the limit of 4294967296 bytes"));
+    assert_non_null(strstr(e.msg, "need about 3229483968 bytes, more than the limit of 3221225472 bytes"));
     /* the limit it suggests is the need rounded up to whole K, M or G: enough */
-    assert_non_null(strstr(e.msg, "(raise it with RIPPLERENDER_MEM_LIMIT, e.g. RIPPLERENDER_MEM_LIMIT=8G)"));
-    setenv("RIPPLERENDER_MEM_LIMIT", "8G", 1);
+    assert_non_null(strstr(e.msg, "(raise it with RIPPLERENDER_MEM_LIMIT, e.g. RIPPLERENDER_MEM_LIMIT=4G)"));
+    setenv("RIPPLERENDER_MEM_LIMIT", "4G", 1);
     assert_int_equal(budget_check_run(&sc, &e), 0);
-    sc.grid.width = sc.render.width = sc.grid.height = sc.render.height = 256;
+    sc.grid.width = sc.render.width = sc.grid.height = sc.render.height = 512;
     uint64_t need = budget_run_bytes(&sc);   /* between 1 and 1024 MiB */
     assert_true(need > (1ULL << 20) && need < (1ULL << 30));
     setenv("RIPPLERENDER_MEM_LIMIT", "1M", 1);

@@ -103,29 +103,24 @@ static void test_fixed(void **state)
     ghosts(EDGE_FIXED, EDGE_FIXED, EDGE_FIXED, EDGE_FIXED, want);
 }
 
+/* Each ghost repeats the nearest edge cell; a corner the corner cell. */
+static const float clamped[] = {
+    1, 1, 2, 3, 3,
+    1, 1, 2, 3, 3,
+    4, 4, 5, 6, 6,
+    4, 4, 5, 6, 6,
+};
+
 static void test_clamp(void **state)
 {
     (void)state;
-    /* Each ghost repeats the nearest edge cell; a corner the corner cell. */
-    static const float want[] = {
-        1, 1, 2, 3, 3,
-        1, 1, 2, 3, 3,
-        4, 4, 5, 6, 6,
-        4, 4, 5, 6, 6,
-    };
-    ghosts(EDGE_CLAMP, EDGE_CLAMP, EDGE_CLAMP, EDGE_CLAMP, want);
+    ghosts(EDGE_CLAMP, EDGE_CLAMP, EDGE_CLAMP, EDGE_CLAMP, clamped);
 }
 
 static void test_absorb_is_clamp(void **state)
 {
     (void)state;
-    static const float want[] = {
-        1, 1, 2, 3, 3,
-        1, 1, 2, 3, 3,
-        4, 4, 5, 6, 6,
-        4, 4, 5, 6, 6,
-    };
-    ghosts(EDGE_ABSORB, EDGE_ABSORB, EDGE_ABSORB, EDGE_ABSORB, want);
+    ghosts(EDGE_ABSORB, EDGE_ABSORB, EDGE_ABSORB, EDGE_ABSORB, clamped);
 }
 
 static void test_wrap(void **state)
