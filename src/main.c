@@ -557,6 +557,8 @@ static void threads_before_write(struct thread_policy *tp, long n)
         tp->probing = false;
         double self = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - tp->cpu0_self;
         double rest = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - tp->cpu0_all - self;
+        if (rest < 0)   /* the two clocks are read at different instants: a tick apart */
+            rest = 0;
         bool more = self > 1.5 * rest;
         if (more)
             omp_set_num_threads(tp->all);
