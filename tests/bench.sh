@@ -7,7 +7,7 @@
 # the grids and frame buffers need, and allocations per frame. Numbers only;
 # nothing passes or fails. docs/performance.md explains the method and the results.
 # BENCH_SECTION=NAME runs one section: solvers, frames, kernels, cores, yuv, e2e, hash, e4k, png,
-# render, farm, memory, allocations, scenes, scaled, process or sinkfuse (e4k, farm, memory and
+# render, farm, memory, allocations, scenes, scaled, process, sinkfuse or levels (e4k, farm, memory and
 # allocations set up e2e's scene, not its timings).
 bin=${1:-./ripplerender}; build=${2:-build}
 set -e
@@ -226,10 +226,12 @@ rm -rf "$T/frames.rgb" "$T/pr" "$T/pf"
 echo
 fi
 
-if on render; then
-echo "== caustics against shaded: the renderer alone on a busy 1920x1080 field"
+# The renderer's scene (sections render and levels): the same rain on a 1080p grid.
 sed -e 's/"width": 1280, "height": 720/"width": 1920, "height": 1080/' -e 's/"rate": 600/"rate": 200/' \
     "$T/png.json" > "$T/render.json"
+
+if on render; then
+echo "== caustics against shaded: the renderer alone on a busy 1920x1080 field"
 "$build/tests/bench_render" "$T/render.json"
 # Every cell moving (rain 100 times as dense): caustics' plain splat, no
 # still water to skip.
@@ -566,5 +568,88 @@ $(RIPPLERENDER_FUSE=on fuse_time "$bin" "$@")"
         rm -rf "$T/fuse"; mkdir -p "$T/fuse"
     done
 done
+echo
+fi
+
+if on levels; then
+echo "== CPU levels: the full build against builds capped at AVX2 and at the baseline (src/isa.h), best of ${LEVELS_TRIES:-3} turns"
+# What a CPU without AVX-512 (x86-64-v3: AVX2, FMA) or without AVX2 (the
+# x86-64 baseline, SSE2) runs, timed here: make bench-levels builds the
+# program and the bench programs again in $build/isa3 and $build/isa1 with
+# the CPU dispatch capped (-DRR_ISA_MAX), their yardsticks built for the
+# same level (as -march=native would be on such a CPU). First the frames:
+# each build's must be the same bits. Then the solver table's 512² and
+# 2048² rows (bench_solvers, two threads, and one) and the renderer alone
+# on a 1080p field (bench_render), each build in turn LEVELS_TRIES times,
+# each figure its best. "x ref": against seed 004's loop on one thread
+# built for that level (item 1's yardstick on such a CPU).
+set -- "$build" "$build/isa3" "$build/isa1"
+# program DIR: a build's ripplerender.
+program() { if [ "$1" = "$build" ]; then echo "$bin"; else echo "$1/ripplerender"; fi; }
+for d; do
+    if [ ! -x "$d/tests/bench_solvers" ] || [ ! -x "$d/tests/bench_render" ] || [ ! -x "$(program "$d")" ]; then
+        echo "levels: $d is not built (make bench-levels builds it)"; set --; break
+    fi
+done
+if [ $# = 3 ]; then
+    # Hashes of every frame: elias, flow and wave at 512², 1 and 4 steps a
+    # frame, and the shaded and caustics renders of the 1080p rain.
+    frames_of() {
+        for solver in elias flow wave; do
+            for spf in 1 4; do
+                "$(program "$1")" "$T/bench.json" --set solver.type=$solver --set grid.cell_size=0.01 \
+                    --set grid.width=512 --set grid.height=512 --set time.steps_per_frame=$spf -f 12 --hash -q
+            done
+        done
+        for m in shaded caustics; do "$(program "$1")" "$T/render.json" --set render.mode=$m -f 6 --hash -q; done
+    }
+    frames_of "$1" > "$T/lv-bits"
+    for d in "$2" "$3"; do
+        frames_of "$d" | cmp -s - "$T/lv-bits" && echo "frames of $d: the same bits as $1's" \
+            || echo "frames of $d: NOT the same bits as $1's"
+    done
+    for i in $(seq "${LEVELS_TRIES:-3}"); do
+        k=0
+        for d; do
+            k=$((k + 1))
+            BENCH_ONLY=table BENCH_SIZES="512 2048" BENCH_ROUNDS=1 "$d/tests/bench_solvers" "$T/bench.json" >> "$T/lv-s$k"
+            "$d/tests/bench_render" "$T/render.json" >> "$T/lv-r$k"
+        done
+    done
+    # The best figure of each row at each level (files lv-s1..3, lv-r1..3).
+    awk '
+        FNR == 1 { k++ }
+        FILENAME ~ /lv-s/ && $1 ~ /^(elias|flow|wave)$/ {
+            key = $1 " " $2 " " $3; if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+            if ($4 > both[key, k]) both[key, k] = $4
+            if ($9 > one[key, k]) one[key, k] = $9
+            if ($5 > ref[$2, k]) ref[$2, k] = $5
+            if ($7 > str[$2, k]) str[$2, k] = $7
+        }
+        FILENAME ~ /lv-r/ && $1 ~ /^(shaded|caustics)$/ {
+            j = k - 3; if (ms[$1, j] == "" || $2 < ms[$1, j]) ms[$1, j] = $2
+        }
+        END {
+            split("AVX-512 (v4):AVX2 (v3):baseline", lv, ":")
+            printf "%-18s", ""; for (j = 1; j <= 3; j++) printf " %-28s", "---- " lv[j] " ----"; printf "\n"
+            printf "%-18s", "solver grid spf"; for (j = 1; j <= 3; j++) printf " %9s %6s %11s", "Mcells/s", "x ref", "1 thr x ref"; printf "\n"
+            for (i = 1; i <= n; i++) {
+                split(order[i], f, " "); printf "%-7s %7s %3s", f[1], f[2], f[3]
+                for (j = 1; j <= 3; j++)
+                    printf " %9.0f %5.2fx %10.2fx", both[order[i], j], both[order[i], j] / ref[f[2], j], one[order[i], j] / ref[f[2], j]
+                printf "\n"
+            }
+            split("512² 2048²", g, " ")
+            for (i = 1; i <= 2; i++) {
+                printf "%-18s", "ref, 1 thr " g[i]; for (j = 1; j <= 3; j++) printf " %9.0f %18s", ref[g[i], j], ""; printf "\n"
+                printf "%-18s", "stream bnd " g[i]; for (j = 1; j <= 3; j++) printf " %9.0f %18s", str[g[i], j], ""; printf "\n"
+            }
+            printf "%-18s", "1080p render, ms"; printf "\n"
+            split("shaded caustics", m, " ")
+            for (i = 1; i <= 2; i++) {
+                printf "  %-16s", m[i]; for (j = 1; j <= 3; j++) printf " %9.2f %18s", ms[m[i], j], (j > 1 ? sprintf("%.2fx v4", ms[m[i], j] / ms[m[i], 1]) : ""); printf "\n"
+            }
+        }' "$T/lv-s1" "$T/lv-s2" "$T/lv-s3" "$T/lv-r1" "$T/lv-r2" "$T/lv-r3"
+fi
 echo
 fi

@@ -739,9 +739,9 @@ __attribute__((target("arch=x86-64-v3,tune=haswell"))) static void tone_row_v3(c
 void caustics_row(const struct water_look *lk, const float *light, const uint8_t *floor_rgb, int w, uint8_t *rgb,
                   uint16_t *rgb16)
 {
-    if (__builtin_cpu_supports("x86-64-v4"))
+    if (RR_CPU_HAS(4, "x86-64-v4"))
         tone_row_v4(lk, light, floor_rgb, w, rgb, rgb16);
-    else if (__builtin_cpu_supports("avx2"))
+    else if (RR_CPU_HAS(3, "avx2"))
         tone_row_v3(lk, light, floor_rgb, w, rgb, rgb16);
     else
         tone_row(lk, light, floor_rgb, w, rgb, rgb16);

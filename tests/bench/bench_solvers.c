@@ -24,7 +24,10 @@
  * (BENCH_ONLY=table: the solver table alone); BENCH_ONLY=frames runs the
  * fused frames' table, which is not part of the default run (make bench
  * runs it as its own section, tests/bench.sh); BENCH_ONLY=kernels the row
- * kernels' own rate on one thread by CPU time (kernels_table), likewise. */
+ * kernels' own rate on one thread by CPU time (kernels_table), likewise.
+ * BENCH_SIZES ("512 2048": grid sizes of the solver table, 512, 2048 and
+ * 4096 by default) and BENCH_ROUNDS (its turns) narrow the solver table, as
+ * make bench's levels section does to run it once per build in turns. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,16 +148,28 @@ static double larger(double a, double b) { return a > b ? a : b; }
 static void solver_table(const char *scene_path)
 {
     static const char *const solvers[] = { "elias", "flow", "wave" };
-    static const int sizes[] = { 512, 2048, 4096 };
+    int sizes[8] = { 512, 2048, 4096 }, n_sizes = 3;
     static const int spfs[] = { 1, 4 };
     enum { N_SOLVERS = sizeof solvers / sizeof *solvers, N_SPFS = sizeof spfs / sizeof *spfs };
     int skipped[N_SOLVERS] = { 0 };
     const int threads = omp_get_max_threads();
+    const char *env = getenv("BENCH_SIZES");
+    if (env && *env) {
+        char *end;
+        for (n_sizes = 0; n_sizes < 8; n_sizes++) {
+            long v = strtol(env, &end, 10);
+            if (end == env || v < 16 || v > 65536)
+                break;
+            sizes[n_sizes] = (int)v;
+            env = end;
+        }
+    }
+    const int rounds = getenv("BENCH_ROUNDS") && atoi(getenv("BENCH_ROUNDS")) > 0 ? atoi(getenv("BENCH_ROUNDS")) : ROUNDS;
     printf("threads: %d; each figure the best of %d turns taken in rotation with the others of its grid size\n",
-           threads, ROUNDS);
+           threads, rounds);
     printf("%-7s %6s %4s %10s %12s %7s %11s %7s %9s %6s\n", "solver", "grid", "spf", "Mcells/s", "seed004 1thr",
            "ratio", "stream bnd", "share", "1 thread", "ratio");
-    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+    for (int s = 0; s < n_sizes; s++) {
         const int n = sizes[s];
         int steps = (int)(CELLS_PER_RUN / ((double)n * n)) / 4 * 4;
         if (steps < 8)
@@ -165,7 +180,7 @@ static void solver_table(const char *scene_path)
             for (int p = 0; p < N_SPFS; p++)
                 rows[n_rows++] = (struct table_row){ .solver = k, .spf = spfs[p] };
         double ref = 0, stream = 0;
-        for (int round = 0; round < ROUNDS; round++)
+        for (int round = 0; round < rounds; round++)
             for (int i = 0; i < n_rows; i++) {
                 struct table_row *r = &rows[i];
                 if (skipped[r->solver] || r->both < 0)
