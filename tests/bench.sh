@@ -579,10 +579,12 @@ echo "== CPU levels: the full build against builds capped at AVX2 and at the bas
 # the CPU dispatch capped (-DRR_ISA_MAX), their yardsticks built for the
 # same level (as -march=native would be on such a CPU). First the frames:
 # each build's must be the same bits. Then the solver table's 512² and
-# 2048² rows (bench_solvers, two threads, and one) and the renderer alone
-# on a 1080p field (bench_render), each build in turn LEVELS_TRIES times,
-# each figure its best. "x ref": against seed 004's loop on one thread
-# built for that level (item 1's yardstick on such a CPU).
+# 2048² rows (bench_solvers: two threads, wall time), the kernels table's
+# 512² rows (one thread, CPU time, which the load disturbs far less) and
+# the renderer alone on a 1080p field (bench_render), each build in turn
+# LEVELS_TRIES times, each figure its best. "x ref": against seed 004's
+# loop on one thread built for that level (item 1's yardstick on such a
+# CPU), timed the same way.
 set -- "$build" "$build/isa3" "$build/isa1"
 # program DIR: a build's ripplerender.
 program() { if [ "$1" = "$build" ]; then echo "$bin"; else echo "$1/ripplerender"; fi; }
@@ -613,43 +615,48 @@ if [ $# = 3 ]; then
         for d; do
             k=$((k + 1))
             BENCH_ONLY=table BENCH_SIZES="512 2048" BENCH_ROUNDS=1 "$d/tests/bench_solvers" "$T/bench.json" >> "$T/lv-s$k"
+            BENCH_ONLY=kernels BENCH_SIZES=512 BENCH_ROUNDS=1 "$d/tests/bench_solvers" "$T/bench.json" >> "$T/lv-k$k"
             "$d/tests/bench_render" "$T/render.json" >> "$T/lv-r$k"
         done
     done
-    # The best figure of each row at each level (files lv-s1..3, lv-r1..3).
+    # The best figure of each row at each level, from the files lv-s1..3
+    # (solver table), lv-k1..3 (kernels table), lv-r1..3 (bench_render).
     awk '
-        FNR == 1 { k++ }
+        FNR == 1 { f++; k = (f - 1) % 3 + 1 }
+        function keep(key, v) { if (!(key in seen)) { seen[key] = 1; order[++n] = key } if (v > best[key, k]) best[key, k] = v }
         FILENAME ~ /lv-s/ && $1 ~ /^(elias|flow|wave)$/ {
-            key = $1 " " $2 " " $3; if (!(key in seen)) { seen[key] = 1; order[++n] = key }
-            if ($4 > both[key, k]) both[key, k] = $4
-            if ($9 > one[key, k]) one[key, k] = $9
-            if ($5 > ref[$2, k]) ref[$2, k] = $5
-            if ($7 > str[$2, k]) str[$2, k] = $7
-        }
-        FILENAME ~ /lv-r/ && $1 ~ /^(shaded|caustics)$/ {
-            j = k - 3; if (ms[$1, j] == "" || $2 < ms[$1, j]) ms[$1, j] = $2
-        }
-        END {
-            split("AVX-512 (v4):AVX2 (v3):baseline", lv, ":")
-            printf "%-18s", ""; for (j = 1; j <= 3; j++) printf " %-28s", "---- " lv[j] " ----"; printf "\n"
-            printf "%-18s", "solver grid spf"; for (j = 1; j <= 3; j++) printf " %9s %6s %11s", "Mcells/s", "x ref", "1 thr x ref"; printf "\n"
+            keep("2 " $1 " " $2 " " $3, $4); if ($5 > ref2[$2, k]) ref2[$2, k] = $5 }
+        FILENAME ~ /lv-k/ && $1 ~ /^(elias|flow|wave)$/ && $4 == "by" { keep("1 " $1 " " $2 " " $3, $6) }
+        FILENAME ~ /lv-k/ && $1 == "seed004" { if ($3 > ref1[$2, k]) ref1[$2, k] = $3 }
+        FILENAME ~ /lv-r/ && $1 ~ /^(shaded|caustics|normals)$/ { if (ms[$1, k] == "" || $2 < ms[$1, k]) ms[$1, k] = $2 }
+        function head(what) {
+            printf "%-18s %-24s %-24s %-24s\n", what, "AVX-512 (full build)", "AVX2 (isa3)", "baseline (isa1)" }
+        function rows(t) {
             for (i = 1; i <= n; i++) {
-                split(order[i], f, " "); printf "%-7s %7s %3s", f[1], f[2], f[3]
-                for (j = 1; j <= 3; j++)
-                    printf " %9.0f %5.2fx %10.2fx", both[order[i], j], both[order[i], j] / ref[f[2], j], one[order[i], j] / ref[f[2], j]
+                split(order[i], c, " "); if (c[1] != t) continue
+                printf "%-7s %7s %3s", c[2], c[3], c[4]
+                for (j = 1; j <= 3; j++) {
+                    r = (t == 2 ? ref2[c[3], j] : ref1[c[3], j])
+                    printf "   %8.0f %6.2fx ref", best[order[i], j], (r > 0 ? best[order[i], j] / r : 0)
+                }
                 printf "\n"
             }
-            split("512² 2048²", g, " ")
-            for (i = 1; i <= 2; i++) {
-                printf "%-18s", "ref, 1 thr " g[i]; for (j = 1; j <= 3; j++) printf " %9.0f %18s", ref[g[i], j], ""; printf "\n"
-                printf "%-18s", "stream bnd " g[i]; for (j = 1; j <= 3; j++) printf " %9.0f %18s", str[g[i], j], ""; printf "\n"
+        }
+        END {
+            print "two threads, wall time: Mcells/s and x seed 004 on one thread built for the level"
+            head("solver grid spf"); rows(2)
+            print "one thread, CPU time (section kernels): the same"
+            head("solver grid spf"); rows(1)
+            printf "%-18s", "seed004 512²"; for (j = 1; j <= 3; j++) printf "   %8.0f %10s", ref1["512²", j], ""; printf "\n"
+            print "1080p render alone (bench_render): ms a frame and x the full build'"'"'s"
+            head("mode")
+            split("shaded caustics normals", m, " ")
+            for (i = 1; i <= 3; i++) {
+                printf "%-18s", m[i]
+                for (j = 1; j <= 3; j++) printf "   %8.2f %6.2fx    ", ms[m[i], j], (ms[m[i], 1] > 0 ? ms[m[i], j] / ms[m[i], 1] : 0)
+                printf "\n"
             }
-            printf "%-18s", "1080p render, ms"; printf "\n"
-            split("shaded caustics", m, " ")
-            for (i = 1; i <= 2; i++) {
-                printf "  %-16s", m[i]; for (j = 1; j <= 3; j++) printf " %9.2f %18s", ms[m[i], j], (j > 1 ? sprintf("%.2fx v4", ms[m[i], j] / ms[m[i], 1]) : ""); printf "\n"
-            }
-        }' "$T/lv-s1" "$T/lv-s2" "$T/lv-s3" "$T/lv-r1" "$T/lv-r2" "$T/lv-r3"
+        }' "$T/lv-s1" "$T/lv-s2" "$T/lv-s3" "$T/lv-k1" "$T/lv-k2" "$T/lv-k3" "$T/lv-r1" "$T/lv-r2" "$T/lv-r3"
 fi
 echo
 fi
