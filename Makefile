@@ -3,7 +3,7 @@
 #   make demo       install missing Debian packages (as root), build, render scenes/demo.json
 #   make test       unit tests (cmocka) and command-line tests; ends in "N passed, N failed"
 #   make sanitize   the same tests built with AddressSanitizer and UBSan
-#   make bench      speed measurements (numbers, no pass/fail)
+#   make bench      speed measurements (numbers, no pass/fail); make bench-levels: its AVX2/baseline builds
 #   make fuzz       libFuzzer on the scene loader and --set (clang; FUZZ_SECONDS per target)
 #   make failtest   every allocation of a run made to fail in turn (ASan build)
 #   make install    PREFIX=/usr/local DESTDIR=  (binary, man page, bash completion, scene schema)

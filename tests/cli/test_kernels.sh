@@ -24,6 +24,13 @@
 # Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
 . tests/cli/lib.sh
 
+# Every CPU-dispatched path takes its clones and CPU tests from src/isa.h,
+# so that the capped builds of make bench's levels section (RR_ISA_MAX)
+# cap it too: no target_clones or __builtin_cpu_supports written out
+# elsewhere in src.
+check dispatch-through-isa-h [ -z "$(grep -rlE 'target_clones\(|__builtin_cpu_supports\(' src --include='*.[ch]' |
+                                     grep -v '^src/isa.h$')" ]
+
 if ! command -v qemu-x86_64 > /dev/null; then
     echo "skip kernels: qemu-x86_64 is not installed (sh .ci/deps.sh test installs qemu-user)"
     finish; exit
