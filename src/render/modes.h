@@ -24,9 +24,9 @@
 #include <string.h>
 
 #include "field.h"
-#include "isa.h"
 #include "frame.h"
 #include "image.h"
+#include "isa.h"
 #include "render.h"
 #include "scene.h"
 
