@@ -3,7 +3,7 @@
 #   make demo       install missing Debian packages (as root), build, render scenes/demo.json
 #   make test       unit tests (cmocka) and command-line tests; ends in "N passed, N failed"
 #   make sanitize   the same tests built with AddressSanitizer and UBSan
-#   make bench      speed measurements (numbers, no pass/fail)
+#   make bench      speed measurements (numbers, no pass/fail); make bench-levels: its AVX2/baseline builds
 #   make fuzz       libFuzzer on the scene loader and --set (clang; FUZZ_SECONDS per target)
 #   make failtest   every allocation of a run made to fail in turn (ASan build)
 #   make install    PREFIX=/usr/local DESTDIR=  (binary, man page, bash completion, scene schema)
@@ -201,10 +201,13 @@ $(BUILD)/tests/bench_cores: $(BUILD)/tests/bench/bench_cores.o $(BUILD)/tests/be
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
 
+# REF_MARCH: the level the yardsticks are built for (the capped builds below
+# build them for their own level, as -march=native would on such a CPU).
+REF_MARCH ?= native
 $(BUILD)/tests/bench/bench_ref.o: tests/bench/bench_ref.c
 	$(call msg,CC,$<)
 	@mkdir -p $(@D)
-	$(Q)$(CC) -std=c11 -D_DEFAULT_SOURCE -O3 -march=native -fopenmp $(WARN) -MMD -MP -c -o $@ $<
+	$(Q)$(CC) -std=c11 -D_DEFAULT_SOURCE -O3 -march=$(REF_MARCH) -fopenmp $(WARN) -MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/bench/%.o: tests/bench/%.c
 	$(call msg,CC,$<)
@@ -223,8 +226,20 @@ $(BUILD)/tests/malloc_count.so: tests/bench/malloc_count.c
 
 bench: $(BIN_OUT) $(BUILD)/tests/bench_solvers $(BUILD)/tests/bench_cores $(BUILD)/tests/bench_yuv \
        $(BUILD)/tests/bench_render $(BUILD)/tests/bench_md5 $(BUILD)/tests/proc_ref \
-       $(BUILD)/tests/malloc_count.so
+       $(BUILD)/tests/malloc_count.so $(if $(filter-out levels,$(BENCH_SECTION)),,bench-levels)
 	$(Q)sh tests/bench.sh $(BIN_OUT) $(BUILD)
+
+# The bench's levels section: the bench programs built again with the CPU
+# dispatch capped at AVX2 (x86-64-v3) and at the baseline (src/isa.h), the
+# yardsticks for the same level, each in its own folder, to time on an
+# AVX-512 machine the paths other CPUs run.
+ISA_BENCH := ripplerender tests/bench_solvers tests/bench_render
+.PHONY: bench-levels
+bench-levels:
+	$(Q)$(MAKE) -s --no-print-directory BUILD=$(BUILD)/isa3 CPPFLAGS='$(CPPFLAGS) -DRR_ISA_MAX=3' REF_MARCH=x86-64-v3 \
+	    $(addprefix $(BUILD)/isa3/,$(ISA_BENCH))
+	$(Q)$(MAKE) -s --no-print-directory BUILD=$(BUILD)/isa1 CPPFLAGS='$(CPPFLAGS) -DRR_ISA_MAX=1' REF_MARCH=x86-64 \
+	    $(addprefix $(BUILD)/isa1/,$(ISA_BENCH))
 
 # The man page, the bash completion and the scene schema go with the binary.
 MANDIR      ?= $(PREFIX)/share/man

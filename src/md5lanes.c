@@ -5,6 +5,7 @@
  * one vprold), x86-64-v3 (two AVX2 halves) and the baseline, and runs the
  * build the CPU has; every build computes the same words. */
 #include "md5lanes.h"
+#include "isa.h"
 
 #include <string.h>
 
@@ -60,7 +61,7 @@ static const uint32_t K[64] = {
 
 /* The 64-byte blocks at p[k], p[k] + 64, ... (nblocks of them) into state
  * lanes k. */
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("no-tree-reassoc"))) static void
+RR_CLONES_V4_V3 __attribute__((optimize("no-tree-reassoc"))) static void
 md5_blocks(v16 st[4], const uint8_t *const p[MD5_LANES], size_t nblocks)
 {
     v16 a = st[0], b = st[1], c = st[2], d = st[3];

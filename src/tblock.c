@@ -70,7 +70,7 @@ static int avx512_allowed = 1;
 int tblock_avx512(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    return avx512_allowed && __builtin_cpu_supports("x86-64-v4");
+    return avx512_allowed && RR_CPU_HAS(4, "x86-64-v4");
 #else
     return 0;
 #endif
@@ -381,9 +381,9 @@ static void screen_report(struct solver_screen *screen, const struct pass_times 
 static const char *clone_level(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (__builtin_cpu_supports("x86-64-v4"))
+    if (RR_CPU_HAS(4, "x86-64-v4"))
         return "AVX-512 (x86-64-v4)";
-    if (__builtin_cpu_supports("x86-64-v3"))
+    if (RR_CPU_HAS(3, "x86-64-v3"))
         return "AVX2 (x86-64-v3)";
 #endif
     return "the baseline";

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "field.h"
+#include "isa.h"
 #include "scene.h"
 #include "solver.h"
 #include "tblock_internal.h"   /* struct tblock_drive, which each kernel carries */
@@ -27,13 +28,14 @@
 typedef int (*tblock_row_fn)(const void *k, int y, float *out, const float *up, const float *mid,
                              const float *dn, int w, float limit);
 
-/* The screen's arithmetic, for the row kernels: tblock_mag(v) is the bit
- * pattern of |v| as a signed integer, which orders every float by magnitude
- * and puts infinity and NaN above every finite value. A kernel keeps
+/* The screen's arithmetic: tblock_mag(v) is the bit pattern of |v| as a
+ * signed integer, which orders every float by magnitude and puts infinity
+ * and NaN above every finite value. A loop may keep the largest,
  *     m = tblock_mag_max(m, v)        (from m = 0)
- * for each new cell and returns tblock_beyond(m, limit): an AND and an
- * integer max per vector of cells, cheaper than comparing each |v| with the
- * limit. */
+ * for each new cell and return tblock_beyond(m, limit): an AND and an
+ * integer max per vector of cells where the CPU has an integer max
+ * (the spectral solver, the AVX-512 driver); the portable row kernels use
+ * tblock_screen_keep below. */
 static inline int32_t tblock_mag(float v)
 {
     int32_t b;
@@ -52,18 +54,24 @@ static inline int tblock_beyond(int32_t m, float limit)
     return m > tblock_mag(limit);
 }
 
-/* The same for a kernel built with the screen on or off (TBLOCK_ROW_KERNEL):
- *     m = tblock_screen_keep(m, v, screen)    for each new cell,
- *     return tblock_screen_found(m, limit, screen);
- * with screen off they keep nothing and find nothing. */
-static inline int32_t tblock_screen_keep(int32_t m, float v, int screen)
+/* The same for the portable row kernels, built with the screen on or off
+ * (TBLOCK_ROW_KERNEL):
+ *     m = tblock_screen_keep(m, v, limit, screen)    for each new cell (from m = 0),
+ *     return tblock_screen_found(m, screen);
+ * with screen off they keep nothing and find nothing. m is the OR of each
+ * cell's comparison with the limit (all ones where |v| is beyond it): the
+ * same answer as the largest magnitude's, but the loop carries only an OR
+ * from vector to vector. The baseline (SSE2) has no integer max; built from
+ * compares and masks, the max chained four instructions from each vector to
+ * the next and set the pace of its one-step loops. */
+static inline int32_t tblock_screen_keep(int32_t m, float v, float limit, int screen)
 {
-    return screen ? tblock_mag_max(m, v) : m;
+    return screen ? m | -(int32_t)(tblock_mag(v) > tblock_mag(limit)) : m;
 }
 
-static inline int tblock_screen_found(int32_t m, float limit, int screen)
+static inline int tblock_screen_found(int32_t m, int screen)
 {
-    return screen && tblock_beyond(m, limit);
+    return screen && m != 0;
 }
 
 /* Defines `name`, a tblock_row_fn for AVX-512 (x86-64-v4), AVX2 (x86-64-v3)
@@ -81,7 +89,7 @@ static inline int tblock_screen_found(int32_t m, float limit, int screen)
  * (no fused multiply-add: -std=c11 keeps contraction off), so the frames are
  * the same bits on each. */
 #define TBLOCK_ROW_KERNEL(name, body, variant)                                                            \
-    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) static int name(       \
+    RR_CLONES_V4_V3 static int name(                                                                  \
         const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,   \
         const float *restrict dn, int w, float limit)                                                     \
     {                                                                                                     \
@@ -123,15 +131,16 @@ tblock_rows3(const void *k, int y, float *restrict o0, float *restrict o1, float
         o0[x] = v0;
         o1[x] = v1;
         o2[x] = v2;
-        m = tblock_screen_keep(tblock_screen_keep(tblock_screen_keep(m, v0, screen), v1, screen), v2, screen);
+        m = tblock_screen_keep(tblock_screen_keep(tblock_screen_keep(m, v0, limit, screen), v1, limit, screen), v2,
+                               limit, screen);
     }
-    return tblock_screen_found(m, limit, screen);
+    return tblock_screen_found(m, screen);
 }
 
 /* Defines `name`, a tblock_rows3_fn for AVX-512, AVX2 and the baseline as
  * TBLOCK_ROW_KERNEL does, from a solver's update for one cell. */
 #define TBLOCK_ROWS3_KERNEL(name, update, variant)                                                         \
-    __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) static int name(        \
+    RR_CLONES_V4_V3 static int name(                                                                   \
         const void *k, int y, float *restrict o0, float *restrict o1, float *restrict o2,                  \
         const float *restrict r0, const float *restrict r1, const float *restrict r2,                      \
         const float *restrict r3, const float *restrict r4, int w, float limit)                            \

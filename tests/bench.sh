@@ -7,7 +7,7 @@
 # the grids and frame buffers need, and allocations per frame. Numbers only;
 # nothing passes or fails. docs/performance.md explains the method and the results.
 # BENCH_SECTION=NAME runs one section: solvers, frames, kernels, cores, yuv, e2e, hash, e4k, png,
-# render, farm, memory, allocations, scenes, scaled, process or sinkfuse (e4k, farm, memory and
+# render, farm, memory, allocations, scenes, scaled, process, sinkfuse or levels (e4k, farm, memory and
 # allocations set up e2e's scene, not its timings).
 bin=${1:-./ripplerender}; build=${2:-build}
 set -e
@@ -226,10 +226,12 @@ rm -rf "$T/frames.rgb" "$T/pr" "$T/pf"
 echo
 fi
 
-if on render; then
-echo "== caustics against shaded: the renderer alone on a busy 1920x1080 field"
+# The renderer's scene (sections render and levels): the same rain on a 1080p grid.
 sed -e 's/"width": 1280, "height": 720/"width": 1920, "height": 1080/' -e 's/"rate": 600/"rate": 200/' \
     "$T/png.json" > "$T/render.json"
+
+if on render; then
+echo "== caustics against shaded: the renderer alone on a busy 1920x1080 field"
 "$build/tests/bench_render" "$T/render.json"
 # Every cell moving (rain 100 times as dense): caustics' plain splat, no
 # still water to skip.
@@ -566,5 +568,95 @@ $(RIPPLERENDER_FUSE=on fuse_time "$bin" "$@")"
         rm -rf "$T/fuse"; mkdir -p "$T/fuse"
     done
 done
+echo
+fi
+
+if on levels; then
+echo "== CPU levels: the full build against builds capped at AVX2 and at the baseline (src/isa.h), best of ${LEVELS_TRIES:-3} turns"
+# What a CPU without AVX-512 (x86-64-v3: AVX2, FMA) or without AVX2 (the
+# x86-64 baseline, SSE2) runs, timed here: make bench-levels builds the
+# program and the bench programs again in $build/isa3 and $build/isa1 with
+# the CPU dispatch capped (-DRR_ISA_MAX), their yardsticks built for the
+# same level (as -march=native would be on such a CPU). First the frames:
+# each build's must be the same bits. Then the solver table's 512² and
+# 2048² rows (bench_solvers: two threads, wall time), the kernels table's
+# 512² rows (one thread, CPU time, which the load disturbs far less) and
+# the renderer alone on a 1080p field (bench_render), each build in turn
+# LEVELS_TRIES times, each figure its best. "x ref": against seed 004's
+# loop on one thread built for that level (item 1's yardstick on such a
+# CPU), timed the same way.
+set -- "$build" "$build/isa3" "$build/isa1"
+# program DIR: a build's ripplerender.
+program() { if [ "$1" = "$build" ]; then echo "$bin"; else echo "$1/ripplerender"; fi; }
+for d; do
+    if [ ! -x "$d/tests/bench_solvers" ] || [ ! -x "$d/tests/bench_render" ] || [ ! -x "$(program "$d")" ]; then
+        echo "levels: $d is not built (make bench-levels builds it)"; set --; break
+    fi
+done
+if [ $# = 3 ]; then
+    # Hashes of every frame: elias, flow and wave at 512², 1 and 4 steps a
+    # frame, and the shaded and caustics renders of the 1080p rain.
+    frames_of() {
+        for solver in elias flow wave; do
+            for spf in 1 4; do
+                "$(program "$1")" "$T/bench.json" --set solver.type=$solver --set grid.cell_size=0.01 \
+                    --set grid.width=512 --set grid.height=512 --set time.steps_per_frame=$spf -f 12 --hash -q
+            done
+        done
+        for m in shaded caustics; do "$(program "$1")" "$T/render.json" --set render.mode=$m -f 6 --hash -q; done
+    }
+    frames_of "$1" > "$T/lv-bits"
+    for d in "$2" "$3"; do
+        frames_of "$d" | cmp -s - "$T/lv-bits" && echo "frames of $d: the same bits as $1's" \
+            || echo "frames of $d: NOT the same bits as $1's"
+    done
+    for i in $(seq "${LEVELS_TRIES:-3}"); do
+        k=0
+        for d; do
+            k=$((k + 1))
+            BENCH_ONLY=table BENCH_SIZES="512 2048" BENCH_ROUNDS=1 "$d/tests/bench_solvers" "$T/bench.json" >> "$T/lv-s$k"
+            BENCH_ONLY=kernels BENCH_SIZES=512 BENCH_ROUNDS=1 "$d/tests/bench_solvers" "$T/bench.json" >> "$T/lv-k$k"
+            "$d/tests/bench_render" "$T/render.json" >> "$T/lv-r$k"
+        done
+    done
+    # The best figure of each row at each level, from the files lv-s1..3
+    # (solver table), lv-k1..3 (kernels table), lv-r1..3 (bench_render).
+    awk '
+        FNR == 1 { f++; k = (f - 1) % 3 + 1 }
+        function keep(key, v) { if (!(key in seen)) { seen[key] = 1; order[++n] = key } if (v > best[key, k]) best[key, k] = v }
+        FILENAME ~ /lv-s/ && $1 ~ /^(elias|flow|wave)$/ {
+            keep("2 " $1 " " $2 " " $3, $4); if ($5 > ref2[$2, k]) ref2[$2, k] = $5 }
+        FILENAME ~ /lv-k/ && $1 ~ /^(elias|flow|wave)$/ && $4 == "by" { keep("1 " $1 " " $2 " " $3, $6) }
+        FILENAME ~ /lv-k/ && $1 == "seed004" { if ($3 > ref1[$2, k]) ref1[$2, k] = $3 }
+        FILENAME ~ /lv-r/ && $1 ~ /^(shaded|caustics|normals)$/ { if (ms[$1, k] == "" || $2 < ms[$1, k]) ms[$1, k] = $2 }
+        function head(what) {
+            printf "%-18s %-24s %-24s %-24s\n", what, "AVX-512 (full build)", "AVX2 (isa3)", "baseline (isa1)" }
+        function rows(t) {
+            for (i = 1; i <= n; i++) {
+                split(order[i], c, " "); if (c[1] != t) continue
+                printf "%-7s %7s %3s", c[2], c[3], c[4]
+                for (j = 1; j <= 3; j++) {
+                    r = (t == 2 ? ref2[c[3], j] : ref1[c[3], j])
+                    printf "   %8.0f %6.2fx ref", best[order[i], j], (r > 0 ? best[order[i], j] / r : 0)
+                }
+                printf "\n"
+            }
+        }
+        END {
+            print "two threads, wall time: Mcells/s and x seed 004 on one thread built for the level"
+            head("solver grid spf"); rows(2)
+            print "one thread, CPU time (section kernels): the same"
+            head("solver grid spf"); rows(1)
+            printf "%-18s", "seed004 512²"; for (j = 1; j <= 3; j++) printf "   %8.0f %10s", ref1["512²", j], ""; printf "\n"
+            print "1080p render alone (bench_render): ms a frame and x the full build'"'"'s"
+            head("mode")
+            split("shaded caustics normals", m, " ")
+            for (i = 1; i <= 3; i++) {
+                printf "%-18s", m[i]
+                for (j = 1; j <= 3; j++) printf "   %8.2f %6.2fx    ", ms[m[i], j], (ms[m[i], 1] > 0 ? ms[m[i], j] / ms[m[i], 1] : 0)
+                printf "\n"
+            }
+        }' "$T/lv-s1" "$T/lv-s2" "$T/lv-s3" "$T/lv-k1" "$T/lv-k2" "$T/lv-k3" "$T/lv-r1" "$T/lv-r2" "$T/lv-r3"
+fi
 echo
 fi

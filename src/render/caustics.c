@@ -42,7 +42,11 @@
  * Against float shares summed in float, rounding the landing point moves
  * it by at most 1/(2 ONE) of a cell on each axis. */
 
-static inline uint64_t wget(const unsigned char *set, size_t i)
+/* The helpers that chunk_body calls are always_inline: GCC inlines nothing
+ * else into a function built with another tuning than its own, and the pass's
+ * AVX2 build is tuned for haswell (RENDER_ROWS_PASS), so plain `inline`
+ * ones stayed calls there, one for each 64-bit word and each ray. */
+static inline __attribute__((always_inline)) uint64_t wget(const unsigned char *set, size_t i)
 {
     uint64_t v;
     memcpy(&v, set + 8 * i, sizeof v);
@@ -64,7 +68,7 @@ static inline bool get_bit(const unsigned char *set, size_t x)
     return wget(set, x / 64) >> (x % 64) & 1;
 }
 
-static inline void add_sat(uint32_t *a, uint32_t v)
+static inline __attribute__((always_inline)) void add_sat(uint32_t *a, uint32_t v)
 {
     uint32_t s;
     *a = __builtin_add_overflow(*a, v, &s) ? UINT32_MAX : s;
@@ -103,7 +107,7 @@ struct gather_job {
  * from (1 - eta) at r = 0; the ray leans at most 90 - 48.6 degrees (water's
  * critical angle) from the vertical, so it moves less than d on each axis.
  * The water's own height is small against d and left out. */
-static inline float reach_factor(float ax, float ay, float d)
+static inline __attribute__((always_inline)) float reach_factor(float ax, float ay, float d)
 {
     const float r = ax * ax + ay * ay, q = sqrtf(1.0f + (1.0f - ETA * ETA) * r);
     return d * (q - ETA) / (q + ETA * r);
@@ -113,7 +117,7 @@ static inline float reach_factor(float ax, float ay, float d)
  * zero, held within +-dm (d ONE: the bound above; a NaN gives -dm) and
  * within +-2^30 (a depth map's cells may be any finite depth), so that a
  * landing coordinate stays an int32. */
-static inline int32_t shift_units(float a, float f, float dm)
+static inline __attribute__((always_inline)) int32_t shift_units(float a, float f, float dm)
 {
     float v = a * f * (float)ONE;
     dm = dm < 0x1p30f ? dm : 0x1p30f;
@@ -876,9 +880,9 @@ void caustics_row(const struct water_look *lk, const float *light, const unsigne
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, still_init);
-    if (__builtin_cpu_supports("x86-64-v4"))
+    if (RR_CPU_HAS(4, "x86-64-v4"))
         tone_row_v4(lk, light, still, floor_rgb, w, rgb, rgb16);
-    else if (__builtin_cpu_supports("avx2"))
+    else if (RR_CPU_HAS(3, "avx2"))
         tone_row_v3(lk, light, still, floor_rgb, w, rgb, rgb16);
     else
         tone_row(lk, light, still, floor_rgb, w, rgb, rgb16);

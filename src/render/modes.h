@@ -26,6 +26,7 @@
 #include "field.h"
 #include "frame.h"
 #include "image.h"
+#include "isa.h"
 #include "render.h"
 #include "scene.h"
 
@@ -46,9 +47,9 @@
     }                                                                                                       \
     static void name(void *arg, int lo, int hi)                                                             \
     {                                                                                                       \
-        if (__builtin_cpu_supports("x86-64-v4"))                                                            \
+        if (RR_CPU_HAS(4, "x86-64-v4"))                                                                     \
             name##_v4(arg, lo, hi);                                                                         \
-        else if (__builtin_cpu_supports("avx2"))                                                            \
+        else if (RR_CPU_HAS(3, "avx2"))                                                                     \
             name##_v3(arg, lo, hi);                                                                         \
         else                                                                                                \
             body(arg, lo, hi);                                                                              \

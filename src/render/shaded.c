@@ -147,7 +147,7 @@ water_powf_v3(const float *x, float y, int n, float *out)
 
 void water_powf(const float *x, float y, int n, float *out)
 {
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && pow_fast_exponent(y)) {
+    if (RR_CPU_HAS(3, "avx2") && RR_CPU_HAS(3, "fma") && pow_fast_exponent(y)) {
         water_powf_v3(x, y, n, out);
         return;
     }
@@ -271,7 +271,7 @@ static void shade_row_base(const struct water_look *lk, const struct row_nbhd *r
 
 void shade_row(const struct water_look *lk, const struct row_nbhd *rn, int w, uint8_t *rgb, uint16_t *rgb16)
 {
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    if (RR_CPU_HAS(3, "avx2") && RR_CPU_HAS(3, "fma"))
         shade_row_v3(lk, rn, w, rgb, rgb16);
     else
         shade_row_base(lk, rn, w, rgb, rgb16);

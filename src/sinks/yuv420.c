@@ -29,6 +29,7 @@
  * several times faster than libswscale's exact path (make bench compares
  * them). */
 #include "sinks/yuv420.h"
+#include "isa.h"
 
 enum { SHIFT = 23 };
 
@@ -55,7 +56,7 @@ enum { STRIP = 256 };
  * threes (rgb) or twos, the groups GCC's vectoriser can de-interleave; the
  * chroma of a block is linear, so it is summed from per-column terms
  * (exact integers: the same result as weighting the block's sums). */
-__attribute__((target_clones("arch=x86-64-v3", "default")))
+RR_CLONES_V3
 static void row_pair(const uint8_t *restrict s0, const uint8_t *restrict s1, uint8_t *restrict y0,
                      uint8_t *restrict y1, uint8_t *restrict u, uint8_t *restrict v, int n)
 {

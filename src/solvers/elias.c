@@ -126,9 +126,9 @@ BODY int row4(const void *k, int y, float *restrict out, const float *restrict u
     for (int x = 0; x < w; x++) {
         float v = ELIAS_NEW4(el, shift, (mid[x - 1] + mid[x + 1]) + (up[x] + dn[x]), out[x]);
         out[x] = v;
-        m = tblock_screen_keep(m, v, screen);
+        m = tblock_screen_keep(m, v, limit, screen);
     }
-    return tblock_screen_found(m, limit, screen);
+    return tblock_screen_found(m, screen);
 }
 
 BODY int row8(const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,
@@ -142,9 +142,9 @@ BODY int row8(const void *k, int y, float *restrict out, const float *restrict u
         float v = (edge + diag) * 0.25f - out[x];
         v = ELIAS_DAMP((const struct elias *)k, shift, v);
         out[x] = v;
-        m = tblock_screen_keep(m, v, screen);
+        m = tblock_screen_keep(m, v, limit, screen);
     }
-    return tblock_screen_found(m, limit, screen);
+    return tblock_screen_found(m, screen);
 }
 
 TBLOCK_ROW_KERNEL(row4_mul, row4, 0)

@@ -119,9 +119,9 @@ BODY int row(const void *k, int y, float *restrict out, const float *restrict up
     for (int x = 0; x < w; x++) {
         float v = FLOW_NEW(fl, form, (mid[x - 1] + mid[x + 1]) + (up[x] + dn[x]), mid[x], out[x]);
         out[x] = v;
-        m = tblock_screen_keep(m, v, screen);
+        m = tblock_screen_keep(m, v, limit, screen);
     }
-    return tblock_screen_found(m, limit, screen);
+    return tblock_screen_found(m, screen);
 }
 
 TBLOCK_ROW_KERNEL(row_divide, row, FLOW_DIVIDE)

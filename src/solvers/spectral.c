@@ -762,7 +762,7 @@ typedef int32_t v8si __attribute__((vector_size(32)));
  * u + conj(v) and u - conj(v) hold S.r, D.i and D.r, S.i), so the bits are
  * the same on every CPU; GCC 12 does not vectorise the reversed rows
  * itself. */
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) static void
+RR_CLONES_V4_V3 static void
 multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, const float *ab, int ny, int j0,
               int j1, int up)
 {

@@ -283,9 +283,9 @@ BODY int row(const void *k, int y, float *restrict out, const float *restrict up
         float v = WAVE_NEW(wv, form, (mid[x - 1] + mid[x + 1]) + (up[x] + dn[x]), mid[x], out[x],
                            form & WAVE_MAPPED ? qrow[x] : wv->q);
         out[x] = v;
-        m = tblock_screen_keep(m, v, screen);
+        m = tblock_screen_keep(m, v, limit, screen);
     }
-    return tblock_screen_found(m, limit, screen);
+    return tblock_screen_found(m, screen);
 }
 
 TBLOCK_ROW_KERNEL(row_uniform, row, 0)

@@ -24,7 +24,11 @@
  * (BENCH_ONLY=table: the solver table alone); BENCH_ONLY=frames runs the
  * fused frames' table, which is not part of the default run (make bench
  * runs it as its own section, tests/bench.sh); BENCH_ONLY=kernels the row
- * kernels' own rate on one thread by CPU time (kernels_table), likewise. */
+ * kernels' own rate on one thread by CPU time (kernels_table), likewise.
+ * BENCH_SIZES ("512 2048": which of each table's grid sizes run; all by
+ * default) and BENCH_ROUNDS (their turns) narrow the solver and kernels
+ * tables, as make bench's levels section does to run them once per build
+ * in turns. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +140,28 @@ struct table_row {
 
 static double larger(double a, double b) { return a > b ? a : b; }
 
+/* Whether grid size n is among BENCH_SIZES (every size when it is unset). */
+static int size_wanted(int n)
+{
+    const char *s = getenv("BENCH_SIZES");
+    if (!s || !*s)
+        return 1;
+    for (char *end;; s = end) {
+        long v = strtol(s, &end, 10);
+        if (end == s)
+            return 0;
+        if (v == n)
+            return 1;
+    }
+}
+
+/* Turns of each table: BENCH_ROUNDS, else ROUNDS. */
+static int rounds_wanted(void)
+{
+    const char *s = getenv("BENCH_ROUNDS");
+    return s && atoi(s) > 0 ? atoi(s) : ROUNDS;
+}
+
 /* For each grid size: every row and the two yardsticks measured in turns,
  * ROUNDS times over (ours on every thread, ours on one, seed 004's loop, the
  * streaming bound), each figure the best of its turns. On a shared machine a
@@ -149,13 +175,15 @@ static void solver_table(const char *scene_path)
     static const int spfs[] = { 1, 4 };
     enum { N_SOLVERS = sizeof solvers / sizeof *solvers, N_SPFS = sizeof spfs / sizeof *spfs };
     int skipped[N_SOLVERS] = { 0 };
-    const int threads = omp_get_max_threads();
+    const int threads = omp_get_max_threads(), rounds = rounds_wanted();
     printf("threads: %d; each figure the best of %d turns taken in rotation with the others of its grid size\n",
-           threads, ROUNDS);
+           threads, rounds);
     printf("%-7s %6s %4s %10s %12s %7s %11s %7s %9s %6s\n", "solver", "grid", "spf", "Mcells/s", "seed004 1thr",
            "ratio", "stream bnd", "share", "1 thread", "ratio");
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
         const int n = sizes[s];
+        if (!size_wanted(n))
+            continue;
         int steps = (int)(CELLS_PER_RUN / ((double)n * n)) / 4 * 4;
         if (steps < 8)
             steps = 8;
@@ -165,7 +193,7 @@ static void solver_table(const char *scene_path)
             for (int p = 0; p < N_SPFS; p++)
                 rows[n_rows++] = (struct table_row){ .solver = k, .spf = spfs[p] };
         double ref = 0, stream = 0;
-        for (int round = 0; round < ROUNDS; round++)
+        for (int round = 0; round < rounds; round++)
             for (int i = 0; i < n_rows; i++) {
                 struct table_row *r = &rows[i];
                 if (skipped[r->solver] || r->both < 0)
@@ -346,15 +374,15 @@ static void kernels_table(const char *scene_path)
     static const char *const solvers[] = { "elias", "flow", "wave" };
     static const int spfs[] = { 1, 4, 16 };
     enum { N = sizeof solvers / sizeof *solvers, P = sizeof spfs / sizeof *spfs };
-    const int threads = omp_get_max_threads(), small = 512, big = 8192, big_spf = 4;
+    const int threads = omp_get_max_threads(), small = 512, big = 8192, big_spf = 4, rounds = rounds_wanted();
     omp_set_num_threads(1);
     bench_cpu_clock = 1;
-    printf("one thread, by its CPU time; best of %d turns\n", ROUNDS);
+    printf("one thread, by its CPU time; best of %d turns\n", rounds);
     printf("%-7s %6s %4s %-9s %10s %8s %9s %9s\n", "solver", "grid", "spf", "way", "Mcells/s", "ns/cell",
            "/seed004", "/stream");
     const int steps = (int)(CELLS_PER_RUN / ((double)small * small)) / 16 * 16;
     double best[N][P] = { { 0 } }, ref = 0, stream = 0;
-    for (int round = 0; round < ROUNDS; round++)
+    for (int round = 0; round < rounds && size_wanted(small); round++)
         for (int k = 0; k < N; k++) {
             for (int p = 0; p < P; p++)
                 if (best[k][p] >= 0)
@@ -368,9 +396,15 @@ static void kernels_table(const char *scene_path)
             if (best[k][p] > 0)
                 printf("%-7s %5d² %4d %-9s %10.1f %8.4f %8.2fx %8.2fx\n", solvers[k], small, spfs[p], "by frame",
                        best[k][p] / 1e6, 1e9 / best[k][p], best[k][p] / ref, best[k][p] / stream);
-    printf("%-7s %5d² %4s %-9s %10.1f %8.4f\n%-7s %5d² %4s %-9s %10.1f %8.4f\n", "seed004", small, "", "", ref / 1e6,
-           1e9 / ref, "stream", small, "", "", stream / 1e6, 1e9 / stream);
+    if (size_wanted(small))
+        printf("%-7s %5d² %4s %-9s %10.1f %8.4f\n%-7s %5d² %4s %-9s %10.1f %8.4f\n", "seed004", small, "", "",
+               ref / 1e6, 1e9 / ref, "stream", small, "", "", stream / 1e6, 1e9 / stream);
     fflush(stdout);
+    if (!size_wanted(big)) {
+        bench_cpu_clock = 0;
+        omp_set_num_threads(threads);
+        return;
+    }
     const int frames = (int)larger(CELLS_PER_RUN / ((double)big * big), 48) / big_spf;
     double got[N][2];
     frames_measure(scene_path, solvers, N, big, big_spf, frames, got, &stream);

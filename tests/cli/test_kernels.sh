@@ -9,7 +9,9 @@
 # steps, on a grid wide enough for the kernels' whole vectors and their
 # masked ends; and a scaled yuv420p video's frames the native run's. The
 # unit tests that compare a CPU-picked fast path with its plain reference
-# run there too: test_md5lanes (md5_lanes against av_md5_sum), test_yuv420
+# run there too: test_md5lanes (md5_lanes against av_md5_sum), test_sim_screen
+# (the portable row kernels' blow-up screen flags what it must, on each
+# level's build of them, and their bits with it on and off), test_yuv420
 # (yuv420_from_rgb24 against yuv420_reference) and, on Haswell, where the
 # AVX2 paths of src/render/shaded.c run, test_render_fast. PNG
 # sequences: libdeflate picks CPU-specific code too (its match finder's
@@ -21,6 +23,13 @@
 # CPUID hides RDTSCP, which libhwy, loaded by libavcodec, runs.)
 # Run by tests/run.sh with RR set to the binary; ends in "cli: N passed, N failed".
 . tests/cli/lib.sh
+
+# Every CPU-dispatched path takes its clones and CPU tests from src/isa.h,
+# so that the capped builds of make bench's levels section (RR_ISA_MAX)
+# cap it too: no target_clones or __builtin_cpu_supports written out
+# elsewhere in src.
+check dispatch-through-isa-h [ -z "$(grep -rlE 'target_clones\(|__builtin_cpu_supports\(' src --include='*.[ch]' |
+                                     grep -v '^src/isa.h$')" ]
 
 if ! command -v qemu-x86_64 > /dev/null; then
     echo "skip kernels: qemu-x86_64 is not installed (sh .ci/deps.sh test installs qemu-user)"
@@ -111,7 +120,7 @@ for pair in Haswell-v4:x86-64-v3 qemu64:baseline; do
     check "same-scaled-yuv420p-on-$want" cmp -s "$T/native-yuv" "$T/emu-yuv"
     png_set "$T/png-$want" $QEMU > "$T/png-emu.md5"
     check "same-png-files-on-$want" cmp -s "$T/png-native.md5" "$T/png-emu.md5"
-    units="test_md5lanes test_yuv420"
+    units="test_md5lanes test_sim_screen test_yuv420"
     [ "$want" = x86-64-v3 ] && units="$units test_render_fast"
     for u in $units; do
         if [ -x "$build/tests/$u" ]; then
