@@ -172,9 +172,9 @@ TBLOCK_ROWS3_KERNEL(rows3_shift, update1, 1)
  * round to zero, as |v| >= 2^-149 (the least subnormal) and |mul| > 1/2
  * put |v * mul| above 2^-150, half the least subnormal. (With |mul| <= 1/2
  * a product may round to -0, which the separate + 0 turns into +0 and the
- * fused one would not.) One vector operation of the eleven a cell takes
- * fewer: the kernels at 512² are bound by their vector operations
- * (docs/performance.md). */
+ * fused one would not.) One vector operation fewer of the eleven that 16
+ * cells take: on rows in cache the kernels are bound by their vector
+ * operations (docs/performance.md, What limits each case). */
 enum { ELIAS_FMA = 2 };
 
 TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16
