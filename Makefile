@@ -201,6 +201,10 @@ $(BUILD)/tests/bench_cores: $(BUILD)/tests/bench/bench_cores.o $(BUILD)/tests/be
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
 
+$(BUILD)/tests/bench_steps: $(BUILD)/tests/bench/bench_steps.o $(BUILD)/tests/bench/bench_ref.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
+
 $(BUILD)/tests/bench/bench_ref.o: tests/bench/bench_ref.c
 	$(call msg,CC,$<)
 	@mkdir -p $(@D)
@@ -221,7 +225,7 @@ $(BUILD)/tests/malloc_count.so: tests/bench/malloc_count.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -O2 $(WARN) -shared -fPIC -o $@ $<
 
-bench: $(BIN_OUT) $(BUILD)/tests/bench_solvers $(BUILD)/tests/bench_cores $(BUILD)/tests/bench_yuv \
+bench: $(BIN_OUT) $(BUILD)/tests/bench_solvers $(BUILD)/tests/bench_cores $(BUILD)/tests/bench_steps $(BUILD)/tests/bench_yuv \
        $(BUILD)/tests/bench_render $(BUILD)/tests/bench_md5 $(BUILD)/tests/proc_ref \
        $(BUILD)/tests/malloc_count.so
 	$(Q)sh tests/bench.sh $(BIN_OUT) $(BUILD)
