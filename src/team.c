@@ -100,10 +100,11 @@ static unsigned next_job(unsigned seen)
             const double t = now_us();
             if (t - t0 > spin_us)
                 break;
-            /* The caller waits for this job's end, which it has had
-             * TEAM_PARKED_US to see: it is not running, most likely
-             * waiting for this core. */
-            if (t - t0 > TEAM_PARKED_US && atomic_load_explicit(&pool.waiting, memory_order_relaxed))
+            /* Every worker is through the job and the caller, waiting
+             * for that, has not seen it in TEAM_PARKED_US: it is not
+             * running, most likely waiting for this core. */
+            if (t - t0 > TEAM_PARKED_US && atomic_load_explicit(&pool.waiting, memory_order_relaxed) &&
+                atomic_load_explicit(&pool.done, memory_order_relaxed) == pool.workers)
                 sched_yield();
         }
     }

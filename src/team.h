@@ -44,11 +44,12 @@
  * waits for to be parked by the scheduler (most likely on the waiter's own
  * core, which the other processes of a loaded machine left to both) and
  * yields the core at every look instead: the caller, when a worker has
- * not taken the job that long after the caller's share ended; a worker,
- * when the caller has not seen the job's end that long after the worker
- * finished. Both threads then take turns on the core, a few microseconds a
- * step apart, where each wait spun TEAM_SPIN_US first. On free cores both
- * happen within a microsecond, far below it. */
+ * not taken the job that long after the caller's share ended; a worker
+ * idle that long, when every worker is through the job and the caller,
+ * waiting for that, has not seen it. Both threads then take turns on the
+ * core, a few microseconds a step apart, where each wait spun
+ * TEAM_SPIN_US first. On free cores a job is taken, and its end seen,
+ * within a microsecond, far below it. */
 #define TEAM_PARKED_US 5
 
 /* The most threads a team_run takes (more are clamped to it). */
