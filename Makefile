@@ -201,6 +201,10 @@ $(BUILD)/tests/bench_cores: $(BUILD)/tests/bench/bench_cores.o $(BUILD)/tests/be
 	$(call msg,LINK,$@)
 	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
 
+$(BUILD)/tests/bench_steps: $(BUILD)/tests/bench/bench_steps.o $(BUILD)/tests/bench/bench_ref.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) -o $@ $^ $(ALL_LDLIBS)
+
 # REF_MARCH: the level the yardsticks are built for (the capped builds below
 # build them for their own level, as -march=native would on such a CPU).
 REF_MARCH ?= native
@@ -224,7 +228,7 @@ $(BUILD)/tests/malloc_count.so: tests/bench/malloc_count.c
 	@mkdir -p $(@D)
 	$(Q)$(CC) -std=c11 -D_GNU_SOURCE -O2 $(WARN) -shared -fPIC -o $@ $<
 
-bench: $(BIN_OUT) $(BUILD)/tests/bench_solvers $(BUILD)/tests/bench_cores $(BUILD)/tests/bench_yuv \
+bench: $(BIN_OUT) $(BUILD)/tests/bench_solvers $(BUILD)/tests/bench_cores $(BUILD)/tests/bench_steps $(BUILD)/tests/bench_yuv \
        $(BUILD)/tests/bench_render $(BUILD)/tests/bench_md5 $(BUILD)/tests/proc_ref \
        $(BUILD)/tests/malloc_count.so $(if $(filter-out levels,$(BENCH_SECTION)),,bench-levels)
 	$(Q)sh tests/bench.sh $(BIN_OUT) $(BUILD)

@@ -10,7 +10,9 @@
  * worker going to sleep either sees the new job or is seen (and the
  * broadcast, under the mutex, cannot fall between its look and its wait).
  * The counters sit on cache lines of their own: the handshake is two lines
- * going back and forth. */
+ * going back and forth. Two more, `started` and `waiting`, only tell a
+ * waiting thread that the one it waits for is parked (TEAM_PARKED_US):
+ * they are read now and then while spinning, never waited on. */
 #define _GNU_SOURCE   /* sched_getaffinity, CPU_COUNT */
 #include "team.h"
 #include "debug.h"
@@ -31,6 +33,8 @@
 static struct {
     _Alignas(64) atomic_uint job;   /* the job's number: bumped to start one */
     _Alignas(64) atomic_uint done;  /* workers through the current job */
+    _Alignas(64) atomic_uint started;  /* workers that took the current job (TEAM_PARKED_US) */
+    _Alignas(64) atomic_int waiting;   /* the caller waits for `done`, its share ended (TEAM_PARKED_US) */
     _Alignas(64) atomic_uint bar_round;
     atomic_int bar_count;           /* team_barrier's arrivals in this round */
     _Alignas(64) atomic_int sleepers;
@@ -60,11 +64,13 @@ static double now_us(void)
 
 /* One look of a spinning wait: `pause`, and once the looks (i counts them
  * from 1; *t0 starts at 0) have taken pool.spin_us, a yield of the core
- * between looks, for when the thread awaited is not running. */
-static void wait_pause(unsigned i, double *t0)
+ * between looks, for when the thread awaited is not running. `parked`
+ * says that it is not (team_run's TEAM_PARKED_US): then the look yields at
+ * once. */
+static void wait_pause(unsigned i, double *t0, int parked)
 {
     const int spin_us = atomic_load_explicit(&pool.spin_us, memory_order_relaxed);
-    if (spin_us == 0) {
+    if (spin_us == 0 || parked) {
         sched_yield();
         return;
     }
@@ -90,8 +96,17 @@ static unsigned next_job(unsigned seen)
         if (spin_us == 0)
             break;
         cpu_relax();
-        if (i % 64 == 0 && now_us() - t0 > spin_us)
-            break;
+        if (i % 64 == 0) {
+            const double t = now_us();
+            if (t - t0 > spin_us)
+                break;
+            /* Every worker is through the job and the caller, waiting
+             * for that, has not seen it in TEAM_PARKED_US: it is not
+             * running, most likely waiting for this core. */
+            if (t - t0 > TEAM_PARKED_US && atomic_load_explicit(&pool.waiting, memory_order_relaxed) &&
+                atomic_load_explicit(&pool.done, memory_order_relaxed) == pool.workers)
+                sched_yield();
+        }
     }
     pthread_mutex_lock(&pool.mu);
     atomic_fetch_add(&pool.sleepers, 1);
@@ -110,6 +125,7 @@ static void *worker(void *idp)
     unsigned seen = pool.first_seen[id];
     for (;;) {
         seen = next_job(seen);
+        atomic_fetch_add_explicit(&pool.started, 1, memory_order_relaxed);
         if (id < pool.nt)
             pool.fn(pool.arg, id, pool.nt);
         atomic_fetch_add_explicit(&pool.done, 1, memory_order_release);
@@ -191,6 +207,7 @@ void team_run(int nt, team_fn fn, void *arg)
     pool.arg = arg;
     pool.nt = nt;
     atomic_store_explicit(&pool.done, 0, memory_order_relaxed);
+    atomic_store_explicit(&pool.started, 0, memory_order_relaxed);
     atomic_fetch_add(&pool.job, 1);   /* seq_cst: see the top of the file */
     if (atomic_load(&pool.sleepers) > 0) {
         pthread_mutex_lock(&pool.mu);
@@ -198,9 +215,19 @@ void team_run(int nt, team_fn fn, void *arg)
         pthread_mutex_unlock(&pool.mu);
     }
     fn(arg, 0, nt);
+    /* A worker that has not taken the job TEAM_PARKED_US after this
+     * share ended is not running (a spinning one takes it in well under a
+     * microsecond, long before a share of a step ends): most likely it
+     * waits for this core, so the wait yields at once instead of spinning
+     * the core away for TEAM_SPIN_US. */
     double t0 = 0;
+    const double mine = now_us();
+    atomic_store_explicit(&pool.waiting, 1, memory_order_relaxed);
     for (unsigned i = 1; atomic_load_explicit(&pool.done, memory_order_acquire) != pool.workers; i++)
-        wait_pause(i, &t0);
+        wait_pause(i, &t0,
+                   i % 64 == 0 && atomic_load_explicit(&pool.started, memory_order_relaxed) != pool.workers &&
+                       now_us() - mine > TEAM_PARKED_US);
+    atomic_store_explicit(&pool.waiting, 0, memory_order_relaxed);
     atomic_flag_clear_explicit(&pool.busy, memory_order_release);
 }
 
@@ -220,7 +247,7 @@ void team_barrier(int nt)
     }
     double t0 = 0;
     for (unsigned i = 1; atomic_load_explicit(&pool.bar_round, memory_order_acquire) == round; i++)
-        wait_pause(i, &t0);
+        wait_pause(i, &t0, 0);
 }
 
 /* team_for's job: the loop and its size. */

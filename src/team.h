@@ -22,7 +22,9 @@
  *                              policy sets (-j; one thread beside a writer)
  * Idle workers spin (with `pause`) for TEAM_SPIN_US, then sleep on a
  * condition variable: an idle pool costs nothing, a busy one no system
- * call. With more threads than the CPUs the process may use (its affinity
+ * call. A wait whose other side shows, after TEAM_PARKED_US, that it is
+ * not running (the scheduler put both threads on one core) yields the
+ * core at once instead of spinning it away. With more threads than the CPUs the process may use (its affinity
  * mask: taskset, a container's cpuset) nothing spins: every wait yields or
  * sleeps at once, as the thread waited for needs the CPU (one CPU, -j2).
  * team_run is for one caller at a time: a second thread calling it
@@ -37,6 +39,18 @@
  * short enough that the spin after the last loop of a frame costs nothing
  * that shows beside the encoder. */
 #define TEAM_SPIN_US 200
+
+/* How long a wait spins, in microseconds, before it takes the thread it
+ * waits for to be parked by the scheduler (most likely on the waiter's own
+ * core, which the other processes of a loaded machine left to both) and
+ * yields the core at every look instead: the caller, when a worker has
+ * not taken the job that long after the caller's share ended; a worker
+ * idle that long, when every worker is through the job and the caller,
+ * waiting for that, has not seen it. Both threads then take turns on the
+ * core, a few microseconds a step apart, where each wait spun
+ * TEAM_SPIN_US first. On free cores a job is taken, and its end seen,
+ * within a microsecond, far below it. */
+#define TEAM_PARKED_US 5
 
 /* The most threads a team_run takes (more are clamped to it). */
 #define TEAM_MAX 64

@@ -6,7 +6,7 @@
 # mp4 against the ffmpeg program on the same frames, peak memory against what
 # the grids and frame buffers need, and allocations per frame. Numbers only;
 # nothing passes or fails. docs/performance.md explains the method and the results.
-# BENCH_SECTION=NAME runs one section: solvers, frames, kernels, cores, yuv, e2e, hash, e4k, png,
+# BENCH_SECTION=NAME runs one section: solvers, frames, kernels, cores, steps, yuv, e2e, hash, e4k, png,
 # render, farm, memory, allocations, scenes, scaled, process, sinkfuse or levels (e4k, farm, memory and
 # allocations set up e2e's scene, not its timings).
 bin=${1:-./ripplerender}; build=${2:-build}
@@ -53,6 +53,12 @@ fi
 if on cores; then
 echo "== the cores one at a time (are they equally fast just now?)"
 "$build/tests/bench_cores" "$T/bench.json"
+echo
+fi
+
+if on steps; then
+echo "== a 512² step on two threads, part by part (bench_steps.c)"
+"$build/tests/bench_steps" "$T/bench.json"
 echo
 fi
 

@@ -163,17 +163,41 @@ TBLOCK_ROWS3_KERNEL(rows3_mul, update1, 0)
 TBLOCK_ROWS3_KERNEL(rows3_shift, update1, 1)
 
 #ifdef TBLOCK_HAVE_AVX512_DRIVER
+/* The AVX-512 kernels' forms: ELIAS_NEW4's two (0 multiply, 1 shift), and
+ * the multiply's damping v * mul + 0 as one fused multiply-add
+ * fma(v, mul, +0) (2): the same bits whenever |mul| > 1/2. Where
+ * v * mul rounds to a nonzero value, adding +0 changes nothing and the
+ * fused operation rounds the same exact product once; where v is a zero,
+ * both give +0 (an exact -0 + +0 is +0); and a nonzero v * mul cannot
+ * round to zero, as |v| >= 2^-149 (the least subnormal) and |mul| > 1/2
+ * put |v * mul| above 2^-150, half the least subnormal. (With |mul| <= 1/2
+ * a product may round to -0, which the separate + 0 turns into +0 and the
+ * fused one would not.) One vector operation fewer of the eleven that 16
+ * cells take: on rows in cache the kernels are bound by their vector
+ * operations (docs/performance.md, What limits each case). */
+enum { ELIAS_FMA = 2 };
+
 TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16
-update16(const void *k, int shift, int y, int x, __mmask16 live, tblock_v16 s, tblock_v16 h, tblock_v16 p)
+update16(const void *k, int form, int y, int x, __mmask16 live, tblock_v16 s, tblock_v16 h, tblock_v16 p)
 {
+    const struct elias *el = k;
     (void)y, (void)x, (void)live, (void)h;
-    return ELIAS_NEW4((const struct elias *)k, shift, s, p);
+    if (form == ELIAS_FMA)
+        return (tblock_v16)_mm512_fmadd_ps((__m512)(s * 0.5f - p), _mm512_set1_ps(el->mul), _mm512_setzero_ps());
+    return ELIAS_NEW4(el, form, s, p);
 }
 
 TBLOCK_ROW_KERNEL_AVX512(row4_mul_avx512, update16, 0)
 TBLOCK_ROW_KERNEL_AVX512(row4_shift_avx512, update16, 1)
+TBLOCK_ROW_KERNEL_AVX512(row4_fma_avx512, update16, ELIAS_FMA)
 TBLOCK_ROWS3_KERNEL_AVX512(rows3_mul_avx512, update16, 0)
 TBLOCK_ROWS3_KERNEL_AVX512(rows3_shift_avx512, update16, 1)
+TBLOCK_ROWS3_KERNEL_AVX512(rows3_fma_avx512, update16, ELIAS_FMA)
+
+/* The multiply form's AVX-512 kernels: fused when mul allows (update16). */
+#define ELIAS_MUL_AVX512(el, kind) (fabsf((el)->mul) > 0.5f ? kind##_fma_avx512 : kind##_mul_avx512)
+#else
+#define ELIAS_MUL_AVX512(el, kind) NULL
 #endif
 
 /* The row kernels of this damping form and stencil: the portable one, and
@@ -186,10 +210,10 @@ static void choose_kernel(struct elias *el)
     const bool eight = el->neighbors == 8;
     const tblock_row_fn row = eight ? (shift ? row8_shift : row8_mul) : shift ? row4_shift : row4_mul;
     const tblock_row_fn row_avx512 = eight ? NULL : shift ? TBLOCK_IF_AVX512(row4_shift_avx512)
-                                                          : TBLOCK_IF_AVX512(row4_mul_avx512);
+                                                          : TBLOCK_IF_AVX512(ELIAS_MUL_AVX512(el, row4));
     const tblock_rows3_fn rows3 = eight ? NULL : shift ? rows3_shift : rows3_mul;
     const tblock_rows3_fn rows3_avx512 = eight ? NULL : shift ? TBLOCK_IF_AVX512(rows3_shift_avx512)
-                                                              : TBLOCK_IF_AVX512(rows3_mul_avx512);
+                                                              : TBLOCK_IF_AVX512(ELIAS_MUL_AVX512(el, rows3));
     el->kn = (struct tblock_kernel){
         .row = row, .row_avx512 = row_avx512, .rows3 = rows3, .rows3_avx512 = rows3_avx512,
         .k = el, .edges = el->edges, .diagonal = eight,

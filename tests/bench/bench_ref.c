@@ -6,12 +6,52 @@
  * the streaming bound: one sweep's memory traffic and no neighbours. */
 #include "bench_ref.h"
 
+#include <dirent.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 int bench_cpu_clock;
+
+/* Whether every other thread of the process sleeps (state S or D in
+ * /proc/self/task/TID/stat): 1 yes, 0 no, -1 when /proc cannot tell. A
+ * thread that spins, even while the scheduler has parked it, is R. */
+static int others_asleep(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    const long self = syscall(SYS_gettid);
+    int asleep = 1;
+    for (struct dirent *de; asleep && (de = readdir(d));) {
+        char path[64], buf[512];
+        long tid = strtol(de->d_name, NULL, 10);
+        if (tid <= 0 || tid == self)
+            continue;
+        snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;   /* the thread ended */
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        const char *st = strrchr(buf, ')');   /* the state follows the name, which may hold spaces */
+        asleep = !st || st[1] != ' ' || st[2] == 'S' || st[2] == 'D';
+    }
+    closedir(d);
+    return asleep;
+}
+
+void bench_settle(void)
+{
+    const struct timespec nap = { 0, 1000000 };   /* 1 ms */
+    for (int i = 0; i < 1000 && others_asleep() == 0; i++)   /* at most about 1 s */
+        nanosleep(&nap, NULL);
+}
 
 double bench_now(void)
 {
@@ -73,6 +113,7 @@ double bench_reference(int n, int steps, int tries)
     double best = 0;
     if (bench_reference_start(n, &a, &b) < 0)   /* first touch, outside the timing */
         return 0;
+    bench_settle();
     bench_reference_steps(&a, &b, n, BENCH_WARM_STEPS);
     for (int t = 0; t < tries; t++) {
         double t0 = bench_now();
@@ -103,6 +144,7 @@ double bench_stream(int n, int sweeps, int tries)
         cur[i] = 1.0f;
         prev[i] = 0.5f;
     }
+    bench_settle();
     for (int t = -1; t < tries; t++) {   /* t = -1: the untimed warm-up, as the reference has */
         double t0 = bench_now();
         for (int s = 0; s < (t < 0 ? BENCH_WARM_STEPS : sweeps); s++) {

@@ -12,6 +12,17 @@
  * disturb only through the caches they share, not by taking the core). */
 extern int bench_cpu_clock;
 double bench_now(void);
+/* Returns once every other thread of the process sleeps (/proc's thread
+ * states; at most about 1 s): every timing starts with it. An idle thread
+ * of OpenMP (libgomp) spins for several ms after each parallel region
+ * (GOMP_SPINCOUNT, 300000 pauses by default, longer in wall time on a
+ * loaded machine) before it sleeps, and the program's pool for
+ * TEAM_SPIN_US (src/team.h); on two cores a thread still spinning from the
+ * last measurement (the streaming bound's regions) takes a core from the
+ * next one's team of two for much of a run of a few ms, whose steps at
+ * 512² last microseconds. The program itself runs no OpenMP region beside
+ * its pool (team.h), so a render never meets this. */
+void bench_settle(void);
 /* One step of seed 004's loop: b = damped (a's 4-neighbour sum / 2 - b), n x n cells. */
 void bench_reference_step(const float *a, float *b, int n);
 /* The reference's start (two zeroed planes, one cell dropped; -1 when out of

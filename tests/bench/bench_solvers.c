@@ -114,6 +114,7 @@ static double sim_cells_per_s(const char *scene_path, const char *solver, int n,
         return st > 0 ? 0 : -1;
     struct rr_err e = { 0 };
     double best = -1;
+    bench_settle();
     for (int f = 0; f < warm; f++)
         if (sim_advance_frame(r.sim, &e) < 0)
             goto out;
@@ -272,6 +273,7 @@ struct frames_side {
 static double frames_run(struct frames_side *sd, int n, int spf, int frames)
 {
     struct rr_err e = { 0 };
+    bench_settle();
     double t0 = bench_now();
     for (int f = 0; f < frames;) {
         int k = frames - f < FRAMES_CHUNK ? frames - f : FRAMES_CHUNK, done;

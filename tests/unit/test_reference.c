@@ -61,6 +61,11 @@ static const struct variant variants[] = {
     { "elias 4, damping 0.999", "elias", 4, 0.999, 0, 0, 0, false },
     { "elias 4, damping 1", "elias", 4, 1.0, 0, 0, 0, false },
     { "elias 4, damping 0.25", "elias", 4, 0.25, 0, 0, 0, false },
+    /* The AVX-512 kernels fuse the damping's + 0 into a multiply-add only
+     * above 1/2 (elias.c's update16): 1/2 itself rounds the least
+     * subnormal's product (a tie) to a zero, one float above it does not. */
+    { "elias 4, damping 0.5", "elias", 4, 0.5, 0, 0, 0, false },
+    { "elias 4, damping 0.5 + 2^-24", "elias", 4, 0.5 + 0x1.0p-24, 0, 0, 0, false },
     { "elias 4, damping_shift 5", "elias", 4, 1.0, 5, 0, 0, false },
     { "elias 8, damping 0.25", "elias", 8, 0.25, 0, 0, 0, false },
     { "elias 8, damping_shift 7", "elias", 8, 1.0, 7, 0, 0, false },
@@ -340,9 +345,82 @@ static void test_wave(void **state)
     compare_type("wave");
 }
 
+/* elias's damping where a product rounds to a zero: still water (every
+ * neighbour sum +0) over heights one step back of +-2^-149 (the least
+ * subnormal) and zeros of either sign, so the new height before damping is
+ * -+2^-149 or +0, with dampings either side of 1/2 (the AVX-512 kernels
+ * fuse the + 0 above it: elias.c's update16). Every row kernel the solver
+ * offers on this CPU, one row and three rows a loop, called directly, gives
+ * the reference step's bits: with 1/4 and 1/2 the product -2^-151 or -2^-150
+ * rounds to -0, which + 0 makes +0. */
+static void test_elias_zero_products(void **state)
+{
+    (void)state;
+    static const double dampings[] = { 0.25, 0.5, 0.5 + 0x1.0p-24, 0.999, 1.0 };
+    static const float backs[] = { 0x1.0p-149f, -0x1.0p-149f, 0.0f, -0.0f, 0x1.0p-149f, 1.0f };
+    static const enum edge_kind fixed[4] = { EDGE_FIXED, EDGE_FIXED, EDGE_FIXED, EDGE_FIXED };
+    enum { W = 40, H = 6 };
+    for (size_t d = 0; d < sizeof dampings / sizeof *dampings; d++) {
+        const struct variant v = { "elias", "elias", 4, dampings[d], 0, 0, 0, false };
+        struct scene sc;
+        make_scene(&sc, &v, W, H, fixed, NULL);
+        const struct solver_ops *ops = ops_of(&v);
+        struct rr_err e = { 0 };
+        struct field ref, f;
+        assert_int_equal(field_init(&ref, W, H, &e), 0);
+        assert_int_equal(field_init(&f, W, H, &e), 0);
+        void *priv = calloc(1, ops->priv_size);
+        assert_non_null(priv);
+        assert_int_equal(ops->init(priv, &sc, &ref, &e), 0);
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++)
+                ref.prev[y * ref.stride + x] = backs[(x + y) % (sizeof backs / sizeof *backs)];
+        float *kept = malloc((size_t)W * H * sizeof *kept);
+        assert_non_null(kept);
+        keep_plane(kept, &ref, ref.prev);
+        ops->reference_step(priv, &ref);   /* the new heights in ref.cur */
+        const struct tblock_kernel *kn = ops->kernel(priv);
+        const ptrdiff_t st = f.stride;
+        for (int way = 0; way < 4; way++) {
+            const tblock_row_fn row = way == 0 ? kn->row : way == 1 ? kn->row_avx512 : NULL;
+            const tblock_rows3_fn rows3 = way == 2 ? kn->rows3 : way == 3 ? kn->rows3_avx512 : NULL;
+            if (!row && !rows3)
+                continue;   /* no AVX-512 kernel on this CPU */
+            for (int y = -1; y <= H; y++)
+                for (int x = -1; x <= W; x++)
+                    f.cur[y * st + x] = 0.0f;
+            for (int y = 0; y < H; y++)
+                memcpy(f.prev + y * st, kept + (size_t)y * W, W * sizeof *kept);
+            for (int y = 0; y < H; y += row ? 1 : 3) {
+                if (row)
+                    row(kn->k, y, f.prev + y * st, f.cur + (y - 1) * st, f.cur + y * st, f.cur + (y + 1) * st, W,
+                        1e6f);
+                else
+                    rows3(kn->k, y, f.prev + y * st, f.prev + (y + 1) * st, f.prev + (y + 2) * st,
+                          f.cur + (y - 1) * st, f.cur + y * st, f.cur + (y + 1) * st, f.cur + (y + 2) * st,
+                          f.cur + (y + 3) * st, W, 1e6f);
+            }
+            float *got = malloc((size_t)W * H * sizeof *got);
+            assert_non_null(got);
+            keep_plane(got, &f, f.prev);
+            char what[96];
+            snprintf(what, sizeof what, "elias damping %a, %s kernel", dampings[d],
+                     (const char *const[]){ "row", "row avx512", "rows3", "rows3 avx512" }[way]);
+            expect_plane(got, &ref, ref.cur, "new", what);
+            free(got);
+        }
+        free(kept);
+        ops->free(priv);
+        free(priv);
+        field_free(&ref);
+        field_free(&f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_elias_zero_products),
         cmocka_unit_test(test_elias),
         cmocka_unit_test(test_flow),
         cmocka_unit_test(test_wave),
