@@ -42,29 +42,33 @@
  * Against float shares summed in float, rounding the landing point moves
  * it by at most 1/(2 ONE) of a cell on each axis. */
 
-static inline uint64_t wget(const unsigned char *set, size_t i)
+/* The helpers below are always_inline: GCC inlines a plain inline function
+ * only into a caller of the same tuning, and the AVX2 passes
+ * (RENDER_ROWS_PASS's tune=haswell) would otherwise call them one value at
+ * a time, which keeps the landing loop from being vectorised there. */
+static inline __attribute__((always_inline)) uint64_t wget(const unsigned char *set, size_t i)
 {
     uint64_t v;
     memcpy(&v, set + 8 * i, sizeof v);
     return v;
 }
 
-static inline void wput(unsigned char *set, size_t i, uint64_t v)
+static inline __attribute__((always_inline)) void wput(unsigned char *set, size_t i, uint64_t v)
 {
     memcpy(set + 8 * i, &v, sizeof v);
 }
 
-static inline void set_bit(unsigned char *set, size_t x)
+static inline __attribute__((always_inline)) void set_bit(unsigned char *set, size_t x)
 {
     wput(set, x / 64, wget(set, x / 64) | (uint64_t)1 << (x % 64));
 }
 
-static inline bool get_bit(const unsigned char *set, size_t x)
+static inline __attribute__((always_inline)) bool get_bit(const unsigned char *set, size_t x)
 {
     return wget(set, x / 64) >> (x % 64) & 1;
 }
 
-static inline void add_sat(uint32_t *a, uint32_t v)
+static inline __attribute__((always_inline)) void add_sat(uint32_t *a, uint32_t v)
 {
     uint32_t s;
     *a = __builtin_add_overflow(*a, v, &s) ? UINT32_MAX : s;
@@ -103,7 +107,7 @@ struct gather_job {
  * from (1 - eta) at r = 0; the ray leans at most 90 - 48.6 degrees (water's
  * critical angle) from the vertical, so it moves less than d on each axis.
  * The water's own height is small against d and left out. */
-static inline float reach_factor(float ax, float ay, float d)
+static inline __attribute__((always_inline)) float reach_factor(float ax, float ay, float d)
 {
     const float r = ax * ax + ay * ay, q = sqrtf(1.0f + (1.0f - ETA * ETA) * r);
     return d * (q - ETA) / (q + ETA * r);
@@ -113,7 +117,7 @@ static inline float reach_factor(float ax, float ay, float d)
  * zero, held within +-dm (d ONE: the bound above; a NaN gives -dm) and
  * within +-2^30 (a depth map's cells may be any finite depth), so that a
  * landing coordinate stays an int32. */
-static inline int32_t shift_units(float a, float f, float dm)
+static inline __attribute__((always_inline)) int32_t shift_units(float a, float f, float dm)
 {
     float v = a * f * (float)ONE;
     dm = dm < 0x1p30f ? dm : 0x1p30f;
@@ -125,7 +129,7 @@ static inline int32_t shift_units(float a, float f, float dm)
 /* Landing coordinate p (landing units) on an axis of n cells, wrapped or
  * clamped to the last cell: its cells c0, c1 and c1's weight f (of ONE).
  * |p| < 2^31: p is within n ONE + 2^30 + 65 (n <= 16384). */
-static inline void cut_axis(int32_t p, int n, bool wrap, int32_t *c0, int32_t *c1, int32_t *f)
+static inline __attribute__((always_inline)) void cut_axis(int32_t p, int n, bool wrap, int32_t *c0, int32_t *c1, int32_t *f)
 {
     const int32_t span = n * ONE;
     if (wrap) {
