@@ -42,10 +42,10 @@
  * Against float shares summed in float, rounding the landing point moves
  * it by at most 1/(2 ONE) of a cell on each axis. */
 
-/* The helpers that chunk_body calls are always_inline: GCC inlines nothing
- * else into a function built with another tuning than its own, and the pass's
- * AVX2 build is tuned for haswell (RENDER_ROWS_PASS), so plain `inline`
- * ones stayed calls there, one for each 64-bit word and each ray. */
+/* The helpers below are always_inline: GCC inlines a plain inline function
+ * only into a caller of the same tuning, and the AVX2 passes
+ * (RENDER_ROWS_PASS's tune=haswell) would otherwise call them one value at
+ * a time, which keeps the landing loop from being vectorised there. */
 static inline __attribute__((always_inline)) uint64_t wget(const unsigned char *set, size_t i)
 {
     uint64_t v;
@@ -53,17 +53,17 @@ static inline __attribute__((always_inline)) uint64_t wget(const unsigned char *
     return v;
 }
 
-static inline void wput(unsigned char *set, size_t i, uint64_t v)
+static inline __attribute__((always_inline)) void wput(unsigned char *set, size_t i, uint64_t v)
 {
     memcpy(set + 8 * i, &v, sizeof v);
 }
 
-static inline void set_bit(unsigned char *set, size_t x)
+static inline __attribute__((always_inline)) void set_bit(unsigned char *set, size_t x)
 {
     wput(set, x / 64, wget(set, x / 64) | (uint64_t)1 << (x % 64));
 }
 
-static inline bool get_bit(const unsigned char *set, size_t x)
+static inline __attribute__((always_inline)) bool get_bit(const unsigned char *set, size_t x)
 {
     return wget(set, x / 64) >> (x % 64) & 1;
 }
@@ -129,7 +129,7 @@ static inline __attribute__((always_inline)) int32_t shift_units(float a, float 
 /* Landing coordinate p (landing units) on an axis of n cells, wrapped or
  * clamped to the last cell: its cells c0, c1 and c1's weight f (of ONE).
  * |p| < 2^31: p is within n ONE + 2^30 + 65 (n <= 16384). */
-static inline void cut_axis(int32_t p, int n, bool wrap, int32_t *c0, int32_t *c1, int32_t *f)
+static inline __attribute__((always_inline)) void cut_axis(int32_t p, int n, bool wrap, int32_t *c0, int32_t *c1, int32_t *f)
 {
     const int32_t span = n * ONE;
     if (wrap) {

@@ -13,7 +13,9 @@
 # (the portable row kernels' blow-up screen flags what it must, on each
 # level's build of them, and their bits with it on and off), test_yuv420
 # (yuv420_from_rgb24 against yuv420_reference) and, on Haswell, where the
-# AVX2 paths of src/render/shaded.c run, test_render_fast. PNG
+# AVX2 paths of src/render/shaded.c and src/render/caustics.c run,
+# test_render_fast and test_render_water (the gather against its plain
+# splat). PNG
 # sequences: libdeflate picks CPU-specific code too (its match finder's
 # table resets, CRC-32, Adler-32); the files must be the same bytes. ld.so
 # --help, run under the same model, tells the level glibc sees, the same
@@ -121,7 +123,7 @@ for pair in Haswell-v4:x86-64-v3 qemu64:baseline; do
     png_set "$T/png-$want" $QEMU > "$T/png-emu.md5"
     check "same-png-files-on-$want" cmp -s "$T/png-native.md5" "$T/png-emu.md5"
     units="test_md5lanes test_sim_screen test_yuv420"
-    [ "$want" = x86-64-v3 ] && units="$units test_render_fast"
+    [ "$want" = x86-64-v3 ] && units="$units test_render_fast test_render_water"
     for u in $units; do
         if [ -x "$build/tests/$u" ]; then
             $QEMU "$build/tests/$u" > "$T/out" 2>&1
