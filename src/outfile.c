@@ -247,7 +247,7 @@ FILE *outfile_fopen_input(const char *path, bool regular_only)
     struct stat st;
     if (fd < 0)
         return NULL;
-    int err = fstat(fd, &st) != 0 ? errno : regular_only && !S_ISREG(st.st_mode) ? EINVAL : 0;
+    int err = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : regular_only && !S_ISREG(st.st_mode) ? EINVAL : 0;
     if (!err && S_ISFIFO(st.st_mode)) {
         /* Until the writer sends something, or goes (POLLHUP), or a signal. */
         struct pollfd p = { .fd = fd, .events = POLLIN };

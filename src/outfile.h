@@ -61,8 +61,8 @@ int outfile_check_target(const char *target, bool overwrite, struct rr_err *e);
  * goes. regular_only: anything but a regular file is refused (a file the
  * run itself wrote: a FIFO or an endless device is none). Returns the
  * stream, or NULL with errno set: EINTR (a stop signal came while waiting
- * for the FIFO's writer), EINVAL (regular_only and not a regular file),
- * or open(2)'s. */
+ * for the FIFO's writer), EISDIR (a folder), EINVAL (regular_only and not
+ * a regular file), or open(2)'s. */
 FILE *outfile_fopen_input(const char *path, bool regular_only);
 
 /* outfile_check_target, then makes the missing folders above target (mode
