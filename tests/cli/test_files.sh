@@ -230,6 +230,22 @@ cond set-two-frames-one-file '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerende
 rm -f "$T/sl"/*; "$RR" "$T/small.json" -f 3 -o "$T/sl/f%02d.png" -q; rm "$T/sl/f00.png"; ln -s f02.png "$T/sl/f00.png"
 "$RR" "$T/small.json" -f 3 -o "$T/sl/f%02d.png" -y -q 2> "$T/err"; s=$?
 cond set-frame-links-to-frame '[ $s -eq 2 ] && grep -q "frames 0 and 2 of .* name the same file" "$T/err" && one_line "$T/err"'
+# The number in a folder's name: frames whose folders lead to one folder
+# (symbolic links to it, or NAME/..) name one file that does not exist yet,
+# which the run itself would write twice (with -y frame 0 was lost, status
+# 0; without it the second frame found the first's file, status 1). Refused
+# before rendering, with or without -y; nothing written.
+rm -rf "$T/fd"; mkdir -p "$T/fd/real"; ln -s real "$T/fd/d00"; ln -s real "$T/fd/d01"
+for y in "" -y; do
+    "$RR" "$T/small.json" -f 3 -o "$T/fd/d%02d/f.png" $y -q 2> "$T/err"; s=$?
+    cond "set-folders-one-file$y" '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: $T/fd/d01/f.png: frames 0 and 1 of $T/fd/d%02d/f.png name the same file" ] && [ -z "$(ls -A "$T/fd/real")" ] && [ ! -e "$T/fd/d02" ]'
+done
+rm -rf "$T/fd"; mkdir -p "$T/fd"
+"$RR" "$T/small.json" -f 3 -o "$T/fd/d%02d/../f.png" -y -q 2> "$T/err"; s=$?
+cond set-folder-up-one-file '[ $s -eq 2 ] && grep -q "frames 0 and 1 of .* name the same file" "$T/err" && one_line "$T/err" && [ -z "$(ls -A "$T/fd")" ]'
+# Frames in folders of their own stay a set of as many files.
+"$RR" "$T/small.json" -f 3 -o "$T/fd/d%02d/f.png" -q 2> "$T/err"; s=$?
+cond set-folders-own-files '[ $s -eq 0 ] && [ "$(find "$T/fd" -name f.png | wc -l)" -eq 3 ]'
 
 # --- a 255-byte name -------------------------------------------------------------------------
 long=$(printf '%0251d' 0).npy
