@@ -22,7 +22,7 @@ int sink_seq_name(const struct sink_seq *q, long i, char *buf, size_t n, struct 
 
 /* A target of a set, and the frame whose name leads there: an existing
  * file (new false: a, b its device and inode), or one the run makes (new:
- * a the digest of its path, target_path's). */
+ * a the digest of its path, outfile_target_path's). */
 struct seq_file {
     bool new;
     uint64_t a, b;
@@ -34,42 +34,6 @@ static int by_file(const void *pa, const void *pb)
     const struct seq_file *x = pa, *y = pb;
     return x->new != y->new ? (x->new ? 1 : -1) : x->a != y->a ? (x->a < y->a ? -1 : 1)
                                                : x->b != y->b ? (x->b < y->b ? -1 : 1) : 0;
-}
-
-/* The path of the file name leads to: its longest leading part that exists,
- * links followed (realpath), and the rest as written, "." left out and ".."
- * the folder before: the folders a run makes are plain ones. Returns 0, or
- * -1 when it does not fit (out: PATH_MAX bytes). */
-static int target_path(const char *name, char *out)
-{
-    char pre[PATH_MAX];
-    size_t cut = strlen(name);
-    if (cut >= sizeof pre)
-        return -1;
-    for (;;) {   /* the longest part that resolves: cut at a '/', or the whole */
-        snprintf(pre, sizeof pre, "%.*s", (int)cut, name);
-        if (realpath(cut ? pre : name[0] == '/' ? "/" : ".", out))
-            break;
-        if (cut == 0)
-            return -1;
-        while (cut > 0 && name[--cut] != '/')
-            ;
-    }
-    size_t o = strlen(out);
-    for (const char *c = name + cut; *c;) {
-        const size_t n = strcspn(c, "/");
-        if (n == 2 && c[0] == '.' && c[1] == '.') {
-            while (o > 1 && out[--o] != '/')
-                ;
-            out[o = o ? o : 1] = '\0';
-        } else if (n && !(n == 1 && c[0] == '.')) {
-            if (o + 1 + n >= PATH_MAX)
-                return -1;
-            o += (size_t)snprintf(out + o, PATH_MAX - o, "%s%.*s", o > 1 ? "/" : "", (int)n, c);
-        }
-        c += n + (c[n] == '/');
-    }
-    return 0;
 }
 
 /* 64-bit FNV-1a of s. */
@@ -90,8 +54,8 @@ static bool same_file(const struct sink_seq *q, const struct seq_file *x, const 
     if (!x->new)
         return true;
     char a[PATH_MAX], b[PATH_MAX], name[4096];
-    return sink_pattern_name(name, sizeof name, q->pattern, x->i) == 0 && target_path(name, a) == 0
-           && sink_pattern_name(name, sizeof name, q->pattern, y->i) == 0 && target_path(name, b) == 0 && !strcmp(a, b);
+    return sink_pattern_name(name, sizeof name, q->pattern, x->i) == 0 && outfile_target_path(name, a) == 0
+           && sink_pattern_name(name, sizeof name, q->pattern, y->i) == 0 && outfile_target_path(name, b) == 0 && !strcmp(a, b);
 }
 
 int sink_seq_open(struct sink_seq *q, const char *pattern, const struct sink_params *p, struct rr_err *e)
@@ -118,7 +82,7 @@ int sink_seq_open(struct sink_seq *q, const char *pattern, const struct sink_par
             return -1;
         }
         const bool exists = p->overwrite && stat(name, &st) == 0;   /* only -y passes an existing target */
-        if (!exists && !(in_folder && target_path(name, path) == 0))
+        if (!exists && !(in_folder && outfile_target_path(name, path) == 0))
             continue;
         if (!had && !(had = malloc((size_t)p->frames * sizeof *had)))
             return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", pattern);
