@@ -336,8 +336,9 @@ static int option_takes(const AVCodec *c, const AVOption *opt, const char *key, 
                         struct rr_err *e)
 {
     char value[32];
-    snprintf(value, sizeof value, "%s", key[0] == 'p' ? o->preset : "");
-    if (key[0] != 'p')
+    if (key[0] == 'p')
+        snprintf(value, sizeof value, "%s", o->preset);
+    else
         snprintf(value, sizeof value, "%d", o->crf);
     AVCodecContext *ctx = avcodec_alloc_context3(c);
     const int rc = !ctx ? AVERROR(ENOMEM) : ctx->priv_data ? av_opt_set(ctx->priv_data, key, value, 0)
