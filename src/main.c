@@ -27,6 +27,7 @@
 #include "batch.h"
 #include "budget.h"
 #include "cachefile.h"
+#include "fftwisdom.h"
 #include "debug.h"
 #include "outfile.h"
 #include "pipeline.h"
@@ -883,7 +884,9 @@ int main(int argc, char **argv)
     }
     struct rr_err e = { 0 };
     struct run r = { 0 };
-    if (cachefile_check_env(&e) < 0 || sink_fuse_check(&e) < 0) {   /* the environment's values, before the scene */
+    bool fft_measure;
+    if (cachefile_check_env(&e) < 0 || sink_fuse_check(&e) < 0
+        || fft_planning(&fft_measure, &e) < 0) {   /* the environment's values, before the scene */
         status = fail(&e);
         goto end;
     }

@@ -137,6 +137,51 @@ static char *dir_of(const char *path)
     return d;
 }
 
+int outfile_target_path(const char *name, char *out)
+{
+    char pre[PATH_MAX];
+    size_t cut = strlen(name);
+    if (cut >= sizeof pre)
+        return -1;
+    for (;;) {   /* the longest part that resolves: cut at a '/', or the whole */
+        snprintf(pre, sizeof pre, "%.*s", (int)cut, name);
+        if (realpath(cut ? pre : name[0] == '/' ? "/" : ".", out))
+            break;
+        if (cut == 0)
+            return -1;
+        while (cut > 0 && name[--cut] != '/')
+            ;
+    }
+    size_t o = strlen(out);
+    for (const char *c = name + cut; *c;) {
+        const size_t n = strcspn(c, "/");
+        if (n == 2 && c[0] == '.' && c[1] == '.') {
+            while (o > 1 && out[--o] != '/')
+                ;
+            out[o = o ? o : 1] = '\0';
+        } else if (n && !(n == 1 && c[0] == '.')) {
+            if (o + 1 + n >= PATH_MAX)
+                return -1;
+            o += (size_t)snprintf(out + o, PATH_MAX - o, "%s%.*s", o > 1 ? "/" : "", (int)n, c);
+        }
+        c += n + (c[n] == '/');
+    }
+    return 0;
+}
+
+/* Whether path has a ".." component. */
+static bool goes_up(const char *path)
+{
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return true;
+        p += n;
+        p += *p == '/';
+    }
+    return false;
+}
+
 static int oom(struct rr_err *e, const char *path)
 {
     return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", path);
@@ -164,6 +209,11 @@ static int follow_link(const char *target, char **out, struct rr_err *e)
         *out = real;
         return 0;
     }
+    /* Through a folder the run would make and back (NAME/..): the file
+     * beside it, as the kernel will find it once NAME is made. */
+    char up[PATH_MAX];
+    if (goes_up(target) && outfile_target_path(target, up) == 0)
+        return (*out = strdup(up)) ? 0 : oom(e, target);
     return (*out = strdup(target)) ? 0 : oom(e, target);
 }
 
@@ -247,7 +297,7 @@ FILE *outfile_fopen_input(const char *path, bool regular_only)
     struct stat st;
     if (fd < 0)
         return NULL;
-    int err = fstat(fd, &st) != 0 ? errno : regular_only && !S_ISREG(st.st_mode) ? EINVAL : 0;
+    int err = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : regular_only && !S_ISREG(st.st_mode) ? EINVAL : 0;
     if (!err && S_ISFIFO(st.st_mode)) {
         /* Until the writer sends something, or goes (POLLHUP), or a signal. */
         struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -684,29 +734,12 @@ struct claim {
 static struct claim *claims;
 static int n_claims;
 
-/* An absolute form of path: realpath when it exists, else its folder's
- * realpath (when that exists) and the last component. malloc'd. */
+/* An absolute form of path (outfile_target_path), malloc'd; path itself
+ * when none can be made. */
 static char *canonical(const char *path)
 {
-    char *r = realpath(path, NULL);
-    if (r)
-        return r;
-    char *dir = dir_of(path), *rd = dir ? realpath(dir, NULL) : NULL;
-    if (!dir)
-        return NULL;
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    char *out = NULL;
-    if (rd) {
-        size_t n = strlen(rd) + strlen(base) + 2;
-        if ((out = malloc(n)))
-            snprintf(out, n, "%s/%s", rd, base);
-    } else {
-        out = strdup(path);
-    }
-    free(dir);
-    free(rd);
-    return out;
+    char real[PATH_MAX];
+    return strdup(outfile_target_path(path, real) == 0 ? real : path);
 }
 
 int outfile_claim(const char *path, const char *role, enum outfile_use use, struct rr_err *e)
@@ -746,14 +779,7 @@ int outfile_claim(const char *path, const char *role, enum outfile_use use, stru
 
 int outfile_check_scene_path(const char *path, struct rr_err *e)
 {
-    bool up = false;
-    for (const char *p = path; *p;) {
-        size_t n = strcspn(p, "/");
-        if (n == 2 && p[0] == '.' && p[1] == '.')
-            up = true;
-        p += n;
-        p += *p == '/';
-    }
+    const bool up = goes_up(path);
     if (path[0] == '/' || up)
         return rr_fail(e, RR_EXIT_USAGE, "output.path: \"%s\": a scene may only name a relative path inside the "
                        "current folder (no leading / and no ..); give -o PATH to write elsewhere", path);

@@ -61,9 +61,16 @@ int outfile_check_target(const char *target, bool overwrite, struct rr_err *e);
  * goes. regular_only: anything but a regular file is refused (a file the
  * run itself wrote: a FIFO or an endless device is none). Returns the
  * stream, or NULL with errno set: EINTR (a stop signal came while waiting
- * for the FIFO's writer), EINVAL (regular_only and not a regular file),
- * or open(2)'s. */
+ * for the FIFO's writer), EISDIR (a folder), EINVAL (regular_only and not
+ * a regular file), or open(2)'s. */
 FILE *outfile_fopen_input(const char *path, bool regular_only);
+
+/* The path of the file `name` leads to, into out (PATH_MAX bytes): its
+ * longest leading part that exists, links followed (realpath), then the
+ * rest as written, "." left out and ".." the folder before (the folders a
+ * run makes are plain ones, so NAME/.. is where the kernel will find it).
+ * Returns 0, or -1 when nothing resolves or it does not fit. */
+int outfile_target_path(const char *name, char *out);
 
 /* outfile_check_target, then makes the missing folders above target (mode
  * 0777 & ~umask, as mkdir -p; outfile_remove_made_dirs takes them back),

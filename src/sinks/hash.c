@@ -198,7 +198,7 @@ int framehash_load(const char *path, struct framehash_golden *g, struct rr_err *
         return rr_fail(e, RR_EXIT_INTERRUPTED, "interrupted before the first frame (waiting for the writer of %s); "
                        "nothing written", path);
     if (!f)
-        return rr_fail(e, errno == ENOENT ? RR_EXIT_USAGE : RR_EXIT_RUNTIME, "%s: cannot read: %s", path,
+        return rr_fail(e, errno == ENOENT || errno == EISDIR ? RR_EXIT_USAGE : RR_EXIT_RUNTIME, "%s: cannot read: %s", path,
                        strerror(errno));
     char (*list)[33] = NULL;
     long n = 0, cap = 0, lineno = 0;

@@ -328,12 +328,39 @@ static int video_format(const struct output_config *o, bool alpha, const struct 
     return 0;
 }
 
+/* Whether the encoder's own option key (opt, crf or preset) takes the
+ * scene's value: set on the encoder's defaults, as its open will set it
+ * (a number in the option's range, or one of its named values). Returns 0,
+ * or -1 with e filled (status 2, or 1 when memory ran out). */
+static int option_takes(const AVCodec *c, const AVOption *opt, const char *key, const struct output_config *o,
+                        struct rr_err *e)
+{
+    char value[32];
+    if (key[0] == 'p')
+        snprintf(value, sizeof value, "%s", o->preset);
+    else
+        snprintf(value, sizeof value, "%d", o->crf);
+    AVCodecContext *ctx = avcodec_alloc_context3(c);
+    const int rc = !ctx ? AVERROR(ENOMEM) : ctx->priv_data ? av_opt_set(ctx->priv_data, key, value, 0)
+                                                           : AVERROR_OPTION_NOT_FOUND;
+    avcodec_free_context(&ctx);
+    if (rc == AVERROR(ENOMEM))
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", c->name);
+    if (rc >= 0)
+        return 0;
+    const bool whole = opt->type == AV_OPT_TYPE_INT || opt->type == AV_OPT_TYPE_INT64 || opt->type == AV_OPT_TYPE_UINT64;
+    if (whole || opt->type == AV_OPT_TYPE_FLOAT || opt->type == AV_OPT_TYPE_DOUBLE)
+        return rr_fail(e, RR_EXIT_USAGE, "output.%s: %s's %s option takes %s from %.15g to %.15g, got \"%s\"", key,
+                       c->name, key, whole ? "an integer" : "a number", opt->min, opt->max, value);
+    return rr_fail(e, RR_EXIT_USAGE, "output.%s: %s's %s option does not take \"%s\"", key, c->name, key, value);
+}
+
 /* The settings the encoder would refuse, or crash on, when it opens: checked
  * before anything is made (video_open) and by --validate (video_check). */
 static int video_settings(const AVCodec *c, const struct output_config *o, const struct sink_params *p,
                           enum AVPixelFormat pix, struct rr_err *e)
 {
-    const bool x265 = strcmp(c->name, "libx265") == 0;
+    const bool x265 = strcmp(c->name, "libx265") == 0, x264 = !strcmp(c->name, "libx264");
     /* Debian 12's libx265 (3.5) corrupts its own heap on some pictures under
      * 64 pixels on both sides (48 x 28 aborts the ffmpeg program in free());
      * where one side is smaller still it refuses the size itself. */
@@ -341,8 +368,13 @@ static int video_settings(const AVCodec *c, const struct output_config *o, const
         return rr_fail(e, RR_EXIT_USAGE,
                        "output.codec: libx265 needs a picture of at least 64 x 64 pixels, got %d x %d "
                        "(set render.width and render.height, or another codec)", p->width, p->height);
-    if (x265 || strcmp(c->name, "libx264") == 0) {
-        /* x264's and x265's presets (x264_preset_names, x265_preset_names) */
+    /* x265 takes a crf up to 51 only (its open fails above: "Valid quality
+     * based range"); the scene's range is every encoder's, up to 63. */
+    if (x265 && o->crf > 51)
+        return rr_fail(e, RR_EXIT_USAGE, "output.crf: libx265's crf option takes 0 to 51, got %d", o->crf);
+    if (x265 || x264 || !strcmp(c->name, "libx264rgb")) {
+        /* x264's and x265's presets (x264_preset_names, x265_preset_names):
+         * a string option, which libavcodec passes on unchecked */
         static const char *const presets[] = { "ultrafast", "superfast", "veryfast", "faster", "fast", "medium",
                                                "slow", "slower", "veryslow", "placebo", NULL };
         struct scene_guess g = { .word = o->preset };
@@ -362,13 +394,17 @@ static int video_settings(const AVCodec *c, const struct output_config *o, const
      * one it has no such option for is refused here, as its open would
      * (neither is one of libavcodec's generic options: the encoder's own
      * class is the one to ask). */
-    const bool own = x265 || !strcmp(c->name, "libx264") || !strcmp(c->name, "libvpx-vp9");
+    const bool own = x265 || x264 || !strcmp(c->name, "libvpx-vp9");
     for (int k = 0; k < 2 && !own; k++) {
         const char *key = k ? "preset" : "crf";
         const AVClass *cls = c->priv_class;
-        if ((k ? o->preset[0] != '\0' : o->crf >= 0)
-            && !(cls && av_opt_find((void *)&cls, key, NULL, 0, AV_OPT_SEARCH_FAKE_OBJ)))
+        if (!(k ? o->preset[0] != '\0' : o->crf >= 0))
+            continue;
+        const AVOption *opt = cls ? av_opt_find((void *)&cls, key, NULL, 0, AV_OPT_SEARCH_FAKE_OBJ) : NULL;
+        if (!opt)
             return rr_fail(e, RR_EXIT_USAGE, "output.%s: %s has no %s option", key, c->name, key);
+        if (option_takes(c, opt, key, o, e) < 0)
+            return -1;
     }
     if (strcmp(c->name, "libvpx-vp9") == 0) {
         const char *deadline = o->preset[0] ? o->preset : "good";

@@ -230,6 +230,42 @@ cond set-two-frames-one-file '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerende
 rm -f "$T/sl"/*; "$RR" "$T/small.json" -f 3 -o "$T/sl/f%02d.png" -q; rm "$T/sl/f00.png"; ln -s f02.png "$T/sl/f00.png"
 "$RR" "$T/small.json" -f 3 -o "$T/sl/f%02d.png" -y -q 2> "$T/err"; s=$?
 cond set-frame-links-to-frame '[ $s -eq 2 ] && grep -q "frames 0 and 2 of .* name the same file" "$T/err" && one_line "$T/err"'
+# The number in a folder's name: frames whose folders lead to one folder
+# (symbolic links to it, or NAME/..) name one file that does not exist yet,
+# which the run itself would write twice (with -y frame 0 was lost, status
+# 0; without it the second frame found the first's file, status 1). Refused
+# before rendering, with or without -y; nothing written.
+rm -rf "$T/fd"; mkdir -p "$T/fd/real"; ln -s real "$T/fd/d00"; ln -s real "$T/fd/d01"
+for y in "" -y; do
+    "$RR" "$T/small.json" -f 3 -o "$T/fd/d%02d/f.png" $y -q 2> "$T/err"; s=$?
+    cond "set-folders-one-file$y" '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: $T/fd/d01/f.png: frames 0 and 1 of $T/fd/d%02d/f.png name the same file" ] && [ -z "$(ls -A "$T/fd/real")" ] && [ ! -e "$T/fd/d02" ]'
+done
+rm -rf "$T/fd"; mkdir -p "$T/fd"
+"$RR" "$T/small.json" -f 3 -o "$T/fd/d%02d/../f.png" -y -q 2> "$T/err"; s=$?
+cond set-folder-up-one-file '[ $s -eq 2 ] && grep -q "frames 0 and 1 of .* name the same file" "$T/err" && one_line "$T/err" && [ -z "$(ls -A "$T/fd")" ]'
+# Frames in folders of their own stay a set of as many files.
+"$RR" "$T/small.json" -f 3 -o "$T/fd/d%02d/f.png" -q 2> "$T/err"; s=$?
+cond set-folders-own-files '[ $s -eq 0 ] && [ "$(find "$T/fd" -name f.png | wc -l)" -eq 3 ]'
+
+# A path through a folder that does not exist yet and back (NAME/..) names
+# the file beside it: an input there is refused as under its own name (the
+# run would make NAME and write through it: -y replaced the scene with the
+# manifest, the floor's depth map with the .npy, status 0), and an existing
+# output wants -y before rendering (was: at the end, after the render).
+rm -rf "$T/up"; mkdir -p "$T/up"
+echo '{ "grid": { "width": 64, "height": 48 }, "time": { "frames": 2 } }' > "$T/up/s.json"
+cp "$T/small.json" "$T/up/keep.npy"
+(cd "$T/up" && md5sum s.json keep.npy) > "$T/up.md5"
+"$RR" "$T/up/s.json" -f 1 --hash --manifest "$T/up/nd/../s.json" -y -q > /dev/null 2> "$T/err"; s=$?
+cond up-manifest-is-scene '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: $T/up/nd/../s.json: the scene and --manifest name the same file" ] && (cd "$T/up" && md5sum -c --quiet "$T/up.md5") && [ ! -e "$T/up/nd" ]'
+"$RR" "$T/up/s.json" -f 1 -o "$T/up/nd/../keep.npy" -q 2> "$T/err"; s=$?
+cond up-exists-before-render '[ $s -eq 1 ] && [ "$(cat "$T/err")" = "ripplerender: $T/up/nd/../keep.npy: already exists (use -y to replace it)" ] && (cd "$T/up" && md5sum -c --quiet "$T/up.md5") && [ ! -e "$T/up/nd" ]'
+python3 -c 'import struct, sys
+d = "{\x27descr\x27: \x27<f4\x27, \x27fortran_order\x27: False, \x27shape\x27: (48, 64), }".ljust(117) + "\n"
+open(sys.argv[1], "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(d)) + d.encode() + struct.pack("<f", 5.0) * 3072)' "$T/up/d.npy"
+(cd "$T/up" && md5sum d.npy) >> "$T/up.md5"
+"$RR" "$T/up/s.json" -f 1 -s render.mode=caustics -s render.depth_map="$T/up/d.npy" -o "$T/up/nd/../d.npy" -y -q 2> "$T/err"; s=$?
+cond up-output-is-input '[ $s -eq 2 ] && grep -q "^ripplerender: $T/up/nd/../d.npy: render.depth_map and -o name the same file\$" "$T/err" && one_line "$T/err" && (cd "$T/up" && md5sum -c --quiet "$T/up.md5") && [ ! -e "$T/up/nd" ]'
 
 # --- a 255-byte name -------------------------------------------------------------------------
 long=$(printf '%0251d' 0).npy

@@ -62,7 +62,9 @@ for c in 'codec|output\.codec: "nosuch" is not an encoder|x.mp4|-s output.codec=
          'exr-size|render\.width: .* holds one pixel per grid cell|x%04d.exr|-s render.width=64' \
          'stream-pix-fmt|output\.pix_fmt: "rgb24" is not a pixel format of output\.format y4m|-|-s output.pix_fmt=rgb24' \
          'no-crf|output\.crf: mpeg4 has no crf option$|x.mp4|-s output.codec=mpeg4 -s output.crf=20' \
-         'no-preset|output\.preset: mpeg4 has no preset option$|x.mp4|-s output.codec=mpeg4 -s output.preset=slow'; do
+         'no-preset|output\.preset: mpeg4 has no preset option$|x.mp4|-s output.codec=mpeg4 -s output.preset=slow' \
+         'x264rgb-preset|output\.preset: "nonsense" is not a libx264rgb preset \(use ultrafast,|x.mkv|-s output.codec=libx264rgb -s output.preset=nonsense' \
+         'x265-crf|output\.crf: libx265.s crf option takes 0 to 51, got 52$|x.mkv|-s output.codec=libx265 -s output.crf=52 -s render.width=64 -s render.height=64'; do
     name=${c%%|*}; rest=${c#*|}; want=${rest%%|*}; rest=${rest#*|}; out=${rest%%|*}; set=${rest#*|}
     rm -rf "$T/v"; mkdir "$T/v"
     o=$T/v/$out; [ "$out" = - ] && o=-
@@ -71,6 +73,19 @@ for c in 'codec|output\.codec: "nosuch" is not an encoder|x.mp4|-s output.codec=
         && [ ! -s "$T/out" ] && [ -z "$(ls "$T/v")" ]; then ok "validate-$name"
     else fail "validate-$name" "status $s, message: $(cat "$T/err")"; fi
 done
+# An encoder's own crf or preset option of numbers (libsvtav1's preset is an
+# integer): a value it would refuse when it opens is refused by --validate
+# too, naming its range; one it takes is valid.
+if ffmpeg -hide_banner -encoders 2> /dev/null | grep -q ' libsvtav1 '; then
+    refused svt-preset-word-validate '--set output\.preset: libsvtav1.s preset option takes an integer from -?[0-9]+ to [0-9]+, got "fast"$' \
+        "$T/s.json" -o "$T/x.mkv" -s output.codec=libsvtav1 -s output.preset=fast --validate
+    refused svt-preset-range-validate '--set output\.preset: libsvtav1.s preset option takes an integer from -?[0-9]+ to [0-9]+, got "99"$' \
+        "$T/s.json" -o "$T/x.mkv" -s output.codec=libsvtav1 -s 'output.preset="99"' --validate
+    "$RR" "$T/s.json" -o "$T/x.mkv" -s output.codec=libsvtav1 -s 'output.preset="8"' --validate > /dev/null 2> "$T/err"; s=$?
+    cond svt-preset-number-valid '[ $s -eq 0 ] && [ ! -s "$T/err" ]'
+else
+    echo "skip svt-preset-*: no libsvtav1 encoder"
+fi
 refused set-mask '--set obstacles\.0\.path: .*corrupt\.png: cannot read PNG' "$T/s.json" \
     -s "obstacles=[{\"type\":\"mask\",\"path\":\"$PWD/tests/bad/corrupt.png\"}]"
 echo '{}' > "$T/empty.json"

@@ -226,6 +226,10 @@ cond check-fifo-no-writer-sigterm '[ $s -eq 130 ] && [ "$(cat "$T/err")" = "ripp
 timeout -s KILL 20 "$RR" "$T/small.json" -f 3 --check "$T/fifo/f.framemd5" 2> "$T/err"; s=$?
 wait
 cond check-fifo-late-writer '[ $s -eq 0 ] && grep -q "3 frames match" "$T/err"'
+# A folder given as --check's file is a bad argument, as a missing file is
+# (status 2, one line), not a failed read (status 1).
+"$RR" "$T/small.json" --check "$T/fifo" -q 2> "$T/err"; s=$?
+cond check-folder-usage '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: $T/fifo: cannot read: Is a directory" ]'
 for in in "$T/fifo/s.json" /dev/zero /dev/urandom; do
     timeout -s KILL 20 "$RR" "$T/small.json" --load-state $in --hash -q > /dev/null 2> "$T/err"; s=$?
     cond "load-state-not-regular-$in" '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: --load-state $in: cannot read: not a regular file" ]'

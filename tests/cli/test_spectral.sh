@@ -147,6 +147,15 @@ rm -f "$W"
 RIPPLERENDER_FFT=fast "$RR" "$T/plane.json" --hash -q > /dev/null 2> "$T/err"; s=$?
 check fft-bad-value-exit-2 [ $s -eq 2 ]
 check fft-bad-value-one-line sh -c "[ \"\$(cat '$T/err')\" = 'ripplerender: RIPPLERENDER_FFT=fast: expected estimate or measure' ]"
+# Checked with the environment's other values, before the scene, whatever
+# the solver: a sweep's typo is found by its first scene, not hours later by
+# its first spectral one; --print-scene and --validate refuse it too.
+echo '{ "grid": { "width": 16, "height": 16 }, "time": { "frames": 2 } }' > "$T/elias.json"
+for a in "hash|$T/elias.json --hash -q" "print-scene|$T/plane.json --print-scene" "validate|$T/elias.json --validate"; do
+    # shellcheck disable=SC2086
+    RIPPLERENDER_FFT=fast "$RR" ${a#*|} > "$T/out" 2> "$T/err"; s=$?
+    cond "fft-bad-value-refused-${a%%|*}" '[ $s -eq 2 ] && [ ! -s "$T/out" ] && [ "$(cat "$T/err")" = "ripplerender: RIPPLERENDER_FFT=fast: expected estimate or measure" ]'
+done
 
 # --- errors name the key ---
 "$RR" "$T/plane.json" -s solver.density=0 --validate 2> "$T/err"; s=$?
