@@ -105,7 +105,11 @@ static float *mur_profile(const struct sim *s, int side)
  * `absorb` edges, discretised as
  *     e' = i + (nu - 1) / (nu + 1) (i' - e)
  * (e: the edge cell, i: its inward neighbour, ' the new step): the new plane
- * is f->cur, the old one f->prev after the solver's swap. */
+ * is f->cur, the old one f->prev after the solver's swap. A corner cell
+ * between two absorbing edges takes the mean of both edges' formulas, each
+ * from the solver's new heights (taken before any edge cell changes), so that
+ * a scene and its transpose give transposed frames: letting one edge's
+ * formula win would favour one axis. */
 static void apply_mur(struct sim *s)
 {
     struct field *f = &s->f;
@@ -113,26 +117,41 @@ static void apply_mur(struct sim *s)
     const ptrdiff_t st = f->stride;
     float *cur = f->cur;
     const float *prev = f->prev;
-    if (w >= 2) {
-        const float *kl = s->mur[EDGE_LEFT], *kr = s->mur[EDGE_RIGHT];
-        for (int y = 0; kl && y < h; y++) {
-            ptrdiff_t o = y * st;
-            cur[o] = prev[o + 1] + kl[y] * (cur[o + 1] - prev[o]);
-        }
-        for (int y = 0; kr && y < h; y++) {
-            ptrdiff_t o = y * st + w - 1;
-            cur[o] = prev[o - 1] + kr[y] * (cur[o - 1] - prev[o]);
-        }
+    const float *kl = w >= 2 ? s->mur[EDGE_LEFT] : NULL, *kr = w >= 2 ? s->mur[EDGE_RIGHT] : NULL;
+    const float *kt = h >= 2 ? s->mur[EDGE_TOP] : NULL, *kb = h >= 2 ? s->mur[EDGE_BOTTOM] : NULL;
+    /* The corners: cell offset, inward neighbours along x (dx) and y (dy). */
+    const struct { const float *kx, *ky; int kxi, kyi; ptrdiff_t o, dx, dy; } c[4] = {
+        { kl, kt, 0, 0, 0, 1, st },
+        { kr, kt, 0, w - 1, w - 1, -1, st },
+        { kl, kb, h - 1, 0, (h - 1) * st, 1, -st },
+        { kr, kb, h - 1, w - 1, (h - 1) * st + w - 1, -1, -st },
+    };
+    float corner[4];
+    for (int k = 0; k < 4; k++) {
+        if (!c[k].kx || !c[k].ky)
+            continue;
+        ptrdiff_t o = c[k].o, dx = c[k].dx, dy = c[k].dy;
+        float ex = prev[o + dx] + c[k].kx[c[k].kxi] * (cur[o + dx] - prev[o]);
+        float ey = prev[o + dy] + c[k].ky[c[k].kyi] * (cur[o + dy] - prev[o]);
+        corner[k] = 0.5f * (ex + ey);
     }
-    if (h >= 2) {
-        const float *kt = s->mur[EDGE_TOP], *kb = s->mur[EDGE_BOTTOM];
-        for (int x = 0; kt && x < w; x++)
-            cur[x] = prev[st + x] + kt[x] * (cur[st + x] - prev[x]);
-        for (int x = 0; kb && x < w; x++) {
-            ptrdiff_t o = (h - 1) * st + x;
-            cur[o] = prev[o - st] + kb[x] * (cur[o - st] - prev[o]);
-        }
+    for (int y = 0; kl && y < h; y++) {
+        ptrdiff_t o = y * st;
+        cur[o] = prev[o + 1] + kl[y] * (cur[o + 1] - prev[o]);
     }
+    for (int y = 0; kr && y < h; y++) {
+        ptrdiff_t o = y * st + w - 1;
+        cur[o] = prev[o - 1] + kr[y] * (cur[o - 1] - prev[o]);
+    }
+    for (int x = 0; kt && x < w; x++)
+        cur[x] = prev[st + x] + kt[x] * (cur[st + x] - prev[x]);
+    for (int x = 0; kb && x < w; x++) {
+        ptrdiff_t o = (h - 1) * st + x;
+        cur[o] = prev[o - st] + kb[x] * (cur[o - st] - prev[o]);
+    }
+    for (int k = 0; k < 4; k++)
+        if (c[k].kx && c[k].ky)
+            cur[c[k].o] = corner[k];
 }
 
 /* A loop over the rows of one plane (team_for). */

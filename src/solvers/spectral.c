@@ -662,15 +662,22 @@ static void pad_cells(fftwf_complex *z, const float *restrict H, const float *re
  * sponges: D = cur - last) is a displacement at rest (see the header); grid
  * rows also leave the weighted sum of their D in dsum. Grid cells: h_n from
  * f->cur, h_{n-1} from f->prev. Pads: fixed and clamp mirror the row's own
- * cells; absorb pads (and absorb pad rows) are kept as they evolved, in H and
- * P (no D there). */
+ * cells (in absorb pad rows too); absorb pads (and absorb pad rows) are kept
+ * as they evolved, in H and P (no D there). */
 static void pack_row(const struct spectral *sp, const struct field *f, int y, fftwf_complex *z)
 {
     const struct axis *ax = &sp->ax, *ay = &sp->ay;
     const size_t row = (size_t)y * ax->n;
     const int gy = y - ay->lo;
     if (gy < 0 || gy >= ay->m) {
+        /* An absorb pad row: its fixed or clamp x pads mirror the row as a
+         * grid row's do, so that a corner between an absorb pad and a
+         * mirror pad is the mirror image of the absorb pad's cells in
+         * either orientation (fixed and clamp pad rows mirror the absorb x
+         * pads' cells of grid rows), and a scene's transpose gives
+         * transposed frames. */
         pad_cells(z, sp->H + row, sp->P + row, 0, ax->n);
+        mirror_pads(z, ax);
         return;
     }
     const float *cur = f->cur + gy * f->stride, *prev = f->prev + gy * f->stride;
@@ -725,9 +732,13 @@ static int32_t unpack_row(const struct spectral *sp, const struct field *f, int 
     float *restrict h = H + (size_t)y * nx;
     if (gy < 0 || gy >= ay->m) {
         const int side = gy >= ay->m;
+        /* A corner of the domain (an absorb x pad too) takes both sponges,
+         * their product first so that the factor is the same bits in the
+         * scene's transpose (whose rows are these columns). */
         const float fac = pad_sponge(sp, side ? gy - ay->m : -1 - gy, side ? ay->hi : ay->lo, maxpad);
+        const float *restrict xfac = sp->xfac;
         for (int x = 0; x < nx; x++)
-            h[x] = z[x] * fac;
+            h[x] = z[x] * (fac * xfac[x]);
         return 0;
     }
     float *restrict out = f->prev + gy * f->stride, *restrict last = sp->last + (size_t)gy * ax->m;
