@@ -22,16 +22,20 @@ struct framehash_golden {
     char codec[32], media[16];
     long frame_bytes;           /* the size column of stream 0's first frame, 0 if none */
     long frame_line;            /* its line number */
+    long over_line;             /* the line of a frame past max_frames (framehash_load), 0 if none */
 };
 
 /* Reads the expected hashes for --check from a .framemd5 file (lines starting
  * with '#' are the header; data lines "stream, dts, pts, duration, size, md5":
  * the last comma-separated field is the hash, stream 0 only, frame number =
  * order) or from --hash output ("INDEX MD5" per line, indices 0, 1, 2, ...).
- * Blank lines are skipped. On success g->md5s is the caller's to free.
- * Returns 0, or -1 with e filled (RR_EXIT_USAGE, "file:line: what";
+ * Blank lines are skipped. Reads at most max_frames frames (the run's):
+ * at a frame line past them it stops reading and notes the line in
+ * g->over_line, which framehash_fits refuses, so a long or endless file
+ * never holds more than the run's list. On success g->md5s is the caller's
+ * to free. Returns 0, or -1 with e filled (RR_EXIT_USAGE, "file:line: what";
  * RR_EXIT_RUNTIME for I/O) and g->md5s NULL. */
-int framehash_load(const char *path, struct framehash_golden *g, struct rr_err *e);
+int framehash_load(const char *path, struct framehash_golden *g, long max_frames, struct rr_err *e);
 
 /* Whether the golden can describe frames of width x height, `frames` of them:
  * the kind of stream, the size, the pixel format (by the bytes of a frame

@@ -738,7 +738,7 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         return -1;
     if (r->batch && r->pipe)
         threads_for_batches(&r->threads);
-    if (o->check && (framehash_load(o->check, &r->expected, e) < 0
+    if (o->check && (framehash_load(o->check, &r->expected, sc->time.frames, e) < 0
                      || framehash_fits(&r->expected, o->check, scene_render_width(sc), scene_render_height(sc),
                                        sc->time.frames, e) < 0))
         return -1;

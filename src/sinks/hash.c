@@ -190,7 +190,7 @@ static bool header_value(const char *line, const char *key, char *out, size_t si
     return true;
 }
 
-int framehash_load(const char *path, struct framehash_golden *g, struct rr_err *e)
+int framehash_load(const char *path, struct framehash_golden *g, long max_frames, struct rr_err *e)
 {
     memset(g, 0, sizeof *g);
     FILE *f = strcmp(path, "-") == 0 ? stdin : outfile_fopen_input(path, false);
@@ -267,8 +267,23 @@ int framehash_load(const char *path, struct framehash_golden *g, struct rr_err *
             }
             hash = trim(end);
         }
+        char md5[33];
+        if (take_md5(md5, hash) < 0) {
+            r = rr_fail(e, RR_EXIT_USAGE, "%s:%ld: expected an MD5 of 32 hex digits, got \"%.80s\"", path, lineno,
+                        hash);
+            goto out;
+        }
+        /* A frame past the run's: the file cannot fit (framehash_fits says
+         * so, after the header's checks); read no further, so that a long
+         * or endless file never fills memory. */
+        if (n == max_frames) {
+            g->over_line = lineno;
+            break;
+        }
         if (n == cap) {
             long nc = cap ? cap * 2 : 256;
+            if (nc > max_frames)
+                nc = max_frames;
             char (*nl)[33] = realloc(list, (size_t)nc * sizeof *list);
             if (!nl) {
                 r = rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", path);
@@ -277,11 +292,7 @@ int framehash_load(const char *path, struct framehash_golden *g, struct rr_err *
             list = nl;
             cap = nc;
         }
-        if (take_md5(list[n], hash) < 0) {
-            r = rr_fail(e, RR_EXIT_USAGE, "%s:%ld: expected an MD5 of 32 hex digits, got \"%.80s\"", path, lineno,
-                        hash);
-            goto out;
-        }
+        memcpy(list[n], md5, sizeof md5);
         n++;
     }
     if (ferror(f))
@@ -335,6 +346,9 @@ int framehash_fits(const struct framehash_golden *g, const char *path, int width
                        g->frame_bytes, width, height, rgb24, guess ? "the size of " : "another pixel format",
                        guess ? guess : "", guess ? " frames" : "", remedy);
     }
+    if (g->over_line)
+        return rr_fail(e, RR_EXIT_MISMATCH, "%s:%ld: frame count differs: the file has more than %ld frame%s, "
+                       "the scene renders %ld", path, g->over_line, frames, frames == 1 ? "" : "s", frames);
     if (g->count != frames)
         return rr_fail(e, RR_EXIT_MISMATCH, "%s: frame count differs: the file has %ld frame%s, "
                        "the scene renders %ld", path, g->count, g->count == 1 ? "" : "s", frames);

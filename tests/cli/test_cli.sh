@@ -119,9 +119,9 @@ ffmpeg -v error -i "$T/a.mp4" -c copy -f framemd5 "$T/packets.framemd5"
 verdict check-ffmpeg-packets 3 "G: codec differs: the file hashes h264 packets (#codec_id 0), --check needs decoded rgb24 frames (rawvideo); $remedy" --check "$T/packets.framemd5"
 verdict check-wrong-size 3 "G: size differs: the file's frames are 64x48 (#dimensions 0), the scene renders 32x24" --check "$T/a.framemd5" -s render.width=32 -s render.height=24
 # a file longer than the run is refused at its first frame line past the run's
-# frames (line 17 holds frame 6), without reading on: a check file is never
+# frames (line 16 holds frame 6), without reading on: a check file is never
 # read into memory beyond the run's frames
-verdict check-scene-shorter 3 "G:17: frame count differs: the file has more than 6 frames, the scene renders 6" --check "$T/a.framemd5" -f 6
+verdict check-scene-shorter 3 "G:16: frame count differs: the file has more than 6 frames, the scene renders 6" --check "$T/a.framemd5" -f 6
 verdict check-hash-lines-longer 3 "G:7: frame count differs: the file has more than 6 frames, the scene renders 6" --check "$T/h.txt" -f 6
 # an endless stream of valid hash lines: refused at line 11 (frame 10 of a
 # 10-frame run), status 3; the writer then ends on SIGPIPE. Unbounded, the

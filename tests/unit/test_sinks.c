@@ -399,7 +399,7 @@ static void test_framemd5(void **state)
     /* --check reads it back in order. */
     struct framehash_golden g;
     struct rr_err e = { 0 };
-    assert_int_equal(framehash_load(path, &g, &e), 0);
+    assert_int_equal(framehash_load(path, &g, 3, &e), 0);
     assert_int_equal(g.count, 3);
     for (int i = 0; i < 3; i++)
         assert_string_equal(g.md5s[i], md5[i]);
@@ -421,7 +421,7 @@ static void test_framemd5(void **state)
     txt = read_all(path, NULL);
     assert_non_null(strstr(txt, "#hash: SHA256\n"));
     free(txt);
-    assert_int_equal(framehash_load(path, &g, &e), -1);
+    assert_int_equal(framehash_load(path, &g, 3, &e), -1);
     assert_int_equal(e.status, RR_EXIT_USAGE);
     char msg[600];
     snprintf(msg, sizeof msg, "%s:3: the file holds SHA256 hashes, --check needs MD5 (a .framemd5 file)", path);
@@ -437,7 +437,7 @@ static void test_framehash_load_hash_lines(void **state)
     write_text(path, "0 0123456789abcdef0123456789ABCDEF\n\n1 ffffffffffffffffffffffffffffffff\n");
     struct framehash_golden g;
     struct rr_err e = { 0 };
-    assert_int_equal(framehash_load(path, &g, &e), 0);
+    assert_int_equal(framehash_load(path, &g, 2, &e), 0);
     assert_int_equal(g.count, 2);
     assert_string_equal(g.md5s[0], "0123456789abcdef0123456789abcdef");
     assert_string_equal(g.md5s[1], "ffffffffffffffffffffffffffffffff");
@@ -447,20 +447,31 @@ static void test_framehash_load_hash_lines(void **state)
     assert_int_equal(framehash_fits(&g, path, 8, 6, 2, &e), 0);
     free(g.md5s);
 
+    /* A run of 1 frame: the file is read up to its second frame (line 3,
+     * after the blank line), which is refused without reading on. */
     char msg[600];
+    assert_int_equal(framehash_load(path, &g, 1, &e), 0);
+    assert_int_equal(g.count, 1);
+    assert_int_equal(g.over_line, 3);
+    assert_int_equal(framehash_fits(&g, path, 8, 6, 1, &e), -1);
+    assert_int_equal(e.status, RR_EXIT_MISMATCH);
+    snprintf(msg, sizeof msg, "%s:3: frame count differs: the file has more than 1 frame, the scene renders 1", path);
+    assert_string_equal(e.msg, msg);
+    free(g.md5s);
+
     write_text(path, "0 0123456789abcdef0123456789abcdef\n2 0123456789abcdef0123456789abcdef\n");
-    assert_int_equal(framehash_load(path, &g, &e), -1);
+    assert_int_equal(framehash_load(path, &g, 10, &e), -1);
     assert_null(g.md5s);
     snprintf(msg, sizeof msg, "%s:2: expected frame 1, got 2", path);
     assert_string_equal(e.msg, msg);
 
     write_text(path, "#x\n0, 0, 0, 1, 9, nothex\n");
-    assert_int_equal(framehash_load(path, &g, &e), -1);
+    assert_int_equal(framehash_load(path, &g, 10, &e), -1);
     snprintf(msg, sizeof msg, "%s:2: expected an MD5 of 32 hex digits, got \"nothex\"", path);
     assert_string_equal(e.msg, msg);
     assert_int_equal(e.status, RR_EXIT_USAGE);
 
-    assert_int_equal(framehash_load(in_dir("missing.framemd5"), &g, &e), -1);
+    assert_int_equal(framehash_load(in_dir("missing.framemd5"), &g, 10, &e), -1);
     assert_non_null(strstr(e.msg, "missing.framemd5: cannot read: No such file or directory"));
     unlink(path);
 }
@@ -481,7 +492,7 @@ static void test_framehash_fits(void **state)
         const char *want;         /* the message after "PATH" */
     } cases[] = {
         { "video", "rawvideo", "8x6", 144, 2, NULL },
-        { "video", "rawvideo", "8x6", 144, 3, ": frame count differs: the file has 3 frames, the scene renders 2" },
+        { "video", "rawvideo", "8x6", 144, 3, ":11: frame count differs: the file has more than 2 frames, the scene renders 2" },
         { "video", "rawvideo", "8x6", 144, 1, ": frame count differs: the file has 1 frame, the scene renders 2" },
         { "video", "rawvideo", "16x6", 288, 2,
           ": size differs: the file's frames are 16x6 (#dimensions 0), the scene renders 8x6" },
@@ -507,7 +518,7 @@ static void test_framehash_fits(void **state)
         write_text(path, txt);
         struct framehash_golden g;
         struct rr_err e = { 0 };
-        assert_int_equal(framehash_load(path, &g, &e), 0);
+        assert_int_equal(framehash_load(path, &g, 2, &e), 0);   /* the run's 2 frames */
         int rc = framehash_fits(&g, path, 8, 6, 2, &e);
         free(g.md5s);
         if (!cases[k].want) {
