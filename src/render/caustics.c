@@ -832,7 +832,7 @@ static inline __attribute__((always_inline)) void tone_runs(const struct water_l
         uint8_t *o = rgb + 3 * x0;
         uint16_t *o16 = rgb16 ? rgb16 + 3 * x0 : NULL;
         if (n == TONE_RUN && (!f || still_bytes) && (still ? still[x0 / TONE_RUN] : run_still(light + x0))) {
-            memcpy(o, f ? f : px, sizeof px);
+            memcpy(o, floor_rgb ? f : px, sizeof px);   /* px is made above when floor_rgb is NULL */
             if (o16 && f)
                 for (int i = 0; i < 3 * TONE_RUN; i++)
                     o16[i] = still16[f[i]];
