@@ -78,7 +78,7 @@ static void test_chunks_cover(void **state)
     (void)state;
     clear_env();
     struct rr_err e = { 0 };
-    char word[32];
+    char word[48];   /* two longs, a slash and the NUL */
     for (long f = 1; f <= 30; f++)
         for (long n = 1; n <= f; n++) {
             long next = 0, shortest = f, longest = 0;
