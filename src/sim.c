@@ -101,6 +101,13 @@ static float *mur_profile(const struct sim *s, int side)
     return k;
 }
 
+/* Mur's formula for edge cell o with inward neighbour o + d and
+ * coefficient k: e' = i + k (i' - e) (apply_mur). */
+static inline float mur_cell(const float *cur, const float *prev, ptrdiff_t o, ptrdiff_t d, float k)
+{
+    return prev[o + d] + k * (cur[o + d] - prev[o]);
+}
+
 /* Mur's first-order absorbing condition u_t + nu u_n = 0 on the edge cells of
  * `absorb` edges, discretised as
  *     e' = i + (nu - 1) / (nu + 1) (i' - e)
@@ -131,23 +138,23 @@ static void apply_mur(struct sim *s)
         if (!c[k].kx || !c[k].ky)
             continue;
         ptrdiff_t o = c[k].o, dx = c[k].dx, dy = c[k].dy;
-        float ex = prev[o + dx] + c[k].kx[c[k].kxi] * (cur[o + dx] - prev[o]);
-        float ey = prev[o + dy] + c[k].ky[c[k].kyi] * (cur[o + dy] - prev[o]);
+        float ex = mur_cell(cur, prev, o, dx, c[k].kx[c[k].kxi]);
+        float ey = mur_cell(cur, prev, o, dy, c[k].ky[c[k].kyi]);
         corner[k] = 0.5f * (ex + ey);
     }
     for (int y = 0; kl && y < h; y++) {
         ptrdiff_t o = y * st;
-        cur[o] = prev[o + 1] + kl[y] * (cur[o + 1] - prev[o]);
+        cur[o] = mur_cell(cur, prev, o, 1, kl[y]);
     }
     for (int y = 0; kr && y < h; y++) {
         ptrdiff_t o = y * st + w - 1;
-        cur[o] = prev[o - 1] + kr[y] * (cur[o - 1] - prev[o]);
+        cur[o] = mur_cell(cur, prev, o, -1, kr[y]);
     }
     for (int x = 0; kt && x < w; x++)
-        cur[x] = prev[st + x] + kt[x] * (cur[st + x] - prev[x]);
+        cur[x] = mur_cell(cur, prev, x, st, kt[x]);
     for (int x = 0; kb && x < w; x++) {
         ptrdiff_t o = (h - 1) * st + x;
-        cur[o] = prev[o - st] + kb[x] * (cur[o - st] - prev[o]);
+        cur[o] = mur_cell(cur, prev, o, -st, kb[x]);
     }
     for (int k = 0; k < 4; k++)
         if (c[k].kx && c[k].ky)

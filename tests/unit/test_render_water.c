@@ -521,6 +521,16 @@ static void drops(float *cells, int w, int h)
             }
 }
 
+/* The gather tests' two kinds of water: a busy surface (s 0, every cell
+ * moving) or still water with drops (s 1, most cells still). */
+static void heights_case(float *cells, int w, int h, int s)
+{
+    if (s)
+        drops(cells, w, h);
+    else
+        surface(cells, w, h);
+}
+
 /* The gather's marks of light 1 (caustics_still_row): run q of row y
  * marked exactly where its 64 cells all have light 1 in `light`. */
 static void assert_still_marks(const float *at, const float *light, int w, int h)
@@ -551,10 +561,7 @@ static void test_caustics_narrow_bit_exact(void **state)
     for (int k = 0; k < 6; k++) {
         const int w = widths[k];
         for (int s = 0; s < 2; s++) {
-            if (s)
-                drops(cells, w, H);
-            else
-                surface(cells, w, H);
+            heights_case(cells, w, H, s);
             for (int e = 0; e < 4; e++) {
                 const bool wx = e & 1, wy = e & 2;
                 slopes_of(cells, w, H, wx && wy ? EDGE_WRAP : EDGE_FIXED, 6.0f, gx, gy);
@@ -591,10 +598,7 @@ static void test_caustics_bands_bit_exact(void **state)
     /* Shallow, deep, and deeper than the grid is high: rays crossing edges. */
     const float depths[] = { 3.0f, 12.0f, 30.0f, 400.0f };   /* 10, 5 (4 wrapped), 2 and 1 chunks */
     for (int s = 0; s < 2; s++) {
-        if (s)
-            drops(cells, W, H);
-        else
-            surface(cells, W, H);
+        heights_case(cells, W, H, s);
         for (int k = 0; k < 4; k++) {
             const bool wx = k & 1, wy = k & 2;
             slopes_of(cells, W, H, wx && wy ? EDGE_WRAP : EDGE_FIXED, 6.0f, gx, gy);
@@ -670,10 +674,7 @@ static void test_caustics_float_reference(void **state)
     struct water_look lk = { .floor = { 0.55f, 0.65f, 0.6f } };
     const float depths[] = { 3.0f, 30.0f };
     for (int s = 0; s < 2; s++) {
-        if (s)
-            drops(cells, W, H);
-        else
-            surface(cells, W, H);
+        heights_case(cells, W, H, s);
         for (int k = 0; k < 2; k++) {
             slopes_of(cells, W, H, k ? EDGE_WRAP : EDGE_FIXED, 6.0f, gx, gy);
             for (int d = 0; d < 2; d++) {
