@@ -34,7 +34,8 @@ typedef int (*tblock_row_fn)(const void *k, int y, float *out, const float *up, 
  *     m = tblock_mag_max(m, v)        (from m = 0)
  * for each new cell and return tblock_beyond(m, limit): an AND and an
  * integer max per vector of cells where the CPU has an integer max
- * (the spectral solver, the AVX-512 driver); the portable row kernels use
+ * (the spectral solver; the AVX-512 driver keeps a sum of squares instead,
+ * one fused multiply-add: tblock_avx512.h); the portable row kernels use
  * tblock_screen_keep below. */
 static inline int32_t tblock_mag(float v)
 {

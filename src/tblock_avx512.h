@@ -59,6 +59,13 @@ TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_eas
     return (tblock_v16)_mm512_alignr_epi32((__m512i)c, (__m512i)b, 1);
 }
 
+/* 16 floats from p: `live` lanes (the others 0), or all of them when `whole`. */
+TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_load16(const float *p, __mmask16 live,
+                                                                                     int whole)
+{
+    return whole ? (tblock_v16)_mm512_loadu_ps(p) : (tblock_v16)_mm512_maskz_loadu_ps(live, p);
+}
+
 /* The screen over 16 new heights (tblock.h): the largest magnitude's bits. */
 TBLOCK_AVX512 static inline __attribute__((always_inline)) __m512i tblock_keep16(__m512i m, __mmask16 live,
                                                                                  tblock_v16 v)
@@ -66,41 +73,102 @@ TBLOCK_AVX512 static inline __attribute__((always_inline)) __m512i tblock_keep16
     return _mm512_mask_max_epi32(m, live, m, _mm512_and_si512((__m512i)v, _mm512_set1_epi32(INT32_MAX)));
 }
 
+/* The kernels' screen in one vector operation, not the two of tblock_keep16
+ * (an AND for the magnitude, an integer max): sq = v * v + sq, one fused
+ * multiply-add, from sq = 1. Every term is >= 0, so sq never decreases and
+ * ends at or above each v * v (rounding is monotonic); a cell beyond the
+ * limit makes its lane's sq > limit^2, and a NaN or an infinity makes it NaN
+ * or infinity. So when no lane ends above tblock_sq_bound (just under
+ * limit^2) or NaN, no cell is beyond the limit: the rows' answer is 0.
+ * Otherwise the answer is read back exactly from the rows just written
+ * (tblock_rows_beyond, in L1): a sum can pass the bound with every cell
+ * within the limit (cells near it, or many large ones), never the reverse,
+ * so the answer is always the exact screen's; only its cost depends on the
+ * heights (at the default limit 1e6, a row's sums pass the bound only once
+ * its heights are around 1e4 and more, far past any scene's). Starting at 1
+ * keeps every result a normal float: tiny heights' squares would underflow
+ * to subnormals, a slow case of the multiplier where the result is one. */
+TBLOCK_AVX512 static inline __attribute__((always_inline)) __m512 tblock_sq16(__m512 sq, __mmask16 live, tblock_v16 v)
+{
+    return _mm512_mask3_fmadd_ps((__m512)v, (__m512)v, sq, live);
+}
+
+/* The bound sq is held to: limit^2 less a few units in the last place,
+ * below any sum a cell beyond the limit makes; 0 (every row read back) for
+ * limits whose square would overflow. */
+TBLOCK_AVX512 static inline float tblock_sq_bound(float limit)
+{
+    return limit < 0x1p60f ? limit * limit * (1.0f - 0x1p-20f) : 0.0f;
+}
+
+/* Whether a lane of sq is above bound or NaN. */
+TBLOCK_AVX512 static inline __attribute__((always_inline)) __mmask16 tblock_sq_over(__m512 sq, float bound)
+{
+    return _mm512_cmp_ps_mask(sq, _mm512_set1_ps(bound), _CMP_NLE_UQ);
+}
+
+/* Whether a cell of the n rows out[0 .. n - 1] (w cells each) is beyond
+ * limit or NaN: the exact screen, read back from rows just written. */
+TBLOCK_AVX512 static inline int tblock_rows_beyond(float *const *out, int n, int w, float limit)
+{
+    __m512i m = _mm512_setzero_si512();
+    for (int i = 0; i < n; i++)
+        for (int x = 0; x < w; x += 16) {
+            const __mmask16 live = tblock_lanes(w - x);
+            m = tblock_keep16(m, live, (tblock_v16)_mm512_maskz_loadu_ps(live, out[i] + x));
+        }
+    return _mm512_reduce_max_epi32(m) > tblock_mag(limit);
+}
+
+/* One row's vector at x (tblock_row16): `live` lanes in the row, `ahead`
+ * lanes of the next vector up to the ghost at w, `whole` (a constant) when
+ * both are all 16; *before and *here hold cells x - 16 and x on entry and
+ * move on by 16; the screen's sum in *sq. */
+TBLOCK_AVX512 static inline __attribute__((always_inline)) void
+tblock_vec16(const void *k, int y, int x, float *restrict out, const float *restrict up, const float *restrict mid,
+             const float *restrict dn, __mmask16 live, __mmask16 ahead, int whole, int variant, int screen,
+             tblock_update16_fn update, tblock_v16 *before, tblock_v16 *here, __m512 *sq)
+{
+    const tblock_v16 next = tblock_load16(mid + x + 16, ahead, whole);
+    const tblock_v16 ns = tblock_load16(up + x, live, whole) + tblock_load16(dn + x, live, whole);
+    const tblock_v16 s = (tblock_west(*before, *here) + tblock_east(*here, next)) + ns;
+    const tblock_v16 v = update(k, variant, y, x, live, s, *here, tblock_load16(out + x, live, whole));
+    if (whole)
+        _mm512_storeu_ps(out + x, (__m512)v);
+    else
+        _mm512_mask_storeu_ps(out + x, live, (__m512)v);
+    if (screen)
+        *sq = tblock_sq16(*sq, live, v);
+    *before = *here;
+    *here = next;
+}
+
 /* The row loop: whole vectors while the next one is whole too (plain loads),
- * then at most two with masks. `update` and the constants inline. */
+ * two at a time with a screen sum each (each fused multiply-add waits for
+ * the one before on its sum), then at most two with masks. `update` and the
+ * constants inline. */
 TBLOCK_AVX512 static inline __attribute__((always_inline)) int
 tblock_row16(const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,
              const float *restrict dn, int w, float limit, int variant, int screen, tblock_update16_fn update)
 {
-    __m512i m = _mm512_setzero_si512();
+    __m512 sq[2] = { _mm512_set1_ps(1.0f), _mm512_set1_ps(1.0f) };
     tblock_v16 before = (tblock_v16)_mm512_set1_ps(mid[-1]);
     tblock_v16 here = (tblock_v16)_mm512_maskz_loadu_ps(tblock_lanes(w + 1), mid);
     int x = 0;
-    for (; x + 32 <= w; x += 16) {
-        tblock_v16 next = (tblock_v16)_mm512_loadu_ps(mid + x + 16);
-        tblock_v16 ns = (tblock_v16)_mm512_loadu_ps(up + x) + (tblock_v16)_mm512_loadu_ps(dn + x);
-        tblock_v16 s = (tblock_west(before, here) + tblock_east(here, next)) + ns;
-        tblock_v16 v = update(k, variant, y, x, 0xffff, s, here, (tblock_v16)_mm512_loadu_ps(out + x));
-        _mm512_storeu_ps(out + x, (__m512)v);
-        if (screen)
-            m = tblock_keep16(m, 0xffff, v);
-        before = here;
-        here = next;
+    for (; x + 48 <= w; x += 32) {
+        tblock_vec16(k, y, x, out, up, mid, dn, 0xffff, 0xffff, 1, variant, screen, update, &before, &here, &sq[0]);
+        tblock_vec16(k, y, x + 16, out, up, mid, dn, 0xffff, 0xffff, 1, variant, screen, update, &before, &here,
+                     &sq[1]);
     }
-    for (; x < w; x += 16) {
-        const __mmask16 live = tblock_lanes(w - x);
-        /* cells x + 16 .. w: the next vector's, up to the ghost at w */
-        tblock_v16 next = (tblock_v16)_mm512_maskz_loadu_ps(tblock_lanes(w + 1 - (x + 16)), mid + x + 16);
-        tblock_v16 ns = (tblock_v16)_mm512_maskz_loadu_ps(live, up + x) + (tblock_v16)_mm512_maskz_loadu_ps(live, dn + x);
-        tblock_v16 s = (tblock_west(before, here) + tblock_east(here, next)) + ns;
-        tblock_v16 v = update(k, variant, y, x, live, s, here, (tblock_v16)_mm512_maskz_loadu_ps(live, out + x));
-        _mm512_mask_storeu_ps(out + x, live, (__m512)v);
-        if (screen)
-            m = tblock_keep16(m, live, v);
-        before = here;
-        here = next;
-    }
-    return screen && _mm512_reduce_max_epi32(m) > tblock_mag(limit);
+    for (; x + 32 <= w; x += 16)
+        tblock_vec16(k, y, x, out, up, mid, dn, 0xffff, 0xffff, 1, variant, screen, update, &before, &here, &sq[0]);
+    for (; x < w; x += 16)
+        tblock_vec16(k, y, x, out, up, mid, dn, tblock_lanes(w - x), tblock_lanes(w + 1 - (x + 16)), 0, variant,
+                     screen, update, &before, &here, &sq[1]);
+    if (!screen || !(tblock_sq_over(sq[0], tblock_sq_bound(limit)) | tblock_sq_over(sq[1], tblock_sq_bound(limit))))
+        return 0;
+    float *const rows[1] = { out };
+    return tblock_rows_beyond(rows, 1, w, limit);
 }
 
 /* 16 cells (x .. x + 15) of three rows for tblock_rows16x3: `live` lanes in
@@ -108,14 +176,9 @@ tblock_row16(const void *k, int y, float *restrict out, const float *restrict up
  * `whole` (a constant) when both are all 16, for plain loads and stores. */
 struct tblock_rows16x3 {
     tblock_v16 before[3], here[3];   /* rows r1, r2, r3 at x - 16 and x */
-    __m512i m;                        /* the screen */
+    __m512 sq[3];                     /* the screen: 1 + the sum of the squares, a chain a row */
 };
 
-TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_load16(const float *p, __mmask16 live,
-                                                                                     int whole)
-{
-    return whole ? (tblock_v16)_mm512_loadu_ps(p) : (tblock_v16)_mm512_maskz_loadu_ps(live, p);
-}
 
 TBLOCK_AVX512 static inline __attribute__((always_inline)) void
 tblock_block16x3(struct tblock_rows16x3 *st, const void *k, int y, int x, float *const out[3],
@@ -135,7 +198,7 @@ tblock_block16x3(struct tblock_rows16x3 *st, const void *k, int y, int x, float 
         else
             _mm512_mask_storeu_ps(out[i] + x, live, (__m512)v);
         if (screen)
-            st->m = tblock_keep16(st->m, live, v);
+            st->sq[i] = tblock_sq16(st->sq[i], live, v);
     }
     for (int i = 0; i < 3; i++) {
         st->before[i] = st->here[i];
@@ -155,7 +218,9 @@ tblock_rows16x3(const void *k, int y, float *restrict o0, float *restrict o1, fl
 {
     float *const out[3] = { o0, o1, o2 };
     const float *const rows[5] = { r0, r1, r2, r3, r4 };
-    struct tblock_rows16x3 st = { .m = _mm512_setzero_si512() };
+    struct tblock_rows16x3 st;
+    for (int i = 0; i < 3; i++)
+        st.sq[i] = _mm512_set1_ps(1.0f);
     for (int i = 0; i < 3; i++) {
         st.before[i] = (tblock_v16)_mm512_set1_ps(rows[i + 1][-1]);
         st.here[i] = (tblock_v16)_mm512_maskz_loadu_ps(tblock_lanes(w + 1), rows[i + 1]);
@@ -166,7 +231,10 @@ tblock_rows16x3(const void *k, int y, float *restrict o0, float *restrict o1, fl
     for (; x < w; x += 16)
         tblock_block16x3(&st, k, y, x, out, rows, tblock_lanes(w - x), tblock_lanes(w + 1 - (x + 16)), 0, variant,
                          screen, update);
-    return screen && _mm512_reduce_max_epi32(st.m) > tblock_mag(limit);
+    const float bound = tblock_sq_bound(limit);
+    if (!screen || !(tblock_sq_over(st.sq[0], bound) | tblock_sq_over(st.sq[1], bound) | tblock_sq_over(st.sq[2], bound)))
+        return 0;
+    return tblock_rows_beyond(out, 3, w, limit);
 }
 
 /* Defines `name`, a tblock_rows3_fn for AVX-512 CPUs only (offered as

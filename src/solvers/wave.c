@@ -306,15 +306,31 @@ TBLOCK_ROWS3_KERNEL(rows3_uniform_undamped, update1, WAVE_UNDAMPED)
 TBLOCK_ROWS3_KERNEL(rows3_mapped_undamped, update1, WAVE_MAPPED | WAVE_UNDAMPED)
 
 #ifdef TBLOCK_HAVE_AVX512_DRIVER
+/* WAVE_NEW for 16 cells, its s - 4 h as one fused operation, -(4 h) + s:
+ * 4 h is exact (a power of two) for every h up to 8.5e37, so the one
+ * rounding of the fused operation is that of s - 4 h, the same bits, with
+ * one vector operation fewer of the ten or so that 16 cells take (on rows in
+ * cache the kernels are bound by them: docs/performance.md). Beyond 8.5e37,
+ * 4 h overflows where the fused form stays finite: only in a grid far past
+ * the blow-up limit (1e6, src/sim.c), whose frame fails the check with
+ * either form, which may then name a different height (finite, or
+ * infinity), as flow.c's F = 1 kernels may. */
+TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16
+wave_new16(const struct wave *wv, int form, tblock_v16 s, tblock_v16 h, tblock_v16 p, tblock_v16 q)
+{
+    const tblock_v16 lap = (tblock_v16)_mm512_fnmadd_ps(_mm512_set1_ps(4.0f), (__m512)h, (__m512)s);
+    return wv->c1 * h - (form & WAVE_UNDAMPED ? p : wv->c2 * p) + q * lap;
+}
+
 TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16
 update16(const void *k, int form, int y, int x, __mmask16 live, tblock_v16 s, tblock_v16 h, tblock_v16 p)
 {
     const struct wave *wv = k;
     if (form & WAVE_MAPPED) {
         const float *qrow = wv->qmap + (size_t)y * (size_t)wv->w + x;
-        return WAVE_NEW(wv, form, s, h, p, (tblock_v16)_mm512_maskz_loadu_ps(live, qrow));
+        return wave_new16(wv, form, s, h, p, (tblock_v16)_mm512_maskz_loadu_ps(live, qrow));
     }
-    return WAVE_NEW(wv, form, s, h, p, wv->q);
+    return wave_new16(wv, form, s, h, p, (tblock_v16)_mm512_set1_ps(wv->q));
 }
 
 TBLOCK_ROW_KERNEL_AVX512(row_uniform_avx512, update16, 0)

@@ -233,6 +233,70 @@ static void test_kernel_screen_switch(void **state)
     }
 }
 
+/* The AVX-512 kernels' screen (a sum of squares a lane, then the rows read
+ * back when a sum passes limit^2: src/tblock_avx512.h) against the exact
+ * answer, at limits set by the new heights themselves: each row's largest
+ * magnitude M (no cell beyond it, though the sums pass M^2 whenever a lane
+ * holds two cells near M: answer 0), the float just below M (that cell is
+ * beyond: 1), and a limit far above (0, the sums never read back); on
+ * rows whose new heights are all about as large (every lane's sum passes:
+ * answer 0 at M) and on rows of mixed heights; with an infinity in a row,
+ * 1 at any limit. One row and three rows a loop, row lengths 1 to 70. */
+static void test_kernel_screen_sums(void **state)
+{
+    (void)state;
+    enum { W = 70, H = 6 };
+    for (size_t i = 0; i < N_VARIANTS; i++) {
+        struct field f;
+        void *priv = open_variant(i, W, H, &f);
+        const struct tblock_kernel *kn = variant_kernel(i, priv);
+        if (!kn->row_avx512) {
+            close_variant(i, priv, &f);
+            continue;
+        }
+        const float *r[5];
+        for (int j = 0; j < 5; j++)
+            r[j] = f.cur + j * f.stride;
+        for (int rows = 0; rows < 3; rows++) {
+            /* rows 0: the field's own mixed heights; 1: every cell 3e5 (new
+             * heights about that size); 2: as 1, one cell infinite */
+            if (rows > 0)
+                for (int y = -1; y <= H; y++)
+                    for (int x = -1; x <= W; x++)
+                        f.cur[y * f.stride + x] = rows == 2 && y == 2 && x == 33 ? INFINITY : 3e5f;
+            for (int w = 1; w <= W; w++) {
+                float old[3][W], ref[3][W], m = 0;
+                for (int j = 0; j < 3; j++)
+                    for (int x = 0; x < W; x++)
+                        old[j][x] = ref[j][x] = rows ? 1e5f : (float)(x % 7) / 7.0f - 0.4f;
+                for (int j = 0; j < 3; j++) {
+                    kn->row(kn->k, 1 + j, ref[j], r[j], r[j + 1], r[j + 2], w, 0.0f);
+                    for (int x = 0; x < w; x++)
+                        m = fabsf(ref[j][x]) > m || isnan(ref[j][x]) ? fabsf(ref[j][x]) : m;
+                }
+                const int beyond_all = !(m < INFINITY);   /* an infinity or NaN: beyond every limit */
+                const float limits[3] = { beyond_all ? 1e6f : m, beyond_all ? 1e6f : nextafterf(m, 0.0f), 1e30f };
+                for (int l = 0; l < 3; l++) {
+                    const int want = beyond_all || (l == 1 && m > 0);
+                    float a[3][W], b[3][W];
+                    memcpy(a, old, sizeof a);
+                    memcpy(b, old, sizeof b);
+                    int fa = 0;
+                    for (int j = 0; j < 3; j++)
+                        fa |= kn->row_avx512(kn->k, 1 + j, a[j], r[j], r[j + 1], r[j + 2], w, limits[l]);
+                    int fb = kn->rows3_avx512(kn->k, 1, b[0], b[1], b[2], r[0], r[1], r[2], r[3], r[4], w, limits[l]);
+                    if (memcmp(a, ref, sizeof a) || memcmp(b, ref, sizeof b))
+                        fail_msg("variant %zu, rows %d, w %d: the screened kernels' heights differ", i, rows, w);
+                    if (fa != want || fb != want)
+                        fail_msg("variant %zu, rows %d, w %d, limit %g (largest %g): flags %d and %d, want %d", i, rows,
+                                 w, (double)limits[l], (double)m, fa, fb, want);
+                }
+            }
+        }
+        close_variant(i, priv, &f);
+    }
+}
+
 /* The other kernels of a solver against its portable row kernel, bit for
  * bit: the ones for three rows at a time and, where the CPU has AVX-512,
  * the AVX-512 ones for one and for three rows (src/tblock_avx512.h), for every row length from 1 to 100
@@ -422,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_screen_flags),
         cmocka_unit_test(test_kernel_screen_switch),
         cmocka_unit_test(test_kernels_match),
+        cmocka_unit_test(test_kernel_screen_sums),
         cmocka_unit_test(test_step_ways),
         cmocka_unit_test(test_tuner),
         cmocka_unit_test(test_tuner_settled),
