@@ -133,8 +133,9 @@ TBLOCK_AVX2_INLINE int tblock_rows8(const void *k, int y, int rows, float *const
                          : tblock_rows8(k, y, 1, o, r, w, limit, variant, 0, update);                      \
     }
 
-/* Defines `name`, a tblock_rows3_fn for AVX2 CPUs: rows r1, r2, r3 loaded
- * once each and used as the north, centre and south of the new rows. */
+/* Defines `name`, a tblock_rows3_fn for AVX2 CPUs: each of the rows r0 ..
+ * r4 loaded once a vector as the north, centre and south of the new rows
+ * (plus W and E of r1 .. r3). */
 #define TBLOCK_ROWS3_KERNEL_AVX2(name, update, variant)                                                    \
     TBLOCK_AVX2 static int name(const void *k, int y, float *restrict o0, float *restrict o1,              \
                                 float *restrict o2, const float *restrict r0, const float *restrict r1,    \
