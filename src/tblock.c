@@ -78,6 +78,19 @@ int tblock_avx512(void)
 
 void tblock_allow_avx512(int allow) { avx512_allowed = allow; }
 
+static int avx2_allowed = 1;
+
+int tblock_avx2(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    return avx2_allowed && !tblock_avx512() && RR_CPU_HAS(3, "x86-64-v3");
+#else
+    return 0;
+#endif
+}
+
+void tblock_allow_avx2(int allow) { avx2_allowed = allow; }
+
 int tblock_tuner_pick(struct tblock_tuner *t, int ways)
 {
     if (t->ways == 0) {
@@ -402,12 +415,19 @@ static void __attribute__((format(printf, 4, 5))) append(char *buf, size_t size,
         *used = *used + (size_t)n < size - 1 ? *used + (size_t)n : size - 1;
 }
 
+/* The name of kn's hand-written driver (tblock_kernel.row_avx512). */
+static const char *driver_name(const struct tblock_kernel *kn)
+{
+    return kn->driver ? kn->driver : "avx512";
+}
+
 static void report_kernel(const struct field *f, const struct tblock_kernel *kn)
 {
     debug_line(DEBUG_KERNELS,
                "%dx%d grid: row kernels: portable built for %s%s; %s; %d neighbours; fused passes of up to %d "
                "steps (L2 %ld KiB)%s",
-               f->w, f->h, clone_level(), kn->row_avx512 ? ", avx512 (the AVX-512 driver)" : "",
+               f->w, f->h, clone_level(),
+               !kn->row_avx512 ? "" : kn->driver ? ", avx2 (the AVX2 driver)" : ", avx512 (the AVX-512 driver)",
                kn->rows3 ? "1row and 3rows a loop" : "1row a loop", kn->diagonal ? 8 : 4, tblock_max_steps(f),
                tblock_l2_bytes() / 1024, served_by_l3(f) ? "; L3-sized: steps sweep down and up, 1row+prefetch too" : "");
 }
@@ -425,7 +445,7 @@ static void first_pass(const struct field *f, struct tblock_kernel *kn)
 /* The kernel of a tuner's way, as report_kernel names it. */
 static const char *way_kernel_name(const struct tblock_kernel *kn, int way)
 {
-    return way_kernel(kn, way) == kn->row_avx512 ? "avx512" : "portable";
+    return way_kernel(kn, way) == kn->row_avx512 ? driver_name(kn) : "portable";
 }
 
 /* A tuner's choice, just made: `what` the pass, mode[way / kernel_ways]

@@ -161,13 +161,28 @@ int tblock_avx512(void);
  * the two (the bits are the same). */
 void tblock_allow_avx512(int allow);
 
+/* Whether the solvers offer their AVX2 row drivers (src/tblock_avx2.h) in
+ * the drivers' slot: when the CPU has AVX2 and FMA (x86-64-v3), the
+ * solvers offer no AVX-512 driver (tblock_avx512() is 0: the CPU lacks
+ * AVX-512, the build is capped below it, or tblock_allow_avx512 said no)
+ * and tblock_allow_avx2 has not said no. Read at a solver's init. */
+int tblock_avx2(void);
+
+/* 0: no AVX2 driver for the solvers initialised from now on; 1: the
+ * default. With tblock_allow_avx512(0) the tests run the AVX2 drivers on an
+ * AVX-512 CPU. */
+void tblock_allow_avx2(int allow);
+
 /* A solver's row kernels, as it hands them to the drivers: it fills the
  * fields up to `name` once at init and leaves `drive` zeroed. */
 struct tblock_kernel {
     tblock_row_fn row;             /* the portable kernel */
-    tblock_row_fn row_avx512;      /* the same for AVX-512 CPUs (tblock_avx512.h), or NULL */
+    tblock_row_fn row_avx512;      /* the same by a hand-written driver, or NULL: the AVX-512 one
+                                      (tblock_avx512.h) on AVX-512 CPUs, else the AVX2 one
+                                      (tblock_avx2.h) where tblock_avx2() */
     tblock_rows3_fn rows3;         /* the same three rows at a time, or NULL (4 neighbours only) */
-    tblock_rows3_fn rows3_avx512;  /* and for AVX-512 CPUs, or NULL */
+    tblock_rows3_fn rows3_avx512;  /* and by the same driver, or NULL */
+    const char *driver;            /* that driver's name, "avx2" (tblock_offer_avx2); NULL: "avx512" */
     const void *k;
     const enum edge_kind *edges;   /* the 4 boundary kinds, as field_fill_ghosts takes them */
     int diagonal;                  /* the kernel reads up[-1], up[w], dn[-1], dn[w] (8 neighbours) */

@@ -20,6 +20,7 @@
 
 #include "solver.h"
 #include "tblock.h"
+#include "tblock_avx2.h"
 #include "tblock_avx512.h"
 
 extern const struct solver_ops solver_elias;
@@ -200,6 +201,32 @@ TBLOCK_ROWS3_KERNEL_AVX512(rows3_fma_avx512, update16, ELIAS_FMA)
 #define ELIAS_MUL_AVX512(el, kind) NULL
 #endif
 
+#ifdef TBLOCK_HAVE_AVX2_DRIVER
+/* The AVX2 driver's kernels (src/tblock_avx2.h), in the AVX-512 ones' three
+ * forms: x86-64-v3 has FMA, and the fused damping is exact for |mul| > 1/2
+ * as update16 argues. */
+TBLOCK_AVX2 static inline __attribute__((always_inline)) tblock_v8
+update8(const void *k, int form, int y, int x, __m256i live, int whole, tblock_v8 s, tblock_v8 h, tblock_v8 p)
+{
+    const struct elias *el = k;
+    (void)y, (void)x, (void)live, (void)whole, (void)h;
+    if (form == ELIAS_FMA)
+        return (tblock_v8)_mm256_fmadd_ps((__m256)(s * 0.5f - p), _mm256_set1_ps(el->mul), _mm256_setzero_ps());
+    return ELIAS_NEW4(el, form, s, p);
+}
+
+TBLOCK_ROW_KERNEL_AVX2(row4_mul_avx2, update8, 0)
+TBLOCK_ROW_KERNEL_AVX2(row4_shift_avx2, update8, 1)
+TBLOCK_ROW_KERNEL_AVX2(row4_fma_avx2, update8, ELIAS_FMA)
+TBLOCK_ROWS3_KERNEL_AVX2(rows3_mul_avx2, update8, 0)
+TBLOCK_ROWS3_KERNEL_AVX2(rows3_shift_avx2, update8, 1)
+TBLOCK_ROWS3_KERNEL_AVX2(rows3_fma_avx2, update8, ELIAS_FMA)
+
+/* The AVX2 kernels of a form: shift, or the multiply fused when mul allows. */
+#define ELIAS_AVX2(el, shift, kind) \
+    ((shift) ? kind##_shift_avx2 : fabsf((el)->mul) > 0.5f ? kind##_fma_avx2 : kind##_mul_avx2)
+#endif
+
 /* The row kernels of this damping form and stencil: the portable one, and
  * for 4 neighbours the AVX-512 one on CPUs that have it and the one for
  * three rows at a time (the drivers time them and keep the fastest:
@@ -219,6 +246,10 @@ static void choose_kernel(struct elias *el)
         .k = el, .edges = el->edges, .diagonal = eight,
         .name = eight ? (shift ? "elias8-shift" : "elias8-mul") : shift ? "elias4-shift" : "elias4-mul",
     };
+#ifdef TBLOCK_HAVE_AVX2_DRIVER
+    if (!eight)
+        tblock_offer_avx2(&el->kn, ELIAS_AVX2(el, shift, row4), ELIAS_AVX2(el, shift, rows3));
+#endif
 }
 
 static void elias_free(void *priv) { (void)priv; }

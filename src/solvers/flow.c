@@ -11,6 +11,7 @@
 
 #include "solver.h"
 #include "tblock.h"
+#include "tblock_avx2.h"
 #include "tblock_avx512.h"
 
 extern const struct solver_ops solver_flow;
@@ -155,6 +156,23 @@ TBLOCK_ROWS3_KERNEL_AVX512(rows3_power_of_two_avx512, update16, FLOW_POWER_OF_TW
 TBLOCK_ROWS3_KERNEL_AVX512(rows3_unit_avx512, update16, FLOW_UNIT)
 #endif
 
+#ifdef TBLOCK_HAVE_AVX2_DRIVER
+/* The same for the AVX2 driver (src/tblock_avx2.h), 8 cells at a time. */
+TBLOCK_AVX2 static inline __attribute__((always_inline)) tblock_v8
+update8(const void *k, int form, int y, int x, __m256i live, int whole, tblock_v8 s, tblock_v8 h, tblock_v8 p)
+{
+    (void)y, (void)x, (void)live, (void)whole;
+    return FLOW_NEW((const struct flow *)k, form, s, h, p);
+}
+
+TBLOCK_ROW_KERNEL_AVX2(row_divide_avx2, update8, FLOW_DIVIDE)
+TBLOCK_ROW_KERNEL_AVX2(row_power_of_two_avx2, update8, FLOW_POWER_OF_TWO)
+TBLOCK_ROW_KERNEL_AVX2(row_unit_avx2, update8, FLOW_UNIT)
+TBLOCK_ROWS3_KERNEL_AVX2(rows3_divide_avx2, update8, FLOW_DIVIDE)
+TBLOCK_ROWS3_KERNEL_AVX2(rows3_power_of_two_avx2, update8, FLOW_POWER_OF_TWO)
+TBLOCK_ROWS3_KERNEL_AVX2(rows3_unit_avx2, update8, FLOW_UNIT)
+#endif
+
 /* F = 1 (the default) gets the unit kernels; another F whose F + 1 is a
  * power of two the multiplying ones; any other F the dividing ones: the
  * portable one, on CPUs that have it the AVX-512 one, and the one for
@@ -178,6 +196,11 @@ static void choose_kernel(struct flow *fl)
         .rows3_avx512 = kernels3_avx512[form], .k = fl, .edges = fl->edges,
         .name = (const char *const[3]){ "flow-divide", "flow-power-of-two", "flow-unit" }[form],
     };
+#ifdef TBLOCK_HAVE_AVX2_DRIVER
+    const tblock_row_fn kernels_avx2[3] = { row_divide_avx2, row_power_of_two_avx2, row_unit_avx2 };
+    const tblock_rows3_fn kernels3_avx2[3] = { rows3_divide_avx2, rows3_power_of_two_avx2, rows3_unit_avx2 };
+    tblock_offer_avx2(&fl->kn, kernels_avx2[form], kernels3_avx2[form]);
+#endif
 }
 
 static void flow_free(void *priv) { (void)priv; }

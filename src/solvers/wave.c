@@ -22,6 +22,7 @@
 #include "image.h"
 #include "solver.h"
 #include "tblock.h"
+#include "tblock_avx2.h"
 #include "tblock_avx512.h"
 
 extern const struct solver_ops solver_wave;
@@ -343,6 +344,29 @@ TBLOCK_ROWS3_KERNEL_AVX512(rows3_uniform_undamped_avx512, update16, WAVE_UNDAMPE
 TBLOCK_ROWS3_KERNEL_AVX512(rows3_mapped_undamped_avx512, update16, WAVE_MAPPED | WAVE_UNDAMPED)
 #endif
 
+#ifdef TBLOCK_HAVE_AVX2_DRIVER
+/* The same for the AVX2 driver (src/tblock_avx2.h), 8 cells at a time. */
+TBLOCK_AVX2 static inline __attribute__((always_inline)) tblock_v8
+update8(const void *k, int form, int y, int x, __m256i live, int whole, tblock_v8 s, tblock_v8 h, tblock_v8 p)
+{
+    const struct wave *wv = k;
+    if (form & WAVE_MAPPED) {
+        const float *qrow = wv->qmap + (size_t)y * (size_t)wv->w + x;
+        return WAVE_NEW(wv, form, s, h, p, tblock_load8(qrow, live, whole));
+    }
+    return WAVE_NEW(wv, form, s, h, p, wv->q);
+}
+
+TBLOCK_ROW_KERNEL_AVX2(row_uniform_avx2, update8, 0)
+TBLOCK_ROW_KERNEL_AVX2(row_mapped_avx2, update8, WAVE_MAPPED)
+TBLOCK_ROW_KERNEL_AVX2(row_uniform_undamped_avx2, update8, WAVE_UNDAMPED)
+TBLOCK_ROW_KERNEL_AVX2(row_mapped_undamped_avx2, update8, WAVE_MAPPED | WAVE_UNDAMPED)
+TBLOCK_ROWS3_KERNEL_AVX2(rows3_uniform_avx2, update8, 0)
+TBLOCK_ROWS3_KERNEL_AVX2(rows3_mapped_avx2, update8, WAVE_MAPPED)
+TBLOCK_ROWS3_KERNEL_AVX2(rows3_uniform_undamped_avx2, update8, WAVE_UNDAMPED)
+TBLOCK_ROWS3_KERNEL_AVX2(rows3_mapped_undamped_avx2, update8, WAVE_MAPPED | WAVE_UNDAMPED)
+#endif
+
 /* The kernels for a speed map or none, with decay or none: the portable one,
  * on CPUs that have it the AVX-512 one, and the one for three rows at a
  * time (the drivers time them and keep the fastest: tblock_tuner). */
@@ -368,6 +392,15 @@ static void choose_kernel(struct wave *wv)
         .name = (const char *const[2][2]){ { "wave-uniform", "wave-mapped" },
                                            { "wave-uniform-undamped", "wave-mapped-undamped" } }[undamped][mapped],
     };
+#ifdef TBLOCK_HAVE_AVX2_DRIVER
+    const tblock_row_fn kernels_avx2[2][2] = {
+        { row_uniform_avx2, row_mapped_avx2 }, { row_uniform_undamped_avx2, row_mapped_undamped_avx2 },
+    };
+    const tblock_rows3_fn kernels3_avx2[2][2] = {
+        { rows3_uniform_avx2, rows3_mapped_avx2 }, { rows3_uniform_undamped_avx2, rows3_mapped_undamped_avx2 },
+    };
+    tblock_offer_avx2(&wv->kn, kernels_avx2[undamped][mapped], kernels3_avx2[undamped][mapped]);
+#endif
 }
 
 static double wave_cell_speed(const void *priv, const struct scene *sc, int x, int y)

@@ -1,8 +1,9 @@
 # The frames do not depend on which build of the row kernels runs. The AVX-512
 # kernels (src/tblock_avx512.h) and the x86-64-v4 clones of the portable ones
 # run on CPUs that have AVX-512. QEMU's user-mode emulator runs the same binary
-# on a CPU model we name: Haswell (x86-64-v3: the AVX2 clones, and the AVX2
-# paths of src/render/shaded.c) and qemu64 (the baseline clones, no AVX at all). In
+# on a CPU model we name: Haswell (x86-64-v3: the AVX2 clones, the AVX2 row
+# driver of src/tblock_avx2.h, and the AVX2 paths of src/render/shaded.c)
+# and qemu64 (the baseline clones, no AVX at all). In
 # each, its frames must match golden hashes and its heights the native run's,
 # bit for bit (.npy: a rendered frame's hash hides a difference in the last
 # bit of a height), for elias, flow and wave, one step a frame and fused
@@ -118,6 +119,17 @@ for pair in Haswell-v4:x86-64-v3 qemu64:baseline; do
             check "same-heights-on-$want-$solver-spf$spf" cmp -s "$T/native-$solver-$spf.npy" "$T/emu.npy"
         done
     done
+    # The hand-written row driver each level runs (src/tblock_avx2.h on
+    # x86-64-v3, none on the baseline), named and timed by the step's tuner,
+    # whose trials take every way in turn (40 steps: more than its 36).
+    RIPPLERENDER_CACHE=0 RIPPLERENDER_DEBUG=kernels $QEMU "$RR" "$T/k.json" -s solver.type=flow \
+        -s time.steps_per_frame=1 -f 40 -o "$T/debug.npy" -y -q > /dev/null 2> "$T/debug"
+    if [ "$want" = x86-64-v3 ]; then
+        check "avx2-driver-on-$want" grep -q 'portable built for AVX2 (x86-64-v3), avx2 (the AVX2 driver);' "$T/debug"
+        check "avx2-driver-timed-on-$want" grep -q 'step: .*avx2 3rows' "$T/debug"
+    else
+        check "no-driver-on-$want" grep -q 'portable built for the baseline; ' "$T/debug"
+    fi
     yuv_frames $QEMU "$RR" > "$T/emu-yuv" 2> "$T/out"
     check "same-scaled-yuv420p-on-$want" cmp -s "$T/native-yuv" "$T/emu-yuv"
     png_set "$T/png-$want" $QEMU > "$T/png-emu.md5"

@@ -4,7 +4,8 @@
  *
  * The fast side is what src/sim.c calls: solver_ops.step (src/tblock.c's
  * plain driver: the row kernels one or three rows a loop, portable and, on
- * a CPU with it, AVX-512, sweeping down or up, prefetching or not, as its
+ * a CPU with it, the AVX-512 or AVX2 driver's (each test also runs with the
+ * AVX2 driver on an AVX-512 CPU: drivers_fixture.h), sweeping down or up, prefetching or not, as its
  * tuner takes each way in turn over the first steps) and solver_ops.advance
  * (several steps fused in one pass), each step followed by zeroing the wall
  * cells of both planes, as sim.c does; the blow-up screen asked for on some
@@ -38,6 +39,7 @@
 
 #include <cmocka.h>
 
+#include "drivers_fixture.h"
 #include "field.h"
 #include "gray_png.h"
 #include "rng.h"
@@ -348,8 +350,8 @@ static void test_wave(void **state)
 /* elias's damping where a product rounds to a zero: still water (every
  * neighbour sum +0) over heights one step back of +-2^-149 (the least
  * subnormal) and zeros of either sign, so the new height before damping is
- * -+2^-149 or +0, with dampings either side of 1/2 (the AVX-512 kernels
- * fuse the + 0 above it: elias.c's update16). Every row kernel the solver
+ * -+2^-149 or +0, with dampings either side of 1/2 (the AVX-512 and AVX2
+ * drivers fuse the + 0 above it: elias.c's update16 and update8). Every row kernel the solver
  * offers on this CPU, one row and three rows a loop, called directly, gives
  * the reference step's bits: with 1/4 and 1/2 the product -2^-151 or -2^-150
  * rounds to -0, which + 0 makes +0. */
@@ -385,7 +387,7 @@ static void test_elias_zero_products(void **state)
             const tblock_row_fn row = way == 0 ? kn->row : way == 1 ? kn->row_avx512 : NULL;
             const tblock_rows3_fn rows3 = way == 2 ? kn->rows3 : way == 3 ? kn->rows3_avx512 : NULL;
             if (!row && !rows3)
-                continue;   /* no AVX-512 kernel on this CPU */
+                continue;   /* no driver's kernel on this CPU */
             for (int y = -1; y <= H; y++)
                 for (int x = -1; x <= W; x++)
                     f.cur[y * st + x] = 0.0f;
@@ -405,7 +407,7 @@ static void test_elias_zero_products(void **state)
             keep_plane(got, &f, f.prev);
             char what[96];
             snprintf(what, sizeof what, "elias damping %a, %s kernel", dampings[d],
-                     (const char *const[]){ "row", "row avx512", "rows3", "rows3 avx512" }[way]);
+                     (const char *const[]){ "row", "row driver", "rows3", "rows3 driver" }[way]);
             expect_plane(got, &ref, ref.cur, "new", what);
             free(got);
         }
@@ -424,6 +426,10 @@ int main(void)
         cmocka_unit_test(test_elias),
         cmocka_unit_test(test_flow),
         cmocka_unit_test(test_wave),
+        AVX2_DRIVER_TEST(test_elias_zero_products),
+        AVX2_DRIVER_TEST(test_elias),
+        AVX2_DRIVER_TEST(test_flow),
+        AVX2_DRIVER_TEST(test_wave),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,7 @@
 #include "field.h"
 #include "scene.h"
 #include "sim.h"
+#include "drivers_fixture.h"
 #include "sim_fixture.h"
 #include "solver.h"
 #include "tblock.h"
@@ -200,35 +201,45 @@ static void close_variant(size_t i, void *priv, struct field *f)
     field_free(f);
 }
 
-/* Each solver's row kernels, the portable one and the AVX-512 one where the
- * CPU has it, give the same bits with the screen on (limit 1e6) and off
- * (limit 0), and flag a NaN only when it is on: the drivers run most steps
- * unscreened. */
+/* Each solver's row kernels, the portable one and the driver's (AVX-512 or
+ * AVX2) where the CPU has it, give the same bits with the screen on (limit
+ * 1e6) and off (limit 0), and flag a NaN, an infinity or a height beyond the
+ * limit, in the middle of the row or in its last cell (a driver's masked
+ * end), only when it is on: the drivers run most steps unscreened. A
+ * subnormal flags nothing. */
 static void test_kernel_screen_switch(void **state)
 {
     (void)state;
     enum { W = 45, H = 6 };
+    static const struct {
+        int x;
+        float v;
+        int flags;
+    } cases[] = { { 30, 0.25f, 0 }, { 30, NAN, 1 },  { 30, INFINITY, 1 }, { W - 1, -INFINITY, 1 },
+                  { W - 1, 1e7f, 1 }, { 0, -1e-40f, 0 }, { W - 1, -NAN, 1 } };
     for (size_t i = 0; i < N_VARIANTS; i++) {
         struct field f;
         void *priv = open_variant(i, W, H, &f);
         const struct tblock_kernel *kn = variant_kernel(i, priv);
         const tblock_row_fn kernels[2] = { kn->row, kn->row_avx512 };
-        for (int kind = 0; kind < 2 && kernels[kind]; kind++) {
-            f.cur[2 * f.stride + 30] = 0.25f;
-            for (int nan = 0; nan < 2; nan++) {
-                const float *up = f.cur + 1 * f.stride, *mid = f.cur + 2 * f.stride, *dn = f.cur + 3 * f.stride;
+        for (int kind = 0; kind < 2 && kernels[kind]; kind++)
+            for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+                const float *up = f.cur + 1 * f.stride, *dn = f.cur + 3 * f.stride;
+                float *mid = f.cur + 2 * f.stride, was = mid[cases[c].x];
+                mid[cases[c].x] = cases[c].v;
                 float on[W], off[W];
                 for (int x = 0; x < W; x++)
                     on[x] = off[x] = (float)x / W - 0.5f;
                 int flag_on = kernels[kind](kn->k, 2, on, up, mid, dn, W, 1e6f);
                 int flag_off = kernels[kind](kn->k, 2, off, up, mid, dn, W, 0.0f);
+                mid[cases[c].x] = was;
                 if (memcmp(on, off, sizeof on))
-                    fail_msg("variant %zu, kernel %d: the screened and unscreened kernels differ", i, kind);
-                assert_int_equal(flag_on, nan);
+                    fail_msg("variant %zu, kernel %d, case %zu: the screened and unscreened kernels differ", i,
+                             kind, c);
+                if (flag_on != cases[c].flags)
+                    fail_msg("variant %zu, kernel %d, case %zu: the screen says %d", i, kind, c, flag_on);
                 assert_int_equal(flag_off, 0);
-                f.cur[2 * f.stride + 30] = NAN;
             }
-        }
         close_variant(i, priv, &f);
     }
 }
@@ -298,10 +309,11 @@ static void test_kernel_screen_sums(void **state)
 }
 
 /* The other kernels of a solver against its portable row kernel, bit for
- * bit: the ones for three rows at a time and, where the CPU has AVX-512,
- * the AVX-512 ones for one and for three rows (src/tblock_avx512.h), for every row length from 1 to 100
- * (the AVX-512 one's masked ends: 1 to 31 cells past the last whole pair of
- * vectors) and into an unaligned row, with subnormals and signed zeros
+ * bit: the ones for three rows at a time and, where the CPU has AVX-512 or
+ * AVX2, the driver's for one and for three rows (src/tblock_avx512.h,
+ * src/tblock_avx2.h), for every row length from 1 to 100 (the drivers'
+ * masked ends: 1 to 31 cells past the last whole pair of vectors) and into
+ * an unaligned row, with subnormals and signed zeros
  * among the inputs; they write nothing past the row's end, and screen
  * alike. */
 static void test_kernels_match(void **state)
@@ -312,7 +324,8 @@ static void test_kernels_match(void **state)
         struct field f;
         void *priv = open_variant(i, W, H, &f);
         const struct tblock_kernel *kn = variant_kernel(i, priv);
-        assert_true((kn->row_avx512 != NULL) == (tblock_avx512() && variants[i].neighbors == 4));
+        assert_true((kn->row_avx512 != NULL) == ((tblock_avx512() || tblock_avx2()) && variants[i].neighbors == 4));
+        assert_true(!kn->row_avx512 || (kn->driver != NULL) == (tblock_avx2() != 0));
         assert_true((kn->rows3 != NULL) == (variants[i].neighbors == 4));
         assert_true((kn->rows3_avx512 != NULL) == (kn->row_avx512 != NULL));
         if (!kn->rows3) {
@@ -344,7 +357,7 @@ static void test_kernels_match(void **state)
                 for (int j = 0; j < 3; j++)
                     fb |= kn->row_avx512(kn->k, 1 + j, b[j] + shift, r[j], r[j + 1], r[j + 2], w, 1e6f);
                 if (memcmp(a, b, sizeof a))
-                    fail_msg("variant %zu, w %d, offset %d: the AVX-512 kernel differs", i, w, shift);
+                    fail_msg("variant %zu, w %d, offset %d: the driver's kernel differs", i, w, shift);
                 assert_int_equal(fa, fb);
                 for (int j = 0; j < 3; j++)
                     for (int x = 0; x < LEN; x++)
@@ -352,7 +365,7 @@ static void test_kernels_match(void **state)
                 int fd = kn->rows3_avx512(kn->k, 1, b[0] + shift, b[1] + shift, b[2] + shift, r[0], r[1], r[2],
                                           r[3], r[4], w, 1e6f);
                 if (memcmp(a, b, sizeof a))
-                    fail_msg("variant %zu, w %d, offset %d: the AVX-512 three-row kernel differs", i, w, shift);
+                    fail_msg("variant %zu, w %d, offset %d: the driver's three-row kernel differs", i, w, shift);
                 assert_int_equal(fa, fd);
             }
         close_variant(i, priv, &f);
@@ -490,6 +503,10 @@ int main(void)
         cmocka_unit_test(test_step_ways),
         cmocka_unit_test(test_tuner),
         cmocka_unit_test(test_tuner_settled),
+        AVX2_DRIVER_TEST(test_growth_reported_at_the_right_frame),
+        AVX2_DRIVER_TEST(test_kernel_screen_switch),
+        AVX2_DRIVER_TEST(test_kernels_match),
+        AVX2_DRIVER_TEST(test_step_ways),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
