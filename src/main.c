@@ -157,11 +157,9 @@ static void on_signal(int sig)
 }
 
 /* Installs on_signal for the stop signals (SA_RESTART: a write to a pipe is
- * not cut short). Ignores SIGPIPE, so that a reader of standard output that
- * goes away is an EPIPE the frame loop treats as an interruption, and
- * SIGXFSZ, so that a file-size limit (ulimit -f) is an EFBIG write error: the
- * run fails with one line (exit 1) and removes its temporaries. */
-static void install_signals(void)
+ * not cut short), before the scene is read: a wait for its writer ends with
+ * one line and status 130 (scene_load). */
+static void install_stop_signals(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -171,6 +169,14 @@ static void install_signals(void)
     main_thread = pthread_self();
     for (int i = 0; i < outfile_n_stop_signals; i++)
         sigaction(outfile_stop_signals[i], &sa, NULL);
+}
+
+/* Ignores SIGPIPE, so that a reader of standard output that goes away is an
+ * EPIPE the frame loop treats as an interruption, and SIGXFSZ, so that a
+ * file-size limit (ulimit -f) is an EFBIG write error: the run fails with
+ * one line (exit 1) and removes its temporaries. */
+static void install_signals(void)
+{
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
 }
@@ -897,6 +903,7 @@ int main(int argc, char **argv)
     sink_capture_library_log();
 
     status = RR_EXIT_OK;
+    install_stop_signals();
     const struct scene_preset *preset = o.preset ? scene_preset_find(o.preset, &e) : NULL;
     if ((o.preset && !preset) || scene_load_preset(&r.sc, preset, o.scene_path, o.sets, o.n_sets, &e) < 0) {
         status = fail(&e);
@@ -925,7 +932,7 @@ int main(int argc, char **argv)
         goto end;
     }
     bool writes_output = !o.validate && (o.output || !(o.hash || o.check));
-    install_signals();   /* before the first temporary file exists */
+    install_signals();   /* before the first output is opened */
     if (run_setup(&r, &o, argc, writes_output, &e) < 0) {
         locate(&r, &o, &e);
         status = fail(&e);
