@@ -620,6 +620,11 @@ static int claim_files(const struct run *r, const struct options *o, bool writes
 {
     const struct scene *sc = &r->sc;
     char role[64];
+    static char folder_role[4200];
+    snprintf(folder_role, sizeof folder_role, "--save-state %s (its checkpoints, resume records and segments)",
+             o->farm.save_dir ? o->farm.save_dir : "");
+    if (o->farm.save_dir && outfile_claim_folder(o->farm.save_dir, folder_role, resume_dir_owns, e) < 0)
+        return -1;
     if (o->scene_path && strcmp(o->scene_path, "-")
         && outfile_claim(o->scene_path, "the scene", OUTFILE_READS, e) < 0)
         return -1;

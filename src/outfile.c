@@ -734,6 +734,13 @@ struct claim {
 static struct claim *claims;
 static int n_claims;
 
+/* The folder whose names of a form are the run's own (outfile_claim_folder). */
+static struct {
+    char *path;   /* absolute (canonical), NULL for none */
+    const char *role;
+    bool (*owns)(const char *name);
+} folder;
+
 /* An absolute form of path (outfile_target_path), malloc'd; path itself
  * when none can be made. */
 static char *canonical(const char *path)
@@ -751,6 +758,12 @@ int outfile_claim(const char *path, const char *role, enum outfile_use use, stru
     if (stat(path, &st) == 0) {
         c.dev = st.st_dev;
         c.ino = st.st_ino;
+    }
+    const char *slash = strrchr(c.path, '/');
+    if (c.writes && folder.path && slash && (size_t)(slash - c.path) == strlen(folder.path)
+        && !strncmp(c.path, folder.path, (size_t)(slash - c.path)) && folder.owns(slash + 1)) {
+        free(c.path);
+        return rr_fail(e, RR_EXIT_USAGE, "%s: %s names a file of %s", path, role, folder.role);
     }
     for (int i = 0; i < n_claims; i++) {
         const struct claim *o = &claims[i];
@@ -774,6 +787,16 @@ int outfile_claim(const char *path, const char *role, enum outfile_use use, stru
     }
     claims = nc;
     claims[n_claims++] = c;
+    return 0;
+}
+
+int outfile_claim_folder(const char *dir, const char *role, bool (*owns)(const char *name), struct rr_err *e)
+{
+    free(folder.path);
+    if (!(folder.path = canonical(dir)))
+        return oom(e, dir);
+    folder.role = role;
+    folder.owns = owns;
     return 0;
 }
 

@@ -267,6 +267,21 @@ open(sys.argv[1], "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(d)) +
 "$RR" "$T/up/s.json" -f 1 -s render.mode=caustics -s render.depth_map="$T/up/d.npy" -o "$T/up/nd/../d.npy" -y -q 2> "$T/err"; s=$?
 cond up-output-is-input '[ $s -eq 2 ] && grep -q "^ripplerender: $T/up/nd/../d.npy: render.depth_map and -o name the same file\$" "$T/err" && one_line "$T/err" && (cd "$T/up" && md5sum -c --quiet "$T/up.md5") && [ ! -e "$T/up/nd" ]'
 
+# --save-state DIR's own names (state-FRAME.json and .PLANE.npy, the
+# records resume-FIRST-LAST.json, the segments part-FRAME.EXT, .resume.lock)
+# are no output's, through a link to DIR too: refused before rendering
+# (was: status 0 with -y and the output gone, removed with the segments or
+# the record, or a checkpoint replaced by the output or the manifest).
+rm -rf "$T/ck"; mkdir -p "$T/ck"; ln -s "$T/ck" "$T/cklink"
+for c in "-o $T/ck/state-000003.cur.npy" "-o $T/ck/part-000000.mp4" "--manifest $T/ck/resume-000000-000003.json" \
+         "--manifest $T/cklink/state-000003.json" "--probes $T/ck/.resume.lock"; do
+    opt=${c%% *}; path=${c#* }
+    "$RR" "$T/small.json" -f 4 --save-state "$T/ck" --state-every 2 $c -y -q -s "$PROBE" > /dev/null 2> "$T/err"; s=$?
+    cond "checkpoint-name-${path##*/}" '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: $path: $opt names a file of --save-state $T/ck (its checkpoints, resume records and segments)" ] && [ -z "$(ls -A "$T/ck")" ]'
+done
+"$RR" "$T/small.json" -f 4 --save-state "$T/ck" --state-every 2 -o "$T/ck/out.mp4" --manifest "$T/ck/state.json" -q 2> "$T/err"; s=$?
+cond checkpoint-other-names '[ $s -eq 0 ] && [ "$(frames_in "$T/ck/out.mp4")" = 4 ] && [ -s "$T/ck/state.json" ] && [ -s "$T/ck/state-000003.json" ]'
+
 # --- a 255-byte name -------------------------------------------------------------------------
 long=$(printf '%0251d' 0).npy
 "$RR" "$T/small.json" -o "$T/y/$long" -q 2> "$T/err"; s=$?
