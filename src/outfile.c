@@ -196,6 +196,12 @@ static int follow_link(const char *target, char **out, struct rr_err *e)
     *out = NULL;
     if (lstat(target, &st) == 0 && S_ISLNK(st.st_mode)) {
         char *real = realpath(target, NULL);
+        struct stat to_st;
+        /* A link the kernel follows to a file of no path (/proc/self/fd/1
+         * of a pipe or socket, "pipe:[N]"): check_real refuses it by its
+         * type, as it does a FIFO. */
+        if (!real && errno == ENOENT && stat(target, &to_st) == 0)
+            return (*out = strdup(target)) ? 0 : oom(e, target);
         if (!real) {
             int err = errno;
             char to[PATH_MAX];

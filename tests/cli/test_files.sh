@@ -120,6 +120,19 @@ cond link-written-through '[ $s -eq 0 ] && [ -L "$T/ln/link.json" ] && grep -q "
 ln -s /proc/self/fd/1 "$T/ln/stdout"
 "$RR" "$T/small.json" --hash --manifest "$T/ln/stdout" -y -q > "$T/ln/out.json" 2> "$T/err"; s=$?
 cond stdout-link-written-through '[ $s -eq 0 ] && [ -L "$T/ln/stdout" ] && grep -q "\"program\"" "$T/ln/out.json"'
+# ... onto a pipe or a socket (/proc/self/fd/1 leads to "pipe:[N]", no
+# path): not a regular file, refused as a FIFO is (was: "a symbolic link to
+# /proc/self/fd/1, which does not exist"); a socket the same way.
+"$RR" "$T/small.json" --hash --manifest "$T/ln/stdout" -y -q 2> "$T/err" | cat > /dev/null; s=$(cat "$T/err")
+cond stdout-link-pipe-refused '[ "$s" = "ripplerender: $T/ln/stdout: is not a regular file (outputs are written to a temporary file and renamed into place)" ]'
+ln -s /proc/self/fd/1 "$T/ln/stdout.npy"
+"$RR" "$T/small.json" -f 2 -o "$T/ln/stdout.npy" -q 2> "$T/err" | cat > /dev/null; s=$(cat "$T/err")
+cond stdout-link-pipe-output-refused '[ "$s" = "ripplerender: $T/ln/stdout.npy: is not a regular file (outputs are written to a temporary file and renamed into place)" ]'
+python3 -c 'import socket, subprocess, sys
+a, b = socket.socketpair()
+sys.exit(subprocess.run(sys.argv[1:], stdout=a).returncode)' \
+    "$RR" "$T/small.json" --hash --manifest "$T/ln/stdout" -y -q 2> "$T/err"; s=$?
+cond stdout-link-socket-refused '[ $s -eq 1 ] && [ "$(cat "$T/err")" = "ripplerender: $T/ln/stdout: is not a regular file (outputs are written to a temporary file and renamed into place)" ]'
 ln -s nowhere/x.npy "$T/ln/dangling.npy"
 "$RR" "$T/small.json" $LONG -o "$T/ln/dangling.npy" -y 2> "$T/err"; s=$?
 cond dangling-refused '[ $s -eq 1 ] && one_line "$T/err" && grep -q "dangling.npy: is a symbolic link to nowhere/x.npy, which does not exist" "$T/err" && [ ! -e "$T/ln/nowhere" ]'
