@@ -357,6 +357,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         return usage_error("%s: only one scene file can be given", extra);
     }
     o->scene_path = optind < argc ? argv[optind] : NULL;
+    if (o->scene_path && !strcmp(o->scene_path, "-") && o->check && !strcmp(o->check, "-"))
+        return usage_error("%s", "the scene (-) and --check - both read standard input; give one of them a file");
     return -1;
 }
 
