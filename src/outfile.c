@@ -430,8 +430,9 @@ static void lock_and_clean(const char *dir)
     outfile_release_signals(&old);
 }
 
-/* Creates ".NAME.XXXXXX.tmp" beside real (NAME cut, at a UTF-8 character's
- * start, so that the name fits NAME_MAX) by `make` (O_EXCL creation, or a
+/* Creates ".NAME.XXXXXX.tmp" beside real (NAME's stem cut, at a UTF-8
+ * character's start, so that the name fits NAME_MAX; its extension kept, so
+ * that is_our_temp knows a stale one) by `make` (O_EXCL creation, or a
  * link): returns its path (malloc'd) or NULL with errno set. */
 static char *named_temp(const char *real, int (*make)(const char *path, void *arg), void *arg)
 {
@@ -439,13 +440,20 @@ static char *named_temp(const char *real, int (*make)(const char *path, void *ar
     size_t dl = slash ? (size_t)(slash - real + 1) : 0;
     const char *base = real + dl;
     size_t extra = 2 + TEMP_RANDOM + strlen(TEMP_SUFFIX);
-    size_t bl = strlen(base);
-    if (bl + extra > NAME_MAX) {
-        bl = NAME_MAX - extra;
+    const char *dot = strrchr(base, '.');
+    const char *ext = dot && dot > base ? dot : base + strlen(base);
+    size_t el = strlen(ext);
+    if (el + 1 + extra > NAME_MAX) {   /* an extension too long to keep: cut as the rest */
+        ext += el;
+        el = 0;
+    }
+    size_t bl = (size_t)(ext - base);   /* the stem */
+    if (bl + el + extra > NAME_MAX) {
+        bl = NAME_MAX - extra - el;
         while (bl > 1 && ((unsigned char)base[bl] & 0xC0) == 0x80)
             bl--;
     }
-    size_t len = dl + bl + extra + 1;
+    size_t len = dl + bl + el + extra + 1;
     char *path = malloc(len);
     if (!path)
         return NULL;
@@ -461,7 +469,7 @@ static char *named_temp(const char *real, int (*make)(const char *path, void *ar
             r[i] = chars[(x >> 33) % (sizeof chars - 1)];
         }
         r[TEMP_RANDOM] = '\0';
-        snprintf(path, len, "%.*s.%.*s.%s" TEMP_SUFFIX, (int)dl, real, (int)bl, base, r);
+        snprintf(path, len, "%.*s.%.*s%s.%s" TEMP_SUFFIX, (int)dl, real, (int)bl, base, ext, r);
         if (make(path, arg) == 0)
             return path;
         if (errno != EEXIST)

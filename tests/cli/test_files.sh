@@ -55,15 +55,27 @@ rm -rf "$T/kill"; mkdir -p "$T/kill"
 "$RR" "$T/small.json" $LONG -o "$T/kill/a.mkv" 2> "$T/err" & pid=$!
 writing $pid "$T/kill"; kill -KILL $pid; wait $pid 2>/dev/null
 cond sigkill-video-no-temp '[ -z "$(ls -A "$T/kill")" ]'
-"$RR" "$T/small.json" $LONG -o "$T/kill/f%06d.png" 2> "$T/err" & pid=$!
-# Killed once a frame's named temporary file is there (at most 120 s), the stale file the next run must remove.
-k=0; while [ -z "$(find "$T/kill" -name '.*.tmp')" ] && [ $k -lt 1200 ] && kill -0 $pid 2> /dev/null; do
-    sleep 0.1; k=$((k + 1))
-done
-kill -KILL $pid; wait $pid 2>/dev/null
-n=$(find "$T/kill" -name '.*.tmp' | wc -l)
-"$RR" "$T/small.json" -f 2 -o "$T/kill/f%06d.png" -q 2> "$T/err"; s=$?
+# killed_stale DIR PATTERN: a long PNG run into DIR/PATTERN killed once a
+# frame's named temporary file is there (at most 120 s); $n: the stale
+# temporaries of our form it left, which the next run into DIR must remove.
+killed_stale() {
+    "$RR" "$T/small.json" $LONG -o "$1/$2" 2> "$T/err" & pid=$!
+    k=0; while [ -z "$(find "$1" -name '.*.tmp')" ] && [ $k -lt 1200 ] && kill -0 $pid 2> /dev/null; do
+        sleep 0.1; k=$((k + 1))
+    done
+    kill -KILL $pid; wait $pid 2>/dev/null
+    n=$(find "$1" -name '.*.png.??????.tmp' | wc -l)
+    "$RR" "$T/small.json" -f 2 -o "$1/$2" -q 2> "$T/err"; s=$?
+}
+killed_stale "$T/kill" 'f%06d.png'
 cond sigkill-stale-temps-cleaned '[ $s -eq 0 ] && [ "$n" -gt 0 ] && no_temps "$T/kill" && [ "$(ls "$T/kill" | wc -l)" -eq 2 ]'
+# ... with a name so long that the temporary's must be cut (250 bytes of
+# two-byte letters and a number): the cut keeps the extension, so the next
+# run still knows the stale file for its own (was: cut at the end, ".png"
+# lost, left for good).
+rm -rf "$T/klong"; mkdir -p "$T/klong"
+killed_stale "$T/klong" "$(printf 'é%.0s' $(seq 120))%06d.png"
+cond sigkill-long-name-stale-temps-cleaned '[ $s -eq 0 ] && [ "$n" -gt 0 ] && no_temps "$T/klong" && [ "$(ls "$T/klong" | wc -l)" -eq 2 ]'
 echo keep > "$T/kill/.x.tmp"; echo keep > "$T/kill/.a.mkv.ABCDEF.tmp.bak"; echo keep > "$T/kill/.notes.ABCDEF.tmp"
 echo stale > "$T/kill/.c.npy.ABCDEF.tmp"
 "$RR" "$T/small.json" -f 2 -o "$T/kill/b.mkv" -q
