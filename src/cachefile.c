@@ -118,10 +118,9 @@ static int make_parents(const char *path)
     return 0;
 }
 
-/* How old a temporary of another host, or of the older form (NAME, a dot
- * and mkostemp's six characters: no host, no process), must be to be taken for abandoned: a write takes
- * milliseconds; a day leaves room for the clocks of farm nodes sharing the
- * folder over NFS (a file's time there is the server's). */
+/* How old a temporary of another host must be to be taken for abandoned: a
+ * write takes milliseconds; a day leaves room for the clocks of farm nodes
+ * sharing the folder over NFS (a file's time there is the server's). */
 #define STALE_SECONDS (24L * 60 * 60)
 
 /* Whether s is the six letters and digits mkostemp puts in place of its
@@ -147,16 +146,14 @@ static void host_name(char *out, size_t n)
  * `base` (its last component) that no write will rename: BASE.tmp-PID-HOST-
  * and mkostemp's six characters (cachefile_write's) of this host whose
  * process is gone (however old, a live one's is kept), or of another host
- * and a day old; or BASE, a dot and the six characters (the older form), a
- * day old. */
+ * and a day old. BASE, a dot and six letters (the form older versions
+ * wrote) is never taken: "tuner-....txt.backup" is as likely a user's. */
 static bool abandoned(const char *name, const char *base, size_t blen, const char *host, time_t mtime, time_t now)
 {
     if (strncmp(name, base, blen) || name[blen] != '.')
         return false;
     const char *r = name + blen + 1;
     const bool old = now - mtime > STALE_SECONDS;
-    if (temp_letters(r))
-        return old;
     if (strncmp(r, "tmp-", 4) || r[4] < '0' || r[4] > '9')
         return false;
     char *end;

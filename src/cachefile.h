@@ -50,8 +50,9 @@ long cachefile_read(const char *path, char *buf, size_t max, char *why, size_t w
  * named PATH.tmp-PID-HOST-XXXXXX; one that a SIGKILL or a crash left is
  * removed by a later read or write of the same file once it is provably
  * abandoned: of this host and its process gone, or of another host (farm
- * nodes sharing the folder over NFS) or of the older form PATH.XXXXXX and a
- * day old. Nothing else in the folder is touched. A SIGXFSZ the write
+ * nodes sharing the folder over NFS) and a day old. Nothing else in the
+ * folder is touched (not PATH.XXXXXX, older versions' form, which a user's
+ * PATH.backup matches). A SIGXFSZ the write
  * raises (ulimit -f) is the cache's, not the run's: it is taken and
  * dropped. Returns 0, or -1 with errno set (the temporary removed). */
 int cachefile_write(const char *path, const void *data, size_t len);

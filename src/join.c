@@ -3,6 +3,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <signal.h>
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/pixdesc.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "outfile.h"
 #include "rr_err.h"
@@ -26,6 +28,51 @@ static const char join_usage[] =
     "  -y, --overwrite     replace an existing output\n"
     "  -h, --help          this text\n"
     "PNG sequences need no join; GIFs cannot be joined without re-quantising (docs/farm.md).\n";
+
+/* The output, for the stop signals' line. */
+static const char *join_out;
+
+/* A stop signal: a join has nothing to finish, so it ends at once, its
+ * temporary file and the folders made for OUT removed (outfile_remove_temps,
+ * async-signal-safe), with one line and status 130, as a run does. */
+static void join_on_signal(int sig)
+{
+    (void)sig;
+    static const char pre[] = "ripplerender: join: interrupted; ", post[] = " not written\n";
+    outfile_remove_temps();
+    ssize_t w = write(STDERR_FILENO, pre, sizeof pre - 1);
+    w = write(STDERR_FILENO, join_out, strlen(join_out));
+    w = write(STDERR_FILENO, post, sizeof post - 1);
+    (void)w;
+    _exit(RR_EXIT_INTERRUPTED);
+}
+
+/* Installs join_on_signal for the stop signals (out: the output named in its
+ * line), and ignores SIGXFSZ, so that a file size limit is an EFBIG write
+ * error with its one line. */
+static void join_signals(const char *out)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = join_on_signal;
+    sigemptyset(&sa.sa_mask);
+    join_out = out;
+    for (int i = 0; i < outfile_n_stop_signals; i++)
+        sigaction(outfile_stop_signals[i], &sa, NULL);
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+/* Commits the joined file; under `ripplerender join` (join_out set), with
+ * the stop signals held until the exit: once it is in place, the join is
+ * done (or fails with its own line). A run's join of its segments
+ * (resume_complete) is under the run's handler. */
+static int join_commit(struct outfile *of, struct rr_err *e)
+{
+    sigset_t old;
+    if (join_out)
+        outfile_hold_signals(&old);
+    return outfile_commit(of, e);
+}
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -156,9 +203,9 @@ static int check_follows(long a_first, long a_last, const char *a, long b_first,
                    a, a_first, a_last, b, b_first, b_last, b_last <= a_first ? " or are out of order" : "");
 }
 
-/* Copies p's packets to oc; with delay >= 0, their decoding timestamps are
- * made anew (struct part's dts_missing). */
-static int copy_packets(struct part *p, AVFormatContext *oc, long delay, struct rr_err *e)
+/* Copies p's packets to oc (the file out); with delay >= 0, their decoding
+ * timestamps are made anew (struct part's dts_missing). */
+static int copy_packets(struct part *p, AVFormatContext *oc, const char *out, long delay, struct rr_err *e)
 {
     AVPacket *pkt = av_packet_alloc();
     if (!pkt)
@@ -174,7 +221,7 @@ static int copy_packets(struct part *p, AVFormatContext *oc, long delay, struct 
         av_packet_rescale_ts(pkt, p->st->time_base, oc->streams[0]->time_base);
         if ((err = av_interleaved_write_frame(oc, pkt)) < 0) {
             av_packet_free(&pkt);
-            return av_fail(e, p->path, "cannot copy its frames", err);
+            return av_fail(e, out, "cannot write", err);   /* the output's error (a full disk) */
         }
     }
     av_packet_free(&pkt);
@@ -247,7 +294,7 @@ int join_videos(const char *const *in, int n, const char *out, bool overwrite, s
             delay = p[i].delay;
     }
     for (int i = 0; i < n; i++) {
-        if ((i > 0 && open_part(&p[i], e) < 0) || copy_packets(&p[i], oc, remake_dts ? delay : -1, e) < 0)
+        if ((i > 0 && open_part(&p[i], e) < 0) || copy_packets(&p[i], oc, out, remake_dts ? delay : -1, e) < 0)
             goto end;
         if (i > 0)
             avformat_close_input(&p[i].ic);
@@ -256,7 +303,7 @@ int join_videos(const char *const *in, int n, const char *out, bool overwrite, s
         av_fail(e, out, "cannot write", err);
         goto end;
     }
-    ret = outfile_commit(&of, e);
+    ret = join_commit(&of, e);
 end:
     if (oc) {
         avio_closep(&oc->pb);
@@ -330,7 +377,7 @@ int join_hash_lists(const char *const *in, int n, const char *out, bool overwrit
         rr_fail(e, RR_EXIT_RUNTIME, "%s: write failed: %s", out, strerror(errno));
         goto end;
     }
-    rc = outfile_commit(&of, e);
+    rc = join_commit(&of, e);
 end:
     if (o)
         fclose(o);
@@ -476,7 +523,7 @@ static int join_manifests(const char **in, int n, const char *out, bool overwrit
         rr_fail(e, RR_EXIT_RUNTIME, "%s: write failed: %s", out, strerror(errno));
         goto end;
     }
-    ret = outfile_commit(&of, e);
+    ret = join_commit(&of, e);
 end:
     outfile_abort(&of);
     free(text);
@@ -537,6 +584,8 @@ int join_main(int argc, char **argv)
     if (!e.status && outfile_claim(out, "-o", OUTFILE_WRITES, &e) == 0)
         for (int i = 0; i < n && !e.status; i++)
             outfile_claim(in[i], in[i], OUTFILE_READS, &e);
+    if (!e.status)
+        join_signals(out);
     if (!e.status)
         (manifests ? join_manifests(in, n, out, overwrite, argc, argv, &e)
                    : join_videos(in, n, out, overwrite, &e));

@@ -157,11 +157,9 @@ static void on_signal(int sig)
 }
 
 /* Installs on_signal for the stop signals (SA_RESTART: a write to a pipe is
- * not cut short). Ignores SIGPIPE, so that a reader of standard output that
- * goes away is an EPIPE the frame loop treats as an interruption, and
- * SIGXFSZ, so that a file-size limit (ulimit -f) is an EFBIG write error: the
- * run fails with one line (exit 1) and removes its temporaries. */
-static void install_signals(void)
+ * not cut short), before the scene is read: a wait for its writer ends with
+ * one line and status 130 (scene_load). */
+static void install_stop_signals(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -171,6 +169,14 @@ static void install_signals(void)
     main_thread = pthread_self();
     for (int i = 0; i < outfile_n_stop_signals; i++)
         sigaction(outfile_stop_signals[i], &sa, NULL);
+}
+
+/* Ignores SIGPIPE, so that a reader of standard output that goes away is an
+ * EPIPE the frame loop treats as an interruption, and SIGXFSZ, so that a
+ * file-size limit (ulimit -f) is an EFBIG write error: the run fails with
+ * one line (exit 1) and removes its temporaries. */
+static void install_signals(void)
+{
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
 }
@@ -351,6 +357,8 @@ static int parse_options(int argc, char **argv, struct options *o)
         return usage_error("%s: only one scene file can be given", extra);
     }
     o->scene_path = optind < argc ? argv[optind] : NULL;
+    if (o->scene_path && !strcmp(o->scene_path, "-") && o->check && !strcmp(o->check, "-"))
+        return usage_error("%s", "the scene (-) and --check - both read standard input; give one of them a file");
     return -1;
 }
 
@@ -614,6 +622,11 @@ static int claim_files(const struct run *r, const struct options *o, bool writes
 {
     const struct scene *sc = &r->sc;
     char role[64];
+    static char folder_role[4200];
+    snprintf(folder_role, sizeof folder_role, "--save-state %s (its checkpoints, resume records and segments)",
+             o->farm.save_dir ? o->farm.save_dir : "");
+    if (o->farm.save_dir && outfile_claim_folder(o->farm.save_dir, folder_role, resume_dir_owns, e) < 0)
+        return -1;
     if (o->scene_path && strcmp(o->scene_path, "-")
         && outfile_claim(o->scene_path, "the scene", OUTFILE_READS, e) < 0)
         return -1;
@@ -897,6 +910,7 @@ int main(int argc, char **argv)
     sink_capture_library_log();
 
     status = RR_EXIT_OK;
+    install_stop_signals();
     const struct scene_preset *preset = o.preset ? scene_preset_find(o.preset, &e) : NULL;
     if ((o.preset && !preset) || scene_load_preset(&r.sc, preset, o.scene_path, o.sets, o.n_sets, &e) < 0) {
         status = fail(&e);
@@ -925,7 +939,7 @@ int main(int argc, char **argv)
         goto end;
     }
     bool writes_output = !o.validate && (o.output || !(o.hash || o.check));
-    install_signals();   /* before the first temporary file exists */
+    install_signals();   /* before the first output is opened */
     if (run_setup(&r, &o, argc, writes_output, &e) < 0) {
         locate(&r, &o, &e);
         status = fail(&e);

@@ -196,6 +196,12 @@ static int follow_link(const char *target, char **out, struct rr_err *e)
     *out = NULL;
     if (lstat(target, &st) == 0 && S_ISLNK(st.st_mode)) {
         char *real = realpath(target, NULL);
+        struct stat to_st;
+        /* A link the kernel follows to a file of no path (/proc/self/fd/1
+         * of a pipe or socket, "pipe:[N]"): check_real refuses it by its
+         * type, as it does a FIFO. */
+        if (!real && errno == ENOENT && stat(target, &to_st) == 0)
+            return (*out = strdup(target)) ? 0 : oom(e, target);
         if (!real) {
             int err = errno;
             char to[PATH_MAX];
@@ -424,8 +430,9 @@ static void lock_and_clean(const char *dir)
     outfile_release_signals(&old);
 }
 
-/* Creates ".NAME.XXXXXX.tmp" beside real (NAME cut, at a UTF-8 character's
- * start, so that the name fits NAME_MAX) by `make` (O_EXCL creation, or a
+/* Creates ".NAME.XXXXXX.tmp" beside real (NAME's stem cut, at a UTF-8
+ * character's start, so that the name fits NAME_MAX; its extension kept, so
+ * that is_our_temp knows a stale one) by `make` (O_EXCL creation, or a
  * link): returns its path (malloc'd) or NULL with errno set. */
 static char *named_temp(const char *real, int (*make)(const char *path, void *arg), void *arg)
 {
@@ -433,13 +440,20 @@ static char *named_temp(const char *real, int (*make)(const char *path, void *ar
     size_t dl = slash ? (size_t)(slash - real + 1) : 0;
     const char *base = real + dl;
     size_t extra = 2 + TEMP_RANDOM + strlen(TEMP_SUFFIX);
-    size_t bl = strlen(base);
-    if (bl + extra > NAME_MAX) {
-        bl = NAME_MAX - extra;
+    const char *dot = strrchr(base, '.');
+    const char *ext = dot && dot > base ? dot : base + strlen(base);
+    size_t el = strlen(ext);
+    if (el + 1 + extra > NAME_MAX) {   /* an extension too long to keep: cut as the rest */
+        ext += el;
+        el = 0;
+    }
+    size_t bl = (size_t)(ext - base);   /* the stem */
+    if (bl + el + extra > NAME_MAX) {
+        bl = NAME_MAX - extra - el;
         while (bl > 1 && ((unsigned char)base[bl] & 0xC0) == 0x80)
             bl--;
     }
-    size_t len = dl + bl + extra + 1;
+    size_t len = dl + bl + el + extra + 1;
     char *path = malloc(len);
     if (!path)
         return NULL;
@@ -455,7 +469,7 @@ static char *named_temp(const char *real, int (*make)(const char *path, void *ar
             r[i] = chars[(x >> 33) % (sizeof chars - 1)];
         }
         r[TEMP_RANDOM] = '\0';
-        snprintf(path, len, "%.*s.%.*s.%s" TEMP_SUFFIX, (int)dl, real, (int)bl, base, r);
+        snprintf(path, len, "%.*s.%.*s%s.%s" TEMP_SUFFIX, (int)dl, real, (int)bl, base, ext, r);
         if (make(path, arg) == 0)
             return path;
         if (errno != EEXIST)
@@ -734,6 +748,13 @@ struct claim {
 static struct claim *claims;
 static int n_claims;
 
+/* The folder whose names of a form are the run's own (outfile_claim_folder). */
+static struct {
+    char *path;   /* absolute (canonical), NULL for none */
+    const char *role;
+    bool (*owns)(const char *name);
+} folder;
+
 /* An absolute form of path (outfile_target_path), malloc'd; path itself
  * when none can be made. */
 static char *canonical(const char *path)
@@ -751,6 +772,12 @@ int outfile_claim(const char *path, const char *role, enum outfile_use use, stru
     if (stat(path, &st) == 0) {
         c.dev = st.st_dev;
         c.ino = st.st_ino;
+    }
+    const char *slash = strrchr(c.path, '/');
+    if (c.writes && folder.path && slash && (size_t)(slash - c.path) == strlen(folder.path)
+        && !strncmp(c.path, folder.path, (size_t)(slash - c.path)) && folder.owns(slash + 1)) {
+        free(c.path);
+        return rr_fail(e, RR_EXIT_USAGE, "%s: %s names a file of %s", path, role, folder.role);
     }
     for (int i = 0; i < n_claims; i++) {
         const struct claim *o = &claims[i];
@@ -774,6 +801,16 @@ int outfile_claim(const char *path, const char *role, enum outfile_use use, stru
     }
     claims = nc;
     claims[n_claims++] = c;
+    return 0;
+}
+
+int outfile_claim_folder(const char *dir, const char *role, bool (*owns)(const char *name), struct rr_err *e)
+{
+    free(folder.path);
+    if (!(folder.path = canonical(dir)))
+        return oom(e, dir);
+    folder.role = role;
+    folder.owns = owns;
     return 0;
 }
 

@@ -155,6 +155,13 @@ enum outfile_use {
  * or the same inode). Returns 0, or -1 with e filled. */
 int outfile_claim(const char *path, const char *role, enum outfile_use use, struct rr_err *e);
 
+/* Records the folder dir, a name in which that `owns` accepts (its last
+ * component) is a file the run makes itself (--save-state DIR's checkpoints
+ * and records): a later claim of an output of such a name there, through
+ * links too, is refused with RR_EXIT_USAGE and one line naming `role`. One
+ * folder; claimed before the outputs. Returns 0, or -1 with e filled. */
+int outfile_claim_folder(const char *dir, const char *role, bool (*owns)(const char *name), struct rr_err *e);
+
 /* Refuses an output path that a scene file chose (output.path): it must be
  * relative and not climb out of the current folder (no ".." component), as
  * a downloaded scene must not write elsewhere; -o lifts it. RR_EXIT_USAGE. */

@@ -326,19 +326,46 @@ static long frame_of(const struct resume *r, const char *name, const char *prefi
     return end - (name + n + 1) >= 6 && *end == '.' && k >= r->first && k <= r->last ? k : -1;
 }
 
-/* Removes the range's segment files in DIR (part-K.EXT, K in the range)
- * that the record does not keep: a segment written after the last
- * checkpoint, or by a render that started over. Other ranges' (a farm's
- * chunks sharing DIR) are left alone. */
+/* The end of "PREFIX-K" at name's start (K of at least six digits), or NULL. */
+static const char *after_number(const char *name, const char *prefix)
+{
+    size_t n = strlen(prefix), d = 0;
+    if (strncmp(name, prefix, n) || name[n] != '-')
+        return NULL;
+    while (name[n + 1 + d] >= '0' && name[n + 1 + d] <= '9')
+        d++;
+    return d >= 6 ? name + n + 1 + d : NULL;
+}
+
+bool resume_dir_owns(const char *name)
+{
+    const char *s = after_number(name, "state"), *r = after_number(name, "resume"), *p = after_number(name, "part");
+    const size_t sl = s ? strlen(s) : 0;
+    r = r && *r == '-' ? after_number(r, "") : NULL;
+    return !strcmp(name, ".resume.lock") || (p && *p == '.') || (r && !strcmp(r, ".json"))
+           || (s && (!strcmp(s, ".json")
+                     || (sl > 5 && *s == '.' && strchr(s + 1, '.') == s + sl - 4 && !strcmp(s + sl - 4, ".npy"))));
+}
+
+/* Removes the range's segment files in DIR (part-K.EXT, K in the range,
+ * EXT the output's: a segment of this run's kind, a regular file) that the
+ * record does not keep: a segment written after the last checkpoint, or by a
+ * render that started over. Other ranges' (a farm's chunks sharing DIR) and
+ * other names (a user's part-K.txt) are left alone. */
 static void remove_stray_segments(const struct resume *r)
 {
+    if (r->kind != KIND_SEGMENTS)
+        return;
     DIR *d = opendir(r->dir);
     if (!d)
         return;
+    const char *ext = extension(r->sc->output.path);
     const struct dirent *de;
     while ((de = readdir(d))) {
         const char *n = de->d_name;
-        if (frame_of(r, n, "part") < 0)
+        struct stat st;
+        if (frame_of(r, n, "part") < 0 || strcmp(strchr(n, '.') + 1, ext)
+            || fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
             continue;
         bool kept = false;
         for (int i = 0; i < r->n_segs && !kept; i++)

@@ -78,6 +78,13 @@ bool resume_ours(const struct resume *r);
 /* Whether the run keeps a record, so that --resume can continue it. */
 bool resume_kept(const struct resume *r);
 
+/* Whether name (a file name, no folder) is one of the forms --save-state DIR
+ * holds the run's own files under: state-K.json and state-K.PLANE.npy (the
+ * checkpoints, state.c), resume-K-K.json (the records), part-K.EXT (the
+ * segments), K of at least six digits, and .resume.lock; for
+ * outfile_claim_folder, so that no output is written over one. */
+bool resume_dir_owns(const char *name);
+
 /* Records the frames the interrupted render finished into the manifest. */
 void resume_manifest(const struct resume *r, struct manifest *m);
 

@@ -7,13 +7,16 @@
 
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "budget.h"
+#include "outfile.h"
 #include "render.h"
 #include "solver.h"
 
@@ -337,6 +340,21 @@ static bool node_path(const cJSON *node, const cJSON *target, const char *path, 
 /* Reads all of f into a NUL-terminated buffer, at most RR_SCENE_MAX_BYTES + 1
  * bytes (so that /dev/zero ends at once). Returns NULL with errno set (EFBIG
  * when there is more). */
+/* read(2) of fd; a pipe, FIFO or terminal is first waited on with poll,
+ * which a stop signal's handler cuts short (EINTR), where a read would be
+ * restarted after it (SA_RESTART): SIGTERM ends a wait for a writer that
+ * stalls. */
+static ssize_t read_some(int fd, char *buf, size_t n)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (poll(&p, 1, -1) < 0)
+            return -1;
+    }
+    return read(fd, buf, n);
+}
+
 static char *read_all(FILE *f, size_t *len)
 {
     size_t cap = 4096, n = 0;
@@ -357,22 +375,22 @@ static char *read_all(FILE *f, size_t *len)
         size_t want = cap - n - 1;
         if (want > RR_SCENE_MAX_BYTES + 1 - n)
             want = RR_SCENE_MAX_BYTES + 1 - n;
-        size_t got = fread(buf + n, 1, want, f);
+        ssize_t r = read_some(fileno(f), buf + n, want);
+        if (r < 0) {
+            int err = errno;
+            free(buf);
+            errno = err;
+            return NULL;
+        }
+        size_t got = (size_t)r;
         n += got;
         if (n > RR_SCENE_MAX_BYTES) {
             free(buf);
             errno = EFBIG;
             return NULL;
         }
-        if (got == 0) {
-            if (ferror(f)) {
-                int err = errno ? errno : EIO;
-                free(buf);
-                errno = err;
-                return NULL;
-            }
+        if (got == 0)
             break;
-        }
     }
     buf[n] = '\0';
     *len = n;
@@ -637,14 +655,15 @@ int scene_load_preset(struct scene *sc, const struct scene_preset *preset, const
 
     memset(sc, 0, sizeof *sc);
     if (path) {
-        FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-        if (!f)
-            return rr_fail(e, RR_EXIT_USAGE, "%s: cannot read: %s", ld.name, strerror(errno));
-        text = read_all(f, &len);
+        FILE *f = strcmp(path, "-") ? outfile_fopen_input(path, false) : stdin;
+        text = f ? read_all(f, &len) : NULL;
         int err = errno;
-        if (f != stdin)
+        if (f && f != stdin)
             fclose(f);
         if (!text) {
+            if (err == EINTR)
+                return rr_fail(e, RR_EXIT_INTERRUPTED, "interrupted before the first frame (waiting for the writer "
+                               "of %s); nothing written", ld.name);
             if (err == ENOMEM)
                 return oom(&ld);
             if (err == EFBIG)

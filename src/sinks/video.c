@@ -368,11 +368,14 @@ static int video_settings(const AVCodec *c, const struct output_config *o, const
         return rr_fail(e, RR_EXIT_USAGE,
                        "output.codec: libx265 needs a picture of at least 64 x 64 pixels, got %d x %d "
                        "(set render.width and render.height, or another codec)", p->width, p->height);
-    /* x265 takes a crf up to 51 only (its open fails above: "Valid quality
-     * based range"); the scene's range is every encoder's, up to 63. */
-    if (x265 && o->crf > 51)
-        return rr_fail(e, RR_EXIT_USAGE, "output.crf: libx265's crf option takes 0 to 51, got %d", o->crf);
-    if (x265 || x264 || !strcmp(c->name, "libx264rgb")) {
+    /* x265 and x264 take a crf up to 51 only (x265's open fails above:
+     * "Valid quality based range"; x264 clips it to 51, silently, and its
+     * libavcodec option takes any float); the scene's range is every
+     * encoder's, up to 63. */
+    const bool x26x = x265 || x264 || !strcmp(c->name, "libx264rgb");
+    if (x26x && o->crf > 51)
+        return rr_fail(e, RR_EXIT_USAGE, "output.crf: %s's crf option takes 0 to 51, got %d", c->name, o->crf);
+    if (x26x) {
         /* x264's and x265's presets (x264_preset_names, x265_preset_names):
          * a string option, which libavcodec passes on unchecked */
         static const char *const presets[] = { "ultrafast", "superfast", "veryfast", "faster", "fast", "medium",

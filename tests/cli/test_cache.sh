@@ -226,4 +226,10 @@ sh -c 'exit 0' & gone=$!; wait $gone
 printf 'half' > "$F.tmp-$gone-$(uname -n)-AbC123"
 run swept -j 1
 check stale-temporary-removed only_file
+# A user's copy beside it, NAME.backup (the older NAME.XXXXXX form of
+# temporaries: six letters), however old, is not the run's to remove.
+printf 'mine' > "$F.backup"
+touch -d '30 days ago' "$F.backup"
+run backup-kept -j 1
+check backup-kept [ "$(cat "$F.backup")" = mine ]
 finish

@@ -55,15 +55,27 @@ rm -rf "$T/kill"; mkdir -p "$T/kill"
 "$RR" "$T/small.json" $LONG -o "$T/kill/a.mkv" 2> "$T/err" & pid=$!
 writing $pid "$T/kill"; kill -KILL $pid; wait $pid 2>/dev/null
 cond sigkill-video-no-temp '[ -z "$(ls -A "$T/kill")" ]'
-"$RR" "$T/small.json" $LONG -o "$T/kill/f%06d.png" 2> "$T/err" & pid=$!
-# Killed once a frame's named temporary file is there (at most 120 s), the stale file the next run must remove.
-k=0; while [ -z "$(find "$T/kill" -name '.*.tmp')" ] && [ $k -lt 1200 ] && kill -0 $pid 2> /dev/null; do
-    sleep 0.1; k=$((k + 1))
-done
-kill -KILL $pid; wait $pid 2>/dev/null
-n=$(find "$T/kill" -name '.*.tmp' | wc -l)
-"$RR" "$T/small.json" -f 2 -o "$T/kill/f%06d.png" -q 2> "$T/err"; s=$?
+# killed_stale DIR PATTERN: a long PNG run into DIR/PATTERN killed once a
+# frame's named temporary file is there (at most 120 s); $n: the stale
+# temporaries of our form it left, which the next run into DIR must remove.
+killed_stale() {
+    "$RR" "$T/small.json" $LONG -o "$1/$2" 2> "$T/err" & pid=$!
+    k=0; while [ -z "$(find "$1" -name '.*.tmp')" ] && [ $k -lt 1200 ] && kill -0 $pid 2> /dev/null; do
+        sleep 0.1; k=$((k + 1))
+    done
+    kill -KILL $pid; wait $pid 2>/dev/null
+    n=$(find "$1" -name '.*.png.??????.tmp' | wc -l)
+    "$RR" "$T/small.json" -f 2 -o "$1/$2" -q 2> "$T/err"; s=$?
+}
+killed_stale "$T/kill" 'f%06d.png'
 cond sigkill-stale-temps-cleaned '[ $s -eq 0 ] && [ "$n" -gt 0 ] && no_temps "$T/kill" && [ "$(ls "$T/kill" | wc -l)" -eq 2 ]'
+# ... with a name so long that the temporary's must be cut (250 bytes of
+# two-byte letters and a number): the cut keeps the extension, so the next
+# run still knows the stale file for its own (was: cut at the end, ".png"
+# lost, left for good).
+rm -rf "$T/klong"; mkdir -p "$T/klong"
+killed_stale "$T/klong" "$(printf 'é%.0s' $(seq 120))%06d.png"
+cond sigkill-long-name-stale-temps-cleaned '[ $s -eq 0 ] && [ "$n" -gt 0 ] && no_temps "$T/klong" && [ "$(ls "$T/klong" | wc -l)" -eq 2 ]'
 echo keep > "$T/kill/.x.tmp"; echo keep > "$T/kill/.a.mkv.ABCDEF.tmp.bak"; echo keep > "$T/kill/.notes.ABCDEF.tmp"
 echo stale > "$T/kill/.c.npy.ABCDEF.tmp"
 "$RR" "$T/small.json" -f 2 -o "$T/kill/b.mkv" -q
@@ -120,6 +132,19 @@ cond link-written-through '[ $s -eq 0 ] && [ -L "$T/ln/link.json" ] && grep -q "
 ln -s /proc/self/fd/1 "$T/ln/stdout"
 "$RR" "$T/small.json" --hash --manifest "$T/ln/stdout" -y -q > "$T/ln/out.json" 2> "$T/err"; s=$?
 cond stdout-link-written-through '[ $s -eq 0 ] && [ -L "$T/ln/stdout" ] && grep -q "\"program\"" "$T/ln/out.json"'
+# ... onto a pipe or a socket (/proc/self/fd/1 leads to "pipe:[N]", no
+# path): not a regular file, refused as a FIFO is (was: "a symbolic link to
+# /proc/self/fd/1, which does not exist"); a socket the same way.
+"$RR" "$T/small.json" --hash --manifest "$T/ln/stdout" -y -q 2> "$T/err" | cat > /dev/null; s=$(cat "$T/err")
+cond stdout-link-pipe-refused '[ "$s" = "ripplerender: $T/ln/stdout: is not a regular file (outputs are written to a temporary file and renamed into place)" ]'
+ln -s /proc/self/fd/1 "$T/ln/stdout.npy"
+"$RR" "$T/small.json" -f 2 -o "$T/ln/stdout.npy" -q 2> "$T/err" | cat > /dev/null; s=$(cat "$T/err")
+cond stdout-link-pipe-output-refused '[ "$s" = "ripplerender: $T/ln/stdout.npy: is not a regular file (outputs are written to a temporary file and renamed into place)" ]'
+python3 -c 'import socket, subprocess, sys
+a, b = socket.socketpair()
+sys.exit(subprocess.run(sys.argv[1:], stdout=a).returncode)' \
+    "$RR" "$T/small.json" --hash --manifest "$T/ln/stdout" -y -q 2> "$T/err"; s=$?
+cond stdout-link-socket-refused '[ $s -eq 1 ] && [ "$(cat "$T/err")" = "ripplerender: $T/ln/stdout: is not a regular file (outputs are written to a temporary file and renamed into place)" ]'
 ln -s nowhere/x.npy "$T/ln/dangling.npy"
 "$RR" "$T/small.json" $LONG -o "$T/ln/dangling.npy" -y 2> "$T/err"; s=$?
 cond dangling-refused '[ $s -eq 1 ] && one_line "$T/err" && grep -q "dangling.npy: is a symbolic link to nowhere/x.npy, which does not exist" "$T/err" && [ ! -e "$T/ln/nowhere" ]'
@@ -266,6 +291,21 @@ open(sys.argv[1], "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(d)) +
 (cd "$T/up" && md5sum d.npy) >> "$T/up.md5"
 "$RR" "$T/up/s.json" -f 1 -s render.mode=caustics -s render.depth_map="$T/up/d.npy" -o "$T/up/nd/../d.npy" -y -q 2> "$T/err"; s=$?
 cond up-output-is-input '[ $s -eq 2 ] && grep -q "^ripplerender: $T/up/nd/../d.npy: render.depth_map and -o name the same file\$" "$T/err" && one_line "$T/err" && (cd "$T/up" && md5sum -c --quiet "$T/up.md5") && [ ! -e "$T/up/nd" ]'
+
+# --save-state DIR's own names (state-FRAME.json and .PLANE.npy, the
+# records resume-FIRST-LAST.json, the segments part-FRAME.EXT, .resume.lock)
+# are no output's, through a link to DIR too: refused before rendering
+# (was: status 0 with -y and the output gone, removed with the segments or
+# the record, or a checkpoint replaced by the output or the manifest).
+rm -rf "$T/ck"; mkdir -p "$T/ck"; ln -s "$T/ck" "$T/cklink"
+for c in "-o $T/ck/state-000003.cur.npy" "-o $T/ck/part-000000.mp4" "--manifest $T/ck/resume-000000-000003.json" \
+         "--manifest $T/cklink/state-000003.json" "--probes $T/ck/.resume.lock"; do
+    opt=${c%% *}; path=${c#* }
+    "$RR" "$T/small.json" -f 4 --save-state "$T/ck" --state-every 2 $c -y -q -s "$PROBE" > /dev/null 2> "$T/err"; s=$?
+    cond "checkpoint-name-${path##*/}" '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: $path: $opt names a file of --save-state $T/ck (its checkpoints, resume records and segments)" ] && [ -z "$(ls -A "$T/ck")" ]'
+done
+"$RR" "$T/small.json" -f 4 --save-state "$T/ck" --state-every 2 -o "$T/ck/out.mp4" --manifest "$T/ck/state.json" -q 2> "$T/err"; s=$?
+cond checkpoint-other-names '[ $s -eq 0 ] && [ "$(frames_in "$T/ck/out.mp4")" = 4 ] && [ -s "$T/ck/state.json" ] && [ -s "$T/ck/state-000003.json" ]'
 
 # --- a 255-byte name -------------------------------------------------------------------------
 long=$(printf '%0251d' 0).npy

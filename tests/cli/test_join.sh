@@ -125,4 +125,19 @@ refuse manifest-scene 2 "join: p0.json and other.json were rendered from differe
 refuse manifest-exists 1 "j.json: already exists (use -y to replace it)" p0.json p1.json p2.json -o j.json
 echo '{' > bad.json
 refuse manifest-junk 2 "bad.json: not JSON: not a ripplerender manifest" bad.json -o out.json
+
+# A stop signal while the packets are copied (parts of 90 MB of raw video:
+# the copy takes a while), and a file size limit: one line, nothing left, not
+# the folders made for OUT either, as a run (was: status 143 or 153, no word,
+# the folders left).
+for r in 0-29 30-59; do
+    "$RR" s.json -o big$r.mov -s output.codec=rawvideo -s grid.width=1024 -s grid.height=1024 -s time.frames=60 --range $r -q
+done
+"$RR" join big0-29.mov big30-59.mov -o gone/here/big.mov 2> err & pid=$!
+k=0; while [ ! -d gone/here ] && [ $k -lt 200 ] && kill -0 $pid 2> /dev/null; do sleep 0.01; k=$((k + 1)); done
+kill -TERM $pid; wait $pid; s=$?
+cond join-sigterm '[ $s -eq 130 ] && [ "$(cat err)" = "ripplerender: join: interrupted; gone/here/big.mov not written" ] && [ ! -e gone ]'
+(ulimit -f 1000; "$RR" join big0-29.mov big30-59.mov -o gone/here/big.mov 2> err); s=$?
+cond join-file-size-limit '[ $s -eq 1 ] && [ "$(wc -l < err)" -eq 1 ] && grep -q "^ripplerender: gone/here/big.mov: .*File too large" err && [ ! -e gone ]'
+rm -f big0-29.mov big30-59.mov
 finish

@@ -64,7 +64,9 @@ for c in 'codec|output\.codec: "nosuch" is not an encoder|x.mp4|-s output.codec=
          'no-crf|output\.crf: mpeg4 has no crf option$|x.mp4|-s output.codec=mpeg4 -s output.crf=20' \
          'no-preset|output\.preset: mpeg4 has no preset option$|x.mp4|-s output.codec=mpeg4 -s output.preset=slow' \
          'x264rgb-preset|output\.preset: "nonsense" is not a libx264rgb preset \(use ultrafast,|x.mkv|-s output.codec=libx264rgb -s output.preset=nonsense' \
-         'x265-crf|output\.crf: libx265.s crf option takes 0 to 51, got 52$|x.mkv|-s output.codec=libx265 -s output.crf=52 -s render.width=64 -s render.height=64'; do
+         'x265-crf|output\.crf: libx265.s crf option takes 0 to 51, got 52$|x.mkv|-s output.codec=libx265 -s output.crf=52 -s render.width=64 -s render.height=64' \
+         'x264-crf|output\.crf: libx264.s crf option takes 0 to 51, got 52$|x.mp4|-s output.crf=52' \
+         'x264rgb-crf|output\.crf: libx264rgb.s crf option takes 0 to 51, got 63$|x.mkv|-s output.codec=libx264rgb -s output.crf=63'; do
     name=${c%%|*}; rest=${c#*|}; want=${rest%%|*}; rest=${rest#*|}; out=${rest%%|*}; set=${rest#*|}
     rm -rf "$T/v"; mkdir "$T/v"
     o=$T/v/$out; [ "$out" = - ] && o=-

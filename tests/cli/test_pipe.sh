@@ -63,4 +63,8 @@ fi
 [ "$rc" -eq 2 ] && grep -q 'output.format: expected one of "y4m", "nut", got "mp4"' "$T/fmt.err"; verdict bad-format-refused $?
 "$RR" "$T/s.json" -o - -s output.pix_fmt=rgb24 > /dev/null 2> "$T/pf.err"; rc=$?
 [ "$rc" -eq 2 ] && grep -q 'output.pix_fmt: "rgb24" is not a pixel format of output.format y4m' "$T/pf.err"; verdict y4m-rgb24-refused $?
+# The scene and --check both from standard input: refused before either is
+# read (was: the scene took it all, then "-: no frame hashes in the file").
+"$RR" - --check - < "$T/s.json" > /dev/null 2> "$T/in.err"; rc=$?
+[ "$rc" -eq 2 ] && [ "$(cat "$T/in.err")" = "ripplerender: the scene (-) and --check - both read standard input; give one of them a file (see ripplerender --help)" ]; verdict stdin-twice-refused $?
 finish

@@ -251,4 +251,14 @@ for out in early.framemd5 'early%03d.png'; do
     cond "early-stop-resume-whole-$out" '[ $s -eq 0 ] && [ "$got" = "$(cat early.hash)" ] && [ -z "$(find early . -maxdepth 1 \( -name "resume-*.json" -o -name "part-*" -o -name ".*.tmp" \) -print)" ]'
 done
 
+# A file of the user's in DIR named as a segment of another kind
+# (part-K.txt, part-K.png of a set written elsewhere) is not a stray
+# segment of this run's: a render into DIR leaves it (was: removed when
+# K was in the run's range, whatever its extension).
+rm -rf own; mkdir own
+echo mine > own/part-000001.txt; echo mine > own/part-000002.png
+"$RR" s.json -q -j1 -s grid.width=64 -s grid.height=48 -f 4 -o own.framemd5 --save-state own --state-every 2 2> err; s=$?
+cond own-files-kept '[ $s -eq 0 ] && [ "$(cat own/part-000001.txt own/part-000002.png)" = "mine
+mine" ]'
+
 finish

@@ -221,7 +221,20 @@ unset RIPPLERENDER_MEM_LIMIT
 mkdir -p "$T/fifo"; mkfifo "$T/fifo/f.framemd5" "$T/fifo/s.json"
 timeout -s KILL 20 timeout --preserve-status -s TERM 1 "$RR" "$T/small.json" --check "$T/fifo/f.framemd5" -q 2> "$T/err"; s=$?
 cond check-fifo-no-writer-sigterm '[ $s -eq 130 ] && [ "$(cat "$T/err")" = "ripplerender: interrupted before the first frame (waiting for the writer of $T/fifo/f.framemd5); nothing written" ]'
+# The scene itself from a FIFO or a pipe with no writer yet, or one that
+# sent part of it and stalls: SIGTERM ends the wait the same way (one line,
+# status 130; before, the default action ended the run with status 143 and
+# no word).
+mkfifo "$T/fifo/scene.json"
+timeout -s KILL 20 timeout --preserve-status -s TERM 1 "$RR" "$T/fifo/scene.json" --hash -q > "$T/out" 2> "$T/err"; s=$?
+cond scene-fifo-no-writer-sigterm '[ $s -eq 130 ] && [ ! -s "$T/out" ] && [ "$(cat "$T/err")" = "ripplerender: interrupted before the first frame (waiting for the writer of $T/fifo/scene.json); nothing written" ]'
+(printf '{ "grid": '; sleep 5) | timeout -s KILL 20 timeout --preserve-status -s INT 1 "$RR" - --hash -q > "$T/out" 2> "$T/err"; s=$?
+cond scene-stdin-stalled-sigint '[ $s -eq 130 ] && [ ! -s "$T/out" ] && [ "$(cat "$T/err")" = "ripplerender: interrupted before the first frame (waiting for the writer of <stdin>); nothing written" ]'
 "$RR" "$T/small.json" -f 3 -o "$T/fifo/ref.framemd5" -q
+(sleep 1; cat "$T/small.json" > "$T/fifo/scene.json") &
+timeout -s KILL 20 "$RR" "$T/fifo/scene.json" -f 3 --check "$T/fifo/ref.framemd5" 2> "$T/err"; s=$?
+wait
+cond scene-fifo-late-writer '[ $s -eq 0 ] && grep -q "3 frames match" "$T/err"'
 (sleep 1; cat "$T/fifo/ref.framemd5" > "$T/fifo/f.framemd5") &
 timeout -s KILL 20 "$RR" "$T/small.json" -f 3 --check "$T/fifo/f.framemd5" 2> "$T/err"; s=$?
 wait

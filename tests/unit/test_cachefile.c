@@ -1,10 +1,10 @@
 /* test_cachefile.c: a cache file's temporaries (src/cachefile.h). A write
  * killed before its rename (SIGKILL, a power cut) leaves its temporary; a
  * later read or write of the same cache removes those provably abandoned:
- * named for this host and a process that is gone, or a day old (another
- * farm node's, over NFS, or of the older "NAME.XXXXXX" form), and nothing
- * else: not a live writer's, not a recent one of another host, not another
- * cache's, not a folder. */
+ * named for this host and a process that is gone, or another farm node's
+ * (over NFS) a day old, and nothing else: not a live writer's, not a recent
+ * one of another host, not "NAME.XXXXXX" (a user's "NAME.backup"), not
+ * another cache's, not a folder. */
 #define _GNU_SOURCE   /* utimensat's UTIME_OMIT */
 #include <setjmp.h>
 #include <fcntl.h>
@@ -100,8 +100,11 @@ static void sweep_by(bool write)
         { "tuner-x.txt", "", 1, host, "AbC125", NULL, DAY + HOUR, true },   /* a live writer's (this one) */
         { "tuner-x.txt", "", 0, "other-node.farm", "AbC126", NULL, HOUR, true },   /* another host's */
         { "tuner-x.txt", "", 0, "other-node.farm", "AbC127", NULL, DAY + HOUR, false },   /* ... a day old */
-        { NULL, NULL, 0, NULL, NULL, "tuner-x.txt.AbC128", DAY + HOUR, false },   /* the older form, a day old */
-        { NULL, NULL, 0, NULL, NULL, "tuner-x.txt.AbC129", HOUR, true },          /* ... recent */
+        /* NAME, a dot and six letters: a user's backup as much as a
+         * temporary of an older version, so never taken, however old. */
+        { NULL, NULL, 0, NULL, NULL, "tuner-x.txt.AbC128", DAY + HOUR, true },
+        { NULL, NULL, 0, NULL, NULL, "tuner-x.txt.backup", 30 * DAY, true },
+        { NULL, NULL, 0, NULL, NULL, "tuner-x.txt.AbC129", HOUR, true },
         { "fftw-x.txt", "", 0, host, "AbC130", NULL, DAY + HOUR, true },   /* another cache's */
         { "tuner-x.txt", "", 0, host, "AbC12", NULL, DAY + HOUR, true },   /* not a temporary's name */
         { "tuner-x.txt", "x", 0, host, "AbC131", NULL, DAY + HOUR, true },
