@@ -34,18 +34,19 @@ int batch_create(struct batch **out, struct renderer *r, const struct scene *sc,
 {
     *out = NULL;
     uint64_t limit;
-    const bool by_rows = render_by_rows(r);
-    if (pipe && !by_rows)
-        return 0;   /* the ring's frames come whole from render_frame_to */
     if (budget_limit(&limit, e) < 0)
         return -1;
+    /* With a sink, the pictures are the ring's: budget_fused_frames decides
+     * whether and how many (the renderer draws by rows then). */
+    const int fused = pipe ? budget_fused_frames(sc, limit) : 0;
+    if (pipe && fused < 2)
+        return 0;
+    const bool by_rows = render_by_rows(r);
     struct frame probe;
     render_frame_of(r, 0, NULL, NULL, &probe);
     const uint64_t bytes = (uint64_t)probe.width * probe.height * 3, need = budget_run_bytes(sc);
     const uint64_t room = limit < need ? 0 : limit - need < BATCH_MAX_BYTES ? limit - need : BATCH_MAX_BYTES;
-    /* With a sink, the pictures are the ring's (budget_fused_frames). */
-    const int fused = pipe ? budget_fused_frames(sc, limit) : 0;
-    if (pipe ? fused < 2 : bytes > room / (by_rows ? 2 : BATCH_MIN_LANES))
+    if (!pipe && bytes > room / (by_rows ? 2 : BATCH_MIN_LANES))
         return 0;
     struct batch *b = calloc(1, sizeof *b);
     if (!b)

@@ -57,9 +57,25 @@ uint64_t budget_planes_bytes(const struct scene *sc);
 /* The frames of such a batch for sc when the budget is `limit` bytes: the
  * most (up to BUDGET_FUSED_FRAMES) whose extra pictures fit
  * BUDGET_FUSED_BYTES and, beside the run's need without them, the limit;
- * 0 when fewer than two would (the run then goes frame by frame) or the
- * output does not fuse. */
+ * 0 when fewer than two would, or when the run does not fuse: it writes no
+ * output (budget_without_output), goes frame by frame
+ * (budget_frame_by_frame), the output does not fuse (sink_fuses) or its
+ * renderer does not draw by rows (render_draws_by_rows). The one decision:
+ * batch_create makes the batch of this many frames (none for 0), and
+ * budget_run_bytes counts this many at no limit. */
 int budget_fused_frames(const struct scene *sc, uint64_t limit);
+
+/* The run's frames go one at a time whatever its output (--probes reads
+ * every frame's heights, --save-state's checkpoint needs the field at a
+ * frame's end): no fused batch, none counted (main.c says so before
+ * budget_check_run, and makes no batch then). */
+void budget_frame_by_frame(void);
+
+/* The bytes a pixel of a frame's deep picture (frame.h) for a sink's
+ * `needs` (as render_needs takes them): the mode's floats and alpha, 4
+ * bytes each (RENDER_NEED_FLOAT); 3 or 4 channels (alpha) of 1 or 2 bytes
+ * (RENDER_NEED_RGB16); 0 without one. */
+uint64_t budget_deep_pixel(const struct scene *sc, int needs);
 
 /* The run writes no output (--hash, --check or --manifest without -o): the
  * scene's output.path holds no frames, so budget_run_bytes leaves its

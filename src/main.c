@@ -677,6 +677,11 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     }
     if (!o->output && (o->hash || o->check))   /* nothing written, --validate or not */
         budget_without_output();
+    /* Probes and checkpoints need the field at each frame's end: no fused
+     * batch (budget_fused_frames, which batch_create asks). */
+    const bool frame_by_frame = o->probes || o->farm.save_dir;
+    if (frame_by_frame)
+        budget_frame_by_frame();
     budget_encoder_threads(o->threads);
     if (budget_check_run(sc, e) < 0 || claim_files(r, o, writes_output, e) < 0)
         return -1;
@@ -730,11 +735,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     warn_short_preroll(sc);
     /* Without probes or checkpoints (whose frame the simulation must show),
      * frames come by batches of steps fused across frames: without a sink,
-     * or with one whose writer costs little (sink_fuses), the batch then
-     * drawn into the writer's ring. */
-    if ((!writes_output || sink_fuses(sc)) && !o->probes && !o->validate
-        && !state_checkpoint_due(r->state, state_last(r->state))
-        && batch_create(&r->batch, r->render, sc, &interrupted, r->pipe, e) < 0)
+     * or, as budget_fused_frames decides, into the writer's ring. */
+    if (!frame_by_frame && !o->validate && batch_create(&r->batch, r->render, sc, &interrupted, r->pipe, e) < 0)
         return -1;
     if (r->batch && r->pipe)
         threads_for_batches(&r->threads);

@@ -49,6 +49,16 @@ int render_frame(struct renderer *r, const struct field *f, const unsigned char 
 int render_frame_to(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
                     uint8_t *target, struct frame *fr, struct rr_err *e);
 
+/* The RENDER_NEED_* bits a renderer for sc takes for a sink's `needs`:
+ * RENDER_NEED_GRAY16 becomes RENDER_NEED_RGB16 in a mode whose picture is
+ * not a grey (frame.h). render_create and the memory budget ask it. */
+int render_needs(const struct scene *sc, int needs);
+
+/* Whether a renderer for sc and a sink's `needs` draws by rows
+ * (render_by_rows): the rule render_create sets it by, asked by the run's
+ * choice of fused batches (batch_ring_frames) before the renderer exists. */
+bool render_draws_by_rows(const struct scene *sc, int needs);
+
 /* Whether r draws a frame row by row from its heights alone (a mode with
  * rows and nothing per frame: no backdrop picked, no whole-field pass;
  * unscaled; the rgb picture only, and the raw heights when the output asks

@@ -467,6 +467,20 @@ bool sink_fuses(const struct scene *sc)
            && scene_render_width(sc) == sc->grid.width && scene_render_height(sc) == sc->grid.height;
 }
 
+uint64_t sink_bytes(const struct scene *sc, struct sink_budget b, char *what, size_t size)
+{
+    what[0] = '\0';
+    const struct sink_ops *k = sc->output.path ? sink_find(sc->output.path, NULL) : NULL;
+    if (!k)
+        return 0;
+    if (sc->render.atlas[0])   /* the kind inside the atlas's wrapper, as sink_open puts it */
+        k = &sink_atlas_ops;
+    const int rw = scene_render_width(sc), rh = scene_render_height(sc);
+    b.width = rw > 0 ? (uint64_t)rw : 0;
+    b.height = rh > 0 ? (uint64_t)rh : 0;
+    return k->bytes ? k->bytes(sc, &b, what, size) : 0;
+}
+
 int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_err *e)
 {
     struct sink_params q;

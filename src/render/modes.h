@@ -80,6 +80,7 @@ struct renderer {
     uint16_t wall16;
     int gw, gh, rw, rh;
     bool scaled;
+    bool by_rows;                /* render_draws_by_rows: render_by_rows' answer */
     /* Grid-size pictures (the scalers' sources when scaled; rgb_grid is the frame otherwise). */
     uint8_t *rgb_grid;  int rgb_grid_stride;
     uint16_t *g16_grid; int g16_grid_stride;   /* strides in bytes */
