@@ -11,6 +11,7 @@
 
 #include <omp.h>
 
+#include "batch.h"
 #include "pipeline.h"
 #include "render.h"
 #include "sink.h"
@@ -124,6 +125,10 @@ uint64_t budget_video_bytes(uint64_t frame_bytes, bool intra_only)
     return budget_mul(frame_bytes, intra_only ? 3 : 2 + 17);
 }
 
+/* libswscale's contexts of a scaled render (src/scale.c: one a band and
+ * plane), beside their lines. */
+#define SCALER_FIXED ((uint64_t)2 << 20)
+
 /* A side in pixels or cells, 0 when not positive. */
 static uint64_t size_of(int side)
 {
@@ -183,26 +188,28 @@ static void run_parts(const struct scene *sc, struct parts *p)
             walls += (walls == 1 ? 2 : 0) + (sc->obstacles[k].type == OBST_MASK);
     uint64_t per_cell = walls + 3 + (g16 ? 2 : 0) + (heights ? 4 : 0);
     /* A scaled render keeps rgb and grey16 twice more at render size (the
-     * scaler's aligned destination, the packed picture); the renderer's
+     * scaler's aligned destination, the packed picture), and libswscale's
+     * contexts their lines and filters (1 a pixel and SCALER_FIXED); the renderer's
      * deep picture is the floats once (at grid size, which is the
      * render's), or the colours with their 16-bit planes beside them, as
      * much again. */
     const bool scaled = rw != gw || rh != gh;
-    uint64_t per_pixel = (scaled ? 2 * (3 + (g16 ? 2 : 0)) : 0)
+    uint64_t per_pixel = (scaled ? 2 * (3 + (g16 ? 2 : 0)) + 1 : 0)
                          + (needs & RENDER_NEED_FLOAT ? deep : 2 * deep);
     /* The writer's ring (pipeline.c): PIPE_DEPTH slots, each a copy of what
-     * the frame carries (rgb24, 16-bit grey, the deep picture, the yuv420p a
-     * video takes where the renderer scales, 1.5 a pixel; heights at grid
-     * size). */
+     * the frame carries, rows unpadded (rgb24, 16-bit grey, the deep
+     * picture, the yuv420p a video takes where the renderer scales, 1.5 a
+     * pixel; heights at grid size). */
     uint64_t ring = 0;
     if (kind)
         ring = budget_mul(PIPE_DEPTH,
-                          budget_add(budget_mul(pix, 3 + (g16 ? 2 : 0) + deep
+                          budget_add(budget_mul(budget_mul(rw, rh), 3 + (g16 ? 2 : 0) + deep
                                                          + ((needs & RENDER_NEED_YUV420) && scaled ? 2 : 0)),
                                      heights ? budget_mul(cells, 4) : 0));
     p->grid = budget_add(budget_add(budget_add(budget_planes_bytes(sc), budget_mul(cells, per_cell)),
                                     budget_add(budget_mul(pix, per_pixel), ring)),
-                         picture_bytes(sc, gw, gh, rw, rh));
+                         budget_add(budget_add(picture_bytes(sc, gw, gh, rw, rh), render_mode_bytes(sc)),
+                                    scaled ? SCALER_FIXED : 0));
     int threads = omp_get_max_threads();
     const struct solver_ops *ops = sc->solver.type;
     p->solver_what[0] = '\0';
@@ -231,19 +238,31 @@ static uint64_t fused_picture(const struct scene *sc, int needs)
     return budget_add(budget_mul(cells, 3), needs & RENDER_NEED_HEIGHTS ? budget_mul(cells, 4) : 0);
 }
 
-/* The fused batch's frames for sc and the limit, and its picture's bytes
- * in *pic. */
-static int ring_frames(const struct scene *sc, uint64_t limit, uint64_t *pic)
+/* The batch's frames for sc and the limit, and the bytes of each of its
+ * pictures in *pic (budget_batch_frames). */
+static int batch_frames(const struct scene *sc, uint64_t limit, uint64_t *pic)
 {
     const struct sink_ops *kind = output_kind(sc);
     *pic = 0;
-    if (!kind || one_by_one || !sink_fuses(sc))
+    if (one_by_one)
+        return 0;
+    const uint64_t need = unfused_bytes(sc);
+    if (!kind) {
+        /* Without an output: rgb24 pictures at render size, within
+         * BATCH_MAX_BYTES and the limit's room beside the run's need; at
+         * least 2 drawn by rows, else BATCH_MIN_LANES (src/batch.h). */
+        const uint64_t room = limit < need ? 0 : limit - need < BATCH_MAX_BYTES ? limit - need : BATCH_MAX_BYTES;
+        *pic = budget_mul(budget_mul(size_of(scene_render_width(sc)), size_of(scene_render_height(sc))), 3);
+        if (*pic == 0 || *pic > room / (render_draws_by_rows(sc, 0) ? 2 : BATCH_MIN_LANES))
+            return 0;
+        return room / *pic < BATCH_MAX_FRAMES ? (int)(room / *pic) : BATCH_MAX_FRAMES;
+    }
+    if (!sink_fuses(sc))
         return 0;
     const int needs = kind->needs(&sc->output, sc);
     if (!render_draws_by_rows(sc, needs))   /* the ring's frames then come whole from render_frame_to */
         return 0;
     *pic = fused_picture(sc, needs);
-    const uint64_t need = unfused_bytes(sc);
     uint64_t k = 1 + BUDGET_FUSED_BYTES / *pic;
     k = k < BUDGET_FUSED_FRAMES ? k : BUDGET_FUSED_FRAMES;
     while (k >= 2 && budget_add(need, budget_mul(k - 1, *pic)) > limit)
@@ -251,17 +270,20 @@ static int ring_frames(const struct scene *sc, uint64_t limit, uint64_t *pic)
     return k >= 2 ? (int)k : 0;
 }
 
-int budget_fused_frames(const struct scene *sc, uint64_t limit)
+int budget_batch_frames(const struct scene *sc, uint64_t limit)
 {
     uint64_t pic;
-    return ring_frames(sc, limit, &pic);
+    return batch_frames(sc, limit, &pic);
 }
 
 uint64_t budget_run_bytes(const struct scene *sc)
 {
+    /* A fused batch's frames are the ring's, beside 1 picture frame by
+     * frame; a batch without an output holds its own. */
     uint64_t pic;
-    const int k = ring_frames(sc, UINT64_MAX, &pic);
-    return budget_add(unfused_bytes(sc), k ? budget_mul((uint64_t)k - 1, pic) : 0);
+    const int k = batch_frames(sc, UINT64_MAX, &pic);
+    const uint64_t extra = output_kind(sc) ? (k ? (uint64_t)k - 1 : 0) : (uint64_t)k;
+    return budget_add(unfused_bytes(sc), budget_mul(extra, pic));
 }
 
 /* 1 when need passes the budget (named in *budget), 0 when it fits, -1 with e

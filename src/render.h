@@ -101,6 +101,10 @@ int render_mode_count(void);
 void render_mode_names(const char *names[RENDER_MODE_MAX + 1]);
 /* The mode's name ("?" for a value the table does not have). */
 const char *render_mode_name(enum render_mode m);
+/* The bytes sc's mode allocates for itself beyond the renderer's pictures
+ * (its render_mode_ops.bytes: slopes, caustics' light), for the memory
+ * budget. */
+uint64_t render_mode_bytes(const struct scene *sc);
 /* Whether the mode renders at render size itself (refract): libswscale's
  * stretch limit does not apply to it. */
 bool render_mode_own_size(enum render_mode m);

@@ -250,9 +250,9 @@ size_t npy_float32_header(char *buf, size_t cap, const char *shape, size_t total
  * the writer itself, with 1 thread. Each holds a copy of the frame's picture
  * (with a filter-type byte a row), its compressed file, and libdeflate's
  * compressor, whose hash chains over the 32 KiB window take under
- * SINK_PNG_JOB_FIXED at levels 0-9 (src/budget.c counts them). */
+ * SINK_PNG_JOB_FIXED at levels 0-9 (its sink_ops.bytes counts them). */
 #define SINK_PNG_WORKERS_MAX 16
-#define SINK_PNG_JOB_FIXED ((uint64_t)1 << 20)
+#define SINK_PNG_JOB_FIXED ((uint64_t)512 << 10)
 int sink_png_jobs(int threads);
 /* The version of the OpenEXR library loaded ("3.1.5"), for --version and
  * the manifest. */

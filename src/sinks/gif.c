@@ -58,9 +58,10 @@ struct gif_sink {
  * and per pixel the frames the filters, encoder and sink hold at once
  * (rgb24, rgb32, pal8 copies): whatever the frame count, a few (the one
  * handed over, paletteuse's last input and output, the encoder's last
- * frame, the one read back). */
-#define GIF_FIXED ((uint64_t)20 << 20)
-#define GIF_PIXEL 24
+ * frame, the one read back), and the colours palettegen counts and
+ * paletteuse caches, more for a picture of many colours (a scaled one). */
+#define GIF_FIXED ((uint64_t)28 << 20)
+#define GIF_PIXEL 32
 
 static uint64_t gif_bytes(const struct scene *sc, const struct sink_budget *b, char *what, size_t size)
 {

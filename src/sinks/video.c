@@ -460,13 +460,15 @@ static const struct { const char *name; int lookahead, bframes, refs; } x264_pre
     { "placebo", 60, 16, 16 },
 };
 
-/* The frames an encoder holds at once: the frames it looks ahead, its B- and
+/* The frames an encoder holds at once, fitted to libx264's peaks
+ * (tests/cli/test_budget.sh): the frames it looks ahead, its B- and
  * reference frames and, with frame threads, the lookahead thread's queue,
- * never more than the clip plus the few it keeps from the start; and each
- * frame thread's own two (the frame it encodes, the one it reconstructs),
- * however short the clip. The frame threads: -j's count when given (the
- * encoder's thread_count), else libavcodec's automatic count, 1.5 a core.
- * *name: the encoder (output.codec, or the container's default). */
+ * and 1.5 for each frame thread (the frame it encodes, the one it
+ * reconstructs, their share of the lookahead); never more than the clip
+ * plus 2 from the start and 2 for each frame thread. The frame threads:
+ * -j's count when given (the encoder's thread_count), else libavcodec's
+ * automatic count, 1.5 a core. *name: the encoder (output.codec, or the
+ * container's default). */
 static uint64_t encoder_frames(const struct scene *sc, const struct sink_budget *b, const char **name)
 {
     const char *codec = sc->output.codec[0] ? sc->output.codec : "libx264";
@@ -484,22 +486,25 @@ static uint64_t encoder_frames(const struct scene *sc, const struct sink_budget 
                 k = i;
         held = x264_presets[k].lookahead + x264_presets[k].bframes + x264_presets[k].refs + 4 + (tx > 1 ? 16 : 0);
     }
-    const uint64_t clip = sc->time.frames > 0 ? (uint64_t)sc->time.frames + 13 : 13;
-    return (clip < (uint64_t)held ? clip : (uint64_t)held) + (tx > 1 ? 2 * (uint64_t)tx : 0);
+    const uint64_t all = (uint64_t)held + (3 * (uint64_t)tx + 1) / 2;
+    const uint64_t clip = (sc->time.frames > 0 ? (uint64_t)sc->time.frames : 0) + 2 + 2 * (uint64_t)tx;
+    return clip < all ? clip : all;
 }
 
-#define ENCODER_FIXED ((uint64_t)8 << 20)
+#define ENCODER_FIXED ((uint64_t)20 << 20)
 
 /* The memory budget (sink_ops.bytes): the encoder's frames in flight
- * (yuv420p with its 32-pixel borders, lookahead planes and motion data: 4
- * bytes per padded pixel), its fixed tables, and the padded frame the sink
- * hands it (4 a pixel, rows padded by 64). */
+ * (yuv420p with its 32-pixel borders, the lookahead's half-size planes,
+ * the reference frames' interpolated planes and motion data: 3.75 bytes
+ * per padded pixel on average), its fixed tables and threads, and the
+ * padded frame the sink hands it (4 a pixel, rows padded by 64). */
 static uint64_t video_bytes(const struct scene *sc, const struct sink_budget *b, char *what, size_t size)
 {
     const char *codec;
     const uint64_t held = encoder_frames(sc, b, &codec);
+    const uint64_t frame = budget_mul(15, budget_mul(b->width + 64, b->height + 64)) / 4;
     snprintf(what, size, "the %s encoder's %llu frames in flight", codec, (unsigned long long)held);
-    return budget_add(budget_add(ENCODER_FIXED, budget_mul(held, budget_mul(4, budget_mul(b->width + 64, b->height + 64)))),
+    return budget_add(budget_add(ENCODER_FIXED, budget_mul(held, frame)),
                       budget_mul(4, budget_mul(b->width + 64, b->height)));
 }
 
