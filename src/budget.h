@@ -93,8 +93,8 @@ void budget_without_output(void);
  * libavcodec's automatic count), for the frames its threads hold. */
 void budget_encoder_threads(int n);
 
-/* Refuses sc when budget_run_bytes without a fused batch's pictures passes
- * the budget (with them the run fits by fusing fewer frames, or none),
+/* Refuses sc when budget_run_bytes without a batch's pictures passes the
+ * budget (with them the run fits by batches of fewer frames, or none),
  * naming budget_run_bytes, what the run holds given room: status 2, "grid: W x H
  * cells with a WxH render need about N bytes, more than the limit of M bytes
  * (RIPPLERENDER_MEM_LIMIT)". Returns 0 or -1. */
