@@ -487,6 +487,7 @@ uint64_t sink_bytes(const struct scene *sc, struct sink_budget b, char *what, si
     const int rw = scene_render_width(sc), rh = scene_render_height(sc);
     b.width = rw > 0 ? (uint64_t)rw : 0;
     b.height = rh > 0 ? (uint64_t)rh : 0;
+    b.frames = sc->time.frames > 0 ? (uint64_t)sc->time.frames : 0;
     if (!k->bytes) {
         if (libs)
             snprintf(what, size, "the libav libraries it loads");

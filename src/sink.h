@@ -47,6 +47,7 @@ struct sink_params {
 /* The picture and threads sink_ops.bytes costs a writer for. */
 struct sink_budget {
     uint64_t width, height;   /* the picture it is handed: the render's, or an atlas's image */
+    uint64_t frames;          /* the pictures it is handed: time.frames, or an atlas's images */
     int threads;              /* the run's threads (-j, or every core) */
     int encoder_threads;      /* an encoder's thread_count as the run asks it (-j n: n; 0: the library's count) */
 };

@@ -187,6 +187,7 @@ static uint64_t atlas_bytes(const struct scene *sc, const struct sink_budget *b,
     struct sink_budget in = *b;
     in.width = budget_mul(b->width, (uint64_t)sc->render.atlas[0]);
     in.height = budget_mul(b->height, (uint64_t)sc->render.atlas[1]);
+    in.frames = n ? (b->frames + n - 1) / n : 0;
     char inner[64] = "";
     const uint64_t own = kind->bytes ? kind->bytes(sc, &in, inner, sizeof inner) : 0;
     snprintf(what, size, "the render.atlas image of %llu frames%s%s", (unsigned long long)n, inner[0] ? " and " : "",

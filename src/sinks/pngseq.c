@@ -104,7 +104,9 @@ static int pngseq_needs(const struct output_config *o, const struct scene *sc);
  * (SINK_PNG_JOB_FIXED). */
 static uint64_t pngseq_bytes(const struct scene *sc, const struct sink_budget *b, char *what, size_t size)
 {
-    const uint64_t jobs = (uint64_t)sink_png_jobs(b->threads);
+    /* never more than the frames (an atlas's images) it is handed */
+    uint64_t jobs = (uint64_t)sink_png_jobs(b->threads);
+    jobs = b->frames && b->frames < jobs ? b->frames : jobs;
     const int needs = render_needs(sc, pngseq_needs(&sc->output, sc));
     const uint64_t deep = budget_deep_pixel(sc, needs);
     const uint64_t bpp = deep ? deep : needs & RENDER_NEED_GRAY16 ? 2 : 3;

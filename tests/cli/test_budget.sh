@@ -4,8 +4,8 @@
 # batch's pictures too): the estimate plus the program's own 10 MiB is never
 # below the peak and at most 1.5 times it, for every output kind (a video, a
 # GIF, PNG sequences of 8 and 16 bits with and without alpha, NUT and y4m
-# streams, .npy, .framemd5, --hash, .exr of one and four floats), the
-# caustics mode, renders scaled up and down, at 512 to 2048 cells a side on
+# streams, .npy, .framemd5, --hash, .exr of one and four floats, atlases),
+# the caustics mode, renders scaled up and down, at 512 to 2048 cells a side on
 # 1, 2 and 4 threads; a long GIF's peak, which must not grow with its frames;
 # a spectral run with a wide absorbing pad; libx264 on short and long clips
 # and on 16 threads; a large scene text; outputs fused across frames at 2048
@@ -105,6 +105,10 @@ else
         [ -z "$big" ] && kind "$1" "$2" caustics-npy -o "$T/o/a.npy" -y -s render.mode=caustics
         kind "$1" "$2" caustics-hash --hash -s render.mode=caustics
     done
+    # render.atlas: the image being filled and the kind's writer at its size.
+    kind 512 2 atlas-png -o "$T/o/at%03d.png" -y -s 'render.atlas=[2,2]'
+    kind 512 2 atlas-png16-rgba -o "$T/o/at%03d.png" -y -s 'render.atlas=[2,2]' -s output.bit_depth=16 -s render.alpha=height
+    kind 512 2 atlas-exr -o "$T/o/at%03d.exr" -y -s 'render.atlas=[2,2]' -s render.mode=height
     for nj in "1024 2"; do
         set -- $nj
         for wh in "$(($1 * 2)) $(($1 * 2))" "$(($1 / 2)) $(($1 / 2))" "$(($1 * 3 / 2)) $1"; do

@@ -116,6 +116,16 @@ static void test_output_frames(void **state)
     sc.output.path = png;
     omp_set_num_threads(2);
     assert_true(budget_run_bytes(&sc) == run + 3ULL * (9 * 64 * 48 / 2 + (1 << 19)));
+    /* render.atlas 4 x 3: the image being filled (12 frames of rgb24) and
+     * the PNG writer's jobs at its size, as many as its images: 1 for 10
+     * frames, 2 for 20. */
+    sc.render.atlas[0] = 4;
+    sc.render.atlas[1] = 3;
+    assert_true(budget_run_bytes(&sc) == run + 12ULL * 64 * 48 * 3 + 1ULL * (12ULL * 9 * 64 * 48 / 2 + (1 << 19)));
+    sc.time.frames = 20;
+    assert_true(budget_run_bytes(&sc) == run + 12ULL * 64 * 48 * 3 + 2ULL * (12ULL * 9 * 64 * 48 / 2 + (1 << 19)));
+    sc.time.frames = 10;
+    sc.render.atlas[0] = sc.render.atlas[1] = 0;
     sc.output.bit_depth = 16;
     sc.render.alpha = ALPHA_HEIGHT;
     const uint64_t deep = RING_64x48(8) + 16ULL * 128 * 48;
