@@ -34,19 +34,17 @@ int batch_create(struct batch **out, struct renderer *r, const struct scene *sc,
 {
     *out = NULL;
     uint64_t limit;
-    const bool by_rows = render_by_rows(r);
-    if (pipe && !by_rows)
-        return 0;   /* the ring's frames come whole from render_frame_to */
     if (budget_limit(&limit, e) < 0)
         return -1;
+    /* Whether and how many: the memory budget's decision, which it counts
+     * (with a sink, the pictures are the ring's, drawn by rows). */
+    const int n = budget_batch_frames(sc, limit);
+    if (n == 0)
+        return 0;
+    const bool by_rows = render_by_rows(r);
     struct frame probe;
     render_frame_of(r, 0, NULL, NULL, &probe);
-    const uint64_t bytes = (uint64_t)probe.width * probe.height * 3, need = budget_run_bytes(sc);
-    const uint64_t room = limit < need ? 0 : limit - need < BATCH_MAX_BYTES ? limit - need : BATCH_MAX_BYTES;
-    /* With a sink, the pictures are the ring's (budget_fused_frames). */
-    const int fused = pipe ? budget_fused_frames(sc, limit) : 0;
-    if (pipe ? fused < 2 : bytes > room / (by_rows ? 2 : BATCH_MIN_LANES))
-        return 0;
+    const uint64_t bytes = (uint64_t)probe.width * probe.height * 3;
     struct batch *b = calloc(1, sizeof *b);
     if (!b)
         return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
@@ -58,8 +56,7 @@ int batch_create(struct batch **out, struct renderer *r, const struct scene *sc,
     b->height = probe.height;
     b->bytes = bytes;
     b->hbytes = pipe ? render_heights_bytes(r) : 0;
-    b->cap = pipe ? fused : (int)(room / bytes);
-    b->cap = b->cap > BATCH_MAX_FRAMES ? BATCH_MAX_FRAMES : b->cap;
+    b->cap = n;
     if (pipe)
         pipeline_batch(pipe, b->cap);
     for (int k = 0; k < b->cap && !pipe; k++)

@@ -46,7 +46,7 @@ struct batch;
  * (and hashing only those), so a stop waits for about a frame, not a
  * batch; the frame loop, which looks at the flag before each frame, takes
  * none of them after it. With pipe (the sink's pipeline, not NULL): a
- * batch of budget_fused_frames frames whose pictures are the ring's slots,
+ * batch of budget_batch_frames frames whose pictures are the ring's slots,
  * or *out NULL when fewer than two fit or r does not draw by rows.
  * Returns 0, or -1 with e filled (memory, or RIPPLERENDER_MEM_LIMIT not a
  * size). */

@@ -11,6 +11,7 @@
 
 #include <omp.h>
 
+#include "batch.h"
 #include "pipeline.h"
 #include "render.h"
 #include "sink.h"
@@ -63,26 +64,13 @@ int budget_limit(uint64_t *bytes, struct rr_err *e)
  * measures each case with /usr/bin/time) and documented in docs/scene.md. */
 #define TEXT_BYTES_PER_BYTE 72                /* parsing: per value of "0,", a cJSON node (64 + 16
                                                  of malloc) and its position (2 offsets, doubled) */
-#define GIF_FIXED ((uint64_t)20 << 20)        /* palettegen's and paletteuse's tables */
-#define GIF_PIXEL 24                          /* per pixel: the frames a .gif's filters, encoder and
-                                                 sink hold at once (rgb24, rgb32, pal8 copies) */
-#define ENCODER_FIXED ((uint64_t)8 << 20)
 
 uint64_t budget_scene_text_bytes(uint64_t len)
 {
     return budget_mul(len, TEXT_BYTES_PER_BYTE);
 }
 
-/* x264's presets (x264's common/base.c, x264_param_apply_preset): frames of
- * rate-control lookahead, B-frames and reference frames. */
-static const struct { const char *name; int lookahead, bframes, refs; } x264_presets[] = {
-    { "ultrafast", 0, 0, 1 }, { "superfast", 0, 3, 1 }, { "veryfast", 10, 3, 1 },
-    { "faster", 20, 3, 2 },   { "fast", 30, 3, 2 },     { "medium", 40, 3, 3 },
-    { "slow", 50, 3, 5 },     { "slower", 60, 3, 8 },   { "veryslow", 60, 8, 16 },
-    { "placebo", 60, 16, 16 },
-};
-
-/* Whether s ends with tail, ignoring case (as output names are matched). */
+/* Whether s ends with tail, ignoring case (as file names are matched). */
 static bool ends_with(const char *s, const char *tail)
 {
     size_t n = strlen(s), m = strlen(tail);
@@ -96,98 +84,25 @@ struct parts {
     char what[96], solver_what[96];
 };
 
-/* -j as the encoder gets it (its thread_count), 0 without -j. */
+/* What the run is, as main.c tells it before the check: -j as the encoder
+ * gets it (0 without -j); whether output.path is written; whether its frames
+ * go one at a time whatever the output. */
 static int encoder_threads_asked;
+static bool no_output, one_by_one;
 
 void budget_encoder_threads(int n)
 {
     encoder_threads_asked = n > 0 ? n : 0;
 }
 
-/* The frames an encoder holds at once: the frames it looks ahead, its B- and
- * reference frames and, with frame threads, the lookahead thread's queue,
- * never more than the clip plus the few it keeps from the start; and each
- * frame thread's own two (the frame it encodes, the one it reconstructs),
- * however short the clip. The frame threads: -j's count when given (the
- * encoder's thread_count), else libavcodec's automatic count, 1.5 a core. */
-static uint64_t encoder_frames(const struct scene *sc, int threads, const char **name)
-{
-    const char *codec = sc->output.codec[0] ? sc->output.codec
-                        : sc->output.path && ends_with(sc->output.path, ".webm") ? "libvpx-vp9" : "libx264";
-    *name = codec;
-    const int tx = encoder_threads_asked > 0 ? encoder_threads_asked : (3 * threads + 1) / 2;
-    int held = 32;   /* any other encoder */
-    if (!strcmp(codec, "libx264")) {
-        const char *preset = sc->output.preset[0] ? sc->output.preset : "medium";
-        size_t k = 5;
-        for (size_t i = 0; i < sizeof x264_presets / sizeof x264_presets[0]; i++)
-            if (!strcmp(preset, x264_presets[i].name))
-                k = i;
-        held = x264_presets[k].lookahead + x264_presets[k].bframes + x264_presets[k].refs + 4 + (tx > 1 ? 16 : 0);
-    }
-    const uint64_t clip = sc->time.frames > 0 ? (uint64_t)sc->time.frames + 13 : 13;
-    return (clip < (uint64_t)held ? clip : (uint64_t)held) + (tx > 1 ? 2 * (uint64_t)tx : 0);
-}
-
-/* What the output's writer holds beyond one frame: a GIF's palette tables and
- * few frames, a PNG sequence's frames in flight, a video encoder's
- * frames (yuv420p with its 32-pixel borders, lookahead planes and motion
- * data: 4 bytes per padded pixel). */
-static bool no_output;   /* budget_without_output: output.path is not written */
-
 void budget_without_output(void)
 {
     no_output = true;
 }
 
-static uint64_t sink_bytes(const struct scene *sc, uint64_t rw, uint64_t rh, int threads, char *what, size_t size)
+void budget_frame_by_frame(void)
 {
-    const char *path = sc->output.path && !no_output ? sc->output.path : "";
-    uint64_t pix = budget_mul(rw, rh);
-    if (ends_with(path, ".gif")) {
-        /* Two passes over a scratch file (gif.c): whatever the frame count,
-         * a few frames at once (the one handed over, paletteuse's last input
-         * and output, the encoder's last frame, the one read back). */
-        snprintf(what, size, "the .gif's palette tables and frames in flight");
-        return budget_add(GIF_FIXED, budget_mul(pix, GIF_PIXEL));
-    }
-    if (ends_with(path, ".png")) {
-        /* Each frame in flight (sink.h's sink_png_jobs) holds a copy of the
-         * picture (rgb24, 16-bit grey or the deep picture: up to 8 bytes a
-         * pixel for 16-bit rgba), its compressed file, no larger, and its
-         * compressor (SINK_PNG_JOB_FIXED). */
-        uint64_t jobs = (uint64_t)sink_png_jobs(threads);
-        uint64_t bpp = (uint64_t)(sc->output.bit_depth == 16 ? 2 : 1) * (sc->render.alpha != ALPHA_NONE ? 4 : 3);
-        snprintf(what, size, "the PNG sequence's %llu frames in flight", (unsigned long long)jobs);
-        return budget_mul(jobs, budget_add(budget_mul(2 * bpp, pix), SINK_PNG_JOB_FIXED));
-    }
-    if (sc->render.atlas[0]) {
-        /* The atlas being filled: rgb, and the deep picture (16-bit rgba, or
-         * 4 floats of an .exr) of columns x rows frames. */
-        uint64_t n = budget_mul((uint64_t)sc->render.atlas[0], (uint64_t)sc->render.atlas[1]);
-        snprintf(what, size, "the render.atlas image of %llu frames", (unsigned long long)n);
-        return budget_add(budget_mul(budget_mul(n, pix), 3 + 8),
-                          ends_with(path, ".exr") ? budget_add(budget_mul(budget_mul(n, pix), 16), budget_mul(pix, 16 * 4))
-                                                  : 0);
-    }
-    if (ends_with(path, ".exr")) {
-        /* Up to 4 floats a cell (normals and alpha), in the renderer and in
-         * each of the writer's 3 ring slots (pipeline.c); an .exr is at grid
-         * size, which is the render's (its sink refuses another). */
-        snprintf(what, size, "the .exr's float pictures, the renderer's and the writer's");
-        return budget_mul(pix, 16 * 4);
-    }
-    static const char *const video[] = { ".mp4", ".mkv", ".mov", ".webm" };
-    for (size_t i = 0; i < 4; i++)
-        if (ends_with(path, video[i])) {
-            const char *codec;
-            uint64_t held = encoder_frames(sc, threads, &codec);
-            snprintf(what, size, "the %s encoder's %llu frames in flight", codec, (unsigned long long)held);
-            /* and the padded frame the sink hands it (4 a pixel, rows padded by 64) */
-            return budget_add(budget_add(ENCODER_FIXED, budget_mul(held, budget_mul(4, budget_mul(rw + 64, rh + 64)))),
-                              budget_mul(4, budget_mul(rw + 64, rh)));
-        }
-    return 0;
+    one_by_one = true;
 }
 
 /* The mode's moving picture (render_mode_picture: refract's background,
@@ -210,6 +125,10 @@ uint64_t budget_video_bytes(uint64_t frame_bytes, bool intra_only)
     return budget_mul(frame_bytes, intra_only ? 3 : 2 + 17);
 }
 
+/* libswscale's contexts of a scaled render (src/scale.c: one a band and
+ * plane), beside their lines. */
+#define SCALER_FIXED ((uint64_t)2 << 20)
+
 /* A side in pixels or cells, 0 when not positive. */
 static uint64_t size_of(int side)
 {
@@ -229,9 +148,20 @@ static const struct sink_ops *output_kind(const struct scene *sc)
     return no_output || !sc->output.path ? NULL : sink_find(sc->output.path, NULL);
 }
 
-/* Bytes per pixel of a deep picture of 16-bit colours or alpha (frame.h): at
- * most 4 channels of 2 bytes. */
-#define DEEP_PIXEL 8
+uint64_t budget_deep_pixel(const struct scene *sc, int needs)
+{
+    needs = render_needs(sc, needs);
+    const bool alpha = needs & RENDER_NEED_ALPHA;
+    if (needs & RENDER_NEED_FLOAT) {   /* the mode's floats, and alpha */
+        uint64_t n = alpha ? 1 : 0;
+        for (const char *const *c = render_mode_float_names(sc->render.mode); c && *c; c++)
+            n++;
+        return 4 * n;
+    }
+    if (!(needs & (RENDER_NEED_RGB16 | RENDER_NEED_ALPHA)))
+        return 0;
+    return (uint64_t)(alpha ? 4 : 3) * (needs & RENDER_NEED_RGB16 ? 2 : 1);
+}
 
 static void run_parts(const struct scene *sc, struct parts *p)
 {
@@ -241,10 +171,11 @@ static void run_parts(const struct scene *sc, struct parts *p)
      * output takes them, its 16-bit grey (2) and raw heights (4); rows are
      * padded by a few cells, counted as 40 a row. */
     const struct sink_ops *kind = output_kind(sc);
-    const int needs = kind ? kind->needs(&sc->output, sc) : 0;
+    const int needs = kind ? render_needs(sc, kind->needs(&sc->output, sc)) : 0;
     const bool g16 = needs & RENDER_NEED_GRAY16, heights = needs & RENDER_NEED_HEIGHTS;
-    /* (an .exr's float picture is sink_bytes') */
-    const bool deep = (needs & (RENDER_NEED_RGB16 | RENDER_NEED_ALPHA)) && !(needs & RENDER_NEED_FLOAT);
+    /* The deep picture's bytes a pixel: 16-bit colours or alpha, or the
+     * mode's floats (frame.h). */
+    const uint64_t deep = budget_deep_pixel(sc, needs);
     uint64_t gw = size_of(sc->grid.width), gh = size_of(sc->grid.height);
     uint64_t cells = budget_mul(gw + 40, gh + 2);
     uint64_t rw = size_of(scene_render_width(sc)), rh = size_of(scene_render_height(sc));
@@ -257,30 +188,36 @@ static void run_parts(const struct scene *sc, struct parts *p)
             walls += (walls == 1 ? 2 : 0) + (sc->obstacles[k].type == OBST_MASK);
     uint64_t per_cell = walls + 3 + (g16 ? 2 : 0) + (heights ? 4 : 0);
     /* A scaled render keeps rgb and grey16 twice more at render size (the
-     * scaler's aligned destination, the packed picture); a deep picture
-     * (16-bit colours, alpha) is at most DEEP_PIXEL a pixel at render size
-     * with its 16-bit planes beside it, as much again. */
+     * scaler's aligned destination, the packed picture), and libswscale's
+     * contexts their lines and filters (1 a pixel and SCALER_FIXED); the renderer's
+     * deep picture is the floats once (at grid size, which is the
+     * render's), or the colours with their 16-bit planes beside them, as
+     * much again. */
     const bool scaled = rw != gw || rh != gh;
-    uint64_t per_pixel = (scaled ? 2 * (3 + (g16 ? 2 : 0)) : 0) + (deep ? 2 * DEEP_PIXEL : 0);
+    uint64_t per_pixel = (scaled ? 2 * (3 + (g16 ? 2 : 0)) + 1 : 0)
+                         + (needs & RENDER_NEED_FLOAT ? deep : 2 * deep);
     /* The writer's ring (pipeline.c): PIPE_DEPTH slots, each a copy of what
-     * the frame carries (rgb24, 16-bit grey, the deep picture, the yuv420p a
-     * video takes where the renderer scales, 1.5 a pixel; heights at grid
-     * size). */
+     * the frame carries, rows unpadded (rgb24, 16-bit grey, the deep
+     * picture, the yuv420p a video takes where the renderer scales, 1.5 a
+     * pixel; heights at grid size). */
     uint64_t ring = 0;
     if (kind)
         ring = budget_mul(PIPE_DEPTH,
-                          budget_add(budget_mul(pix, 3 + (g16 ? 2 : 0) + (deep ? DEEP_PIXEL : 0)
+                          budget_add(budget_mul(budget_mul(rw, rh), 3 + (g16 ? 2 : 0) + deep
                                                          + ((needs & RENDER_NEED_YUV420) && scaled ? 2 : 0)),
                                      heights ? budget_mul(cells, 4) : 0));
     p->grid = budget_add(budget_add(budget_add(budget_planes_bytes(sc), budget_mul(cells, per_cell)),
                                     budget_add(budget_mul(pix, per_pixel), ring)),
-                         picture_bytes(sc, gw, gh, rw, rh));
+                         budget_add(budget_add(picture_bytes(sc, gw, gh, rw, rh), render_mode_bytes(sc)),
+                                    scaled ? SCALER_FIXED : 0));
     int threads = omp_get_max_threads();
     const struct solver_ops *ops = sc->solver.type;
     p->solver_what[0] = '\0';
     p->solver = ops->bytes ? ops->bytes(sc, threads, p->solver_what, sizeof p->solver_what) : 0;
     p->what[0] = '\0';
-    p->output = sink_bytes(sc, rw, rh, threads, p->what, sizeof p->what);
+    p->output = kind ? sink_bytes(sc, (struct sink_budget){ .threads = threads, .encoder_threads = encoder_threads_asked },
+                                  p->what, sizeof p->what)
+                     : 0;
     /* The scene's text was parsed first; what the parse freed may stay mapped. */
     p->text = budget_mul(sc->text_bytes, TEXT_BYTES_PER_BYTE);
 }
@@ -295,30 +232,58 @@ static uint64_t unfused_bytes(const struct scene *sc)
 
 /* A fused batch's picture: rgb24 at render size, and the raw heights (a
  * float a cell) when the output takes them. */
-static uint64_t fused_picture(const struct scene *sc)
+static uint64_t fused_picture(const struct scene *sc, int needs)
 {
-    const struct sink_ops *k = sink_find(sc->output.path, NULL);
-    uint64_t gw = (uint64_t)sc->grid.width, gh = (uint64_t)sc->grid.height;
-    bool heights = k && (k->needs(&sc->output, sc) & RENDER_NEED_HEIGHTS);
-    return budget_add(budget_mul(budget_mul(gw, gh), 3), heights ? budget_mul(budget_mul(gw, gh), 4) : 0);
+    uint64_t cells = budget_mul(size_of(sc->grid.width), size_of(sc->grid.height));
+    return budget_add(budget_mul(cells, 3), needs & RENDER_NEED_HEIGHTS ? budget_mul(cells, 4) : 0);
 }
 
-int budget_fused_frames(const struct scene *sc, uint64_t limit)
+/* The batch's frames for sc and the limit, and the bytes of each of its
+ * pictures in *pic (budget_batch_frames). */
+static int batch_frames(const struct scene *sc, uint64_t limit, uint64_t *pic)
 {
-    if (no_output || !sink_fuses(sc))
+    const struct sink_ops *kind = output_kind(sc);
+    *pic = 0;
+    if (one_by_one)
         return 0;
-    const uint64_t pic = fused_picture(sc), need = unfused_bytes(sc);
-    uint64_t k = 1 + BUDGET_FUSED_BYTES / pic;
+    const uint64_t need = unfused_bytes(sc);
+    if (!kind) {
+        /* Without an output: rgb24 pictures at render size, within
+         * BATCH_MAX_BYTES and the limit's room beside the run's need; at
+         * least 2 drawn by rows, else BATCH_MIN_LANES (src/batch.h). */
+        const uint64_t room = limit < need ? 0 : limit - need < BATCH_MAX_BYTES ? limit - need : BATCH_MAX_BYTES;
+        *pic = budget_mul(budget_mul(size_of(scene_render_width(sc)), size_of(scene_render_height(sc))), 3);
+        if (*pic == 0 || *pic > room / (render_draws_by_rows(sc, 0) ? 2 : BATCH_MIN_LANES))
+            return 0;
+        return room / *pic < BATCH_MAX_FRAMES ? (int)(room / *pic) : BATCH_MAX_FRAMES;
+    }
+    if (!sink_fuses(sc))
+        return 0;
+    const int needs = kind->needs(&sc->output, sc);
+    if (!render_draws_by_rows(sc, needs))   /* the ring's frames then come whole from render_frame_to */
+        return 0;
+    *pic = fused_picture(sc, needs);
+    uint64_t k = 1 + BUDGET_FUSED_BYTES / *pic;
     k = k < BUDGET_FUSED_FRAMES ? k : BUDGET_FUSED_FRAMES;
-    while (k >= 2 && budget_add(need, budget_mul(k - 1, pic)) > limit)
+    while (k >= 2 && budget_add(need, budget_mul(k - 1, *pic)) > limit)
         k--;
     return k >= 2 ? (int)k : 0;
 }
 
+int budget_batch_frames(const struct scene *sc, uint64_t limit)
+{
+    uint64_t pic;
+    return batch_frames(sc, limit, &pic);
+}
+
 uint64_t budget_run_bytes(const struct scene *sc)
 {
-    const int k = budget_fused_frames(sc, UINT64_MAX);
-    return budget_add(unfused_bytes(sc), k ? budget_mul((uint64_t)k - 1, fused_picture(sc)) : 0);
+    /* A fused batch's frames are the ring's, beside 1 picture frame by
+     * frame; a batch without an output holds its own. */
+    uint64_t pic;
+    const int k = batch_frames(sc, UINT64_MAX, &pic);
+    const uint64_t extra = output_kind(sc) ? (k ? (uint64_t)k - 1 : 0) : (uint64_t)k;
+    return budget_add(unfused_bytes(sc), budget_mul(extra, pic));
 }
 
 /* 1 when need passes the budget (named in *budget), 0 when it fits, -1 with e

@@ -17,10 +17,12 @@
 
 #define RR_MEM_LIMIT_DEFAULT ((uint64_t)4 << 30)   /* 4 GiB */
 
-/* What the program and its libraries take with nothing to do (code, data,
- * threads' stacks): part of the peak resident size, not of the estimates
- * below, nor of the limit (tests/cli/test_budget.sh adds it). */
-#define RR_BUDGET_PROGRAM_BYTES ((uint64_t)48 << 20)
+/* What the program takes with nothing to do (code, data, the C and OpenMP
+ * libraries, threads' stacks, malloc's per-thread arenas): part of the peak
+ * resident size, not of the estimates below, nor of the limit
+ * (tests/cli/test_budget.sh adds it). The libav libraries, loaded only for
+ * the outputs that use them, are the output's (sink_bytes). */
+#define RR_BUDGET_PROGRAM_BYTES ((uint64_t)10 << 20)
 
 /* The budget in bytes (UINT64_MAX: no limit). Returns 0, or -1 with e filled
  * (status 2) when RIPPLERENDER_MEM_LIMIT is not a size. */
@@ -35,9 +37,11 @@ int budget_limit(uint64_t *bytes, struct rr_err *e);
  * stages, and a deep picture when the output takes one; the writer's ring of
  * PIPE_DEPTH frames; the solver's own buffers (solver_ops.bytes: spring's
  * scratch planes, wave's speed maps, spectral's padded FFT domain); the
- * frames the output holds (a GIF's few, an encoder's lookahead and own
- * frame; a fused batch's pictures, budget_fused_frames with no limit); and
- * the scene's parsed text. Uses omp_get_max_threads() as the run's threads.
+ * output's writer's own (sink_bytes: the libraries it loads and its kind's
+ * sink_ops.bytes, a GIF's few frames, an encoder's lookahead and own
+ * frame); a batch's pictures (budget_batch_frames with no limit: a fused
+ * batch's beyond the ring's, or a batch's without an output); and the
+ * scene's parsed text. Uses omp_get_max_threads() as the run's threads.
  * Saturates, never wraps. */
 uint64_t budget_run_bytes(const struct scene *sc);
 
@@ -54,12 +58,31 @@ uint64_t budget_planes_bytes(const struct scene *sc);
 #define BUDGET_FUSED_FRAMES 4
 #define BUDGET_FUSED_BYTES ((uint64_t)256 << 20)
 
-/* The frames of such a batch for sc when the budget is `limit` bytes: the
+/* The frames of a batch (src/batch.h) for sc when the budget is `limit`
+ * bytes, the one decision: batch_create makes a batch of this many frames
+ * (none for 0), and budget_run_bytes counts this many at no limit. 0 when
+ * the run goes frame by frame (budget_frame_by_frame). With an output: the
  * most (up to BUDGET_FUSED_FRAMES) whose extra pictures fit
- * BUDGET_FUSED_BYTES and, beside the run's need without them, the limit;
- * 0 when fewer than two would (the run then goes frame by frame) or the
- * output does not fuse. */
-int budget_fused_frames(const struct scene *sc, uint64_t limit);
+ * BUDGET_FUSED_BYTES and, beside the run's need without them, the limit; 0
+ * when fewer than two would, the output does not fuse (sink_fuses) or its
+ * renderer does not draw by rows (render_draws_by_rows). Without one
+ * (budget_without_output): rgb24 pictures, as many as BATCH_MAX_BYTES and
+ * the limit's room beside the run's need take, up to BATCH_MAX_FRAMES; 0
+ * when fewer than 2 (BATCH_MIN_LANES for a renderer that does not draw by
+ * rows) would fit. */
+int budget_batch_frames(const struct scene *sc, uint64_t limit);
+
+/* The run's frames go one at a time whatever its output (--probes reads
+ * every frame's heights, --save-state's checkpoint needs the field at a
+ * frame's end): no fused batch, none counted (main.c says so before
+ * budget_check_run, and makes no batch then). */
+void budget_frame_by_frame(void);
+
+/* The bytes a pixel of a frame's deep picture (frame.h) for a sink's
+ * `needs` (as render_needs takes them): the mode's floats and alpha, 4
+ * bytes each (RENDER_NEED_FLOAT); 3 or 4 channels (alpha) of 1 or 2 bytes
+ * (RENDER_NEED_RGB16); 0 without one. */
+uint64_t budget_deep_pixel(const struct scene *sc, int needs);
 
 /* The run writes no output (--hash, --check or --manifest without -o): the
  * scene's output.path holds no frames, so budget_run_bytes leaves its
@@ -70,8 +93,8 @@ void budget_without_output(void);
  * libavcodec's automatic count), for the frames its threads hold. */
 void budget_encoder_threads(int n);
 
-/* Refuses sc when budget_run_bytes without a fused batch's pictures passes
- * the budget (with them the run fits by fusing fewer frames, or none),
+/* Refuses sc when budget_run_bytes without a batch's pictures passes the
+ * budget (with them the run fits by batches of fewer frames, or none),
  * naming budget_run_bytes, what the run holds given room: status 2, "grid: W x H
  * cells with a WxH render need about N bytes, more than the limit of M bytes
  * (RIPPLERENDER_MEM_LIMIT)". Returns 0 or -1. */

@@ -690,6 +690,11 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     }
     if (!o->output && (o->hash || o->check))   /* nothing written, --validate or not */
         budget_without_output();
+    /* Probes and checkpoints need the field at each frame's end: no batch
+     * (budget_batch_frames, which batch_create asks). */
+    const bool frame_by_frame = o->probes || o->farm.save_dir;
+    if (frame_by_frame)
+        budget_frame_by_frame();
     budget_encoder_threads(o->threads);
     if (budget_check_run(sc, e) < 0 || claim_files(r, o, writes_output, e) < 0)
         return -1;
@@ -742,12 +747,10 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         return -1;
     warn_short_preroll(sc);
     /* Without probes or checkpoints (whose frame the simulation must show),
-     * frames come by batches of steps fused across frames: without a sink,
-     * or with one whose writer costs little (sink_fuses), the batch then
-     * drawn into the writer's ring. */
-    if ((!writes_output || sink_fuses(sc)) && !o->probes && !o->validate
-        && !state_checkpoint_due(r->state, state_last(r->state))
-        && batch_create(&r->batch, r->render, sc, &interrupted, r->pipe, e) < 0)
+     * frames come by batches of steps fused across frames, as
+     * budget_batch_frames decides: without a sink, or into the writer's
+     * ring. */
+    if (!o->validate && batch_create(&r->batch, r->render, sc, &interrupted, r->pipe, e) < 0)
         return -1;
     if (r->batch && r->pipe)
         threads_for_batches(&r->threads);

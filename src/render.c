@@ -167,6 +167,24 @@ nomem:
                    r->deep_bits, r->rw, r->rh);
 }
 
+int render_needs(const struct scene *sc, int needs)
+{
+    const struct render_mode_ops *ops = render_mode_of(sc->render.mode);
+    if ((needs & RENDER_NEED_GRAY16) && ops && !ops->gray)   /* frame.h: 16-bit colour instead */
+        needs = (needs & ~RENDER_NEED_GRAY16) | RENDER_NEED_RGB16;
+    return needs;
+}
+
+bool render_draws_by_rows(const struct scene *sc, int needs)
+{
+    const struct render_mode_ops *ops = render_mode_of(sc->render.mode);
+    const bool scaled = scene_render_width(sc) != sc->grid.width || scene_render_height(sc) != sc->grid.height;
+    /* A mode with per-frame state (caustics' light) has a prepare. */
+    return ops && ops->row && !ops->pick && !ops->prepare && !ops->frame && (ops->own_size || !scaled)
+           && !(render_needs(sc, needs)
+                & (RENDER_NEED_GRAY16 | RENDER_NEED_RGB16 | RENDER_NEED_ALPHA | RENDER_NEED_FLOAT));
+}
+
 int render_create(struct renderer **out, const struct scene *sc, int needs, struct rr_err *e)
 {
     *out = NULL;
@@ -174,8 +192,7 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
     const struct render_mode_ops *ops = render_mode_of(rc->mode);
     if (!ops)
         return rr_fail(e, RR_EXIT_USAGE, "render.mode: %d is not a render mode", (int)rc->mode);
-    if ((needs & RENDER_NEED_GRAY16) && !ops->gray)   /* frame.h: 16-bit colour instead */
-        needs = (needs & ~RENDER_NEED_GRAY16) | RENDER_NEED_RGB16;
+    needs = render_needs(sc, needs);
     if (rc->alpha == ALPHA_CAUSTICS && !ops->light)
         return rr_fail(e, RR_EXIT_USAGE,
                        "render.alpha: \"caustics\" needs render.mode \"caustics\" (the mode is \"%s\")",
@@ -205,6 +222,7 @@ int render_create(struct renderer **out, const struct scene *sc, int needs, stru
         return rr_fail(e, RR_EXIT_RUNTIME, "render: out of memory");
     r->ops = ops;
     r->needs = needs;
+    r->by_rows = render_draws_by_rows(sc, needs);
     r->alpha = rc->alpha;
     r->lo = (float)rc->range[0];
     r->span = (float)(rc->range[1] - rc->range[0]);
@@ -514,8 +532,7 @@ int render_frame(struct renderer *r, const struct field *f, const unsigned char 
 
 bool render_by_rows(const struct renderer *r)
 {
-    return r->ops->row && !r->ops->pick && !r->ops->prepare && !r->ops->frame && !r->scaled && !r->deep_bits
-           && !r->fdeep && !r->g16_grid && !r->c16_grid && !r->a_grid && !r->light;
+    return r->by_rows;
 }
 
 size_t render_heights_bytes(const struct renderer *r)

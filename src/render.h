@@ -49,6 +49,16 @@ int render_frame(struct renderer *r, const struct field *f, const unsigned char 
 int render_frame_to(struct renderer *r, const struct field *f, const unsigned char *walls, long index,
                     uint8_t *target, struct frame *fr, struct rr_err *e);
 
+/* The RENDER_NEED_* bits a renderer for sc takes for a sink's `needs`:
+ * RENDER_NEED_GRAY16 becomes RENDER_NEED_RGB16 in a mode whose picture is
+ * not a grey (frame.h). render_create and the memory budget ask it. */
+int render_needs(const struct scene *sc, int needs);
+
+/* Whether a renderer for sc and a sink's `needs` draws by rows
+ * (render_by_rows): the rule render_create sets it by, asked by the run's
+ * choice of fused batches (batch_ring_frames) before the renderer exists. */
+bool render_draws_by_rows(const struct scene *sc, int needs);
+
 /* Whether r draws a frame row by row from its heights alone (a mode with
  * rows and nothing per frame: no backdrop picked, no whole-field pass;
  * unscaled; the rgb picture only, and the raw heights when the output asks
@@ -91,6 +101,10 @@ int render_mode_count(void);
 void render_mode_names(const char *names[RENDER_MODE_MAX + 1]);
 /* The mode's name ("?" for a value the table does not have). */
 const char *render_mode_name(enum render_mode m);
+/* The bytes sc's mode allocates for itself beyond the renderer's pictures
+ * (its render_mode_ops.bytes: slopes, caustics' light), for the memory
+ * budget. */
+uint64_t render_mode_bytes(const struct scene *sc);
 /* Whether the mode renders at render size itself (refract): libswscale's
  * stretch limit does not apply to it. */
 bool render_mode_own_size(enum render_mode m);

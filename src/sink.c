@@ -2,6 +2,7 @@
  * wrappers every caller uses. */
 #include "sink.h"
 #include "sinks/sinks.h"
+#include "budget.h"
 #include "render.h"
 #include "solver.h"
 
@@ -465,6 +466,34 @@ bool sink_fuses(const struct scene *sc)
                        && (long)sc->grid.width * sc->grid.height >= SINK_FUSE_CELLS;
     return k && !off && (on || cheap) && sc->solver.type && sc->solver.type->advance
            && scene_render_width(sc) == sc->grid.width && scene_render_height(sc) == sc->grid.height;
+}
+
+/* The resident bytes of the libraries a kind's run loads (sink_ops.libav,
+ * loaded on first use by src/lazy/lazyav.c, so a run that writes no video
+ * never maps them): libavcodec and libavformat with the codec libraries
+ * they bring in; libavfilter with its own. */
+#define LIBAV_BYTES ((uint64_t)25 << 20)
+#define LIBAVFILTER_BYTES ((uint64_t)6 << 20)
+
+uint64_t sink_bytes(const struct scene *sc, struct sink_budget b, char *what, size_t size)
+{
+    what[0] = '\0';
+    const struct sink_ops *k = sc->output.path ? sink_find(sc->output.path, NULL) : NULL;
+    if (!k)
+        return 0;
+    const uint64_t libs = (k->libav ? LIBAV_BYTES : 0) + (k->libav & SINK_LIBAV_FILTER ? LIBAVFILTER_BYTES : 0);
+    if (sc->render.atlas[0])   /* the kind inside the atlas's wrapper, as sink_open puts it */
+        k = &sink_atlas_ops;
+    const int rw = scene_render_width(sc), rh = scene_render_height(sc);
+    b.width = rw > 0 ? (uint64_t)rw : 0;
+    b.height = rh > 0 ? (uint64_t)rh : 0;
+    b.frames = sc->time.frames > 0 ? (uint64_t)sc->time.frames : 0;
+    if (!k->bytes) {
+        if (libs)
+            snprintf(what, size, "the libav libraries it loads");
+        return libs;
+    }
+    return budget_add(libs, k->bytes(sc, &b, what, size));
 }
 
 int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_err *e)

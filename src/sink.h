@@ -44,6 +44,14 @@ struct sink_params {
     const char *float_modes;          /* the modes that have them, for messages ("height, normals or caustics") */
 };
 
+/* The picture and threads sink_ops.bytes costs a writer for. */
+struct sink_budget {
+    uint64_t width, height;   /* the picture it is handed: the render's, or an atlas's image */
+    uint64_t frames;          /* the pictures it is handed: time.frames, or an atlas's images */
+    int threads;              /* the run's threads (-j, or every core) */
+    int encoder_threads;      /* an encoder's thread_count as the run asks it (-j n: n; 0: the library's count) */
+};
+
 /* sink_ops.libav's bits. */
 enum { SINK_LIBAV_CODEC = 1, SINK_LIBAV_FORMAT = 2, SINK_LIBAV_FILTER = 4, SINK_LIBAV_ALL = 7 };
 
@@ -89,6 +97,15 @@ struct sink_ops {
     bool slow_close;
     /* Returns the RENDER_NEED_* bits (frame.h) this sink wants for this output. */
     int (*needs)(const struct output_config *o, const struct scene *sc);
+    /* Optional (NULL: nothing beyond the frames of the writer's ring, which
+     * src/budget.c counts from needs): the bytes this kind's writer holds at
+     * its peak for sc's output handed pictures of b's size (an encoder's
+     * frames in flight, a PNG sequence's compressions, a GIF's palette
+     * tables), for the memory budget, writing what they are into what
+     * (size bytes) for its message ("the libx264 encoder's 47 frames in
+     * flight"). As solver_ops.bytes is the solver's: a new kind's cost is
+     * in its own file. */
+    uint64_t (*bytes)(const struct scene *sc, const struct sink_budget *b, char *what, size_t size);
     /* Optional (NULL: never): whether this output's writer costs little
      * beside the frame loop (no encoder, no conversion), so that steps
      * fused across frames gain on the whole run (sink_fuses). */
@@ -170,6 +187,13 @@ bool sink_ext_ends(const char *name, size_t n);
  * kind and size, "off" for none ("auto" or unset: the rule). */
 bool sink_fuses(const struct scene *sc);
 
+/* What sc's output's writer holds at its peak (sink_ops.bytes of its kind,
+ * or of render.atlas's wrapper around it) for pictures of the render's size
+ * with b's threads (b's width and height are filled here), and what they
+ * are in what; 0 and "" for a kind that holds nothing beyond the ring or an
+ * output path that names no kind. */
+uint64_t sink_bytes(const struct scene *sc, struct sink_budget b, char *what, size_t size);
+
 /* Refuses (status 2) a RIPPLERENDER_FUSE other than auto, on, off or empty.
  * Returns 0 or -1. */
 int sink_fuse_check(struct rr_err *e);
@@ -227,9 +251,9 @@ size_t npy_float32_header(char *buf, size_t cap, const char *shape, size_t total
  * the writer itself, with 1 thread. Each holds a copy of the frame's picture
  * (with a filter-type byte a row), its compressed file, and libdeflate's
  * compressor, whose hash chains over the 32 KiB window take under
- * SINK_PNG_JOB_FIXED at levels 0-9 (src/budget.c counts them). */
+ * SINK_PNG_JOB_FIXED at levels 0-9 (its sink_ops.bytes counts them). */
 #define SINK_PNG_WORKERS_MAX 16
-#define SINK_PNG_JOB_FIXED ((uint64_t)1 << 20)
+#define SINK_PNG_JOB_FIXED ((uint64_t)512 << 10)
 int sink_png_jobs(int threads);
 /* The version of the OpenEXR library loaded ("3.1.5"), for --version and
  * the manifest. */

@@ -953,6 +953,14 @@ static int caustics_init(struct renderer *r, const struct scene *sc, struct rr_e
     return 0;
 }
 
+/* The memory budget (render_mode_ops.bytes): the slopes, the light and its
+ * scratch, as caustics_init allocates them. */
+static uint64_t caustics_bytes(const struct scene *sc)
+{
+    return water_slopes_bytes(sc) + (uint64_t)sc->grid.width * (uint64_t)sc->grid.height * sizeof(float)
+           + (uint64_t)CAUSTICS_SCRATCH(sc->grid.width, sc->grid.height) * sizeof(float);
+}
+
 static void caustics_prepare(struct renderer *r, const struct field *f)
 {
     water_prepare_marked(r, f, scratch_set(r->rays, r->gw, r->gh, 0));
@@ -1005,6 +1013,7 @@ const struct render_mode_ops render_caustics_ops = {
     .picture_key = "floor",
     .picture = caustics_picture,
     .init = caustics_init,
+    .bytes = caustics_bytes,
     .pick = water_backdrop_pick,
     .prepare = caustics_prepare,
     .row = caustics_mode_row,

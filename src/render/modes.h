@@ -80,6 +80,7 @@ struct renderer {
     uint16_t wall16;
     int gw, gh, rw, rh;
     bool scaled;
+    bool by_rows;                /* render_draws_by_rows: render_by_rows' answer */
     /* Grid-size pictures (the scalers' sources when scaled; rgb_grid is the frame otherwise). */
     uint8_t *rgb_grid;  int rgb_grid_stride;
     uint16_t *g16_grid; int g16_grid_stride;   /* strides in bytes */
@@ -183,6 +184,11 @@ struct render_mode_ops {
      * float picture's channel count. NULL when row_float is. */
     const char *const *float_names;
     void (*free)(struct renderer *r);   /* NULL: nothing; must accept a failed init */
+    /* Optional (NULL: nothing that grows with the picture): the bytes init
+     * allocates for sc, for the memory budget (src/budget.c, through
+     * render_mode_bytes), as solver_ops.bytes is a solver's. Its moving
+     * picture is counted apart (picture_key). */
+    uint64_t (*bytes)(const struct scene *sc);
 };
 
 /* The table of render modes (render/registry.c), NULL-terminated: a mode's
@@ -266,6 +272,8 @@ struct row_nbhd {
  * made. */
 int water_init_rows(struct renderer *r, const struct scene *sc, struct rr_err *e);
 int water_init_slopes(struct renderer *r, const struct scene *sc, struct rr_err *e);
+/* What water_init_slopes allocates (the two slope planes), for a mode's bytes. */
+uint64_t water_slopes_bytes(const struct scene *sc);
 void water_prepare(struct renderer *r, const struct field *f);
 
 /* water_prepare, also marking the cells whose slope x or y is other than

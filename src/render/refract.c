@@ -135,6 +135,15 @@ static void refract_free(struct renderer *r)
     backdrop_free(r->backdrop);
 }
 
+/* The memory budget (render_mode_ops.bytes): the slopes, the render-size
+ * picture and, without a background, the checkerboard, as refract_init
+ * allocates them. */
+static uint64_t refract_bytes(const struct scene *sc)
+{
+    const uint64_t pix = (uint64_t)scene_render_width(sc) * (uint64_t)scene_render_height(sc);
+    return water_slopes_bytes(sc) + pix * 3 * (sc->render.background ? 1 : 2);
+}
+
 static const char *refract_picture(const struct render_config *rc)
 {
     return rc->background;
@@ -149,6 +158,7 @@ const struct render_mode_ops render_refract_ops = {
     .picture_key = "background",
     .picture = refract_picture,
     .init = refract_init,
+    .bytes = refract_bytes,
     .pick = water_backdrop_pick,
     .prepare = water_prepare,
     .frame = refract_frame,

@@ -50,6 +50,12 @@ const char *render_mode_name(enum render_mode m)
     return ops ? ops->name : "?";
 }
 
+uint64_t render_mode_bytes(const struct scene *sc)
+{
+    const struct render_mode_ops *ops = render_mode_of(sc->render.mode);
+    return ops && ops->bytes ? ops->bytes(sc) : 0;
+}
+
 bool render_mode_own_size(enum render_mode m)
 {
     const struct render_mode_ops *ops = render_mode_of(m);

@@ -191,6 +191,11 @@ int water_init_slopes(struct renderer *r, const struct scene *sc, struct rr_err 
     return 0;
 }
 
+uint64_t water_slopes_bytes(const struct scene *sc)
+{
+    return (uint64_t)sc->grid.width * (uint64_t)sc->grid.height * 2 * sizeof(float);
+}
+
 void water_free(struct renderer *r)
 {
     av_freep(&r->gx);

@@ -11,6 +11,8 @@
  * the atlas's size and writes one atlas-sized frame per image. Every part
  * of the frame the kind asked for (rgb, 16-bit grey, the deep picture, the
  * heights) is tiled the same way. */
+#include "budget.h"
+#include "render.h"
 #include "sinks.h"
 
 #include <stdlib.h>
@@ -167,6 +169,32 @@ static void atlas_free(void *priv)
     free(s->deep);
 }
 
+/* The memory budget (sink_ops.bytes): the image being filled, columns x
+ * rows frames of each part the kind asked for (rgb24, 16-bit grey, the
+ * deep picture, the raw heights at grid size), and what the kind itself
+ * holds for images of the atlas's size. */
+static uint64_t atlas_bytes(const struct scene *sc, const struct sink_budget *b, char *what, size_t size)
+{
+    const struct sink_ops *kind = sink_find(sc->output.path, NULL);
+    if (!kind)
+        return 0;
+    const int needs = render_needs(sc, kind->needs(&sc->output, sc));
+    const uint64_t n = budget_mul((uint64_t)sc->render.atlas[0], (uint64_t)sc->render.atlas[1]);
+    const uint64_t pix = budget_mul(b->width, b->height);
+    const uint64_t cells = budget_mul((uint64_t)sc->grid.width, (uint64_t)sc->grid.height);
+    uint64_t img = budget_mul(pix, 3 + (needs & RENDER_NEED_GRAY16 ? 2 : 0) + budget_deep_pixel(sc, needs));
+    img = budget_add(img, needs & RENDER_NEED_HEIGHTS ? budget_mul(cells, 4) : 0);
+    struct sink_budget in = *b;
+    in.width = budget_mul(b->width, (uint64_t)sc->render.atlas[0]);
+    in.height = budget_mul(b->height, (uint64_t)sc->render.atlas[1]);
+    in.frames = n ? (b->frames + n - 1) / n : 0;
+    char inner[64] = "";
+    const uint64_t own = kind->bytes ? kind->bytes(sc, &in, inner, sizeof inner) : 0;
+    snprintf(what, size, "the render.atlas image of %llu frames%s%s", (unsigned long long)n, inner[0] ? " and " : "",
+             inner);
+    return budget_add(budget_mul(n, img), own);
+}
+
 const struct sink_ops sink_atlas_ops = {
     .name = "atlas",
     .exts = "",
@@ -175,6 +203,7 @@ const struct sink_ops sink_atlas_ops = {
     .deep = true,
     .floats = true,
     .needs = atlas_needs,
+    .bytes = atlas_bytes,
     .open = atlas_open,
     .write = atlas_write,
     .close = atlas_close,

@@ -16,6 +16,7 @@
  *
  * Atomic as a set (sink_seq, sinks.h), like a PNG sequence: OpenEXRCore
  * writes through our pwrite into the temporary file outfile made. */
+#include "budget.h"
 #include "outfile.h"
 #include "sinks.h"
 
@@ -46,6 +47,22 @@ static int exr_needs(const struct output_config *o, const struct scene *sc)
 {
     (void)o;
     return RENDER_NEED_FLOAT | (sc->render.alpha != ALPHA_NONE ? RENDER_NEED_ALPHA : 0);
+}
+
+/* The memory budget (sink_ops.bytes): the frame's float picture is the
+ * renderer's and the ring's (src/budget.c counts it from the needs); the
+ * writer holds OpenEXRCore's buffers for one chunk (up to 32 scanlines, PIZ:
+ * the packed floats, the compressed block and the compressor's scratch, 4
+ * of up to 4 floats a pixel), its chunk table and its context. */
+#define EXR_FIXED ((uint64_t)1 << 20)
+#define EXR_CHUNK_LINES 32
+
+static uint64_t exr_bytes(const struct scene *sc, const struct sink_budget *b, char *what, size_t size)
+{
+    (void)sc;
+    snprintf(what, size, "the .exr writer's chunk buffers");
+    return budget_add(EXR_FIXED, budget_add(budget_mul(budget_mul(b->width, EXR_CHUNK_LINES), 4 * 16),
+                                            budget_mul(b->height, 8)));
 }
 
 /* The channel names, in the order of the frame's floats: the mode's
@@ -261,6 +278,7 @@ const struct sink_ops sink_exr_ops = {
     .deep = true,
     .floats = true,
     .needs = exr_needs,
+    .bytes = exr_bytes,
     .check = exr_check,
     .open = exr_open,
     .write = exr_write,

@@ -10,6 +10,7 @@
  * time through paletteuse into the encoder. The filters see the same frames
  * and the same palette as one graph holding every frame would, so the file
  * is the same bytes. */
+#include "budget.h"
 #include "outfile.h"
 #include "sinks.h"
 
@@ -52,6 +53,22 @@ struct gif_sink {
     int width, height;
     int64_t next_pts;
 };
+
+/* The memory budget (sink_ops.bytes): palettegen's and paletteuse's tables,
+ * and per pixel the frames the filters, encoder and sink hold at once
+ * (rgb24, rgb32, pal8 copies): whatever the frame count, a few (the one
+ * handed over, paletteuse's last input and output, the encoder's last
+ * frame, the one read back), and the colours palettegen counts and
+ * paletteuse caches, more for a picture of many colours (a scaled one). */
+#define GIF_FIXED ((uint64_t)28 << 20)
+#define GIF_PIXEL 32
+
+static uint64_t gif_bytes(const struct scene *sc, const struct sink_budget *b, char *what, size_t size)
+{
+    (void)sc;
+    snprintf(what, size, "the .gif's palette tables and frames in flight");
+    return budget_add(GIF_FIXED, budget_mul(budget_mul(b->width, b->height), GIF_PIXEL));
+}
 
 static int gif_needs(const struct output_config *o, const struct scene *sc)
 {
@@ -338,6 +355,7 @@ const struct sink_ops sink_gif_ops = {
     .libav = SINK_LIBAV_ALL,
     .priv_size = sizeof(struct gif_sink),
     .needs = gif_needs,
+    .bytes = gif_bytes,
     .check = gif_check,
     .open = gif_open,
     .write = gif_write,

@@ -15,6 +15,7 @@
  * (EPIPE; main ignores SIGPIPE) fails the write with RR_EXIT_INTERRUPTED and
  * the line main prints for the same event under --hash. No temporary file:
  * what went down the pipe is gone, whatever ends the run. */
+#include "budget.h"
 #include "scale.h"
 #include "sinks.h"
 
@@ -85,6 +86,20 @@ static int pipe_needs(const struct output_config *o, const struct scene *sc)
 static bool pipe_fuses(const struct output_config *o)
 {
     return o->format == OUTPUT_NUT && (!o->pix_fmt[0] || !strcmp(o->pix_fmt, "rgb24"));
+}
+
+/* The memory budget (sink_ops.bytes): a stream that converts rgb24
+ * (open_convert: any but NUT's rgb24) holds the converted frame and, for
+ * NUT, its packed copy, up to 3 bytes a pixel each (yuv444p), and
+ * libswscale's context. */
+#define PIPE_CONVERT_FIXED ((uint64_t)1 << 20)
+
+static uint64_t pipe_bytes(const struct scene *sc, const struct sink_budget *b, char *what, size_t size)
+{
+    if (pipe_fuses(&sc->output))
+        return 0;
+    snprintf(what, size, "the stream's converted frames");
+    return budget_add(PIPE_CONVERT_FIXED, budget_mul(budget_mul(b->width, b->height), 3 * 2));
 }
 
 /* The one line for a reader that went away; RR_EXIT_INTERRUPTED. */
@@ -343,6 +358,7 @@ const struct sink_ops sink_pipe_ops = {
     .priv_size = sizeof(struct pipe_sink),
     .needs = pipe_needs,
     .fuses = pipe_fuses,
+    .bytes = pipe_bytes,
     .check = pipe_check,
     .open = pipe_open,
     .write = pipe_write,

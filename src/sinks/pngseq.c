@@ -26,7 +26,9 @@
  * temporary name beside its target; close moves them all into place; free
  * without close removes them. */
 #define _GNU_SOURCE   /* fallocate */
+#include "budget.h"
 #include "outfile.h"
+#include "render.h"
 #include "sinks.h"
 
 #include <errno.h>
@@ -90,6 +92,26 @@ int sink_png_jobs(int threads)
     if (threads <= 1)
         return 1;
     return (threads < SINK_PNG_WORKERS_MAX ? threads : SINK_PNG_WORKERS_MAX) + 1;
+}
+
+static int pngseq_needs(const struct output_config *o, const struct scene *sc);
+
+/* The memory budget (sink_ops.bytes): each frame in flight (sink_png_jobs)
+ * holds a copy of the picture (rgb24, 16-bit grey or the deep picture: up
+ * to 8 bytes a pixel for 16-bit rgba), its compressed file (its buffer has
+ * room for the picture, but only what deflate writes is touched: a
+ * rendered picture, smooth, packs to half or less) and its compressor
+ * (SINK_PNG_JOB_FIXED). */
+static uint64_t pngseq_bytes(const struct scene *sc, const struct sink_budget *b, char *what, size_t size)
+{
+    /* never more than the frames (an atlas's images) it is handed */
+    uint64_t jobs = (uint64_t)sink_png_jobs(b->threads);
+    jobs = b->frames && b->frames < jobs ? b->frames : jobs;
+    const int needs = render_needs(sc, pngseq_needs(&sc->output, sc));
+    const uint64_t deep = budget_deep_pixel(sc, needs);
+    const uint64_t bpp = deep ? deep : needs & RENDER_NEED_GRAY16 ? 2 : 3;
+    snprintf(what, size, "the PNG sequence's %llu frames in flight", (unsigned long long)jobs);
+    return budget_mul(jobs, budget_add(budget_mul(bpp, budget_mul(b->width, b->height)) * 3 / 2, SINK_PNG_JOB_FIXED));
 }
 
 static int pngseq_needs(const struct output_config *o, const struct scene *sc)
@@ -434,6 +456,7 @@ const struct sink_ops sink_pngseq_ops = {
     .priv_size = sizeof(struct pngseq_sink),
     .deep = true,
     .needs = pngseq_needs,
+    .bytes = pngseq_bytes,
     .open = pngseq_open,
     .write = pngseq_write,
     .frames_done = pngseq_frames_done,

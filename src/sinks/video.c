@@ -7,6 +7,7 @@
  * FFmpeg's doc/examples/mux.c and encode_video.c: send_frame/receive_packet
  * until EAGAIN, flushed with a NULL frame at close. Written to a temporary
  * file beside the target and renamed into place after the trailer. */
+#include "budget.h"
 #include "join.h"
 #include "outfile.h"
 #include "scale.h"
@@ -453,6 +454,63 @@ static int video_needs(const struct output_config *o, const struct scene *sc)
     return (pix_deep_bits(pix) ? RENDER_NEED_RGB16 : 0) | (alpha ? RENDER_NEED_ALPHA : 0);
 }
 
+/* x264's presets (x264's common/base.c, x264_param_apply_preset): frames of
+ * rate-control lookahead, B-frames and reference frames. */
+static const struct { const char *name; int lookahead, bframes, refs; } x264_presets[] = {
+    { "ultrafast", 0, 0, 1 }, { "superfast", 0, 3, 1 }, { "veryfast", 10, 3, 1 },
+    { "faster", 20, 3, 2 },   { "fast", 30, 3, 2 },     { "medium", 40, 3, 3 },
+    { "slow", 50, 3, 5 },     { "slower", 60, 3, 8 },   { "veryslow", 60, 8, 16 },
+    { "placebo", 60, 16, 16 },
+};
+
+/* The frames an encoder holds at once, fitted to libx264's peaks
+ * (tests/cli/test_budget.sh): the frames it looks ahead, its B- and
+ * reference frames and, with frame threads, the lookahead thread's queue,
+ * and 1.5 for each frame thread (the frame it encodes, the one it
+ * reconstructs, their share of the lookahead); never more than the clip
+ * plus 2 from the start and 2 for each frame thread. The frame threads:
+ * -j's count when given (the encoder's thread_count), else libavcodec's
+ * automatic count, 1.5 a core. *name: the encoder (output.codec, or the
+ * container's default). */
+static uint64_t encoder_frames(const struct scene *sc, const struct sink_budget *b, const char **name)
+{
+    const char *codec = sc->output.codec[0] ? sc->output.codec : "libx264";
+    for (size_t i = 0; !sc->output.codec[0] && i < sizeof containers / sizeof containers[0]; i++)
+        if (!strcasecmp(sink_extension(sc->output.path), containers[i].ext))
+            codec = containers[i].codec;
+    *name = codec;
+    const int tx = b->encoder_threads > 0 ? b->encoder_threads : (3 * b->threads + 1) / 2;
+    int held = 32;   /* any other encoder */
+    if (!strcmp(codec, "libx264")) {
+        const char *preset = sc->output.preset[0] ? sc->output.preset : "medium";
+        size_t k = 5;
+        for (size_t i = 0; i < sizeof x264_presets / sizeof x264_presets[0]; i++)
+            if (!strcmp(preset, x264_presets[i].name))
+                k = i;
+        held = x264_presets[k].lookahead + x264_presets[k].bframes + x264_presets[k].refs + 4 + (tx > 1 ? 16 : 0);
+    }
+    const uint64_t all = (uint64_t)held + (3 * (uint64_t)tx + 1) / 2;
+    const uint64_t clip = (sc->time.frames > 0 ? (uint64_t)sc->time.frames : 0) + 2 + 2 * (uint64_t)tx;
+    return clip < all ? clip : all;
+}
+
+#define ENCODER_FIXED ((uint64_t)20 << 20)
+
+/* The memory budget (sink_ops.bytes): the encoder's frames in flight
+ * (yuv420p with its 32-pixel borders, the lookahead's half-size planes,
+ * the reference frames' interpolated planes and motion data: 3.75 bytes
+ * per padded pixel on average), its fixed tables and threads, and the
+ * padded frame the sink hands it (4 a pixel, rows padded by 64). */
+static uint64_t video_bytes(const struct scene *sc, const struct sink_budget *b, char *what, size_t size)
+{
+    const char *codec;
+    const uint64_t held = encoder_frames(sc, b, &codec);
+    const uint64_t frame = budget_mul(15, budget_mul(b->width + 64, b->height + 64)) / 4;
+    snprintf(what, size, "the %s encoder's %llu frames in flight", codec, (unsigned long long)held);
+    return budget_add(budget_add(ENCODER_FIXED, budget_mul(held, frame)),
+                      budget_mul(4, budget_mul(b->width + 64, b->height)));
+}
+
 /* A frame the renderer made as yuv420p (frame.h: scaled, even sizes, so no
  * padding) into the encoder's frame. */
 static void copy_yuv(AVFrame *f, const struct frame *fr)
@@ -742,6 +800,7 @@ const struct sink_ops sink_video_ops = {
     .priv_size = sizeof(struct video_sink),
     .deep = true,
     .needs = video_needs,
+    .bytes = video_bytes,
     .check = video_check,
     .open = video_open,
     .write = video_write,

@@ -264,8 +264,9 @@ static uint64_t spectral_bytes(const struct scene *sc, int threads, char *what, 
     uint64_t nx = (uint64_t)ax.n, ny = (uint64_t)ay.n;
     uint64_t rows = ROWS * line_stride(nx), cols = COLS * line_stride(ny);
     uint64_t buflen = 2 * (rows > cols ? rows : cols), t = threads > 0 ? (uint64_t)threads : 1;
+    /* And FFTW's own: its plans' tables and the planner's, 2 MiB. */
     return 8 * nx * ny + (nx / 2 + 1) * (ny / 2 + 1) * 8 + nx * line_stride(ny) * 8 + t * buflen * 8
-           + (uint64_t)sc->grid.width * (uint64_t)sc->grid.height * 4 + nx * 4;
+           + (uint64_t)sc->grid.width * (uint64_t)sc->grid.height * 4 + nx * 4 + ((uint64_t)2 << 20);
 }
 
 /* The angular wavenumber (rad/m) of FFT bin j of an axis of n cells. */

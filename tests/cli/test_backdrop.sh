@@ -127,9 +127,9 @@ bad video-end-none 2 "render.video_end: applies to a video or an image sequence,
 bad video-end-still 2 "render.video_end: applies to a video or an image sequence, and render.background is a still PNG" \
     -s render.background=s0/f000.png -s render.video_end=loop
 bad video-end-unknown 2 'render.video_end: expected one of "hold", "loop", got "forever"' -s render.video_end=forever
-# A 2000 x 2000 ffv1 video (not intra-only to libavcodec): 2 + 17 frames of 16 MB pass a 40 MB limit.
+# A 2000 x 2000 ffv1 video (not intra-only to libavcodec): 2 + 17 frames of 16 MB pass a 100 MB limit (the run itself, writing an mp4, needs about 48 MB).
 ff -f lavfi -i testsrc2=size=2000x2000:rate=10:duration=0.1 -c:v ffv1 -pix_fmt bgr0 "$T/big.mkv"
-RIPPLERENDER_MEM_LIMIT=40M bad video-memory 2 \
+RIPPLERENDER_MEM_LIMIT=100M bad video-memory 2 \
     "render.background: $T/big.mkv: decoding its 2000 x 2000 frames needs about 304000000 bytes beside the run's" \
     -s render.background=big.mkv
 # video_end is a key of refract and caustics: another mode refuses it

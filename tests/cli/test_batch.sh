@@ -114,13 +114,14 @@ set -- "$@" -s 'drops=[{"frame": 9, "x": 100, "y": 60, "radius": 5, "amplitude":
 "$RR" "$@" --hash --probes "$T/p.csv" -y > "$T/h2" 2> "$T/err2"; s2=$?
 cond "scaled-blow-up" '[ $s -ne 0 ] && [ $s -eq $s2 ] && cmp -s "$T/err" "$T/err2" && cmp -s "$T/h" "$T/h2" && [ "$(wc -l < "$T/h")" -ge 10 ]'
 # Pictures of 406 x 234 x 3 bytes in what the memory limit leaves beside the
-# run's need (the refusal under a tiny limit states it): 4 make a batch of 4,
-# 3 (fewer than BATCH_MIN_LANES) go frame by frame; the frames the same.
+# run's need (the refusal under a tiny limit states the need with a full
+# batch of 16, budget_batch_frames): 4 make a batch of 4, 3 (fewer than
+# BATCH_MIN_LANES) go frame by frame; the frames the same.
 set -- "$T/a.json" -s render.width=406 -s render.height=234
 need=$(RIPPLERENDER_MEM_LIMIT=40000 "$RR" "$@" --hash 2>&1 | sed -n 's/.* need about \([0-9]*\) bytes.*/\1/p')
-RIPPLERENDER_DEBUG=kernels RIPPLERENDER_MEM_LIMIT=$((need + 4 * 285012)) "$RR" "$@" --hash > "$T/h" 2> "$T/err"
+RIPPLERENDER_DEBUG=kernels RIPPLERENDER_MEM_LIMIT=$((need - 12 * 285012)) "$RR" "$@" --hash > "$T/h" 2> "$T/err"
 cond "scaled-batch-of-4" '[ -n "$need" ] && grep -q "hashed in batches of up to 4\$" "$T/err" && cmp -s "$T/h" "$T/s"'
-RIPPLERENDER_DEBUG=kernels RIPPLERENDER_MEM_LIMIT=$((need + 4 * 285012 - 1)) "$RR" "$@" --hash > "$T/h" 2> "$T/err"
+RIPPLERENDER_DEBUG=kernels RIPPLERENDER_MEM_LIMIT=$((need - 12 * 285012 - 1)) "$RR" "$@" --hash > "$T/h" 2> "$T/err"
 cond "scaled-3-by-frame" '[ -n "$need" ] && ! grep -q "hashed in batches" "$T/err" && cmp -s "$T/h" "$T/s"'
 
 # Shrunk more than twice (37x23 to 10x10 and 18x11), libswscale reads the
