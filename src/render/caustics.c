@@ -557,7 +557,11 @@ static inline __attribute__((always_inline)) void splat_row(const struct gather_
         const int c = 64 * k + __builtin_ctzll(m);
         if (c >= w - 1)
             break;
-        const int a = w < 18 ? 1 : c + 16 > w - 1 ? w - 17 : c, n = w < 18 ? w - 2 : BLOCK;
+        /* A cell after a multiple of sixteen starts there (the column
+         * before it done, or still): within a long run the blocks keep
+         * to whole cache lines of the slopes. */
+        const int c16 = c % 16 == 1 ? c - 1 : c;
+        const int a = w < 18 ? 1 : c16 + 16 > w - 1 ? w - 17 : c16 < 1 ? 1 : c16, n = w < 18 ? w - 2 : BLOCK;
         /* Block columns 0 .. n - 1 that moved and are not done. */
         const int q = a / 64, off = a % 64;
         uint64_t bits = wget(mv, (size_t)q) >> off;
