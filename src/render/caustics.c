@@ -530,50 +530,60 @@ static void edge_cell(const struct gather_job *j, int x, int y)
 /* Source row y's moved cells, their shares added to acc. */
 static inline __attribute__((always_inline)) void splat_row(const struct gather_job *j, int y, struct block *blk)
 {
-    const int w = j->w;
-    const unsigned char *mv = j->moved + (size_t)y * j->nw * 8;
-    const bool plain = !j->fast;
-    for (int k = 0; k < j->nw; k++) {
-        uint64_t m = wget(mv, (size_t)k);
+    const int w = j->w, nw = j->nw;
+    const unsigned char *mv = j->moved + (size_t)y * nw * 8;
+    if (!j->fast) {
+        for (int k = 0; k < nw; k++)
+            for (uint64_t m = wget(mv, (size_t)k); m; m &= m - 1)
+                splat_cell(j, 64 * k + __builtin_ctzll(m), y, j->acc);
+        return;
+    }
+    /* The first and last columns: grid_at's clamps. */
+    if (wget(mv, 0) & 1)
+        edge_cell(j, 0, y);
+    if (get_bit(mv, (size_t)w - 1))
+        edge_cell(j, w - 1, y);
+    /* Sixteen columns at a time from the next moved one (all of them when
+     * the grid is narrower), kept inside 1 .. w - 2: a block starts at a
+     * moved cell, so that a run of moved cells takes as few blocks as its
+     * length allows. Columns before x are done. */
+    for (int x = 1; x < w - 1;) {
+        int k = x / 64;
+        uint64_t m = wget(mv, (size_t)k) & ~(uint64_t)0 << (x % 64);
+        while (!m && ++k < nw)
+            m = wget(mv, (size_t)k);
         if (!m)
-            continue;
-        const int x0 = 64 * k;
-        if (plain) {
-            for (; m; m &= m - 1)
-                splat_cell(j, x0 + __builtin_ctzll(m), y, j->acc);
-            continue;
+            break;
+        const int c = 64 * k + __builtin_ctzll(m);
+        if (c >= w - 1)
+            break;
+        /* A cell after a multiple of sixteen starts there (the column
+         * before it done, or still): within a long run the blocks keep
+         * to whole cache lines of the slopes. */
+        const int c16 = c % 16 == 1 ? c - 1 : c;
+        const int a = w < 18 ? 1 : c16 + 16 > w - 1 ? w - 17 : c16 < 1 ? 1 : c16, n = w < 18 ? w - 2 : BLOCK;
+        /* Block columns 0 .. n - 1 that moved and are not done. */
+        const int q = a / 64, off = a % 64;
+        uint64_t bits = wget(mv, (size_t)q) >> off;
+        if (off && q + 1 < nw)
+            bits |= wget(mv, (size_t)q + 1) << (64 - off);
+        bits &= ((uint64_t)1 << n) - 1;
+        if (x > a)
+            bits &= ~(((uint64_t)1 << (x - a)) - 1);
+        x = a + n;
+        if (y + 3 < j->h) {   /* the slopes row y + 2's blocks here will read: most move there too */
+            __builtin_prefetch(j->gx + (size_t)(y + 3) * w + a);
+            __builtin_prefetch(j->gy + (size_t)(y + 3) * w + a);
         }
-        if (k == 0) {   /* the first and last columns: grid_at's clamps */
-            edge_cell(j, 0, y);
-            m &= ~(uint64_t)1;
-        }
-        if (k == j->nw - 1) {
-            edge_cell(j, w - 1, y);
-            m &= ~((uint64_t)1 << ((w - 1) % 64));
-        }
-        if (!m)
-            continue;
-        /* Sixteen columns at a time around those that moved (all of them
-         * when the grid is narrower), kept inside 1 .. w - 2. */
-        for (int g = 0; g < 4; g++) {
-            uint64_t mg = m & (uint64_t)0xffff << (16 * g);
-            if (!mg)
-                continue;
-            const int gs = x0 + 16 * g, a = w < 18 ? 1 : gs < 1 ? 1 : gs + 16 > w - 1 ? w - 17 : gs;
-            if (y + 3 < j->h) {   /* the slopes row y + 2's blocks here will read: most move there too */
-                __builtin_prefetch(j->gx + (size_t)(y + 3) * w + a);
-                __builtin_prefetch(j->gy + (size_t)(y + 3) * w + a);
-            }
-            land_any(j, y, a, w < 18 ? w - 2 : 16, blk);
-            /* Share by share over the block's cells, whose cells differ
-             * more often than a sub-ray's own four: fewer additions wait
-             * on the one before. */
-            const bool all = mg == (uint64_t)0xffff << (16 * g) && gs == a;
-            if (j->sat)
-                add_block(j, blk, mg, x0 - a, all, true);
-            else
-                add_block(j, blk, mg, x0 - a, all, false);
-        }
+        land_any(j, y, a, n, blk);
+        /* Share by share over the block's cells, whose cells differ
+         * more often than a sub-ray's own four: fewer additions wait
+         * on the one before. */
+        const bool all = bits == 0xffff && n == BLOCK;
+        if (j->sat)
+            add_block(j, blk, bits, 0, all, true);
+        else
+            add_block(j, blk, bits, 0, all, false);
     }
 }
 

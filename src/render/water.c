@@ -74,6 +74,21 @@ static inline __attribute__((always_inline)) uint64_t nonzero_bits(const float *
     return bits;
 }
 
+/* Whether every height the slopes of cells x0 .. x0+n-1 read (chunk_slopes:
+ * up and dn at x0 .. x0+n-1, mid at x0-1 .. x0+n or the ghosts beyond the
+ * row's ends) is zero, +0 or -0: then each slope is k times a difference
+ * of zeros, a zero (k is finite), and its bit 0. Untouched water between
+ * the rings holds exact zeros, and this reads three rows where
+ * chunk_slopes and nonzero_bits do several times the operations. */
+static inline __attribute__((always_inline)) bool heights_zero(const struct row_nbhd *rn, int x0, int n, int w)
+{
+    const float *restrict up = rn->up + x0, *restrict mid = rn->mid + x0, *restrict dn = rn->dn + x0;
+    uint32_t any = bits_f(x0 == 0 ? rn->left : mid[-1]) | bits_f(x0 + n == w ? rn->right : mid[n]);
+    for (int x = 0; x < n; x++)
+        any |= bits_f(up[x]) | bits_f(mid[x]) | bits_f(dn[x]);
+    return !(any & 0x7fffffffu);
+}
+
 /* Row rn's slopes into ox, oy and their bits into out (nw words of 64
  * cells, bit x of word x / 64: nonzero_bits), 64 cells at a time, by
  * chunk_slopes (the same bits as slopes_row). A word whose slopes are all
@@ -86,11 +101,13 @@ static inline __attribute__((always_inline)) void slopes_word(const struct row_n
                                                               float k, float *restrict ox, float *restrict oy,
                                                               unsigned char *restrict out)
 {
+    uint64_t before;
+    memcpy(&before, out + x0 / 8, 8);
+    if (!before && heights_zero(rn, x0, n, w))
+        return;   /* its bits stay 0 and its slopes unwritten: what the lines below would do */
     float ax[64], ay[64];
     chunk_slopes(rn, x0, n, w, k, ax, ay);
     const uint64_t bits = nonzero_bits(ax, ay, n);
-    uint64_t before;
-    memcpy(&before, out + x0 / 8, 8);
     if (bits | before) {
         memcpy(ox + x0, ax, (size_t)n * sizeof *ax);
         memcpy(oy + x0, ay, (size_t)n * sizeof *ay);

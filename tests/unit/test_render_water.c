@@ -287,12 +287,17 @@ static void test_prepare_marked_frames(void **state)
     for (size_t i = 0; i < W * H; i++)
         gx[i] = gy[i] = NAN;
     int skipped = 0;
-    for (int t = 0; t < 6; t++) {
-        /* A bump of radius 6 at x = 20 + 30 t (t 5: none, still water). */
+    /* A bump of radius 6 (cells cx - 5 .. cx + 5) moving across still
+     * water, or none (-1). At 58, 69 and 122 its edge cell is next to a
+     * word still at the frame before (63 | 64, 64 | 63, 127 | 128): that
+     * word's own heights are all zero, but the slope of its first or last
+     * cell is not. */
+    static const int cx[] = { 20, 50, 58, -1, 69, 122, -1, 80 };
+    for (int t = 0; t < (int)(sizeof cx / sizeof cx[0]); t++) {
         for (int y = 0; y < H; y++)
             for (int x = 0; x < W; x++) {
-                const float dx = (float)(x - 20 - 30 * t), dy = (float)(y - 20), rr = dx * dx + dy * dy;
-                cells[y * W + x] = t < 5 && rr < 36.0f ? 0.5f * (1.0f - rr / 36.0f) : 0.0f;
+                const float dx = (float)(x - cx[t]), dy = (float)(y - 20), rr = dx * dx + dy * dy;
+                cells[y * W + x] = cx[t] >= 0 && rr < 36.0f ? 0.5f * (1.0f - rr / 36.0f) : 0.0f;
                 f.cur[(ptrdiff_t)y * f.stride + x] = cells[y * W + x];
             }
         unsigned char before[sizeof nz];
