@@ -47,15 +47,18 @@
  * too: fixed and clamp pads mirror (h_n + last) / 2 as they mirror h_n, and
  * absorb pads are not touched by sim.c (D = 0 there).
  *
- * Edges: the FFT is periodic. `wrap` on an axis uses the grid's own size. Any
- * other edge gets a pad of at least PAD_MIN cells beyond the grid, inside the
- * FFT domain (the domain is then rounded up to a length FFTW is fast at,
- * good_size), refilled before each step: `fixed` with the grid's image negated (odd about
- * a zero just beyond the edge: waves reflect inverted, as from seed 004's
- * walls), `clamp` with its mirror image (even about the edge's cell face: a
- * reflection without inversion); `absorb` lets the waves run into it and
- * damps them with a sponge of rate s_max u^2 at depth u in (0, 1] of the pad
- * (see spectral_init), on top of sim.c's sponge inside the grid. Obstacles
+ * Edges: the FFT is periodic, so each axis's domain is the periodic
+ * extension its edges define, whole (axis_init): `wrap` the grid's own size;
+ * `fixed` the grid's image negated (odd about a zero just beyond the edge:
+ * waves reflect inverted, as from seed 004's walls), `clamp` its mirror
+ * image (even about the edge's cell face: a reflection without inversion),
+ * both over the whole period of the reflections; `absorb` a pad of at least
+ * PAD_MIN cells (rounded up to a length FFTW is fast at, good_size) that
+ * lets the waves run into it and damps them with a sponge of rate s_max u^2
+ * at depth u in (0, 1] of the pad (see spectral_init), on top of sim.c's
+ * sponge inside the grid, mirrored whole about a facing fixed or clamp
+ * edge. The mirror cells are refilled before each step (fold_table,
+ * mirror_pads) with what the step made there, up to rounding. Obstacles
  * are masked (set to 0 each step by sim.c); the wave operator is not local,
  * so thin walls leak a little: make walls a few cells thick.
  *

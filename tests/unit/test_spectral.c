@@ -255,11 +255,14 @@ static double pad_reflection(enum edge_kind right, double *edge)
     return reflection_of(C, XA, XB - XA, 2 * M_PI / CPL);
 }
 
-/* `fixed` and `clamp` pads reflect the whole wave. `fixed` (height 0 beyond the edge) puts a node just outside the last
- * cell, where |C| = sin(k dx) = 0.38 of the crests at 16 cells a wavelength;
- * `clamp` (a mirror about the cell face) puts a crest at the face: cos(k dx / 2)
- * = 0.98 (reflected amplitudes within 10%: what the test's own sponge lets
- * back). An `absorb` pad alone (4 wavelengths wide) reflects under 5%. */
+/* `fixed` and `clamp` edges reflect the whole wave (within 2 %: what the
+ * test's own sponge lets back). `fixed` (height 0 beyond the edge) puts a
+ * node just outside the last cell, where |C| = sin(k dx) = 0.383 of the
+ * crests at 16 cells a wavelength (crests on cells); `clamp` (a mirror about
+ * the cell face) puts a crest at the face, half a cell from the last cell,
+ * as every crest is from its nearest cells: |C| there is the largest, 1.
+ * Both within 0.01. An `absorb` pad alone (4 wavelengths wide) reflects
+ * under 5%. */
 static void test_edge_pads(void **state)
 {
     (void)state;
@@ -269,12 +272,12 @@ static void test_edge_pads(void **state)
     assert_true(r < 0.05);
     r = pad_reflection(EDGE_FIXED, &edge);
     print_message("  fixed: reflected %.3f, |C| at the last cell %.3f\n", r, edge);
-    assert_true(fabs(r - 1) < 0.1);
-    assert_true(fabs(edge - sin(2 * M_PI / 16)) < 0.05);
+    assert_true(fabs(r - 1) < 0.02);
+    assert_true(fabs(edge - sin(2 * M_PI / 16)) < 0.01);
     r = pad_reflection(EDGE_CLAMP, &edge);
     print_message("  clamp: reflected %.3f, |C| at the last cell %.3f\n", r, edge);
-    assert_true(fabs(r - 1) < 0.1);
-    assert_true(fabs(edge - cos(M_PI / 16)) < 0.05);
+    assert_true(fabs(r - 1) < 0.02);
+    assert_true(fabs(edge - 1) < 0.01);
 }
 
 /* Obstacles are masked (height 0 every step). The operator is not local, so
