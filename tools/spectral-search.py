@@ -14,6 +14,7 @@ fixed edge, even about a clamp edge's face, period 2(m + 1) (fixed, fixed),
 such solution: there the run must stay finite and bounded (its largest
 height at most BOUND times the drop's).
 
+Needs NumPy (Debian: python3-numpy).
 Usage: tools/spectral-search.py [--quick] [--frames N] [--tol T] [RR]
 (RR: the program, ./ripplerender by default). Prints one line per failing
 case and a summary; exit status 1 if any case failed."""
