@@ -6,11 +6,11 @@ solver.
 
 The exact solution: a drop is water displaced at rest (docs/solvers.md,
 spectral), so a mode of wavenumber k follows D_k cos(omega t) e^(-2 nu k^2 t)
-(the mean, k = 0, stays). With `fixed` (height 0 one cell beyond the edge),
-`clamp` (a mirror about the edge's cell face) and `wrap` edges, the modes
-are those of the grid's periodic extension: odd about the cell beyond a
-fixed edge, even about a clamp edge's face, period 2(m + 1) (fixed, fixed),
-2m (clamp, clamp), 4m + 2 (fixed, clamp), m (wrap). `absorb` edges have no
+(the mean, k = 0, stays). With `fixed` (height 0 at the edge's cell face,
+half a cell beyond the edge cell), `clamp` (a mirror about that face) and
+`wrap` edges, the modes are those of the grid's periodic extension: odd
+about a fixed edge's face, even about a clamp edge's face, period 2m (fixed,
+fixed; clamp, clamp), 4m (fixed, clamp), m (wrap). `absorb` edges have no
 such solution: there the run must stay finite and bounded (its largest
 height at most BOUND times the drop's).
 
@@ -27,24 +27,14 @@ KINDS = ["fixed", "clamp", "absorb", "wrap"]
 
 
 def fold(x, m, lo, hi):
-    """(grid cell, sign) of position x of an axis's periodic extension, or
-    (None, 0) where the extension is 0 (the cell beyond a fixed edge)."""
+    """(grid cell, sign) of position x of an axis's periodic extension:
+    reflections about the edges' cell faces, negated at a fixed edge."""
     s = 1
     while not 0 <= x < m:
-        if x < 0:
-            if lo == "fixed":
-                if x == -1:
-                    return None, 0
-                x, s = -2 - x, -s
-            else:
-                x = -1 - x
-        else:
-            if hi == "fixed":
-                if x == m:
-                    return None, 0
-                x, s = 2 * m - x, -s
-            else:
-                x = 2 * m - 1 - x
+        low = x < 0
+        x = -1 - x if low else 2 * m - 1 - x
+        if (lo if low else hi) == "fixed":
+            s = -s
     return x, s
 
 
@@ -52,12 +42,11 @@ def extension(m, lo, hi):
     """The P x m matrix taking an axis's m cells to its periodic extension."""
     if lo == "wrap":
         return np.eye(m)
-    P = {("fixed", "fixed"): 2 * m + 2, ("clamp", "clamp"): 2 * m}.get((lo, hi), 4 * m + 2)
+    P = 2 * m if lo == hi else 4 * m
     E = np.zeros((P, m))
     for x in range(P):
         src, s = fold(x, m, lo, hi)
-        if src is not None:
-            E[x, src] += s
+        E[x, src] += s
     return E
 
 

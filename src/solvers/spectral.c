@@ -49,9 +49,10 @@
  *
  * Edges: the FFT is periodic, so each axis's domain is the periodic
  * extension its edges define, whole (axis_init): `wrap` the grid's own size;
- * `fixed` the grid's image negated (odd about a zero just beyond the edge:
- * waves reflect inverted, as from seed 004's walls), `clamp` its mirror
- * image (even about the edge's cell face: a reflection without inversion),
+ * `fixed` the grid's mirror image negated (odd about the edge's cell face,
+ * half a cell beyond the edge cell, where the height is 0: waves reflect
+ * inverted, as from seed 004's walls), `clamp` its mirror image (even about
+ * the same face: a reflection without inversion),
  * both over the whole period of the reflections; `absorb` a pad of at least
  * PAD_MIN cells (rounded up to a length FFTW is fast at, good_size) that
  * lets the waves run into it and damps them with a sponge of rate s_max u^2
@@ -257,15 +258,21 @@ static void primary(const struct axis *a, int *p0, int *p1)
  *   each side, rounded up to a length FFTW is fast at (good_size); the
  *   pads meet each other, both damped;
  * - fixed or clamp on both sides: the whole period of the grid's mirror
- *   images, 2 (m + 1) (fixed, fixed: odd about the cell beyond each edge),
- *   2 m (clamp, clamp: even about each edge's cell face) or 4 m + 2 (fixed,
- *   clamp: a period of two reflections of each kind); nothing to round, as
- *   the period is the grid's;
+ *   images about the edges' cell faces, half a cell beyond the edge cells:
+ *   2 m (fixed, fixed: odd about each face, h(-1-j) = -h(j), the modes
+ *   sin(k pi (i + 1/2) / m), k = 1 .. m, of a DST-II; clamp, clamp: even,
+ *   cos(k pi (i + 1/2) / m), k = 0 .. m - 1, of a DCT-II) or 4 m (fixed,
+ *   clamp: a period of two reflections of each kind, the modes
+ *   sin((k + 1/2) pi (i + 1/2) / m) for a fixed low edge); nothing to round:
+ *   the period is fast whenever the grid's size is;
  * - absorb on one side, fixed or clamp on the other: the grid and its absorb
- *   pad, mirrored whole about the other edge, the pad's far end a second
- *   edge of the same kind (the waves that reach it are damped): period
- *   2 (L + 1) or 2 L for L = m + pad, the pad widened to make it a fast
- *   length.
+ *   pad, mirrored whole about the other edge's face, the pad's far end a
+ *   second face of the same kind (the waves that reach it are damped):
+ *   period 2 L for L = m + pad, the pad widened to make it a fast length.
+ * `fixed` thus holds the height 0 at the face half a cell beyond the edge
+ * cell, not at the cell beyond it as the finite-difference solvers' ghost
+ * cell does: the pool is m cells wide for fixed as for clamp, and a fixed
+ * wall is half a cell nearer than theirs.
  * The mirror cells are then exact images, and a step maps the extension to
  * an extension of the new heights (docs/solvers.md, "Edges"). */
 static void axis_init(struct axis *a, int m, enum edge_kind lo, enum edge_kind hi, int pad)
@@ -284,24 +291,22 @@ static void axis_init(struct axis *a, int m, enum edge_kind lo, enum edge_kind h
         a->n = good_size(m + 2 * pad);
         a->lo = (a->n - m) / 2;
     } else if (lo == EDGE_ABSORB || hi == EDGE_ABSORB) {
-        const int fixed = (lo == EDGE_ABSORB ? hi : lo) == EDGE_FIXED;
-        const int half = good_size(m + pad + fixed);   /* L + 1 (fixed) or L */
+        const int half = good_size(m + pad);   /* L */
         a->n = 2 * half;
-        a->lo = lo == EDGE_ABSORB ? half - fixed - m : a->n - (half - fixed);
+        a->lo = lo == EDGE_ABSORB ? half - m : half;
     } else {
-        a->n = lo == hi ? 2 * m + (lo == EDGE_FIXED ? 2 : 0) : 4 * m + 2;
+        a->n = lo == hi ? 2 * m : 4 * m;
         a->lo = (a->n - m) / 2;
     }
     a->hi = a->n - m - a->lo;
 }
 
 /* Mirror cell x of an axis (outside its primary cells [p0, p1)): its source,
- * a primary cell, in *src, and the sign; 0 where the extension is 0 (the
- * cell beyond a fixed edge, and the far one of an odd period). Reflections
- * about the primary part's ends, each of the kind of its edge (an absorb
- * pad's far end takes the kind of the axis's other edge, axis_init), until
- * the cell falls inside: fixed is odd about the cell just beyond the end,
- * clamp even about the end's cell face. */
+ * a primary cell, in *src, and the sign. Reflections about the primary
+ * part's ends, each of the kind of its edge (an absorb pad's far end takes
+ * the kind of the axis's other edge, axis_init), until the cell falls
+ * inside: both kinds reflect about the end's cell face (cell p0 - 1 - j is
+ * the image of p0 + j), clamp even, fixed odd (negated). */
 static float fold(const struct axis *a, int x, int *src)
 {
     int p0, p1;
@@ -309,18 +314,11 @@ static float fold(const struct axis *a, int x, int *src)
     const enum edge_kind klo = a->e_lo == EDGE_ABSORB ? a->e_hi : a->e_lo;
     const enum edge_kind khi = a->e_hi == EDGE_ABSORB ? a->e_lo : a->e_hi;
     float s = 1.0f;
-    *src = p0;
     while (x < p0 || x >= p1) {
         const int low = x < p0;
-        const int end = low ? p0 - 1 : p1;   /* the fixed edge's zero cell */
-        if ((low ? klo : khi) == EDGE_FIXED) {
-            if (x == end)
-                return 0.0f;
-            x = 2 * end - x;
+        x = low ? 2 * p0 - 1 - x : 2 * p1 - 1 - x;
+        if ((low ? klo : khi) == EDGE_FIXED)
             s = -s;
-        } else {
-            x = low ? 2 * p0 - 1 - x : 2 * p1 - 1 - x;
-        }
     }
     *src = x;
     return s;
