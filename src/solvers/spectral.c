@@ -47,15 +47,19 @@
  * too: fixed and clamp pads mirror (h_n + last) / 2 as they mirror h_n, and
  * absorb pads are not touched by sim.c (D = 0 there).
  *
- * Edges: the FFT is periodic. `wrap` on an axis uses the grid's own size. Any
- * other edge gets a pad of at least PAD_MIN cells beyond the grid, inside the
- * FFT domain (the domain is then rounded up to a length FFTW is fast at,
- * good_size), refilled before each step: `fixed` with the grid's image negated (odd about
- * a zero just beyond the edge: waves reflect inverted, as from seed 004's
- * walls), `clamp` with its mirror image (even about the edge's cell face: a
- * reflection without inversion); `absorb` lets the waves run into it and
- * damps them with a sponge of rate s_max u^2 at depth u in (0, 1] of the pad
- * (see spectral_init), on top of sim.c's sponge inside the grid. Obstacles
+ * Edges: the FFT is periodic, so each axis's domain is the periodic
+ * extension its edges define, whole (axis_init): `wrap` the grid's own size;
+ * `fixed` the grid's mirror image negated (odd about the edge's cell face,
+ * half a cell beyond the edge cell, where the height is 0: waves reflect
+ * inverted, as from seed 004's walls), `clamp` its mirror image (even about
+ * the same face: a reflection without inversion),
+ * both over the whole period of the reflections; `absorb` a pad of at least
+ * PAD_MIN cells (rounded up to a length FFTW is fast at, good_size) that
+ * lets the waves run into it and damps them with a sponge of rate s_max u^2
+ * at depth u in (0, 1] of the pad (see spectral_init), on top of sim.c's
+ * sponge inside the grid, mirrored whole about a facing fixed or clamp
+ * edge. The mirror cells are refilled before each step (fold_table,
+ * mirror_pads) with what the step made there, up to rounding. Obstacles
  * are masked (set to 0 each step by sim.c); the wave operator is not local,
  * so thin walls leak a little: make walls a few cells thick.
  *
@@ -137,11 +141,22 @@ extern const struct solver_ops solver_spectral;
 #define COLB 8
 #define COLS (2 * COLB)
 
+/* A cell of a mirror part of an axis (fold_cell): dst takes sgn times cell
+ * src of the same line (a grid cell or an absorb pad cell), or 0 (sgn 0). */
+struct fold_cell {
+    int dst, src;
+    float sgn;
+};
+
 /* One axis of the FFT domain: n cells, the grid's m cells from offset lo,
- * then hi pad cells; lo + m + hi = n (both pads 0 when periodic). */
+ * then hi pad cells; lo + m + hi = n (both pads 0 when periodic). `fold`
+ * (nfold cells) lists the mirror cells, those of fixed and clamp pads, in
+ * order of dst; NULL until spectral_init makes it. */
 struct axis {
     int n, m, lo, hi;
     enum edge_kind e_lo, e_hi;
+    struct fold_cell *fold;
+    int nfold;
 };
 
 struct spectral {
@@ -164,6 +179,7 @@ struct spectral {
     double mean_sign;         /* 1: the mean takes what sources add; -1 (time.loop): it stays */
     int nitems;               /* column pass work items: the self-paired columns, then pairs of blocks */
     int g0, g1;               /* the row passes' groups: those holding a row_kept row */
+    int maxpad;               /* the widest absorb pad (absorb_pad), the sponge's resolution */
 };
 
 /* The stride, in complex values, of buffer lines of n values: a multiple of
@@ -221,19 +237,109 @@ static int good_size(int m)
     return best;
 }
 
+/* The axis's primary cells, [*p0, *p1) of the domain: the grid and its
+ * absorb pads, which hold their own values; every other cell is a mirror
+ * cell (fold_cell). */
+static void primary(const struct axis *a, int *p0, int *p1)
+{
+    *p0 = a->e_lo == EDGE_ABSORB ? 0 : a->lo;
+    *p1 = a->e_hi == EDGE_ABSORB ? a->n : a->lo + a->m;
+}
+
+/* The FFT domain of one axis. The FFT is periodic, so the domain is the
+ * periodic extension that the edges define, exactly, or the operator would
+ * not keep it: a mirror pad that is not the whole extension (as a pad of a
+ * fixed width was, cut off where it met the other side's pad) is refilled
+ * each step with other values than the step made there, and that refill
+ * can feed energy back into the grid until it blows up (on a 512 x 3 grid
+ * of fixed edges, within 50 frames). So:
+ * - wrap: the grid's own m cells;
+ * - absorb on both sides: the grid with a pad of at least `pad` cells on
+ *   each side, rounded up to a length FFTW is fast at (good_size); the
+ *   pads meet each other, both damped;
+ * - fixed or clamp on both sides: the whole period of the grid's mirror
+ *   images about the edges' cell faces, half a cell beyond the edge cells:
+ *   2 m (fixed, fixed: odd about each face, h(-1-j) = -h(j), the modes
+ *   sin(k pi (i + 1/2) / m), k = 1 .. m, of a DST-II; clamp, clamp: even,
+ *   cos(k pi (i + 1/2) / m), k = 0 .. m - 1, of a DCT-II) or 4 m (fixed,
+ *   clamp: a period of two reflections of each kind, the modes
+ *   sin((k + 1/2) pi (i + 1/2) / m) for a fixed low edge); nothing to round:
+ *   the period is fast whenever the grid's size is;
+ * - absorb on one side, fixed or clamp on the other: the grid and its absorb
+ *   pad, mirrored whole about the other edge's face, the pad's far end a
+ *   second face of the same kind (the waves that reach it are damped):
+ *   period 2 L for L = m + pad, the pad widened to make it a fast length.
+ * `fixed` thus holds the height 0 at the face half a cell beyond the edge
+ * cell, not at the cell beyond it as the finite-difference solvers' ghost
+ * cell does: the pool is m cells wide for fixed as for clamp, and a fixed
+ * wall is half a cell nearer than theirs.
+ * The mirror cells are then exact images, and a step maps the extension to
+ * an extension of the new heights (docs/solvers.md, "Edges"). */
 static void axis_init(struct axis *a, int m, enum edge_kind lo, enum edge_kind hi, int pad)
 {
     a->m = m;
     a->e_lo = lo;
     a->e_hi = hi;
+    a->fold = NULL;
+    a->nfold = 0;
     if (lo == EDGE_WRAP && hi == EDGE_WRAP) {
         a->n = m;
         a->lo = a->hi = 0;
         return;
     }
-    a->n = good_size(m + 2 * pad);
-    a->lo = (a->n - m) / 2;
+    if (lo == EDGE_ABSORB && hi == EDGE_ABSORB) {
+        a->n = good_size(m + 2 * pad);
+        a->lo = (a->n - m) / 2;
+    } else if (lo == EDGE_ABSORB || hi == EDGE_ABSORB) {
+        const int half = good_size(m + pad);   /* L */
+        a->n = 2 * half;
+        a->lo = lo == EDGE_ABSORB ? half - m : half;
+    } else {
+        a->n = lo == hi ? 2 * m : 4 * m;
+        a->lo = (a->n - m) / 2;
+    }
     a->hi = a->n - m - a->lo;
+}
+
+/* Mirror cell x of an axis (outside its primary cells [p0, p1)): its source,
+ * a primary cell, in *src, and the sign. Reflections about the primary
+ * part's ends, each of the kind of its edge (an absorb pad's far end takes
+ * the kind of the axis's other edge, axis_init), until the cell falls
+ * inside: both kinds reflect about the end's cell face (cell p0 - 1 - j is
+ * the image of p0 + j), clamp even, fixed odd (negated). */
+static float fold(const struct axis *a, int x, int *src)
+{
+    int p0, p1;
+    primary(a, &p0, &p1);
+    const enum edge_kind klo = a->e_lo == EDGE_ABSORB ? a->e_hi : a->e_lo;
+    const enum edge_kind khi = a->e_hi == EDGE_ABSORB ? a->e_lo : a->e_hi;
+    float s = 1.0f;
+    while (x < p0 || x >= p1) {
+        const int low = x < p0;
+        x = low ? 2 * p0 - 1 - x : 2 * p1 - 1 - x;
+        if ((low ? klo : khi) == EDGE_FIXED)
+            s = -s;
+    }
+    *src = x;
+    return s;
+}
+
+/* The axis's mirror cells (fold) into a->fold; -1 when out of memory. */
+static int fold_table(struct axis *a)
+{
+    int p0, p1;
+    primary(a, &p0, &p1);
+    a->nfold = a->n - (p1 - p0);
+    a->fold = malloc((size_t)(a->nfold > 0 ? a->nfold : 1) * sizeof *a->fold);
+    if (!a->fold)
+        return -1;
+    for (int x = 0, k = 0; x < a->n; x++)
+        if (x < p0 || x >= p1) {
+            a->fold[k].dst = x;
+            a->fold[k].sgn = fold(a, x, &a->fold[k].src);
+            k++;
+        }
+    return 0;
 }
 
 /* The FFT domain's two axes for the scene's grid and edges. */
@@ -294,6 +400,8 @@ static void spectral_free(void *priv)
     free(sp->AB);
     free(sp->sponge);
     free(sp->xfac);
+    free(sp->ax.fold);
+    free(sp->ay.fold);
     memset(sp, 0, sizeof *sp);
 }
 
@@ -341,6 +449,13 @@ static int item_columns(const struct spectral *sp, int t, int *col, int *kx, int
 }
 
 static float *mirror_weights(const struct axis *a);
+
+/* The width of the axis's widest absorb pad, 0 without one. */
+static int absorb_pad(const struct axis *a)
+{
+    int w = a->e_lo == EDGE_ABSORB ? a->lo : 0;
+    return a->e_hi == EDGE_ABSORB && a->hi > w ? a->hi : w;
+}
 static float pad_sponge(const struct spectral *sp, int i, int len, int maxpad);
 
 /* time.loop: omega dt of a mode of frequency omega (rad/s) moved to the
@@ -377,7 +492,8 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     axis_init(&sp->ay, f->h, sc->boundary[EDGE_TOP], sc->boundary[EDGE_BOTTOM], pad);
     const int nx = sp->ax.n, ny = sp->ay.n;
     const size_t n = (size_t)nx * (size_t)ny;
-    int maxpad = sp->ax.hi > sp->ay.hi ? sp->ax.hi : sp->ay.hi;
+    const int maxpad = absorb_pad(&sp->ax) > absorb_pad(&sp->ay) ? absorb_pad(&sp->ax) : absorb_pad(&sp->ay);
+    sp->maxpad = maxpad;
     sp->nthreads = omp_get_max_threads();
     sp->par = n >= PAR_MIN;
     /* Every thread's line buffers and every column of Z start at a multiple
@@ -393,6 +509,10 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
      * wholly inside such a pad are skipped, not moved in or out of Z. */
     sp->g0 = (sp->ay.e_lo == EDGE_ABSORB ? 0 : sp->ay.lo) / ROWS;
     sp->g1 = (sp->ay.e_hi == EDGE_ABSORB ? ny - 1 : sp->ay.lo + sp->ay.m - 1) / ROWS + 1;
+    if (fold_table(&sp->ax) < 0 || fold_table(&sp->ay) < 0) {
+        spectral_free(sp);
+        return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
+    }
     sp->H = calloc(n, sizeof *sp->H);
     sp->P = calloc(n, sizeof *sp->P);
     sp->last = malloc((size_t)f->w * (size_t)f->h * sizeof *sp->last);
@@ -497,72 +617,24 @@ static float pad_sponge(const struct spectral *sp, int i, int len, int maxpad)
     return sp->sponge[k < 0 ? 0 : k];
 }
 
-/* The value of the pad cell j cells beyond an edge (j = 0 next to it), as
- * sign * (grid cell *src, counted from that edge) for a grid m cells wide:
- * clamp mirrors about the edge's cell face (even: cell j); fixed is odd
- * about the first pad cell, which is 0 (cell j - 1, negated), the exact
- * condition "height 0 beyond the edge" for a symmetric operator, where zeroing
- * the pad would let the nonlocal operator lose part of the wave into it.
- * Pads wider than the grid repeat its far cell. */
-static float mirror(enum edge_kind e, int j, int m, int *src)
-{
-    int k = e == EDGE_FIXED ? j - 1 : j;
-    *src = k < 0 ? 0 : k < m ? k : m - 1;
-    return e == EDGE_CLAMP ? 1.0f : k < 0 ? 0.0f : -1.0f;
-}
-
-/* Pad cell j beyond edge `side` (0: low, 1: high) of a line along axis a
- * whose grid cells start at `in`: sign * (grid cell src, from that edge). */
-static void mirror_cell(fftwf_complex *line, const fftwf_complex *in, const struct axis *a, int side, int j)
-{
-    int src;
-    const float sign = mirror(side ? a->e_hi : a->e_lo, j, a->m, &src);
-    float *d = line[side ? a->lo + a->m + j : a->lo - 1 - j];
-    const float *g = in[side ? a->m - 1 - src : src];
-    d[0] = sign * g[0];
-    d[1] = sign * g[1];
-}
-
-/* The fixed and clamp pads of one line of the domain along axis a (a row:
- * the x axis; a column: the y axis), whose grid cells start at line + a->lo
- * (mirror_cell). Pad cells off .. j1 - 1 take grid cells j - off, all inside
- * the grid, with one sign: there two at a time with SSE2, which does the
- * scalar multiplication by that sign in each lane. */
+/* The mirror cells of one line of the domain along axis a (a row: the x
+ * axis; a column: the y axis), from its primary cells (fold_table). */
 static void mirror_pads(fftwf_complex *line, const struct axis *a)
 {
-    const fftwf_complex *in = line + a->lo;
-    const int m = a->m;
-    for (int side = 0; side < 2; side++) {
-        const enum edge_kind e = side ? a->e_hi : a->e_lo;
-        const int len = side ? a->hi : a->lo;
-        if (e == EDGE_ABSORB)
-            continue;
-        int j = 0;
-#ifdef __SSE2__
-        const int off = e == EDGE_FIXED, j1 = m + off < len ? m + off : len;   /* src = j - off */
-        for (; j < off && j < len; j++)
-            mirror_cell(line, in, a, side, j);
-        const __m128 sg = _mm_set1_ps(e == EDGE_CLAMP ? 1.0f : -1.0f);
-        if (side)
-            for (; j + 2 <= j1; j += 2) {   /* pad cells j, j + 1 from grid cells m - 1 - k, m - 2 - k */
-                const __m128 v = _mm_loadu_ps(in[m - 2 - (j - off)]);
-                _mm_storeu_ps(line[a->lo + m + j], _mm_mul_ps(sg, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2))));
-            }
-        else
-            for (; j + 2 <= j1; j += 2) {   /* pad cells j + 1, j (downwards) from grid cells k + 1, k */
-                const __m128 v = _mm_loadu_ps(in[j - off]);
-                _mm_storeu_ps(line[a->lo - 2 - j], _mm_mul_ps(sg, _mm_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2))));
-            }
-#endif
-        for (; j < len; j++)
-            mirror_cell(line, in, a, side, j);
+    const struct fold_cell *fc = a->fold;
+    for (int k = 0; k < a->nfold; k++) {
+        const float *g = line[fc[k].src];
+        float *d = line[fc[k].dst];
+        d[0] = fc[k].sgn * g[0];
+        d[1] = fc[k].sgn * g[1];
     }
 }
 
 /* The weight of each of an axis's m grid cells in a sum over the domain's
- * line: 1, plus the sign of every fixed or clamp pad cell that mirrors it
- * (absorb pads hold their own values). The sum of D over the whole domain is
- * then sum_y wy[y] sum_x wx[x] D(x, y): y pad rows mirror whole domain rows. */
+ * line: 1, plus the sign of every mirror cell that is its image (absorb
+ * pads hold their own values, and sim.c changes no pad cell). The sum of D
+ * over the whole domain is then sum_y wy[y] sum_x wx[x] D(x, y): y pad rows
+ * mirror whole domain rows. */
 static float *mirror_weights(const struct axis *a)
 {
     float *w = malloc((size_t)a->m * sizeof *w);
@@ -570,13 +642,10 @@ static float *mirror_weights(const struct axis *a)
         return NULL;
     for (int x = 0; x < a->m; x++)
         w[x] = 1.0f;
-    for (int side = 0; side < 2; side++) {
-        const enum edge_kind e = side ? a->e_hi : a->e_lo;
-        const int len = side ? a->hi : a->lo;
-        for (int j = 0, src; j < len && e != EDGE_ABSORB; j++) {
-            const float sign = mirror(e, j, a->m, &src);
-            w[side ? a->m - 1 - src : src] += sign;
-        }
+    for (int k = 0; k < a->nfold; k++) {
+        const int g = a->fold[k].src - a->lo;
+        if (g >= 0 && g < a->m)
+            w[g] += a->fold[k].sgn;
     }
     return w;
 }
@@ -729,7 +798,7 @@ static int32_t copy_screen(float *restrict out, float *restrict last, const floa
 static int32_t unpack_row(const struct spectral *sp, const struct field *f, int y, const float *restrict z, float *H)
 {
     const struct axis *ax = &sp->ax, *ay = &sp->ay;
-    const int nx = ax->n, maxpad = ax->hi > ay->hi ? ax->hi : ay->hi, gy = y - ay->lo;
+    const int nx = ax->n, maxpad = sp->maxpad, gy = y - ay->lo;
     float *restrict h = H + (size_t)y * nx;
     if (gy < 0 || gy >= ay->m) {
         const int side = gy >= ay->m;
