@@ -294,18 +294,18 @@ static inline void prefetch_rows(const float *in, const float *out, int w)
  * picks the AVX-512 kernel, when the solver offers one. */
 static int kernel_ways(const struct tblock_kernel *kn)
 {
-    return kn->row_avx512 ? 2 : 1;
+    return kn->row_driver ? 2 : 1;
 }
 
 static tblock_row_fn way_kernel(const struct tblock_kernel *kn, int way)
 {
-    return kn->row_avx512 && way % 2 ? kn->row_avx512 : kn->row;
+    return kn->row_driver && way % 2 ? kn->row_driver : kn->row;
 }
 
 /* The three-row kernel of the same kind as the row kernel `row`. */
 static tblock_rows3_fn rows3_kernel(const struct tblock_kernel *kn, tblock_row_fn row)
 {
-    return kn->rows3_avx512 && row == kn->row_avx512 ? kn->rows3_avx512 : kn->rows3;
+    return kn->rows3_driver && row == kn->row_driver ? kn->rows3_driver : kn->rows3;
 }
 
 /* One plain step's job for the team: the kernels and the way the tuner
@@ -415,7 +415,7 @@ static void __attribute__((format(printf, 4, 5))) append(char *buf, size_t size,
         *used = *used + (size_t)n < size - 1 ? *used + (size_t)n : size - 1;
 }
 
-/* The name of kn's hand-written driver (tblock_kernel.row_avx512). */
+/* The name of kn's hand-written driver (tblock_kernel.row_driver). */
 static const char *driver_name(const struct tblock_kernel *kn)
 {
     return kn->driver ? kn->driver : "avx512";
@@ -427,7 +427,7 @@ static void report_kernel(const struct field *f, const struct tblock_kernel *kn)
                "%dx%d grid: row kernels: portable built for %s%s; %s; %d neighbours; fused passes of up to %d "
                "steps (L2 %ld KiB)%s",
                f->w, f->h, clone_level(),
-               !kn->row_avx512 ? "" : kn->driver ? ", avx2 (the AVX2 driver)" : ", avx512 (the AVX-512 driver)",
+               !kn->row_driver ? "" : kn->driver ? ", avx2 (the AVX2 driver)" : ", avx512 (the AVX-512 driver)",
                kn->rows3 ? "1row and 3rows a loop" : "1row a loop", kn->diagonal ? 8 : 4, tblock_max_steps(f),
                tblock_l2_bytes() / 1024, served_by_l3(f) ? "; L3-sized: steps sweep down and up, 1row+prefetch too" : "");
 }
@@ -445,7 +445,7 @@ static void first_pass(const struct field *f, struct tblock_kernel *kn)
 /* The kernel of a tuner's way, as report_kernel names it. */
 static const char *way_kernel_name(const struct tblock_kernel *kn, int way)
 {
-    return way_kernel(kn, way) == kn->row_avx512 ? driver_name(kn) : "portable";
+    return way_kernel(kn, way) == kn->row_driver ? driver_name(kn) : "portable";
 }
 
 /* A tuner's choice, just made: `what` the pass, mode[way / kernel_ways]

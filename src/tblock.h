@@ -177,11 +177,11 @@ void tblock_allow_avx2(int allow);
  * fields up to `name` once at init and leaves `drive` zeroed. */
 struct tblock_kernel {
     tblock_row_fn row;             /* the portable kernel */
-    tblock_row_fn row_avx512;      /* the same by a hand-written driver, or NULL: the AVX-512 one
+    tblock_row_fn row_driver;      /* the same by a hand-written driver, or NULL: the AVX-512 one
                                       (tblock_avx512.h) on AVX-512 CPUs, else the AVX2 one
                                       (tblock_avx2.h) where tblock_avx2() */
     tblock_rows3_fn rows3;         /* the same three rows at a time, or NULL (4 neighbours only) */
-    tblock_rows3_fn rows3_avx512;  /* and by the same driver, or NULL */
+    tblock_rows3_fn rows3_driver;  /* and by the same driver, or NULL */
     const char *driver;            /* that driver's name, "avx2" (tblock_offer_avx2); NULL: "avx512" */
     const void *k;
     const enum edge_kind *edges;   /* the 4 boundary kinds, as field_fill_ghosts takes them */

@@ -22,8 +22,8 @@
  * mid[-1 .. w], up, dn and out [0 .. w) only (masked loads and stores at the
  * row's end), as tblock_row_fn promises, and the same for three rows.
  *
- * Offered in the drivers' slot of struct tblock_kernel (row_avx512,
- * rows3_avx512) by tblock_offer_avx2 when tblock_avx2() says so: on an
+ * Offered in the drivers' slot of struct tblock_kernel (row_driver,
+ * rows3_driver) by tblock_offer_avx2 when tblock_avx2() says so: on an
  * AVX-512 CPU that slot holds the AVX-512 driver and this one is not used.
  * RIPPLERENDER_DEBUG=kernels names it "avx2". */
 #ifndef RR_TBLOCK_AVX2_H
@@ -152,9 +152,9 @@ TBLOCK_AVX2_INLINE int tblock_rows8(const void *k, int y, int rows, float *const
  * says so (the slot is then empty: no AVX-512 driver on such a CPU). */
 static inline void tblock_offer_avx2(struct tblock_kernel *kn, tblock_row_fn row, tblock_rows3_fn rows3)
 {
-    if (row && !kn->row_avx512 && tblock_avx2()) {
-        kn->row_avx512 = row;
-        kn->rows3_avx512 = rows3;
+    if (row && !kn->row_driver && tblock_avx2()) {
+        kn->row_driver = row;
+        kn->rows3_driver = rows3;
         kn->driver = "avx2";
     }
 }

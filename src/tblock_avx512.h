@@ -238,7 +238,7 @@ tblock_rows16x3(const void *k, int y, float *restrict o0, float *restrict o1, fl
 }
 
 /* Defines `name`, a tblock_rows3_fn for AVX-512 CPUs only (offered as
- * tblock_kernel.rows3_avx512 with TBLOCK_IF_AVX512). */
+ * tblock_kernel.rows3_driver with TBLOCK_IF_AVX512). */
 #define TBLOCK_ROWS3_KERNEL_AVX512(name, update, variant)                                                  \
     TBLOCK_AVX512 static int name(const void *k, int y, float *restrict o0, float *restrict o1,            \
                                   float *restrict o2, const float *restrict r0, const float *restrict r1,  \
@@ -250,7 +250,7 @@ tblock_rows16x3(const void *k, int y, float *restrict o0, float *restrict o1, fl
     }
 
 /* Defines `name`, a tblock_row_fn for AVX-512 CPUs only (the solver offers
- * it as tblock_kernel.row_avx512 with TBLOCK_IF_AVX512), from a solver's
+ * it as tblock_kernel.row_driver with TBLOCK_IF_AVX512), from a solver's
  * update for 16 cells. */
 #define TBLOCK_ROW_KERNEL_AVX512(name, update, variant)                                                   \
     TBLOCK_AVX512 static int name(const void *k, int y, float *restrict out, const float *restrict up,    \
@@ -260,7 +260,7 @@ tblock_rows16x3(const void *k, int y, float *restrict o0, float *restrict o1, fl
                          : tblock_row16(k, y, out, up, mid, dn, w, limit, variant, 0, update);            \
     }
 
-/* tblock_kernel.row_avx512: the kernel when tblock_avx512() says so, else NULL. */
+/* tblock_kernel.row_driver: the kernel when tblock_avx512() says so, else NULL. */
 #define TBLOCK_IF_AVX512(kernel) (tblock_avx512() ? (kernel) : NULL)
 
 #else

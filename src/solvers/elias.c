@@ -236,13 +236,13 @@ static void choose_kernel(struct elias *el)
     const bool shift = el->sub != 0.0f;
     const bool eight = el->neighbors == 8;
     const tblock_row_fn row = eight ? (shift ? row8_shift : row8_mul) : shift ? row4_shift : row4_mul;
-    const tblock_row_fn row_avx512 = eight ? NULL : shift ? TBLOCK_IF_AVX512(row4_shift_avx512)
+    const tblock_row_fn row_driver = eight ? NULL : shift ? TBLOCK_IF_AVX512(row4_shift_avx512)
                                                           : TBLOCK_IF_AVX512(ELIAS_MUL_AVX512(el, row4));
     const tblock_rows3_fn rows3 = eight ? NULL : shift ? rows3_shift : rows3_mul;
-    const tblock_rows3_fn rows3_avx512 = eight ? NULL : shift ? TBLOCK_IF_AVX512(rows3_shift_avx512)
+    const tblock_rows3_fn rows3_driver = eight ? NULL : shift ? TBLOCK_IF_AVX512(rows3_shift_avx512)
                                                               : TBLOCK_IF_AVX512(ELIAS_MUL_AVX512(el, rows3));
     el->kn = (struct tblock_kernel){
-        .row = row, .row_avx512 = row_avx512, .rows3 = rows3, .rows3_avx512 = rows3_avx512,
+        .row = row, .row_driver = row_driver, .rows3 = rows3, .rows3_driver = rows3_driver,
         .k = el, .edges = el->edges, .diagonal = eight,
         .name = eight ? (shift ? "elias8-shift" : "elias8-mul") : shift ? "elias4-shift" : "elias4-mul",
     };

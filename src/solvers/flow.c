@@ -192,8 +192,8 @@ static void choose_kernel(struct flow *fl)
         TBLOCK_IF_AVX512(rows3_unit_avx512),
     };
     fl->kn = (struct tblock_kernel){
-        .row = kernels[form], .row_avx512 = kernels_avx512[form], .rows3 = kernels3[form],
-        .rows3_avx512 = kernels3_avx512[form], .k = fl, .edges = fl->edges,
+        .row = kernels[form], .row_driver = kernels_avx512[form], .rows3 = kernels3[form],
+        .rows3_driver = kernels3_avx512[form], .k = fl, .edges = fl->edges,
         .name = (const char *const[3]){ "flow-divide", "flow-power-of-two", "flow-unit" }[form],
     };
 #ifdef TBLOCK_HAVE_AVX2_DRIVER

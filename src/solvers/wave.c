@@ -386,8 +386,8 @@ static void choose_kernel(struct wave *wv)
     };
     const int undamped = wv->c2 == 1.0f, mapped = wv->qmap != NULL;
     wv->kn = (struct tblock_kernel){
-        .row = kernels[undamped][mapped], .row_avx512 = kernels_avx512[undamped][mapped],
-        .rows3 = kernels3[undamped][mapped], .rows3_avx512 = kernels3_avx512[undamped][mapped],
+        .row = kernels[undamped][mapped], .row_driver = kernels_avx512[undamped][mapped],
+        .rows3 = kernels3[undamped][mapped], .rows3_driver = kernels3_avx512[undamped][mapped],
         .k = wv, .edges = wv->edges,
         .name = (const char *const[2][2]){ { "wave-uniform", "wave-mapped" },
                                            { "wave-uniform-undamped", "wave-mapped-undamped" } }[undamped][mapped],

@@ -59,8 +59,8 @@ static void half(void *arg, int t, int nt)
     const struct tblock_kernel *kn = st->kn;
     const ptrdiff_t s = f->stride;
     const int a = f->h * t / nt, b = f->h * (t + 1) / nt;
-    const tblock_rows3_fn rows3 = kn->rows3_avx512 ? kn->rows3_avx512 : kn->rows3;
-    const tblock_row_fn row = kn->row_avx512 ? kn->row_avx512 : kn->row;
+    const tblock_rows3_fn rows3 = kn->rows3_driver ? kn->rows3_driver : kn->rows3;
+    const tblock_row_fn row = kn->row_driver ? kn->row_driver : kn->row;
     float *prev = f->prev;
     const float *cur = f->cur;
     field_fill_side_ghosts(f, f->cur, kn->edges, a, b);

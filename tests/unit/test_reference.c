@@ -384,8 +384,8 @@ static void test_elias_zero_products(void **state)
         const struct tblock_kernel *kn = ops->kernel(priv);
         const ptrdiff_t st = f.stride;
         for (int way = 0; way < 4; way++) {
-            const tblock_row_fn row = way == 0 ? kn->row : way == 1 ? kn->row_avx512 : NULL;
-            const tblock_rows3_fn rows3 = way == 2 ? kn->rows3 : way == 3 ? kn->rows3_avx512 : NULL;
+            const tblock_row_fn row = way == 0 ? kn->row : way == 1 ? kn->row_driver : NULL;
+            const tblock_rows3_fn rows3 = way == 2 ? kn->rows3 : way == 3 ? kn->rows3_driver : NULL;
             if (!row && !rows3)
                 continue;   /* no driver's kernel on this CPU */
             for (int y = -1; y <= H; y++)

@@ -221,7 +221,7 @@ static void test_kernel_screen_switch(void **state)
         struct field f;
         void *priv = open_variant(i, W, H, &f);
         const struct tblock_kernel *kn = variant_kernel(i, priv);
-        const tblock_row_fn kernels[2] = { kn->row, kn->row_avx512 };
+        const tblock_row_fn kernels[2] = { kn->row, kn->row_driver };
         for (int kind = 0; kind < 2 && kernels[kind]; kind++)
             for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
                 const float *up = f.cur + 1 * f.stride, *dn = f.cur + 3 * f.stride;
@@ -261,7 +261,7 @@ static void test_kernel_screen_sums(void **state)
         struct field f;
         void *priv = open_variant(i, W, H, &f);
         const struct tblock_kernel *kn = variant_kernel(i, priv);
-        if (!kn->row_avx512) {
+        if (!kn->row_driver) {
             close_variant(i, priv, &f);
             continue;
         }
@@ -294,8 +294,8 @@ static void test_kernel_screen_sums(void **state)
                     memcpy(b, old, sizeof b);
                     int fa = 0;
                     for (int j = 0; j < 3; j++)
-                        fa |= kn->row_avx512(kn->k, 1 + j, a[j], r[j], r[j + 1], r[j + 2], w, limits[l]);
-                    int fb = kn->rows3_avx512(kn->k, 1, b[0], b[1], b[2], r[0], r[1], r[2], r[3], r[4], w, limits[l]);
+                        fa |= kn->row_driver(kn->k, 1 + j, a[j], r[j], r[j + 1], r[j + 2], w, limits[l]);
+                    int fb = kn->rows3_driver(kn->k, 1, b[0], b[1], b[2], r[0], r[1], r[2], r[3], r[4], w, limits[l]);
                     if (memcmp(a, ref, sizeof a) || memcmp(b, ref, sizeof b))
                         fail_msg("variant %zu, rows %d, w %d: the screened kernels' heights differ", i, rows, w);
                     if (fa != want || fb != want)
@@ -324,10 +324,10 @@ static void test_kernels_match(void **state)
         struct field f;
         void *priv = open_variant(i, W, H, &f);
         const struct tblock_kernel *kn = variant_kernel(i, priv);
-        assert_true((kn->row_avx512 != NULL) == ((tblock_avx512() || tblock_avx2()) && variants[i].neighbors == 4));
-        assert_true(!kn->row_avx512 || (kn->driver != NULL) == (tblock_avx2() != 0));
+        assert_true((kn->row_driver != NULL) == ((tblock_avx512() || tblock_avx2()) && variants[i].neighbors == 4));
+        assert_true(!kn->row_driver || (kn->driver != NULL) == (tblock_avx2() != 0));
         assert_true((kn->rows3 != NULL) == (variants[i].neighbors == 4));
-        assert_true((kn->rows3_avx512 != NULL) == (kn->row_avx512 != NULL));
+        assert_true((kn->rows3_driver != NULL) == (kn->row_driver != NULL));
         if (!kn->rows3) {
             close_variant(i, priv, &f);
             continue;
@@ -351,18 +351,18 @@ static void test_kernels_match(void **state)
                 if (memcmp(a, c, sizeof a))
                     fail_msg("variant %zu, w %d, offset %d: the three-row kernel differs", i, w, shift);
                 assert_int_equal(fa, fc);
-                if (!kn->row_avx512)
+                if (!kn->row_driver)
                     continue;
                 int fb = 0;
                 for (int j = 0; j < 3; j++)
-                    fb |= kn->row_avx512(kn->k, 1 + j, b[j] + shift, r[j], r[j + 1], r[j + 2], w, 1e6f);
+                    fb |= kn->row_driver(kn->k, 1 + j, b[j] + shift, r[j], r[j + 1], r[j + 2], w, 1e6f);
                 if (memcmp(a, b, sizeof a))
                     fail_msg("variant %zu, w %d, offset %d: the driver's kernel differs", i, w, shift);
                 assert_int_equal(fa, fb);
                 for (int j = 0; j < 3; j++)
                     for (int x = 0; x < LEN; x++)
                         b[j][x] = x % 9 == 4 ? -0.0f : (float)(x % 13 + j) / 13.0f - 0.4f;
-                int fd = kn->rows3_avx512(kn->k, 1, b[0] + shift, b[1] + shift, b[2] + shift, r[0], r[1], r[2],
+                int fd = kn->rows3_driver(kn->k, 1, b[0] + shift, b[1] + shift, b[2] + shift, r[0], r[1], r[2],
                                           r[3], r[4], w, 1e6f);
                 if (memcmp(a, b, sizeof a))
                     fail_msg("variant %zu, w %d, offset %d: the driver's three-row kernel differs", i, w, shift);
@@ -396,7 +396,7 @@ static void check_step_ways(int n, int modes)
         }
         tblock_step(&a, kn, NULL);   /* the first step sets the tuner up */
         const int ways = kn->drive.step_tuner.ways;
-        assert_int_equal(ways, modes * (1 + (kn->row_avx512 != NULL)));
+        assert_int_equal(ways, modes * (1 + (kn->row_driver != NULL)));
         for (int step = 0; step <= 4 * ways; step++) {
             if (step == 2 * ways)
                 kn->drive.sweeps++;
