@@ -106,7 +106,7 @@ static inline int tblock_screen_found(int32_t m, int screen)
  * the current level is read once for three new rows where single rows read
  * it three times, which pays where rows come from L2 or memory (wide rows
  * do not stay in L1 three at a time). TBLOCK_ROWS3_KERNEL builds
- * one, TBLOCK_ROWS3_KERNEL_AVX512 (tblock_avx512.h) one for AVX-512. */
+ * one, TBLOCK_DRIVERS (tblock_drivers.h) the hand-written drivers' ones. */
 typedef int (*tblock_rows3_fn)(const void *k, int y, float *out0, float *out1, float *out2, const float *r0,
                                const float *r1, const float *r2, const float *r3, const float *r4, int w,
                                float limit);
@@ -182,7 +182,7 @@ struct tblock_kernel {
                                       (tblock_avx2.h) where tblock_avx2() */
     tblock_rows3_fn rows3;         /* the same three rows at a time, or NULL (4 neighbours only) */
     tblock_rows3_fn rows3_driver;  /* and by the same driver, or NULL */
-    const char *driver;            /* that driver's name, "avx2" (tblock_offer_avx2); NULL: "avx512" */
+    const char *driver;            /* that driver's name, "avx2" (tblock_offer_drivers); NULL: "avx512" */
     const void *k;
     const enum edge_kind *edges;   /* the 4 boundary kinds, as field_fill_ghosts takes them */
     int diagonal;                  /* the kernel reads up[-1], up[w], dn[-1], dn[w] (8 neighbours) */

@@ -18,13 +18,15 @@
  *
  * The same bits as the portable kernels, as tblock_avx512.h argues: W and E
  * are the same values, the sum is (W + E) + (N + S) in that order, and each
- * solver's update after the sum is the solver's one macro. Memory: reads
+ * solver's update after the sum is the solver's one body, written once for
+ * both drivers' widths (src/tblock_drivers.h). Memory: reads
  * mid[-1 .. w], up, dn and out [0 .. w) only (masked loads and stores at the
  * row's end), as tblock_row_fn promises, and the same for three rows.
  *
  * Offered in the drivers' slot of struct tblock_kernel (row_driver,
- * rows3_driver) by tblock_offer_avx2 when tblock_avx2() says so: on an
- * AVX-512 CPU that slot holds the AVX-512 driver and this one is not used.
+ * rows3_driver) by tblock_offer_drivers (src/tblock_drivers.h) when
+ * tblock_avx2() says so: on an AVX-512 CPU that slot holds the AVX-512
+ * driver and this one is not used.
  * RIPPLERENDER_DEBUG=kernels names it "avx2". */
 #ifndef RR_TBLOCK_AVX2_H
 #define RR_TBLOCK_AVX2_H
@@ -41,12 +43,35 @@
 /* 8 floats, as GCC's vector arithmetic takes them (the same type as __m256). */
 typedef float tblock_v8 __attribute__((vector_size(32)));
 
+/* Which of 8 lanes are in the row: all ones in those lanes (AVX2 has no
+ * mask registers). */
+typedef __m256i tblock_live8;
+
 /* A solver's update for 8 cells: the new heights from the 4-neighbour sum
  * s, the centre h and the heights one step back p, at cells x .. x + 7 of
  * row y, of which the lanes all ones in `live` are in the row, all of them
- * when `whole` (a constant; per-cell data: load it with tblock_load8). */
-typedef tblock_v8 (*tblock_update8_fn)(const void *k, int variant, int y, int x, __m256i live, int whole,
+ * when `whole` (a constant; per-cell data: load it with tblock_load8). The
+ * same update as the AVX-512 driver's (TBLOCK_DRIVER_UPDATE,
+ * src/tblock_drivers.h). */
+typedef tblock_v8 (*tblock_update8_fn)(const void *k, int variant, int y, int x, tblock_live8 live, int whole,
                                        tblock_v8 s, tblock_v8 h, tblock_v8 p);
+
+/* tblock_avx512.h's per-width operations for 8 lanes: a float in every
+ * lane, a * b + c and -(a * b) + c each rounded once (x86-64-v3 has FMA). */
+TBLOCK_AVX2_INLINE tblock_v8 tblock_set8(float a)
+{
+    return (tblock_v8)_mm256_set1_ps(a);
+}
+
+TBLOCK_AVX2_INLINE tblock_v8 tblock_fma8(tblock_v8 a, tblock_v8 b, tblock_v8 c)
+{
+    return (tblock_v8)_mm256_fmadd_ps((__m256)a, (__m256)b, (__m256)c);
+}
+
+TBLOCK_AVX2_INLINE tblock_v8 tblock_fnma8(tblock_v8 a, tblock_v8 b, tblock_v8 c)
+{
+    return (tblock_v8)_mm256_fnmadd_ps((__m256)a, (__m256)b, (__m256)c);
+}
 
 /* Lanes 0 .. n - 1 all ones, the others zero (n clamped to 0 .. 8). */
 TBLOCK_AVX2_INLINE __m256i tblock_lanes8(int n)
@@ -122,7 +147,7 @@ TBLOCK_AVX2_INLINE int tblock_rows8(const void *k, int y, int rows, float *const
 }
 
 /* Defines `name`, a tblock_row_fn for AVX2 CPUs, from a solver's update for
- * 8 cells (offered with tblock_offer_avx2). */
+ * 8 cells (TBLOCK_DRIVERS in src/tblock_drivers.h builds it with its kin). */
 #define TBLOCK_ROW_KERNEL_AVX2(name, update, variant)                                                      \
     TBLOCK_AVX2 static int name(const void *k, int y, float *restrict out, const float *restrict up,       \
                                 const float *restrict mid, const float *restrict dn, int w, float limit)   \
@@ -148,19 +173,6 @@ TBLOCK_AVX2_INLINE int tblock_rows8(const void *k, int y, int rows, float *const
                          : tblock_rows8(k, y, 3, o, r, w, limit, variant, 0, update);                      \
     }
 
-/* Puts the AVX2 driver's kernels in kn's drivers' slot when tblock_avx2()
- * says so (the slot is then empty: no AVX-512 driver on such a CPU). */
-static inline void tblock_offer_avx2(struct tblock_kernel *kn, tblock_row_fn row, tblock_rows3_fn rows3)
-{
-    if (row && !kn->row_driver && tblock_avx2()) {
-        kn->row_driver = row;
-        kn->rows3_driver = rows3;
-        kn->driver = "avx2";
-    }
-}
-
-#else
-#define tblock_offer_avx2(kn, row, rows3) ((void)(kn))
 #endif
 
 #endif

@@ -13,8 +13,10 @@
  * The same bits as the portable kernels: W and E are the same values, the
  * sum is (W + E) + (N + S) in that order (float addition commutes exactly,
  * so flow's (E + W) + (S + N) is the same), and each solver's update after
- * the sum is one macro used by both (no fused multiply-add: -std=c11 keeps
- * contraction off, for vector arithmetic too).
+ * the sum is one body for this driver and the AVX2 one (src/tblock_drivers.h),
+ * whose operations are the portable kernels' (-std=c11 keeps GCC from fusing
+ * a multiply and an add, for vector arithmetic too) but where a solver
+ * fuses one itself, with tblock_fma16, and shows the bits are the same.
  *
  * Memory: reads mid[-1 .. w], up, dn and out [0 .. w) only, as tblock_row_fn
  * promises (masked loads and stores at the row's end), so it runs on any
@@ -34,12 +36,37 @@
 /* 16 floats, as GCC's vector arithmetic takes them (the same type as __m512). */
 typedef float tblock_v16 __attribute__((vector_size(64)));
 
+/* Which of 16 lanes are in the row: a mask register's bits. */
+typedef __mmask16 tblock_live16;
+
 /* A solver's update for 16 cells: the new heights from the 4-neighbour sum
  * s, the centre h and the heights one step back p, at cells x .. x + 15 of
- * row y, of which the lanes in `live` are in the row (for per-cell data:
- * load them masked). */
-typedef tblock_v16 (*tblock_update16_fn)(const void *k, int variant, int y, int x, __mmask16 live, tblock_v16 s,
-                                         tblock_v16 h, tblock_v16 p);
+ * row y, of which the lanes in `live` are in the row, all 16 when `whole`
+ * (a constant; per-cell data: load it with tblock_load16). A solver writes
+ * it once for both drivers' widths (TBLOCK_DRIVER_UPDATE, src/tblock_drivers.h). */
+typedef tblock_v16 (*tblock_update16_fn)(const void *k, int variant, int y, int x, tblock_live16 live, int whole,
+                                         tblock_v16 s, tblock_v16 h, tblock_v16 p);
+
+/* The per-width operations a solver's update may use beyond GCC's vector
+ * arithmetic (src/tblock_drivers.h; tblock_avx2.h has the same for 8 lanes):
+ * a float in every lane; a * b + c and -(a * b) + c each rounded once
+ * (fused: -std=c11 keeps GCC from fusing the vector arithmetic itself). */
+TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_set16(float a)
+{
+    return (tblock_v16)_mm512_set1_ps(a);
+}
+
+TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_fma16(tblock_v16 a, tblock_v16 b,
+                                                                                    tblock_v16 c)
+{
+    return (tblock_v16)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+}
+
+TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_fnma16(tblock_v16 a, tblock_v16 b,
+                                                                                     tblock_v16 c)
+{
+    return (tblock_v16)_mm512_fnmadd_ps((__m512)a, (__m512)b, (__m512)c);
+}
 
 TBLOCK_AVX512 static inline __attribute__((always_inline)) __mmask16 tblock_lanes(int n)
 {
@@ -132,7 +159,7 @@ tblock_vec16(const void *k, int y, int x, float *restrict out, const float *rest
     const tblock_v16 next = tblock_load16(mid + x + 16, ahead, whole);
     const tblock_v16 ns = tblock_load16(up + x, live, whole) + tblock_load16(dn + x, live, whole);
     const tblock_v16 s = (tblock_west(*before, *here) + tblock_east(*here, next)) + ns;
-    const tblock_v16 v = update(k, variant, y, x, live, s, *here, tblock_load16(out + x, live, whole));
+    const tblock_v16 v = update(k, variant, y, x, live, whole, s, *here, tblock_load16(out + x, live, whole));
     if (whole)
         _mm512_storeu_ps(out + x, (__m512)v);
     else
@@ -192,7 +219,8 @@ tblock_block16x3(struct tblock_rows16x3 *st, const void *k, int y, int x, float 
     for (int i = 0; i < 3; i++) {
         const tblock_v16 n = i == 0 ? north : st->here[i - 1], s = i == 2 ? south : st->here[i + 1];
         const tblock_v16 sum = (tblock_west(st->before[i], st->here[i]) + tblock_east(st->here[i], next[i])) + (n + s);
-        const tblock_v16 v = update(k, variant, y + i, x, live, sum, st->here[i], tblock_load16(out[i] + x, live, whole));
+        const tblock_v16 v =
+            update(k, variant, y + i, x, live, whole, sum, st->here[i], tblock_load16(out[i] + x, live, whole));
         if (whole)
             _mm512_storeu_ps(out[i] + x, (__m512)v);
         else
@@ -237,8 +265,9 @@ tblock_rows16x3(const void *k, int y, float *restrict o0, float *restrict o1, fl
     return tblock_rows_beyond(out, 3, w, limit);
 }
 
-/* Defines `name`, a tblock_rows3_fn for AVX-512 CPUs only (offered as
- * tblock_kernel.rows3_driver with TBLOCK_IF_AVX512). */
+/* Defines `name`, a tblock_rows3_fn for AVX-512 CPUs only, from a
+ * solver's update for 16 cells (TBLOCK_DRIVERS in src/tblock_drivers.h
+ * builds it with its kin). */
 #define TBLOCK_ROWS3_KERNEL_AVX512(name, update, variant)                                                  \
     TBLOCK_AVX512 static int name(const void *k, int y, float *restrict o0, float *restrict o1,            \
                                   float *restrict o2, const float *restrict r0, const float *restrict r1,  \
@@ -249,9 +278,8 @@ tblock_rows16x3(const void *k, int y, float *restrict o0, float *restrict o1, fl
                          : tblock_rows16x3(k, y, o0, o1, o2, r0, r1, r2, r3, r4, w, limit, variant, 0, update); \
     }
 
-/* Defines `name`, a tblock_row_fn for AVX-512 CPUs only (the solver offers
- * it as tblock_kernel.row_driver with TBLOCK_IF_AVX512), from a solver's
- * update for 16 cells. */
+/* Defines `name`, a tblock_row_fn for AVX-512 CPUs only, from a solver's
+ * update for 16 cells (likewise). */
 #define TBLOCK_ROW_KERNEL_AVX512(name, update, variant)                                                   \
     TBLOCK_AVX512 static int name(const void *k, int y, float *restrict out, const float *restrict up,    \
                                   const float *restrict mid, const float *restrict dn, int w, float limit) \
@@ -260,11 +288,6 @@ tblock_rows16x3(const void *k, int y, float *restrict o0, float *restrict o1, fl
                          : tblock_row16(k, y, out, up, mid, dn, w, limit, variant, 0, update);            \
     }
 
-/* tblock_kernel.row_driver: the kernel when tblock_avx512() says so, else NULL. */
-#define TBLOCK_IF_AVX512(kernel) (tblock_avx512() ? (kernel) : NULL)
-
-#else
-#define TBLOCK_IF_AVX512(kernel) NULL
 #endif
 
 #endif

@@ -19,9 +19,7 @@
 #include <stdio.h>
 
 #include "solver.h"
-#include "tblock.h"
-#include "tblock_avx2.h"
-#include "tblock_avx512.h"
+#include "tblock_drivers.h"
 
 extern const struct solver_ops solver_elias;
 
@@ -106,10 +104,11 @@ static int elias_init(void *priv, const struct scene *sc, struct field *f, struc
  *
  * The row kernels are built by TBLOCK_ROW_KERNEL (src/tblock.h): for
  * AVX-512, AVX2 and the baseline, each with the damping form and the
- * screen constants; the 4-neighbour ones also by TBLOCK_ROW_KERNEL_AVX512
- * (src/tblock_avx512.h), which loads each row once where GCC's loop loads it
- * three times, two of them across cache lines. The update after the sum is
- * one macro for both, on a float or on a vector of 16. */
+ * screen constants; the 4-neighbour ones also by the hand-written AVX-512
+ * and AVX2 drivers (src/tblock_drivers.h; the AVX-512 one loads each row
+ * once where GCC's loop loads it three times, two of them across cache
+ * lines). The update after the sum is one macro for all, on a float or on a
+ * vector of 16 or 8. */
 #define BODY static inline __attribute__((always_inline))
 
 /* The damping of a new height v: h' * mul - h' * sub, in its form. */
@@ -163,93 +162,48 @@ static inline __attribute__((always_inline)) float update1(const void *k, int sh
 TBLOCK_ROWS3_KERNEL(rows3_mul, update1, 0)
 TBLOCK_ROWS3_KERNEL(rows3_shift, update1, 1)
 
-#ifdef TBLOCK_HAVE_AVX512_DRIVER
-/* The AVX-512 kernels' forms: ELIAS_NEW4's two (0 multiply, 1 shift), and
- * the multiply's damping v * mul + 0 as one fused multiply-add
- * fma(v, mul, +0) (2): the same bits whenever |mul| > 1/2. Where
- * v * mul rounds to a nonzero value, adding +0 changes nothing and the
- * fused operation rounds the same exact product once; where v is a zero,
- * both give +0 (an exact -0 + +0 is +0); and a nonzero v * mul cannot
- * round to zero, as |v| >= 2^-149 (the least subnormal) and |mul| > 1/2
- * put |v * mul| above 2^-150, half the least subnormal. (With |mul| <= 1/2
- * a product may round to -0, which the separate + 0 turns into +0 and the
- * fused one would not.) One vector operation fewer of the eleven that 16
- * cells take: on rows in cache the kernels are bound by their vector
- * operations (docs/performance.md, What limits each case). */
-enum { ELIAS_FMA = 2 };
+/* The hand-written drivers' update (src/tblock_drivers.h), for N = 16
+ * (AVX-512) or 8 (AVX2) cells, in three forms: ELIAS_NEW4's two (0
+ * multiply, 1 shift), and the multiply's damping v * mul + 0 as one fused
+ * multiply-add fma(v, mul, +0) (2): the same bits whenever |mul| > 1/2.
+ * Where v * mul rounds to a nonzero value, adding +0 changes nothing and
+ * the fused operation rounds the same exact product once; where v is a
+ * zero, both give +0 (an exact -0 + +0 is +0); and a nonzero v * mul
+ * cannot round to zero, as |v| >= 2^-149 (the least subnormal) and
+ * |mul| > 1/2 put |v * mul| above 2^-150, half the least subnormal. (With
+ * |mul| <= 1/2 a product may round to -0, which the separate + 0 turns
+ * into +0 and the fused one would not.) One vector operation fewer of the
+ * eleven that 16 cells take: on rows in cache the kernels are bound by
+ * their vector operations (docs/performance.md, What limits each case). */
+enum { ELIAS_MUL, ELIAS_SHIFT, ELIAS_FMA };
 
-TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16
-update16(const void *k, int form, int y, int x, __mmask16 live, tblock_v16 s, tblock_v16 h, tblock_v16 p)
-{
-    const struct elias *el = k;
-    (void)y, (void)x, (void)live, (void)h;
-    if (form == ELIAS_FMA)
-        return (tblock_v16)_mm512_fmadd_ps((__m512)(s * 0.5f - p), _mm512_set1_ps(el->mul), _mm512_setzero_ps());
-    return ELIAS_NEW4(el, form, s, p);
-}
+#define ELIAS_UPDATE(N, k, form, y, x, live, whole, s, h, p)                                                 \
+    ((form) == ELIAS_FMA ? tblock_fma##N((s) * 0.5f - (p), tblock_set##N(((const struct elias *)(k))->mul), \
+                                         tblock_set##N(0.0f))                                                \
+                         : ELIAS_NEW4((const struct elias *)(k), form, s, p))
 
-TBLOCK_ROW_KERNEL_AVX512(row4_mul_avx512, update16, 0)
-TBLOCK_ROW_KERNEL_AVX512(row4_shift_avx512, update16, 1)
-TBLOCK_ROW_KERNEL_AVX512(row4_fma_avx512, update16, ELIAS_FMA)
-TBLOCK_ROWS3_KERNEL_AVX512(rows3_mul_avx512, update16, 0)
-TBLOCK_ROWS3_KERNEL_AVX512(rows3_shift_avx512, update16, 1)
-TBLOCK_ROWS3_KERNEL_AVX512(rows3_fma_avx512, update16, ELIAS_FMA)
-
-/* The multiply form's AVX-512 kernels: fused when mul allows (update16). */
-#define ELIAS_MUL_AVX512(el, kind) (fabsf((el)->mul) > 0.5f ? kind##_fma_avx512 : kind##_mul_avx512)
-#else
-#define ELIAS_MUL_AVX512(el, kind) NULL
-#endif
-
-#ifdef TBLOCK_HAVE_AVX2_DRIVER
-/* The AVX2 driver's kernels (src/tblock_avx2.h), in the AVX-512 ones' three
- * forms: x86-64-v3 has FMA, and the fused damping is exact for |mul| > 1/2
- * as update16 argues. */
-TBLOCK_AVX2 static inline __attribute__((always_inline)) tblock_v8
-update8(const void *k, int form, int y, int x, __m256i live, int whole, tblock_v8 s, tblock_v8 h, tblock_v8 p)
-{
-    const struct elias *el = k;
-    (void)y, (void)x, (void)live, (void)whole, (void)h;
-    if (form == ELIAS_FMA)
-        return (tblock_v8)_mm256_fmadd_ps((__m256)(s * 0.5f - p), _mm256_set1_ps(el->mul), _mm256_setzero_ps());
-    return ELIAS_NEW4(el, form, s, p);
-}
-
-TBLOCK_ROW_KERNEL_AVX2(row4_mul_avx2, update8, 0)
-TBLOCK_ROW_KERNEL_AVX2(row4_shift_avx2, update8, 1)
-TBLOCK_ROW_KERNEL_AVX2(row4_fma_avx2, update8, ELIAS_FMA)
-TBLOCK_ROWS3_KERNEL_AVX2(rows3_mul_avx2, update8, 0)
-TBLOCK_ROWS3_KERNEL_AVX2(rows3_shift_avx2, update8, 1)
-TBLOCK_ROWS3_KERNEL_AVX2(rows3_fma_avx2, update8, ELIAS_FMA)
-
-/* The AVX2 kernels of a form: shift, or the multiply fused when mul allows. */
-#define ELIAS_AVX2(el, shift, kind) \
-    ((shift) ? kind##_shift_avx2 : fabsf((el)->mul) > 0.5f ? kind##_fma_avx2 : kind##_mul_avx2)
-#endif
+TBLOCK_DRIVER_UPDATE(update, ELIAS_UPDATE)
+TBLOCK_DRIVERS(drivers_mul, update, ELIAS_MUL)
+TBLOCK_DRIVERS(drivers_shift, update, ELIAS_SHIFT)
+TBLOCK_DRIVERS(drivers_fma, update, ELIAS_FMA)
 
 /* The row kernels of this damping form and stencil: the portable one, and
- * for 4 neighbours the AVX-512 one on CPUs that have it and the one for
- * three rows at a time (the drivers time them and keep the fastest:
- * tblock_tuner). */
+ * for 4 neighbours the hand-written drivers' (the multiply fused when mul
+ * allows) on CPUs that have them and the one for three rows at a time (the
+ * drivers time them and keep the fastest: tblock_tuner). */
 static void choose_kernel(struct elias *el)
 {
     const bool shift = el->sub != 0.0f;
     const bool eight = el->neighbors == 8;
-    const tblock_row_fn row = eight ? (shift ? row8_shift : row8_mul) : shift ? row4_shift : row4_mul;
-    const tblock_row_fn row_driver = eight ? NULL : shift ? TBLOCK_IF_AVX512(row4_shift_avx512)
-                                                          : TBLOCK_IF_AVX512(ELIAS_MUL_AVX512(el, row4));
-    const tblock_rows3_fn rows3 = eight ? NULL : shift ? rows3_shift : rows3_mul;
-    const tblock_rows3_fn rows3_driver = eight ? NULL : shift ? TBLOCK_IF_AVX512(rows3_shift_avx512)
-                                                              : TBLOCK_IF_AVX512(ELIAS_MUL_AVX512(el, rows3));
+    const int form = shift ? ELIAS_SHIFT : fabsf(el->mul) > 0.5f ? ELIAS_FMA : ELIAS_MUL;
+    const struct tblock_drivers *const drivers[3] = { &drivers_mul, &drivers_shift, &drivers_fma };
     el->kn = (struct tblock_kernel){
-        .row = row, .row_driver = row_driver, .rows3 = rows3, .rows3_driver = rows3_driver,
+        .row = eight ? (shift ? row8_shift : row8_mul) : shift ? row4_shift : row4_mul,
+        .rows3 = eight ? NULL : shift ? rows3_shift : rows3_mul,
         .k = el, .edges = el->edges, .diagonal = eight,
         .name = eight ? (shift ? "elias8-shift" : "elias8-mul") : shift ? "elias4-shift" : "elias4-mul",
     };
-#ifdef TBLOCK_HAVE_AVX2_DRIVER
-    if (!eight)
-        tblock_offer_avx2(&el->kn, ELIAS_AVX2(el, shift, row4), ELIAS_AVX2(el, shift, rows3));
-#endif
+    tblock_offer_drivers(&el->kn, eight ? NULL : drivers[form]);
 }
 
 static void elias_free(void *priv) { (void)priv; }

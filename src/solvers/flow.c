@@ -10,9 +10,7 @@
 #include <math.h>
 
 #include "solver.h"
-#include "tblock.h"
-#include "tblock_avx2.h"
-#include "tblock_avx512.h"
+#include "tblock_drivers.h"
 
 extern const struct solver_ops solver_flow;
 
@@ -94,16 +92,17 @@ static int flow_init(void *priv, const struct scene *sc, struct field *f, struct
  * skipped could underflow to subnormals behind a wave front, which some
  * CPUs take far longer to multiply.
  * All three are built by TBLOCK_ROW_KERNEL (src/tblock.h), and for AVX-512
- * CPUs by TBLOCK_ROW_KERNEL_AVX512 (src/tblock_avx512.h: each row loaded
- * once, not three times), from the one update FLOW_NEW. */
+ * and AVX2 CPUs by the hand-written drivers (src/tblock_drivers.h; the
+ * AVX-512 one loads each row once, not three times), from the one update
+ * FLOW_NEW. */
 #define BODY static inline __attribute__((always_inline))
 
 /* The kernel forms, TBLOCK_ROW_KERNEL's `variant`. */
 enum flow_form { FLOW_DIVIDE, FLOW_POWER_OF_TWO, FLOW_UNIT };
 
 /* The new height from the 4-neighbour sum s, the centre h and the height
- * one step back p, in the given form: on a float or on a vector of 16, so
- * that the row loop and the AVX-512 driver (src/tblock_avx512.h) share it.
+ * one step back p, in the given form: on a float or on a vector of 16 or 8,
+ * so that the row loop and the hand-written drivers share it.
  * Both sum the neighbours (W + E) + (N + S): the seed-order grouping
  * (E + W) + (S + N) above, as float addition commutes exactly. */
 #define FLOW_NEW(fl, form, s, h, p)                                                                         \
@@ -140,67 +139,31 @@ TBLOCK_ROWS3_KERNEL(rows3_divide, update1, FLOW_DIVIDE)
 TBLOCK_ROWS3_KERNEL(rows3_power_of_two, update1, FLOW_POWER_OF_TWO)
 TBLOCK_ROWS3_KERNEL(rows3_unit, update1, FLOW_UNIT)
 
-#ifdef TBLOCK_HAVE_AVX512_DRIVER
-TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16
-update16(const void *k, int form, int y, int x, __mmask16 live, tblock_v16 s, tblock_v16 h, tblock_v16 p)
-{
-    (void)y, (void)x, (void)live;
-    return FLOW_NEW((const struct flow *)k, form, s, h, p);
-}
+/* The hand-written drivers' update (src/tblock_drivers.h): FLOW_NEW on 16
+ * or 8 cells. */
+#define FLOW_UPDATE(N, k, form, y, x, live, whole, s, h, p) FLOW_NEW((const struct flow *)(k), form, s, h, p)
 
-TBLOCK_ROW_KERNEL_AVX512(row_divide_avx512, update16, FLOW_DIVIDE)
-TBLOCK_ROW_KERNEL_AVX512(row_power_of_two_avx512, update16, FLOW_POWER_OF_TWO)
-TBLOCK_ROW_KERNEL_AVX512(row_unit_avx512, update16, FLOW_UNIT)
-TBLOCK_ROWS3_KERNEL_AVX512(rows3_divide_avx512, update16, FLOW_DIVIDE)
-TBLOCK_ROWS3_KERNEL_AVX512(rows3_power_of_two_avx512, update16, FLOW_POWER_OF_TWO)
-TBLOCK_ROWS3_KERNEL_AVX512(rows3_unit_avx512, update16, FLOW_UNIT)
-#endif
-
-#ifdef TBLOCK_HAVE_AVX2_DRIVER
-/* The same for the AVX2 driver (src/tblock_avx2.h), 8 cells at a time. */
-TBLOCK_AVX2 static inline __attribute__((always_inline)) tblock_v8
-update8(const void *k, int form, int y, int x, __m256i live, int whole, tblock_v8 s, tblock_v8 h, tblock_v8 p)
-{
-    (void)y, (void)x, (void)live, (void)whole;
-    return FLOW_NEW((const struct flow *)k, form, s, h, p);
-}
-
-TBLOCK_ROW_KERNEL_AVX2(row_divide_avx2, update8, FLOW_DIVIDE)
-TBLOCK_ROW_KERNEL_AVX2(row_power_of_two_avx2, update8, FLOW_POWER_OF_TWO)
-TBLOCK_ROW_KERNEL_AVX2(row_unit_avx2, update8, FLOW_UNIT)
-TBLOCK_ROWS3_KERNEL_AVX2(rows3_divide_avx2, update8, FLOW_DIVIDE)
-TBLOCK_ROWS3_KERNEL_AVX2(rows3_power_of_two_avx2, update8, FLOW_POWER_OF_TWO)
-TBLOCK_ROWS3_KERNEL_AVX2(rows3_unit_avx2, update8, FLOW_UNIT)
-#endif
+TBLOCK_DRIVER_UPDATE(update, FLOW_UPDATE)
+TBLOCK_DRIVERS(drivers_divide, update, FLOW_DIVIDE)
+TBLOCK_DRIVERS(drivers_power_of_two, update, FLOW_POWER_OF_TWO)
+TBLOCK_DRIVERS(drivers_unit, update, FLOW_UNIT)
 
 /* F = 1 (the default) gets the unit kernels; another F whose F + 1 is a
  * power of two the multiplying ones; any other F the dividing ones: the
- * portable one, on CPUs that have it the AVX-512 one, and the one for
- * three rows at a time (the drivers time them and keep the fastest:
- * tblock_tuner). */
+ * portable one, on CPUs that have them the hand-written drivers', and the
+ * one for three rows at a time (the drivers time them and keep the
+ * fastest: tblock_tuner). */
 static void choose_kernel(struct flow *fl)
 {
     const int form = fl->F == 1.0f ? FLOW_UNIT : fl->inv_F1 > 0 ? FLOW_POWER_OF_TWO : FLOW_DIVIDE;
     const tblock_row_fn kernels[3] = { row_divide, row_power_of_two, row_unit };
-    const tblock_row_fn kernels_avx512[3] = {
-        TBLOCK_IF_AVX512(row_divide_avx512), TBLOCK_IF_AVX512(row_power_of_two_avx512),
-        TBLOCK_IF_AVX512(row_unit_avx512),
-    };
     const tblock_rows3_fn kernels3[3] = { rows3_divide, rows3_power_of_two, rows3_unit };
-    const tblock_rows3_fn kernels3_avx512[3] = {
-        TBLOCK_IF_AVX512(rows3_divide_avx512), TBLOCK_IF_AVX512(rows3_power_of_two_avx512),
-        TBLOCK_IF_AVX512(rows3_unit_avx512),
-    };
+    const struct tblock_drivers *const drivers[3] = { &drivers_divide, &drivers_power_of_two, &drivers_unit };
     fl->kn = (struct tblock_kernel){
-        .row = kernels[form], .row_driver = kernels_avx512[form], .rows3 = kernels3[form],
-        .rows3_driver = kernels3_avx512[form], .k = fl, .edges = fl->edges,
+        .row = kernels[form], .rows3 = kernels3[form], .k = fl, .edges = fl->edges,
         .name = (const char *const[3]){ "flow-divide", "flow-power-of-two", "flow-unit" }[form],
     };
-#ifdef TBLOCK_HAVE_AVX2_DRIVER
-    const tblock_row_fn kernels_avx2[3] = { row_divide_avx2, row_power_of_two_avx2, row_unit_avx2 };
-    const tblock_rows3_fn kernels3_avx2[3] = { rows3_divide_avx2, rows3_power_of_two_avx2, rows3_unit_avx2 };
-    tblock_offer_avx2(&fl->kn, kernels_avx2[form], kernels3_avx2[form]);
-#endif
+    tblock_offer_drivers(&fl->kn, drivers[form]);
 }
 
 static void flow_free(void *priv) { (void)priv; }

@@ -21,9 +21,7 @@
 
 #include "image.h"
 #include "solver.h"
-#include "tblock.h"
-#include "tblock_avx2.h"
-#include "tblock_avx512.h"
+#include "tblock_drivers.h"
 
 extern const struct solver_ops solver_wave;
 
@@ -258,8 +256,9 @@ static int wave_init(void *priv, const struct scene *sc, struct field *f, struct
  * none (a = 0, the default) c2 is exactly 1 and c2 * p is p, the same bits
  * for every p, so that kernel skips the multiply. Each is built for
  * AVX-512, AVX2 and the baseline by TBLOCK_ROW_KERNEL (same operations, same
- * bits), and for AVX-512 CPUs by TBLOCK_ROW_KERNEL_AVX512 (src/tblock_avx512.h:
- * each row loaded once, not three times), from the one update WAVE_NEW;
+ * bits), and for AVX-512 and AVX2 CPUs by the hand-written drivers
+ * (src/tblock_drivers.h; the AVX-512 one loads each row once, not three
+ * times), from the one update WAVE_NEW;
  * the drivers in src/tblock.c run them one step at a time or several steps
  * fused. */
 #define BODY static inline __attribute__((always_inline))
@@ -269,16 +268,24 @@ enum { WAVE_MAPPED = 1, WAVE_UNDAMPED = 2 };
 
 /* The new height from the 4-neighbour sum s, the centre h, the height one
  * step back p and the cell's q, in the given form: on a float or on a vector
- * of 16, so that the row loop and the AVX-512 driver (src/tblock_avx512.h)
- * share it. */
-#define WAVE_NEW(wv, form, s, h, p, q) \
-    ((wv)->c1 * (h) - ((form) & WAVE_UNDAMPED ? (p) : (wv)->c2 * (p)) + (q) * ((s) - 4.0f * (h)))
+ * of 16 or 8, so that the row loop and the hand-written drivers share it
+ * (they compute the Laplacian s - 4 h fused: WAVE_FROM_LAP). */
+#define WAVE_NEW(wv, form, s, h, p, q) WAVE_FROM_LAP(wv, form, h, p, q, (s) - 4.0f * (h))
+#define WAVE_FROM_LAP(wv, form, h, p, q, lap) \
+    ((wv)->c1 * (h) - ((form) & WAVE_UNDAMPED ? (p) : (wv)->c2 * (p)) + (q) * (lap))
+
+/* Row y of the speed map's q (WAVE_MAPPED forms only). */
+BODY const float *wave_qrow(const void *k, int y)
+{
+    const struct wave *wv = k;
+    return wv->qmap + (size_t)y * (size_t)wv->w;
+}
 
 BODY int row(const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,
              const float *restrict dn, int w, float limit, int form, int screen)
 {
     const struct wave *wv = k;
-    const float *restrict qrow = form & WAVE_MAPPED ? wv->qmap + (size_t)y * (size_t)w : NULL;
+    const float *restrict qrow = form & WAVE_MAPPED ? wave_qrow(k, y) : NULL;
     int32_t m = 0;
     for (int x = 0; x < w; x++) {
         float v = WAVE_NEW(wv, form, (mid[x - 1] + mid[x + 1]) + (up[x] + dn[x]), mid[x], out[x],
@@ -298,7 +305,7 @@ static inline __attribute__((always_inline)) float update1(const void *k, int fo
                                                              float p)
 {
     const struct wave *wv = k;
-    return WAVE_NEW(wv, form, s, h, p, form & WAVE_MAPPED ? wv->qmap[(size_t)y * (size_t)wv->w + (size_t)x] : wv->q);
+    return WAVE_NEW(wv, form, s, h, p, form & WAVE_MAPPED ? wave_qrow(k, y)[x] : wv->q);
 }
 
 TBLOCK_ROWS3_KERNEL(rows3_uniform, update1, 0)
@@ -306,101 +313,47 @@ TBLOCK_ROWS3_KERNEL(rows3_mapped, update1, WAVE_MAPPED)
 TBLOCK_ROWS3_KERNEL(rows3_uniform_undamped, update1, WAVE_UNDAMPED)
 TBLOCK_ROWS3_KERNEL(rows3_mapped_undamped, update1, WAVE_MAPPED | WAVE_UNDAMPED)
 
-#ifdef TBLOCK_HAVE_AVX512_DRIVER
-/* WAVE_NEW for 16 cells, its s - 4 h as one fused operation, -(4 h) + s:
- * 4 h is exact (a power of two) for every h up to 8.5e37, so the one
- * rounding of the fused operation is that of s - 4 h, the same bits, with
- * one vector operation fewer of the ten or so that 16 cells take (on rows in
- * cache the kernels are bound by them: docs/performance.md). Beyond 8.5e37,
- * 4 h overflows where the fused form stays finite: only in a grid far past
- * the blow-up limit (1e6, src/sim.c), whose frame fails the check with
- * either form, which may then name a different height (finite, or
- * infinity), as flow.c's F = 1 kernels may. */
-TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16
-wave_new16(const struct wave *wv, int form, tblock_v16 s, tblock_v16 h, tblock_v16 p, tblock_v16 q)
-{
-    const tblock_v16 lap = (tblock_v16)_mm512_fnmadd_ps(_mm512_set1_ps(4.0f), (__m512)h, (__m512)s);
-    return wv->c1 * h - (form & WAVE_UNDAMPED ? p : wv->c2 * p) + q * lap;
-}
+/* The hand-written drivers' update (src/tblock_drivers.h), WAVE_NEW for 16
+ * or 8 cells, its s - 4 h as one fused operation, -(4 h) + s: 4 h is exact
+ * (a power of two) for every h up to 8.5e37, so the one rounding of the
+ * fused operation is that of s - 4 h, the same bits, with one vector
+ * operation fewer of the ten or so that the cells take (on rows in cache
+ * the kernels are bound by them: docs/performance.md). Beyond 8.5e37, 4 h
+ * overflows where the fused form stays finite: only in a grid far past the
+ * blow-up limit (1e6, src/sim.c), whose frame fails the check with either
+ * form, which may then name a different height (finite, or infinity), as
+ * flow.c's F = 1 kernels may. With a speed map, q is row y's, cells x on. */
+#define WAVE_UPDATE(N, k, form, y, x, live, whole, s, h, p)                                                  \
+    WAVE_FROM_LAP((const struct wave *)(k), form, h, p,                                                      \
+                  (form) & WAVE_MAPPED ? tblock_load##N(wave_qrow(k, y) + (x), live, whole)                  \
+                                       : tblock_set##N(((const struct wave *)(k))->q),                        \
+                  tblock_fnma##N(tblock_set##N(4.0f), h, s))
 
-TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16
-update16(const void *k, int form, int y, int x, __mmask16 live, tblock_v16 s, tblock_v16 h, tblock_v16 p)
-{
-    const struct wave *wv = k;
-    if (form & WAVE_MAPPED) {
-        const float *qrow = wv->qmap + (size_t)y * (size_t)wv->w + x;
-        return wave_new16(wv, form, s, h, p, (tblock_v16)_mm512_maskz_loadu_ps(live, qrow));
-    }
-    return wave_new16(wv, form, s, h, p, (tblock_v16)_mm512_set1_ps(wv->q));
-}
-
-TBLOCK_ROW_KERNEL_AVX512(row_uniform_avx512, update16, 0)
-TBLOCK_ROW_KERNEL_AVX512(row_mapped_avx512, update16, WAVE_MAPPED)
-TBLOCK_ROW_KERNEL_AVX512(row_uniform_undamped_avx512, update16, WAVE_UNDAMPED)
-TBLOCK_ROW_KERNEL_AVX512(row_mapped_undamped_avx512, update16, WAVE_MAPPED | WAVE_UNDAMPED)
-TBLOCK_ROWS3_KERNEL_AVX512(rows3_uniform_avx512, update16, 0)
-TBLOCK_ROWS3_KERNEL_AVX512(rows3_mapped_avx512, update16, WAVE_MAPPED)
-TBLOCK_ROWS3_KERNEL_AVX512(rows3_uniform_undamped_avx512, update16, WAVE_UNDAMPED)
-TBLOCK_ROWS3_KERNEL_AVX512(rows3_mapped_undamped_avx512, update16, WAVE_MAPPED | WAVE_UNDAMPED)
-#endif
-
-#ifdef TBLOCK_HAVE_AVX2_DRIVER
-/* The same for the AVX2 driver (src/tblock_avx2.h), 8 cells at a time. */
-TBLOCK_AVX2 static inline __attribute__((always_inline)) tblock_v8
-update8(const void *k, int form, int y, int x, __m256i live, int whole, tblock_v8 s, tblock_v8 h, tblock_v8 p)
-{
-    const struct wave *wv = k;
-    if (form & WAVE_MAPPED) {
-        const float *qrow = wv->qmap + (size_t)y * (size_t)wv->w + x;
-        return WAVE_NEW(wv, form, s, h, p, tblock_load8(qrow, live, whole));
-    }
-    return WAVE_NEW(wv, form, s, h, p, wv->q);
-}
-
-TBLOCK_ROW_KERNEL_AVX2(row_uniform_avx2, update8, 0)
-TBLOCK_ROW_KERNEL_AVX2(row_mapped_avx2, update8, WAVE_MAPPED)
-TBLOCK_ROW_KERNEL_AVX2(row_uniform_undamped_avx2, update8, WAVE_UNDAMPED)
-TBLOCK_ROW_KERNEL_AVX2(row_mapped_undamped_avx2, update8, WAVE_MAPPED | WAVE_UNDAMPED)
-TBLOCK_ROWS3_KERNEL_AVX2(rows3_uniform_avx2, update8, 0)
-TBLOCK_ROWS3_KERNEL_AVX2(rows3_mapped_avx2, update8, WAVE_MAPPED)
-TBLOCK_ROWS3_KERNEL_AVX2(rows3_uniform_undamped_avx2, update8, WAVE_UNDAMPED)
-TBLOCK_ROWS3_KERNEL_AVX2(rows3_mapped_undamped_avx2, update8, WAVE_MAPPED | WAVE_UNDAMPED)
-#endif
+TBLOCK_DRIVER_UPDATE(update, WAVE_UPDATE)
+TBLOCK_DRIVERS(drivers_uniform, update, 0)
+TBLOCK_DRIVERS(drivers_mapped, update, WAVE_MAPPED)
+TBLOCK_DRIVERS(drivers_uniform_undamped, update, WAVE_UNDAMPED)
+TBLOCK_DRIVERS(drivers_mapped_undamped, update, WAVE_MAPPED | WAVE_UNDAMPED)
 
 /* The kernels for a speed map or none, with decay or none: the portable one,
- * on CPUs that have it the AVX-512 one, and the one for three rows at a
- * time (the drivers time them and keep the fastest: tblock_tuner). */
+ * on CPUs that have them the hand-written drivers', and the one for three
+ * rows at a time (the drivers time them and keep the fastest: tblock_tuner). */
 static void choose_kernel(struct wave *wv)
 {
     const tblock_row_fn kernels[2][2] = { { row_uniform, row_mapped }, { row_uniform_undamped, row_mapped_undamped } };
-    const tblock_row_fn kernels_avx512[2][2] = {
-        { TBLOCK_IF_AVX512(row_uniform_avx512), TBLOCK_IF_AVX512(row_mapped_avx512) },
-        { TBLOCK_IF_AVX512(row_uniform_undamped_avx512), TBLOCK_IF_AVX512(row_mapped_undamped_avx512) },
-    };
     const tblock_rows3_fn kernels3[2][2] = {
         { rows3_uniform, rows3_mapped }, { rows3_uniform_undamped, rows3_mapped_undamped },
     };
-    const tblock_rows3_fn kernels3_avx512[2][2] = {
-        { TBLOCK_IF_AVX512(rows3_uniform_avx512), TBLOCK_IF_AVX512(rows3_mapped_avx512) },
-        { TBLOCK_IF_AVX512(rows3_uniform_undamped_avx512), TBLOCK_IF_AVX512(rows3_mapped_undamped_avx512) },
+    const struct tblock_drivers *const drivers[2][2] = {
+        { &drivers_uniform, &drivers_mapped }, { &drivers_uniform_undamped, &drivers_mapped_undamped },
     };
     const int undamped = wv->c2 == 1.0f, mapped = wv->qmap != NULL;
     wv->kn = (struct tblock_kernel){
-        .row = kernels[undamped][mapped], .row_driver = kernels_avx512[undamped][mapped],
-        .rows3 = kernels3[undamped][mapped], .rows3_driver = kernels3_avx512[undamped][mapped],
-        .k = wv, .edges = wv->edges,
+        .row = kernels[undamped][mapped], .rows3 = kernels3[undamped][mapped], .k = wv, .edges = wv->edges,
         .name = (const char *const[2][2]){ { "wave-uniform", "wave-mapped" },
                                            { "wave-uniform-undamped", "wave-mapped-undamped" } }[undamped][mapped],
     };
-#ifdef TBLOCK_HAVE_AVX2_DRIVER
-    const tblock_row_fn kernels_avx2[2][2] = {
-        { row_uniform_avx2, row_mapped_avx2 }, { row_uniform_undamped_avx2, row_mapped_undamped_avx2 },
-    };
-    const tblock_rows3_fn kernels3_avx2[2][2] = {
-        { rows3_uniform_avx2, rows3_mapped_avx2 }, { rows3_uniform_undamped_avx2, rows3_mapped_undamped_avx2 },
-    };
-    tblock_offer_avx2(&wv->kn, kernels_avx2[undamped][mapped], kernels3_avx2[undamped][mapped]);
-#endif
+    tblock_offer_drivers(&wv->kn, drivers[undamped][mapped]);
 }
 
 static double wave_cell_speed(const void *priv, const struct scene *sc, int x, int y)

@@ -64,7 +64,7 @@ static const struct variant variants[] = {
     { "elias 4, damping 1", "elias", 4, 1.0, 0, 0, 0, false },
     { "elias 4, damping 0.25", "elias", 4, 0.25, 0, 0, 0, false },
     /* The AVX-512 kernels fuse the damping's + 0 into a multiply-add only
-     * above 1/2 (elias.c's update16): 1/2 itself rounds the least
+     * above 1/2 (elias.c's ELIAS_UPDATE): 1/2 itself rounds the least
      * subnormal's product (a tie) to a zero, one float above it does not. */
     { "elias 4, damping 0.5", "elias", 4, 0.5, 0, 0, 0, false },
     { "elias 4, damping 0.5 + 2^-24", "elias", 4, 0.5 + 0x1.0p-24, 0, 0, 0, false },
@@ -351,7 +351,7 @@ static void test_wave(void **state)
  * neighbour sum +0) over heights one step back of +-2^-149 (the least
  * subnormal) and zeros of either sign, so the new height before damping is
  * -+2^-149 or +0, with dampings either side of 1/2 (the AVX-512 and AVX2
- * drivers fuse the + 0 above it: elias.c's update16 and update8). Every row kernel the solver
+ * drivers fuse the + 0 above it: elias.c's ELIAS_UPDATE). Every row kernel the solver
  * offers on this CPU, one row and three rows a loop, called directly, gives
  * the reference step's bits: with 1/4 and 1/2 the product -2^-151 or -2^-150
  * rounds to -0, which + 0 makes +0. */
