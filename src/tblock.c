@@ -147,11 +147,12 @@ long tblock_l2_bytes(void)
  * ghost columns too, set by the thread of the next band: the caller then
  * waits at a barrier. A serial fill of every row before the parallel loop
  * would pull the other thread's rows into this core's cache. */
-static void band_ghosts(const struct field *f, const struct tblock_kernel *kn, int a, int b)
+static void band_ghosts(const struct field *f, const struct tblock_kernel *kn, int a, int b, int sides)
 {
     if (a >= b)
         return;
-    field_fill_side_ghosts(f, f->cur, kn->edges, a, b);
+    if (sides)
+        field_fill_side_ghosts(f, f->cur, kn->edges, a, b);
     if (a == 0)
         field_fill_end_ghosts(f, f->cur, kn->edges, 0);
     if (b == f->h)
@@ -233,14 +234,15 @@ struct pass_times {
 
 /* On thread t of nt of a pass, before its band: the split (start, nt + 1
  * entries), the band's ghosts (with the barrier kernels of diagonal reach
- * need: they read the next bands' ghost columns), and the clock. Returns the
- * start time for band_done. */
+ * need: they read the next bands' ghost columns; with `sides` 0 the top and
+ * bottom ghost rows only, the caller setting each row's ghost columns as
+ * it goes: step_band), and the clock. Returns the start time for band_done. */
 static double band_begin(const struct field *f, const struct tblock_kernel *kn, int min_rows, int *start, int t,
-                         int nt)
+                         int nt, int sides)
 {
     tblock_balance_split(&kn->drive.balance, f->h, nt, min_rows, start);
     const double t0 = omp_get_wtime();
-    band_ghosts(f, kn, start[t], start[t + 1]);
+    band_ghosts(f, kn, start[t], start[t + 1], sides);
     if (kn->diagonal)
         team_barrier(nt);
     return t0;
@@ -334,27 +336,45 @@ static void step_band(void *arg, int t, int nt)
     const tblock_rows3_fn rows3 = jb->rows3;
     const float limit = jb->limit;
     const int pf = jb->prefetch;
+    /* Kernels of the 4-neighbour reach read the ghost columns of their
+     * centre rows only (tblock_row_fn: up and dn from [0] to [w - 1]), so
+     * those of rows y .. y + m - 1 are set just before the kernel computes
+     * them, on lines it is about to read anyway: a pass over the band's row
+     * ends beforehand would fetch two lines a row from L2 that the band's
+     * sweep has evicted again by the time it reaches them. */
+    const int inline_ghosts = !jb->kn->diagonal;
+    const enum edge_kind *edges = jb->kn->edges;
     int start[TBLOCK_MAX_THREADS + 1], over = 0;
-    const double t0 = band_begin(f, jb->kn, 0, start, t, nt);
+    const double t0 = band_begin(f, jb->kn, 0, start, t, nt, !inline_ghosts);
     const int begin = start[t], end = start[t + 1];
     if (!jb->upward) {
         int y = begin;
-        for (; rows3 && y + 3 <= end; y += 3)
+        for (; rows3 && y + 3 <= end; y += 3) {
+            if (inline_ghosts)
+                field_fill_side_ghosts(f, f->cur, edges, y, y + 3);
             over |= rows3(k, y, prev + y * s, prev + (y + 1) * s, prev + (y + 2) * s, cur + (y - 1) * s, cur + y * s,
                           cur + (y + 1) * s, cur + (y + 2) * s, cur + (y + 3) * s, w, limit);
+        }
         for (; y < end; y++) {
             if (pf && y + 1 < end)   /* row y + 1 reads row y + 2 (at most the ghost row h) */
                 prefetch_rows(cur + (y + 2) * s, prev + (y + 1) * s, w);
+            if (inline_ghosts)
+                field_fill_side_ghosts(f, f->cur, edges, y, y + 1);
             over |= row(k, y, prev + y * s, cur + (y - 1) * s, cur + y * s, cur + (y + 1) * s, w, limit);
         }
     } else {
         int y = end;
-        for (; rows3 && y - 3 >= begin; y -= 3)
+        for (; rows3 && y - 3 >= begin; y -= 3) {
+            if (inline_ghosts)
+                field_fill_side_ghosts(f, f->cur, edges, y - 3, y);
             over |= rows3(k, y - 3, prev + (y - 3) * s, prev + (y - 2) * s, prev + (y - 1) * s, cur + (y - 4) * s,
                           cur + (y - 3) * s, cur + (y - 2) * s, cur + (y - 1) * s, cur + y * s, w, limit);
+        }
         for (y--; y >= begin; y--) {
             if (pf && y - 1 >= begin)   /* row y - 1 reads row y - 2 (at least the ghost row -1) */
                 prefetch_rows(cur + (y - 2) * s, prev + (y - 1) * s, w);
+            if (inline_ghosts)
+                field_fill_side_ghosts(f, f->cur, edges, y, y + 1);
             over |= row(k, y, prev + y * s, cur + (y - 1) * s, cur + y * s, cur + (y + 1) * s, w, limit);
         }
     }
@@ -556,7 +576,17 @@ struct pass {
     float limit;                  /* the screen's limit, 0: off */
     struct solver_levels *lv;     /* the levels handed out (NULL: none) */
     uint32_t out;                 /* lv's mask, 0 without lv */
+    int inline_ghosts;            /* level 0's ghost columns set row by row as level 1 reaches them
+                                     (kernels of the 4-neighbour reach: step_band says why) */
 };
+
+/* Level 0's ghost columns of rows [y0, y1) before level 1 computes them
+ * (j == 1), when the pass sets them row by row. */
+static void level0_ghosts(const struct pass *p, int j, int y0, int y1)
+{
+    if (j == 1 && p->inline_ghosts)
+        field_fill_side_ghosts(p->f, p->plane[0], p->kn->edges, y0, y1);
+}
 
 /* Whether level j is handed out (struct solver_levels). */
 static int handed_out(const struct pass *p, int j) { return p->out >> j & 1; }
@@ -644,6 +674,7 @@ static int level_row(const struct pass *p, int j, int y)
 {
     const ptrdiff_t s = p->f->stride;
     const float *src = p->plane[(j - 1) & 1];
+    level0_ghosts(p, j, y, y + 1);
     int over = p->row(p->kn->k, y, p->plane[j & 1] + y * s, src + (y - 1) * s, src + y * s, src + (y + 1) * s,
                       p->f->w, level_limit(p, j));
     finish_row(p, j, y);
@@ -657,6 +688,7 @@ static int level_rows3(const struct pass *p, int j, int y)
     const ptrdiff_t s = p->f->stride;
     const float *src = p->plane[(j - 1) & 1];
     float *out = p->plane[j & 1] + y * s;
+    level0_ghosts(p, j, y, y + 3);
     int over = p->rows3(p->kn->k, y, out, out + s, out + 2 * s, src + (y - 1) * s, src + y * s, src + (y + 1) * s,
                         src + (y + 2) * s, src + (y + 3) * s, p->f->w, level_limit(p, j));
     for (int i = 0; i < 3; i++)
@@ -729,7 +761,7 @@ static void pass_band(void *arg, int t, int nt)
     struct pass_job *jb = arg;
     const struct pass *p = jb->p;
     int start[TBLOCK_MAX_THREADS + 1];
-    const double t0 = band_begin(p->f, p->kn, jb->min_rows, start, t, nt);
+    const double t0 = band_begin(p->f, p->kn, jb->min_rows, start, t, nt, !p->inline_ghosts);
     int over = band(p, jb->n, start[t], start[t + 1]);
     band_done(&jb->pt, start, t0, t, nt);
     team_barrier(nt);
@@ -765,7 +797,7 @@ int tblock_advance(struct field *f, struct tblock_kernel *kn, int n, const ptrdi
     const struct pass p = {
         .f = f, .kn = kn, .row = row, .rows3 = rows3, .plane = { f->cur, f->prev }, .walls = walls,
         .n_walls = n_walls, .last = n, .limit = screen_limit(screen), .lv = levels,
-        .out = levels ? levels->mask & (((uint32_t)1 << n) - 2) : 0,
+        .out = levels ? levels->mask & (((uint32_t)1 << n) - 2) : 0, .inline_ghosts = !kn->diagonal,
     };
     for (int j = 0; levels && j < n; j++)
         levels->bad[j] = -1;

@@ -185,7 +185,9 @@ struct tblock_kernel {
     const char *driver;            /* that driver's name, "avx2" (tblock_offer_drivers); NULL: "avx512" */
     const void *k;
     const enum edge_kind *edges;   /* the 4 boundary kinds, as field_fill_ghosts takes them */
-    int diagonal;                  /* the kernel reads up[-1], up[w], dn[-1], dn[w] (8 neighbours) */
+    int diagonal;                  /* the kernel reads up[-1], up[w], dn[-1], dn[w] (8 neighbours);
+                                      0: of the ghost columns only mid's, which the drivers then set
+                                      row by row just before the kernel computes the row */
     const char *name;              /* names these kernels in the tuner's cache (tunecache.h), one word;
                                       NULL: their tuners' choices are not remembered */
     struct tblock_drive drive;     /* the drivers' own: what they learn as they run (tblock_internal.h) */
