@@ -382,7 +382,11 @@ static inline __attribute__((always_inline)) void still_row(const struct gather_
  * grid_at's very operations without its clamps on x (its rows as it takes
  * them), and the others of
  * splat_cell, lane by lane (an edge wrapped at most once: depth + 1 < the
- * grid's size), so that it vectorises. The same integers as splat_cell. */
+ * grid's size), so that it vectorises. The same integers as splat_cell,
+ * except that the shares of the columns whose bit in `bits` is clear (not
+ * moved, or landed by the block before) are 0: adding them adds nothing,
+ * which lets add_block run over all sixteen columns without a mask a
+ * share. */
 struct block {
     int32_t i[SUB * SUB][4][BLOCK];
     uint32_t s[SUB * SUB][4][BLOCK];
@@ -405,7 +409,8 @@ static inline __attribute__((always_inline)) void cut_once(int32_t p, int n, boo
 }
 
 static inline __attribute__((always_inline)) void put_ray(struct block *restrict o, int s, int i, int w, int32_t px,
-                                                          int32_t py, const struct gather_job *j, bool wx, bool wy)
+                                                          int32_t py, const struct gather_job *j, bool wx, bool wy,
+                                                          uint32_t keep)
 {
     int32_t x0, x1, fx, y0, y1, fy;
     cut_once(px, w, wx, &x0, &x1, &fx);
@@ -414,14 +419,14 @@ static inline __attribute__((always_inline)) void put_ray(struct block *restrict
     o->i[s][1][i] = y0 * w + x1;
     o->i[s][2][i] = y1 * w + x0;
     o->i[s][3][i] = y1 * w + x1;
-    o->s[s][0][i] = (uint32_t)((ONE - fx) * (ONE - fy));
-    o->s[s][1][i] = (uint32_t)(fx * (ONE - fy));
-    o->s[s][2][i] = (uint32_t)((ONE - fx) * fy);
-    o->s[s][3][i] = (uint32_t)(fx * fy);
+    o->s[s][0][i] = (uint32_t)((ONE - fx) * (ONE - fy)) & keep;
+    o->s[s][1][i] = (uint32_t)(fx * (ONE - fy)) & keep;
+    o->s[s][2][i] = (uint32_t)((ONE - fx) * fy) & keep;
+    o->s[s][3][i] = (uint32_t)(fx * fy) & keep;
 }
 
 static inline __attribute__((always_inline)) void land_block(const struct gather_job *j, int y, int a, int n, bool wx,
-                                                             bool wy, struct block *restrict o)
+                                                             bool wy, uint32_t bits, struct block *restrict o)
 {
     const int w = j->w;
     const float d = j->depth, dm = d * (float)ONE;
@@ -443,10 +448,11 @@ static inline __attribute__((always_inline)) void land_block(const struct gather
             const float axr = tr + (br - tr) * fy, ayr = ur + (vr - ur) * fy;
             const float fl = reach_factor(axl, ayl, d), fr = reach_factor(axr, ayr, d);
             const int32_t x = (a + i) * ONE;
+            const uint32_t keep = 0u - (bits >> i & 1);
             put_ray(o, SUB * sy, i, w, x - ONE / 4 + shift_units(axl, fl, dm), qy + shift_units(ayl, fl, dm), j, wx,
-                    wy);
+                    wy, keep);
             put_ray(o, SUB * sy + 1, i, w, x + ONE / 4 + shift_units(axr, fr, dm), qy + shift_units(ayr, fr, dm), j,
-                    wx, wy);
+                    wx, wy, keep);
         }
     }
 }
@@ -454,42 +460,32 @@ static inline __attribute__((always_inline)) void land_block(const struct gather
 /* land_block with the edge kinds taken out of the loop, n BLOCK (a whole
  * number of vectors) or fewer. */
 static inline __attribute__((always_inline)) void land_any(const struct gather_job *j, int y, int a, int n,
-                                                           struct block *restrict o)
+                                                           uint32_t bits, struct block *restrict o)
 {
     if (n < BLOCK)
-        land_block(j, y, a, n, j->wrap_x, j->wrap_y, o);
+        land_block(j, y, a, n, j->wrap_x, j->wrap_y, bits, o);
     else if (!j->wrap_x && !j->wrap_y)
-        land_block(j, y, a, BLOCK, false, false, o);
+        land_block(j, y, a, BLOCK, false, false, bits, o);
     else if (j->wrap_x && j->wrap_y)
-        land_block(j, y, a, BLOCK, true, true, o);
+        land_block(j, y, a, BLOCK, true, true, bits, o);
     else if (j->wrap_x)
-        land_block(j, y, a, BLOCK, true, false, o);
+        land_block(j, y, a, BLOCK, true, false, bits, o);
     else
-        land_block(j, y, a, BLOCK, false, true, o);
+        land_block(j, y, a, BLOCK, false, true, bits, o);
 }
 
-/* A landed block's shares added to acc: the cells of bits mg (bit i + shift
- * of mg: block column i), or all sixteen (all: no bits to walk). sat
+/* A landed block's shares added to acc: the cells of bits mg (bit i: block
+ * column i), or all sixteen (all: no bits to walk). sat
  * false where no sum can reach 2^32 (gather_job's `sat`): plain additions,
  * the same integers as add_sat's. */
 static inline __attribute__((always_inline)) void add_block(const struct gather_job *j,
                                                             const struct block *restrict blk, uint64_t mg,
-                                                            int shift, bool all, bool sat)
+                                                            bool all, bool sat)
 {
-    if (!sat && !all && j->w >= BLOCK + 2) {
+    if (all || (!sat && j->w >= BLOCK + 2)) {
         /* Sixteen columns landed (the grid is wide enough): the unmoved
-         * ones' shares masked to 0, adding nothing, rather than the moved
-         * bits walked for each of the sixteen share rows. */
-        uint32_t keep[BLOCK];
-        for (int i = 0; i < BLOCK; i++)
-            keep[i] = 0u - (uint32_t)(i - shift >= 0 && i - shift < 64 && (mg >> (i - shift) & 1));
-        for (int s = 0; s < SUB * SUB; s++)
-            for (int c = 0; c < 4; c++)
-                for (int i = 0; i < BLOCK; i++)
-                    j->acc[blk->i[s][c][i]] += blk->s[s][c][i] & keep[i];
-        return;
-    }
-    if (all) {
+         * ones' shares are 0 (land_block), adding nothing, rather than the
+         * moved bits walked for each of the sixteen share rows. */
         for (int s = 0; s < SUB * SUB; s++)
             for (int c = 0; c < 4; c++)
                 for (int i = 0; i < BLOCK; i++) {
@@ -504,7 +500,7 @@ static inline __attribute__((always_inline)) void add_block(const struct gather_
     for (int s = 0; s < SUB * SUB; s++)
         for (int c = 0; c < 4; c++)
             for (uint64_t u = mg; u; u &= u - 1) {
-                const int i = __builtin_ctzll(u) + shift;
+                const int i = __builtin_ctzll(u);
                 uint32_t *p = j->acc + blk->i[s][c][i];
                 if (sat)
                     add_sat(p, blk->s[s][c][i]);
@@ -575,15 +571,15 @@ static inline __attribute__((always_inline)) void splat_row(const struct gather_
             __builtin_prefetch(j->gx + (size_t)(y + 3) * w + a);
             __builtin_prefetch(j->gy + (size_t)(y + 3) * w + a);
         }
-        land_any(j, y, a, n, blk);
+        land_any(j, y, a, n, (uint32_t)bits, blk);
         /* Share by share over the block's cells, whose cells differ
          * more often than a sub-ray's own four: fewer additions wait
          * on the one before. */
         const bool all = bits == 0xffff && n == BLOCK;
         if (j->sat)
-            add_block(j, blk, bits, 0, all, true);
+            add_block(j, blk, bits, all, true);
         else
-            add_block(j, blk, bits, 0, all, false);
+            add_block(j, blk, bits, all, false);
     }
 }
 
