@@ -382,7 +382,11 @@ static inline __attribute__((always_inline)) void still_row(const struct gather_
  * grid_at's very operations without its clamps on x (its rows as it takes
  * them), and the others of
  * splat_cell, lane by lane (an edge wrapped at most once: depth + 1 < the
- * grid's size), so that it vectorises. The same integers as splat_cell. */
+ * grid's size), so that it vectorises. The same integers as splat_cell,
+ * except that the shares of the columns whose bit in `bits` is clear (not
+ * moved, or landed by the block before) are 0: adding them adds nothing,
+ * which lets add_block run over all sixteen columns without a mask a
+ * share. */
 struct block {
     int32_t i[SUB * SUB][4][BLOCK];
     uint32_t s[SUB * SUB][4][BLOCK];
@@ -404,27 +408,100 @@ static inline __attribute__((always_inline)) void cut_once(int32_t p, int n, boo
     *c1 = *c0 + 1 < n ? *c0 + 1 : wrap ? 0 : *c0;
 }
 
+/* A sub-ray landed at (px, py) into block o: its four cells and shares.
+ * inner: the block's landing points all lie in [0, (n - 1) ONE) on both
+ * axes (land_any's test), where cut_once neither clamps nor wraps and c1 is
+ * c0 + 1, so that the cells are the one at (x0, y0) and its neighbours to
+ * the right and below. The shares on a row sum to ONE times that row's
+ * weight, (ONE - fy) ONE and fy ONE, which gives the second of each row
+ * from the first without a multiplication. */
 static inline __attribute__((always_inline)) void put_ray(struct block *restrict o, int s, int i, int w, int32_t px,
-                                                          int32_t py, const struct gather_job *j, bool wx, bool wy)
+                                                          int32_t py, const struct gather_job *j, bool wx, bool wy,
+                                                          bool inner, uint32_t keep)
 {
     int32_t x0, x1, fx, y0, y1, fy;
-    cut_once(px, w, wx, &x0, &x1, &fx);
-    cut_once(py, j->h, wy, &y0, &y1, &fy);
-    o->i[s][0][i] = y0 * w + x0;
-    o->i[s][1][i] = y0 * w + x1;
-    o->i[s][2][i] = y1 * w + x0;
-    o->i[s][3][i] = y1 * w + x1;
-    o->s[s][0][i] = (uint32_t)((ONE - fx) * (ONE - fy));
-    o->s[s][1][i] = (uint32_t)(fx * (ONE - fy));
-    o->s[s][2][i] = (uint32_t)((ONE - fx) * fy);
-    o->s[s][3][i] = (uint32_t)(fx * fy);
+    if (inner) {
+        x0 = px >> FB;
+        fx = px & (ONE - 1);
+        y0 = py >> FB;
+        fy = py & (ONE - 1);
+        const int32_t c = y0 * w + x0;
+        o->i[s][0][i] = c;
+        o->i[s][1][i] = c + 1;
+        o->i[s][2][i] = c + w;
+        o->i[s][3][i] = c + w + 1;
+    } else {
+        cut_once(px, w, wx, &x0, &x1, &fx);
+        cut_once(py, j->h, wy, &y0, &y1, &fy);
+        o->i[s][0][i] = y0 * w + x0;
+        o->i[s][1][i] = y0 * w + x1;
+        o->i[s][2][i] = y1 * w + x0;
+        o->i[s][3][i] = y1 * w + x1;
+    }
+    const int32_t s0 = (ONE - fx) * (ONE - fy), s2 = (ONE - fx) * fy;
+    o->s[s][0][i] = (uint32_t)s0 & keep;
+    o->s[s][1][i] = (uint32_t)((ONE - fy) * ONE - s0) & keep;
+    o->s[s][2][i] = (uint32_t)s2 & keep;
+    o->s[s][3][i] = (uint32_t)(fy * ONE - s2) & keep;
 }
 
-static inline __attribute__((always_inline)) void land_block(const struct gather_job *j, int y, int a, int n, bool wx,
-                                                             bool wy, struct block *restrict o)
+/* Sub-rays s = SUB sy and SUB sy + 1 of cell (x / ONE, y) (x in landing
+ * units) in lane i, at the slopes (axl, ayl) and (axr, ayr) read under
+ * them: their shifts and cells (put_ray). */
+static inline __attribute__((always_inline)) void land_rays(const struct gather_job *j, struct block *restrict o,
+                                                            int y, int sy, int i, int32_t x, float axl, float ayl,
+                                                            float axr, float ayr, bool wx, bool wy, bool inner,
+                                                            uint32_t keep)
 {
     const int w = j->w;
     const float d = j->depth, dm = d * (float)ONE;
+    const int32_t qy = y * ONE + (2 * sy - 1) * (ONE / 4);
+    const float fl = reach_factor(axl, ayl, d), fr = reach_factor(axr, ayr, d);
+    put_ray(o, SUB * sy, i, w, x - ONE / 4 + shift_units(axl, fl, dm), qy + shift_units(ayl, fl, dm), j, wx, wy, inner,
+            keep);
+    put_ray(o, SUB * sy + 1, i, w, x + ONE / 4 + shift_units(axr, fr, dm), qy + shift_units(ayr, fr, dm), j, wx, wy,
+            inner, keep);
+}
+
+/* land_block of a block whose landing points stay inside (land_any's
+ * inner): row y is neither the first nor the last, so that grid_at reads
+ * rows y - 1 and y at fy 0.75 for sy 0 and rows y and y + 1 at fy 0.25 for
+ * sy 1 (exactly: y -+ 1/4 are floats), and row y's interpolations along x
+ * serve both. The same operations, and bits, as land_block's. */
+static inline __attribute__((always_inline)) void land_inner(const struct gather_job *j, int y, int a, uint32_t bits,
+                                                             struct block *restrict o)
+{
+    const size_t w = (size_t)j->w;
+    const float *restrict x0 = j->gx + (y - 1) * w + a, *restrict x1 = x0 + w, *restrict x2 = x1 + w;
+    const float *restrict y0 = j->gy + (y - 1) * w + a, *restrict y1 = y0 + w, *restrict y2 = y1 + w;
+    float ml[BLOCK], mr[BLOCK], nl[BLOCK], nr[BLOCK];   /* row y's along x: gx left, right, gy left, right */
+    for (int i = 0; i < BLOCK; i++) {
+        const float tl = x0[i - 1] + (x0[i] - x0[i - 1]) * 0.75f, ul = y0[i - 1] + (y0[i] - y0[i - 1]) * 0.75f;
+        const float tr = x0[i] + (x0[i + 1] - x0[i]) * 0.25f, ur = y0[i] + (y0[i + 1] - y0[i]) * 0.25f;
+        const float bl = x1[i - 1] + (x1[i] - x1[i - 1]) * 0.75f, vl = y1[i - 1] + (y1[i] - y1[i - 1]) * 0.75f;
+        const float br = x1[i] + (x1[i + 1] - x1[i]) * 0.25f, vr = y1[i] + (y1[i + 1] - y1[i]) * 0.25f;
+        ml[i] = bl;
+        mr[i] = br;
+        nl[i] = vl;
+        nr[i] = vr;
+        const float fy = 0.75f;
+        land_rays(j, o, y, 0, i, (a + i) * ONE, tl + (bl - tl) * fy, ul + (vl - ul) * fy, tr + (br - tr) * fy,
+                  ur + (vr - ur) * fy, false, false, true, 0u - (bits >> i & 1));
+    }
+    for (int i = 0; i < BLOCK; i++) {
+        const float tl = ml[i], ul = nl[i], tr = mr[i], ur = nr[i];
+        const float bl = x2[i - 1] + (x2[i] - x2[i - 1]) * 0.75f, vl = y2[i - 1] + (y2[i] - y2[i - 1]) * 0.75f;
+        const float br = x2[i] + (x2[i + 1] - x2[i]) * 0.25f, vr = y2[i] + (y2[i + 1] - y2[i]) * 0.25f;
+        const float fy = 0.25f;
+        land_rays(j, o, y, 1, i, (a + i) * ONE, tl + (bl - tl) * fy, ul + (vl - ul) * fy, tr + (br - tr) * fy,
+                  ur + (vr - ur) * fy, false, false, true, 0u - (bits >> i & 1));
+    }
+}
+
+static inline __attribute__((always_inline)) void land_block(const struct gather_job *j, int y, int a, int n, bool wx,
+                                                             bool wy, uint32_t bits, struct block *restrict o)
+{
+    const int w = j->w;
     for (int sy = 0; sy < SUB; sy++) {
         /* py = y -+ 1/4: rows y0, y1 at fy, as grid_at takes them */
         const float py = (float)y + ((float)sy + 0.5f) / SUB - 0.5f;
@@ -433,20 +510,13 @@ static inline __attribute__((always_inline)) void land_block(const struct gather
         const float fy = cy - (float)y0;
         const float *restrict x0r = j->gx + (size_t)y0 * w + a, *restrict x1r = j->gx + (size_t)y1 * w + a;
         const float *restrict y0r = j->gy + (size_t)y0 * w + a, *restrict y1r = j->gy + (size_t)y1 * w + a;
-        const int32_t qy = y * ONE + (2 * sy - 1) * (ONE / 4);
         for (int i = 0; i < n; i++) {
             const float tl = x0r[i - 1] + (x0r[i] - x0r[i - 1]) * 0.75f, bl = x1r[i - 1] + (x1r[i] - x1r[i - 1]) * 0.75f;
             const float ul = y0r[i - 1] + (y0r[i] - y0r[i - 1]) * 0.75f, vl = y1r[i - 1] + (y1r[i] - y1r[i - 1]) * 0.75f;
             const float tr = x0r[i] + (x0r[i + 1] - x0r[i]) * 0.25f, br = x1r[i] + (x1r[i + 1] - x1r[i]) * 0.25f;
             const float ur = y0r[i] + (y0r[i + 1] - y0r[i]) * 0.25f, vr = y1r[i] + (y1r[i + 1] - y1r[i]) * 0.25f;
-            const float axl = tl + (bl - tl) * fy, ayl = ul + (vl - ul) * fy;
-            const float axr = tr + (br - tr) * fy, ayr = ur + (vr - ur) * fy;
-            const float fl = reach_factor(axl, ayl, d), fr = reach_factor(axr, ayr, d);
-            const int32_t x = (a + i) * ONE;
-            put_ray(o, SUB * sy, i, w, x - ONE / 4 + shift_units(axl, fl, dm), qy + shift_units(ayl, fl, dm), j, wx,
-                    wy);
-            put_ray(o, SUB * sy + 1, i, w, x + ONE / 4 + shift_units(axr, fr, dm), qy + shift_units(ayr, fr, dm), j,
-                    wx, wy);
+            land_rays(j, o, y, sy, i, (a + i) * ONE, tl + (bl - tl) * fy, ul + (vl - ul) * fy,
+                      tr + (br - tr) * fy, ur + (vr - ur) * fy, wx, wy, false, 0u - (bits >> i & 1));
         }
     }
 }
@@ -454,42 +524,40 @@ static inline __attribute__((always_inline)) void land_block(const struct gather
 /* land_block with the edge kinds taken out of the loop, n BLOCK (a whole
  * number of vectors) or fewer. */
 static inline __attribute__((always_inline)) void land_any(const struct gather_job *j, int y, int a, int n,
-                                                           struct block *restrict o)
+                                                           uint32_t bits, struct block *restrict o)
 {
-    if (n < BLOCK)
-        land_block(j, y, a, n, j->wrap_x, j->wrap_y, o);
+    /* A landing point moves at most d ONE + 1/2 (shift_units) from
+     * x ONE -+ ONE/4, and rd = ceil(d) + 1 cells is more than d + 1/4 +
+     * 1/512: a block whose columns a .. a + 15 and row y are at least rd
+     * cells from the grid's first and last lands inside [0, (n - 1) ONE) on
+     * both axes (land_inner: no clamp, no wrap, the second cell the next). */
+    const int rd = j->reach - 1;
+    if (n == BLOCK && a >= rd && a + BLOCK + rd <= j->w && y >= rd && y + rd <= j->h - 1)
+        land_inner(j, y, a, bits, o);
+    else if (n < BLOCK)
+        land_block(j, y, a, n, j->wrap_x, j->wrap_y, bits, o);
     else if (!j->wrap_x && !j->wrap_y)
-        land_block(j, y, a, BLOCK, false, false, o);
+        land_block(j, y, a, BLOCK, false, false, bits, o);
     else if (j->wrap_x && j->wrap_y)
-        land_block(j, y, a, BLOCK, true, true, o);
+        land_block(j, y, a, BLOCK, true, true, bits, o);
     else if (j->wrap_x)
-        land_block(j, y, a, BLOCK, true, false, o);
+        land_block(j, y, a, BLOCK, true, false, bits, o);
     else
-        land_block(j, y, a, BLOCK, false, true, o);
+        land_block(j, y, a, BLOCK, false, true, bits, o);
 }
 
-/* A landed block's shares added to acc: the cells of bits mg (bit i + shift
- * of mg: block column i), or all sixteen (all: no bits to walk). sat
+/* A landed block's shares added to acc: the cells of bits mg (bit i: block
+ * column i), or all sixteen (all: no bits to walk). sat
  * false where no sum can reach 2^32 (gather_job's `sat`): plain additions,
  * the same integers as add_sat's. */
 static inline __attribute__((always_inline)) void add_block(const struct gather_job *j,
                                                             const struct block *restrict blk, uint64_t mg,
-                                                            int shift, bool all, bool sat)
+                                                            bool all, bool sat)
 {
-    if (!sat && !all && j->w >= BLOCK + 2) {
+    if (all || (!sat && j->w >= BLOCK + 2)) {
         /* Sixteen columns landed (the grid is wide enough): the unmoved
-         * ones' shares masked to 0, adding nothing, rather than the moved
-         * bits walked for each of the sixteen share rows. */
-        uint32_t keep[BLOCK];
-        for (int i = 0; i < BLOCK; i++)
-            keep[i] = 0u - (uint32_t)(i - shift >= 0 && i - shift < 64 && (mg >> (i - shift) & 1));
-        for (int s = 0; s < SUB * SUB; s++)
-            for (int c = 0; c < 4; c++)
-                for (int i = 0; i < BLOCK; i++)
-                    j->acc[blk->i[s][c][i]] += blk->s[s][c][i] & keep[i];
-        return;
-    }
-    if (all) {
+         * ones' shares are 0 (land_block), adding nothing, rather than the
+         * moved bits walked for each of the sixteen share rows. */
         for (int s = 0; s < SUB * SUB; s++)
             for (int c = 0; c < 4; c++)
                 for (int i = 0; i < BLOCK; i++) {
@@ -504,7 +572,7 @@ static inline __attribute__((always_inline)) void add_block(const struct gather_
     for (int s = 0; s < SUB * SUB; s++)
         for (int c = 0; c < 4; c++)
             for (uint64_t u = mg; u; u &= u - 1) {
-                const int i = __builtin_ctzll(u) + shift;
+                const int i = __builtin_ctzll(u);
                 uint32_t *p = j->acc + blk->i[s][c][i];
                 if (sat)
                     add_sat(p, blk->s[s][c][i]);
@@ -575,15 +643,15 @@ static inline __attribute__((always_inline)) void splat_row(const struct gather_
             __builtin_prefetch(j->gx + (size_t)(y + 3) * w + a);
             __builtin_prefetch(j->gy + (size_t)(y + 3) * w + a);
         }
-        land_any(j, y, a, n, blk);
+        land_any(j, y, a, n, (uint32_t)bits, blk);
         /* Share by share over the block's cells, whose cells differ
          * more often than a sub-ray's own four: fewer additions wait
          * on the one before. */
         const bool all = bits == 0xffff && n == BLOCK;
         if (j->sat)
-            add_block(j, blk, bits, 0, all, true);
+            add_block(j, blk, bits, all, true);
         else
-            add_block(j, blk, bits, 0, all, false);
+            add_block(j, blk, bits, all, false);
     }
 }
 

@@ -584,6 +584,52 @@ static void test_caustics_narrow_bit_exact(void **state)
     omp_set_num_threads(was);
 }
 
+/* caustics_gather against caustics_gather_plain where the blocks of
+ * sixteen columns lie at the bounds of land_inner's test (render/caustics.c:
+ * no clamp or wrap for any landing point of the block): widths and heights
+ * that put a block's first or last column, or its row, one cell either side
+ * of them (a block at column 1 over a NaN in column 0 and a floor one cell
+ * deep: its first sub-ray lands a quarter cell before the grid), and slopes
+ * that move the sub-rays as far as they go (NaN lands a sub-ray exactly
+ * `depth` cells back on both axes, steep slopes nearly as far forward as a
+ * ray can lean), each edge kind, 1 and 2 threads. A looser test lets a
+ * block land past the grid's edge unclamped: other sums than the plain
+ * splat's (a block one column or one row nearer the first fails here). */
+static void test_caustics_inner_bounds_bit_exact(void **state)
+{
+    (void)state;
+    enum { WMAX = 44, HMAX = 40 };
+    static float gx[WMAX * HMAX], gy[WMAX * HMAX], want[WMAX * HMAX], light[WMAX * HMAX];
+    static float at[CAUSTICS_SCRATCH(WMAX, HMAX)];
+    const float depths[] = { 1.0f, 2.5f, 3.0f, 6.0f };
+    int was = omp_get_max_threads();
+    for (int w = 24; w <= WMAX; w++)
+        for (int d = 0; d < 4; d++) {
+            const int h = d == 3 ? HMAX : 26 + w % 3;
+            /* Still water before column (7 y) % 23 of row y: the blocks start
+             * at every column; the first moved one's slopes NaN. */
+            for (int i = 0; i < w * h; i++) {
+                const unsigned u = ((unsigned)i * 2654435761u) >> 16, v = u % 13, t = (u >> 5) % 13;
+                const int x = i % w, x0 = (i / w * 7) % 23;
+                const float sx = v == 1 ? -1e4f : v == 2 ? 1e4f : ((float)v - 7.0f) * 0.7f;
+                const float sy = t == 1 ? 1e4f : t == 2 ? -1e4f : ((float)t - 7.0f) * 0.7f;
+                gx[i] = x < x0 ? 0.0f : v == 0 || x == x0 ? NAN : sx;
+                gy[i] = x < x0 ? 0.0f : t == 0 || x == x0 ? NAN : sy;
+            }
+            for (int e = 0; e < 4; e++) {
+                const bool wx = e & 1, wy = e & 2;
+                caustics_gather_plain(gx, gy, w, h, depths[d], NULL, wx, wy, want);
+                for (int t = 1; t <= 2; t++) {
+                    omp_set_num_threads(t);
+                    memset(light, 0xff, sizeof light);
+                    caustics_gather(gx, gy, w, h, depths[d], wx, wy, at, light);
+                    assert_memory_equal(light, want, sizeof(float) * (size_t)w * h);
+                }
+            }
+        }
+    omp_set_num_threads(was);
+}
+
 /* caustics_gather against caustics_gather_plain (every sub-ray in turn), bit
  * for bit, on 1 to 3 threads, each edge kind on each axis, shallow (many
  * chunks), deep and deeper than the grid is high (rays crossing edges, one
@@ -858,6 +904,7 @@ int main(void)
         cmocka_unit_test(test_caustics_known_slope),
         cmocka_unit_test(test_caustics_bands_bit_exact),
         cmocka_unit_test(test_caustics_narrow_bit_exact),
+        cmocka_unit_test(test_caustics_inner_bounds_bit_exact),
         cmocka_unit_test(test_caustics_float_reference),
         cmocka_unit_test(test_caustics_saturate),
         cmocka_unit_test(test_walls_every_mode),
