@@ -41,27 +41,27 @@
  * one step back (m = -1) is D_k cos(omega dt) / r = D_k a / (2 b). So h_{n-1}
  * gets that, and the step becomes
  *     h_{n+1} = a h_n - b (h_{n-1} + D a / (2 b)) = (a / 2) (h_n + last) - b h_{n-1},
- * one FFT of the complex plane (h_n + last) / 2 + i h_{n-1}, at the cost of
- * the plain step. The held mean (a = 1, b = 0) would keep only half of D's:
- * its mode gets the other half, sum(D) / 2, added (`dsum`). The pads carry D
- * too: fixed and clamp pads mirror (h_n + last) / 2 as they mirror h_n, and
- * absorb pads are not touched by sim.c (D = 0 there).
+ * one transform of the complex plane (h_n + last) / 2 + i h_{n-1}, at the
+ * cost of the plain step. The held mean (a = 1, b = 0) would keep only half
+ * of D's: its mode gets the other half, sum(D) / 2, added (`dsum`). Absorb
+ * pads are not touched by sim.c (D = 0 there).
  *
- * Edges: the FFT is periodic, so each axis's domain is the periodic
- * extension its edges define, whole (axis_init): `wrap` the grid's own size;
- * `fixed` the grid's mirror image negated (odd about the edge's cell face,
- * half a cell beyond the edge cell, where the height is 0: waves reflect
- * inverted, as from seed 004's walls), `clamp` its mirror image (even about
- * the same face: a reflection without inversion),
- * both over the whole period of the reflections; `absorb` a pad of at least
- * PAD_MIN cells (rounded up to a length FFTW is fast at, good_size) that
- * lets the waves run into it and damps them with a sponge of rate s_max u^2
- * at depth u in (0, 1] of the pad (see spectral_init), on top of sim.c's
- * sponge inside the grid, mirrored whole about a facing fixed or clamp
- * edge. The mirror cells are refilled before each step (fold_table,
- * mirror_pads) with what the step made there, up to rounding. Obstacles
- * are masked (set to 0 each step by sim.c); the wave operator is not local,
- * so thin walls leak a little: make walls a few cells thick.
+ * Edges: the FFT is periodic, so each axis is transformed as the periodic
+ * extension its edges define, whole (axis_init, axis_kinds): `wrap` the
+ * grid's own cells by the DFT; `fixed` and `clamp` the grid's mirror images
+ * about the edge's cell face, half a cell beyond the edge cell, odd
+ * (`fixed`: the height there is 0, waves reflect inverted, as from seed
+ * 004's walls) or even (`clamp`: a reflection without inversion), over the
+ * whole period of the reflections, by the real-to-real transform whose
+ * modes are that extension's, on the grid's own cells (a DCT or DST; no
+ * mirror copies); `absorb` a pad of at least PAD_MIN cells (rounded up to
+ * a length FFTW is fast at, good_size) that lets the waves run into it and
+ * damps them with a sponge of rate s_max u^2 at depth u in (0, 1] of the
+ * pad (see spectral_init), on top of sim.c's sponge inside the grid, the
+ * pad's far end an edge of the facing edge's kind when that is fixed or
+ * clamp. Obstacles are masked (set to 0 each step by sim.c); the wave
+ * operator is not local, so thin walls leak a little: make walls a few
+ * cells thick.
  *
  * Departures from the seed: the seed animates heights with speed sqrt(1/k) in
  * arbitrary units, damps short waves by an ad hoc factor and stores the
@@ -75,11 +75,16 @@
  * build on one CPU, unless RIPPLERENDER_FFT=measure asks for plans timed on
  * this machine and kept as wisdom in the cache (fftwisdom.h): faster, but a
  * plan chosen by timing orders its additions differently, so those frames
- * differ from the estimated ones by rounding. One complex 1-D plan per axis
- * and one complex-to-real plan for the rows, all out of place, run on each
- * thread's own buffers and on Z's columns, all of one alignment, so every
- * line takes the same code path on any thread and the frames do not depend
- * on -j.
+ * differ from the estimated ones by rounding. Two 1-D plans per axis, one
+ * each way (make_plans), all out of place, run on each thread's own buffers
+ * and on Z's columns, all of one alignment, so every line takes the same
+ * code path on any thread and the frames do not depend on -j. FFTW's own
+ * real-to-real DCT and DST are not vectorised and take several times a
+ * complex DFT of the same length, so the DCT-II / DCT-III pair (and by a
+ * sign on the odd cells the DST-II / DST-III) is one complex DFT with
+ * O(n) steps before and after (dct2_forward, dct2_back); only the
+ * quarter-wave DST-IV and DCT-IV of an axis with one fixed and one clamp
+ * edge are FFTW's.
  *
  * A step is three passes over the domain, run by the program's thread team
  * (team.h: a barrier between passes, none inside; work items claimed from
@@ -90,22 +95,22 @@
  *     `last` and the pads, transformed, and the group's ROWS values of each
  *     column (two cache lines) stored in Z, which holds the transform by
  *     columns (column x at Z + x nyp);
- *  2. column items: columns i .. i + 7 with their partners nx - i - 7 .. nx - i
- *     (the -k_x of each), prefetched, transformed straight from Z into the
- *     thread's lines, every mode multiplied while the +k/-k pair is in cache, and
- *     columns 0 .. nx/2 transformed back into Z: the new spectrum is
- *     Hermitian, so the other half is never made;
- *  3. row groups: columns 0 .. nx/2 of each row loaded from Z, back to real
- *     heights by the complex-to-real plan (half the work of a complex one),
+ *  2. column items: on a DFT x axis, columns i .. i + 7 with their partners
+ *     nx - i - 7 .. nx - i (the -k_x of each), prefetched, transformed
+ *     straight from Z into the thread's lines, every mode multiplied while
+ *     the +k/-k pair is in cache, and columns 0 .. nx/2 transformed back
+ *     into Z: the new spectrum is Hermitian, so the other half is never
+ *     made; on a real-to-real x axis, 16 columns, each its own partner,
+ *     all transformed back, to real values, two at a time;
+ *  3. row groups: the columns that came back, loaded from Z, back to real
+ *     heights by the complex-to-real plan (half the work of a complex one)
+ *     or, on a real-to-real x axis, two rows at a time as one complex line,
  *     written straight to f->prev, `last` and the absorb pads, each grid
  *     cell compared with the blow-up screen's limit as it is written
  *     (struct solver_screen), so that sim.c's check of the frame need not
  *     read the grid again.
- * Fixed and clamp pad rows are only mirrors of grid rows and are not
- * transformed by the row passes (mirror_rows), whose groups wholly inside
- * such a pad are skipped. The buffers' line strides
- * avoid multiples of 4 KiB (line_stride), and rows are packed four cells
- * at a time (pack_grid_row). */
+ * The buffers' line strides avoid multiples of 4 KiB (line_stride), and rows
+ * are packed four cells at a time (pack_grid_row). */
 #include "fftwisdom.h"
 #include "solver.h"
 #include "tblock.h"
@@ -141,44 +146,80 @@ extern const struct solver_ops solver_spectral;
 #define COLB 8
 #define COLS (2 * COLB)
 
-/* A cell of a mirror part of an axis (fold_cell): dst takes sgn times cell
- * src of the same line (a grid cell or an absorb pad cell), or 0 (sgn 0). */
-struct fold_cell {
-    int dst, src;
-    float sgn;
+/* How one axis of the domain is transformed (axis_kinds): the periodic
+ * extension its edges define, taken by the transform whose basis is that
+ * extension's modes, over the axis's own n cells.
+ * - dft: periodic (wrap, or absorb pads that meet), the complex DFT;
+ * - otherwise a real-to-real pair, in FFTW's conventions (unnormalised:
+ *   forward then back is 2 n times the identity), whose modes are the
+ *   mirror images about the edge cells' faces, half a cell beyond the edge
+ *   cells' centres: fixed odd about its face (height 0 there), clamp even.
+ *   Mode j has the wavenumber pi (j' + shift / 2) / (n dx), j' = j or,
+ *   `rev`, n - 1 - j: the one of the same mode in the whole mirror
+ *   extension, of period `period` n cells. The pair is the DCT-II / DCT-III
+ *   (FFTW's REDFT10 / REDFT01) computed by one complex DFT of n values
+ *   (dct2_forward, dct2_back) when `dct2`, else FFTW's own r2r kinds fwd
+ *   and bwd. The DCT-II of the cells times (-1)^i (odd_sign -1) is the
+ *   DST-II with its modes in reverse order (cos(pi j (i + 1/2) / n) (-1)^i
+ *   = sin(pi (n - j) (i + 1/2) / n)), so fixed edges take the DCT's code
+ *   with that sign. */
+struct axis_kind {
+    bool dft;
+    bool dct2;
+    float odd_sign;           /* dct2: the odd cells' factor, 1 or -1 */
+    fftwf_r2r_kind fwd, bwd;  /* !dct2: FFTW's transforms */
+    bool rev;                 /* the modes in reverse order */
+    int shift;                /* twice the mode index's offset: 0, 1 or 2 */
+    int period;               /* the extension's period over n: 1, 2 or 4 */
+    int unnorm;               /* forward then back is unnorm * n times the identity */
+};
+
+static const struct axis_kind KIND_DFT = { .dft = true, .period = 1, .unnorm = 1 };
+
+/* The real-to-real pairs by the kinds of the low and the high edge
+ * (EDGE_FIXED, EDGE_CLAMP), with their modes on cells i = 0 .. n - 1:
+ * fixed, fixed: DST-II / DST-III, sin(pi (j + 1) (i + 1/2) / n), period 2n
+ *   (the DCT-II of the cells times (-1)^i, modes reversed);
+ * clamp, clamp: DCT-II / DCT-III, cos(pi j (i + 1/2) / n), period 2n;
+ * fixed, clamp: DST-IV (its own inverse), sin(pi (j + 1/2) (i + 1/2) / n),
+ *   0 at the low face i = -1/2, a crest at the high face i = n - 1/2;
+ * clamp, fixed: DCT-IV, cos(pi (j + 1/2) (i + 1/2) / n), the other way
+ *   round; both period 4n (two reflections of each kind). */
+static const struct axis_kind axis_kinds[2][2] = {
+    [EDGE_FIXED][EDGE_FIXED] = { .dct2 = true, .odd_sign = -1, .rev = true, .shift = 2, .period = 2, .unnorm = 2 },
+    [EDGE_CLAMP][EDGE_CLAMP] = { .dct2 = true, .odd_sign = 1, .shift = 0, .period = 2, .unnorm = 2 },
+    [EDGE_FIXED][EDGE_CLAMP] = { .fwd = FFTW_RODFT11, .bwd = FFTW_RODFT11, .shift = 1, .period = 4, .unnorm = 2 },
+    [EDGE_CLAMP][EDGE_FIXED] = { .fwd = FFTW_REDFT11, .bwd = FFTW_REDFT11, .shift = 1, .period = 4, .unnorm = 2 },
 };
 
 /* One axis of the FFT domain: n cells, the grid's m cells from offset lo,
- * then hi pad cells; lo + m + hi = n (both pads 0 when periodic). `fold`
- * (nfold cells) lists the mirror cells, those of fixed and clamp pads, in
- * order of dst; NULL until spectral_init makes it. */
+ * then hi pad cells; lo + m + hi = n, the pads those of absorb edges. */
 struct axis {
     int n, m, lo, hi;
     enum edge_kind e_lo, e_hi;
-    struct fold_cell *fold;
-    int nfold;
+    const struct axis_kind *kind;
+    fftwf_complex *tw;        /* dct2 axes: e^(-i pi k / 2n), k = 0 .. n - 1 (spectral_init) */
 };
 
 struct spectral {
     struct axis ax, ay;
     float *H, *P;             /* nx * ny: h_n, h_{n-1}; only the absorb pads' cells are used */
     float *last;              /* w * h: the interior heights written by the last step */
-    float *wx, *wy;           /* w, h: each grid column's (row's) weight in a sum over the domain (mirror_weights) */
-    double *dsum;             /* h: sum of wx (h_n - last) over each grid row, from the row pass */
-    float *AB;                /* (nx / 2 + 1) * (ny / 2 + 1) pairs (a, b) by column, normalisation folded in */
+    double *dsum;             /* h: sum of (h_n - last) over each grid row, from the row pass */
+    float *AB;                /* cx * cy pairs (a, b) by column (modes), normalisation folded in */
+    int cx, cy;               /* the modes per axis that hold coefficients (axis_modes) */
     float *sponge;            /* max pad: absorb factors by depth into the pad */
     float *xfac;              /* nx: each domain column's factor in an absorb x pad (pad_sponge), 1 elsewhere */
     fftwf_complex *Z;         /* the transform by columns: nx columns of ny values, nyp apart */
     size_t nxp, nyp;          /* row and column line strides in the buffers (line_stride) */
-    fftwf_plan fx, fy, iy;    /* one row, one column (complex, both ways) */
-    fftwf_plan ix;            /* one row back: complex (nx / 2 + 1 values) to real */
+    fftwf_plan fx, fy, iy;    /* one row forward, one column forward and back (make_plans) */
+    fftwf_plan ix;            /* one row back to real heights */
     fftwf_complex *buf;       /* nthreads * buflen: line and block buffers */
     size_t buflen;            /* complex values per thread: two halves, each a multiple of 64 bytes */
     int nthreads;
     int par;                  /* run the passes on several threads (large domains only) */
     double mean_sign;         /* 1: the mean takes what sources add; -1 (time.loop): it stays */
-    int nitems;               /* column pass work items: the self-paired columns, then pairs of blocks */
-    int g0, g1;               /* the row passes' groups: those holding a row_kept row */
+    int nitems;               /* column pass work items (column_item) */
     int maxpad;               /* the widest absorb pad (absorb_pad), the sponge's resolution */
 };
 
@@ -237,109 +278,67 @@ static int good_size(int m)
     return best;
 }
 
-/* The axis's primary cells, [*p0, *p1) of the domain: the grid and its
- * absorb pads, which hold their own values; every other cell is a mirror
- * cell (fold_cell). */
-static void primary(const struct axis *a, int *p0, int *p1)
-{
-    *p0 = a->e_lo == EDGE_ABSORB ? 0 : a->lo;
-    *p1 = a->e_hi == EDGE_ABSORB ? a->n : a->lo + a->m;
-}
-
-/* The FFT domain of one axis. The FFT is periodic, so the domain is the
- * periodic extension that the edges define, exactly, or the operator would
- * not keep it: a mirror pad that is not the whole extension (as a pad of a
- * fixed width was, cut off where it met the other side's pad) is refilled
- * each step with other values than the step made there, and that refill
- * can feed energy back into the grid until it blows up (on a 512 x 3 grid
- * of fixed edges, within 50 frames). So:
- * - wrap: the grid's own m cells;
+/* The FFT domain of one axis and its transform (struct axis_kind). The FFT
+ * is periodic, so the domain is the periodic extension that the edges
+ * define, exactly, or the operator would not keep it (a mirror pad cut
+ * short and refilled each step with other values than the step made there
+ * fed energy back into the grid until it blew up: on a 512 x 3 grid of
+ * fixed edges, within 50 frames). So:
+ * - wrap: the grid's own m cells, the DFT;
  * - absorb on both sides: the grid with a pad of at least `pad` cells on
  *   each side, rounded up to a length FFTW is fast at (good_size); the
- *   pads meet each other, both damped;
- * - fixed or clamp on both sides: the whole period of the grid's mirror
- *   images about the edges' cell faces, half a cell beyond the edge cells:
- *   2 m (fixed, fixed: odd about each face, h(-1-j) = -h(j), the modes
- *   sin(k pi (i + 1/2) / m), k = 1 .. m, of a DST-II; clamp, clamp: even,
- *   cos(k pi (i + 1/2) / m), k = 0 .. m - 1, of a DCT-II) or 4 m (fixed,
- *   clamp: a period of two reflections of each kind, the modes
- *   sin((k + 1/2) pi (i + 1/2) / m) for a fixed low edge); nothing to round:
- *   the period is fast whenever the grid's size is;
+ *   pads meet each other, both damped; the DFT;
+ * - fixed or clamp on both sides: the grid's m cells, by the real-to-real
+ *   pair of the two edges (axis_kinds), whose modes are those of the whole
+ *   mirror extension (period 2 m or 4 m) without its copies; nothing to
+ *   round: the transform is fast whenever the grid's size is;
  * - absorb on one side, fixed or clamp on the other: the grid and its absorb
- *   pad, mirrored whole about the other edge's face, the pad's far end a
- *   second face of the same kind (the waves that reach it are damped):
- *   period 2 L for L = m + pad, the pad widened to make it a fast length.
+ *   pad, L = m + pad cells widened to a good_size, by the pair of the other
+ *   edge's kind on both ends (the pad's far end a second face of that kind:
+ *   the waves that reach it are damped).
  * `fixed` thus holds the height 0 at the face half a cell beyond the edge
  * cell, not at the cell beyond it as the finite-difference solvers' ghost
  * cell does: the pool is m cells wide for fixed as for clamp, and a fixed
- * wall is half a cell nearer than theirs.
- * The mirror cells are then exact images, and a step maps the extension to
- * an extension of the new heights (docs/solvers.md, "Edges"). */
+ * wall is half a cell nearer than theirs (docs/solvers.md, "Edges"). */
 static void axis_init(struct axis *a, int m, enum edge_kind lo, enum edge_kind hi, int pad)
 {
     a->m = m;
     a->e_lo = lo;
     a->e_hi = hi;
-    a->fold = NULL;
-    a->nfold = 0;
-    if (lo == EDGE_WRAP && hi == EDGE_WRAP) {
-        a->n = m;
-        a->lo = a->hi = 0;
-        return;
-    }
+    a->n = m;
+    a->lo = 0;
+    a->kind = &KIND_DFT;
+    a->tw = NULL;
     if (lo == EDGE_ABSORB && hi == EDGE_ABSORB) {
         a->n = good_size(m + 2 * pad);
         a->lo = (a->n - m) / 2;
     } else if (lo == EDGE_ABSORB || hi == EDGE_ABSORB) {
-        const int half = good_size(m + pad);   /* L */
-        a->n = 2 * half;
-        a->lo = lo == EDGE_ABSORB ? half - m : half;
-    } else {
-        a->n = lo == hi ? 2 * m : 4 * m;
-        a->lo = (a->n - m) / 2;
+        const enum edge_kind k = lo == EDGE_ABSORB ? hi : lo;
+        a->n = good_size(m + pad);
+        a->lo = lo == EDGE_ABSORB ? a->n - m : 0;
+        a->kind = &axis_kinds[k][k];
+    } else if (lo != EDGE_WRAP) {
+        a->kind = &axis_kinds[lo][hi];
     }
     a->hi = a->n - m - a->lo;
 }
 
-/* Mirror cell x of an axis (outside its primary cells [p0, p1)): its source,
- * a primary cell, in *src, and the sign. Reflections about the primary
- * part's ends, each of the kind of its edge (an absorb pad's far end takes
- * the kind of the axis's other edge, axis_init), until the cell falls
- * inside: both kinds reflect about the end's cell face (cell p0 - 1 - j is
- * the image of p0 + j), clamp even, fixed odd (negated). */
-static float fold(const struct axis *a, int x, int *src)
+/* The modes of the axis that hold distinct coefficients: a real-to-real
+ * axis's n; a DFT axis's bins 0 .. n / 2 (bin n - j has the wavenumber of
+ * bin j). */
+static int axis_modes(const struct axis *a)
 {
-    int p0, p1;
-    primary(a, &p0, &p1);
-    const enum edge_kind klo = a->e_lo == EDGE_ABSORB ? a->e_hi : a->e_lo;
-    const enum edge_kind khi = a->e_hi == EDGE_ABSORB ? a->e_lo : a->e_hi;
-    float s = 1.0f;
-    while (x < p0 || x >= p1) {
-        const int low = x < p0;
-        x = low ? 2 * p0 - 1 - x : 2 * p1 - 1 - x;
-        if ((low ? klo : khi) == EDGE_FIXED)
-            s = -s;
-    }
-    *src = x;
-    return s;
+    return a->kind->dft ? a->n / 2 + 1 : a->n;
 }
 
-/* The axis's mirror cells (fold) into a->fold; -1 when out of memory. */
-static int fold_table(struct axis *a)
+/* The angular wavenumber (rad/m) of mode j of the axis (j < axis_modes):
+ * the DFT's 2 pi j / (n dx); a real-to-real pair's pi (j' + shift / 2) /
+ * (n dx) (struct axis_kind), that of the same mode of its mirror extension. */
+static double axis_wavenumber(const struct axis *a, int j, double dx)
 {
-    int p0, p1;
-    primary(a, &p0, &p1);
-    a->nfold = a->n - (p1 - p0);
-    a->fold = malloc((size_t)(a->nfold > 0 ? a->nfold : 1) * sizeof *a->fold);
-    if (!a->fold)
-        return -1;
-    for (int x = 0, k = 0; x < a->n; x++)
-        if (x < p0 || x >= p1) {
-            a->fold[k].dst = x;
-            a->fold[k].sgn = fold(a, x, &a->fold[k].src);
-            k++;
-        }
-    return 0;
+    if (a->kind->dft)
+        return 2.0 * M_PI * j / (a->n * dx);
+    return M_PI * ((a->kind->rev ? a->n - 1 - j : j) + 0.5 * a->kind->shift) / (a->n * dx);
 }
 
 /* The FFT domain's two axes for the scene's grid and edges. */
@@ -364,22 +363,16 @@ static uint64_t spectral_bytes(const struct scene *sc, int threads, char *what, 
     snprintf(what, size, "the spectral solver's padded domain (absorb_width %d)", sc->absorb_width);
     struct axis ax, ay;
     scene_axes(sc, &ax, &ay);
-    /* As spectral_init allocates: H and P (4 + 4 per cell), AB (about 2),
-     * Z (8 per cell, columns nyp apart), the threads' line buffers and
-     * `last` (w x h floats), xfac (nx floats). */
+    /* As spectral_init allocates: H and P (4 + 4 per cell), AB (8 per
+     * mode), Z (8 per cell, columns nyp apart), the threads' line buffers
+     * and `last` (w x h floats), xfac (nx floats). */
     uint64_t nx = (uint64_t)ax.n, ny = (uint64_t)ay.n;
     uint64_t rows = ROWS * line_stride(nx), cols = COLS * line_stride(ny);
     uint64_t buflen = 2 * (rows > cols ? rows : cols), t = threads > 0 ? (uint64_t)threads : 1;
     /* And FFTW's own: its plans' tables and the planner's, 2 MiB. */
-    return 8 * nx * ny + (nx / 2 + 1) * (ny / 2 + 1) * 8 + nx * line_stride(ny) * 8 + t * buflen * 8
+    return 8 * nx * ny + (uint64_t)axis_modes(&ax) * (uint64_t)axis_modes(&ay) * 8 + nx * line_stride(ny) * 8
+           + t * buflen * 8
            + (uint64_t)sc->grid.width * (uint64_t)sc->grid.height * 4 + nx * 4 + ((uint64_t)2 << 20);
-}
-
-/* The angular wavenumber (rad/m) of FFT bin j of an axis of n cells. */
-static double wavenumber(int j, int n, double dx)
-{
-    int s = j <= n / 2 ? j : j - n;
-    return 2.0 * M_PI * s / (n * dx);
 }
 
 static void spectral_free(void *priv)
@@ -390,26 +383,25 @@ static void spectral_free(void *priv)
     if (sp->fy) fftwf_destroy_plan(sp->fy);
     if (sp->iy) fftwf_destroy_plan(sp->iy);
     fftwf_free(sp->Z);
+    fftwf_free(sp->ax.tw);
+    fftwf_free(sp->ay.tw);
     fftwf_free(sp->buf);
     free(sp->H);
     free(sp->P);
     free(sp->last);
-    free(sp->wx);
-    free(sp->wy);
     free(sp->dsum);
     free(sp->AB);
     free(sp->sponge);
     free(sp->xfac);
-    free(sp->ax.fold);
-    free(sp->ay.fold);
     memset(sp, 0, sizeof *sp);
 }
 
-/* The columns of column pass item t: for t >= 1, *i0 and *nb, the first
- * column and count of its left block (at most COLB), whose partners are the
- * nb columns ending at nx - i0; item 0 (*nb = 0) holds the columns that are
- * their own partners, 0 and (nx even) nx / 2. Returns the number of columns
- * of the item. */
+/* The columns of column pass item t of a DFT x axis: for t >= 1, *i0 and
+ * *nb, the first column and count of its left block (at most COLB), whose
+ * partners are the nb columns ending at nx - i0; item 0 (*nb = 0) holds the
+ * columns that are their own partners, 0 and (nx even) nx / 2. Returns the
+ * number of columns of the item. (A real-to-real x axis's items are COLS
+ * columns each, every column its own partner: item_columns.) */
 static int column_item(const struct spectral *sp, int t, int *i0, int *nb)
 {
     const int nx = sp->ax.n, left = (nx - 1) / 2;   /* columns 1 .. left pair with nx - i */
@@ -423,12 +415,29 @@ static int column_item(const struct spectral *sp, int t, int *i0, int *nb)
     return 2 * *nb;
 }
 
-/* The columns of item t: Z column and AB column (|k_x| index) of each of
+/* The number of column pass items: the self-paired columns and pairs of
+ * blocks of a DFT x axis (column_item), or COLS columns at a time. */
+static int column_items(const struct axis *ax)
+{
+    return ax->kind->dft ? 1 + ((ax->n - 1) / 2 + COLB - 1) / COLB : (ax->n + COLS - 1) / COLS;
+}
+
+/* The columns of item t: Z column and AB column (mode index) of each of
  * its slots (lines of the column buffers), and the slot holding its partner
- * (the column of -k_x). */
-static int item_columns(const struct spectral *sp, int t, int *col, int *kx, int *partner)
+ * (the column of -k_x on a DFT x axis, itself on a real-to-real one). Returns the number of columns; *keep, how
+ * many of the first slots hold the columns that go back (column_pass). */
+static int item_columns(const struct spectral *sp, int t, int *col, int *kx, int *partner, int *keep)
 {
     const int nx = sp->ax.n;
+    if (!sp->ax.kind->dft) {
+        const int i0 = t * COLS, c = nx - i0 < COLS ? nx - i0 : COLS;
+        for (int s = 0; s < c; s++) {
+            col[s] = kx[s] = i0 + s;
+            partner[s] = s;
+        }
+        *keep = c;
+        return c;
+    }
     int i0, nb;
     const int c = column_item(sp, t, &i0, &nb);
     if (nb == 0) {
@@ -436,6 +445,7 @@ static int item_columns(const struct spectral *sp, int t, int *col, int *kx, int
             col[s] = kx[s] = s * (nx / 2);
             partner[s] = s;
         }
+        *keep = c;
         return c;
     }
     for (int s = 0; s < nb; s++) {
@@ -445,10 +455,9 @@ static int item_columns(const struct spectral *sp, int t, int *col, int *kx, int
         partner[s] = 2 * nb - 1 - s;
         partner[2 * nb - 1 - s] = s;
     }
+    *keep = nb;
     return c;
 }
-
-static float *mirror_weights(const struct axis *a);
 
 /* The width of the axis's widest absorb pad, 0 without one. */
 static int absorb_pad(const struct axis *a)
@@ -470,14 +479,85 @@ static double loop_omega_dt(const struct scene *sc, double omega)
 }
 
 /* The slowest decay of a wave (k > 0): the half-life's ln 2 / half_life plus
- * the viscous 2 nu k^2 of the longest wave of the FFT domain (pads included). */
+ * the viscous 2 nu k^2 of the longest wave of the domain's periodic
+ * extension (pads included). */
 static double spectral_decay_rate(const struct scene *sc)
 {
     struct axis ax, ay;
     scene_axes(sc, &ax, &ay);
-    double kmin = 2.0 * M_PI / ((ax.n > ay.n ? ax.n : ay.n) * sc->grid.cell_size);
+    const int px = ax.n * ax.kind->period, py = ay.n * ay.kind->period;
+    double kmin = 2.0 * M_PI / ((px > py ? px : py) * sc->grid.cell_size);
     double rate = 2.0 * sc->solver.viscosity * kmin * kmin;
     return sc->solver.half_life > 0 ? rate + M_LN2 / sc->solver.half_life : rate;
+}
+
+/* A forward transform along axis a of one line of n complex values, in to
+ * out (both contiguous): the DFT (a dct2 axis's, of its permuted line:
+ * dct2_forward), or the axis's real-to-real transform of the real and of
+ * the imaginary parts (two real lines, stride 2). */
+static fftwf_plan plan_forward(const struct axis *a, fftwf_complex *in, fftwf_complex *out, unsigned flags)
+{
+    if (a->kind->dft || a->kind->dct2)
+        return fftwf_plan_dft_1d(a->n, in, out, FFTW_FORWARD, flags);
+    return fftwf_plan_many_r2r(1, &a->n, 2, (float *)in, NULL, 2, 1, (float *)out, NULL, 2, 1, &a->kind->fwd, flags);
+}
+
+/* A transform back along axis a of one line of n complex values, in to
+ * out (both contiguous): the inverse DFT (a dct2 axis's, of its line made
+ * ready by dct2_back), or the axis's real-to-real transform of the real
+ * and of the imaginary parts. A DFT axis whose line's result is real
+ * (`real_out`: the other axis is real-to-real, or already back) goes by a
+ * complex-to-real transform of bins 0 .. n / 2 (the rest is their mirror,
+ * Hermitian) to n reals in out. */
+static fftwf_plan plan_back(const struct axis *a, fftwf_complex *in, void *out, bool real_out, unsigned flags)
+{
+    if (a->kind->dft && real_out)
+        return fftwf_plan_dft_c2r_1d(a->n, in, out, flags);
+    if (a->kind->dft || a->kind->dct2)
+        return fftwf_plan_dft_1d(a->n, in, out, FFTW_BACKWARD, flags);
+    return fftwf_plan_many_r2r(1, &a->n, 2, (float *)in, NULL, 2, 1, out, NULL, 2, 1, &a->kind->bwd, flags);
+}
+
+/* A dct2 axis's twiddles e^(-i pi k / 2n) (dct2_forward) into a->tw; 0
+ * for other axes, -1 when out of memory. */
+static int dct2_twiddles(struct axis *a)
+{
+    if (!a->kind->dct2)
+        return 0;
+    a->tw = fftwf_malloc((size_t)a->n * sizeof *a->tw);
+    if (!a->tw)
+        return -1;
+    for (int k = 0; k < a->n; k++) {
+        a->tw[k][0] = (float)cos(M_PI * k / (2.0 * a->n));
+        a->tw[k][1] = (float)-sin(M_PI * k / (2.0 * a->n));
+    }
+    return 0;
+}
+
+/* Whether a column goes back by a complex-to-real transform: on a
+ * real-to-real x axis (whose columns come back real) with a DFT y axis.
+ * Otherwise it goes back complex to complex: on a DFT x axis, as half of
+ * a Hermitian spectrum (columns 0 .. nx / 2); on a real-to-real x axis
+ * with a real-to-real y axis, two real columns at once, one the real
+ * part and one the imaginary part (column_pass). */
+static bool column_real(const struct spectral *sp)
+{
+    return !sp->ax.kind->dft && sp->ay.kind->dft;
+}
+
+/* The four plans of a step, on a thread's buffers b0 and b1 (the
+ * alignment of every later use): rows forward (b0 to b1), columns forward
+ * (b0 to b1) and back (b0 to b1; run on a line into a column of Z, or
+ * into b1 when column_real), rows back (b1 to b0). Rows come back by a complex-to-real transform on a DFT
+ * x axis (half of a Hermitian spectrum), otherwise two at once, one the
+ * real part and one the imaginary part (step_passes). */
+static void make_plans(struct spectral *sp, fftwf_complex *b0, fftwf_complex *b1, unsigned flags)
+{
+    const bool xdft = sp->ax.kind->dft;
+    sp->fx = plan_forward(&sp->ax, b0, b1, flags);
+    sp->fy = plan_forward(&sp->ay, b0, b1, flags);
+    sp->iy = plan_back(&sp->ay, b0, b1, column_real(sp), flags);
+    sp->ix = plan_back(&sp->ax, b1, b0, xdft, flags);
 }
 
 static int spectral_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
@@ -504,27 +584,23 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     sp->nyp = line_stride((size_t)ny);
     const size_t rows = ROWS * sp->nxp, cols = COLS * sp->nyp;
     sp->buflen = 2 * (rows > cols ? rows : cols);
-    sp->nitems = 1 + ((nx - 1) / 2 + COLB - 1) / COLB;
-    /* Fixed and clamp pad rows are not transformed (row_kept): the groups
-     * wholly inside such a pad are skipped, not moved in or out of Z. */
-    sp->g0 = (sp->ay.e_lo == EDGE_ABSORB ? 0 : sp->ay.lo) / ROWS;
-    sp->g1 = (sp->ay.e_hi == EDGE_ABSORB ? ny - 1 : sp->ay.lo + sp->ay.m - 1) / ROWS + 1;
-    if (fold_table(&sp->ax) < 0 || fold_table(&sp->ay) < 0) {
-        spectral_free(sp);
-        return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
-    }
+    sp->nitems = column_items(&sp->ax);
+    sp->cx = axis_modes(&sp->ax);
+    sp->cy = axis_modes(&sp->ay);
     sp->H = calloc(n, sizeof *sp->H);
     sp->P = calloc(n, sizeof *sp->P);
     sp->last = malloc((size_t)f->w * (size_t)f->h * sizeof *sp->last);
-    sp->wx = mirror_weights(&sp->ax);
-    sp->wy = mirror_weights(&sp->ay);
     sp->dsum = malloc((size_t)f->h * sizeof *sp->dsum);
-    sp->AB = malloc(((size_t)nx / 2 + 1) * ((size_t)ny / 2 + 1) * 2 * sizeof *sp->AB);
+    sp->AB = malloc((size_t)sp->cx * (size_t)sp->cy * 2 * sizeof *sp->AB);
     sp->sponge = malloc((size_t)(maxpad > 0 ? maxpad : 1) * sizeof *sp->sponge);
     sp->xfac = malloc((size_t)nx * sizeof *sp->xfac);
     sp->Z = fftwf_malloc(sp->nyp * nx * sizeof *sp->Z);
     sp->buf = fftwf_malloc((size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
-    if (!sp->H || !sp->P || !sp->last || !sp->wx || !sp->wy || !sp->dsum || !sp->AB || !sp->sponge || !sp->xfac || !sp->Z
+    if (dct2_twiddles(&sp->ax) < 0 || dct2_twiddles(&sp->ay) < 0) {
+        spectral_free(sp);
+        return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
+    }
+    if (!sp->H || !sp->P || !sp->last || !sp->dsum || !sp->AB || !sp->sponge || !sp->xfac || !sp->Z
         || !sp->buf) {
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
@@ -541,10 +617,7 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     if (measure)
         fft_wisdom_load();
     fftwf_complex *b0 = sp->buf, *b1 = sp->buf + sp->buflen / 2;
-    sp->fx = fftwf_plan_dft_1d(nx, b0, b1, FFTW_FORWARD, flags);
-    sp->ix = fftwf_plan_dft_c2r_1d(nx, b1, (float *)b0, flags);
-    sp->fy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_FORWARD, flags);
-    sp->iy = fftwf_plan_dft_1d(ny, b0, b1, FFTW_BACKWARD, flags);
+    make_plans(sp, b0, b1, flags);
     if (measure)
         fft_wisdom_save();
     memset(sp->Z, 0, sp->nyp * nx * sizeof *sp->Z);
@@ -554,17 +627,17 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: FFTW could not plan a %d x %d transform", nx, ny);
     }
-    /* The per-mode coefficients; 1 / (2 nx ny): the separation's 1/2 and the
-     * unnormalised inverse transform. */
+    /* The per-mode coefficients, times the separation's 1/2 and 1 / the
+     * unnormalised transforms' factor (n for a DFT axis, 2 n for a
+     * real-to-real one). A DFT axis's bins j and n - j have the same |k|:
+     * bins 0 .. n / 2 hold its coefficients (axis_modes). */
     const double q = c->half_life > 0 ? pow(0.5, dt / c->half_life) : 1.0;
-    const double norm = 0.5 / (double)n;
-    /* Columns i and nx - i, rows j and ny - j have the same |k|: one
-     * quarter of the modes holds all the coefficients. */
-    const size_t nyh = (size_t)ny / 2 + 1;
-    for (int i = 0; i <= nx / 2; i++) {
-        double kx = wavenumber(i, nx, dx);
-        for (int j = 0; j < (int)nyh; j++) {
-            double ky = wavenumber(j, ny, dx), k = hypot(kx, ky);
+    const double norm = 0.5 / ((double)n * sp->ax.kind->unnorm * sp->ay.kind->unnorm);
+    const size_t cy = (size_t)sp->cy;
+    for (int i = 0; i < sp->cx; i++) {
+        double kx = axis_wavenumber(&sp->ax, i, dx);
+        for (int j = 0; j < (int)cy; j++) {
+            double ky = axis_wavenumber(&sp->ay, j, dx), k = hypot(kx, ky);
             double a = 1.0, b = 0.0;   /* the mean level stays */
             if (k > 0) {
                 double damp = q * exp(-2.0 * c->viscosity * k * k * dt);
@@ -572,8 +645,8 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
                                                    : solver_water_omega(c, k) * dt);
                 b = damp * damp;
             }
-            sp->AB[2 * ((size_t)i * nyh + j)] = (float)(a * norm);
-            sp->AB[2 * ((size_t)i * nyh + j) + 1] = (float)(b * norm);
+            sp->AB[2 * ((size_t)i * cy + j)] = (float)(a * norm);
+            sp->AB[2 * ((size_t)i * cy + j) + 1] = (float)(b * norm);
         }
     }
     /* In a damped loop (its sources repeat every period, src/sources.c) the
@@ -617,63 +690,20 @@ static float pad_sponge(const struct spectral *sp, int i, int len, int maxpad)
     return sp->sponge[k < 0 ? 0 : k];
 }
 
-/* The mirror cells of one line of the domain along axis a (a row: the x
- * axis; a column: the y axis), from its primary cells (fold_table). */
-static void mirror_pads(fftwf_complex *line, const struct axis *a)
-{
-    const struct fold_cell *fc = a->fold;
-    for (int k = 0; k < a->nfold; k++) {
-        const float *g = line[fc[k].src];
-        float *d = line[fc[k].dst];
-        d[0] = fc[k].sgn * g[0];
-        d[1] = fc[k].sgn * g[1];
-    }
-}
-
-/* The weight of each of an axis's m grid cells in a sum over the domain's
- * line: 1, plus the sign of every mirror cell that is its image (absorb
- * pads hold their own values, and sim.c changes no pad cell). The sum of D
- * over the whole domain is then sum_y wy[y] sum_x wx[x] D(x, y): y pad rows
- * mirror whole domain rows. */
-static float *mirror_weights(const struct axis *a)
-{
-    float *w = malloc((size_t)a->m * sizeof *w);
-    if (!w)
-        return NULL;
-    for (int x = 0; x < a->m; x++)
-        w[x] = 1.0f;
-    for (int k = 0; k < a->nfold; k++) {
-        const int g = a->fold[k].src - a->lo;
-        if (g >= 0 && g < a->m)
-            w[g] += a->fold[k].sgn;
-    }
-    return w;
-}
-
-/* Whether row y is transformed by the row passes: grid rows and absorb pad
- * rows. Fixed and clamp pad rows are mirrors of grid rows (odd or even
- * about the edge, as the x pads below), made from theirs by mirror_rows. */
-static int row_kept(const struct spectral *sp, int y)
-{
-    const struct axis *ay = &sp->ay;
-    const int gy = y - ay->lo;
-    return (gy >= 0 && gy < ay->m) || (gy < 0 ? ay->e_lo : ay->e_hi) == EDGE_ABSORB;
-}
-
-/* sum_x wx (cur - last) over a grid row (D's weighted sum) in double. Four
- * cells at a time with SSE2, which does in each lane the IEEE operations of
- * the scalar tail; the lanes' partial sums (cells x mod 4) are added in a
- * fixed order, so the bits do not depend on the thread. */
-static double row_dsum(const float *cur, const float *last, const float *wx, int m)
+/* sum_x (cur - last) over a grid row (D's sum) in double. Four cells at a
+ * time with SSE2, which does in each lane the IEEE operations of the scalar
+ * tail; the lanes' partial sums (cells x mod 4) are added in a fixed order,
+ * so the bits do not depend on the thread. */
+static double row_dsum(const float *cur, const float *last, int m)
 {
     int x = 0;
     double ds = 0;
 #ifdef __SSE2__
     __m128d s01 = _mm_setzero_pd(), s23 = _mm_setzero_pd();
     for (; x + 4 <= m; x += 4) {
-        const __m128 d = _mm_sub_ps(_mm_loadu_ps(cur + x), _mm_loadu_ps(last + x)), w = _mm_loadu_ps(wx + x);
-        s01 = _mm_add_pd(s01, _mm_mul_pd(_mm_cvtps_pd(w), _mm_cvtps_pd(d)));
-        s23 = _mm_add_pd(s23, _mm_mul_pd(_mm_cvtps_pd(_mm_movehl_ps(w, w)), _mm_cvtps_pd(_mm_movehl_ps(d, d))));
+        const __m128 d = _mm_sub_ps(_mm_loadu_ps(cur + x), _mm_loadu_ps(last + x));
+        s01 = _mm_add_pd(s01, _mm_cvtps_pd(d));
+        s23 = _mm_add_pd(s23, _mm_cvtps_pd(_mm_movehl_ps(d, d)));
     }
     double l4[4];
     _mm_storeu_pd(l4, s01);
@@ -681,18 +711,17 @@ static double row_dsum(const float *cur, const float *last, const float *wx, int
     ds = (l4[0] + l4[1]) + (l4[2] + l4[3]);
 #endif
     for (; x < m; x++)
-        ds += (double)wx[x] * (double)(cur[x] - last[x]);
+        ds += (double)(cur[x] - last[x]);
     return ds;
 }
 
 /* One grid row of the packed plane: in[x] = (cur + last) / 2 + i prev, and
- * returns sum_x wx (cur - last) (row_dsum). Most steps change no cell of
+ * returns sum_x (cur - last) (row_dsum). Most steps change no cell of
  * most rows (D = cur - last is 0 or -0 everywhere), and then that sum is
  * +0 (from +0, adding products that are 0 or -0 stays +0): it is taken
  * only for a row with a D that is not zero (NaN included). Four cells at a
  * time with SSE2, the scalar tail's IEEE operations in each lane. */
-static double pack_grid_row(fftwf_complex *in, const float *cur, const float *last, const float *prev,
-                            const float *wx, int m)
+static double pack_grid_row(fftwf_complex *in, const float *cur, const float *last, const float *prev, int m)
 {
     int x = 0, moved = 0;
 #ifdef __SSE2__
@@ -712,7 +741,7 @@ static double pack_grid_row(fftwf_complex *in, const float *cur, const float *la
         in[x][1] = prev[x];
         moved |= cur[x] - last[x] != 0.0f;
     }
-    return moved ? row_dsum(cur, last, wx, m) : 0.0;
+    return moved ? row_dsum(cur, last, m) : 0.0;
 }
 
 /* Cells x0 .. x0 + n - 1 of an absorb pad's row, H + i P, into z. */
@@ -727,37 +756,27 @@ static void pad_cells(fftwf_complex *z, const float *restrict H, const float *re
     }
 }
 
-/* Row y of the domain (row_kept) as (h_n + last) / 2 + i h_{n-1} into z (nx
- * values), so that what sim.c changed since the last step (sources, walls,
- * sponges: D = cur - last) is a displacement at rest (see the header); grid
- * rows also leave the weighted sum of their D in dsum. Grid cells: h_n from
- * f->cur, h_{n-1} from f->prev. Pads: fixed and clamp mirror the row's own
- * cells (in absorb pad rows too); absorb pads (and absorb pad rows) are kept
- * as they evolved, in H and P (no D there). */
+/* Row y of the domain as (h_n + last) / 2 + i h_{n-1} into z (nx values),
+ * so that what sim.c changed since the last step (sources, walls, sponges:
+ * D = cur - last) is a displacement at rest (see the header); grid rows
+ * also leave the sum of their D in dsum. Grid cells: h_n from f->cur,
+ * h_{n-1} from f->prev. Absorb pads (and absorb pad rows) are kept as they
+ * evolved, in H and P (no D there). */
 static void pack_row(const struct spectral *sp, const struct field *f, int y, fftwf_complex *z)
 {
     const struct axis *ax = &sp->ax, *ay = &sp->ay;
     const size_t row = (size_t)y * ax->n;
     const int gy = y - ay->lo;
     if (gy < 0 || gy >= ay->m) {
-        /* An absorb pad row: its fixed or clamp x pads mirror the row as a
-         * grid row's do, so that a corner between an absorb pad and a
-         * mirror pad is the mirror image of the absorb pad's cells in
-         * either orientation (fixed and clamp pad rows mirror the absorb x
-         * pads' cells of grid rows), and a scene's transpose gives
-         * transposed frames. */
         pad_cells(z, sp->H + row, sp->P + row, 0, ax->n);
-        mirror_pads(z, ax);
         return;
     }
     const float *cur = f->cur + gy * f->stride, *prev = f->prev + gy * f->stride;
     const float *last = sp->last + (size_t)gy * ax->m;
     fftwf_complex *in = z + ax->lo;
-    sp->dsum[gy] = pack_grid_row(in, cur, last, prev, sp->wx, ax->m);
-    for (int side = 0; side < 2; side++)
-        if ((side ? ax->e_hi : ax->e_lo) == EDGE_ABSORB)
-            pad_cells(z, sp->H + row, sp->P + row, side ? ax->lo + ax->m : 0, side ? ax->hi : ax->lo);
-    mirror_pads(z, ax);
+    sp->dsum[gy] = pack_grid_row(in, cur, last, prev, ax->m);
+    pad_cells(z, sp->H + row, sp->P + row, 0, ax->lo);
+    pad_cells(z, sp->H + row, sp->P + row, ax->lo + ax->m, ax->hi);
 }
 
 /* Copies m heights from `in` to out and to last and returns their largest
@@ -837,7 +856,8 @@ typedef int32_t v8si __attribute__((vector_size(32)));
 
 /* Modes j0 .. j1 - 1 of a column: w[j] from u[j], v[ny - j] (the partner
  * column's row -j) and the coefficients of row j (up) or ny - j (!up), which
- * are the same. Four modes at a time in GCC's vectors, built for AVX-512,
+ * are the same; `self` (a real-to-real y axis, each row its own partner):
+ * from u[j], v[j] and row j's coefficients (up). Four modes at a time in GCC's vectors, built for AVX-512,
  * AVX2 and the baseline (SSE2: two halves), each lane doing the IEEE
  * operations of mode_multiply (x + (-y) is x - y and x - (-y) is x + y:
  * u + conj(v) and u - conj(v) hold S.r, D.i and D.r, S.i), so the bits are
@@ -845,7 +865,7 @@ typedef int32_t v8si __attribute__((vector_size(32)));
  * itself. */
 RR_CLONES_V4_V3 static void
 multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, const float *ab, int ny, int j0,
-              int j1, int up)
+              int j1, int up, int self)
 {
     const v8si neg = { INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0 };   /* the real parts' signs */
     const v8si im = { 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN };    /* the imaginary parts' */
@@ -853,9 +873,9 @@ multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, 
     for (; j + 4 <= j1; j += 4) {
         v8sf uu, v4, c;
         memcpy(&uu, u[j], sizeof uu);
-        memcpy(&v4, v[ny - j - 3], sizeof v4);
+        memcpy(&v4, v[self ? j : ny - j - 3], sizeof v4);
         memcpy(&c, ab + 2 * (up ? j : ny - j - 3), sizeof c);
-        const v8sf vv = __builtin_shufflevector(v4, v4, 6, 7, 4, 5, 2, 3, 0, 1);   /* rows -j .. -j-3 */
+        const v8sf vv = self ? v4 : __builtin_shufflevector(v4, v4, 6, 7, 4, 5, 2, 3, 0, 1);   /* rows -j .. -j-3 */
         const v8sf A = up ? __builtin_shufflevector(c, c, 0, 0, 2, 2, 4, 4, 6, 6)
                           : __builtin_shufflevector(c, c, 6, 6, 4, 4, 2, 2, 0, 0);
         const v8sf B = up ? __builtin_shufflevector(c, c, 1, 1, 3, 3, 5, 5, 7, 7)
@@ -867,37 +887,213 @@ multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, 
         memcpy(w[j], &out, sizeof out);
     }
     for (; j < j1; j++)
-        mode_multiply(w[j], u[j], v[ny - j], ab + 2 * (up ? j : ny - j));
+        mode_multiply(w[j], u[j], v[self ? j : ny - j], ab + 2 * (up ? j : ny - j));
 }
 
-/* The fixed and clamp y pads' rows of the c columns l[0 .. c-1] (lines of
- * Z): a row transform is linear, and exact for a sign of 1, -1 or 0, so a pad
- * row's is its grid row's times the sign (pack_row's mirror), and the row
- * pass skips them. */
-static void mirror_rows(const struct spectral *sp, fftwf_complex *const *l, int c)
+/* The DCT-II (FFTW's REDFT10, Y_k = 2 sum_i x_i cos(pi k (i + 1/2) / n)) of
+ * the real and of the imaginary parts of a line x (with the odd cells times
+ * odd_sign) into y, by one complex DFT of n values (Makhoul, IEEE Trans.
+ * ASSP 28 (1980) 27): the even cells in order then the odd ones reversed,
+ * v_m = x_2m, v_(n-1-m) = x_(2m+1), make the DCT's angles
+ * pi k (4m + 1) / 2n those of a DFT times e^(-i pi k / 2n), so with
+ * V = DFT(v) and t = e^(-i pi k / 2n) (tw), Y_k = t V_k + conj(t) V_(n-k)
+ * (V_n = V_0): for a real line that is 2 Re(t V_k); for a complex one it
+ * keeps the transforms of both parts, the map being real. Each pair
+ * k, n - k is made from V_k, V_(n-k) in place: with a = t V_k and
+ * b = conj(t) V_(n-k), Y_k = a + b, Y_(n-k) = i (a - b). tmp: a line.
+ * Two values at a time with SSE2, each lane doing the IEEE operations of
+ * the scalar code, so the bits do not depend on the CPU. */
+static void dct2_forward(const struct axis *a, fftwf_plan p, const fftwf_complex *restrict x,
+                         fftwf_complex *restrict y, fftwf_complex *restrict tmp)
 {
-    for (int s = 0; s < c; s++)
-        mirror_pads(l[s], &sp->ay);
+    const int n = a->n;
+    const float s = a->kind->odd_sign;
+    int m = 0;
+#ifdef __SSE2__
+    const __m128 sv = _mm_set1_ps(s);
+    for (; 2 * m + 3 < n; m += 2) {
+        const __m128 lo = _mm_loadu_ps(x[2 * m]), hi = _mm_loadu_ps(x[2 * m + 2]);
+        const __m128 od = _mm_movehl_ps(hi, lo);   /* x_(2m+1), x_(2m+3) */
+        _mm_storeu_ps(tmp[m], _mm_movelh_ps(lo, hi));
+        _mm_storeu_ps(tmp[n - 2 - m], _mm_mul_ps(sv, _mm_shuffle_ps(od, od, _MM_SHUFFLE(1, 0, 3, 2))));
+    }
+#endif
+    for (; 2 * m < n; m++) {
+        tmp[m][0] = x[2 * m][0];
+        tmp[m][1] = x[2 * m][1];
+        if (2 * m + 1 < n) {
+            tmp[n - 1 - m][0] = s * x[2 * m + 1][0];
+            tmp[n - 1 - m][1] = s * x[2 * m + 1][1];
+        }
+    }
+    fftwf_execute_dft(p, tmp, y);
+    const fftwf_complex *tw = a->tw;
+    y[0][0] *= 2.0f;
+    y[0][1] *= 2.0f;
+    int k = 1;
+#ifdef __SSE2__
+    const __m128 neg_even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));   /* lanes 0, 2 */
+    const __m128 neg_odd = _mm_castsi128_ps(_mm_set_epi32(INT32_MIN, 0, INT32_MIN, 0));    /* lanes 1, 3 */
+    for (; 2 * (k + 1) < n; k += 2) {
+        const __m128 t = _mm_loadu_ps(tw[k]);
+        const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0));
+        const __m128 d = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
+        const __m128 u = _mm_loadu_ps(y[k]), vr = _mm_loadu_ps(y[n - k - 1]);
+        const __m128 v = _mm_shuffle_ps(vr, vr, _MM_SHUFFLE(1, 0, 3, 2));   /* V_(n-k), V_(n-k-1) */
+        const __m128 usw = _mm_shuffle_ps(u, u, _MM_SHUFFLE(2, 3, 0, 1));
+        const __m128 vsw = _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1));
+        const __m128 av = _mm_add_ps(_mm_mul_ps(c, u), _mm_xor_ps(_mm_mul_ps(d, usw), neg_even));
+        const __m128 bv = _mm_add_ps(_mm_mul_ps(c, v), _mm_xor_ps(_mm_mul_ps(d, vsw), neg_odd));
+        const __m128 dv = _mm_sub_ps(av, bv);
+        const __m128 iv = _mm_xor_ps(_mm_shuffle_ps(dv, dv, _MM_SHUFFLE(2, 3, 0, 1)), neg_even);   /* i (a - b) */
+        _mm_storeu_ps(y[k], _mm_add_ps(av, bv));
+        _mm_storeu_ps(y[n - k - 1], _mm_shuffle_ps(iv, iv, _MM_SHUFFLE(1, 0, 3, 2)));
+    }
+#endif
+    for (; 2 * k <= n; k++) {
+        float *u = y[k], *v = y[n - k];
+        const float c = tw[k][0], d = tw[k][1];   /* t = c + i d */
+        const float ar = c * u[0] + -(d * u[1]), ai = c * u[1] + d * u[0];
+        const float br = c * v[0] + d * v[1], bi = c * v[1] + -(d * v[0]);
+        const float dr = ar - br, di = ai - bi;
+        u[0] = ar + br;
+        u[1] = ai + bi;
+        if (2 * k < n) {
+            v[0] = -di;
+            v[1] = dr;
+        }
+    }
+}
+
+/* The DCT-III (FFTW's REDFT01, x_i = Y_0 + 2 sum_(k>0) Y_k cos(pi k (i + 1/2)
+ * / n): 2 n times the inverse of dct2_forward) of the real and of the
+ * imaginary parts of the line y into x, by the inverse of dct2_forward's
+ * steps: V_k = conj(t) (Y_k - i Y_(n-k)) (Y_n = 0; in place, pairs k,
+ * n - k, V_(n-k) = i t (Y_(n-k) - i Y_k)), v the unnormalised inverse DFT
+ * of V, the cells back from their order (times odd_sign). tmp: a line.
+ * SSE2 as dct2_forward. */
+static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restrict y, fftwf_complex *restrict x,
+                      fftwf_complex *restrict tmp)
+{
+    const int n = a->n;
+    const fftwf_complex *tw = a->tw;
+    int k = 1;
+#ifdef __SSE2__
+    const __m128 neg_even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));
+    const __m128 neg_odd = _mm_castsi128_ps(_mm_set_epi32(INT32_MIN, 0, INT32_MIN, 0));
+    for (; 2 * (k + 1) < n; k += 2) {
+        const __m128 t = _mm_loadu_ps(tw[k]);
+        const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0));
+        const __m128 d = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
+        const __m128 u = _mm_loadu_ps(y[k]), vr = _mm_loadu_ps(y[n - k - 1]);
+        const __m128 v = _mm_shuffle_ps(vr, vr, _MM_SHUFFLE(1, 0, 3, 2));
+        const __m128 usw = _mm_shuffle_ps(u, u, _MM_SHUFFLE(2, 3, 0, 1));
+        const __m128 vsw = _mm_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1));
+        const __m128 pv = _mm_add_ps(u, _mm_xor_ps(vsw, neg_odd));   /* Y_k - i Y_(n-k) */
+        const __m128 qv = _mm_add_ps(v, _mm_xor_ps(usw, neg_odd));   /* Y_(n-k) - i Y_k */
+        const __m128 psw = _mm_shuffle_ps(pv, pv, _MM_SHUFFLE(2, 3, 0, 1));
+        const __m128 qsw = _mm_shuffle_ps(qv, qv, _MM_SHUFFLE(2, 3, 0, 1));
+        const __m128 vk = _mm_add_ps(_mm_mul_ps(c, pv), _mm_xor_ps(_mm_mul_ps(d, psw), neg_odd));    /* conj(t) p */
+        const __m128 tq = _mm_add_ps(_mm_mul_ps(c, qv), _mm_xor_ps(_mm_mul_ps(d, qsw), neg_even));   /* t q */
+        const __m128 vn = _mm_xor_ps(_mm_shuffle_ps(tq, tq, _MM_SHUFFLE(2, 3, 0, 1)), neg_even);   /* i t q */
+        _mm_storeu_ps(y[k], vk);
+        _mm_storeu_ps(y[n - k - 1], _mm_shuffle_ps(vn, vn, _MM_SHUFFLE(1, 0, 3, 2)));
+    }
+#endif
+    for (; 2 * k <= n; k++) {
+        float *u = y[k], *v = y[n - k];
+        const float c = tw[k][0], d = tw[k][1];
+        const float pr = u[0] + v[1], pi = u[1] + -v[0];   /* Y_k - i Y_(n-k) */
+        const float qr = v[0] + u[1], qi = v[1] + -u[0];   /* Y_(n-k) - i Y_k */
+        const float tr = c * qr + -(d * qi), ti = c * qi + d * qr;
+        u[0] = c * pr + d * pi;                            /* conj(t) p */
+        u[1] = c * pi + -(d * pr);
+        if (2 * k < n) {
+            v[0] = -ti;                                    /* i t q */
+            v[1] = tr;
+        }
+    }
+    fftwf_execute_dft(p, y, tmp);
+    const float s = a->kind->odd_sign;
+    int m = 0;
+#ifdef __SSE2__
+    const __m128 sv = _mm_set1_ps(s);
+    for (; 2 * m + 3 < n; m += 2) {
+        const __m128 e = _mm_loadu_ps(tmp[m]), r = _mm_loadu_ps(tmp[n - 2 - m]);
+        const __m128 o = _mm_mul_ps(sv, _mm_shuffle_ps(r, r, _MM_SHUFFLE(1, 0, 3, 2)));   /* odd cells 2m+1, 2m+3 */
+        _mm_storeu_ps(x[2 * m], _mm_movelh_ps(e, o));
+        _mm_storeu_ps(x[2 * m + 2], _mm_movehl_ps(o, e));
+    }
+#endif
+    for (; 2 * m < n; m++) {
+        x[2 * m][0] = tmp[m][0];
+        x[2 * m][1] = tmp[m][1];
+        if (2 * m + 1 < n) {
+            x[2 * m + 1][0] = s * tmp[n - 1 - m][0];
+            x[2 * m + 1][1] = s * tmp[n - 1 - m][1];
+        }
+    }
+}
+
+/* Runs a plan of plan_forward along axis a on one line (tmp: a line). */
+static void run_forward(const struct axis *a, fftwf_plan p, fftwf_complex *in, fftwf_complex *out,
+                        fftwf_complex *tmp)
+{
+    if (a->kind->dct2)
+        dct2_forward(a, p, in, out, tmp);
+    else if (a->kind->dft)
+        fftwf_execute_dft(p, in, out);
+    else
+        fftwf_execute_r2r(p, (float *)in, (float *)out);
+}
+
+/* Runs a plan of plan_back along axis a (real_out as it was made; tmp: a
+ * line; a dct2 axis's transform overwrites in). */
+static void run_back(const struct axis *a, fftwf_plan p, bool real_out, fftwf_complex *in, void *out,
+                     fftwf_complex *tmp)
+{
+    if (a->kind->dct2)
+        dct2_back(a, p, in, out, tmp);
+    else if (!a->kind->dft)
+        fftwf_execute_r2r(p, (float *)in, out);
+    else if (real_out)
+        fftwf_execute_dft_c2r(p, in, out);
+    else
+        fftwf_execute_dft(p, in, out);
+}
+
+/* Lines l0 and l1 (n complex values, of which only the real parts count)
+ * made into one: l0's imaginary parts take l1's real parts (0 without l1). */
+static void pair_lines(fftwf_complex *restrict l0, const fftwf_complex *restrict l1, int n)
+{
+    for (int i = 0; i < n; i++)
+        l0[i][1] = l1 ? l1[i][0] : 0.0f;
 }
 
 /* Column pass item t: its columns (stored together in Z) transformed
- * forward into b1, the modes of columns 0 .. nx / 2 multiplied into b0 and
- * transformed back into Z. The mode multiplication pairs column i with
- * column nx - i, both in the item and in cache. The new spectrum is
- * Hermitian (the heights are real), so its other half is not computed: the
- * rows go back by a complex-to-real transform of columns 0 .. nx / 2, at
- * about half the cost of a complex one, and the imaginary part, rounding
- * noise, is never made. With z = Z(k) and zm = conj(Z(-k)), FFT(h_n) =
- * (z + zm) / 2 and FFT(h_{n-1}) = (z - zm) / 2i, so a FFT(h_n) - b FFT(h_{n-1})
- * = A (z + zm) + i B (z - zm) with A = a/2, B = b/2 (and 1 / (nx ny)).
- * Item 0 holds the mean (k = 0): it adds the half of sum(D) that the packed
- * plane does not carry (pack_row), summed in row order on one thread. */
+ * forward into b1, the modes of the columns that go back (item_columns'
+ * keep) multiplied into b0 and transformed back into Z. The transform is
+ * linear with real coefficients along a real-to-real axis, so the packed
+ * plane's two real planes are separated by their partner modes: with z = Z(k) and zm = conj(Z(k')), k' the partner of k
+ * (k_x and k_y negated on DFT axes, kept on real-to-real ones), F(h_n) =
+ * (z + zm) / 2 and F(h_{n-1}) = (z - zm) / 2i, so a F(h_n) - b F(h_{n-1})
+ * = A (z + zm) + i B (z - zm) with A = a/2, B = b/2 (and the transforms'
+ * normalisation). The mode multiplication pairs column i with its partner,
+ * both in the item and in cache. On a DFT x axis the new spectrum is
+ * Hermitian in k_x (the heights are real), so only columns 0 .. nx / 2 go
+ * back and the rows by a complex-to-real transform, at about half the cost
+ * of a complex one; on a real-to-real x axis every column goes back, to
+ * real values (plan_back), and on a DFT y axis only its rows 0 .. ny / 2
+ * are needed for that. Item 0 holds the mean (k = 0, when both axes have
+ * it): it adds the half of sum(D) that the packed plane does not carry
+ * (pack_row), summed in row order on one thread. */
 static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fftwf_complex *b1)
 {
-    const int ny = sp->ay.n;
+    const struct axis *ax = &sp->ax, *ay = &sp->ay;
+    const int ny = ay->n;
     const size_t nyp = sp->nyp;
-    int col[COLS], kx[COLS], partner[COLS];
-    const int c = item_columns(sp, t, col, kx, partner);
+    int col[COLS], kx[COLS], partner[COLS], keep;
+    const int c = item_columns(sp, t, col, kx, partner, &keep);
     fftwf_complex *z[COLS];
     for (int s = 0; s < c; s++)
         z[s] = sp->Z + (size_t)col[s] * nyp;
@@ -906,29 +1102,56 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
     for (int s = 0; s < c; s++)
         for (size_t o = 0; o < (size_t)ny * sizeof *sp->Z; o += 64)
             __builtin_prefetch((const char *)z[s] + o, 0, 3);
-    mirror_rows(sp, z, c);
     for (int s = 0; s < c; s++)
-        fftwf_execute_dft(sp->fy, z[s], b1 + s * nyp);
-    const int half = t == 0 ? c : c / 2;   /* the slots of columns 0 .. nx / 2 */
-    for (int s = 0; s < half; s++) {
+        run_forward(ay, sp->fy, z[s], b1 + s * nyp, b0);
+    for (int s = 0; s < keep; s++) {
         const fftwf_complex *u = b1 + s * nyp, *v = b1 + partner[s] * nyp;
-        const float *ab = sp->AB + 2 * (size_t)kx[s] * (ny / 2 + 1);
+        const float *ab = sp->AB + 2 * (size_t)kx[s] * sp->cy;
         fftwf_complex *w = b0 + s * nyp;
+        if (!ay->kind->dft) {
+            multiply_rows(w, u, v, ab, ny, 0, ny, 1, 1);
+            continue;
+        }
         /* Row j's partner is row ny - j (row 0 its own), and they share
          * a and b, kept for rows 0 .. ny / 2. */
         const int nh = ny / 2;
         mode_multiply(w[0], u[0], v[0], ab);
-        multiply_rows(w, u, v, ab, ny, 1, nh + 1, 1);
-        multiply_rows(w, u, v, ab, ny, nh + 1, ny, 0);
+        multiply_rows(w, u, v, ab, ny, 1, nh + 1, 1, 0);
+        if (ax->kind->dft)
+            multiply_rows(w, u, v, ab, ny, nh + 1, ny, 0, 0);
     }
-    if (t == 0) {
+    if (t == 0 && ax->kind->shift == 0 && ay->kind->shift == 0) {
         double d = 0;
-        for (int y = 0; y < sp->ay.m; y++)
-            d += (double)sp->wy[y] * sp->dsum[y];
-        b0[0][0] += (float)(sp->mean_sign * d * 0.5 / ((double)sp->ax.n * ny));
+        for (int y = 0; y < ay->m; y++)
+            d += sp->dsum[y];
+        b0[0][0] += (float)(sp->mean_sign * d * 0.5 / ((double)ax->n * ny));
     }
-    for (int s = 0; s < half; s++)
-        fftwf_execute_dft(sp->iy, b0 + s * nyp, z[s]);
+    if (ax->kind->dft) {
+        for (int s = 0; s < keep; s++)
+            run_back(ay, sp->iy, false, b0 + s * nyp, z[s], b1);
+        return;
+    }
+    /* A real-to-real x axis: the columns come back real, and columns s and
+     * s + 1 (s even, as the item's first column is) are stored together in
+     * Z's column s, s as the real parts and s + 1 as the imaginary ones, so
+     * that a row of the even columns is the row's heights in order (pass
+     * 3). A real-to-real y axis makes that pair by one transform of
+     * w_s + i w_(s+1) (every w is real: its imaginary part is
+     * A (u - u) + B (u - u) = 0), the transform being real; a DFT y axis
+     * by a complex-to-real transform of each. */
+    for (int s = 0; s < keep; s += 2) {
+        if (!column_real(sp)) {
+            pair_lines(b0 + s * nyp, s + 1 < keep ? b0 + (s + 1) * nyp : NULL, ny);
+            run_back(ay, sp->iy, false, b0 + s * nyp, z[s], b1);
+            continue;
+        }
+        for (int h = 0; h < 2 && s + h < keep; h++) {
+            const float *back = (const float *)b1;
+            run_back(ay, sp->iy, true, b0 + (s + h) * nyp, b1, NULL);
+            for (int j = 0; j < ny; j++)
+                z[s][j][h] = back[j];
+        }
+    }
 }
 
 /* Copies columns 0 .. n - 1 of the nr rows in `rows` (nxp apart) to rows
@@ -987,17 +1210,16 @@ static void step_passes(void *arg, int t, int nt)
     struct step_job *j = arg;
     struct spectral *sp = j->sp;
     struct field *f = j->f;
-    const int nx = sp->ax.n, ny = sp->ay.n, groups = sp->g1 - sp->g0;
+    const int nx = sp->ax.n, ny = sp->ay.n, groups = (ny + ROWS - 1) / ROWS;
     const size_t nxp = sp->nxp;
     fftwf_complex *b0 = sp->buf + (size_t)t * sp->buflen;
     fftwf_complex *b1 = b0 + sp->buflen / 2;
     for (int g; (g = claim(j, 0, groups)) >= 0;) {
-        const int y0 = (sp->g0 + g) * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
-        for (int r = 0; r < nr; r++)
-            if (row_kept(sp, y0 + r)) {
-                pack_row(sp, f, y0 + r, b0);
-                fftwf_execute_dft(sp->fx, b0, b1 + r * nxp);
-            }
+        const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
+        for (int r = 0; r < nr; r++) {
+            pack_row(sp, f, y0 + r, b0);
+            run_forward(&sp->ax, sp->fx, b0, b1 + r * nxp, b0 + nxp);
+        }
         group_copy(sp->Z, sp->nyp, y0, b1, nxp, nx, nr, 1);
     }
     team_barrier(nt);
@@ -1006,14 +1228,38 @@ static void step_passes(void *arg, int t, int nt)
     team_barrier(nt);
     int32_t mag = 0;
     for (int g; (g = claim(j, 2, groups)) >= 0;) {
-        const int y0 = (sp->g0 + g) * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
-        group_copy(sp->Z, sp->nyp, y0, b1, nxp, nx / 2 + 1, nr, 0);
-        for (int r = 0; r < nr; r++)
-            if (row_kept(sp, y0 + r)) {
-                fftwf_execute_dft_c2r(sp->ix, b1 + r * nxp, (float *)b0);
+        const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
+        if (sp->ax.kind->dft) {
+            group_copy(sp->Z, sp->nyp, y0, b1, nxp, nx / 2 + 1, nr, 0);
+            for (int r = 0; r < nr; r++) {
+                run_back(&sp->ax, sp->ix, true, b1 + r * nxp, b0, b0 + nxp);
                 int32_t m = unpack_row(sp, f, y0 + r, (const float *)b0, j->Hnew);
                 mag = m > mag ? m : mag;
             }
+            continue;
+        }
+        /* A real-to-real x axis: the rows (column_pass stored each in Z's
+         * even columns, two values a column) go back two at once, row
+         * r + i row r + 1. */
+        group_copy(sp->Z, 2 * sp->nyp, y0, b1, nxp, (nx + 1) / 2, nr, 0);   /* the even columns */
+        fftwf_complex *two = b0 + 2 * nxp;
+        float *h0 = (float *)(b0 + 3 * nxp), *h1 = (float *)(b0 + 4 * nxp);
+        for (int r = 0; r < nr; r += 2) {
+            const float *l0 = (const float *)(b1 + r * nxp), *l1 = (const float *)(b1 + (r + 1) * nxp);
+            for (int x = 0; x < nx; x++) {
+                two[x][0] = l0[x];
+                two[x][1] = r + 1 < nr ? l1[x] : 0.0f;
+            }
+            run_back(&sp->ax, sp->ix, false, two, b0, b0 + nxp);
+            for (int x = 0; x < nx; x++) {
+                h0[x] = b0[x][0];
+                h1[x] = b0[x][1];
+            }
+            for (int k = 0; k < 2 && r + k < nr; k++) {
+                int32_t m = unpack_row(sp, f, y0 + r + k, k ? h1 : h0, j->Hnew);
+                mag = m > mag ? m : mag;
+            }
+        }
     }
     if (j->limit > 0 && tblock_beyond(mag, j->limit))
         atomic_store_explicit(&j->beyond, 1, memory_order_relaxed);

@@ -8,7 +8,7 @@
  * the same solver on one thread (the kernels' own speed, apart from the
  * threads' scaling, which suffers most when other programs share the cores),
  * and, when this build has the spectral solver and fftw3f was found, one
- * spectral step of a 1024^2 grid with wrap and with fixed edges, with
+ * spectral step of a 1024^2 grid with wrap, fixed, clamp, mixed and absorb edges, with
  * estimated and with measured FFT plans (RIPPLERENDER_FFT), against
  * FFTW_MEASURE complex 2-D round trips of the grid's and of the fixed
  * domain's size (spectral_row).
@@ -62,7 +62,7 @@ struct sim_run {
 static int run_open_with(struct sim_run *r, const char *scene_path, const char *solver, int n, int spf, int frames,
                          const char *extra)
 {
-    char sets[7][64];
+    char sets[7][128];
     snprintf(sets[0], sizeof sets[0], "grid.width=%d", n);
     snprintf(sets[1], sizeof sets[1], "grid.height=%d", n);
     snprintf(sets[2], sizeof sets[2], "solver.type=%s", solver);
@@ -473,8 +473,8 @@ static void fft_trip_close(struct fft_trip *t)
 }
 #endif
 
-/* One spectral step of a 1024^2 grid with `wrap` edges (the FFT domain is
- * the grid) and with `fixed` edges (the grid and its pads, a larger domain:
+/* One spectral step of a 1024^2 grid with each kind of edges (`edges`: the
+ * FFT domain is the grid, or the grid and its absorb pads:
  * solver_spectral_domain), each with estimated plans (the default) and with
  * measured ones (RIPPLERENDER_FFT=measure, its wisdom cached in a temporary
  * XDG_CACHE_HOME so that the user's cache is not touched), against FFTW
@@ -485,7 +485,16 @@ static void fft_trip_close(struct fft_trip *t)
  * either side is missing. */
 static void spectral_row(const char *scene_path)
 {
-    static const char *const edges[] = { "wrap", "fixed" };
+    /* Every way an axis is transformed: periodic, the three real-to-real
+     * pairs of fixed and clamp edges (mixed: fixed on one side, clamp on
+     * the other, on both axes), absorb pads. Fixed stays second: the
+     * second yardstick is its domain's size. */
+    static const char *const edges[] = { "wrap", "fixed", "clamp", "mixed", "absorb" };
+    static const char *const sets[] = {
+        "boundary=wrap", "boundary=fixed", "boundary=clamp",
+        "boundary={\"left\": \"fixed\", \"right\": \"clamp\", \"top\": \"clamp\", \"bottom\": \"fixed\"}",
+        "boundary=absorb",
+    };
     enum { E = sizeof edges / sizeof *edges, R = 2 * E };
     const int n = 1024, steps = 20;
     struct sim_run r[R];   /* edge e, plans m (0 estimated, 1 measured): r[2 e + m] */
@@ -501,10 +510,8 @@ static void spectral_row(const char *scene_path)
     bench_cpu_clock = one;
     int opened = 0;
     for (; opened < R; opened++) {
-        char set[64];
-        snprintf(set, sizeof set, "boundary=%s", edges[opened / 2]);
         setenv("RIPPLERENDER_FFT", opened % 2 ? "measure" : "estimate", 1);
-        int st = run_open_with(&r[opened], scene_path, "spectral", n, 1, steps * TRIES + 2, set);
+        int st = run_open_with(&r[opened], scene_path, "spectral", n, 1, steps * TRIES + 2, sets[opened / 2]);
         if (st) {
             printf("spectral skipped: %s\n", st > 0 ? "this build has no spectral solver" : "the scene failed");
             break;

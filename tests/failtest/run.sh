@@ -82,6 +82,14 @@ scenario pngseq -o 'out/f%02d.png'
 scenario npy -o out/a.npy --hash
 scenario framemd5 -o out/a.framemd5 -s render.width=64 -s render.height=48
 scenario folders -o out/new/deep/a.npy --manifest out/m/m.json   # folders made, and taken back
+# The spectral solver: its domain, plans, twiddles and line buffers, with
+# each way an axis is transformed (the DFT; the DCT by a complex DFT, with
+# and without an absorb pad; FFTW's real-to-real transforms).
+scenario spectral-fixed -o out/a.npy -s solver.type=spectral -s grid.cell_size=0.001 -s boundary=fixed
+scenario spectral-mixed -o out/a.npy -s solver.type=spectral -s grid.cell_size=0.001 \
+    -s 'boundary={"left": "absorb", "right": "fixed", "top": "fixed", "bottom": "clamp"}'
+scenario spectral-wrap -o out/a.npy -s solver.type=spectral -s grid.cell_size=0.001 \
+    -s 'boundary={"left": "wrap", "right": "wrap", "top": "clamp", "bottom": "clamp"}'
 export RIPPLERENDER_FUSE=on; scenario fused-npy -o out/a.npy --hash; unset RIPPLERENDER_FUSE   # batches in the writer's ring
 echo "failtest: $total runs; $passed scenarios passed, $failed failed"
 [ $failed -eq 0 ]

@@ -4,7 +4,8 @@
  * water, the shallow-water speed sqrt(g d), the viscous decay 2 nu k^2 and
  * half_life, exact phase advance at any time step, the edge pads (absorb,
  * fixed, clamp), the held volume, initial.wave, frames that do not depend
- * on the thread count, and the blow-up screen. Scenes are filled by hand. */
+ * on the thread count, the blow-up screen and the FFT domain of each kind of
+ * edge. Scenes are filled by hand. */
 #include <complex.h>
 #include <math.h>
 #include <omp.h>
@@ -924,6 +925,37 @@ static void test_mixed_edges_bounded(void **state)
     assert_true(top <= 1.0);
 }
 
+/* The FFT domain of each kind of axis (solver_spectral_domain) on a 64 x 40
+ * grid with pads of 32 (PAD_MIN): `fixed` and `clamp` edges, alike or mixed,
+ * are transformed on the grid's own cells (their real-to-real transforms
+ * hold the mirror extension, no mirror copies: the domain once was 2m or 4m
+ * cells); `wrap` is the grid; an `absorb` pad facing `fixed` adds one pad,
+ * 64 + 32 = 96 = 3 2^5 (already a fast length); `absorb` on both sides two,
+ * 64 + 64 = 128. */
+static void test_domain_of_edges(void **state)
+{
+    (void)state;
+    static const struct {
+        enum edge_kind lo, hi;
+        int n;
+    } axes[] = {
+        { EDGE_FIXED, EDGE_FIXED, 64 },  { EDGE_CLAMP, EDGE_CLAMP, 64 },   { EDGE_FIXED, EDGE_CLAMP, 64 },
+        { EDGE_CLAMP, EDGE_FIXED, 64 },  { EDGE_WRAP, EDGE_WRAP, 64 },     { EDGE_ABSORB, EDGE_FIXED, 96 },
+        { EDGE_CLAMP, EDGE_ABSORB, 96 }, { EDGE_ABSORB, EDGE_ABSORB, 128 },
+    };
+    for (size_t k = 0; k < sizeof axes / sizeof *axes; k++) {
+        struct scene sc;
+        base_scene(&sc, 64, 40, 1e-3, 30, 2);
+        sc.boundary[EDGE_LEFT] = axes[k].lo;
+        sc.boundary[EDGE_RIGHT] = axes[k].hi;
+        sc.boundary[EDGE_TOP] = sc.boundary[EDGE_BOTTOM] = EDGE_FIXED;
+        int nx, ny;
+        solver_spectral_domain(&sc, &nx, &ny);
+        assert_int_equal(nx, axes[k].n);
+        assert_int_equal(ny, 40);
+    }
+}
+
 /* The heights after `frames` frames of the scene of test_threads_identical
  * and test_measured_plans (every kind of pad, the parallel passes), into a
  * new array of w x h floats. */
@@ -1184,6 +1216,7 @@ int main(void)
         cmocka_unit_test(test_measured_plans),
         cmocka_unit_test(test_needs_cell_size),
         cmocka_unit_test(test_auto_steps),
+        cmocka_unit_test(test_domain_of_edges),
     };
     const struct CMUnitTest physics[] = { PHYSICS_TESTS };
     int failed = cmocka_run_group_tests_name("spectral", tests, NULL, NULL);
