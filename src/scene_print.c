@@ -163,7 +163,12 @@ static void print_boundary(cJSON *root, const struct scene *sc, bool *ok)
         for (int s = 0; o && s < 4; s++)
             add_str(o, side[s], scene_edge_name(b[s]), ok);
     }
-    add_num(root, "absorb_width", sc->absorb_width, ok);
+    /* Only where it acts (an absorb edge): the loader refuses it elsewhere. */
+    for (int s = 0; s < 4; s++)
+        if (b[s] == EDGE_ABSORB) {
+            add_num(root, "absorb_width", sc->absorb_width, ok);
+            break;
+        }
 }
 
 /* Keyframes [time, a, b] as an array at key k of o. */

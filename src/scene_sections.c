@@ -303,6 +303,50 @@ static int check_wrap_pairs(struct ld *ld, const cJSON *node)
     return 0;
 }
 
+/* absorb_width acts on "absorb" edges only (the sponge and Mur's condition,
+ * src/sim.c; the spectral solver's pads): given without one, it is refused,
+ * as a key that would do nothing. When --set chose the edges over a file's
+ * or preset's absorb_width (-s boundary=fixed over an absorb scene), the
+ * width is ignored with a warning instead, as render keys of a mode --set
+ * left are (refuse_unused). */
+static int check_absorb_width(struct ld *ld, const cJSON *root, const cJSON *bnd)
+{
+    const struct scene *sc = ld->sc;
+    const cJSON *aw = member(root, "absorb_width");
+    const bool inside = !aw && cJSON_IsObject(bnd) && (aw = member(bnd, "absorb_width"));
+    for (int s = 0; aw && s < 4; s++)
+        if (sc->boundary[s] == EDGE_ABSORB)
+            return 0;
+    if (!aw)
+        return 0;
+    const char *b = "boundary";
+    char edges[160];
+    const enum edge_kind *k = sc->boundary;
+    if (k[0] == k[1] && k[1] == k[2] && k[2] == k[3])
+        snprintf(edges, sizeof edges, "%s: \"%s\"", b, edge_names[k[0]]);
+    else
+        snprintf(edges, sizeof edges, "%s: left \"%s\", right \"%s\", top \"%s\", bottom \"%s\"", b,
+                 edge_names[k[0]], edge_names[k[1]], edge_names[k[2]], edge_names[k[3]]);
+    const char *path = inside ? "boundary.absorb_width" : "absorb_width";
+    struct sj_pos pv, pk;
+    const char *pn;
+    bool pp;
+    if (!inside && bnd && !node_where(ld, bnd, &pv, &pk, &pn, &pp) && node_where(ld, aw, &pv, &pk, &pn, &pp)) {
+        struct scene *w = ld->sc;
+        if (w->n_warned < SCENE_WARN_MAX
+            && snprintf(w->warned[w->n_warned], sizeof w->warned[0],
+                        "%s:%d:%d: %s (%d) is not used by the edges that --set boundary chose (%s): ignored", pn,
+                        pk.line, pk.col, path, sc->absorb_width, edges) < 0)
+            w->warned[w->n_warned][0] = '\0';
+        w->n_warned++;
+        return 0;
+    }
+    return fail_key(ld, aw, path,
+                    "acts on \"absorb\" edges only, and no edge is \"absorb\" (%s); give one or leave absorb_width "
+                    "out, got %d",
+                    edges, sc->absorb_width);
+}
+
 int load_boundary(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = { "left", "right", "top", "bottom", "absorb_width", NULL };
@@ -311,14 +355,14 @@ int load_boundary(struct ld *ld, const cJSON *root)
     if (get_int(ld, root, "", "absorb_width", 1, 16384, &sc->absorb_width) < 0)
         return -1;
     if (!v)
-        return 0;
+        return check_absorb_width(ld, root, v);
     if (cJSON_IsString(v)) {
         int k;
         if (check_enum(ld, v, "boundary", edge_names, &k) < 0)
             return -1;
         for (int s = 0; s < 4; s++)
             sc->boundary[s] = (enum edge_kind)k;
-        return 0;
+        return check_absorb_width(ld, root, v);
     }
     if (!cJSON_IsObject(v))
         return fail_got(ld, v, "boundary", "one of \"fixed\", \"clamp\", \"wrap\", \"absorb\" or an object");
@@ -334,7 +378,7 @@ int load_boundary(struct ld *ld, const cJSON *root)
     GET_ENUM(ld, v, "boundary", "bottom", edge_names, sc->boundary[EDGE_BOTTOM]);
     if (get_int(ld, v, "boundary", "absorb_width", 1, 16384, &sc->absorb_width) < 0)
         return -1;
-    return check_wrap_pairs(ld, v);
+    return check_wrap_pairs(ld, v) < 0 ? -1 : check_absorb_width(ld, root, v);
 }
 
 /* ---- render and output ---------------------------------------------------------------------- */

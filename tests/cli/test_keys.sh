@@ -66,6 +66,18 @@ printf '{ "grid": { "width": 24, "height": 16 }, "time": { "frames": 3 }, "rende
 "$RR" "$T/g2.json" -s render.mode=shaded --hash -q > "$T/h2" 2> /dev/null
 check mode-set-three-frames [ "$(wc -l < "$T/h1")" -eq 3 ]
 check mode-set-same-frames cmp -s "$T/h1" "$T/h2"
+# absorb_width without an absorb edge does nothing: refused (tests/bad/274);
+# a file's, when -s boundary chose edges without one, is a warning naming
+# it, and the frames are those of the scene without it
+printf '{ "grid": { "width": 24, "height": 16 }, "time": { "frames": 3 }, "boundary": "absorb", "absorb_width": 4,\n  "drops": [ { "x": 3, "y": 3 } ] }\n' > "$T/a.json"
+"$RR" "$T/a.json" -s boundary=clamp --hash -q > "$T/h1" 2> "$T/err"; rc=$?
+check absorb-width-set-boundary-runs [ "$rc" -eq 0 ]
+check absorb-width-set-boundary-warned [ "$(cat "$T/err")" = "ripplerender: warning: $T/a.json:1:89: absorb_width (4) is not used by the edges that --set boundary chose (boundary: \"clamp\"): ignored" ]
+printf '{ "grid": { "width": 24, "height": 16 }, "time": { "frames": 3 }, "boundary": "clamp",\n  "drops": [ { "x": 3, "y": 3 } ] }\n' > "$T/a2.json"
+"$RR" "$T/a2.json" --hash -q > "$T/h2" 2> /dev/null
+check absorb-width-set-boundary-same-frames cmp -s "$T/h1" "$T/h2"
+"$RR" "$T/a2.json" -s absorb_width=4 --validate > /dev/null 2> "$T/err"; rc=$?
+check absorb-width-set-refused [ "$rc" -eq 2 -a "$(cat "$T/err")" = "ripplerender: --set absorb_width: acts on \"absorb\" edges only, and no edge is \"absorb\" (boundary: \"clamp\"); give one or leave absorb_width out, got 4" ]
 # a solver key of another solver stays refused under -s solver.type, saying the way out
 printf '{ "solver": { "type": "wave", "speed": 0.3 } }\n' > "$T/w.json"
 "$RR" "$T/w.json" -s solver.type=elias --validate 2> "$T/err"; rc=$?

@@ -686,11 +686,23 @@ static void test_exclusive_and_pairs(void **state)
     expect_file_error("{\"boundary\": \"sticky\"}",
                       ":1:14: boundary: expected one of \"fixed\", \"clamp\", \"wrap\", \"absorb\", got \"sticky\"");
 
+    /* absorb_width acts on absorb edges only: without one it would do
+     * nothing, so it is refused, at either place. */
+    expect_file_error("{\"boundary\": \"wrap\", \"absorb_width\": 4}",
+                      ":1:22: absorb_width: acts on \"absorb\" edges only, and no edge is \"absorb\" "
+                      "(boundary: \"wrap\"); give one or leave absorb_width out, got 4");
+    expect_file_error("{\"absorb_width\": 4}",
+                      ":1:2: absorb_width: acts on \"absorb\" edges only, and no edge is \"absorb\" "
+                      "(boundary: \"fixed\"); give one or leave absorb_width out, got 4");
+    expect_file_error("{\"boundary\": {\"left\": \"clamp\", \"absorb_width\": 8}}",
+                      ":1:32: boundary.absorb_width: acts on \"absorb\" edges only, and no edge is \"absorb\" "
+                      "(boundary: left \"clamp\", right \"fixed\", top \"fixed\", bottom \"fixed\"); give one "
+                      "or leave absorb_width out, got 8");
+
     struct scene sc;
     struct rr_err e;
-    assert_int_equal(load("{\"boundary\": \"wrap\", \"absorb_width\": 4}", NULL, 0, &sc, &e), 0);
-    for (int s = 0; s < 4; s++)
-        assert_int_equal(sc.boundary[s], EDGE_WRAP);
+    assert_int_equal(load("{\"boundary\": {\"top\": \"absorb\"}, \"absorb_width\": 4}", NULL, 0, &sc, &e), 0);
+    assert_int_equal(sc.boundary[EDGE_TOP], EDGE_ABSORB);
     assert_int_equal(sc.absorb_width, 4);
     scene_free(&sc);
 }
