@@ -303,15 +303,25 @@ static int check_wrap_pairs(struct ld *ld, const cJSON *node)
     return 0;
 }
 
+/* The text a node came from, by precedence: 0 the preset, 1 the file, 2 --set. */
+static int layer(const struct ld *ld, const cJSON *node)
+{
+    struct sj_pos pv, pk;
+    const char *pn;
+    bool pp;
+    return !node_where(ld, node, &pv, &pk, &pn, &pp) ? 2 : pp ? 0 : 1;
+}
+
 /* absorb_width acts on "absorb" edges only (the sponge and Mur's condition,
  * src/sim.c; the spectral solver's pads): given without one, it is refused,
- * as a key that would do nothing. When --set chose the edges over a file's
- * or preset's absorb_width (-s boundary=fixed over an absorb scene), the
- * width is ignored with a warning instead, as render keys of a mode --set
- * left are (refuse_unused). */
+ * as a key that would do nothing. When a later text chose the edges than
+ * the one that gave the width (-s boundary=fixed over an absorb scene, a
+ * file's boundary over a preset's absorb_width), the width is ignored with
+ * a warning instead, as a file's render keys are under -s render.mode
+ * (refuse_unused). */
 static int check_absorb_width(struct ld *ld, const cJSON *root, const cJSON *bnd)
 {
-    const struct scene *sc = ld->sc;
+    struct scene *sc = ld->sc;
     const cJSON *aw = member(root, "absorb_width");
     const bool inside = !aw && cJSON_IsObject(bnd) && (aw = member(bnd, "absorb_width"));
     for (int s = 0; aw && s < 4; s++)
@@ -319,26 +329,30 @@ static int check_absorb_width(struct ld *ld, const cJSON *root, const cJSON *bnd
             return 0;
     if (!aw)
         return 0;
-    const char *b = "boundary";
     char edges[160];
     const enum edge_kind *k = sc->boundary;
     if (k[0] == k[1] && k[1] == k[2] && k[2] == k[3])
-        snprintf(edges, sizeof edges, "%s: \"%s\"", b, edge_names[k[0]]);
+        snprintf(edges, sizeof edges, "boundary: \"%s\"", edge_names[k[0]]);
     else
-        snprintf(edges, sizeof edges, "%s: left \"%s\", right \"%s\", top \"%s\", bottom \"%s\"", b,
+        snprintf(edges, sizeof edges, "boundary: left \"%s\", right \"%s\", top \"%s\", bottom \"%s\"",
                  edge_names[k[0]], edge_names[k[1]], edge_names[k[2]], edge_names[k[3]]);
     const char *path = inside ? "boundary.absorb_width" : "absorb_width";
+    int chose = bnd ? layer(ld, bnd) : -1;   /* the latest text among the edges' */
+    for (const cJSON *c = cJSON_IsObject(bnd) ? bnd->child : NULL; c; c = c->next)
+        if (layer(ld, c) > chose)
+            chose = layer(ld, c);
     struct sj_pos pv, pk;
     const char *pn;
     bool pp;
-    if (!inside && bnd && !node_where(ld, bnd, &pv, &pk, &pn, &pp) && node_where(ld, aw, &pv, &pk, &pn, &pp)) {
-        struct scene *w = ld->sc;
-        if (w->n_warned < SCENE_WARN_MAX
-            && snprintf(w->warned[w->n_warned], sizeof w->warned[0],
-                        "%s:%d:%d: %s (%d) is not used by the edges that --set boundary chose (%s): ignored", pn,
-                        pk.line, pk.col, path, sc->absorb_width, edges) < 0)
-            w->warned[w->n_warned][0] = '\0';
-        w->n_warned++;
+    if (!inside && chose > layer(ld, aw) && node_where(ld, aw, &pv, &pk, &pn, &pp)) {
+        char by[320];
+        snprintf(by, sizeof by, chose == 2 ? "--set boundary" : "%s's boundary", ld->name);
+        if (sc->n_warned < SCENE_WARN_MAX
+            && snprintf(sc->warned[sc->n_warned], sizeof sc->warned[0],
+                        "%s:%d:%d: %s (%d) is not used by the edges that %s chose (%s): ignored", pn, pk.line,
+                        pk.col, path, sc->absorb_width, by, edges) < 0)
+            sc->warned[sc->n_warned][0] = '\0';
+        sc->n_warned++;
         return 0;
     }
     return fail_key(ld, aw, path,

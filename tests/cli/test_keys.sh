@@ -78,6 +78,10 @@ printf '{ "grid": { "width": 24, "height": 16 }, "time": { "frames": 3 }, "bound
 check absorb-width-set-boundary-same-frames cmp -s "$T/h1" "$T/h2"
 "$RR" "$T/a2.json" -s absorb_width=4 --validate > /dev/null 2> "$T/err"; rc=$?
 check absorb-width-set-refused [ "$rc" -eq 2 -a "$(cat "$T/err")" = "ripplerender: --set absorb_width: acts on \"absorb\" edges only, and no edge is \"absorb\" (boundary: \"clamp\"); give one or leave absorb_width out, got 4" ]
+# ... and a preset's, when the file's boundary has no absorb edge
+printf '{ "boundary": "fixed" }\n' > "$T/fb.json"
+"$RR" --preset harbour "$T/fb.json" --validate > /dev/null 2> "$T/err"; rc=$?
+check absorb-width-file-over-preset [ "$rc" -eq 0 -a "$(cat "$T/err")" = "ripplerender: warning: preset harbour:7:3: absorb_width (16) is not used by the edges that $T/fb.json's boundary chose (boundary: \"fixed\"): ignored" ]
 # a solver key of another solver stays refused under -s solver.type, saying the way out
 printf '{ "solver": { "type": "wave", "speed": 0.3 } }\n' > "$T/w.json"
 "$RR" "$T/w.json" -s solver.type=elias --validate 2> "$T/err"; rc=$?
