@@ -708,8 +708,9 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     /* Before the frame loop goes down to one thread beside the writer
      * (threads_beside_writer): the manifest records the -j asked for. */
     if (o->manifest && (manifest_check_scene_text(sc, "--manifest", e) < 0
-                        || manifest_create(&r->manifest, o->manifest, overwrite, state_last(r->state) - range_first + 1,
-                                           argc, o->args, e) < 0))
+                        || manifest_create(&r->manifest, o->manifest,
+                                           overwrite || (o->validate && outfile_warn_existing(o->manifest, overwrite)),
+                                           state_last(r->state) - range_first + 1, argc, o->args, e) < 0))
         return -1;
     manifest_range(r->manifest, range_first, state_last(r->state));
     resume_manifest(r->resume, r->manifest);
@@ -758,7 +759,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
                      || framehash_fits(&r->expected, o->check, scene_render_width(sc), scene_render_height(sc),
                                        sc->time.frames, e) < 0))
         return -1;
-    if (o->probes && (o->validate ? outfile_check_target(o->probes, o->overwrite, e)
+    if (o->probes && (o->validate ? outfile_check_target(o->probes,
+                                                         o->overwrite || outfile_warn_existing(o->probes, o->overwrite), e)
                                   : probes_open(&r->probes, o->probes, sc, o->overwrite, e)) < 0)
         return -1;
     if (o->validate && o->manifest)

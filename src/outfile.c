@@ -283,6 +283,15 @@ static int check_real(const char *target, const char *real, bool overwrite, stru
     return r;
 }
 
+bool outfile_warn_existing(const char *target, bool overwrite)
+{
+    struct stat st;
+    if (overwrite || stat(target, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    fprintf(stderr, "ripplerender: warning: %s: already exists; the run replaces it only with -y\n", target);
+    return true;
+}
+
 int outfile_check_target(const char *target, bool overwrite, struct rr_err *e)
 {
     if (!target || !*target)
