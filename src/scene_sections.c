@@ -85,6 +85,28 @@ struct key_users {
     bool warn_over_set;            /* a file's key of another kind when --set chose the kind: a warning */
 };
 
+/* Whether m, a key of the object o, came from a file or preset while --set
+ * chose o's kind (key `kind`): then *pn, *pk say where m is, and hint (n
+ * bytes) the way to another kind, the section given whole, as a refusal's
+ * tail; else hint is "". A kind set by --set over a file's or preset's
+ * section keeps the section's other keys. */
+static bool kind_over_set(const struct ld *ld, const cJSON *o, const cJSON *m, const char *section,
+                          const char *kind, const char *name, const char **pn, struct sj_pos *pk, char *hint,
+                          size_t n)
+{
+    struct sj_pos pv;
+    bool pp;
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, kind);
+    const bool over_set = k && !node_where(ld, k, &pv, pk, pn, &pp) && node_where(ld, m, &pv, pk, pn, &pp);
+    hint[0] = '\0';
+    if (over_set)
+        snprintf(hint, n,
+                 " (--set %s.%s keeps the section's other keys; to start it afresh, give it whole: "
+                 "--set '%s={\"%s\": \"%s\"}')",
+                 section, kind, section, kind, name);
+    return over_set;
+}
+
 /* Refuses the first key of the object o that kind `at` of u does not use,
  * naming the kinds whose key it is and the keys `at` takes instead; with
  * u->warn_over_set, a file's or preset's such key while --set chose the kind
@@ -106,15 +128,12 @@ static int refuse_unused_keys(struct ld *ld, const cJSON *o, const struct key_us
                                   u->section, *k);
         if (n < sizeof keys)
             snprintf(keys + n, sizeof keys - n, "%s", n ? u->besides : "only the keys of every mode");
-        /* A kind set by --set over a file's or preset's section keeps the
-         * section's other keys: the way to another kind is the section
-         * given whole, which the message says then. */
-        struct sj_pos pv, pk;
+        /* The way to another kind is the section given whole, which the
+         * message says then. */
+        struct sj_pos pk;
         const char *pn;
-        bool pp;
-        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, u->kind);
-        char hint[160] = "";
-        const bool over_set = kind && !node_where(ld, kind, &pv, &pk, &pn, &pp) && node_where(ld, m, &pv, &pk, &pn, &pp);
+        char hint[160];
+        const bool over_set = kind_over_set(ld, o, m, u->section, u->kind, u->name(at), &pn, &pk, hint, sizeof hint);
         if (over_set && u->warn_over_set) {
             /* Switching a scene's render mode from the command line is a
              * habit (-s render.mode=shaded over a colormap scene): the
@@ -128,11 +147,6 @@ static int refuse_unused_keys(struct ld *ld, const cJSON *o, const struct key_us
             sc->n_warned++;
             continue;
         }
-        if (over_set)
-            snprintf(hint, sizeof hint,
-                     " (--set %s.%s keeps the section's other keys; to start it afresh, give it whole: "
-                     "--set '%s={\"%s\": \"%s\"}')",
-                     u->section, u->kind, u->section, u->kind, u->name(at));
         return fail_key(ld, m, p, "not used by the %s %s (a key of %s); %s takes %s, got %s%s", u->name(at), u->noun,
                         whose, u->name(at), keys, got, hint);
     }
@@ -163,11 +177,14 @@ static int refuse_unused_solver_keys(struct ld *ld, const cJSON *o, const struct
     while (m && solver_uses(t, m->string))
         m = m->next;
     if (m && t->own_damping && (!strcmp(m->string, "damping") || !strcmp(m->string, "damping_shift"))) {
-        char p[PATH_LEN], got[80];
+        char p[PATH_LEN], got[80], hint[160];
+        struct sj_pos pk;
+        const char *pn;
         describe(m, got, sizeof got);
+        kind_over_set(ld, o, m, "solver", "type", t->name, &pn, &pk, hint, sizeof hint);
         return fail_key(ld, m, join(p, "solver", m->string),
-                        "not used by the %s solver (a per-step factor); use solver.half_life or solver.%s, got %s",
-                        t->name, t->own_damping, got);
+                        "not used by the %s solver (a per-step factor); use solver.half_life or solver.%s, got %s%s",
+                        t->name, t->own_damping, got, hint);
     }
     return refuse_unused_keys(ld, o, &u, at);
 }

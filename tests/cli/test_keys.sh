@@ -87,6 +87,13 @@ printf '{ "solver": { "type": "wave", "speed": 0.3 } }\n' > "$T/w.json"
 "$RR" "$T/w.json" -s solver.type=elias --validate 2> "$T/err"; rc=$?
 check type-set-refuses-file-key [ "$rc" -eq 2 ]
 check type-set-names-key grep -q "^ripplerender: $T/w.json:1:31: solver.speed: not used by the elias solver (a key of wave); elias takes .*, got 0.3 (--set solver.type keeps the section's other keys; to start it afresh, give it whole: --set 'solver={\"type\": \"elias\"}')$" "$T/err"
+# ... and so is a per-step damping under -s solver.type of a solver without
+# one, with the same way out (the scene's damping cannot be removed by --set)
+printf '{ "solver": { "type": "elias", "damping": 0.996 } }\n' > "$T/d.json"
+"$RR" "$T/d.json" -s solver.type=wave --validate 2> "$T/err"; rc=$?
+check type-set-refuses-damping [ "$rc" -eq 2 -a "$(cat "$T/err")" = "ripplerender: $T/d.json:1:32: solver.damping: not used by the wave solver (a per-step factor); use solver.half_life or solver.decay, got 0.996 (--set solver.type keeps the section's other keys; to start it afresh, give it whole: --set 'solver={\"type\": \"wave\"}')" ]
+"$RR" "$T/d.json" -s 'solver={"type": "wave"}' --validate > /dev/null 2> "$T/err"
+check type-set-whole-takes-damping-away [ ! -s "$T/err" ]
 # the section given whole starts afresh, quietly; a file's own mistake is refused
 "$RR" "$T/c.json" -s 'render={"mode": "shaded"}' --validate > /dev/null 2> "$T/err"; rc=$?
 check mode-set-whole-section [ "$rc" -eq 0 ]
