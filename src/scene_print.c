@@ -333,7 +333,8 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
 #define USES(key) render_mode_uses(r->mode, key)
         if (USES("colormap"))
             add_str(o, "colormap", r->colormap, ok);
-        add_pair(o, "range", r->range, ok);
+        if (render_range_acts(r))
+            add_pair(o, "range", r->range, ok);
         add_num(o, "width", r->width, ok);
         add_num(o, "height", r->height, ok);
         add_item(o, "obstacle_color", color_array(r->obstacle_color), ok);

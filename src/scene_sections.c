@@ -553,6 +553,38 @@ static int load_floor_depth(struct ld *ld, const cJSON *o)
     return 0;
 }
 
+/* render.range is a key of every mode (render_mode_uses) but acts only in
+ * those that map heights through it or with render.alpha "height"
+ * (render_range_acts): elsewhere it is refused, or, when --set chose the
+ * mode over a file's or preset's range, ignored with a warning, as the
+ * other keys of a mode --set left are (refuse_unused_keys). */
+static int check_range_acts(struct ld *ld, const cJSON *o)
+{
+    struct render_config *r = &ld->sc->render;
+    const cJSON *range = member(o, "range");
+    if (!range || render_range_acts(r))
+        return 0;
+    char got[80], hint[160];
+    struct sj_pos pk;
+    const char *pn, *mode = render_mode_name(r->mode);
+    describe(range, got, sizeof got);
+    if (kind_over_set(ld, o, range, "render", "mode", mode, &pn, &pk, hint, sizeof hint)) {
+        struct scene *sc = ld->sc;
+        if (sc->n_warned < SCENE_WARN_MAX
+            && snprintf(sc->warned[sc->n_warned], sizeof sc->warned[0],
+                        "%s:%d:%d: render.range (%s) is not used by the %s render mode that --set render.mode "
+                        "chose (a key of height, colormap): ignored",
+                        pn, pk.line, pk.col, got, mode) < 0)
+            sc->warned[sc->n_warned][0] = '\0';
+        sc->n_warned++;
+        return 0;
+    }
+    return fail_key(ld, range, "render.range",
+                    "not used by the %s render mode (a key of height, colormap, and of every mode with "
+                    "render.alpha \"height\"), got %s",
+                    mode, got);
+}
+
 int load_render(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = { "mode", "colormap", "range", "width", "height", "obstacle_color",
@@ -608,6 +640,8 @@ int load_render(struct ld *ld, const cJSON *root)
         return -1;
     if (!(r->range[0] < r->range[1]))
         return fail_got(ld, member(o, "range"), "render.range", "[low, high] with low < high");
+    if (check_range_acts(ld, o) < 0)
+        return -1;
     /* libswscale stretches a line at most about 6900 times (its step, in
      * 1/65536 of a source pixel, must stay 10 or more); an own-size mode
      * (refract) renders at the render size itself. */

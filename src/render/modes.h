@@ -143,6 +143,9 @@ struct render_mode_ops {
      * render_mode_uses); the scene refuses the others, naming these. */
     const char *const *keys;
     bool gray;                   /* its picture is a grey: it can give RENDER_NEED_GRAY16 */
+    /* It maps the heights through render.range (height, colormap); in the
+     * others range acts only as render.alpha "height"'s scale. */
+    bool range;
     bool light;                  /* it computes the floor's light (r->light): render.alpha "caustics" */
     /* It renders at render size itself, with frame instead of row (no
      * scaling; the deep picture is its 16-bit colour, no alpha). */

@@ -60,6 +60,10 @@ printf '{ "render": { "mode": "colormap", "colormap": "ocean" } }\n' > "$T/c.jso
 check mode-set-file-key-runs [ "$rc" -eq 0 ]
 check mode-set-file-key-warned grep -qx "ripplerender: warning: $T/c.json:1:35: render.colormap (\"ocean\") is not used by the shaded render mode that --set render.mode chose (a key of colormap): ignored" "$T/err"
 check mode-set-file-key-one-line [ "$(wc -l < "$T/err")" -eq 1 ]
+# render.range too, when -s render.mode chose a mode it does nothing in
+printf '{ "render": { "mode": "colormap", "range": [-0.5, 0.5] } }\n' > "$T/rg.json"
+"$RR" "$T/rg.json" -s render.mode=normals --validate > /dev/null 2> "$T/err"; rc=$?
+check mode-set-file-range-warned [ "$rc" -eq 0 -a "$(cat "$T/err")" = "ripplerender: warning: $T/rg.json:1:35: render.range ([-0.5,0.5]) is not used by the normals render mode that --set render.mode chose (a key of height, colormap): ignored" ]
 printf '{ "grid": { "width": 24, "height": 16 }, "time": { "frames": 3 }, "render": { "mode": "shaded" } }\n' > "$T/g1.json"
 printf '{ "grid": { "width": 24, "height": 16 }, "time": { "frames": 3 }, "render": { "mode": "colormap", "colormap": "ocean" } }\n' > "$T/g2.json"
 "$RR" "$T/g1.json" --hash -q > "$T/h1" 2> /dev/null

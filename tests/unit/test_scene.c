@@ -439,6 +439,17 @@ static void test_suggestions(void **state)
     expect_file_error("{\"render\": {\"mode\": \"shade\"}}", want);
     expect_file_error("{\"drops\": [{\"rad\": 2}]}",
                       ":1:13: drops.0.rad: unknown key \"rad\", did you mean \"radius\"?");
+    /* render.range maps heights in height and colormap, and gives the alpha
+     * of render.alpha "height" in any mode; elsewhere it would do nothing. */
+    expect_file_error("{\"render\": {\"mode\": \"shaded\", \"range\": [0, 1]}}",
+                      ":1:31: render.range: not used by the shaded render mode (a key of height, colormap, and of "
+                      "every mode with render.alpha \"height\"), got [0,1]");
+    struct scene rs;
+    struct rr_err re;
+    assert_int_equal(load("{\"render\": {\"mode\": \"shaded\", \"alpha\": \"height\", \"range\": [0, 1]}}", NULL, 0,
+                          &rs, &re), 0);
+    assert_true(rs.render.range[1] == 1.0);
+    scene_free(&rs);
     /* The colormap is checked with the scene, at its position. */
     expect_file_error("{\"render\": {\"mode\": \"colormap\", \"colormap\": \"virdis\"}}",
                       ":1:45: render.colormap: expected one of \"grey\", \"viridis\", \"magma\", \"inferno\", "
