@@ -501,7 +501,7 @@ uint64_t sink_bytes(const struct scene *sc, struct sink_budget b, char *what, si
  * for each frame of the run, each image of an atlas), checked as opening
  * checks them before writing anything (outfile_check_target), but for an
  * existing one that only -y lets the run replace, which
- * outfile_warn_existing names (the first of them) instead. Creates nothing. */
+ * outfile_note_existing notes instead. Creates nothing. */
 static int check_targets(const struct sink_ops *kind, const struct scene *sc, const struct sink_params *p,
                          struct rr_err *e)
 {
@@ -510,7 +510,7 @@ static int check_targets(const struct sink_ops *kind, const struct scene *sc, co
     if (kind->to_stdout)
         return 0;
     if (!kind->numbered)
-        return outfile_check_target(path, ov || outfile_warn_existing(path, ov), e);
+        return outfile_check_target(path, ov || outfile_note_existing(path, ov), e);
     long first = p->first, end = p->first + p->frames;
     if (sc->render.atlas[0]) {
         const long per = (long)sc->render.atlas[0] * sc->render.atlas[1];
@@ -521,7 +521,7 @@ static int check_targets(const struct sink_ops *kind, const struct scene *sc, co
     for (long i = first; i < end; i++) {
         if (sink_pattern_name(name, sizeof name, path, i) < 0)
             return rr_fail(e, RR_EXIT_USAGE, "%s: the name of frame %ld is too long", path, i);
-        ov = ov || outfile_warn_existing(name, ov);
+        ov = ov || outfile_note_existing(name, ov);
         if (outfile_check_target(name, ov, e) < 0)
             return -1;
     }
