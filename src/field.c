@@ -93,8 +93,8 @@ void field_swap(struct field *f)
 /* The ghost cells beyond the ends of `row`, by the left and right rules. */
 static inline void side_ghosts(float *dst, const float *row, int w, enum edge_kind L, enum edge_kind R)
 {
-    dst[-1] = field_ghost(L, row[0], row[w - 1]);
-    dst[w] = field_ghost(R, row[w - 1], row[0]);
+    dst[-1] = field_ghost(L, FIXED_WALL_CELL, row[0], row[w - 1]);
+    dst[w] = field_ghost(R, FIXED_WALL_CELL, row[w - 1], row[0]);
 }
 
 void field_fill_side_ghosts(const struct field *f, float *g, const enum edge_kind edges[4], int y0, int y1)
@@ -109,16 +109,17 @@ void field_fill_end_ghosts(const struct field *f, float *g, const enum edge_kind
 {
     const int w = f->w, h = f->h;
     const ptrdiff_t s = f->stride;
-    const enum edge_kind kind = edges[bottom ? EDGE_BOTTOM : EDGE_TOP];
     float *dst = bottom ? g + h * s : g - s;
-    if (kind == EDGE_FIXED) {
+    float sign;
+    const float *src = field_ghost_row(f, g, edges[bottom ? EDGE_BOTTOM : EDGE_TOP], FIXED_WALL_CELL, bottom, &sign);
+    if (!src) {
         memset(dst - 1, 0, ((size_t)w + 2) * sizeof *dst);
         return;
     }
-    /* wrap: the opposite edge's row; clamp (and absorb): the edge row itself.
-     * The corners follow the side rules applied to that row, which is what
-     * its own ghost columns hold once they are set, without reading them. */
-    const float *src = (kind == EDGE_WRAP) == (bottom != 0) ? g : g + (h - 1) * s;
+    /* wrap: the opposite edge's row; clamp (and absorb): the edge row itself
+     * (sign 1: FIXED_WALL_CELL's rows are copies). The corners follow the
+     * side rules applied to that row, which is what its own ghost columns
+     * hold once they are set, without reading them. */
     memcpy(dst, src, (size_t)w * sizeof *dst);
     side_ghosts(dst, src, w, edges[EDGE_LEFT], edges[EDGE_RIGHT]);
 }

@@ -27,22 +27,49 @@ int field_init(struct field *f, int w, int h, struct rr_err *e);
 /* Frees the planes and zeroes f; safe on a zeroed or freed field. */
 void field_free(struct field *f);
 
-/* Sets the ghost cells of plane g from its interior, per edge:
- * fixed -> 0 (seed 004: the wave inverts at the wall), clamp -> the edge cell
- * itself (seed 000's clamped coordinates: a mirror about the cell face),
- * wrap -> the opposite edge's cell (seed 000: periodic). absorb is filled as
- * clamp here; its absorbing layer belongs to the solver. A corner is what
- * the row it copies holds at that column, so both edges' rules compose and
- * 8-neighbour stencils see consistent corner ghosts.
+/* Where a `fixed` edge holds the height 0, which sets the ghost cell one
+ * cell beyond the edge cell (solver_ops.fixed_wall says it per solver):
+ * - FIXED_WALL_CELL: in that ghost cell itself, so it holds 0 (the
+ *   finite-difference solvers; seed 004: the wave inverts at the wall);
+ * - FIXED_WALL_FACE: at the edge cell's face, half a cell beyond its centre
+ *   (spectral: the odd mirror about the face, h(-1 - j) = -h(j);
+ *   docs/solvers.md, "Where the fixed wall is"), so it holds -h(edge).
+ * clamp is the even mirror about the face (h(edge)) either way. */
+enum fixed_wall { FIXED_WALL_CELL = 0, FIXED_WALL_FACE };
+
+/* Sets the ghost cells of plane g from its interior, per edge, as
+ * field_ghost and field_ghost_row say with FIXED_WALL_CELL (the
+ * finite-difference solvers that call it): fixed -> 0, clamp -> the edge
+ * cell itself (seed 000's clamped coordinates: a mirror about the cell
+ * face), wrap -> the opposite edge's cell (seed 000: periodic). absorb is
+ * filled as clamp here; its absorbing layer belongs to the solver. A corner
+ * is what the row it copies holds at that column, so both edges' rules
+ * compose and 8-neighbour stencils see consistent corner ghosts.
  * Cannot fail. */
 void field_fill_ghosts(const struct field *f, float *g, const enum edge_kind edges[4]);
 
-/* The ghost cell beyond an edge of kind k by the rules above, from the
- * edge's own cell and the opposite edge's (what the renderer's slopes read
- * too, src/render/water.c). */
-static inline float field_ghost(enum edge_kind k, float edge, float opposite)
+/* The ghost cell beyond an edge of kind k, its fixed wall at `wall`, from
+ * the edge's own cell and the opposite edge's: fixed -> 0 (CELL) or -edge
+ * (FACE), wrap -> opposite, clamp and absorb -> edge. The one rule for the
+ * solvers' ghosts (field_fill_ghosts) and the renderer's slopes
+ * (src/render/water.c). */
+static inline float field_ghost(enum edge_kind k, enum fixed_wall wall, float edge, float opposite)
 {
-    return k == EDGE_FIXED ? 0.0f : k == EDGE_WRAP ? opposite : edge;
+    return k == EDGE_FIXED ? (wall == FIXED_WALL_FACE ? -edge : 0.0f) : k == EDGE_WRAP ? opposite : edge;
+}
+
+/* The ghost row beyond the top (bottom = 0) or bottom (bottom = 1) edge of
+ * plane g, of kind k, by field_ghost's rule cell by cell: the interior row
+ * it is made of, times *sign (1 or -1; -1 for a FIXED_WALL_FACE fixed edge),
+ * or NULL for a row of zeros (a FIXED_WALL_CELL fixed edge). */
+static inline const float *field_ghost_row(const struct field *f, const float *g, enum edge_kind k,
+                                           enum fixed_wall wall, int bottom, float *sign)
+{
+    *sign = k == EDGE_FIXED && wall == FIXED_WALL_FACE ? -1.0f : 1.0f;
+    if (k == EDGE_FIXED && wall == FIXED_WALL_CELL)
+        return NULL;
+    /* wrap: the opposite edge's row; the others: the edge row itself. */
+    return (k == EDGE_WRAP) == (bottom != 0) ? g : g + (ptrdiff_t)(f->h - 1) * f->stride;
 }
 
 /* field_fill_ghosts in parts, for the threaded row drivers (src/tblock.c),

@@ -708,8 +708,9 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     /* Before the frame loop goes down to one thread beside the writer
      * (threads_beside_writer): the manifest records the -j asked for. */
     if (o->manifest && (manifest_check_scene_text(sc, "--manifest", e) < 0
-                        || manifest_create(&r->manifest, o->manifest, overwrite, state_last(r->state) - range_first + 1,
-                                           argc, o->args, e) < 0))
+                        || manifest_create(&r->manifest, o->manifest,
+                                           overwrite || (o->validate && outfile_note_existing(o->manifest, overwrite)),
+                                           state_last(r->state) - range_first + 1, argc, o->args, e) < 0))
         return -1;
     manifest_range(r->manifest, range_first, state_last(r->state));
     resume_manifest(r->resume, r->manifest);
@@ -758,7 +759,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
                      || framehash_fits(&r->expected, o->check, scene_render_width(sc), scene_render_height(sc),
                                        sc->time.frames, e) < 0))
         return -1;
-    if (o->probes && (o->validate ? outfile_check_target(o->probes, o->overwrite, e)
+    if (o->probes && (o->validate ? outfile_check_target(o->probes,
+                                                         o->overwrite || outfile_note_existing(o->probes, o->overwrite), e)
                                   : probes_open(&r->probes, o->probes, sc, o->overwrite, e)) < 0)
         return -1;
     if (o->validate && o->manifest)
@@ -952,13 +954,15 @@ int main(int argc, char **argv)
         /* what the run would write: the output (or a stream), or only hashes, and the side files */
         const bool hashes_only = !o.output && (o.hash || o.check), extra = o.probes || o.manifest;
         const char *out = strcmp(r.sc.output.path, "-") ? r.sc.output.path : "standard output";
-        printf("%s: valid (%dx%d cells, %d frames at %g fps, solver %s); %s%s%s%s%s%s%s\n",
+        const char *there = outfile_existing();   /* a target that only -y lets the run replace */
+        printf("%s: valid (%dx%d cells, %d frames at %g fps, solver %s); %s%s%s%s%s%s%s%s%s%s\n",
                !o.scene_path ? r.sc.file : strcmp(o.scene_path, "-") ? o.scene_path : "<stdin>", r.sc.grid.width,
                r.sc.grid.height, r.sc.time.frames, r.sc.time.fps, r.sc.solver.type->name,
                hashes_only ? "hashes the frames, writes " : "writes ", hashes_only ? "" : out,
                hashes_only && !extra ? "no file" : "", o.probes && !hashes_only ? ", " : "",
                o.probes ? o.probes : "", o.manifest && (o.probes || !hashes_only) ? ", " : "",
-               o.manifest ? o.manifest : "");
+               o.manifest ? o.manifest : "", there ? " (" : "", there ? there : "",
+               there ? " exists: the run replaces it only with -y)" : "");
         goto end;
     }
 

@@ -283,6 +283,23 @@ static int check_real(const char *target, const char *real, bool overwrite, stru
     return r;
 }
 
+static char existing[4096];
+
+bool outfile_note_existing(const char *target, bool overwrite)
+{
+    struct stat st;
+    if (overwrite || stat(target, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    if (!existing[0])
+        snprintf(existing, sizeof existing, "%s", target);
+    return true;
+}
+
+const char *outfile_existing(void)
+{
+    return existing[0] ? existing : NULL;
+}
+
 int outfile_check_target(const char *target, bool overwrite, struct rr_err *e)
 {
     if (!target || !*target)

@@ -53,6 +53,18 @@ extern const int outfile_n_stop_signals;
  * nothing. Returns 0, or -1 with e filled (RR_EXIT_RUNTIME). */
 int outfile_check_target(const char *target, bool overwrite, struct rr_err *e);
 
+/* For --validate, before outfile_check_target: whether target is an
+ * existing regular file (a link to one included) that a run without
+ * overwrite would refuse ("already exists (use -y to replace it)"). Then
+ * the first such target is noted for outfile_existing and the caller checks
+ * the rest with overwrite: the scene and its settings are valid, and a run
+ * before leaves its outputs. False with overwrite. Creates nothing. */
+bool outfile_note_existing(const char *target, bool overwrite);
+
+/* The first target outfile_note_existing noted, or NULL: --validate's line
+ * says that the run replaces it only with -y. */
+const char *outfile_existing(void);
+
 /* Opens path, a file the run reads (not "-"), for reading, without
  * hanging on a FIFO: open(2) of a FIFO without a writer would wait for one,
  * restarted after the stop signals' handler (SA_RESTART), so that no signal

@@ -112,6 +112,11 @@ bool render_mode_own_size(enum render_mode m);
  * width, height, obstacle_color, alpha, atlas) and its own (docs/scene.md's
  * "used by" column). The scene loader refuses the others. */
 bool render_mode_uses(enum render_mode m, const char *key);
+
+/* Whether render.range acts for rc: in a mode that maps heights through it
+ * (render_mode_ops.range: height, colormap) or as render.alpha "height"'s
+ * scale; elsewhere the loader refuses it and --print-scene leaves it out. */
+bool render_range_acts(const struct render_config *rc);
 /* The picture rc's mode shows the water over (render.background,
  * render.floor): the name the scene gives, or NULL when none is given; *key
  * its key ("background"), or NULL when the mode shows none. */

@@ -163,7 +163,12 @@ static void print_boundary(cJSON *root, const struct scene *sc, bool *ok)
         for (int s = 0; o && s < 4; s++)
             add_str(o, side[s], scene_edge_name(b[s]), ok);
     }
-    add_num(root, "absorb_width", sc->absorb_width, ok);
+    /* Only where it acts (an absorb edge): the loader refuses it elsewhere. */
+    for (int s = 0; s < 4; s++)
+        if (b[s] == EDGE_ABSORB) {
+            add_num(root, "absorb_width", sc->absorb_width, ok);
+            break;
+        }
 }
 
 /* Keyframes [time, a, b] as an array at key k of o. */
@@ -328,7 +333,8 @@ static void print_output(cJSON *root, const struct scene *sc, bool *ok)
 #define USES(key) render_mode_uses(r->mode, key)
         if (USES("colormap"))
             add_str(o, "colormap", r->colormap, ok);
-        add_pair(o, "range", r->range, ok);
+        if (render_range_acts(r))
+            add_pair(o, "range", r->range, ok);
         add_num(o, "width", r->width, ok);
         add_num(o, "height", r->height, ok);
         add_item(o, "obstacle_color", color_array(r->obstacle_color), ok);

@@ -85,6 +85,28 @@ struct key_users {
     bool warn_over_set;            /* a file's key of another kind when --set chose the kind: a warning */
 };
 
+/* Whether m, a key of the object o, came from a file or preset while --set
+ * chose o's kind (key `kind`): then *pn, *pk say where m is, and hint (n
+ * bytes) the way to another kind, the section given whole, as a refusal's
+ * tail; else hint is "". A kind set by --set over a file's or preset's
+ * section keeps the section's other keys. */
+static bool kind_over_set(const struct ld *ld, const cJSON *o, const cJSON *m, const char *section,
+                          const char *kind, const char *name, const char **pn, struct sj_pos *pk, char *hint,
+                          size_t n)
+{
+    struct sj_pos pv;
+    bool pp;
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(o, kind);
+    const bool over_set = k && !node_where(ld, k, &pv, pk, pn, &pp) && node_where(ld, m, &pv, pk, pn, &pp);
+    hint[0] = '\0';
+    if (over_set)
+        snprintf(hint, n,
+                 " (--set %s.%s keeps the section's other keys; to start it afresh, give it whole: "
+                 "--set '%s={\"%s\": \"%s\"}')",
+                 section, kind, section, kind, name);
+    return over_set;
+}
+
 /* Refuses the first key of the object o that kind `at` of u does not use,
  * naming the kinds whose key it is and the keys `at` takes instead; with
  * u->warn_over_set, a file's or preset's such key while --set chose the kind
@@ -106,15 +128,12 @@ static int refuse_unused_keys(struct ld *ld, const cJSON *o, const struct key_us
                                   u->section, *k);
         if (n < sizeof keys)
             snprintf(keys + n, sizeof keys - n, "%s", n ? u->besides : "only the keys of every mode");
-        /* A kind set by --set over a file's or preset's section keeps the
-         * section's other keys: the way to another kind is the section
-         * given whole, which the message says then. */
-        struct sj_pos pv, pk;
+        /* The way to another kind is the section given whole, which the
+         * message says then. */
+        struct sj_pos pk;
         const char *pn;
-        bool pp;
-        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, u->kind);
-        char hint[160] = "";
-        const bool over_set = kind && !node_where(ld, kind, &pv, &pk, &pn, &pp) && node_where(ld, m, &pv, &pk, &pn, &pp);
+        char hint[160];
+        const bool over_set = kind_over_set(ld, o, m, u->section, u->kind, u->name(at), &pn, &pk, hint, sizeof hint);
         if (over_set && u->warn_over_set) {
             /* Switching a scene's render mode from the command line is a
              * habit (-s render.mode=shaded over a colormap scene): the
@@ -128,11 +147,6 @@ static int refuse_unused_keys(struct ld *ld, const cJSON *o, const struct key_us
             sc->n_warned++;
             continue;
         }
-        if (over_set)
-            snprintf(hint, sizeof hint,
-                     " (--set %s.%s keeps the section's other keys; to start it afresh, give it whole: "
-                     "--set '%s={\"%s\": \"%s\"}')",
-                     u->section, u->kind, u->section, u->kind, u->name(at));
         return fail_key(ld, m, p, "not used by the %s %s (a key of %s); %s takes %s, got %s%s", u->name(at), u->noun,
                         whose, u->name(at), keys, got, hint);
     }
@@ -163,11 +177,14 @@ static int refuse_unused_solver_keys(struct ld *ld, const cJSON *o, const struct
     while (m && solver_uses(t, m->string))
         m = m->next;
     if (m && t->own_damping && (!strcmp(m->string, "damping") || !strcmp(m->string, "damping_shift"))) {
-        char p[PATH_LEN], got[80];
+        char p[PATH_LEN], got[80], hint[160];
+        struct sj_pos pk;
+        const char *pn;
         describe(m, got, sizeof got);
+        kind_over_set(ld, o, m, "solver", "type", t->name, &pn, &pk, hint, sizeof hint);
         return fail_key(ld, m, join(p, "solver", m->string),
-                        "not used by the %s solver (a per-step factor); use solver.half_life or solver.%s, got %s",
-                        t->name, t->own_damping, got);
+                        "not used by the %s solver (a per-step factor); use solver.half_life or solver.%s, got %s%s",
+                        t->name, t->own_damping, got, hint);
     }
     return refuse_unused_keys(ld, o, &u, at);
 }
@@ -303,6 +320,64 @@ static int check_wrap_pairs(struct ld *ld, const cJSON *node)
     return 0;
 }
 
+/* The text a node came from, by precedence: 0 the preset, 1 the file, 2 --set. */
+static int layer(const struct ld *ld, const cJSON *node)
+{
+    struct sj_pos pv, pk;
+    const char *pn;
+    bool pp;
+    return !node_where(ld, node, &pv, &pk, &pn, &pp) ? 2 : pp ? 0 : 1;
+}
+
+/* absorb_width acts on "absorb" edges only (the sponge and Mur's condition,
+ * src/sim.c; the spectral solver's pads): given without one, it is refused,
+ * as a key that would do nothing. When a later text chose the edges than
+ * the one that gave the width (-s boundary=fixed over an absorb scene, a
+ * file's boundary over a preset's absorb_width), the width is ignored with
+ * a warning instead, as a file's render keys are under -s render.mode
+ * (refuse_unused). */
+static int check_absorb_width(struct ld *ld, const cJSON *root, const cJSON *bnd)
+{
+    struct scene *sc = ld->sc;
+    const cJSON *aw = member(root, "absorb_width");
+    const bool inside = !aw && cJSON_IsObject(bnd) && (aw = member(bnd, "absorb_width"));
+    for (int s = 0; aw && s < 4; s++)
+        if (sc->boundary[s] == EDGE_ABSORB)
+            return 0;
+    if (!aw)
+        return 0;
+    char edges[160];
+    const enum edge_kind *k = sc->boundary;
+    if (k[0] == k[1] && k[1] == k[2] && k[2] == k[3])
+        snprintf(edges, sizeof edges, "boundary: \"%s\"", edge_names[k[0]]);
+    else
+        snprintf(edges, sizeof edges, "boundary: left \"%s\", right \"%s\", top \"%s\", bottom \"%s\"",
+                 edge_names[k[0]], edge_names[k[1]], edge_names[k[2]], edge_names[k[3]]);
+    const char *path = inside ? "boundary.absorb_width" : "absorb_width";
+    int chose = bnd ? layer(ld, bnd) : -1;   /* the latest text among the edges' */
+    for (const cJSON *c = cJSON_IsObject(bnd) ? bnd->child : NULL; c; c = c->next)
+        if (layer(ld, c) > chose)
+            chose = layer(ld, c);
+    struct sj_pos pv, pk;
+    const char *pn;
+    bool pp;
+    if (!inside && chose > layer(ld, aw) && node_where(ld, aw, &pv, &pk, &pn, &pp)) {
+        char by[320];
+        snprintf(by, sizeof by, chose == 2 ? "--set boundary" : "%s's boundary", ld->name);
+        if (sc->n_warned < SCENE_WARN_MAX
+            && snprintf(sc->warned[sc->n_warned], sizeof sc->warned[0],
+                        "%s:%d:%d: %s (%d) is not used by the edges that %s chose (%s): ignored", pn, pk.line,
+                        pk.col, path, sc->absorb_width, by, edges) < 0)
+            sc->warned[sc->n_warned][0] = '\0';
+        sc->n_warned++;
+        return 0;
+    }
+    return fail_key(ld, aw, path,
+                    "acts on \"absorb\" edges only, and no edge is \"absorb\" (%s); give one or leave absorb_width "
+                    "out, got %d",
+                    edges, sc->absorb_width);
+}
+
 int load_boundary(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = { "left", "right", "top", "bottom", "absorb_width", NULL };
@@ -311,14 +386,14 @@ int load_boundary(struct ld *ld, const cJSON *root)
     if (get_int(ld, root, "", "absorb_width", 1, 16384, &sc->absorb_width) < 0)
         return -1;
     if (!v)
-        return 0;
+        return check_absorb_width(ld, root, v);
     if (cJSON_IsString(v)) {
         int k;
         if (check_enum(ld, v, "boundary", edge_names, &k) < 0)
             return -1;
         for (int s = 0; s < 4; s++)
             sc->boundary[s] = (enum edge_kind)k;
-        return 0;
+        return check_absorb_width(ld, root, v);
     }
     if (!cJSON_IsObject(v))
         return fail_got(ld, v, "boundary", "one of \"fixed\", \"clamp\", \"wrap\", \"absorb\" or an object");
@@ -334,7 +409,7 @@ int load_boundary(struct ld *ld, const cJSON *root)
     GET_ENUM(ld, v, "boundary", "bottom", edge_names, sc->boundary[EDGE_BOTTOM]);
     if (get_int(ld, v, "boundary", "absorb_width", 1, 16384, &sc->absorb_width) < 0)
         return -1;
-    return check_wrap_pairs(ld, v);
+    return check_wrap_pairs(ld, v) < 0 ? -1 : check_absorb_width(ld, root, v);
 }
 
 /* ---- render and output ---------------------------------------------------------------------- */
@@ -478,6 +553,38 @@ static int load_floor_depth(struct ld *ld, const cJSON *o)
     return 0;
 }
 
+/* render.range is a key of every mode (render_mode_uses) but acts only in
+ * those that map heights through it or with render.alpha "height"
+ * (render_range_acts): elsewhere it is refused, or, when --set chose the
+ * mode over a file's or preset's range, ignored with a warning, as the
+ * other keys of a mode --set left are (refuse_unused_keys). */
+static int check_range_acts(struct ld *ld, const cJSON *o)
+{
+    struct render_config *r = &ld->sc->render;
+    const cJSON *range = member(o, "range");
+    if (!range || render_range_acts(r))
+        return 0;
+    char got[80], hint[160];
+    struct sj_pos pk;
+    const char *pn, *mode = render_mode_name(r->mode);
+    describe(range, got, sizeof got);
+    if (kind_over_set(ld, o, range, "render", "mode", mode, &pn, &pk, hint, sizeof hint)) {
+        struct scene *sc = ld->sc;
+        if (sc->n_warned < SCENE_WARN_MAX
+            && snprintf(sc->warned[sc->n_warned], sizeof sc->warned[0],
+                        "%s:%d:%d: render.range (%s) is not used by the %s render mode that --set render.mode "
+                        "chose (a key of height, colormap): ignored",
+                        pn, pk.line, pk.col, got, mode) < 0)
+            sc->warned[sc->n_warned][0] = '\0';
+        sc->n_warned++;
+        return 0;
+    }
+    return fail_key(ld, range, "render.range",
+                    "not used by the %s render mode (a key of height, colormap, and of every mode with "
+                    "render.alpha \"height\"), got %s",
+                    mode, got);
+}
+
 int load_render(struct ld *ld, const cJSON *root)
 {
     static const char *const keys[] = { "mode", "colormap", "range", "width", "height", "obstacle_color",
@@ -533,6 +640,8 @@ int load_render(struct ld *ld, const cJSON *root)
         return -1;
     if (!(r->range[0] < r->range[1]))
         return fail_got(ld, member(o, "range"), "render.range", "[low, high] with low < high");
+    if (check_range_acts(ld, o) < 0)
+        return -1;
     /* libswscale stretches a line at most about 6900 times (its step, in
      * 1/65536 of a source pixel, must stay 10 or more); an own-size mode
      * (refract) renders at the render size itself. */

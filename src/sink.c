@@ -3,6 +3,7 @@
 #include "sink.h"
 #include "sinks/sinks.h"
 #include "budget.h"
+#include "outfile.h"
 #include "render.h"
 #include "solver.h"
 
@@ -496,14 +497,45 @@ uint64_t sink_bytes(const struct scene *sc, struct sink_budget b, char *what, si
     return budget_add(libs, k->bytes(sc, &b, what, size));
 }
 
+/* The files sc's output would write (one file, or a numbered kind's file
+ * for each frame of the run, each image of an atlas), checked as opening
+ * checks them before writing anything (outfile_check_target), but for an
+ * existing one that only -y lets the run replace, which
+ * outfile_note_existing notes instead. Creates nothing. */
+static int check_targets(const struct sink_ops *kind, const struct scene *sc, const struct sink_params *p,
+                         struct rr_err *e)
+{
+    const char *path = sc->output.path;
+    bool ov = p->overwrite;
+    if (kind->to_stdout)
+        return 0;
+    if (!kind->numbered)
+        return outfile_check_target(path, ov || outfile_note_existing(path, ov), e);
+    long first = p->first, end = p->first + p->frames;
+    if (sc->render.atlas[0]) {
+        const long per = (long)sc->render.atlas[0] * sc->render.atlas[1];
+        first /= per;
+        end = (end + per - 1) / per;
+    }
+    char name[4096];
+    for (long i = first; i < end; i++) {
+        if (sink_pattern_name(name, sizeof name, path, i) < 0)
+            return rr_fail(e, RR_EXIT_USAGE, "%s: the name of frame %ld is too long", path, i);
+        ov = ov || outfile_note_existing(name, ov);
+        if (outfile_check_target(name, ov, e) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_err *e)
 {
     struct sink_params q;
     char float_modes[128];
     const struct sink_ops *kind = settings(sc, p, &q, float_modes, sizeof float_modes, e);
-    if (!kind)
+    if (!kind || (kind->check && kind->check(&sc->output, &q, e) < 0))
         return -1;
-    return kind->check ? kind->check(&sc->output, &q, e) : 0;
+    return check_targets(kind, sc, p, e);
 }
 
 int sink_open(struct sink **out, const struct scene *sc, const struct sink_params *p, struct rr_err *e)

@@ -201,8 +201,10 @@ int sink_fuse_check(struct rr_err *e);
 struct sink;
 
 /* What sink_open would refuse in the scene's output settings (the kind, an
- * atlas, bit_depth, alpha, the kind's own check), with nothing opened or
- * allocated: --validate. Loads the libraries the kind's run calls
+ * atlas, bit_depth, alpha, the kind's own check) and its targets (an
+ * existing file without p->overwrite, a folder, a link to nowhere: each
+ * frame's of a numbered kind), with nothing opened, made or allocated:
+ * --validate. Loads the libraries the kind's run calls
  * (sink_load_libav). Returns 0, or -1 with e filled. */
 int sink_check(const struct scene *sc, const struct sink_params *p, struct rr_err *e);
 

@@ -136,6 +136,12 @@ struct solver_ops {
      * (src/sim.c), which assumes a leapfrog pair of planes. Without it the
      * edges get the sponge only, on the new plane. */
     double (*cell_speed)(const void *priv, const struct scene *sc, int x, int y);
+    /* Where its `fixed` edges hold the height 0 (src/field.h): FIXED_WALL_CELL
+     * (0, the default) in the ghost cell one cell beyond the edge cell, as
+     * field_fill_ghosts fills it; FIXED_WALL_FACE at the edge cell's face
+     * (spectral). The renderer's slopes at the edges read the ghosts this
+     * makes (src/render/water.c). */
+    enum fixed_wall fixed_wall;
     /* Set when the solver itself takes what sim.c changes in f->cur between
      * steps as water displaced at rest (spectral): sim.c then puts the
      * initial images into f->cur alone, after init (sources_initial). */

@@ -71,6 +71,7 @@ static void colormap_row(const struct renderer *r, const struct field *f, int y,
 const struct render_mode_ops render_colormap_ops = {
     .name = "colormap",
     .keys = (const char *const[]){ "colormap", NULL },
+    .range = true,
     .init = colormap_init,
     .row = colormap_row,
 };

@@ -37,6 +37,7 @@ const struct render_mode_ops render_height_ops = {
     .name = "height",
     .keys = (const char *const[]){ NULL },
     .gray = true,
+    .range = true,
     .row = height_row,
     .row_float = height_row_float,
     .float_names = (const char *const[]){ "Y", NULL },

@@ -95,6 +95,7 @@ struct renderer {
     const unsigned char (*map)[3];     /* colormap: the table */
     struct water_look look;            /* water modes: the lighting */
     enum edge_kind edges[4];           /* water modes: the scene's boundary kinds */
+    enum fixed_wall fixed_wall;        /* water modes: where the solver's fixed edges hold 0 */
     float *gx, *gy;            /* refract, caustics: their slopes */
     float *zeros;              /* water modes: a fixed edge's ghost row */
     float *light;              /* caustics: the floor's light */
@@ -142,6 +143,9 @@ struct render_mode_ops {
      * render_mode_uses); the scene refuses the others, naming these. */
     const char *const *keys;
     bool gray;                   /* its picture is a grey: it can give RENDER_NEED_GRAY16 */
+    /* It maps the heights through render.range (height, colormap); in the
+     * others range acts only as render.alpha "height"'s scale. */
+    bool range;
     bool light;                  /* it computes the floor's light (r->light): render.alpha "caustics" */
     /* It renders at render size itself, with frame instead of row (no
      * scaling; the deep picture is its 16-bit colour, no alpha). */
@@ -253,13 +257,16 @@ void water_look_init(struct water_look *lk, const struct render_config *rc);
 void water_slopes(const struct field *f, float hs, float *restrict gx, float *restrict gy);
 
 /* A row's heights and what its slopes read around them: up, mid and dn are
- * rows y-1, y and y+1 (the ghost rows at the top and bottom edges), read at
- * [0, w) (mid also at -1 and w, whatever those hold); left and right are
- * the ghost cells beyond mid's ends. What field_fill_ghosts would put there
- * (water_nbhd fills one from the scene's boundary kinds). */
+ * rows y-1, y and y+1 (at the top and bottom edges, the interior row the
+ * ghost row is made of: field_ghost_row), read at [0, w) (mid also at -1
+ * and w, whatever those hold); up_odd (dn_odd) set when the ghost row is
+ * that row negated (a fixed wall at the edge cells' faces); left and right
+ * are the ghost cells beyond mid's ends (water_nbhd fills one from the
+ * scene's boundary kinds and the solver's fixed wall). */
 struct row_nbhd {
     const float *up, *mid, *dn;
     float left, right;
+    bool up_odd, dn_odd;
 };
 
 /* What the water modes share (render/water.c). water_init_rows: for a mode
@@ -282,9 +289,11 @@ void water_prepare(struct renderer *r, const struct field *f);
 void water_prepare_marked(struct renderer *r, const struct field *f, unsigned char *nz);
 void water_free(struct renderer *r);
 
-/* Row y's neighbourhood in f for the slopes, the ghosts as field_fill_ghosts
- * fills them from the scene's boundary kinds (fixed: 0, wrap: the opposite
- * edge, the others: the edge itself), read in place. Cannot fail. */
+/* Row y's neighbourhood in f for the slopes, the ghosts by field_ghost and
+ * field_ghost_row from the scene's boundary kinds and the solver's fixed
+ * wall (fixed: 0 one cell out, or the edge negated for a wall at the face;
+ * wrap: the opposite edge; the others: the edge itself), read in place.
+ * Cannot fail. */
 void water_nbhd(const struct renderer *r, const struct field *f, int y, struct row_nbhd *rn);
 
 /* The picture behind the water (render/backdrop.h): water_backdrop_open
@@ -307,6 +316,21 @@ static inline __attribute__((always_inline)) uint32_t bits_f(float f)
     return u;
 }
 
+/* ay of cells x0 .. x0+n-1 again where a ghost row is its source row
+ * negated (rn->up_odd, dn_odd: a fixed wall at the edge cells' faces):
+ * k (dn - up) with the ghost row's cells -dn or -up (a sign change is
+ * exact). Nothing for any other row. */
+static inline __attribute__((always_inline)) void odd_rows(const struct row_nbhd *rn, int x0, int n, float k,
+                                                           float *restrict ay)
+{
+    if (!(rn->up_odd || rn->dn_odd))
+        return;
+    const float *restrict up = rn->up + x0, *restrict dn = rn->dn + x0;
+    const float su = rn->up_odd ? -1.0f : 1.0f, sd = rn->dn_odd ? -1.0f : 1.0f;
+    for (int x = 0; x < n; x++)
+        ay[x] = k * (sd * dn[x] - su * up[x]);
+}
+
 /* The slopes of cells x0 .. x0+n-1 of a row as water_slopes takes them
  * (same expressions, same bits), the ghosts beyond the row's ends taken from
  * rn. Returns nonzero unless every slope is +0 (still water). */
@@ -324,6 +348,7 @@ static inline __attribute__((always_inline)) uint32_t chunk_slopes(const struct 
         ax[0] = k * ((w > 1 ? mid[1] : rn->right) - rn->left);
     if (x0 + n == w && w > 1)
         ax[n - 1] = k * (rn->right - mid[n - 2]);
+    odd_rows(rn, x0, n, k, ay);
     uint32_t any = 0;
     for (int x = 0; x < n; x++)
         any |= bits_f(ax[x]) | bits_f(ay[x]);

@@ -89,6 +89,12 @@ bool render_mode_uses(enum render_mode m, const char *key)
     return false;
 }
 
+bool render_range_acts(const struct render_config *rc)
+{
+    const struct render_mode_ops *ops = render_mode_of(rc->mode);
+    return rc->alpha == ALPHA_HEIGHT || (ops && ops->range);
+}
+
 const char *const *render_mode_float_names(enum render_mode m)
 {
     const struct render_mode_ops *ops = render_mode_of(m);

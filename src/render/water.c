@@ -4,6 +4,7 @@
  * render/modes.h. */
 #include "render/modes.h"
 #include "render/backdrop.h"
+#include "solver.h"
 #include "team.h"
 
 #include <math.h>
@@ -140,6 +141,7 @@ static inline __attribute__((always_inline)) void slopes_row(const struct row_nb
         ox[w - 1] = k * (rn->right - c[w - 2]);
     for (int x = 0; x < w; x++)
         oy[x] = k * (d[x] - u[x]);
+    odd_rows(rn, 0, w, k, oy);
 }
 
 /* Rows lo..hi-1 of the slopes (and their bits): read through f's ghosts, or
@@ -159,6 +161,7 @@ static inline __attribute__((always_inline)) void slopes_body(const struct slope
             rn.dn = rn.mid + s;
             rn.left = rn.mid[-1];
             rn.right = rn.mid[w];
+            rn.up_odd = rn.dn_odd = false;
         }
         float *ox = j->gx + (size_t)y * w, *oy = j->gy + (size_t)y * w;
         if (j->nz)
@@ -186,6 +189,9 @@ static void water_init(struct renderer *r, const struct scene *sc)
 {
     water_look_init(&r->look, &sc->render);
     memcpy(r->edges, sc->boundary, sizeof r->edges);
+    /* A scene made by hand without a solver (a test's) takes the
+     * finite-difference solvers' wall. */
+    r->fixed_wall = sc->solver.type ? sc->solver.type->fixed_wall : FIXED_WALL_CELL;
 }
 
 int water_init_rows(struct renderer *r, const struct scene *sc, struct rr_err *e)
@@ -220,20 +226,27 @@ void water_free(struct renderer *r)
     av_freep(&r->zeros);
 }
 
+/* The row beyond the top (bottom = 0) or bottom edge: field_ghost_row's,
+ * r->zeros for a row of zeros, *odd when it is to be negated. */
+static const float *ghost_row(const struct renderer *r, const struct field *f, int bottom, bool *odd)
+{
+    float sign;
+    const float *row = field_ghost_row(f, f->cur, r->edges[bottom ? EDGE_BOTTOM : EDGE_TOP], r->fixed_wall, bottom, &sign);
+    *odd = sign < 0.0f;
+    return row ? row : r->zeros;
+}
+
 void water_nbhd(const struct renderer *r, const struct field *f, int y, struct row_nbhd *rn)
 {
     const int w = r->gw, h = r->gh;
     const ptrdiff_t s = f->stride;
     const enum edge_kind *e = r->edges;
     rn->mid = f->cur + (ptrdiff_t)y * s;
-    rn->up = y > 0 ? rn->mid - s
-             : e[EDGE_TOP] == EDGE_FIXED ? r->zeros
-             : e[EDGE_TOP] == EDGE_WRAP ? f->cur + (ptrdiff_t)(h - 1) * s : rn->mid;
-    rn->dn = y < h - 1 ? rn->mid + s
-             : e[EDGE_BOTTOM] == EDGE_FIXED ? r->zeros
-             : e[EDGE_BOTTOM] == EDGE_WRAP ? f->cur : rn->mid;
-    rn->left = field_ghost(e[EDGE_LEFT], rn->mid[0], rn->mid[w - 1]);
-    rn->right = field_ghost(e[EDGE_RIGHT], rn->mid[w - 1], rn->mid[0]);
+    rn->up_odd = rn->dn_odd = false;
+    rn->up = y > 0 ? rn->mid - s : ghost_row(r, f, 0, &rn->up_odd);
+    rn->dn = y < h - 1 ? rn->mid + s : ghost_row(r, f, 1, &rn->dn_odd);
+    rn->left = field_ghost(e[EDGE_LEFT], r->fixed_wall, rn->mid[0], rn->mid[w - 1]);
+    rn->right = field_ghost(e[EDGE_RIGHT], r->fixed_wall, rn->mid[w - 1], rn->mid[0]);
 }
 
 void water_prepare_marked(struct renderer *r, const struct field *f, unsigned char *nz)

@@ -1346,6 +1346,7 @@ const struct solver_ops solver_spectral = {
     .free = spectral_free,
     .bytes = spectral_bytes,
     .omega = spectral_omega,
+    .fixed_wall = FIXED_WALL_FACE,
     .displaces_at_rest = true,
     .decay_rate = spectral_decay_rate,
     .loops_exactly = true,

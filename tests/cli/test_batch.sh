@@ -91,7 +91,10 @@ cond "check-mismatch-batched" 'batched "$T/err" && [ $s -eq 3 ] && [ $s2 -eq 3 ]
 check "check-mismatch-message" cmp -s "$T/err1" "$T/err2"
 cond "check-mismatch-names-frame-21" 'grep -q "frame 21 differs: expected 0123456789abcdef0123456789abcdef, got $(awk '"'"'$1 == 21 { print $2 }'"'"' "$T/s")" "$T/err2"'
 cond "check-mismatch-lines" 'cmp -s "$T/h" "$T/h2" && [ "$(wc -l < "$T/h")" -eq 22 ]'
-"$RR" "$T/a.json" --manifest "$T/m.json" -y > /dev/null 2>&1
+touch "$T/stamp"
+"$RR" "$T/a.json" --manifest "$T/m.json" -o "$T/m.framemd5" -y > /dev/null 2>&1
+# a test writes under $T only: never the clone's out/ (a user's render there)
+check "manifest-run-leaves-out-alone" [ -z "$(find out -newer "$T/stamp" 2>/dev/null)" ]
 python3 -c 'import json, sys; m = json.load(open(sys.argv[1]))
 for f in m["frames"]: print(f["frame"], f["md5"])' "$T/m.json" > "$T/mh"
 check "manifest-same-hashes" cmp -s "$T/mh" "$T/s"

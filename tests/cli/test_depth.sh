@@ -27,7 +27,7 @@ cat > "$T/drop.json" <<'JSON'
 { "grid": { "width": 48, "height": 32 }, "time": { "fps": 10, "frames": 3 },
   "drops": [ { "x": 24, "y": 16, "radius": 5, "amplitude": 1, "shape": "cosine" } ],
   "obstacles": [ { "type": "rect", "x": 2, "y": 2, "width": 4, "height": 4 } ],
-  "render": { "mode": "shaded", "range": [-0.5, 0.5] } }
+  "render": { "mode": "shaded" } }
 JSON
 
 # --- 16-bit PNG, every mode ------------------------------------------------------------
@@ -109,7 +109,7 @@ check alpha-npy-same-heights cmp -s "$T/drop.npy" "$T/dh.npy"
 sed 's/"obstacles": \[[^]]*\],//' "$T/drop.json" > "$T/nowall.json"
 "$RR" "$T/nowall.json" -o "$T/nw.npy" -f 1 -q
 while IFS='|' read -r nm out set dec tol; do
-    "$RR" "$T/nowall.json" -f 1 -s render.alpha=height -o "$T/$out" $set -q; s=$?
+    "$RR" "$T/nowall.json" -f 1 -s render.alpha=height -s 'render.range=[-0.5,0.5]' -o "$T/$out" $set -q; s=$?
     check "alpha-$nm-exit-0" [ $s -eq 0 ]
     f=$T/$out; case "$out" in *%d*) f=$(printf "$T/$out" 0) ;; esac
     [ "$dec" = - ] && dec=

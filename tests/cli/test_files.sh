@@ -322,6 +322,32 @@ cond parents-made '[ $s -eq 0 ] && [ -s "$T/mk/a/b/c.npy" ] && [ -s "$T/mk/p/q.c
 "$RR" "$T/small.json" -s "$PROBE" -o "$T/mk/v/x.npy" --probes "$T/mk/w/q.csv" --manifest "$T/mk/u/n.json" --validate > "$T/out"; s=$?
 cond validate-makes-nothing '[ $s -eq 0 ] && [ ! -e "$T/mk/v" ] && [ ! -e "$T/mk/w" ] && [ ! -e "$T/mk/u" ]'
 cond validate-says-where 'grep -q "writes $T/mk/v/x.npy" "$T/out"'
+# --validate refuses the targets the run would refuse before writing even
+# with -y (a folder, a link to nowhere), with the run's line and status 1,
+# instead of "writes" them; an existing file (any frame's of a sequence)
+# that the run would refuse without -y is valid, the line saying so (the
+# first of them) on standard output: stderr stays clean for scripts
+mkdir -p "$T/vt/dir.mp4" && : > "$T/vt/old.mp4" && : > "$T/vt/f00002.png" && ln -sf nowhere/x.npy "$T/vt/dead.npy"
+for c in "dir.mp4:is a directory" \
+         "dead.npy:is a symbolic link to nowhere/x.npy, which does not exist (outputs are written through links, not into missing folders)"; do
+    o=${c%%:*}; why=${c#*:}
+    "$RR" "$T/small.json" -f 3 -o "$T/vt/$o" --validate > "$T/out" 2> "$T/err"; s=$?
+    "$RR" "$T/small.json" -f 3 -o "$T/vt/$o" -y -q 2> "$T/err.run"; r=$?
+    cond "validate-refuses-target-$o" '[ $s -eq 1 ] && [ $r -eq 1 ] && [ ! -s "$T/out" ] && [ "$(cat "$T/err")" = "ripplerender: $T/vt/$o: $why" ] && cmp -s "$T/err" "$T/err.run"'
+done
+for o in old.mp4 f%05d.png; do
+    named=$(echo "$o" | sed 's/%05d/00002/')
+    "$RR" "$T/small.json" -f 3 -o "$T/vt/$o" --validate > "$T/out" 2> "$T/err"; s=$?
+    "$RR" "$T/small.json" -f 3 -o "$T/vt/$o" -q 2> "$T/err.run"; r=$?
+    cond "validate-notes-existing-$o" '[ $s -eq 0 ] && [ $r -eq 1 ] && grep -q "writes $T/vt/$o ($T/vt/$named exists: the run replaces it only with -y)\$" "$T/out" && [ ! -s "$T/err" ] && [ "$(cat "$T/err.run")" = "ripplerender: $T/vt/$named: already exists (use -y to replace it)" ]'
+    "$RR" "$T/small.json" -f 3 -o "$T/vt/$o" -y --validate > "$T/out" 2> "$T/err"; s=$?
+    cond "validate-takes-y-$o" '[ $s -eq 0 ] && grep -q "writes $T/vt/$o" "$T/out" && [ ! -s "$T/err" ] && [ ! -s "$T/vt/$named" ]'
+done
+: > "$T/vt/p.csv" && : > "$T/vt/m.json"
+"$RR" "$T/small.json" -f 3 -s "$PROBE" -o "$T/vt/new.npy" --probes "$T/vt/p.csv" --manifest "$T/vt/m.json" --validate > "$T/out" 2> "$T/err"; s=$?
+cond validate-notes-existing-probes-manifest '[ $s -eq 0 ] && grep -q "writes $T/vt/new.npy, $T/vt/p.csv, $T/vt/m.json ($T/vt/m.json exists: the run replaces it only with -y)\$" "$T/out" && [ ! -s "$T/err" ]'
+"$RR" "$T/small.json" -f 3 -o "$T/vt/f%05d.png" --range 0-1 --validate > "$T/out" 2> "$T/err"; s=$?
+cond validate-seq-range-only-its-frames '[ $s -eq 0 ] && [ ! -s "$T/err" ]'
 "$RR" "$T/small.json" -s solver.damping=1 -s drops.0.amplitude=1e300 -o "$T/mk/bad/deep/x.npy" -q 2> "$T/err"; s=$?
 cond failed-run-removes-made-folders '[ $s -eq 1 ] && [ ! -e "$T/mk/bad" ]'
 echo file > "$T/mk/plain"

@@ -60,17 +60,44 @@ printf '{ "render": { "mode": "colormap", "colormap": "ocean" } }\n' > "$T/c.jso
 check mode-set-file-key-runs [ "$rc" -eq 0 ]
 check mode-set-file-key-warned grep -qx "ripplerender: warning: $T/c.json:1:35: render.colormap (\"ocean\") is not used by the shaded render mode that --set render.mode chose (a key of colormap): ignored" "$T/err"
 check mode-set-file-key-one-line [ "$(wc -l < "$T/err")" -eq 1 ]
+# render.range too, when -s render.mode chose a mode it does nothing in
+printf '{ "render": { "mode": "colormap", "range": [-0.5, 0.5] } }\n' > "$T/rg.json"
+"$RR" "$T/rg.json" -s render.mode=normals --validate > /dev/null 2> "$T/err"; rc=$?
+check mode-set-file-range-warned [ "$rc" -eq 0 -a "$(cat "$T/err")" = "ripplerender: warning: $T/rg.json:1:35: render.range ([-0.5,0.5]) is not used by the normals render mode that --set render.mode chose (a key of height, colormap): ignored" ]
 printf '{ "grid": { "width": 24, "height": 16 }, "time": { "frames": 3 }, "render": { "mode": "shaded" } }\n' > "$T/g1.json"
 printf '{ "grid": { "width": 24, "height": 16 }, "time": { "frames": 3 }, "render": { "mode": "colormap", "colormap": "ocean" } }\n' > "$T/g2.json"
 "$RR" "$T/g1.json" --hash -q > "$T/h1" 2> /dev/null
 "$RR" "$T/g2.json" -s render.mode=shaded --hash -q > "$T/h2" 2> /dev/null
 check mode-set-three-frames [ "$(wc -l < "$T/h1")" -eq 3 ]
 check mode-set-same-frames cmp -s "$T/h1" "$T/h2"
+# absorb_width without an absorb edge does nothing: refused (tests/bad/274);
+# a file's, when -s boundary chose edges without one, is a warning naming
+# it, and the frames are those of the scene without it
+printf '{ "grid": { "width": 24, "height": 16 }, "time": { "frames": 3 }, "boundary": "absorb", "absorb_width": 4,\n  "drops": [ { "x": 3, "y": 3 } ] }\n' > "$T/a.json"
+"$RR" "$T/a.json" -s boundary=clamp --hash -q > "$T/h1" 2> "$T/err"; rc=$?
+check absorb-width-set-boundary-runs [ "$rc" -eq 0 ]
+check absorb-width-set-boundary-warned [ "$(cat "$T/err")" = "ripplerender: warning: $T/a.json:1:89: absorb_width (4) is not used by the edges that --set boundary chose (boundary: \"clamp\"): ignored" ]
+printf '{ "grid": { "width": 24, "height": 16 }, "time": { "frames": 3 }, "boundary": "clamp",\n  "drops": [ { "x": 3, "y": 3 } ] }\n' > "$T/a2.json"
+"$RR" "$T/a2.json" --hash -q > "$T/h2" 2> /dev/null
+check absorb-width-set-boundary-same-frames cmp -s "$T/h1" "$T/h2"
+"$RR" "$T/a2.json" -s absorb_width=4 --validate > /dev/null 2> "$T/err"; rc=$?
+check absorb-width-set-refused [ "$rc" -eq 2 -a "$(cat "$T/err")" = "ripplerender: --set absorb_width: acts on \"absorb\" edges only, and no edge is \"absorb\" (boundary: \"clamp\"); give one or leave absorb_width out, got 4" ]
+# ... and a preset's, when the file's boundary has no absorb edge
+printf '{ "boundary": "fixed" }\n' > "$T/fb.json"
+"$RR" --preset harbour "$T/fb.json" --validate > /dev/null 2> "$T/err"; rc=$?
+check absorb-width-file-over-preset [ "$rc" -eq 0 -a "$(cat "$T/err")" = "ripplerender: warning: preset harbour:7:3: absorb_width (16) is not used by the edges that $T/fb.json's boundary chose (boundary: \"fixed\"): ignored" ]
 # a solver key of another solver stays refused under -s solver.type, saying the way out
 printf '{ "solver": { "type": "wave", "speed": 0.3 } }\n' > "$T/w.json"
 "$RR" "$T/w.json" -s solver.type=elias --validate 2> "$T/err"; rc=$?
 check type-set-refuses-file-key [ "$rc" -eq 2 ]
 check type-set-names-key grep -q "^ripplerender: $T/w.json:1:31: solver.speed: not used by the elias solver (a key of wave); elias takes .*, got 0.3 (--set solver.type keeps the section's other keys; to start it afresh, give it whole: --set 'solver={\"type\": \"elias\"}')$" "$T/err"
+# ... and so is a per-step damping under -s solver.type of a solver without
+# one, with the same way out (the scene's damping cannot be removed by --set)
+printf '{ "solver": { "type": "elias", "damping": 0.996 } }\n' > "$T/d.json"
+"$RR" "$T/d.json" -s solver.type=wave --validate 2> "$T/err"; rc=$?
+check type-set-refuses-damping [ "$rc" -eq 2 -a "$(cat "$T/err")" = "ripplerender: $T/d.json:1:32: solver.damping: not used by the wave solver (a per-step factor); use solver.half_life or solver.decay, got 0.996 (--set solver.type keeps the section's other keys; to start it afresh, give it whole: --set 'solver={\"type\": \"wave\"}')" ]
+"$RR" "$T/d.json" -s 'solver={"type": "wave"}' --validate > /dev/null 2> "$T/err"
+check type-set-whole-takes-damping-away [ ! -s "$T/err" ]
 # the section given whole starts afresh, quietly; a file's own mistake is refused
 "$RR" "$T/c.json" -s 'render={"mode": "shaded"}' --validate > /dev/null 2> "$T/err"; rc=$?
 check mode-set-whole-section [ "$rc" -eq 0 ]

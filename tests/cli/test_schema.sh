@@ -44,7 +44,9 @@ modes=""   # each render mode's keys: --print-scene writes only those of the sce
 for m in $(listed render.mode); do
     echo "{ \"render\": { \"mode\": \"$m\" } }" | "$RR" - --print-scene > "$T/$m.json"; modes="$modes $T/$m.json"
 done
-check defaults-agree sc defaults "$S" "$T/empty.json" $solvers $modes
+# absorb_width: written only for a scene with an absorb edge
+echo '{ "boundary": "absorb" }' | "$RR" - --print-scene > "$T/absorb.json"
+check defaults-agree sc defaults "$S" "$T/empty.json" $solvers $modes "$T/absorb.json"
 check print-scene-solvers-valid sc validate "$S" $solvers
 check print-scene-modes-valid sc validate "$S" $modes
 check print-scene-empty-valid sc validate "$S" "$T/empty.json"
@@ -60,7 +62,7 @@ cat > "$T/full.json" <<JSON
   "grid": { "width": 40, "height": 30, "cell_size": 0.002 },
   "time": { "fps": 10, "frames": 3, "steps_per_frame": "auto" },
   "solver": { "type": "spring", "half_life": 2, "passes": 2 },
-  "boundary": { "left": "clamp", "right": "clamp", "top": "wrap", "bottom": "wrap", "absorb_width": 4 },
+  "boundary": { "left": "absorb", "right": "clamp", "top": "wrap", "bottom": "wrap", "absorb_width": 4 },
   "drops": [ { "frame": 1, "x": 5, "y": 5, "shape": "point", "mode": "set" }, { "time": 0.1 } ],
   "rain": { "rate": 2, "radius": 2, "amplitude": [-1, 1], "seed": 3 },
   "oscillators": [ { "x": 3, "y": 4 }, { "from": [0, 0], "to": [0, 29], "start": 0.1, "end": 0.2 } ],

@@ -16,7 +16,7 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 
 cat > "$T/a.json" <<'JSON'
 { "grid": { "width": 2049, "height": 2048, "cell_size": 0.01 }, "time": { "fps": 30, "frames": 6 },
-  "boundary": "fixed", "render": { "mode": "shaded", "range": [-0.5, 0.5] },
+  "boundary": "fixed", "render": { "mode": "shaded" },
   "obstacles": [ { "type": "rect", "x": 900, "y": 300, "width": 7, "height": 410 } ],
   "probes": [ { "x": 20, "y": 20 } ],
   "drops": [ { "x": 500, "y": 600, "radius": 6, "amplitude": -1 },
@@ -97,7 +97,7 @@ notfused save-state "$T/a.json" -o "$T/s.npy" --save-state "$T/st" --state-every
 # 16-bit PNG stay frame by frame; any other value is refused.
 cat > "$T/b.json" <<'JSON'
 { "grid": { "width": 203, "height": 117 }, "time": { "fps": 30, "frames": 12 },
-  "boundary": "fixed", "render": { "mode": "shaded", "range": [-0.5, 0.5] },
+  "boundary": "fixed", "render": { "mode": "shaded" },
   "obstacles": [ { "type": "rect", "x": 90, "y": 30, "width": 7, "height": 41 } ],
   "drops": [ { "x": 50, "y": 60, "radius": 6, "amplitude": -1 },
              { "time": 0.17, "x": 150, "y": 80, "radius": 4, "amplitude": 0.8 } ] }

@@ -23,6 +23,7 @@
 #include "gray_png.h"
 #include "render.h"
 #include "render/modes.h"
+#include "solver.h"
 #include "water_scene.h"
 
 static void render_once(const struct scene *sc, const float *cells, const unsigned char *walls, uint8_t *out)
@@ -891,6 +892,74 @@ static void test_colormap_lightness(void **state)
     assert_memory_equal(c[255], c255, 3);
 }
 
+/* The slopes at the grid's edges come from where the solver holds a fixed
+ * edge at 0 (solver_ops.fixed_wall): the finite-difference solvers' ghost
+ * cell one cell beyond the edge cell is 0; the spectral solver's wall is
+ * the edge cell's face, half a cell out, whose odd mirror makes the ghost
+ * -h(edge) (docs/solvers.md, "Where the fixed wall is"). clamp is the even
+ * mirror about the face, the ghost h(edge), for both. On a 5 x 4 grid, with
+ * height_scale 1 (k = 1/2), by hand, for every water mode that makes slope
+ * planes (caustics: marked words; refract: whole rows) and for the pixels
+ * of the row modes (normals). */
+static void test_edge_slopes_follow_solver_wall(void **state)
+{
+    (void)state;
+    enum { W = 5, H = 4 };
+    static const float cells[W * H] = {
+        1, 2, 3, 4, 5,
+        2, 3, 5, 7, 8,
+        0, 1, 1, 2, 3,
+        4, 0, 2, 1, 6,
+    };
+    /* gx at (0, 0), (4, 1), (2, 1); gy at (0, 0), (2, 3), (4, 3): */
+    static const struct {
+        const char *solver;
+        enum edge_kind edge;
+        float gx00, gx41, gx21, gy00, gy23, gy43;
+    } cases[] = {
+        /* ghost 0: (2 - 0) / 2, (0 - 7) / 2, (7 - 3) / 2, (2 - 0) / 2, (0 - 1) / 2, (0 - 3) / 2 */
+        { "elias", EDGE_FIXED, 1.0f, -3.5f, 2.0f, 1.0f, -0.5f, -1.5f },
+        { "wave", EDGE_FIXED, 1.0f, -3.5f, 2.0f, 1.0f, -0.5f, -1.5f },
+        /* ghost -h: (2 + 1) / 2, (-8 - 7) / 2, 2, (2 + 1) / 2, (-2 - 1) / 2, (-6 - 3) / 2 */
+        { "spectral", EDGE_FIXED, 1.5f, -7.5f, 2.0f, 1.5f, -1.5f, -4.5f },
+        /* ghost h: (2 - 1) / 2, (8 - 7) / 2, 2, (2 - 1) / 2, (2 - 1) / 2, (6 - 3) / 2 */
+        { "elias", EDGE_CLAMP, 0.5f, 0.5f, 2.0f, 0.5f, 0.5f, 1.5f },
+        { "spectral", EDGE_CLAMP, 0.5f, 0.5f, 2.0f, 0.5f, 0.5f, 1.5f },
+    };
+    const enum render_mode planes[] = { RENDER_CAUSTICS, RENDER_REFRACT };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        for (size_t m = 0; m < 3; m++) {
+            struct scene sc;
+            scene_init(&sc, W, H, m < 2 ? planes[m] : RENDER_NORMALS, cases[c].edge);
+            sc.solver.type = solver_find(cases[c].solver);
+            assert_non_null(sc.solver.type);
+            struct fake fk;
+            fake_init(&fk, W, H, cells);
+            struct renderer *r = NULL;
+            struct rr_err e = { 0 };
+            assert_int_equal(render_create(&r, &sc, 0, &e), 0);
+            struct frame fr;
+            assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+            if (m < 2) {
+                assert_true(r->gx[0 * W + 0] == cases[c].gx00);
+                assert_true(r->gx[1 * W + 4] == cases[c].gx41);
+                assert_true(r->gx[1 * W + 2] == cases[c].gx21);
+                assert_true(r->gy[0 * W + 0] == cases[c].gy00);
+                assert_true(r->gy[3 * W + 2] == cases[c].gy23);
+                assert_true(r->gy[3 * W + 4] == cases[c].gy43);
+            } else {
+                /* normals: red = (0.5 - 0.5 gx / |n|) 255, green = (0.5 + 0.5 gy / |n|) 255. */
+                const float gx = cases[c].gx00, gy = cases[c].gy00;
+                const float inv = 1.0f / sqrtf(gx * gx + gy * gy + 1.0f);
+                assert_int_equal(fr.rgb[0], lrintf((0.5f - 0.5f * gx * inv) * 255.0f));
+                assert_int_equal(fr.rgb[1], lrintf((0.5f + 0.5f * gy * inv) * 255.0f));
+            }
+            render_free(r);
+            free(fk.mem);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -898,6 +967,7 @@ int main(void)
         cmocka_unit_test(test_refract_still_water_shows_background),
         cmocka_unit_test(test_refract_known_slope_moves_background),
         cmocka_unit_test(test_normals_wrap_tiles),
+        cmocka_unit_test(test_edge_slopes_follow_solver_wall),
         cmocka_unit_test(test_prepare_slopes_from_heights),
         cmocka_unit_test(test_prepare_marked_frames),
         cmocka_unit_test(test_caustics_conserve_light),

@@ -439,6 +439,17 @@ static void test_suggestions(void **state)
     expect_file_error("{\"render\": {\"mode\": \"shade\"}}", want);
     expect_file_error("{\"drops\": [{\"rad\": 2}]}",
                       ":1:13: drops.0.rad: unknown key \"rad\", did you mean \"radius\"?");
+    /* render.range maps heights in height and colormap, and gives the alpha
+     * of render.alpha "height" in any mode; elsewhere it would do nothing. */
+    expect_file_error("{\"render\": {\"mode\": \"shaded\", \"range\": [0, 1]}}",
+                      ":1:31: render.range: not used by the shaded render mode (a key of height, colormap, and of "
+                      "every mode with render.alpha \"height\"), got [0,1]");
+    struct scene rs;
+    struct rr_err re;
+    assert_int_equal(load("{\"render\": {\"mode\": \"shaded\", \"alpha\": \"height\", \"range\": [0, 1]}}", NULL, 0,
+                          &rs, &re), 0);
+    assert_true(rs.render.range[1] == 1.0);
+    scene_free(&rs);
     /* The colormap is checked with the scene, at its position. */
     expect_file_error("{\"render\": {\"mode\": \"colormap\", \"colormap\": \"virdis\"}}",
                       ":1:45: render.colormap: expected one of \"grey\", \"viridis\", \"magma\", \"inferno\", "
@@ -686,11 +697,23 @@ static void test_exclusive_and_pairs(void **state)
     expect_file_error("{\"boundary\": \"sticky\"}",
                       ":1:14: boundary: expected one of \"fixed\", \"clamp\", \"wrap\", \"absorb\", got \"sticky\"");
 
+    /* absorb_width acts on absorb edges only: without one it would do
+     * nothing, so it is refused, at either place. */
+    expect_file_error("{\"boundary\": \"wrap\", \"absorb_width\": 4}",
+                      ":1:22: absorb_width: acts on \"absorb\" edges only, and no edge is \"absorb\" "
+                      "(boundary: \"wrap\"); give one or leave absorb_width out, got 4");
+    expect_file_error("{\"absorb_width\": 4}",
+                      ":1:2: absorb_width: acts on \"absorb\" edges only, and no edge is \"absorb\" "
+                      "(boundary: \"fixed\"); give one or leave absorb_width out, got 4");
+    expect_file_error("{\"boundary\": {\"left\": \"clamp\", \"absorb_width\": 8}}",
+                      ":1:32: boundary.absorb_width: acts on \"absorb\" edges only, and no edge is \"absorb\" "
+                      "(boundary: left \"clamp\", right \"fixed\", top \"fixed\", bottom \"fixed\"); give one "
+                      "or leave absorb_width out, got 8");
+
     struct scene sc;
     struct rr_err e;
-    assert_int_equal(load("{\"boundary\": \"wrap\", \"absorb_width\": 4}", NULL, 0, &sc, &e), 0);
-    for (int s = 0; s < 4; s++)
-        assert_int_equal(sc.boundary[s], EDGE_WRAP);
+    assert_int_equal(load("{\"boundary\": {\"top\": \"absorb\"}, \"absorb_width\": 4}", NULL, 0, &sc, &e), 0);
+    assert_int_equal(sc.boundary[EDGE_TOP], EDGE_ABSORB);
     assert_int_equal(sc.absorb_width, 4);
     scene_free(&sc);
 }
