@@ -514,7 +514,11 @@ static int begin(struct outfile *of, const char *target, bool overwrite, bool na
     struct stat st;
     mode_t mask = umask(0);
     umask(mask);
-    of->mode = stat(real, &st) == 0 ? st.st_mode & 07777 : 0666 & ~mask;
+    /* A replaced file's read, write and execute bits and its group go to the
+     * new contents; its set-user-ID, set-group-ID and sticky bits do not. */
+    bool replaced = stat(real, &st) == 0;
+    of->mode = replaced ? st.st_mode & 0777 : 0666 & ~mask;
+    of->gid = replaced ? st.st_gid : (gid_t)-1;
     int fd = -1;
     if (!named && access("/proc/self/fd", X_OK) == 0)
         fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -617,7 +621,10 @@ int outfile_move(struct outfile *of, struct rr_err *e)
     const char *target = of->target;
     if (!target)
         return rr_fail(e, RR_EXIT_RUNTIME, "output: no temporary file to commit");
-    if ((of->fd >= 0 ? fchmod(of->fd, of->mode) : chmod(of->temp, of->mode)) != 0)
+    mode_t mode = of->mode;
+    if (of->gid != (gid_t)-1 && (of->fd >= 0 ? fchown(of->fd, (uid_t)-1, of->gid) : chown(of->temp, (uid_t)-1, of->gid)) != 0)
+        mode &= ~(mode_t)070;   /* not in the replaced file's group: its group bits were meant for that group */
+    if ((of->fd >= 0 ? fchmod(of->fd, mode) : chmod(of->temp, mode)) != 0)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot set the mode: %s", target, strerror(errno));
     if (!of->temp) {
         /* Unnamed: linked into place; with overwrite, first under a name

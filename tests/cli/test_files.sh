@@ -177,6 +177,32 @@ refuse_y y-hard-link "a.npy: has 2 hard links"
 rm "$T/y/hard.npy"; chmod 640 "$T/y/a.npy"
 "$RR" "$T/small.json" -o "$T/y/a.npy" -y -q; s=$?
 cond y-keeps-mode '[ $s -eq 0 ] && [ "$(stat -c %a "$T/y/a.npy")" = 640 ] && [ "$(head -c 6 "$T/y/a.npy" | tail -c 5)" = NUMPY ]'
+# The replaced file's group is kept with its bits (a 640 file of a group of
+# readers stays theirs), for a file written whole (.npy) and a PNG frame
+# (a named temporary); the set-user-ID, set-group-ID and sticky bits are not
+# carried over to new contents. Where the group cannot be kept (the user is
+# not in it), the new file gets no group bits: they were meant for another
+# group. Before, the new file took the run's group with the old bits (the
+# readers lost it, or the run's group gained it) and kept 4755's set-user-ID
+# bit.
+for out in a.npy 'f%02d.png'; do
+    f=$(printf "$out" 0)
+    "$RR" "$T/small.json" -f 1 -o "$T/y/$out" -y -q
+    chgrp 1 "$T/y/$f"; chmod 640 "$T/y/$f"
+    "$RR" "$T/small.json" -f 1 -o "$T/y/$out" -y -q; s=$?
+    cond "y-keeps-group-$out" '[ $s -eq 0 ] && [ "$(stat -c %g:%a "$T/y/$f")" = 1:640 ]'
+    chmod 6755 "$T/y/$f"
+    "$RR" "$T/small.json" -f 1 -o "$T/y/$out" -y -q; s=$?
+    cond "y-drops-setid-$out" '[ $s -eq 0 ] && [ "$(stat -c %g:%a "$T/y/$f")" = 1:755 ]'
+done
+if command -v setpriv > /dev/null; then
+    mkdir -p "$T/yg"; chmod 711 "$T"; cp "$T/small.json" "$T/yg/s.json"
+    "$RR" "$T/yg/s.json" -f 1 -o "$T/yg/a.npy" -q; chmod 640 "$T/yg/a.npy"; chown -R 65534:0 "$T/yg"
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$RR" "$T/yg/s.json" -f 1 -o "$T/yg/a.npy" -y -q; s=$?
+    cond y-group-not-kept-no-group-bits '[ $s -eq 0 ] && [ "$(stat -c %g:%a "$T/yg/a.npy")" = 65534:600 ]'
+else
+    echo "skip y-group-not-kept-no-group-bits (needs setpriv)"
+fi
 
 # A PNG set replacing an earlier run's (-y) whose move fails half way (here
 # a folder made at frame 7's name once the run has written that frame's
