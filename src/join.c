@@ -16,6 +16,7 @@
 #include "outfile.h"
 #include "rr_err.h"
 #include "sink.h"
+#include "state.h"
 
 static const char join_usage[] =
     "Usage: ripplerender join IN... -o OUT [-y]\n"
@@ -388,37 +389,13 @@ end:
 
 /* ---- manifests ------------------------------------------------------------- */
 
+/* A part's manifest: a regular file (a folder, a FIFO or an endless device
+ * is refused at once, as --load-state's header is), parsed. */
 static cJSON *read_json(const char *path, struct rr_err *e)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *text = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (len + 65536 > cap) {
-            char *t = realloc(text, cap = 2 * cap + 65536);
-            if (!t) {
-                free(text);
-                fclose(f);
-                rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", path);
-                return NULL;
-            }
-            text = t;
-        }
-        got = fread(text + len, 1, cap - len - 1, f);
-        len += got;
-    } while (got > 0);
-    bool bad = ferror(f);
-    fclose(f);
-    text[len] = '\0';
-    cJSON *j = bad ? NULL : cJSON_Parse(text);
-    free(text);
-    if (!j)
-        rr_fail(e, bad ? RR_EXIT_RUNTIME : RR_EXIT_USAGE, "%s: %s", path,
-                bad ? "read failed" : "not JSON: not a ripplerender manifest");
+    cJSON *j = NULL;
+    if (state_read_json(path, "join", &j, e) == 0 && !j)
+        rr_fail(e, RR_EXIT_USAGE, "%s: not JSON: not a ripplerender manifest", path);
     return j;
 }
 

@@ -125,6 +125,17 @@ refuse manifest-scene 2 "join: p0.json and other.json were rendered from differe
 refuse manifest-exists 1 "j.json: already exists (use -y to replace it)" p0.json p1.json p2.json -o j.json
 echo '{' > bad.json
 refuse manifest-junk 2 "bad.json: not JSON: not a ripplerender manifest" bad.json -o out.json
+# A manifest that is not a regular file is refused at once, as --load-state's
+# header is (status 2, one line): before, a folder failed as 'read failed'
+# (status 1), a FIFO without a writer held join in open(2) for ever and a
+# link to /dev/zero was read until memory ran out ('out of memory' under
+# the ulimit below; without it, the whole machine's).
+mkdir -p dir.json; ln -sf /dev/zero zero.json; rm -f fifo.json; mkfifo fifo.json
+for c in dir:"cannot read: Is a directory" zero:"cannot read: not a regular file" fifo:"cannot read: not a regular file"; do
+    n=${c%%:*}; rm -f out.json
+    (ulimit -v 2000000; exec timeout 20 "$RR" join p0.json $n.json -o out.json) 2> err; s=$?
+    cond "manifest-$n" '[ $s -eq 2 ] && [ "$(cat err)" = "ripplerender: join $n.json: ${c#*:}" ] && [ ! -e out.json ]'
+done
 
 # A stop signal while the packets are copied (parts of 90 MB of raw video:
 # the copy takes a while), and a file size limit: one line, nothing left, not
