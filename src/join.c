@@ -399,7 +399,29 @@ static cJSON *read_json(const char *path, struct rr_err *e)
     return j;
 }
 
-/* The [A, B] of a manifest, or -1 naming it. */
+/* Refuses path's key (a dotted path: frames.3.md5) for its value v, shown
+ * as JSON (NULL: missing). Returns -1. */
+static int bad_value(struct rr_err *e, const char *path, const char *key, const char *want, const cJSON *v)
+{
+    char *shown = v ? cJSON_PrintUnformatted(v) : NULL;
+    if (v && !shown)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", path);
+    rr_fail(e, RR_EXIT_USAGE, "%s: %s: expected %s, got %s", path, key, want, shown ? shown : "nothing");
+    cJSON_free(shown);
+    return -1;
+}
+
+/* A frame number: a whole number from 0 to 2^53 (exact in a double). */
+static bool whole(const cJSON *v)
+{
+    return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 9007199254740992.0
+           && v->valuedouble == (double)(long long)v->valuedouble;
+}
+
+/* The [A, B] of a manifest, its frames checked (numbered A to B in order,
+ * each MD5 32 lowercase hexadecimal digits, as a run writes them): a part
+ * edited or damaged is refused, not joined into the whole. Returns 0, or -1
+ * naming the file, the key and the value. */
 static int manifest_range(const cJSON *m, const char *path, long *a, long *b, struct rr_err *e)
 {
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(m, "range");
@@ -408,13 +430,32 @@ static int manifest_range(const cJSON *m, const char *path, long *a, long *b, st
         || !cJSON_IsNumber(cJSON_GetArrayItem(r, 1)) || !cJSON_IsArray(frames)
         || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(m, "scene")))
         return rr_fail(e, RR_EXIT_USAGE, "%s: no range, frames or scene: not a ripplerender manifest", path);
-    *a = (long)cJSON_GetArrayItem(r, 0)->valuedouble;
-    *b = (long)cJSON_GetArrayItem(r, 1)->valuedouble;
+    const cJSON *ra = cJSON_GetArrayItem(r, 0), *rb = cJSON_GetArrayItem(r, 1);
+    if (!whole(ra) || !whole(rb) || ra->valuedouble > rb->valuedouble)
+        return bad_value(e, path, "range", "two whole numbers A <= B", r);
+    *a = (long)ra->valuedouble;
+    *b = (long)rb->valuedouble;
     if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "complete")))
         return rr_fail(e, RR_EXIT_USAGE, "%s: the part was not complete (\"complete\": false): render it again", path);
     if (cJSON_GetArraySize(frames) != *b - *a + 1)
         return rr_fail(e, RR_EXIT_USAGE, "%s: %d frames for the range %ld to %ld", path, cJSON_GetArraySize(frames),
                        *a, *b);
+    long i = 0;
+    for (const cJSON *f = frames->child; f; f = f->next, i++) {
+        char key[64], want[96];
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(f, "frame");
+        const cJSON *md5 = cJSON_GetObjectItemCaseSensitive(f, "md5");
+        if (!whole(n) || n->valuedouble != (double)(*a + i)) {
+            snprintf(key, sizeof key, "frames.%ld.frame", i);
+            snprintf(want, sizeof want, "%ld (the range %ld to %ld in order)", *a + i, *a, *b);
+            return bad_value(e, path, key, want, n);
+        }
+        if (!cJSON_IsString(md5) || strlen(md5->valuestring) != 32
+            || strspn(md5->valuestring, "0123456789abcdef") != 32) {
+            snprintf(key, sizeof key, "frames.%ld.md5", i);
+            return bad_value(e, path, key, "32 lowercase hexadecimal digits", md5);
+        }
+    }
     return 0;
 }
 

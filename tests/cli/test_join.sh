@@ -136,6 +136,28 @@ for c in dir:"cannot read: Is a directory" zero:"cannot read: not a regular file
     (ulimit -v 2000000; exec timeout 20 "$RR" join p0.json $n.json -o out.json) 2> err; s=$?
     cond "manifest-$n" '[ $s -eq 2 ] && [ "$(cat err)" = "ripplerender: join $n.json: ${c#*:}" ] && [ ! -e out.json ]'
 done
+# A manifest's frames are checked, not copied blindly: each frame's number
+# in order over its range, each MD5 32 hexadecimal digits, the range two
+# whole numbers. Before, frames from another range, out of order, repeated,
+# a fraction or an MD5 that is not one were joined into a manifest of the
+# whole range (status 0).
+edit() {   # edit NAME PYTHON: p1.json with its manifest m changed, as NAME.json
+    python3 -c "import json; m = json.load(open('p1.json')); $2; json.dump(m, open('$1.json', 'w'))"
+}
+edit m-frame 'm["frames"][1]["frame"] = 3'
+refuse manifest-frame-number 2 "m-frame.json: frames.1.frame: expected 4 (the range 3 to 5 in order), got 3" p0.json m-frame.json p2.json -o out.json
+edit m-fraction 'm["frames"][0]["frame"] = 3.5'
+refuse manifest-frame-fraction 2 "m-fraction.json: frames.0.frame: expected 3 (the range 3 to 5 in order), got 3.5" p0.json m-fraction.json p2.json -o out.json
+edit m-order 'm["frames"].reverse()'
+refuse manifest-frame-order 2 "m-order.json: frames.0.frame: expected 3 (the range 3 to 5 in order), got 5" p0.json m-order.json p2.json -o out.json
+edit m-md5 'm["frames"][2]["md5"] = "zz"'
+refuse manifest-frame-md5 2 'm-md5.json: frames.2.md5: expected 32 lowercase hexadecimal digits, got "zz"' p0.json m-md5.json p2.json -o out.json
+edit m-md5num 'm["frames"][2]["md5"] = 5'
+refuse manifest-frame-md5-number 2 'm-md5num.json: frames.2.md5: expected 32 lowercase hexadecimal digits, got 5' p0.json m-md5num.json p2.json -o out.json
+edit m-range 'm["range"] = [3.5, 5]'
+refuse manifest-range-fraction 2 'm-range.json: range: expected two whole numbers A <= B, got [3.5,5]' p0.json m-range.json p2.json -o out.json
+edit m-range-huge 'm["range"] = [3, 1e300]'
+refuse manifest-range-huge 2 'm-range-huge.json: range: expected two whole numbers A <= B, got [3,1e+300]' p0.json m-range-huge.json p2.json -o out.json
 
 # A stop signal while the packets are copied (parts of 90 MB of raw video:
 # the copy takes a while), and a file size limit: one line, nothing left, not
