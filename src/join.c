@@ -110,7 +110,15 @@ static int av_fail(struct rr_err *e, const char *path, const char *what, int err
 
 static int open_part(struct part *p, struct rr_err *e)
 {
-    int err = avformat_open_input(&p->ic, p->path, NULL, NULL);
+    /* "file:": a part's name is a file's, never read as another protocol
+     * (pipe:1.mkv, concat:...), as the outputs' temporaries are named. */
+    char *url = malloc(strlen(p->path) + sizeof "file:");
+    if (!url)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", p->path);
+    strcpy(url, "file:");
+    strcat(url, p->path);
+    int err = avformat_open_input(&p->ic, url, NULL, NULL);
+    free(url);
     if (err < 0)
         return av_fail(e, p->path, "cannot open", err);
     if ((err = avformat_find_stream_info(p->ic, NULL)) < 0)

@@ -125,6 +125,12 @@ refuse manifest-scene 2 "join: p0.json and other.json were rendered from differe
 refuse manifest-exists 1 "j.json: already exists (use -y to replace it)" p0.json p1.json p2.json -o j.json
 echo '{' > bad.json
 refuse manifest-junk 2 "bad.json: not JSON: not a ripplerender manifest" bad.json -o out.json
+# A part's name is a file's name, never a libavformat protocol: a part named
+# pipe:1.mkv is that file (was: standard input read, 'pipe:1.mkv: cannot
+# open: Invalid data found when processing input', status 1).
+cp p1.mkv 'pipe:1.mkv'; rm -f jp.mkv
+"$RR" join p0.mkv 'pipe:1.mkv' p2.mkv -o jp.mkv < /dev/null 2> err; s=$?
+cond part-named-like-protocol '[ $s -eq 0 ] && [ ! -s err ] && [ "$(decoded jp.mkv)" = "$(cat whole.hash)" ]'
 # A manifest that is not a regular file is refused at once, as --load-state's
 # header is (status 2, one line): before, a folder failed as 'read failed'
 # (status 1), a FIFO without a writer held join in open(2) for ever and a
