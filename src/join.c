@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "outfile.h"
@@ -110,6 +111,12 @@ static int av_fail(struct rr_err *e, const char *path, const char *what, int err
 
 static int open_part(struct part *p, struct rr_err *e)
 {
+    /* A part is read twice (its frames, then its packets): a regular file,
+     * refused at once otherwise (a FIFO's open would wait for a writer). */
+    struct stat st;
+    if (stat(p->path, &st) == 0 && !S_ISREG(st.st_mode))
+        return rr_fail(e, RR_EXIT_USAGE, "join %s: cannot read: %s", p->path,
+                       S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
     /* "file:": a part's name is a file's, never read as another protocol
      * (pipe:1.mkv, concat:...), as the outputs' temporaries are named. */
     char *url = malloc(strlen(p->path) + sizeof "file:");

@@ -131,6 +131,18 @@ refuse manifest-junk 2 "bad.json: not JSON: not a ripplerender manifest" bad.jso
 cp p1.mkv 'pipe:1.mkv'; rm -f jp.mkv
 "$RR" join p0.mkv 'pipe:1.mkv' p2.mkv -o jp.mkv < /dev/null 2> err; s=$?
 cond part-named-like-protocol '[ $s -eq 0 ] && [ ! -s err ] && [ "$(decoded jp.mkv)" = "$(cat whole.hash)" ]'
+# A video part that is not a regular file is refused at once, as a manifest
+# part is (status 2, one line): join reads each part twice (its frames,
+# then its packets), which no FIFO or device gives. Before, a FIFO without
+# a writer held join in open(2) until a signal came; a folder and
+# /dev/zero failed with status 1 ('cannot open: Is a directory', 'Invalid
+# data found when processing input').
+mkdir -p dir.mkv; ln -sf /dev/zero zero.mkv; rm -f fifo.mkv; mkfifo fifo.mkv
+for c in dir:"cannot read: Is a directory" zero:"cannot read: not a regular file" fifo:"cannot read: not a regular file"; do
+    n=${c%%:*}; rm -f out.mkv
+    timeout 20 "$RR" join p0.mkv $n.mkv -o out.mkv 2> err; s=$?
+    cond "part-$n" '[ $s -eq 2 ] && [ "$(cat err)" = "ripplerender: join $n.mkv: ${c#*:}" ] && [ ! -e out.mkv ]'
+done
 # A manifest that is not a regular file is refused at once, as --load-state's
 # header is (status 2, one line): before, a folder failed as 'read failed'
 # (status 1), a FIFO without a writer held join in open(2) for ever and a
