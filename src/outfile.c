@@ -223,6 +223,8 @@ static int follow_link(const char *target, char **out, struct rr_err *e)
     return (*out = strdup(target)) ? 0 : oom(e, target);
 }
 
+static void lock_and_clean(const char *dir);
+
 /* The policy on the (link-followed) file `real` that `target` names. */
 static int check_real(const char *target, const char *real, bool overwrite, struct rr_err *e)
 {
@@ -244,9 +246,19 @@ static int check_real(const char *target, const char *real, bool overwrite, stru
                            (unsigned)st.st_uid);
         if (!(st.st_mode & S_IWUSR))
             return rr_fail(e, RR_EXIT_RUNTIME, "%s: is read-only; not replaced", target);
-        if (st.st_nlink > 1)
-            return rr_fail(e, RR_EXIT_RUNTIME, "%s: has %lu hard links; replacing it would break them", target,
-                           (unsigned long)st.st_nlink);
+        if (st.st_nlink > 1) {
+            /* One link may be ours: the old file outfile_keep_old kept beside
+             * it, left by a SIGKILL before the move. Stale temporaries are
+             * removed first (where no other run writes in the folder). */
+            char *dir = dir_of(real);
+            if (!dir)
+                return oom(e, target);
+            lock_and_clean(dir);
+            free(dir);
+            if (stat(real, &st) == 0 && st.st_nlink > 1)
+                return rr_fail(e, RR_EXIT_RUNTIME, "%s: has %lu hard links; replacing it would break them", target,
+                               (unsigned long)st.st_nlink);
+        }
         return 0;
     } else if (errno != ENOENT && errno != ENOTDIR) {
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: %s", target, strerror(errno));

@@ -177,6 +177,17 @@ refuse_y y-hard-link "a.npy: has 2 hard links"
 rm "$T/y/hard.npy"; chmod 640 "$T/y/a.npy"
 "$RR" "$T/small.json" -o "$T/y/a.npy" -y -q; s=$?
 cond y-keeps-mode '[ $s -eq 0 ] && [ "$(stat -c %a "$T/y/a.npy")" = 640 ] && [ "$(head -c 6 "$T/y/a.npy" | tail -c 5)" = NUMPY ]'
+# A SIGKILL between outfile_keep_old's link and the move leaves the kept
+# old file beside its target under our temporary naming, a second hard link
+# to it (made here as the kill leaves it; strace's injection shows the same
+# state): the next -y run removes that stale temporary and replaces the
+# file. Before, that run and every later one refused, naming our own
+# leftover: 'f00.png: has 2 hard links; replacing it would break them'.
+mkdir -p "$T/yk"
+"$RR" "$T/small.json" -f 2 -o "$T/yk/f%02d.png" -q
+ln "$T/yk/f00.png" "$T/yk/.f00.png.AbC123.tmp"
+"$RR" "$T/small.json" -f 2 -o "$T/yk/f%02d.png" -y -q 2> "$T/err"; s=$?
+cond y-stale-kept-link-removed '[ $s -eq 0 ] && [ ! -s "$T/err" ] && no_temps "$T/yk" && [ "$(stat -c %h "$T/yk/f00.png")" = 1 ]'
 # The replaced file's group is kept with its bits (a 640 file of a group of
 # readers stays theirs), for a file written whole (.npy) and a PNG frame
 # (a named temporary); the set-user-ID, set-group-ID and sticky bits are not
