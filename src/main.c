@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -656,6 +657,17 @@ static int claim_files(const struct run *r, const struct options *o, bool writes
     if (ops && !ops->numbered && !ops->to_stdout
         && outfile_claim(sc->output.path, o->output ? "-o" : "output.path", OUTFILE_WRITES, e) < 0)
         return -1;
+    /* Standard output, written by --hash and -o -, is an output too when it
+     * is a regular file (scene.json --hash >> scene.json). */
+    struct stat so;
+    char self[PATH_MAX];
+    ssize_t n;
+    if ((o->hash || (ops && ops->to_stdout)) && fstat(STDOUT_FILENO, &so) == 0 && S_ISREG(so.st_mode)
+        && (n = readlink("/proc/self/fd/1", self, sizeof self - 1)) > 0) {
+        self[n] = '\0';
+        if (outfile_claim(self, "standard output", OUTFILE_WRITES, e) < 0)
+            return -1;
+    }
     return 0;
 }
 

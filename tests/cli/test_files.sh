@@ -107,6 +107,24 @@ same same-probes-scene-dotdot "$T/same/scene.json" -s "$PROBE" --hash --probes "
 same same-manifest-mask "$T/same/scene.json" -s 'obstacles=[{"type":"mask","path":"mask.png"}]' --hash \
     --manifest "$T/same/mask.png" -y
 same same-output-check "$T/same/scene.json" --check "$T/same/a.framemd5" -o "$T/same/a.framemd5" -y
+# Standard output, when the run writes it (--hash, -o -), is an output too:
+# a regular file there that the run reads is refused, as the same file
+# named by -o is. Before, '>> scene.json' had the hash lines or the y4m
+# stream appended to the scene and '>> h.txt' to the --check file being
+# read (status 0, the input changed).
+stdout_same() {   # stdout_same NAME INPUT ARGS...: ARGS >> INPUT refused with exit 2, one line, INPUT unchanged
+    name=$1 in=$2; shift 2
+    cp "$in" "$T/in.before"
+    "$RR" "$@" -q >> "$in" 2> "$T/err"; s=$?
+    cond "$name" '[ $s -eq 2 ] && one_line "$T/err" && grep -q "standard output name the same file" "$T/err" && cmp -s "$in" "$T/in.before"'
+    cp "$T/in.before" "$in"
+}
+stdout_same stdout-hash-scene "$T/same/scene.json" "$T/same/scene.json" -f 2 --hash
+stdout_same stdout-pipe-scene "$T/same/scene.json" "$T/same/scene.json" -f 2 -o -
+"$RR" "$T/same/scene.json" -f 2 --hash > "$T/same/h.txt"
+stdout_same stdout-hash-check "$T/same/h.txt" "$T/same/scene.json" -f 2 --check "$T/same/h.txt" --hash
+"$RR" "$T/same/scene.json" -f 2 --hash -q > "$T/same/h2.txt"; s=$?
+cond stdout-file-not-an-input '[ $s -eq 0 ] && cmp -s "$T/same/h.txt" "$T/same/h2.txt"'
 
 # --- 7, 8. interrupted before frame 0: nothing is committed, exit 130 ---------------------------------
 # The run is held between opening its output and frame 0 by --check reading a
@@ -128,9 +146,10 @@ done
 mkdir -p "$T/ln"; echo old > "$T/ln/real.json"; ln -s real.json "$T/ln/link.json"
 "$RR" "$T/small.json" --hash --manifest "$T/ln/link.json" -y -q > /dev/null 2> "$T/err"; s=$?
 cond link-written-through '[ $s -eq 0 ] && [ -L "$T/ln/link.json" ] && grep -q "\"program\"" "$T/ln/real.json" && no_temps "$T/ln"'
-# As /dev/stdout, without risking /dev/stdout itself on a build that breaks it.
+# As /dev/stdout, without risking /dev/stdout itself on a build that breaks it
+# (with -o: --hash would write standard output too, refused as two outputs of one file).
 ln -s /proc/self/fd/1 "$T/ln/stdout"
-"$RR" "$T/small.json" --hash --manifest "$T/ln/stdout" -y -q > "$T/ln/out.json" 2> "$T/err"; s=$?
+"$RR" "$T/small.json" -o "$T/ln/a.npy" --manifest "$T/ln/stdout" -y -q > "$T/ln/out.json" 2> "$T/err"; s=$?
 cond stdout-link-written-through '[ $s -eq 0 ] && [ -L "$T/ln/stdout" ] && grep -q "\"program\"" "$T/ln/out.json"'
 # ... onto a pipe or a socket (/proc/self/fd/1 leads to "pipe:[N]", no
 # path): not a regular file, refused as a FIFO is (was: "a symbolic link to
