@@ -125,6 +125,21 @@ stdout_same stdout-pipe-scene "$T/same/scene.json" "$T/same/scene.json" -f 2 -o 
 stdout_same stdout-hash-check "$T/same/h.txt" "$T/same/scene.json" -f 2 --check "$T/same/h.txt" --hash
 "$RR" "$T/same/scene.json" -f 2 --hash -q > "$T/same/h2.txt"; s=$?
 cond stdout-file-not-an-input '[ $s -eq 0 ] && cmp -s "$T/same/h.txt" "$T/same/h2.txt"'
+# Standard input read by the run (the scene -, --check -) is an input when
+# it is a regular file: an output through a link to it (/dev/stdin) is
+# refused. Before, 'ripplerender - -o in.npy -y < scene.json' with in.npy a
+# link to /proc/self/fd/0 replaced the scene with the .npy, and '--check -
+# -o ck.framemd5 -y < h.txt' the file being checked (status 0).
+ln -s /proc/self/fd/0 "$T/same/in.npy"; ln -s /proc/self/fd/0 "$T/same/in.framemd5"
+stdin_same() {   # stdin_same NAME INPUT ARGS...: ARGS < INPUT refused with exit 2, one line, INPUT unchanged
+    name=$1 in=$2; shift 2
+    cp "$in" "$T/in.before"
+    "$RR" "$@" -q < "$in" > /dev/null 2> "$T/err"; s=$?
+    cond "$name" '[ $s -eq 2 ] && one_line "$T/err" && grep -q "standard input.* name the same file" "$T/err" && cmp -s "$in" "$T/in.before"'
+    cp "$T/in.before" "$in"
+}
+stdin_same stdin-scene-output "$T/same/scene.json" - -f 2 -o "$T/same/in.npy" -y
+stdin_same stdin-check-output "$T/same/h.txt" "$T/same/scene.json" -f 2 --check - -o "$T/same/in.framemd5" -y
 
 # --- 7, 8. interrupted before frame 0: nothing is committed, exit 130 ---------------------------------
 # The run is held between opening its output and frame 0 by --check reading a
