@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "outfile.h"
 #include "rr_err.h"
 #include "sink.h"
+#include "state.h"
 
 static const char join_usage[] =
     "Usage: ripplerender join IN... -o OUT [-y]\n"
@@ -109,7 +111,21 @@ static int av_fail(struct rr_err *e, const char *path, const char *what, int err
 
 static int open_part(struct part *p, struct rr_err *e)
 {
-    int err = avformat_open_input(&p->ic, p->path, NULL, NULL);
+    /* A part is read twice (its frames, then its packets): a regular file,
+     * refused at once otherwise (a FIFO's open would wait for a writer). */
+    struct stat st;
+    if (stat(p->path, &st) == 0 && !S_ISREG(st.st_mode))
+        return rr_fail(e, RR_EXIT_USAGE, "join %s: cannot read: %s", p->path,
+                       S_ISDIR(st.st_mode) ? strerror(EISDIR) : "not a regular file");
+    /* "file:": a part's name is a file's, never read as another protocol
+     * (pipe:1.mkv, concat:...), as the outputs' temporaries are named. */
+    char *url = malloc(strlen(p->path) + sizeof "file:");
+    if (!url)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", p->path);
+    strcpy(url, "file:");
+    strcat(url, p->path);
+    int err = avformat_open_input(&p->ic, url, NULL, NULL);
+    free(url);
     if (err < 0)
         return av_fail(e, p->path, "cannot open", err);
     if ((err = avformat_find_stream_info(p->ic, NULL)) < 0)
@@ -388,41 +404,39 @@ end:
 
 /* ---- manifests ------------------------------------------------------------- */
 
+/* A part's manifest: a regular file (a folder, a FIFO or an endless device
+ * is refused at once, as --load-state's header is), parsed. */
 static cJSON *read_json(const char *path, struct rr_err *e)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    char *text = NULL;
-    size_t len = 0, cap = 0, got;
-    do {
-        if (len + 65536 > cap) {
-            char *t = realloc(text, cap = 2 * cap + 65536);
-            if (!t) {
-                free(text);
-                fclose(f);
-                rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", path);
-                return NULL;
-            }
-            text = t;
-        }
-        got = fread(text + len, 1, cap - len - 1, f);
-        len += got;
-    } while (got > 0);
-    bool bad = ferror(f);
-    fclose(f);
-    text[len] = '\0';
-    cJSON *j = bad ? NULL : cJSON_Parse(text);
-    free(text);
-    if (!j)
-        rr_fail(e, bad ? RR_EXIT_RUNTIME : RR_EXIT_USAGE, "%s: %s", path,
-                bad ? "read failed" : "not JSON: not a ripplerender manifest");
+    cJSON *j = NULL;
+    if (state_read_json(path, "join", &j, e) == 0 && !j)
+        rr_fail(e, RR_EXIT_USAGE, "%s: not JSON: not a ripplerender manifest", path);
     return j;
 }
 
-/* The [A, B] of a manifest, or -1 naming it. */
+/* Refuses path's key (a dotted path: frames.3.md5) for its value v, shown
+ * as JSON (NULL: missing). Returns -1. */
+static int bad_value(struct rr_err *e, const char *path, const char *key, const char *want, const cJSON *v)
+{
+    char *shown = v ? cJSON_PrintUnformatted(v) : NULL;
+    if (v && !shown)
+        return rr_fail(e, RR_EXIT_RUNTIME, "%s: out of memory", path);
+    rr_fail(e, RR_EXIT_USAGE, "%s: %s: expected %s, got %s", path, key, want, shown ? shown : "nothing");
+    cJSON_free(shown);
+    return -1;
+}
+
+/* A frame number: a whole number from 0 to 2^53 (exact in a double). */
+static bool whole(const cJSON *v)
+{
+    return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 9007199254740992.0
+           && v->valuedouble == (double)(long long)v->valuedouble;
+}
+
+/* The [A, B] of a manifest, its frames checked (numbered A to B in order,
+ * each MD5 32 lowercase hexadecimal digits, as a run writes them): a part
+ * edited or damaged is refused, not joined into the whole. Returns 0, or -1
+ * naming the file, the key and the value. */
 static int manifest_range(const cJSON *m, const char *path, long *a, long *b, struct rr_err *e)
 {
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(m, "range");
@@ -431,13 +445,32 @@ static int manifest_range(const cJSON *m, const char *path, long *a, long *b, st
         || !cJSON_IsNumber(cJSON_GetArrayItem(r, 1)) || !cJSON_IsArray(frames)
         || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(m, "scene")))
         return rr_fail(e, RR_EXIT_USAGE, "%s: no range, frames or scene: not a ripplerender manifest", path);
-    *a = (long)cJSON_GetArrayItem(r, 0)->valuedouble;
-    *b = (long)cJSON_GetArrayItem(r, 1)->valuedouble;
+    const cJSON *ra = cJSON_GetArrayItem(r, 0), *rb = cJSON_GetArrayItem(r, 1);
+    if (!whole(ra) || !whole(rb) || ra->valuedouble > rb->valuedouble)
+        return bad_value(e, path, "range", "two whole numbers A <= B", r);
+    *a = (long)ra->valuedouble;
+    *b = (long)rb->valuedouble;
     if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(m, "complete")))
         return rr_fail(e, RR_EXIT_USAGE, "%s: the part was not complete (\"complete\": false): render it again", path);
     if (cJSON_GetArraySize(frames) != *b - *a + 1)
         return rr_fail(e, RR_EXIT_USAGE, "%s: %d frames for the range %ld to %ld", path, cJSON_GetArraySize(frames),
                        *a, *b);
+    long i = 0;
+    for (const cJSON *f = frames->child; f; f = f->next, i++) {
+        char key[64], want[96];
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(f, "frame");
+        const cJSON *md5 = cJSON_GetObjectItemCaseSensitive(f, "md5");
+        if (!whole(n) || n->valuedouble != (double)(*a + i)) {
+            snprintf(key, sizeof key, "frames.%ld.frame", i);
+            snprintf(want, sizeof want, "%ld (the range %ld to %ld in order)", *a + i, *a, *b);
+            return bad_value(e, path, key, want, n);
+        }
+        if (!cJSON_IsString(md5) || strlen(md5->valuestring) != 32
+            || strspn(md5->valuestring, "0123456789abcdef") != 32) {
+            snprintf(key, sizeof key, "frames.%ld.md5", i);
+            return bad_value(e, path, key, "32 lowercase hexadecimal digits", md5);
+        }
+    }
     return 0;
 }
 

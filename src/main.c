@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -616,6 +617,21 @@ static bool set_output_path(const struct options *o)
     return false;
 }
 
+/* Claims the file standard stream fd (0 or 1) is, when it is a regular file
+ * (a shell's < FILE or > FILE), under role: a scene read from standard
+ * input is then no output's target through /dev/stdin. */
+static int claim_std_stream(int fd, const char *role, enum outfile_use use, struct rr_err *e)
+{
+    struct stat st;
+    char proc[32], self[PATH_MAX];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? readlink(proc, self, sizeof self - 1) : -1;
+    if (n <= 0)
+        return 0;
+    self[n] = '\0';
+    return outfile_claim(self, role, use, e);
+}
+
 /* Records every file the run reads and writes, so that no output is an input
  * or another output (outfile_claim); the main output last, by its sink. */
 static int claim_files(const struct run *r, const struct options *o, bool writes_output, struct rr_err *e)
@@ -629,6 +645,11 @@ static int claim_files(const struct run *r, const struct options *o, bool writes
         return -1;
     if (o->scene_path && strcmp(o->scene_path, "-")
         && outfile_claim(o->scene_path, "the scene", OUTFILE_READS, e) < 0)
+        return -1;
+    if (((o->scene_path && !strcmp(o->scene_path, "-")) || (o->check && !strcmp(o->check, "-")))
+        && claim_std_stream(STDIN_FILENO, o->check && !strcmp(o->check, "-") ? "--check (standard input)"
+                                                                             : "the scene (standard input)",
+                            OUTFILE_READS, e) < 0)
         return -1;
     for (int i = 0; i < sc->n_obstacles; i++) {
         snprintf(role, sizeof role, "obstacles.%d.path", i);
@@ -656,6 +677,10 @@ static int claim_files(const struct run *r, const struct options *o, bool writes
     if (ops && !ops->numbered && !ops->to_stdout
         && outfile_claim(sc->output.path, o->output ? "-o" : "output.path", OUTFILE_WRITES, e) < 0)
         return -1;
+    /* Standard output, written by --hash and -o -, is an output too when it
+     * is a regular file (scene.json --hash >> scene.json). */
+    if (o->hash || (ops && ops->to_stdout))
+        return claim_std_stream(STDOUT_FILENO, "standard output", OUTFILE_WRITES, e);
     return 0;
 }
 

@@ -223,6 +223,8 @@ static int follow_link(const char *target, char **out, struct rr_err *e)
     return (*out = strdup(target)) ? 0 : oom(e, target);
 }
 
+static void lock_and_clean(const char *dir);
+
 /* The policy on the (link-followed) file `real` that `target` names. */
 static int check_real(const char *target, const char *real, bool overwrite, struct rr_err *e)
 {
@@ -244,9 +246,19 @@ static int check_real(const char *target, const char *real, bool overwrite, stru
                            (unsigned)st.st_uid);
         if (!(st.st_mode & S_IWUSR))
             return rr_fail(e, RR_EXIT_RUNTIME, "%s: is read-only; not replaced", target);
-        if (st.st_nlink > 1)
-            return rr_fail(e, RR_EXIT_RUNTIME, "%s: has %lu hard links; replacing it would break them", target,
-                           (unsigned long)st.st_nlink);
+        if (st.st_nlink > 1) {
+            /* One link may be ours: the old file outfile_keep_old kept beside
+             * it, left by a SIGKILL before the move. Stale temporaries are
+             * removed first (where no other run writes in the folder). */
+            char *dir = dir_of(real);
+            if (!dir)
+                return oom(e, target);
+            lock_and_clean(dir);
+            free(dir);
+            if (stat(real, &st) == 0 && st.st_nlink > 1)
+                return rr_fail(e, RR_EXIT_RUNTIME, "%s: has %lu hard links; replacing it would break them", target,
+                               (unsigned long)st.st_nlink);
+        }
         return 0;
     } else if (errno != ENOENT && errno != ENOTDIR) {
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: %s", target, strerror(errno));
@@ -531,7 +543,11 @@ static int begin(struct outfile *of, const char *target, bool overwrite, bool na
     struct stat st;
     mode_t mask = umask(0);
     umask(mask);
-    of->mode = stat(real, &st) == 0 ? st.st_mode & 07777 : 0666 & ~mask;
+    /* A replaced file's read, write and execute bits and its group go to the
+     * new contents; its set-user-ID, set-group-ID and sticky bits do not. */
+    bool replaced = stat(real, &st) == 0;
+    of->mode = replaced ? st.st_mode & 0777 : 0666 & ~mask;
+    of->gid = replaced ? st.st_gid : (gid_t)-1;
     int fd = -1;
     if (!named && access("/proc/self/fd", X_OK) == 0)
         fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
@@ -634,7 +650,10 @@ int outfile_move(struct outfile *of, struct rr_err *e)
     const char *target = of->target;
     if (!target)
         return rr_fail(e, RR_EXIT_RUNTIME, "output: no temporary file to commit");
-    if ((of->fd >= 0 ? fchmod(of->fd, of->mode) : chmod(of->temp, of->mode)) != 0)
+    mode_t mode = of->mode;
+    if (of->gid != (gid_t)-1 && (of->fd >= 0 ? fchown(of->fd, (uid_t)-1, of->gid) : chown(of->temp, (uid_t)-1, of->gid)) != 0)
+        mode &= ~(mode_t)070;   /* not in the replaced file's group: its group bits were meant for that group */
+    if ((of->fd >= 0 ? fchmod(of->fd, mode) : chmod(of->temp, mode)) != 0)
         return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot set the mode: %s", target, strerror(errno));
     if (!of->temp) {
         /* Unnamed: linked into place; with overwrite, first under a name

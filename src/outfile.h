@@ -33,7 +33,8 @@ struct outfile {
     char *url;          /* owned: "file:" + a path to the temporary file, for libav* */
     void *live;         /* this file's entry in the list outfile_remove_temps walks */
     int fd;             /* the temporary file, open for reading and writing; -1 when closed */
-    mode_t mode;        /* the mode the target gets (an existing one's, else 0666 & ~umask) */
+    mode_t mode;        /* the mode the target gets (an existing one's permission bits, else 0666 & ~umask) */
+    gid_t gid;          /* the group it gets: the replaced file's, or (gid_t)-1 for a new file */
     bool overwrite;
     void *kept;         /* outfile_keep_old's link to the file the move replaces, or NULL */
 };

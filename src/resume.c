@@ -79,7 +79,7 @@ struct resume {
     bool wrote_record;
     bool overwrite_final;   /* the output may be replaced: -y, or ours */
     char *record;           /* DIR/resume-FIRST-LAST.json */
-    int lock_fd;            /* DIR/.resume.lock, its byte FIRST locked by this run; -1 for none */
+    int lock_fd;            /* DIR/.resume.lock, its bytes FIRST to LAST locked by this run; -1 for none */
     char *load;             /* the checkpoint resumed from */
     cJSON *settings;
     long checkpoint;        /* recorded */
@@ -391,12 +391,14 @@ static bool has_checkpoints(const struct resume *r)
     return found;
 }
 
-/* Takes the range's lock for the run: the byte at offset FIRST of
+/* Takes the range's lock for the run: the bytes at offsets FIRST to LAST of
  * DIR/.resume.lock (a farm's chunks share DIR and lock their own bytes), a
  * POSIX record lock, released when the run ends or dies (the process holds
  * no other descriptor of the file, whose closing would release it). A second
- * run on the range (a resume started twice) is refused before it reads or
- * writes anything there. DIR is made here when missing (as state_open
+ * run on the range (a resume started twice), or on a range overlapping it
+ * (whose checkpoints and segments part-K would be the same files), is
+ * refused before it reads or writes anything there, naming the frames the
+ * holder locked. DIR is made here when missing (as state_open
  * would); one this user cannot write in: nothing to lock, and the writes
  * will name the problem. */
 static int lock_range(struct resume *r, struct rr_err *e)
@@ -412,16 +414,23 @@ static int lock_range(struct resume *r, struct rr_err *e)
     free(path);
     if (r->lock_fd < 0)
         return 0;
-    struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = r->first, .l_len = 1 };
+    struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = r->first,
+                        .l_len = r->last - r->first + 1 };
     if (fcntl(r->lock_fd, F_SETLK, &fl) == 0)
         return 0;
     int err = errno;
+    long a = r->first, b = r->last;
+    struct flock held = fl;
+    if (fcntl(r->lock_fd, F_GETLK, &held) == 0 && held.l_type != F_UNLCK && held.l_len > 0) {
+        a = (long)held.l_start;
+        b = (long)(held.l_start + held.l_len - 1);
+    }
     close(r->lock_fd);
     r->lock_fd = -1;
     if (err != EAGAIN && err != EACCES)
         return 0;
     return rr_fail(e, RR_EXIT_RUNTIME, "--save-state %s: another render is writing frames %ld to %ld there now "
-                   "(it holds %s/.resume.lock): wait for it to end", r->dir, r->first, r->last, r->dir);
+                   "(it holds %s/.resume.lock): wait for it to end", r->dir, a, b, r->dir);
 }
 
 int resume_open(struct resume **out, struct state **st, const struct state_options *o, const struct scene *sc,

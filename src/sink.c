@@ -72,8 +72,15 @@ void sink_capture_library_log(void)
 
 static char lib_stderr_error[256];   /* under av_log_lock */
 
+/* Held from sink_stderr_hold to sink_stderr_release: a video segment closes
+ * on its own thread while the next one opens (src/resume.c), and two holds
+ * interleaved would leave descriptor 2 on the first one's temporary file
+ * (the second saved it as standard error and put it back last). */
+static pthread_mutex_t stderr_hold_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void sink_stderr_hold(struct sink_stderr *h)
 {
+    pthread_mutex_lock(&stderr_hold_lock);
     fflush(stderr);
     h->saved = -1;
     h->tmp = tmpfile();   /* unnamed: nothing is left behind */
@@ -91,8 +98,10 @@ void sink_stderr_hold(struct sink_stderr *h)
 
 void sink_stderr_release(struct sink_stderr *h)
 {
-    if (!h->tmp)
+    if (!h->tmp) {
+        pthread_mutex_unlock(&stderr_hold_lock);
         return;
+    }
     fflush(stderr);
     dup2(h->saved, STDERR_FILENO);
     close(h->saved);
@@ -110,6 +119,7 @@ void sink_stderr_release(struct sink_stderr *h)
     }
     fclose(h->tmp);
     h->tmp = NULL;
+    pthread_mutex_unlock(&stderr_hold_lock);
 }
 
 int sink_av_fail(struct rr_err *e, int status, const char *path, const char *what, int err)

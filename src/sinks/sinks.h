@@ -71,7 +71,8 @@ int sink_atlas_check(const struct sink_ops *kind, const struct scene *sc, const 
  * temporary file while such a library call runs; sink_stderr_release puts it
  * back and keeps the first line that reports an error, which the next
  * sink_av_fail adds in parentheses; the rest is dropped. Call both from the
- * thread that owns the sink, with no other output under way. */
+ * thread that owns the sink; holds of other threads wait for the release (a
+ * line another thread prints meanwhile goes to the temporary). */
 struct sink_stderr {
     int saved;
     FILE *tmp;

@@ -107,6 +107,39 @@ same same-probes-scene-dotdot "$T/same/scene.json" -s "$PROBE" --hash --probes "
 same same-manifest-mask "$T/same/scene.json" -s 'obstacles=[{"type":"mask","path":"mask.png"}]' --hash \
     --manifest "$T/same/mask.png" -y
 same same-output-check "$T/same/scene.json" --check "$T/same/a.framemd5" -o "$T/same/a.framemd5" -y
+# Standard output, when the run writes it (--hash, -o -), is an output too:
+# a regular file there that the run reads is refused, as the same file
+# named by -o is. Before, '>> scene.json' had the hash lines or the y4m
+# stream appended to the scene and '>> h.txt' to the --check file being
+# read (status 0, the input changed).
+stdout_same() {   # stdout_same NAME INPUT ARGS...: ARGS >> INPUT refused with exit 2, one line, INPUT unchanged
+    name=$1 in=$2; shift 2
+    cp "$in" "$T/in.before"
+    "$RR" "$@" -q >> "$in" 2> "$T/err"; s=$?
+    cond "$name" '[ $s -eq 2 ] && one_line "$T/err" && grep -q "standard output name the same file" "$T/err" && cmp -s "$in" "$T/in.before"'
+    cp "$T/in.before" "$in"
+}
+stdout_same stdout-hash-scene "$T/same/scene.json" "$T/same/scene.json" -f 2 --hash
+stdout_same stdout-pipe-scene "$T/same/scene.json" "$T/same/scene.json" -f 2 -o -
+"$RR" "$T/same/scene.json" -f 2 --hash > "$T/same/h.txt"
+stdout_same stdout-hash-check "$T/same/h.txt" "$T/same/scene.json" -f 2 --check "$T/same/h.txt" --hash
+"$RR" "$T/same/scene.json" -f 2 --hash -q > "$T/same/h2.txt"; s=$?
+cond stdout-file-not-an-input '[ $s -eq 0 ] && cmp -s "$T/same/h.txt" "$T/same/h2.txt"'
+# Standard input read by the run (the scene -, --check -) is an input when
+# it is a regular file: an output through a link to it (/dev/stdin) is
+# refused. Before, 'ripplerender - -o in.npy -y < scene.json' with in.npy a
+# link to /proc/self/fd/0 replaced the scene with the .npy, and '--check -
+# -o ck.framemd5 -y < h.txt' the file being checked (status 0).
+ln -s /proc/self/fd/0 "$T/same/in.npy"; ln -s /proc/self/fd/0 "$T/same/in.framemd5"
+stdin_same() {   # stdin_same NAME INPUT ARGS...: ARGS < INPUT refused with exit 2, one line, INPUT unchanged
+    name=$1 in=$2; shift 2
+    cp "$in" "$T/in.before"
+    "$RR" "$@" -q < "$in" > /dev/null 2> "$T/err"; s=$?
+    cond "$name" '[ $s -eq 2 ] && one_line "$T/err" && grep -q "standard input.* name the same file" "$T/err" && cmp -s "$in" "$T/in.before"'
+    cp "$T/in.before" "$in"
+}
+stdin_same stdin-scene-output "$T/same/scene.json" - -f 2 -o "$T/same/in.npy" -y
+stdin_same stdin-check-output "$T/same/h.txt" "$T/same/scene.json" -f 2 --check - -o "$T/same/in.framemd5" -y
 
 # --- 7, 8. interrupted before frame 0: nothing is committed, exit 130 ---------------------------------
 # The run is held between opening its output and frame 0 by --check reading a
@@ -128,9 +161,10 @@ done
 mkdir -p "$T/ln"; echo old > "$T/ln/real.json"; ln -s real.json "$T/ln/link.json"
 "$RR" "$T/small.json" --hash --manifest "$T/ln/link.json" -y -q > /dev/null 2> "$T/err"; s=$?
 cond link-written-through '[ $s -eq 0 ] && [ -L "$T/ln/link.json" ] && grep -q "\"program\"" "$T/ln/real.json" && no_temps "$T/ln"'
-# As /dev/stdout, without risking /dev/stdout itself on a build that breaks it.
+# As /dev/stdout, without risking /dev/stdout itself on a build that breaks it
+# (with -o: --hash would write standard output too, refused as two outputs of one file).
 ln -s /proc/self/fd/1 "$T/ln/stdout"
-"$RR" "$T/small.json" --hash --manifest "$T/ln/stdout" -y -q > "$T/ln/out.json" 2> "$T/err"; s=$?
+"$RR" "$T/small.json" -o "$T/ln/a.npy" --manifest "$T/ln/stdout" -y -q > "$T/ln/out.json" 2> "$T/err"; s=$?
 cond stdout-link-written-through '[ $s -eq 0 ] && [ -L "$T/ln/stdout" ] && grep -q "\"program\"" "$T/ln/out.json"'
 # ... onto a pipe or a socket (/proc/self/fd/1 leads to "pipe:[N]", no
 # path): not a regular file, refused as a FIFO is (was: "a symbolic link to
@@ -177,6 +211,43 @@ refuse_y y-hard-link "a.npy: has 2 hard links"
 rm "$T/y/hard.npy"; chmod 640 "$T/y/a.npy"
 "$RR" "$T/small.json" -o "$T/y/a.npy" -y -q; s=$?
 cond y-keeps-mode '[ $s -eq 0 ] && [ "$(stat -c %a "$T/y/a.npy")" = 640 ] && [ "$(head -c 6 "$T/y/a.npy" | tail -c 5)" = NUMPY ]'
+# A SIGKILL between outfile_keep_old's link and the move leaves the kept
+# old file beside its target under our temporary naming, a second hard link
+# to it (made here as the kill leaves it; strace's injection shows the same
+# state): the next -y run removes that stale temporary and replaces the
+# file. Before, that run and every later one refused, naming our own
+# leftover: 'f00.png: has 2 hard links; replacing it would break them'.
+mkdir -p "$T/yk"
+"$RR" "$T/small.json" -f 2 -o "$T/yk/f%02d.png" -q
+ln "$T/yk/f00.png" "$T/yk/.f00.png.AbC123.tmp"
+"$RR" "$T/small.json" -f 2 -o "$T/yk/f%02d.png" -y -q 2> "$T/err"; s=$?
+cond y-stale-kept-link-removed '[ $s -eq 0 ] && [ ! -s "$T/err" ] && no_temps "$T/yk" && [ "$(stat -c %h "$T/yk/f00.png")" = 1 ]'
+# The replaced file's group is kept with its bits (a 640 file of a group of
+# readers stays theirs), for a file written whole (.npy) and a PNG frame
+# (a named temporary); the set-user-ID, set-group-ID and sticky bits are not
+# carried over to new contents. Where the group cannot be kept (the user is
+# not in it), the new file gets no group bits: they were meant for another
+# group. Before, the new file took the run's group with the old bits (the
+# readers lost it, or the run's group gained it) and kept 4755's set-user-ID
+# bit.
+for out in a.npy 'f%02d.png'; do
+    f=$(printf "$out" 0)
+    "$RR" "$T/small.json" -f 1 -o "$T/y/$out" -y -q
+    chgrp 1 "$T/y/$f"; chmod 640 "$T/y/$f"
+    "$RR" "$T/small.json" -f 1 -o "$T/y/$out" -y -q; s=$?
+    cond "y-keeps-group-$out" '[ $s -eq 0 ] && [ "$(stat -c %g:%a "$T/y/$f")" = 1:640 ]'
+    chmod 6755 "$T/y/$f"
+    "$RR" "$T/small.json" -f 1 -o "$T/y/$out" -y -q; s=$?
+    cond "y-drops-setid-$out" '[ $s -eq 0 ] && [ "$(stat -c %g:%a "$T/y/$f")" = 1:755 ]'
+done
+if command -v setpriv > /dev/null; then
+    mkdir -p "$T/yg"; chmod 711 "$T"; cp "$T/small.json" "$T/yg/s.json"
+    "$RR" "$T/yg/s.json" -f 1 -o "$T/yg/a.npy" -q; chmod 640 "$T/yg/a.npy"; chown -R 65534:0 "$T/yg"
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$RR" "$T/yg/s.json" -f 1 -o "$T/yg/a.npy" -y -q; s=$?
+    cond y-group-not-kept-no-group-bits '[ $s -eq 0 ] && [ "$(stat -c %g:%a "$T/yg/a.npy")" = 65534:600 ]'
+else
+    echo "skip y-group-not-kept-no-group-bits (needs setpriv)"
+fi
 
 # A PNG set replacing an earlier run's (-y) whose move fails half way (here
 # a folder made at frame 7's name once the run has written that frame's

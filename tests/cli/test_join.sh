@@ -125,6 +125,58 @@ refuse manifest-scene 2 "join: p0.json and other.json were rendered from differe
 refuse manifest-exists 1 "j.json: already exists (use -y to replace it)" p0.json p1.json p2.json -o j.json
 echo '{' > bad.json
 refuse manifest-junk 2 "bad.json: not JSON: not a ripplerender manifest" bad.json -o out.json
+# A part's name is a file's name, never a libavformat protocol: a part named
+# pipe:1.mkv is that file (was: standard input read, 'pipe:1.mkv: cannot
+# open: Invalid data found when processing input', status 1).
+cp p1.mkv 'pipe:1.mkv'; rm -f jp.mkv
+"$RR" join p0.mkv 'pipe:1.mkv' p2.mkv -o jp.mkv < /dev/null 2> err; s=$?
+cond part-named-like-protocol '[ $s -eq 0 ] && [ ! -s err ] && [ "$(decoded jp.mkv)" = "$(cat whole.hash)" ]'
+# A video part that is not a regular file is refused at once, as a manifest
+# part is (status 2, one line): join reads each part twice (its frames,
+# then its packets), which no FIFO or device gives. Before, a FIFO without
+# a writer held join in open(2) until a signal came; a folder and
+# /dev/zero failed with status 1 ('cannot open: Is a directory', 'Invalid
+# data found when processing input').
+mkdir -p dir.mkv; ln -sf /dev/zero zero.mkv; rm -f fifo.mkv; mkfifo fifo.mkv
+for c in dir:"cannot read: Is a directory" zero:"cannot read: not a regular file" fifo:"cannot read: not a regular file"; do
+    n=${c%%:*}; rm -f out.mkv
+    timeout 20 "$RR" join p0.mkv $n.mkv -o out.mkv 2> err; s=$?
+    cond "part-$n" '[ $s -eq 2 ] && [ "$(cat err)" = "ripplerender: join $n.mkv: ${c#*:}" ] && [ ! -e out.mkv ]'
+done
+# A manifest that is not a regular file is refused at once, as --load-state's
+# header is (status 2, one line): before, a folder failed as 'read failed'
+# (status 1), a FIFO without a writer held join in open(2) for ever and a
+# link to /dev/zero was read until memory ran out ('out of memory' under
+# the ulimit below; without it, the whole machine's).
+mkdir -p dir.json; ln -sf /dev/zero zero.json; rm -f fifo.json; mkfifo fifo.json
+vmem=2000000; ldd "$RR" 2> /dev/null | grep -q libasan && vmem=unlimited   # a sanitizer's shadow memory
+for c in dir:"cannot read: Is a directory" zero:"cannot read: not a regular file" fifo:"cannot read: not a regular file"; do
+    n=${c%%:*}; rm -f out.json
+    (ulimit -v $vmem; exec timeout 20 "$RR" join p0.json $n.json -o out.json) 2> err; s=$?
+    cond "manifest-$n" '[ $s -eq 2 ] && [ "$(cat err)" = "ripplerender: join $n.json: ${c#*:}" ] && [ ! -e out.json ]'
+done
+# A manifest's frames are checked, not copied blindly: each frame's number
+# in order over its range, each MD5 32 hexadecimal digits, the range two
+# whole numbers. Before, frames from another range, out of order, repeated,
+# a fraction or an MD5 that is not one were joined into a manifest of the
+# whole range (status 0).
+edit() {   # edit NAME PYTHON: p1.json with its manifest m changed, as NAME.json
+    python3 -c "import json; m = json.load(open('p1.json')); $2; json.dump(m, open('$1.json', 'w'))"
+}
+edit m-frame 'm["frames"][1]["frame"] = 3'
+refuse manifest-frame-number 2 "m-frame.json: frames.1.frame: expected 4 (the range 3 to 5 in order), got 3" p0.json m-frame.json p2.json -o out.json
+edit m-fraction 'm["frames"][0]["frame"] = 3.5'
+refuse manifest-frame-fraction 2 "m-fraction.json: frames.0.frame: expected 3 (the range 3 to 5 in order), got 3.5" p0.json m-fraction.json p2.json -o out.json
+edit m-order 'm["frames"].reverse()'
+refuse manifest-frame-order 2 "m-order.json: frames.0.frame: expected 3 (the range 3 to 5 in order), got 5" p0.json m-order.json p2.json -o out.json
+edit m-md5 'm["frames"][2]["md5"] = "zz"'
+refuse manifest-frame-md5 2 'm-md5.json: frames.2.md5: expected 32 lowercase hexadecimal digits, got "zz"' p0.json m-md5.json p2.json -o out.json
+edit m-md5num 'm["frames"][2]["md5"] = 5'
+refuse manifest-frame-md5-number 2 'm-md5num.json: frames.2.md5: expected 32 lowercase hexadecimal digits, got 5' p0.json m-md5num.json p2.json -o out.json
+edit m-range 'm["range"] = [3.5, 5]'
+refuse manifest-range-fraction 2 'm-range.json: range: expected two whole numbers A <= B, got [3.5,5]' p0.json m-range.json p2.json -o out.json
+edit m-range-huge 'm["range"] = [3, 1e300]'
+refuse manifest-range-huge 2 'm-range-huge.json: range: expected two whole numbers A <= B, got [3,1e+300]' p0.json m-range-huge.json p2.json -o out.json
 
 # A stop signal while the packets are copied (parts of 90 MB of raw video:
 # the copy takes a while), and a file size limit: one line, nothing left, not
