@@ -22,17 +22,19 @@ static void fill_3x2(struct field *f)
 }
 
 /* Checks the whole (w + 2) x (h + 2) plane, ghosts included, row by row from y = -1. */
-static void expect_plane(const struct field *f, const float *g, const float *want)
+static void expect_plane(const char *name, const struct field *f, const float *g, const float *want)
 {
     int k = 0;
     for (int y = -1; y <= f->h; y++)
         for (int x = -1; x <= f->w; x++, k++) {
             if (g[y * f->stride + x] != want[k])
-                fail_msg("cell (%d,%d): got %g, want %g", x, y, (double)g[y * f->stride + x], (double)want[k]);
+                fail_msg("%s: cell (%d,%d): got %g, want %g", name, x, y, (double)g[y * f->stride + x], (double)want[k]);
         }
 }
 
-static void ghosts(enum edge_kind l, enum edge_kind r, enum edge_kind t, enum edge_kind b, const float *want)
+/* Fills the ghosts of the 3 x 2 grid for one set of edges and checks the
+ * whole plane against want; name says which case failed. */
+static void ghosts(const char *name, const enum edge_kind edges[4], const float *want)
 {
     struct field f;
     struct rr_err e = { 0 };
@@ -42,9 +44,8 @@ static void ghosts(enum edge_kind l, enum edge_kind r, enum edge_kind t, enum ed
         for (int x = -1; x <= 3; x++)
             f.cur[y * f.stride + x] = -99.0f;
     fill_3x2(&f);
-    enum edge_kind edges[4] = { [EDGE_LEFT] = l, [EDGE_RIGHT] = r, [EDGE_TOP] = t, [EDGE_BOTTOM] = b };
     field_fill_ghosts(&f, f.cur, edges);
-    expect_plane(&f, f.cur, want);
+    expect_plane(name, &f, f.cur, want);
     field_free(&f);
 }
 
@@ -91,79 +92,65 @@ static void test_too_large(void **state)
     field_free(&f);
 }
 
-static void test_fixed(void **state)
-{
-    (void)state;
-    static const float want[] = {
-        0, 0, 0, 0, 0,
-        0, 1, 2, 3, 0,
-        0, 4, 5, 6, 0,
-        0, 0, 0, 0, 0,
-    };
-    ghosts(EDGE_FIXED, EDGE_FIXED, EDGE_FIXED, EDGE_FIXED, want);
-}
-
-/* Each ghost repeats the nearest edge cell; a corner the corner cell. */
-static const float clamped[] = {
+/* Clamp: each ghost repeats the nearest edge cell; a corner the corner cell. */
+static const float clamped[20] = {
     1, 1, 2, 3, 3,
     1, 1, 2, 3, 3,
     4, 4, 5, 6, 6,
     4, 4, 5, 6, 6,
 };
 
-static void test_clamp(void **state)
-{
-    (void)state;
-    ghosts(EDGE_CLAMP, EDGE_CLAMP, EDGE_CLAMP, EDGE_CLAMP, clamped);
-}
-
-static void test_absorb_is_clamp(void **state)
-{
-    (void)state;
-    ghosts(EDGE_ABSORB, EDGE_ABSORB, EDGE_ABSORB, EDGE_ABSORB, clamped);
-}
-
-static void test_wrap(void **state)
-{
-    (void)state;
+/* Every ghost case: the edge kinds (left, right, top, bottom) and the whole
+ * 5 x 4 plane they must give, ghosts included, row by row from y = -1. */
+#define ALL4(k) { [EDGE_LEFT] = k, [EDGE_RIGHT] = k, [EDGE_TOP] = k, [EDGE_BOTTOM] = k }
+#define EDGES(l, r, t, b) { [EDGE_LEFT] = l, [EDGE_RIGHT] = r, [EDGE_TOP] = t, [EDGE_BOTTOM] = b }
+static const struct ghost_case {
+    const char *name;
+    enum edge_kind edges[4];
+    const float *want;
+} ghost_cases[] = {
+    /* Fixed: every ghost is 0. */
+    { "fixed", ALL4(EDGE_FIXED), (const float[20]){
+        0, 0, 0, 0, 0,
+        0, 1, 2, 3, 0,
+        0, 4, 5, 6, 0,
+        0, 0, 0, 0, 0,
+    } },
+    { "clamp", ALL4(EDGE_CLAMP), clamped },
+    /* Absorb fills its ghosts as clamp does. */
+    { "absorb is clamp", ALL4(EDGE_ABSORB), clamped },
     /* Periodic: the row above row 0 is row 1, the column left of x = 0 is
      * x = 2; the top-left corner is the bottom-right cell (6). */
-    static const float want[] = {
+    { "wrap", ALL4(EDGE_WRAP), (const float[20]){
         6, 4, 5, 6, 4,
         3, 1, 2, 3, 1,
         6, 4, 5, 6, 4,
         3, 1, 2, 3, 1,
-    };
-    ghosts(EDGE_WRAP, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP, want);
-}
-
-static void test_mixed(void **state)
-{
-    (void)state;
+    } },
     /* left fixed, right clamp, top wrap, bottom fixed:
      * rows get 0 on the left and their last cell on the right; the top ghost
      * row is row 1 with those ghosts (0 4 5 6 6); the bottom row is all 0. */
-    static const float want[] = {
+    { "mixed", EDGES(EDGE_FIXED, EDGE_CLAMP, EDGE_WRAP, EDGE_FIXED), (const float[20]){
         0, 4, 5, 6, 6,
         0, 1, 2, 3, 3,
         0, 4, 5, 6, 6,
         0, 0, 0, 0, 0,
-    };
-    ghosts(EDGE_FIXED, EDGE_CLAMP, EDGE_WRAP, EDGE_FIXED, want);
-}
-
-static void test_mixed_corners(void **state)
-{
-    (void)state;
+    } },
     /* left/right wrap, top clamp, bottom fixed. The top row copies row 0
      * with its wrapped ghosts (3 1 2 3 1); the corners follow the sides. */
-    static const float want[] = {
+    { "mixed corners", EDGES(EDGE_WRAP, EDGE_WRAP, EDGE_CLAMP, EDGE_FIXED), (const float[20]){
         3, 1, 2, 3, 1,
         3, 1, 2, 3, 1,
         6, 4, 5, 6, 4,
         0, 0, 0, 0, 0,
-    };
-    ghosts(EDGE_WRAP, EDGE_WRAP, EDGE_CLAMP, EDGE_FIXED, want);
+    } },
+};
+
+static void test_ghosts(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < sizeof ghost_cases / sizeof *ghost_cases; k++)
+        ghosts(ghost_cases[k].name, ghost_cases[k].edges, ghost_cases[k].want);
 }
 
 int main(void)
@@ -171,12 +158,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_too_large),
-        cmocka_unit_test(test_fixed),
-        cmocka_unit_test(test_clamp),
-        cmocka_unit_test(test_absorb_is_clamp),
-        cmocka_unit_test(test_wrap),
-        cmocka_unit_test(test_mixed),
-        cmocka_unit_test(test_mixed_corners),
+        cmocka_unit_test(test_ghosts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
