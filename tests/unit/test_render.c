@@ -39,6 +39,20 @@ static void scene_init(struct scene *sc, int gw, int gh, enum render_mode mode)
     sc->render.obstacle_color[2] = 20;
 }
 
+/* Makes sc's renderer with `needs` and renders frame 0 of f (walls may be
+ * NULL) into *fr; both must succeed, or the test fails with the message. */
+static struct renderer *render_one(const struct scene *sc, int needs, const struct field *f,
+                                   const unsigned char *walls, struct frame *fr)
+{
+    struct renderer *r = NULL;
+    struct rr_err e = { 0 };
+    if (render_create(&r, sc, needs, &e) < 0)
+        fail_msg("render_create: %s", e.msg);
+    if (render_frame(r, f, walls, 0, fr, &e) < 0)
+        fail_msg("render_frame: %s", e.msg);
+    return r;
+}
+
 static void test_height_exact_bytes(void **state)
 {
     (void)state;
@@ -82,11 +96,8 @@ static void test_height_nan_is_black(void **state)
     scene_init(&sc, 2, 1, RENDER_HEIGHT);
     sc.render.range[0] = 0;   /* range [0, 0.5]: 0.25 is the middle */
     sc.render.range[1] = 0.5;
-    struct renderer *r;
-    struct rr_err e = { 0 };
-    assert_int_equal(render_create(&r, &sc, 0, &e), 0);
     struct frame fr;
-    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    struct renderer *r = render_one(&sc, 0, &fk.f, NULL, &fr);
     assert_int_equal(fr.rgb[0], 0);
     assert_int_equal(fr.rgb[3], 128);
     render_free(r);
@@ -103,11 +114,8 @@ static void test_gray16_and_heights(void **state)
     struct scene sc;
     scene_init(&sc, 3, 2, RENDER_HEIGHT);
     sc.render.obstacle_color[0] = sc.render.obstacle_color[1] = sc.render.obstacle_color[2] = 255;
-    struct renderer *r;
-    struct rr_err e = { 0 };
-    assert_int_equal(render_create(&r, &sc, RENDER_NEED_GRAY16 | RENDER_NEED_HEIGHTS, &e), 0);
     struct frame fr;
-    assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
+    struct renderer *r = render_one(&sc, RENDER_NEED_GRAY16 | RENDER_NEED_HEIGHTS, &fk.f, walls, &fr);
     assert_non_null(fr.gray16);
     const uint16_t want[6] = { 0, 32768, 65535, 0, 49151, 65535 };   /* 0.75*65535 = 49151.25 */
     assert_memory_equal(fr.gray16, want, sizeof want);
@@ -154,11 +162,8 @@ static void test_colormap_endpoints(void **state)
     struct scene sc;
     scene_init(&sc, 3, 1, RENDER_COLORMAP);
     strcpy(sc.render.colormap, "viridis");
-    struct renderer *r;
-    struct rr_err e = { 0 };
-    assert_int_equal(render_create(&r, &sc, RENDER_NEED_HEIGHTS, &e), 0);
     struct frame fr;
-    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    struct renderer *r = render_one(&sc, RENDER_NEED_HEIGHTS, &fk.f, NULL, &fr);
     assert_memory_equal(fr.rgb, vi0, 3);
     assert_memory_equal(fr.rgb + 3, vi128, 3);
     assert_memory_equal(fr.rgb + 6, vi255, 3);
@@ -198,12 +203,10 @@ static void test_errors(void **state)
     fake_init(&fk, 4, 4, cells);
     uint16_t want[4 * 4 * 3];
     struct frame fr;
-    assert_int_equal(render_create(&r, &sc, RENDER_NEED_RGB16, &e), 0);
-    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    r = render_one(&sc, RENDER_NEED_RGB16, &fk.f, NULL, &fr);
     memcpy(want, fr.deep, sizeof want);
     render_free(r);
-    assert_int_equal(render_create(&r, &sc, RENDER_NEED_GRAY16, &e), 0);
-    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    r = render_one(&sc, RENDER_NEED_GRAY16, &fk.f, NULL, &fr);
     assert_null(fr.gray16);
     assert_non_null(fr.deep);
     assert_int_equal(fr.deep_bits, 16);
@@ -233,11 +236,8 @@ static void test_scaled_uniform_stays_uniform(void **state)
         strcpy(sc.render.colormap, maps[m]);
         sc.render.width = RW;
         sc.render.height = RH;
-        struct renderer *r;
-        struct rr_err e = { 0 };
-        assert_int_equal(render_create(&r, &sc, 0, &e), 0);
         struct frame fr;
-        assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+        struct renderer *r = render_one(&sc, 0, &fk.f, NULL, &fr);
         assert_int_equal(fr.width, RW);
         assert_int_equal(fr.height, RH);
         const unsigned char *c = colormap_find(maps[m])[lrintf((0.3f + 1.0f) / 2.0f * 255.0f)];
@@ -253,19 +253,15 @@ static void test_scaled_uniform_stays_uniform(void **state)
     scene_init(&sc, GW, GH, RENDER_HEIGHT);
     sc.render.width = RW;
     sc.render.height = RH;
-    struct renderer *r;
-    struct rr_err e = { 0 };
-    assert_int_equal(render_create(&r, &sc, RENDER_NEED_GRAY16, &e), 0);
     struct frame fr;
-    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    struct renderer *r = render_one(&sc, RENDER_NEED_GRAY16, &fk.f, NULL, &fr);
     uint16_t want = (uint16_t)lrintf((0.3f + 1.0f) / 2.0f * 65535.0f);
     for (int i = 0; i < RW * RH; i++)
         assert_int_equal(fr.gray16[i], want);
     render_free(r);
     /* The deep picture (16-bit colour and alpha) scaled the same way. */
     sc.render.alpha = ALPHA_HEIGHT;
-    assert_int_equal(render_create(&r, &sc, RENDER_NEED_RGB16 | RENDER_NEED_ALPHA, &e), 0);
-    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    r = render_one(&sc, RENDER_NEED_RGB16 | RENDER_NEED_ALPHA, &fk.f, NULL, &fr);
     uint16_t alpha = (uint16_t)lrintf(0.3f * 65535.0f);
     const uint16_t *d = fr.deep;
     for (int i = 0; i < RW * RH; i++) {
@@ -290,11 +286,8 @@ static void test_deep_rgba(void **state)
     struct scene sc;
     scene_init(&sc, 3, 2, RENDER_HEIGHT);
     sc.render.alpha = ALPHA_HEIGHT;
-    struct renderer *r = NULL;
-    struct rr_err e = { 0 };
-    assert_int_equal(render_create(&r, &sc, RENDER_NEED_RGB16 | RENDER_NEED_ALPHA, &e), 0);
     struct frame fr;
-    assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
+    struct renderer *r = render_one(&sc, RENDER_NEED_RGB16 | RENDER_NEED_ALPHA, &fk.f, walls, &fr);
     const uint8_t want8[18] = { 0, 0, 0, 128, 128, 128, 255, 255, 255, 0, 0, 0, 191, 191, 191, 200, 10, 20 };
     assert_memory_equal(fr.rgb, want8, sizeof want8);
     assert_non_null(fr.deep);
@@ -309,8 +302,7 @@ static void test_deep_rgba(void **state)
     assert_memory_equal(fr.deep, want16, sizeof want16);
     render_free(r);
 
-    assert_int_equal(render_create(&r, &sc, RENDER_NEED_ALPHA, &e), 0);
-    assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
+    r = render_one(&sc, RENDER_NEED_ALPHA, &fk.f, walls, &fr);
     assert_memory_equal(fr.rgb, want8, sizeof want8);
     assert_int_equal(fr.deep_channels, 4);
     assert_int_equal(fr.deep_bits, 8);
@@ -320,15 +312,13 @@ static void test_deep_rgba(void **state)
     render_free(r);
 
     /* Without the needs, no deep picture. */
-    assert_int_equal(render_create(&r, &sc, 0, &e), 0);
-    assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
+    r = render_one(&sc, 0, &fk.f, walls, &fr);
     assert_null(fr.deep);
     render_free(r);
 
     /* The alpha's scale is the range's larger end: |0.5| / 2 = 0.25 -> 16384 (16383.75). */
     sc.render.range[0] = -2;
-    assert_int_equal(render_create(&r, &sc, RENDER_NEED_RGB16 | RENDER_NEED_ALPHA, &e), 0);
-    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    r = render_one(&sc, RENDER_NEED_RGB16 | RENDER_NEED_ALPHA, &fk.f, NULL, &fr);
     assert_int_equal(((const uint16_t *)fr.deep)[4 * 4 + 3], 16384);
     render_free(r);
     free(fk.mem);
@@ -346,19 +336,15 @@ static void test_colormap_16(void **state)
     struct scene sc;
     scene_init(&sc, 3, 1, RENDER_COLORMAP);
     strcpy(sc.render.colormap, "grey");
-    struct renderer *r = NULL;
-    struct rr_err e = { 0 };
-    assert_int_equal(render_create(&r, &sc, RENDER_NEED_RGB16, &e), 0);
     struct frame fr;
-    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    struct renderer *r = render_one(&sc, RENDER_NEED_RGB16, &fk.f, NULL, &fr);
     assert_int_equal(fr.deep_channels, 3);
     const uint16_t want[9] = { 16384, 16384, 16384, 65535, 65535, 65535, 0, 0, 0 };
     assert_memory_equal(fr.deep, want, sizeof want);
     assert_int_equal(fr.rgb[0], 64);
     render_free(r);
     strcpy(sc.render.colormap, "viridis");
-    assert_int_equal(render_create(&r, &sc, RENDER_NEED_RGB16, &e), 0);
-    assert_int_equal(render_frame(r, &fk.f, NULL, 0, &fr, &e), 0);
+    r = render_one(&sc, RENDER_NEED_RGB16, &fk.f, NULL, &fr);
     const unsigned char (*map)[3] = colormap_find("viridis");
     const uint16_t *d = fr.deep;
     for (int k = 0; k < 3; k++) {
@@ -538,11 +524,9 @@ static void test_scaled_yuv420(void **state)
     scene_init(&sc, GW, GH, RENDER_COLORMAP);
     snprintf(sc.render.colormap, sizeof sc.render.colormap, "viridis");
     struct renderer *r;
-    struct rr_err e = { 0 };
     struct frame fr;
     /* The grid-size picture, and its yuv420p. */
-    assert_int_equal(render_create(&r, &sc, RENDER_NEED_YUV420, &e), 0);
-    assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
+    r = render_one(&sc, RENDER_NEED_YUV420, &fk.f, walls, &fr);
     assert_null(fr.yuv);   /* unscaled: the sink converts */
     assert_true(render_makes_rgb(r));
     uint8_t *gy = malloc(GW * GH * 3 / 2), *gu = gy + GW * GH, *gv = gu + GW * GH / 4;
@@ -560,8 +544,7 @@ static void test_scaled_yuv420(void **state)
         sws_one_call(GW / 2, GH / 2, rw / 2, rh / 2, AV_PIX_FMT_GRAY8, gv, GW / 2, want + ybytes + cbytes, rw / 2);
         sc.render.width = rw;
         sc.render.height = rh;
-        assert_int_equal(render_create(&r, &sc, 0, &e), 0);
-        assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
+        r = render_one(&sc, 0, &fk.f, walls, &fr);
         assert_null(fr.yuv);   /* not asked for */
         memcpy(rgb, fr.rgb, ybytes * 3);
         render_free(r);
@@ -571,8 +554,7 @@ static void test_scaled_yuv420(void **state)
                                    RENDER_NEED_YUV420 | RENDER_YUV_ONLY | RENDER_NEED_ALPHA };
             for (int k = 0; k < 3; k++) {
                 sc.render.alpha = k == 2 ? ALPHA_HEIGHT : ALPHA_NONE;
-                assert_int_equal(render_create(&r, &sc, needs[k], &e), 0);
-                assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
+                r = render_one(&sc, needs[k], &fk.f, walls, &fr);
                 assert_non_null(fr.yuv);
                 assert_memory_equal(fr.yuv, want, ybytes + 2 * cbytes);
                 assert_true(render_makes_rgb(r) == (k != 1));
@@ -593,8 +575,7 @@ static void test_scaled_yuv420(void **state)
     /* An odd render size (its chroma would not be half the luma's): no yuv, rgb as ever. */
     sc.render.width = 641;
     sc.render.height = 480;
-    assert_int_equal(render_create(&r, &sc, RENDER_NEED_YUV420 | RENDER_YUV_ONLY, &e), 0);
-    assert_int_equal(render_frame(r, &fk.f, walls, 0, &fr, &e), 0);
+    r = render_one(&sc, RENDER_NEED_YUV420 | RENDER_YUV_ONLY, &fk.f, walls, &fr);
     assert_null(fr.yuv);
     assert_non_null(fr.rgb);
     assert_true(render_makes_rgb(r));
