@@ -38,6 +38,15 @@ static const char *name_of(const char *const *names, int count, int v)
     return v >= 0 && v < count ? names[v] : "?";
 }
 
+/* The same for a NULL-terminated list. */
+static const char *name_in(const char *const *names, int v)
+{
+    for (int k = 0; v >= 0 && names[k]; k++)
+        if (k == v)
+            return names[k];
+    return "?";
+}
+
 const char *scene_edge_name(enum edge_kind k) { return name_of(edge_names, 4, (int)k); }
 const char *scene_shape_name(enum shape_kind k) { return name_of(shape_names, 4, (int)k); }
 const char *scene_render_mode_name(enum render_mode m) { return render_mode_name(m); }
@@ -120,19 +129,31 @@ static void output_defaults(struct output_config *o)
 const char *const scene_output_keys[] = { "codec", "crf", "preset", "pix_fmt", "bit_depth", "exr_compression",
                                           "format", "compression", NULL };
 
+/* Each output key's field in struct output_config: text, or an int (an
+ * enum's value, written by its name in `names`, when names is set). */
+static const struct output_field {
+    const char *key;
+    size_t at;
+    bool integer;
+    const char *const *names;   /* NULL-terminated */
+} output_fields[] = {
+    { "codec", offsetof(struct output_config, codec), false, NULL },
+    { "crf", offsetof(struct output_config, crf), true, NULL },
+    { "preset", offsetof(struct output_config, preset), false, NULL },
+    { "pix_fmt", offsetof(struct output_config, pix_fmt), false, NULL },
+    { "bit_depth", offsetof(struct output_config, bit_depth), true, NULL },
+    { "exr_compression", offsetof(struct output_config, exr_compression), true, exr_compression_names },
+    { "format", offsetof(struct output_config, format), true, format_names },
+    { "compression", offsetof(struct output_config, compression), true, NULL },
+};
+_Static_assert(sizeof output_fields / sizeof *output_fields + 1 == sizeof scene_output_keys / sizeof *scene_output_keys,
+               "every key of scene_output_keys has its output_fields row");
+/* The enums are read as the int they are stored in. */
+_Static_assert(sizeof(enum exr_compression) == sizeof(int) && sizeof(enum output_format) == sizeof(int),
+               "output enums are int-sized");
+
 bool scene_output_given(const struct scene *sc, const char *key, char *value, size_t n, char *where, size_t wn)
 {
-    /* Each key's field: 's' a name, 'i' an integer, 'e' exr_compression, 'f' format. */
-    static const struct { const char *key; size_t at; char type; } fields[] = {
-        { "codec", offsetof(struct output_config, codec), 's' },
-        { "crf", offsetof(struct output_config, crf), 'i' },
-        { "preset", offsetof(struct output_config, preset), 's' },
-        { "pix_fmt", offsetof(struct output_config, pix_fmt), 's' },
-        { "bit_depth", offsetof(struct output_config, bit_depth), 'i' },
-        { "exr_compression", offsetof(struct output_config, exr_compression), 'e' },
-        { "format", offsetof(struct output_config, format), 'f' },
-        { "compression", offsetof(struct output_config, compression), 'i' },
-    };
     struct output_config d = { 0 };
     output_defaults(&d);
     char path[PATH_LEN];
@@ -141,28 +162,25 @@ bool scene_output_given(const struct scene *sc, const char *key, char *value, si
     for (int i = 0; i < sc->n_origins && !from; i++)
         if (!strcmp(sc->origins[i].key, path))
             from = &sc->origins[i];
-    for (size_t i = 0; from && i < sizeof fields / sizeof fields[0]; i++) {
-        if (strcmp(fields[i].key, key))
+    for (size_t i = 0; from && i < sizeof output_fields / sizeof *output_fields; i++) {
+        const struct output_field *fd = &output_fields[i];
+        if (strcmp(fd->key, key))
             continue;
-        const char *now = (const char *)&sc->output + fields[i].at, *was = (const char *)&d + fields[i].at;
-        switch (fields[i].type) {
-        case 's':
+        const char *now = (const char *)&sc->output + fd->at, *was = (const char *)&d + fd->at;
+        if (fd->integer) {
+            int v, dv;
+            memcpy(&v, now, sizeof v);
+            memcpy(&dv, was, sizeof dv);
+            if (v == dv)
+                return false;
+            if (fd->names)
+                snprintf(value, n, "\"%s\"", name_in(fd->names, v));
+            else
+                snprintf(value, n, "%d", v);
+        } else {
             if (!strcmp(now, was))
                 return false;
             snprintf(value, n, "\"%s\"", now);
-            break;
-        case 'i':
-            if (*(const int *)(const void *)now == *(const int *)(const void *)was)
-                return false;
-            snprintf(value, n, "%d", *(const int *)(const void *)now);
-            break;
-        default: {
-            int v = fields[i].type == 'e' ? (int)sc->output.exr_compression : (int)sc->output.format;
-            if (v == (fields[i].type == 'e' ? (int)d.exr_compression : (int)d.format))
-                return false;
-            snprintf(value, n, "\"%s\"", fields[i].type == 'e' ? scene_exr_compression_name(sc->output.exr_compression)
-                                                                  : scene_output_format_name(sc->output.format));
-        }
         }
         const char *name = strcmp(sc->file ? sc->file : "", "-") ? sc->file : "<stdin>";
         if (from->line && from->preset)
