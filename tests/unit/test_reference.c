@@ -45,6 +45,7 @@
 #include "rng.h"
 #include "scene.h"
 #include "solver.h"
+#include "solver_rig.h"
 #include "tblock.h"
 
 /* One kernel form of a solver: the scene keys that select it. */
@@ -251,10 +252,7 @@ static void compare(const struct variant *v, const int shape[2], const enum edge
     struct rr_err e = { 0 };
     assert_int_equal(field_init(&fast, w, h, &e), 0);
     assert_int_equal(field_init(&ref, w, h, &e), 0);
-    void *priv = calloc(1, ops->priv_size);
-    assert_non_null(priv);
-    if (ops->init(priv, &sc, &fast, &e) < 0)
-        fail_msg("%s: init: %s", v->name, e.msg);
+    void *priv = solver_open(ops, &sc, &fast, v->name);
 
     struct rng r;
     rng_seed(&r, (uint64_t)w * 7919u + (uint64_t)h * 131u + (uint64_t)(v - variants));
@@ -294,9 +292,7 @@ static void compare(const struct variant *v, const int shape[2], const enum edge
     }
     free(kept);
     free(walls);
-    ops->free(priv);
-    free(priv);
-    field_free(&fast);
+    solver_close(ops, priv, &fast);
     field_free(&ref);
 }
 
@@ -371,9 +367,7 @@ static void test_elias_zero_products(void **state)
         struct field ref, f;
         assert_int_equal(field_init(&ref, W, H, &e), 0);
         assert_int_equal(field_init(&f, W, H, &e), 0);
-        void *priv = calloc(1, ops->priv_size);
-        assert_non_null(priv);
-        assert_int_equal(ops->init(priv, &sc, &ref, &e), 0);
+        void *priv = solver_open(ops, &sc, &ref, NULL);
         for (int y = 0; y < H; y++)
             for (int x = 0; x < W; x++)
                 ref.prev[y * ref.stride + x] = backs[(x + y) % (sizeof backs / sizeof *backs)];
@@ -412,9 +406,7 @@ static void test_elias_zero_products(void **state)
             free(got);
         }
         free(kept);
-        ops->free(priv);
-        free(priv);
-        field_free(&ref);
+        solver_close(ops, priv, &ref);
         field_free(&f);
     }
 }

@@ -26,6 +26,7 @@
 #include "drivers_fixture.h"
 #include "sim_fixture.h"
 #include "solver.h"
+#include "solver_rig.h"
 #include "tblock.h"
 #include "tblock_internal.h"
 
@@ -171,12 +172,9 @@ static void *open_variant(size_t i, int w, int h, struct field *f)
     sc.solver.speed = 0.2;
     struct rr_err e = { 0 };
     assert_int_equal(field_init(f, w, h, &e), 0);
-    const struct solver_ops *ops = sc.solver.type;
-    assert_non_null(ops);
-    void *priv = calloc(1, ops->priv_size);
-    assert_non_null(priv);
-    if (ops->init(priv, &sc, f, &e) < 0)
-        fail_msg("variant %zu: init: %s", i, e.msg);
+    char what[32];
+    snprintf(what, sizeof what, "variant %zu", i);
+    void *priv = solver_open(sc.solver.type, &sc, f, what);
     uint32_t u = 977u + (uint32_t)i;
     for (int y = -1; y <= h; y++)
         for (int x = -1; x <= w; x++) {
@@ -196,9 +194,7 @@ static struct tblock_kernel *variant_kernel(size_t i, void *priv)
 
 static void close_variant(size_t i, void *priv, struct field *f)
 {
-    solver_find(variants[i].solver)->free(priv);
-    free(priv);
-    field_free(f);
+    solver_close(solver_find(variants[i].solver), priv, f);
 }
 
 /* Each solver's row kernels, the portable one and the driver's (AVX-512 or

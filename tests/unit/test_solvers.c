@@ -17,6 +17,7 @@
 #include "scene.h"
 #include "sim.h"
 #include "solver.h"
+#include "solver_rig.h"
 
 static void base_scene(struct scene *sc, const char *solver, int w, int h, enum edge_kind edge)
 {
@@ -51,18 +52,12 @@ static void rig_open(struct rig *r, const struct scene *sc)
     struct rr_err e = { 0 };
     assert_int_equal(field_init(&r->f, sc->grid.width, sc->grid.height, &e), 0);
     r->ops = sc->solver.type;
-    assert_non_null(r->ops);
-    r->priv = calloc(1, r->ops->priv_size);
-    assert_non_null(r->priv);
-    if (r->ops->init(r->priv, sc, &r->f, &e) < 0)
-        fail_msg("init: %s", e.msg);
+    r->priv = solver_open(r->ops, sc, &r->f, NULL);
 }
 
 static void rig_close(struct rig *r)
 {
-    r->ops->free(r->priv);
-    free(r->priv);
-    field_free(&r->f);
+    solver_close(r->ops, r->priv, &r->f);
 }
 
 /* cur = 1 2 3 / 4 5 6 / 7 8 9, prev = 1 everywhere. */

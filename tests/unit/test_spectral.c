@@ -26,6 +26,7 @@
 #include "scene.h"
 #include "sim.h"
 #include "solver.h"
+#include "solver_rig.h"
 
 #define G 9.81
 #define SIGMA 0.0728
@@ -49,26 +50,6 @@ static void base_scene(struct scene *sc, int w, int h, double dx, double fps, in
     for (int k = 0; k < 4; k++)
         sc->boundary[k] = EDGE_WRAP;
     sc->absorb_width = 16;
-}
-
-/* A solver's state made and initialised by hand on field f, as sim.c does
- * (no sources, walls or screen): the test fails with the solver's message
- * when init refuses. solver_close frees the state and the field. */
-static void *solver_open(const struct solver_ops *ops, const struct scene *sc, struct field *f)
-{
-    void *priv = calloc(1, ops->priv_size);
-    assert_non_null(priv);
-    struct rr_err e = { 0 };
-    if (ops->init(priv, sc, f, &e) < 0)
-        fail_msg("%s: init: %s", ops->name, e.msg);
-    return priv;
-}
-
-static void solver_close(const struct solver_ops *ops, void *priv, struct field *f)
-{
-    ops->free(priv);
-    free(priv);
-    field_free(f);
 }
 
 /* omega(k) of linear water waves, and its inverse by bisection. */
@@ -248,7 +229,7 @@ static double pad_reflection(enum edge_kind right, double *edge)
     struct field fl;
     struct rr_err e = { 0 };
     assert_int_equal(field_init(&fl, W, 1, &e), 0);
-    void *priv = solver_open(ops, &sc, &fl);
+    void *priv = solver_open(ops, &sc, &fl, NULL);
     double complex C[W];
     for (int x = 0; x < W; x++)
         C[x] = 0;
@@ -378,7 +359,7 @@ static double complex run_mode(const struct scene *sc, int cycles, double omega,
             f.cur[y * f.stride + x] = (float)cos(kc * x);
             f.prev[y * f.stride + x] = (float)(exp(rate * dt) * cos(kc * x + omega * dt));
         }
-    void *priv = solver_open(ops, sc, &f);
+    void *priv = solver_open(ops, sc, &f, NULL);
     double complex out = 0;
     for (int n = 0; n <= steps; n++) {
         if (n)
@@ -1036,7 +1017,7 @@ static float *screened_step(const struct scene *sc, float limit, int nan_at, boo
     if (nan_at >= 0)
         f.cur[nan_at / w * f.stride + nan_at % w] = NAN;
     const struct solver_ops *ops = sc->solver.type;
-    void *priv = solver_open(ops, sc, &f);
+    void *priv = solver_open(ops, sc, &f, NULL);
     struct solver_screen screen = { .limit = limit };
     ops->step(priv, &f, &screen);
     *within = screen.within;
