@@ -742,21 +742,27 @@ static void test_files(void **state)
     assert_string_equal(e.msg, "/nonexistent/scene.json: cannot read: No such file or directory");
 }
 
+/* The scene as --print-scene writes it (freed by the caller). */
+static char *printed(const struct scene *sc)
+{
+    char *p = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&p, &n);
+    assert_non_null(m);
+    assert_int_equal(scene_print(sc, m), 0);
+    fclose(m);
+    return p;
+}
+
 /* Print, load what was printed, print again: the same text and the same scene. */
 static void round_trip(const char *text)
 {
     struct scene a, b;
     struct rr_err e;
-    char *p1 = NULL, *p2 = NULL;
-    size_t n1 = 0, n2 = 0;
     assert_int_equal(load(text, NULL, 0, &a, &e), 0);
-    FILE *m = open_memstream(&p1, &n1);
-    assert_int_equal(scene_print(&a, m), 0);
-    fclose(m);
+    char *p1 = printed(&a);
     assert_int_equal(load(p1, NULL, 0, &b, &e), 0);
-    m = open_memstream(&p2, &n2);
-    assert_int_equal(scene_print(&b, m), 0);
-    fclose(m);
+    char *p2 = printed(&b);
     assert_string_equal(p1, p2);
     assert_int_equal(a.n_drops, b.n_drops);
     for (int i = 0; i < a.n_drops; i++)
@@ -786,12 +792,8 @@ static void test_print_round_trip(void **state)
     /* The printed text of {} starts with the grid and holds every section. */
     struct scene sc;
     struct rr_err e;
-    char *p = NULL;
-    size_t n = 0;
     assert_int_equal(load("{\"drops\": [{\"frame\": 5}]}", NULL, 0, &sc, &e), 0);
-    FILE *m = open_memstream(&p, &n);
-    assert_int_equal(scene_print(&sc, m), 0);
-    fclose(m);
+    char *p = printed(&sc);
     assert_non_null(strstr(p, "\"frame\":\t5"));
     assert_null(strstr(p, "\"time\":\t0"));
     assert_non_null(strstr(p, "\"rain\":\tnull"));
@@ -1046,11 +1048,7 @@ static void test_moving_picture_keys(void **state)
     assert_string_equal(sc.render.background, pattern);
     assert_int_equal(sc.render.video_end, VIDEO_END_LOOP);
     assert_true(sc.render.atlas[0] == 4 && sc.render.atlas[1] == 2);
-    char *p = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&p, &n);
-    assert_int_equal(scene_print(&sc, m), 0);
-    fclose(m);
+    char *p = printed(&sc);
     struct scene back;
     assert_int_equal(load(p, NULL, 0, &back, &e), 0);
     assert_string_equal(back.render.background, pattern);
@@ -1124,11 +1122,7 @@ static void test_render_keys(void **state)
     assert_true(r->height_scale == 2.5 && r->depth == 0);
     assert_memory_equal(r->floor_color, ((unsigned char[3]){ 9, 8, 7 }), 3);
     assert_null(r->floor);
-    char *p = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&p, &n);
-    assert_int_equal(scene_print(&sc, m), 0);
-    fclose(m);
+    char *p = printed(&sc);
     assert_non_null(strstr(p, "\"floor\":\tnull"));
     assert_non_null(strstr(p, "\"depth\":\t0"));
     assert_null(strstr(p, "\"background\""));   /* refract's, not printed */
@@ -1145,10 +1139,7 @@ static void test_render_keys(void **state)
     assert_true(r->specular == 0 && r->shininess == 7 && r->refraction == -2);
     assert_true(r->light[0] == 0.5 && r->light[1] == -1 && r->light[2] == 3);
     assert_string_equal(r->background, pic);
-    p = NULL;
-    m = open_memstream(&p, &n);
-    assert_int_equal(scene_print(&sc, m), 0);
-    fclose(m);
+    p = printed(&sc);
     assert_int_equal(load(p, NULL, 0, &back, &e), 0);
     assert_string_equal(back.render.background, pic);
     assert_true(back.render.light[1] == -1 && back.render.refraction == -2);
