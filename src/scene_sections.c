@@ -189,6 +189,21 @@ static int refuse_unused_solver_keys(struct ld *ld, const cJSON *o, const struct
     return refuse_unused_keys(ld, o, &u, at);
 }
 
+/* SECTION.depth_range maps a PNG depth map's grey levels to depths: without
+ * a map (`map` NULL), or beside a .npy one (whose values are the depths, in
+ * `unit`), it would be without effect, so it is refused naming it. */
+static int check_depth_range(struct ld *ld, const cJSON *range, const char *section, const char *map,
+                             const char *unit)
+{
+    char key[PATH_LEN];
+    if (range && !map)
+        return fail_key(ld, range, join(key, section, "depth_range"), "used only with a PNG %s.depth_map", section);
+    if (range && image_is_npy(map))
+        return fail_key(ld, range, join(key, section, "depth_range"),
+                        "not used with a .npy %s.depth_map (its values are the depths in %s)", section, unit);
+    return 0;
+}
+
 /* wave's speed from the water depth (docs/solvers.md): `depth` (uniform) or
  * `depth_map` in place of `speed` and `speed_map`; `gravity`, `wavelength`
  * or `frequency`, and `depth_range` only with them. Every combination that
@@ -224,13 +239,7 @@ static int load_wave_depth(struct ld *ld, const cJSON *o)
     const cJSON *g = member(o, "gravity");
     if (g && !(s->gravity > 0))
         return fail_got(ld, g, "solver.gravity", "a number > 0 for the wave solver (its speed is sqrt(g d))");
-    const cJSON *range = member(o, "depth_range");
-    if (range && !map)
-        return fail_key(ld, range, "solver.depth_range", "used only with a PNG solver.depth_map");
-    if (range && image_is_npy(s->depth_map))
-        return fail_key(ld, range, "solver.depth_range",
-                        "not used with a .npy solver.depth_map (its values are the depths in m)");
-    return 0;
+    return check_depth_range(ld, member(o, "depth_range"), "solver", map ? s->depth_map : NULL, "m");
 }
 
 /* wave's speed: `speed` everywhere, or a `speed_map` read through
@@ -545,12 +554,7 @@ static int load_floor_depth(struct ld *ld, const cJSON *o)
         || get_opt_file(ld, o, "render", "depth_map", &r->depth_map) < 0
         || get_pair(ld, o, "render", "depth_range", DEPTHS, r->depth_range) < 0)
         return -1;
-    if (range && !r->depth_map)
-        return fail_key(ld, range, "render.depth_range", "used only with a PNG render.depth_map");
-    if (range && image_is_npy(r->depth_map))
-        return fail_key(ld, range, "render.depth_range",
-                        "not used with a .npy render.depth_map (its values are the depths in cells)");
-    return 0;
+    return check_depth_range(ld, range, "render", r->depth_map, "cells");
 }
 
 /* render.range is a key of every mode (render_mode_uses) but acts only in

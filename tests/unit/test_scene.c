@@ -742,27 +742,17 @@ static void test_files(void **state)
     assert_string_equal(e.msg, "/nonexistent/scene.json: cannot read: No such file or directory");
 }
 
-/* The scene as --print-scene writes it (freed by the caller). */
-static char *printed(const struct scene *sc)
-{
-    char *p = NULL;
-    size_t n = 0;
-    FILE *m = open_memstream(&p, &n);
-    assert_non_null(m);
-    assert_int_equal(scene_print(sc, m), 0);
-    fclose(m);
-    return p;
-}
-
 /* Print, load what was printed, print again: the same text and the same scene. */
 static void round_trip(const char *text)
 {
     struct scene a, b;
     struct rr_err e;
     assert_int_equal(load(text, NULL, 0, &a, &e), 0);
-    char *p1 = printed(&a);
+    char *p1 = scene_text(&a);
+    assert_non_null(p1);
     assert_int_equal(load(p1, NULL, 0, &b, &e), 0);
-    char *p2 = printed(&b);
+    char *p2 = scene_text(&b);
+    assert_non_null(p2);
     assert_string_equal(p1, p2);
     assert_int_equal(a.n_drops, b.n_drops);
     for (int i = 0; i < a.n_drops; i++)
@@ -793,7 +783,8 @@ static void test_print_round_trip(void **state)
     struct scene sc;
     struct rr_err e;
     assert_int_equal(load("{\"drops\": [{\"frame\": 5}]}", NULL, 0, &sc, &e), 0);
-    char *p = printed(&sc);
+    char *p = scene_text(&sc);
+    assert_non_null(p);
     assert_non_null(strstr(p, "\"frame\":\t5"));
     assert_null(strstr(p, "\"time\":\t0"));
     assert_non_null(strstr(p, "\"rain\":\tnull"));
@@ -954,6 +945,11 @@ static void test_depth_keys(void **state)
     expect_file_error(text, want);
     expect_file_error("{\"render\": {\"mode\": \"caustics\", \"depth_range\": [1, 2]}}",
                       ":1:33: render.depth_range: used only with a PNG render.depth_map");
+    snprintf(text, sizeof text, "{\"render\": {\"mode\": \"caustics\", \"depth_map\": \"%s\", \"depth_range\": [1, 2]}}",
+             npy);
+    snprintf(want, sizeof want, ":1:%d: render.depth_range: not used with a .npy render.depth_map (its values are the "
+             "depths in cells)", (int)strlen(npy) + 50);
+    expect_file_error(text, want);
     expect_file_error("{\"render\": {\"mode\": \"caustics\", \"depth_range\": [0, 2]}}",
                       ":1:48: render.depth_range: expected an array of two numbers in (0, 1000000], got [0,2]");
     snprintf(text, sizeof text, "{\"render\": {\"mode\": \"caustics\", \"depth\": 3, \"depth_map\": \"%s\"}}", mask_path);
@@ -1048,7 +1044,8 @@ static void test_moving_picture_keys(void **state)
     assert_string_equal(sc.render.background, pattern);
     assert_int_equal(sc.render.video_end, VIDEO_END_LOOP);
     assert_true(sc.render.atlas[0] == 4 && sc.render.atlas[1] == 2);
-    char *p = printed(&sc);
+    char *p = scene_text(&sc);
+    assert_non_null(p);
     struct scene back;
     assert_int_equal(load(p, NULL, 0, &back, &e), 0);
     assert_string_equal(back.render.background, pattern);
@@ -1122,7 +1119,8 @@ static void test_render_keys(void **state)
     assert_true(r->height_scale == 2.5 && r->depth == 0);
     assert_memory_equal(r->floor_color, ((unsigned char[3]){ 9, 8, 7 }), 3);
     assert_null(r->floor);
-    char *p = printed(&sc);
+    char *p = scene_text(&sc);
+    assert_non_null(p);
     assert_non_null(strstr(p, "\"floor\":\tnull"));
     assert_non_null(strstr(p, "\"depth\":\t0"));
     assert_null(strstr(p, "\"background\""));   /* refract's, not printed */
@@ -1139,7 +1137,8 @@ static void test_render_keys(void **state)
     assert_true(r->specular == 0 && r->shininess == 7 && r->refraction == -2);
     assert_true(r->light[0] == 0.5 && r->light[1] == -1 && r->light[2] == 3);
     assert_string_equal(r->background, pic);
-    p = printed(&sc);
+    p = scene_text(&sc);
+    assert_non_null(p);
     assert_int_equal(load(p, NULL, 0, &back, &e), 0);
     assert_string_equal(back.render.background, pic);
     assert_true(back.render.light[1] == -1 && back.render.refraction == -2);
