@@ -522,9 +522,14 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
         return rr_fail(e, RR_EXIT_RUNTIME, "--save-state %s: holds an interrupted render (%s): continue it with "
                        "--resume, or start again with -y", o->save_dir, r->record);
     }
-    if (o->resume && o->save_dir && !had && !o->overwrite && has_checkpoints(r))
+    if (o->resume && o->save_dir && !had && !o->overwrite && has_checkpoints(r)) {
+        /* A kill between resume_clean's removal of the record and of the
+         * segments leaves segments no record names: swept here, as the run
+         * that would follow (-y) would. */
+        remove_stray_segments(r);
         return rr_fail(e, RR_EXIT_RUNTIME, "--resume %s: no interrupted render to resume (no %s: the render that "
                        "wrote the checkpoints completed); -y starts again", o->save_dir, r->record);
+    }
     if (o->resume && had) {
         /* The scene first, before the checkpoint is read (whose own check
          * would name --load-state). */
@@ -812,7 +817,9 @@ void resume_clean(struct resume *r)
 {
     if (!r || !r->wrote_record)
         return;
-    /* The record first: a record that exists names files that exist. */
+    /* The record first: a record that exists names files that exist. A kill
+     * before the segments are gone leaves them to the next run of the range
+     * (remove_stray_segments; a refused --resume too). */
     unlink(r->record);
     r->wrote_record = false;
     for (int i = 0; r->kind != KIND_PNG && i < r->n_segs; i++) {
