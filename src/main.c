@@ -340,6 +340,12 @@ static int parse_options(int argc, char **argv, struct options *o)
     if (o->hash && o->output && !strcmp(o->output, "-"))
         return usage_error("%s", "-o - and --hash both write to standard output; use one of them "
                            "(or --check FILE, or -o FILE.framemd5)");
+    /* The contract names a file for each (FILE.json, FILE.csv): "-" is refused
+     * rather than taken as a file of that name. */
+    if ((o->manifest && !strcmp(o->manifest, "-")) || (o->probes && !strcmp(o->probes, "-")))
+        return usage_error("%s -: writes a file, not standard output (name one, e.g. %s)",
+                           o->manifest && !strcmp(o->manifest, "-") ? "--manifest" : "--probes",
+                           o->manifest && !strcmp(o->manifest, "-") ? "run.json" : "probes.csv");
     if (o->frames_set[0])       /* after the --set values, so -f wins */
         o->sets[o->n_sets++] = o->frames_set;
     if (o->preset && !strcmp(o->preset, "list")) {

@@ -438,4 +438,15 @@ mkfifo "$T/sc/mask.png"
 timeout 10 "$RR" "$T/small.json" -s "obstacles=[{\"type\":\"mask\",\"path\":\"$T/sc/mask.png\"}]" --validate -q 2> "$T/err"; s=$?
 cond fifo-mask-refused '[ $s -eq 2 ] && one_line "$T/err" && grep -q "not a regular file" "$T/err"'
 
+# --- --manifest - and --probes -: files only (the contract names FILE.json, FILE.csv) ---------------
+# Refused (status 2, one line) before anything is written; before, each
+# wrote a file named "-" in the current folder.
+mkdir -p "$T/dash"
+rm -f "$T/dash/-"; (cd "$T/dash" && "$RR" "$T/small.json" -q --hash --manifest - > so.txt) 2> "$T/err"; s=$?
+cond manifest-dash-refused '[ $s -eq 2 ] && one_line "$T/err" && grep -q "^ripplerender: --manifest -: " "$T/err" && [ ! -e "$T/dash/-" ] && [ ! -s "$T/dash/so.txt" ]'
+rm -f "$T/dash/-"; (cd "$T/dash" && "$RR" "$T/small.json" -q --hash -s "$PROBE" --probes - > so.txt) 2> "$T/err"; s=$?
+cond probes-dash-refused '[ $s -eq 2 ] && one_line "$T/err" && grep -q "^ripplerender: --probes -: " "$T/err" && [ ! -e "$T/dash/-" ] && [ ! -s "$T/dash/so.txt" ]'
+rm -f "$T/dash/-"; (cd "$T/dash" && "$RR" "$T/small.json" -q -s "$PROBE" --hash --probes ./- --manifest ./-.json > /dev/null) 2> "$T/err"; s=$?
+cond dash-named-file-written '[ $s -eq 0 ] && [ -s "$T/dash/-" ] && [ -s "$T/dash/-.json" ]'
+
 finish
