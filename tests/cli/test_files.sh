@@ -449,4 +449,11 @@ cond probes-dash-refused '[ $s -eq 2 ] && one_line "$T/err" && grep -q "^rippler
 rm -f "$T/dash/-"; (cd "$T/dash" && "$RR" "$T/small.json" -q -s "$PROBE" --hash --probes ./- --manifest ./-.json > /dev/null) 2> "$T/err"; s=$?
 cond dash-named-file-written '[ $s -eq 0 ] && [ -s "$T/dash/-" ] && [ -s "$T/dash/-.json" ]'
 
+# --- a folder that cannot be made: run-time I/O (status 1), for --save-state as for an output -------
+# Before, --save-state's exited 2 (a usage error) where an output's exits 1.
+"$RR" "$T/small.json" -q -o /proc/rr-nothere/out.framemd5 2> "$T/err"; s=$?
+cond output-folder-not-made-status-1 '[ $s -eq 1 ] && one_line "$T/err" && grep -q "cannot make the directory /proc/rr-nothere" "$T/err"'
+"$RR" "$T/small.json" -q --hash --save-state /proc/rr-nothere/st > /dev/null 2> "$T/err"; s=$?
+cond save-state-folder-not-made-status-1 '[ $s -eq 1 ] && one_line "$T/err" && grep -q "^ripplerender: --save-state /proc/rr-nothere/st: cannot create the folder" "$T/err"'
+
 finish
