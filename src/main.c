@@ -727,6 +727,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     if (frame_by_frame)
         budget_frame_by_frame();
     budget_encoder_threads(o->threads);
+    if (o->farm.save_dir || o->manifest)
+        budget_resolved_scene();
     if (budget_check_run(sc, e) < 0 || claim_files(r, o, writes_output, e) < 0)
         return -1;
     const struct resume_run run = { writes_output, o->manifest, o->probes != NULL, o->validate,
