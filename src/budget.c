@@ -64,6 +64,12 @@ int budget_limit(uint64_t *bytes, struct rr_err *e)
  * measures each case with /usr/bin/time) and documented in docs/scene.md. */
 #define TEXT_BYTES_PER_BYTE 72                /* parsing: per value of "0,", a cJSON node (64 + 16
                                                  of malloc) and its position (2 offsets, doubled) */
+#define SOURCE_BYTES 256                      /* a drop, oscillator or mover: its struct in the scene
+                                                 and in the sources (src/sources.c), its parse's
+                                                 nodes beyond the text's values */
+#define RESOLVED_SOURCE_BYTES 1024            /* one more in the resolved scene of cJSON nodes (a
+                                                 node, its key and value a key) that --save-state
+                                                 and --manifest record */
 
 uint64_t budget_scene_text_bytes(uint64_t len)
 {
@@ -80,7 +86,7 @@ static bool ends_with(const char *s, const char *tail)
 /* The parts of a run's estimate; `what` and `solver_what` say what the
  * output's and the solver's parts are. */
 struct parts {
-    uint64_t grid, solver, output, text;
+    uint64_t grid, solver, output, text, sources;
     char what[96], solver_what[96];
 };
 
@@ -88,7 +94,7 @@ struct parts {
  * gets it (0 without -j); whether output.path is written; whether its frames
  * go one at a time whatever the output. */
 static int encoder_threads_asked;
-static bool no_output, one_by_one;
+static bool no_output, one_by_one, resolved_scene;
 
 void budget_encoder_threads(int n)
 {
@@ -103,6 +109,28 @@ void budget_without_output(void)
 void budget_frame_by_frame(void)
 {
     one_by_one = true;
+}
+
+void budget_resolved_scene(void)
+{
+    resolved_scene = true;
+}
+
+/* The scene's sources (drops, oscillators, movers), and the key of the
+ * longest list of them. */
+static uint64_t source_count(const struct scene *sc, const char **key, int *most)
+{
+    *key = "drops";
+    *most = sc->n_drops;
+    if (sc->n_oscillators > *most) {
+        *key = "oscillators";
+        *most = sc->n_oscillators;
+    }
+    if (sc->n_movers > *most) {
+        *key = "movers";
+        *most = sc->n_movers;
+    }
+    return (uint64_t)sc->n_drops + (uint64_t)sc->n_oscillators + (uint64_t)sc->n_movers;
 }
 
 /* The mode's moving picture (render_mode_picture: refract's background,
@@ -220,6 +248,9 @@ static void run_parts(const struct scene *sc, struct parts *p)
                      : 0;
     /* The scene's text was parsed first; what the parse freed may stay mapped. */
     p->text = budget_mul(sc->text_bytes, TEXT_BYTES_PER_BYTE);
+    const char *key;
+    int most;
+    p->sources = budget_mul(source_count(sc, &key, &most), SOURCE_BYTES + (resolved_scene ? RESOLVED_SOURCE_BYTES : 0));
 }
 
 /* The run's need without a fused batch's pictures. */
@@ -227,7 +258,7 @@ static uint64_t unfused_bytes(const struct scene *sc)
 {
     struct parts p;
     run_parts(sc, &p);
-    return budget_add(budget_add(p.grid, p.solver), budget_add(p.output, p.text));
+    return budget_add(budget_add(budget_add(p.grid, p.solver), budget_add(p.output, p.text)), p.sources);
 }
 
 /* A fused batch's picture: rgb24 at render size, and the raw heights (a
@@ -317,6 +348,16 @@ int budget_check_run(const struct scene *sc, struct rr_err *e)
     /* Name the part that outweighs the grid, if one does. */
     struct parts p;
     run_parts(sc, &p);
+    char fit[32];
+    const char *key;
+    int longest;
+    source_count(sc, &key, &longest);
+    /* Sources that outweigh the grid and the output: named by their key. */
+    if (p.sources > p.grid && p.sources >= p.solver && p.sources >= p.output)
+        return rr_fail(e, RR_EXIT_USAGE, "%s: %d %s with a %d x %d grid need about %llu bytes, more than the limit of %llu"
+                       RAISE_IT "; %llu of them the scene's %llu sources", key, longest, key, sc->grid.width,
+                       sc->grid.height, (unsigned long long)need, (unsigned long long)budget, enough(fit, need),
+                       (unsigned long long)p.sources, (unsigned long long)source_count(sc, &key, &longest));
     char most[160] = "";
     if (p.solver > p.grid && p.solver >= p.output && p.solver >= p.text)
         snprintf(most, sizeof most, "; %llu of them %s", (unsigned long long)p.solver, p.solver_what);
@@ -324,7 +365,6 @@ int budget_check_run(const struct scene *sc, struct rr_err *e)
         snprintf(most, sizeof most, "; %llu of them %s", (unsigned long long)p.output, p.what);
     else if (p.text > p.grid)
         snprintf(most, sizeof most, "; %llu of them the scene text's parse", (unsigned long long)p.text);
-    char fit[32];
     return rr_fail(e, RR_EXIT_USAGE,
                    "grid: %d x %d cells with a %d x %d render need about %llu bytes, more than the limit of %llu"
                    RAISE_IT "%s", sc->grid.width, sc->grid.height, scene_render_width(sc),

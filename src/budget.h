@@ -40,8 +40,9 @@ int budget_limit(uint64_t *bytes, struct rr_err *e);
  * output's writer's own (sink_bytes: the libraries it loads and its kind's
  * sink_ops.bytes, a GIF's few frames, an encoder's lookahead and own
  * frame); a batch's pictures (budget_batch_frames with no limit: a fused
- * batch's beyond the ring's, or a batch's without an output); and the
- * scene's parsed text. Uses omp_get_max_threads() as the run's threads.
+ * batch's beyond the ring's, or a batch's without an output); the scene's
+ * parsed text; and its sources (drops, oscillators, movers: their structs,
+ * and their resolved scene's nodes with budget_resolved_scene). Uses omp_get_max_threads() as the run's threads.
  * Saturates, never wraps. */
 uint64_t budget_run_bytes(const struct scene *sc);
 
@@ -78,6 +79,11 @@ int budget_batch_frames(const struct scene *sc, uint64_t limit);
  * budget_check_run, and makes no batch then). */
 void budget_frame_by_frame(void);
 
+/* The run builds the resolved scene as JSON (--save-state's checkpoints and
+ * record, --manifest): its sources' nodes are counted (main.c says so
+ * before budget_check_run). */
+void budget_resolved_scene(void);
+
 /* The bytes a pixel of a frame's deep picture (frame.h) for a sink's
  * `needs` (as render_needs takes them): the mode's floats and alpha, 4
  * bytes each (RENDER_NEED_FLOAT); 3 or 4 channels (alpha) of 1 or 2 bytes
@@ -97,7 +103,9 @@ void budget_encoder_threads(int n);
  * budget (with them the run fits by batches of fewer frames, or none),
  * naming budget_run_bytes, what the run holds given room: status 2, "grid: W x H
  * cells with a WxH render need about N bytes, more than the limit of M bytes
- * (RIPPLERENDER_MEM_LIMIT)". Returns 0 or -1. */
+ * (RIPPLERENDER_MEM_LIMIT)", or, when the scene's sources outweigh the grid
+ * and the output, "drops: N drops with a W x H grid need about ..." (the
+ * key of their longest list). Returns 0 or -1. */
 int budget_check_run(const struct scene *sc, struct rr_err *e);
 
 /* The bytes parsing len bytes of scene text needs at its peak (the densest

@@ -102,11 +102,11 @@ struct part {
     long delay;
 };
 
-static int av_fail(struct rr_err *e, const char *path, const char *what, int err)
+static int av_fail(struct rr_err *e, int status, const char *path, const char *what, int err)
 {
     char buf[AV_ERROR_MAX_STRING_SIZE];
     av_strerror(err, buf, sizeof buf);
-    return rr_fail(e, RR_EXIT_RUNTIME, "%s: %s: %s", path, what, buf);
+    return rr_fail(e, status, "%s: %s: %s", path, what, buf);
 }
 
 static int open_part(struct part *p, struct rr_err *e)
@@ -126,10 +126,10 @@ static int open_part(struct part *p, struct rr_err *e)
     strcat(url, p->path);
     int err = avformat_open_input(&p->ic, url, NULL, NULL);
     free(url);
-    if (err < 0)
-        return av_fail(e, p->path, "cannot open", err);
+    if (err < 0)   /* a part missing or not a video: bad input, as a manifest part (contract: status 2) */
+        return av_fail(e, RR_EXIT_USAGE, p->path, "cannot open", err);
     if ((err = avformat_find_stream_info(p->ic, NULL)) < 0)
-        return av_fail(e, p->path, "cannot read", err);
+        return av_fail(e, RR_EXIT_RUNTIME, p->path, "cannot read", err);
     if (p->ic->nb_streams != 1 || p->ic->streams[0]->codecpar->codec_type != AVMEDIA_TYPE_VIDEO)
         return rr_fail(e, RR_EXIT_USAGE, "%s: not a video of one stream (%u streams): not a ripplerender output",
                        p->path, p->ic->nb_streams);
@@ -166,7 +166,7 @@ static int scan_part(struct part *p, struct rr_err *e)
     }
     av_packet_free(&pkt);
     if (err != AVERROR_EOF)
-        return av_fail(e, p->path, "cannot read", err);
+        return av_fail(e, RR_EXIT_RUNTIME, p->path, "cannot read", err);
     if (n == 0)
         return rr_fail(e, RR_EXIT_USAGE, "%s: no frames", p->path);
     if (n != p->last - p->first + 1)
@@ -237,11 +237,11 @@ static int copy_packets(struct part *p, AVFormatContext *oc, const char *out, lo
         av_packet_rescale_ts(pkt, p->st->time_base, oc->streams[0]->time_base);
         if ((err = av_interleaved_write_frame(oc, pkt)) < 0) {
             av_packet_free(&pkt);
-            return av_fail(e, out, "cannot write", err);   /* the output's error (a full disk) */
+            return av_fail(e, RR_EXIT_RUNTIME, out, "cannot write", err);   /* the output's error (a full disk) */
         }
     }
     av_packet_free(&pkt);
-    return err == AVERROR_EOF ? 0 : av_fail(e, p->path, "cannot read", err);
+    return err == AVERROR_EOF ? 0 : av_fail(e, RR_EXIT_RUNTIME, p->path, "cannot read", err);
 }
 
 void join_prepare(const struct sink_ops *kind)
@@ -284,7 +284,7 @@ int join_videos(const char *const *in, int n, const char *out, bool overwrite, s
         goto end;
     }
     if ((err = avformat_alloc_output_context2(&oc, fmt, NULL, NULL)) < 0) {
-        av_fail(e, out, "cannot set up", err);
+        av_fail(e, RR_EXIT_RUNTIME, out, "cannot set up", err);
         goto end;
     }
     AVStream *os = avformat_new_stream(oc, NULL);
@@ -299,7 +299,7 @@ int join_videos(const char *const *in, int n, const char *out, bool overwrite, s
         goto end;
     if ((err = avio_open(&oc->pb, outfile_url(&of), AVIO_FLAG_WRITE)) < 0
         || (err = avformat_write_header(oc, NULL)) < 0) {
-        av_fail(e, out, "cannot write", err);
+        av_fail(e, RR_EXIT_RUNTIME, out, "cannot write", err);
         goto end;
     }
     bool remake_dts = false;
@@ -316,7 +316,7 @@ int join_videos(const char *const *in, int n, const char *out, bool overwrite, s
             avformat_close_input(&p[i].ic);
     }
     if ((err = av_write_trailer(oc)) < 0 || (err = avio_closep(&oc->pb)) < 0) {
-        av_fail(e, out, "cannot write", err);
+        av_fail(e, RR_EXIT_RUNTIME, out, "cannot write", err);
         goto end;
     }
     ret = join_commit(&of, e);
@@ -379,7 +379,7 @@ int join_hash_lists(const char *const *in, int n, const char *out, bool overwrit
     for (int i = 0; i < n; i++) {
         FILE *f = fopen(in[i], "r");
         if (!f) {
-            rr_fail(e, RR_EXIT_RUNTIME, "join: %s: cannot read: %s", in[i], strerror(errno));
+            rr_fail(e, RR_EXIT_USAGE, "join: %s: cannot read: %s", in[i], strerror(errno));
             goto end;
         }
         int bad = copy_hash_lines(f, in[i], o, &head, &head_len, i == 0, e);

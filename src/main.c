@@ -340,6 +340,12 @@ static int parse_options(int argc, char **argv, struct options *o)
     if (o->hash && o->output && !strcmp(o->output, "-"))
         return usage_error("%s", "-o - and --hash both write to standard output; use one of them "
                            "(or --check FILE, or -o FILE.framemd5)");
+    /* The contract names a file for each (FILE.json, FILE.csv): "-" is refused
+     * rather than taken as a file of that name. */
+    if ((o->manifest && !strcmp(o->manifest, "-")) || (o->probes && !strcmp(o->probes, "-")))
+        return usage_error("%s -: writes a file, not standard output (name one, e.g. %s)",
+                           o->manifest && !strcmp(o->manifest, "-") ? "--manifest" : "--probes",
+                           o->manifest && !strcmp(o->manifest, "-") ? "run.json" : "probes.csv");
     if (o->frames_set[0])       /* after the --set values, so -f wins */
         o->sets[o->n_sets++] = o->frames_set;
     if (o->preset && !strcmp(o->preset, "list")) {
@@ -721,6 +727,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     if (frame_by_frame)
         budget_frame_by_frame();
     budget_encoder_threads(o->threads);
+    if (o->farm.save_dir || o->manifest)
+        budget_resolved_scene();
     if (budget_check_run(sc, e) < 0 || claim_files(r, o, writes_output, e) < 0)
         return -1;
     const struct resume_run run = { writes_output, o->manifest, o->probes != NULL, o->validate,

@@ -391,6 +391,36 @@ static bool has_checkpoints(const struct resume *r)
     return found;
 }
 
+/* Refuses a run whose range overlaps that of another interrupted render's
+ * record in DIR (resume-A-B.json, A-B not this run's range): this run would
+ * write its segments part-K and checkpoints under the same names, and sweep
+ * the others' as strays (remove_stray_segments), so the other render's
+ * --resume would fail. Taken after the lock, so no render of an overlapping
+ * range is writing there now. */
+static int refuse_overlapping_record(const struct resume *r, struct rr_err *e)
+{
+    DIR *d = opendir(r->dir);
+    const struct dirent *de;
+    long a = -1, b = -1;
+    while (d && (de = readdir(d))) {
+        const char *n = de->d_name, *p = after_number(n, "resume"), *q = p && *p == '-' ? after_number(p, "") : NULL;
+        if (!q || strcmp(q, ".json"))
+            continue;
+        a = strtol(n + strlen("resume-"), NULL, 10);
+        b = strtol(p + 1, NULL, 10);
+        if (a <= r->last && b >= r->first && (a != r->first || b != r->last))
+            break;
+        a = -1;
+    }
+    if (d)
+        closedir(d);
+    if (a < 0)
+        return 0;
+    return rr_fail(e, RR_EXIT_RUNTIME, "--save-state %s: holds an interrupted render of frames %ld to %ld "
+                   "(%s/resume-%06ld-%06ld.json) overlapping frames %ld to %ld: complete it (its command with "
+                   "--resume), or remove that file to discard it", r->dir, a, b, r->dir, a, b, r->first, r->last);
+}
+
 /* Takes the range's lock for the run: the bytes at offsets FIRST to LAST of
  * DIR/.resume.lock (a farm's chunks share DIR and lock their own bytes), a
  * POSIX record lock, released when the run ends or dies (the process holds
@@ -480,7 +510,7 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
         if (!(r->record = state_format("%s/resume-%06ld-%06ld.json", o->save_dir, r->first, r->last))
             || !(r->settings = run_settings(sc, o, run)))
             return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
-        if (r->active && lock_range(r, e) < 0)
+        if (r->active && (lock_range(r, e) < 0 || refuse_overlapping_record(r, e) < 0))
             return -1;
         if (read_record(r, &had, e) < 0) {
             cJSON_Delete(had);
@@ -492,9 +522,14 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
         return rr_fail(e, RR_EXIT_RUNTIME, "--save-state %s: holds an interrupted render (%s): continue it with "
                        "--resume, or start again with -y", o->save_dir, r->record);
     }
-    if (o->resume && o->save_dir && !had && !o->overwrite && has_checkpoints(r))
+    if (o->resume && o->save_dir && !had && !o->overwrite && has_checkpoints(r)) {
+        /* A kill between resume_clean's removal of the record and of the
+         * segments leaves segments no record names: swept here, as the run
+         * that would follow (-y) would. */
+        remove_stray_segments(r);
         return rr_fail(e, RR_EXIT_RUNTIME, "--resume %s: no interrupted render to resume (no %s: the render that "
                        "wrote the checkpoints completed); -y starts again", o->save_dir, r->record);
+    }
     if (o->resume && had) {
         /* The scene first, before the checkpoint is read (whose own check
          * would name --load-state). */
@@ -782,7 +817,9 @@ void resume_clean(struct resume *r)
 {
     if (!r || !r->wrote_record)
         return;
-    /* The record first: a record that exists names files that exist. */
+    /* The record first: a record that exists names files that exist. A kill
+     * before the segments are gone leaves them to the next run of the range
+     * (remove_stray_segments; a refused --resume too). */
     unlink(r->record);
     r->wrote_record = false;
     for (int i = 0; r->kind != KIND_PNG && i < r->n_segs; i++) {

@@ -194,4 +194,20 @@ cond hash-only-no-encoder '[ -n "$hash_only" ] && [ -n "$with_sink" ] && [ "$has
 RIPPLERENDER_MEM_LIMIT=$((hash_only + 1)) "$RR" "$@" --hash -j 2 -q > "$T/h" 2> "$T/err"; s=$?
 cond hash-only-runs '[ $s -eq 0 ] && [ "$(wc -l < "$T/h")" -eq 10 ] && [ ! -e v.mp4 ]'
 
+# The scene's sources are counted: a drop is a few bytes of text but a
+# struct in the scene and in the sources (SOURCE_BYTES), and a resolved
+# scene of cJSON nodes when the run records it (--save-state, --manifest:
+# RESOLVED_SOURCE_BYTES). Before, neither was: 3 million drops in a 42 MB
+# scene passed the check and a --save-state run died 'state: out of
+# memory' (status 1) after the parse; 300000 drops peaked at 395 MB
+# (--hash) and 667 MB (--save-state) beside an estimate of 348 MB.
+python3 -c 'import json,sys; json.dump({"grid":{"width":64,"height":48},"time":{"frames":1},
+"drops":[{"x":i%64,"y":i//64%48} for i in range(300000)]}, sys.stdout, separators=(",",":"))' > "$T/drops.json"
+RIPPLERENDER_MEM_LIMIT=500M "$RR" "$T/drops.json" -q --hash --save-state "$T/drops-st" > /dev/null 2> "$T/err"; s=$?
+cond drops-refused-naming-drops '[ $s -eq 2 ] && one_line "$T/err" && grep -q "^ripplerender: .*drops.json:1:[0-9]*: drops: 300000 drops with a 64 x 48 grid need about [0-9]* bytes, more than the limit of 524288000 bytes (raise it with RIPPLERENDER_MEM_LIMIT, e.g. RIPPLERENDER_MEM_LIMIT=[0-9]*M); [0-9]* of them the scene.s 300000 sources$" "$T/err" && [ ! -e "$T/drops-st" ]'
+if ! ldd "$RR" 2>/dev/null | grep -q libasan && [ -x /usr/bin/time ]; then
+    budget drops-300k-hash "$T/drops.json" --hash
+    budget drops-300k-save-state "$T/drops.json" --hash --save-state "$T/drops-st" -y
+fi
+
 finish

@@ -438,4 +438,22 @@ mkfifo "$T/sc/mask.png"
 timeout 10 "$RR" "$T/small.json" -s "obstacles=[{\"type\":\"mask\",\"path\":\"$T/sc/mask.png\"}]" --validate -q 2> "$T/err"; s=$?
 cond fifo-mask-refused '[ $s -eq 2 ] && one_line "$T/err" && grep -q "not a regular file" "$T/err"'
 
+# --- --manifest - and --probes -: files only (the contract names FILE.json, FILE.csv) ---------------
+# Refused (status 2, one line) before anything is written; before, each
+# wrote a file named "-" in the current folder.
+mkdir -p "$T/dash"
+rm -f "$T/dash/-"; (cd "$T/dash" && "$RR" "$T/small.json" -q --hash --manifest - > so.txt) 2> "$T/err"; s=$?
+cond manifest-dash-refused '[ $s -eq 2 ] && one_line "$T/err" && grep -q "^ripplerender: --manifest -: " "$T/err" && [ ! -e "$T/dash/-" ] && [ ! -s "$T/dash/so.txt" ]'
+rm -f "$T/dash/-"; (cd "$T/dash" && "$RR" "$T/small.json" -q --hash -s "$PROBE" --probes - > so.txt) 2> "$T/err"; s=$?
+cond probes-dash-refused '[ $s -eq 2 ] && one_line "$T/err" && grep -q "^ripplerender: --probes -: " "$T/err" && [ ! -e "$T/dash/-" ] && [ ! -s "$T/dash/so.txt" ]'
+rm -f "$T/dash/-"; (cd "$T/dash" && "$RR" "$T/small.json" -q -s "$PROBE" --hash --probes ./- --manifest ./-.json > /dev/null) 2> "$T/err"; s=$?
+cond dash-named-file-written '[ $s -eq 0 ] && [ -s "$T/dash/-" ] && [ -s "$T/dash/-.json" ]'
+
+# --- a folder that cannot be made: run-time I/O (status 1), for --save-state as for an output -------
+# Before, --save-state's exited 2 (a usage error) where an output's exits 1.
+"$RR" "$T/small.json" -q -o /proc/rr-nothere/out.framemd5 2> "$T/err"; s=$?
+cond output-folder-not-made-status-1 '[ $s -eq 1 ] && one_line "$T/err" && grep -q "cannot make the directory /proc/rr-nothere" "$T/err"'
+"$RR" "$T/small.json" -q --hash --save-state /proc/rr-nothere/st > /dev/null 2> "$T/err"; s=$?
+cond save-state-folder-not-made-status-1 '[ $s -eq 1 ] && one_line "$T/err" && grep -q "^ripplerender: --save-state /proc/rr-nothere/st: cannot create the folder" "$T/err"'
+
 finish

@@ -101,8 +101,13 @@ refuse fps 2 "join: p0.mkv has 10/1 fps, fps1.mkv has 20/1" p0.mkv fps1.mkv -o o
 refuse settings 2 "join: p0.mp4 and crf1.mp4 were encoded with other settings (codec headers differ)" p0.mp4 crf1.mp4 -o out.mp4
 refuse container 2 "-o out.webm: a webm file cannot hold h264 without re-encoding" p0.mp4 p1.mp4 p2.mp4 -o out.webm
 echo 'not a video' > junk.mkv
-refuse junk 1 "junk.mkv: cannot open" junk.mkv -o out.mkv
-refuse missing 1 "nothere.mkv: cannot open" nothere.mkv -o out.mkv
+# A part that cannot be opened is bad input (status 2), as a manifest
+# part that cannot be read or is not JSON, a scene or a --check file
+# (was 1 for a video part, 2 for a manifest part).
+refuse junk 2 "junk.mkv: cannot open" junk.mkv -o out.mkv
+refuse missing 2 "nothere.mkv: cannot open" nothere.mkv -o out.mkv
+refuse missing-manifest 2 "nothere.json: cannot read" nothere.json -o out.json
+refuse missing-hash-list 2 "nothere.framemd5: cannot open" nothere.framemd5 -o out.framemd5
 refuse gif 2 "join a.gif: GIFs cannot be joined without re-quantising" a.gif b.gif -o out.gif
 refuse png 2 "join f%05d.png: a PNG sequence needs no join" 'f%05d.png' -o out.mkv
 refuse mixed 2 "join p0.json: a video -o out.mkv joins videos only" p0.mkv p0.json -o out.mkv

@@ -298,4 +298,39 @@ rm -rf vs/st vs/o.mkv; rm -f vs.hash
 frames_done vs.hash $pid 30; kill -INT $pid; wait $pid; s=$?
 cond segments-stderr-interrupt-line '[ $s -eq 130 ] && grep -q "^ripplerender: interrupted after [0-9]* of 200 frames; vs/o.mkv holds the frames so far" err'
 
+# An interrupted render's record names segments part-K of its range; a
+# later render (-y, or a --resume) of a range overlapping it, into the same
+# DIR, would write segments of the same names and sweep the others as
+# strays. It is refused (status 1), naming the record and how to discard
+# it; the interrupted render then resumes whole. Before, a -y render of
+# frames 10-19 removed st/part-000010.framemd5 and the --resume failed
+# "is missing".
+rm -rf ovr ovr.hash ovr.framemd5; mkdir ovr
+R -o ovr/whole.framemd5
+"$RR" s.json -q -j1 -o ovr.framemd5 --save-state ovr/st --state-every 5 --hash > ovr.hash 2> /dev/null & pid=$!
+frames_done ovr.hash $pid 16; kill -TERM $pid; wait $pid; s=$?
+check "overlap: first render interrupted" [ $s -eq 130 -a -e ovr/st/resume-000000-000029.json ]
+R --range 10-19 -o ovr/b.framemd5 --save-state ovr/st --state-every 5 -y 2> err; s=$?
+cond overlap-other-record-refused '[ $s -eq 1 ] && [ "$(wc -l < err)" -eq 1 ] && grep -qF "ripplerender: --save-state ovr/st: holds an interrupted render of frames 0 to 29 (ovr/st/resume-000000-000029.json) overlapping frames 10 to 19" err && [ ! -e ovr/b.framemd5 ]'
+R -o ovr.framemd5 --save-state ovr/st --state-every 5 --resume 2> err; s=$?
+cond overlap-first-resumes-whole '[ $s -eq 0 ] && [ ! -s err ] && cmp -s ovr.framemd5 ovr/whole.framemd5'
+# Disjoint ranges share DIR as before (a farm's chunks).
+R --range 10-19 -o ovr/b.framemd5 --save-state ovr/st --state-every 5 -y 2> err; s=$?
+cond overlap-after-completion-runs '[ $s -eq 0 ] && [ -e ovr/b.framemd5 ]'
+
+# A SIGKILL after a completed render removed its record and before it
+# removed its segments leaves part-K files of a record that is gone: the
+# --resume that follows (nothing to resume: refused, status 1) sweeps
+# them, as any later run of that range does, so no orphan stays to be
+# taken for a kept segment. Made here by putting an interrupted run's
+# segments back after the completed resume. Before, the refused --resume
+# left them.
+rm -rf orph orph.hash orph.framemd5 orph-parts; mkdir orph orph-parts
+"$RR" s.json -q -j1 -o orph.framemd5 --save-state orph/st --state-every 5 --hash > orph.hash 2> /dev/null & pid=$!
+frames_done orph.hash $pid 12; kill -TERM $pid; wait $pid
+cp orph/st/part-* orph-parts/
+R -o orph.framemd5 --save-state orph/st --state-every 5 --resume 2> err; s=$?
+cp orph-parts/* orph/st/; echo mine > orph/st/part-000001.txt
+R -o orph.framemd5 --save-state orph/st --state-every 5 --resume 2> err; s2=$?
+cond orphan-segments-swept '[ $s -eq 0 ] && [ $s2 -eq 1 ] && grep -q "no interrupted render to resume" err && [ -z "$(ls orph/st | grep "^part-.*framemd5")" ] && [ -e orph/st/part-000001.txt ]'
 finish
