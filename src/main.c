@@ -105,6 +105,7 @@ static const char usage_tail[] =
     "  -h, --help               this text\n"
     "  -V, --version            the version of ripplerender and its libraries\n"
     "\n"
+    "An option that takes a value is given once (-s repeats): a second is refused.\n"
     "With --hash or --check and no -o, nothing is written: the frames are only hashed.\n"
     "-o - writes the frames to standard output for another program (not a terminal, not\n"
     "with --hash): y4m, or NUT with -s output.format=nut: ripplerender S -o - | ffmpeg -i - ...\n"
@@ -234,6 +235,21 @@ static void print_usage(void)
     fputs(usage_tail, stdout);
 }
 
+/* The name of option c for a message: "-o/--output", or "--check" for one
+ * without a short form. */
+static const char *option_name(const struct option *longopts, int c, char *buf, size_t size)
+{
+    for (const struct option *l = longopts; l->name; l++)
+        if (l->val == c) {
+            if (c < 256)
+                snprintf(buf, size, "-%c/--%s", c, l->name);
+            else
+                snprintf(buf, size, "--%s", l->name);
+            return buf;
+        }
+    return "?";
+}
+
 /* Parses argv into o. Returns -1 to go on, or an exit status to stop with. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -268,7 +284,20 @@ static int parse_options(int argc, char **argv, struct options *o)
     opterr = 0;
     int c;
     long n;
+    /* The value each option that takes one was given (--chunk alone: ""):
+     * a second is refused, naming both, rather than one of them dropped.
+     * -s/--set is the one that repeats. */
+    const char *given[OPT_PRESET + 1] = { 0 };
     while ((c = getopt_long(argc, argv, ":o:s:f:j:yqhV", longopts, NULL)) != -1) {
+        const char *value = c != OPT_CHUNK ? optarg
+                            : optarg ? optarg : optind < argc && state_chunk_word(argv[optind]) ? argv[optind++] : "";
+        if (value && c != 's' && c > 0 && c <= OPT_PRESET) {
+            char name[48];
+            if (given[c])
+                return usage_error("%s: given twice (\"%s\", then \"%s\"); it takes one value",
+                                   option_name(longopts, c, name, sizeof name), given[c], value);
+            given[c] = value;
+        }
         switch (c) {
         case 'o':
             if (!*optarg)   /* not output.path's fault: say -o, not the scene's key */
@@ -306,7 +335,7 @@ static int parse_options(int argc, char **argv, struct options *o)
         case 'q': o->progress = PROGRESS_NEVER; break;
         case OPT_RANGE: o->farm.range = optarg; break;
         case OPT_CHUNK:   /* --chunk=K/N, --chunk K/N, or --chunk alone */
-            o->farm.chunk = optarg ? optarg : optind < argc && state_chunk_word(argv[optind]) ? argv[optind++] : "";
+            o->farm.chunk = value;
             break;
         case OPT_SAVE_STATE: o->farm.save_dir = optarg; break;
         case OPT_STATE_EVERY:

@@ -29,6 +29,27 @@ check version-names-libs grep -q 'FFmpeg' "$T/ver"
 check missing-scene-exit-2 [ $s -eq 2 ]
 check missing-scene-one-line [ "$(wc -l < "$T/err")" -eq 1 ]
 echo '{}' | "$RR" - --validate > /dev/null; check empty-scene-from-stdin [ $? -eq 0 ]
+# an option that takes one value, given twice: refused in one line naming it
+# and both values, status 2, nothing written (a later one used to win silently)
+for c in "-o:--output:$T/a.npy:$T/b.npy" "-f:--frames:3:4" "-j:--threads:1:2" ":--check:$T/a.md5:$T/b.md5" \
+         ":--probes:$T/a.csv:$T/b.csv" ":--manifest:$T/a.json:$T/b.json" ":--range:0-1:2-3" \
+         ":--save-state:$T/sa:$T/sb" ":--state-every:1:2" ":--load-state:$T/la:$T/lb" ":--progress:always:never" \
+         ":--preset:pond:pool" ":--chunk:0/2:1/2"; do
+    short=${c%%:*}; rest=${c#*:}; long=${rest%%:*}; rest=${rest#*:}; v1=${rest%%:*}; v2=${rest#*:}
+    opt=${short:+$short/}$long
+    for form in 1 2; do
+        if [ $form = 1 ]; then set -- "$long=$v1" "$long" "$v2"; else set -- "${short:-$long}" "$v1" "$long=$v2"; fi
+        rm -f "$T/a.npy" "$T/b.npy"
+        "$RR" "$T/small.json" "$@" -q 2> "$T/err"; s=$?
+        cond "twice-${long#--}-$form" '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: $opt: given twice (\"$v1\", then \"$v2\"); it takes one value (see ripplerender --help)" ] && [ ! -e "$T/a.npy" ] && [ ! -e "$T/b.npy" ]'
+    done
+done
+# --chunk alone (its value from the job array's variables) counts as given
+SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=2 "$RR" "$T/small.json" --chunk --chunk 1/2 --hash -q 2> "$T/err"; s=$?
+cond twice-chunk-alone '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: --chunk: given twice (\"\", then \"1/2\"); it takes one value (see ripplerender --help)" ]'
+# -s/--set repeats (each a key), and so do the flags (-y, -q, --hash: the same either way)
+"$RR" "$T/small.json" -s time.frames=2 --set grid.height=40 -q -q --hash --hash -y -y > "$T/out" 2> "$T/err"; s=$?
+cond repeats-set-and-flags '[ $s -eq 0 ] && [ "$(wc -l < "$T/out")" -eq 2 ] && [ ! -s "$T/err" ]'
 # a second file name: refused in one line; one that names an output says how to give it
 "$RR" "$T/small.json" "$T/other.json" 2> "$T/err"; s=$?
 check two-scenes-exit-2 [ $s -eq 2 ]
