@@ -120,6 +120,19 @@ static void output_defaults(struct output_config *o)
 const char *const scene_output_keys[] = { "codec", "crf", "preset", "pix_fmt", "bit_depth", "exr_compression",
                                           "format", "compression", NULL };
 
+/* Where a value came from, with the separator: "scene.json:3:12: ",
+ * "preset pool:9:5: " or "--set ". */
+static void origin_where(const struct scene *sc, const struct scene_origin *from, char *where, size_t wn)
+{
+    const char *name = strcmp(sc->file ? sc->file : "", "-") ? sc->file : "<stdin>";
+    if (from->line && from->preset)
+        snprintf(where, wn, "preset %s:%d:%d: ", sc->preset, from->line, from->col);
+    else if (from->line)
+        snprintf(where, wn, "%s:%d:%d: ", name, from->line, from->col);
+    else
+        snprintf(where, wn, "--set ");
+}
+
 bool scene_output_given(const struct scene *sc, const char *key, char *value, size_t n, char *where, size_t wn)
 {
     /* Each key's field: 's' a name, 'i' an integer, 'e' exr_compression, 'f' format. */
@@ -164,16 +177,26 @@ bool scene_output_given(const struct scene *sc, const char *key, char *value, si
                                                                   : scene_output_format_name(sc->output.format));
         }
         }
-        const char *name = strcmp(sc->file ? sc->file : "", "-") ? sc->file : "<stdin>";
-        if (from->line && from->preset)
-            snprintf(where, wn, "preset %s:%d:%d: ", sc->preset, from->line, from->col);
-        else if (from->line)
-            snprintf(where, wn, "%s:%d:%d: ", name, from->line, from->col);
-        else
-            snprintf(where, wn, "--set ");
+        origin_where(sc, from, where, wn);
         return true;
     }
     return false;
+}
+
+int scene_section_given(const struct scene *sc, const char *section, char *key, size_t kn, char *where, size_t wn)
+{
+    const size_t len = strlen(section);
+    int given = 0;
+    for (int i = 0; i < sc->n_origins; i++) {
+        const struct scene_origin *o = &sc->origins[i];
+        if (o->preset || strncmp(o->key, section, len) || o->key[len] != '.')
+            continue;
+        if (given++ == 0) {
+            snprintf(key, kn, "%s", o->key);
+            origin_where(sc, o, where, wn);
+        }
+    }
+    return given;
 }
 
 /* Every default, documented in docs/scene.md. */

@@ -180,6 +180,22 @@ check pngseq16-gray16 [ "$(probe "$T/seq16/h00.png" stream=pix_fmt)" = gray16be 
 "$RR" "$T/small.json" -o "$T/a.npy" -q; check npy-exit-0 [ $? -eq 0 ]
 check npy-header sh -c "head -c 128 '$T/a.npy' | grep -q \"'shape': (10, 48, 64)\""
 check npy-size [ "$(stat -c %s "$T/a.npy")" -eq $((128 + 10 * 48 * 64 * 4)) ]
+# A .npy holds the heights at grid size: the render keys the scene gives do
+# not act on it (were silently ignored): one warning naming the first and
+# counting the others; none when the run also hashes the pictures (--hash,
+# --check, --manifest) or gives no render key.
+"$RR" "$T/small.json" -o "$T/a.npy" -y -q 2> "$T/err"; s=$?
+cond npy-render-keys-warned '[ $s -eq 0 ] && [ "$(cat "$T/err")" = "ripplerender: warning: $T/small.json:5:23: render.mode and 1 more render key are not used by a .npy file ($T/a.npy), which holds the heights at grid size: ignored" ]'
+echo '{}' | "$RR" - -s render.width=32 -s render.height=24 -s render.mode=shaded -o "$T/a.npy" -y -q 2> "$T/err"; s=$?
+cond npy-render-set-warned '[ $s -eq 0 ] && [ "$(cat "$T/err")" = "ripplerender: warning: --set render.width and 2 more render keys are not used by a .npy file ($T/a.npy), which holds the heights at grid size: ignored" ]'
+"$RR" "$T/small.json" -o "$T/a.npy" -y -q --hash > /dev/null 2> "$T/err"; s=$?
+cond npy-render-keys-hashed '[ $s -eq 0 ] && [ ! -s "$T/err" ]'
+"$RR" "$T/small.json" -o "$T/a.npy" -y -q --manifest "$T/a.json" 2> "$T/err"; s=$?
+cond npy-render-keys-manifest '[ $s -eq 0 ] && [ ! -s "$T/err" ]'
+echo '{ "grid": { "width": 32, "height": 24 }, "time": { "frames": 2 } }' | "$RR" - -o "$T/a.npy" -y -q 2> "$T/err"; s=$?
+cond npy-no-render-keys-silent '[ $s -eq 0 ] && [ ! -s "$T/err" ]'
+"$RR" --preset pond -f 1 -o "$T/a.npy" -y -q 2> "$T/err"; s=$?
+cond npy-preset-render-keys-silent '[ $s -eq 0 ] && [ ! -s "$T/err" ]'
 
 # --- scaled render through libswscale ------------------------------------------------
 "$RR" "$T/small.json" -s render.width=128 -s render.height=96 -o "$T/big.mp4" -q
