@@ -101,7 +101,7 @@ static const char usage_tail[] =
     "                           the start when DIR holds none); give the same options\n"
     "      --progress WHEN      a line of frames written (encoded), fps and ETA on stderr:\n"
     "                           auto (on a terminal), always or never\n"
-    "  -q, --quiet              same as --progress never\n"
+    "  -q, --quiet              same as --progress never (refused beside auto or always)\n"
     "  -h, --help               this text\n"
     "  -V, --version            the version of ripplerender and its libraries\n"
     "\n"
@@ -255,7 +255,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { OPT_HASH = 256, OPT_CHECK, OPT_VALIDATE, OPT_PRINT, OPT_PROBES, OPT_MANIFEST, OPT_PROGRESS,
            OPT_RANGE, OPT_CHUNK, OPT_SAVE_STATE, OPT_STATE_EVERY, OPT_LOAD_STATE, OPT_RESUME, OPT_LIST_OUTPUTS,
-           OPT_PRESET };
+           OPT_PRESET, OPT_END };
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },   { "set", required_argument, NULL, 's' },
         { "frames", required_argument, NULL, 'f' },   { "threads", required_argument, NULL, 'j' },
@@ -287,11 +287,11 @@ static int parse_options(int argc, char **argv, struct options *o)
     /* The value each option that takes one was given (--chunk alone: ""):
      * a second is refused, naming both, rather than one of them dropped.
      * -s/--set is the one that repeats. */
-    const char *given[OPT_PRESET + 1] = { 0 };
+    const char *given[OPT_END] = { 0 };
     while ((c = getopt_long(argc, argv, ":o:s:f:j:yqhV", longopts, NULL)) != -1) {
         const char *value = c != OPT_CHUNK ? optarg
                             : optarg ? optarg : optind < argc && state_chunk_word(argv[optind]) ? argv[optind++] : "";
-        if (value && c != 's' && c > 0 && c <= OPT_PRESET) {
+        if (value && c != 's' && c > 0 && c < OPT_END) {
             char name[48];
             if (given[c])
                 return usage_error("%s: given twice (\"%s\", then \"%s\"); it takes one value",
@@ -327,12 +327,19 @@ static int parse_options(int argc, char **argv, struct options *o)
         case OPT_PROBES: o->probes = optarg; break;
         case OPT_MANIFEST: o->manifest = optarg; break;
         case OPT_PROGRESS:
+            if (given['q'] && strcmp(optarg, "never"))
+                return usage_error("--progress %s: given with -q/--quiet (--progress never); give one of them", optarg);
             if (!strcmp(optarg, "auto")) o->progress = PROGRESS_AUTO;
             else if (!strcmp(optarg, "always")) o->progress = PROGRESS_ALWAYS;
             else if (!strcmp(optarg, "never")) o->progress = PROGRESS_NEVER;
             else return usage_error("--progress %s: expected auto, always or never", optarg);
             break;
-        case 'q': o->progress = PROGRESS_NEVER; break;
+        case 'q':   /* --progress never: refused beside another --progress */
+            if (given[OPT_PROGRESS] && strcmp(given[OPT_PROGRESS], "never"))
+                return usage_error("-q/--quiet: given with --progress %s; give one of them", given[OPT_PROGRESS]);
+            given['q'] = "";
+            o->progress = PROGRESS_NEVER;
+            break;
         case OPT_RANGE: o->farm.range = optarg; break;
         case OPT_CHUNK:   /* --chunk=K/N, --chunk K/N, or --chunk alone */
             o->farm.chunk = value;

@@ -44,6 +44,13 @@ for c in "-o:--output:$T/a.npy:$T/b.npy" "-f:--frames:3:4" "-j:--threads:1:2" ":
         cond "twice-${long#--}-$form" '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: $opt: given twice (\"$v1\", then \"$v2\"); it takes one value (see ripplerender --help)" ] && [ ! -e "$T/a.npy" ] && [ ! -e "$T/b.npy" ]'
     done
 done
+# -q is --progress never: beside --progress auto or always, either order, refused
+"$RR" "$T/small.json" --progress always -q --hash 2> "$T/err" > /dev/null; s=$?
+cond quiet-after-progress '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: -q/--quiet: given with --progress always; give one of them (see ripplerender --help)" ]'
+"$RR" "$T/small.json" --quiet --progress=auto --hash 2> "$T/err" > /dev/null; s=$?
+cond quiet-before-progress '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: --progress auto: given with -q/--quiet (--progress never); give one of them (see ripplerender --help)" ]'
+"$RR" "$T/small.json" -q --progress never -f 2 --hash 2> "$T/err" > /dev/null; s=$?
+cond quiet-and-progress-never '[ $s -eq 0 ] && [ ! -s "$T/err" ]'
 # --chunk alone (its value from the job array's variables) counts as given
 SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=2 "$RR" "$T/small.json" --chunk --chunk 1/2 --hash -q 2> "$T/err"; s=$?
 cond twice-chunk-alone '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: --chunk: given twice (\"\", then \"1/2\"); it takes one value (see ripplerender --help)" ]'
