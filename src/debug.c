@@ -41,7 +41,7 @@ static void read_env(void)
         size_t used = strlen(known);
         snprintf(known + used, sizeof known - used, "%s%s", t ? ", " : "", topic_names[t]);
     }
-    fprintf(stderr, "ripplerender: RIPPLERENDER_DEBUG: unknown topic%s %s ignored (known: %s)\n",
+    fprintf(stderr, "ripplerender: warning: RIPPLERENDER_DEBUG: unknown topic%s %s ignored (known: %s)\n",
             n_unknown > 1 ? "s" : "", unknown, known);
 }
 

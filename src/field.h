@@ -18,6 +18,15 @@ struct field {
     float *cur;           /* height now: interior cell (0, 0), 64-byte aligned */
     float *prev;          /* height one step ago, same layout */
     float *mem[2];        /* the allocations behind cur and prev */
+    /* Where the surface of cur goes on beyond an `absorb` edge, for a solver
+     * whose domain reaches past the grid (spectral: its absorbing pads, set
+     * after each step): the cells next to edge k (enum edge_side), the
+     * neighbour of row y's end cell at beyond[k][y * beyond_stride] (left,
+     * right), of column x's at beyond[k][x] (top, bottom); NULL where the
+     * ghost is field_ghost's (every other solver, whose own ghost at an
+     * absorb edge is the edge cell: field_fill_ghosts). */
+    const float *beyond[4];
+    ptrdiff_t beyond_stride;
 };
 
 /* Allocates two zeroed planes of w x h cells (ghosts included). Refuses sizes
@@ -52,7 +61,8 @@ void field_fill_ghosts(const struct field *f, float *g, const enum edge_kind edg
  * the edge's own cell and the opposite edge's: fixed -> 0 (CELL) or -edge
  * (FACE), wrap -> opposite, clamp and absorb -> edge. The one rule for the
  * solvers' ghosts (field_fill_ghosts) and the renderer's slopes
- * (src/render/water.c). */
+ * (src/render/water.c, through field_ghost_row and field_ghost_side, which
+ * take the solver's own cells beyond an absorb edge where it has some). */
 static inline float field_ghost(enum edge_kind k, enum fixed_wall wall, float edge, float opposite)
 {
     return k == EDGE_FIXED ? (wall == FIXED_WALL_FACE ? -edge : 0.0f) : k == EDGE_WRAP ? opposite : edge;
@@ -61,15 +71,31 @@ static inline float field_ghost(enum edge_kind k, enum fixed_wall wall, float ed
 /* The ghost row beyond the top (bottom = 0) or bottom (bottom = 1) edge of
  * plane g, of kind k, by field_ghost's rule cell by cell: the interior row
  * it is made of, times *sign (1 or -1; -1 for a FIXED_WALL_FACE fixed edge),
- * or NULL for a row of zeros (a FIXED_WALL_CELL fixed edge). */
+ * or NULL for a row of zeros (a FIXED_WALL_CELL fixed edge); for f->cur
+ * beyond an absorb edge the solver continues (f->beyond), that row. */
 static inline const float *field_ghost_row(const struct field *f, const float *g, enum edge_kind k,
                                            enum fixed_wall wall, int bottom, float *sign)
 {
+    const float *beyond = k == EDGE_ABSORB && g == f->cur ? f->beyond[bottom ? EDGE_BOTTOM : EDGE_TOP] : NULL;
     *sign = k == EDGE_FIXED && wall == FIXED_WALL_FACE ? -1.0f : 1.0f;
+    if (beyond)
+        return beyond;
     if (k == EDGE_FIXED && wall == FIXED_WALL_CELL)
         return NULL;
     /* wrap: the opposite edge's row; the others: the edge row itself. */
     return (k == EDGE_WRAP) == (bottom != 0) ? g : g + (ptrdiff_t)(f->h - 1) * f->stride;
+}
+
+/* The ghost cell beyond the left (right = 0) or right (right = 1) end of
+ * row y of f->cur, its edge of kind k: the solver's cell there beyond an
+ * absorb edge it continues (f->beyond), else field_ghost's. */
+static inline float field_ghost_side(const struct field *f, int y, enum edge_kind k, enum fixed_wall wall, int right)
+{
+    const float *beyond = k == EDGE_ABSORB ? f->beyond[right ? EDGE_RIGHT : EDGE_LEFT] : NULL;
+    const float *row = f->cur + (ptrdiff_t)y * f->stride;
+    if (beyond)
+        return beyond[(ptrdiff_t)y * f->beyond_stride];
+    return right ? field_ghost(k, wall, row[f->w - 1], row[0]) : field_ghost(k, wall, row[0], row[f->w - 1]);
 }
 
 /* field_fill_ghosts in parts, for the threaded row drivers (src/tblock.c),

@@ -590,7 +590,8 @@ int join_main(int argc, char **argv)
             if (i + 1 >= argc || !argv[i + 1][0])
                 rr_fail(&e, RR_EXIT_USAGE, "join %s: needs a file name", a);
             else if (out)
-                rr_fail(&e, RR_EXIT_USAGE, "join %s %s: only one output can be given", a, argv[i + 1]);
+                rr_fail(&e, RR_EXIT_USAGE, "join %s: given twice (\"%s\", then \"%s\"); it takes one output", a, out,
+                        argv[i + 1]);
             else
                 out = argv[++i];
         } else if (a[0] == '-' && a[1]) {

@@ -101,10 +101,11 @@ static const char usage_tail[] =
     "                           the start when DIR holds none); give the same options\n"
     "      --progress WHEN      a line of frames written (encoded), fps and ETA on stderr:\n"
     "                           auto (on a terminal), always or never\n"
-    "  -q, --quiet              same as --progress never\n"
+    "  -q, --quiet              same as --progress never (refused beside auto or always)\n"
     "  -h, --help               this text\n"
     "  -V, --version            the version of ripplerender and its libraries\n"
     "\n"
+    "An option that takes a value is given once (-s repeats): a second is refused.\n"
     "With --hash or --check and no -o, nothing is written: the frames are only hashed.\n"
     "-o - writes the frames to standard output for another program (not a terminal, not\n"
     "with --hash): y4m, or NUT with -s output.format=nut: ripplerender S -o - | ffmpeg -i - ...\n"
@@ -234,12 +235,27 @@ static void print_usage(void)
     fputs(usage_tail, stdout);
 }
 
+/* The name of option c for a message: "-o/--output", or "--check" for one
+ * without a short form. */
+static const char *option_name(const struct option *longopts, int c, char *buf, size_t size)
+{
+    for (const struct option *l = longopts; l->name; l++)
+        if (l->val == c) {
+            if (c < 256)
+                snprintf(buf, size, "-%c/--%s", c, l->name);
+            else
+                snprintf(buf, size, "--%s", l->name);
+            return buf;
+        }
+    return "?";
+}
+
 /* Parses argv into o. Returns -1 to go on, or an exit status to stop with. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
     enum { OPT_HASH = 256, OPT_CHECK, OPT_VALIDATE, OPT_PRINT, OPT_PROBES, OPT_MANIFEST, OPT_PROGRESS,
            OPT_RANGE, OPT_CHUNK, OPT_SAVE_STATE, OPT_STATE_EVERY, OPT_LOAD_STATE, OPT_RESUME, OPT_LIST_OUTPUTS,
-           OPT_PRESET };
+           OPT_PRESET, OPT_END };
     static const struct option longopts[] = {
         { "output", required_argument, NULL, 'o' },   { "set", required_argument, NULL, 's' },
         { "frames", required_argument, NULL, 'f' },   { "threads", required_argument, NULL, 'j' },
@@ -268,7 +284,20 @@ static int parse_options(int argc, char **argv, struct options *o)
     opterr = 0;
     int c;
     long n;
+    /* The value each option that takes one was given (--chunk alone: ""):
+     * a second is refused, naming both, rather than one of them dropped.
+     * -s/--set is the one that repeats. */
+    const char *given[OPT_END] = { 0 };
     while ((c = getopt_long(argc, argv, ":o:s:f:j:yqhV", longopts, NULL)) != -1) {
+        const char *value = c != OPT_CHUNK ? optarg
+                            : optarg ? optarg : optind < argc && state_chunk_word(argv[optind]) ? argv[optind++] : "";
+        if (value && c != 's' && c > 0 && c < OPT_END) {
+            char name[48];
+            if (given[c])
+                return usage_error("%s: given twice (\"%s\", then \"%s\"); it takes one value",
+                                   option_name(longopts, c, name, sizeof name), given[c], value);
+            given[c] = value;
+        }
         switch (c) {
         case 'o':
             if (!*optarg)   /* not output.path's fault: say -o, not the scene's key */
@@ -298,15 +327,22 @@ static int parse_options(int argc, char **argv, struct options *o)
         case OPT_PROBES: o->probes = optarg; break;
         case OPT_MANIFEST: o->manifest = optarg; break;
         case OPT_PROGRESS:
+            if (given['q'] && strcmp(optarg, "never"))
+                return usage_error("--progress %s: given with -q/--quiet (--progress never); give one of them", optarg);
             if (!strcmp(optarg, "auto")) o->progress = PROGRESS_AUTO;
             else if (!strcmp(optarg, "always")) o->progress = PROGRESS_ALWAYS;
             else if (!strcmp(optarg, "never")) o->progress = PROGRESS_NEVER;
             else return usage_error("--progress %s: expected auto, always or never", optarg);
             break;
-        case 'q': o->progress = PROGRESS_NEVER; break;
+        case 'q':   /* --progress never: refused beside another --progress */
+            if (given[OPT_PROGRESS] && strcmp(given[OPT_PROGRESS], "never"))
+                return usage_error("-q/--quiet: given with --progress %s; give one of them", given[OPT_PROGRESS]);
+            given['q'] = "";
+            o->progress = PROGRESS_NEVER;
+            break;
         case OPT_RANGE: o->farm.range = optarg; break;
         case OPT_CHUNK:   /* --chunk=K/N, --chunk K/N, or --chunk alone */
-            o->farm.chunk = optarg ? optarg : optind < argc && state_chunk_word(argv[optind]) ? argv[optind++] : "";
+            o->farm.chunk = value;
             break;
         case OPT_SAVE_STATE: o->farm.save_dir = optarg; break;
         case OPT_STATE_EVERY:
@@ -771,6 +807,8 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
     /* A key of another output kind: a warning, not a refusal; without an
      * output (--hash, --check), held against the scene's own, as its run would. */
     sink_warn_unused(sc, stderr);
+    if (writes_output && !o->hash && !o->check && !o->manifest)
+        sink_warn_no_picture(sc, stderr);
     for (int i = 0; i < sc->n_warned && i < SCENE_WARN_MAX; i++)
         fprintf(stderr, "ripplerender: warning: %s\n", sc->warned[i]);
     if (sc->n_warned > SCENE_WARN_MAX)

@@ -152,6 +152,19 @@ _Static_assert(sizeof output_fields / sizeof *output_fields + 1 == sizeof scene_
 _Static_assert(sizeof(enum exr_compression) == sizeof(int) && sizeof(enum output_format) == sizeof(int),
                "output enums are int-sized");
 
+/* Where a value came from, with the separator: "scene.json:3:12: ",
+ * "preset pool:9:5: " or "--set ". */
+static void origin_where(const struct scene *sc, const struct scene_origin *from, char *where, size_t wn)
+{
+    const char *name = strcmp(sc->file ? sc->file : "", "-") ? sc->file : "<stdin>";
+    if (from->line && from->preset)
+        snprintf(where, wn, "preset %s:%d:%d: ", sc->preset, from->line, from->col);
+    else if (from->line)
+        snprintf(where, wn, "%s:%d:%d: ", name, from->line, from->col);
+    else
+        snprintf(where, wn, "--set ");
+}
+
 bool scene_output_given(const struct scene *sc, const char *key, char *value, size_t n, char *where, size_t wn)
 {
     struct output_config d = { 0 };
@@ -182,16 +195,26 @@ bool scene_output_given(const struct scene *sc, const char *key, char *value, si
                 return false;
             snprintf(value, n, "\"%s\"", now);
         }
-        const char *name = strcmp(sc->file ? sc->file : "", "-") ? sc->file : "<stdin>";
-        if (from->line && from->preset)
-            snprintf(where, wn, "preset %s:%d:%d: ", sc->preset, from->line, from->col);
-        else if (from->line)
-            snprintf(where, wn, "%s:%d:%d: ", name, from->line, from->col);
-        else
-            snprintf(where, wn, "--set ");
+        origin_where(sc, from, where, wn);
         return true;
     }
     return false;
+}
+
+int scene_section_given(const struct scene *sc, const char *section, char *key, size_t kn, char *where, size_t wn)
+{
+    const size_t len = strlen(section);
+    int given = 0;
+    for (int i = 0; i < sc->n_origins; i++) {
+        const struct scene_origin *o = &sc->origins[i];
+        if (o->preset || strncmp(o->key, section, len) || o->key[len] != '.')
+            continue;
+        if (given++ == 0) {
+            snprintf(key, kn, "%s", o->key);
+            origin_where(sc, o, where, wn);
+        }
+    }
+    return given;
 }
 
 /* Every default, documented in docs/scene.md. */

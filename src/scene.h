@@ -329,6 +329,10 @@ extern const char *const scene_output_keys[];
  * "\"slow\"") and where its place with the separator ("scene.json:3:12: ",
  * "preset pool:9:5: ", "--set "). */
 bool scene_output_given(const struct scene *sc, const char *key, char *value, size_t n, char *where, size_t wn);
+/* How many members of the object `section` ("render") the scene file or
+ * --set gave (a preset's not counted); the first one's path in key
+ * ("render.mode") and its place in where, as scene_output_given's. */
+int scene_section_given(const struct scene *sc, const char *section, char *key, size_t kn, char *where, size_t wn);
 
 /* Names of enum values, for messages and printing; NULL-safe lookups. */
 const char *scene_edge_name(enum edge_kind k);

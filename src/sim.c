@@ -652,10 +652,16 @@ static long level_frame(const struct frame_out *o, int j)
     return o->first + (long)((j - o->fe.to_frame) / o->fe.spf);
 }
 
-/* A field that shows `plane` as its heights. */
+/* A field that shows `plane` as its heights (and, when that is f's own
+ * heights now, where the solver continues them beyond the edges). */
 static struct field view_of(const struct field *f, const float *plane)
 {
-    return (struct field){ .w = f->w, .h = f->h, .stride = f->stride, .cur = (float *)plane };
+    struct field v = { .w = f->w, .h = f->h, .stride = f->stride, .cur = (float *)plane };
+    if (plane == f->cur) {
+        memcpy(v.beyond, f->beyond, sizeof v.beyond);
+        v.beyond_stride = f->beyond_stride;
+    }
+    return v;
 }
 
 static void level_rows(void *arg, int level, const float *plane, int y0, int y1)

@@ -399,6 +399,22 @@ void sink_warn_unused(const struct scene *sc, FILE *f)
     }
 }
 
+void sink_warn_no_picture(const struct scene *sc, FILE *f)
+{
+    struct rr_err quiet = { 0 };
+    const struct sink_ops *kind = sink_find(sc->output.path, &quiet);
+    char key[256], where[320];
+    int n;
+    if (!kind || !kind->needs || kind->needs(&sc->output, sc) != RENDER_NEED_HEIGHTS
+        || (n = scene_section_given(sc, "render", key, sizeof key, where, sizeof where)) == 0)
+        return;
+    char more[64] = "";
+    if (n > 1)
+        snprintf(more, sizeof more, " and %d more render key%s are", n - 1, n > 2 ? "s" : "");
+    fprintf(f, "ripplerender: warning: %s%s%s not used by %s (%s), which holds the heights at grid size: ignored\n",
+            where, key, n > 1 ? more : " is", kind->noun ? kind->noun : kind->name, sc->output.path);
+}
+
 /* The output's kind for sink_open and sink_check, with q filled from p and
  * the scene, after the refusals common to every kind (an atlas, bit_depth,
  * alpha), and the libraries it calls loaded (sink_load_libav: a broken one

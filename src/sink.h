@@ -163,6 +163,13 @@ void sink_print_kinds(FILE *f);
  * for a path that names no kind (sink_find refuses it). */
 void sink_warn_unused(const struct scene *sc, FILE *f);
 
+/* One warning line on f when the output's kind takes no picture, only the
+ * heights at grid size (.npy), and the scene file or --set gives render.*
+ * keys, which then act on nothing: the first key and the count of the
+ * others. For a run that renders nothing else (no --hash, --check or
+ * --manifest, whose hashes are of the pictures). */
+void sink_warn_no_picture(const struct scene *sc, FILE *f);
+
 /* The sink kind for an output path, or NULL (e filled, RR_EXIT_USAGE, naming
  * the path and the kinds there are) when the name fits none. */
 const struct sink_ops *sink_find(const char *path, struct rr_err *e);

@@ -289,10 +289,11 @@ void water_prepare(struct renderer *r, const struct field *f);
 void water_prepare_marked(struct renderer *r, const struct field *f, unsigned char *nz);
 void water_free(struct renderer *r);
 
-/* Row y's neighbourhood in f for the slopes, the ghosts by field_ghost and
- * field_ghost_row from the scene's boundary kinds and the solver's fixed
+/* Row y's neighbourhood in f for the slopes, the ghosts by field_ghost_side
+ * and field_ghost_row from the scene's boundary kinds and the solver's fixed
  * wall (fixed: 0 one cell out, or the edge negated for a wall at the face;
- * wrap: the opposite edge; the others: the edge itself), read in place.
+ * wrap: the opposite edge; absorb: the solver's cell beyond the edge,
+ * f->beyond, where it has one; the others: the edge itself), read in place.
  * Cannot fail. */
 void water_nbhd(const struct renderer *r, const struct field *f, int y, struct row_nbhd *rn);
 

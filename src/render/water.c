@@ -238,15 +238,15 @@ static const float *ghost_row(const struct renderer *r, const struct field *f, i
 
 void water_nbhd(const struct renderer *r, const struct field *f, int y, struct row_nbhd *rn)
 {
-    const int w = r->gw, h = r->gh;
+    const int h = r->gh;
     const ptrdiff_t s = f->stride;
     const enum edge_kind *e = r->edges;
     rn->mid = f->cur + (ptrdiff_t)y * s;
     rn->up_odd = rn->dn_odd = false;
     rn->up = y > 0 ? rn->mid - s : ghost_row(r, f, 0, &rn->up_odd);
     rn->dn = y < h - 1 ? rn->mid + s : ghost_row(r, f, 1, &rn->dn_odd);
-    rn->left = field_ghost(e[EDGE_LEFT], r->fixed_wall, rn->mid[0], rn->mid[w - 1]);
-    rn->right = field_ghost(e[EDGE_RIGHT], r->fixed_wall, rn->mid[w - 1], rn->mid[0]);
+    rn->left = field_ghost_side(f, y, e[EDGE_LEFT], r->fixed_wall, 0);
+    rn->right = field_ghost_side(f, y, e[EDGE_RIGHT], r->fixed_wall, 1);
 }
 
 void water_prepare_marked(struct renderer *r, const struct field *f, unsigned char *nz)

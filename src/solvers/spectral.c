@@ -560,6 +560,20 @@ static void make_plans(struct spectral *sp, fftwf_complex *b0, fftwf_complex *b1
     sp->ix = plan_back(&sp->ax, b1, b0, xdft, flags);
 }
 
+/* Points f->beyond at the cells of sp->H (the heights now) next to the grid
+ * across each absorb edge, the first of its pad (field.h): the surface the
+ * renderer's slopes continue into there. After each step, as H changes
+ * plane. */
+static void point_beyond(const struct spectral *sp, struct field *f)
+{
+    const ptrdiff_t nx = sp->ax.n, lo = sp->ay.lo * nx + sp->ax.lo;   /* grid cell (0, 0) in H */
+    f->beyond_stride = nx;
+    f->beyond[EDGE_LEFT] = sp->ax.e_lo == EDGE_ABSORB ? sp->H + lo - 1 : NULL;
+    f->beyond[EDGE_RIGHT] = sp->ax.e_hi == EDGE_ABSORB ? sp->H + lo + sp->ax.m : NULL;
+    f->beyond[EDGE_TOP] = sp->ay.e_lo == EDGE_ABSORB ? sp->H + lo - nx : NULL;
+    f->beyond[EDGE_BOTTOM] = sp->ay.e_hi == EDGE_ABSORB ? sp->H + lo + sp->ay.m * nx : NULL;
+}
+
 static int spectral_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
 {
     struct spectral *sp = priv;
@@ -679,6 +693,7 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
      * (H and P are zeroed). */
     for (int y = 0; y < f->h; y++)
         memcpy(sp->last + (size_t)y * f->w, f->cur + y * f->stride, (size_t)f->w * sizeof(float));
+    point_beyond(sp, f);
     return 0;
 }
 
@@ -1291,6 +1306,7 @@ static void spectral_step(void *priv, struct field *f, struct solver_screen *scr
     sp->P = sp->H;
     sp->H = j.Hnew;
     field_swap(f);
+    point_beyond(sp, f);
 }
 
 /* The state besides the planes: the heights the last step wrote (to tell

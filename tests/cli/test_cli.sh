@@ -29,6 +29,34 @@ check version-names-libs grep -q 'FFmpeg' "$T/ver"
 check missing-scene-exit-2 [ $s -eq 2 ]
 check missing-scene-one-line [ "$(wc -l < "$T/err")" -eq 1 ]
 echo '{}' | "$RR" - --validate > /dev/null; check empty-scene-from-stdin [ $? -eq 0 ]
+# an option that takes one value, given twice: refused in one line naming it
+# and both values, status 2, nothing written (a later one used to win silently)
+for c in "-o:--output:$T/a.npy:$T/b.npy" "-f:--frames:3:4" "-j:--threads:1:2" ":--check:$T/a.md5:$T/b.md5" \
+         ":--probes:$T/a.csv:$T/b.csv" ":--manifest:$T/a.json:$T/b.json" ":--range:0-1:2-3" \
+         ":--save-state:$T/sa:$T/sb" ":--state-every:1:2" ":--load-state:$T/la:$T/lb" ":--progress:always:never" \
+         ":--preset:pond:pool" ":--chunk:0/2:1/2"; do
+    short=${c%%:*}; rest=${c#*:}; long=${rest%%:*}; rest=${rest#*:}; v1=${rest%%:*}; v2=${rest#*:}
+    opt=${short:+$short/}$long
+    for form in 1 2; do
+        if [ $form = 1 ]; then set -- "$long=$v1" "$long" "$v2"; else set -- "${short:-$long}" "$v1" "$long=$v2"; fi
+        rm -f "$T/a.npy" "$T/b.npy"
+        "$RR" "$T/small.json" "$@" -q 2> "$T/err"; s=$?
+        cond "twice-${long#--}-$form" '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: $opt: given twice (\"$v1\", then \"$v2\"); it takes one value (see ripplerender --help)" ] && [ ! -e "$T/a.npy" ] && [ ! -e "$T/b.npy" ]'
+    done
+done
+# -q is --progress never: beside --progress auto or always, either order, refused
+"$RR" "$T/small.json" --progress always -q --hash 2> "$T/err" > /dev/null; s=$?
+cond quiet-after-progress '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: -q/--quiet: given with --progress always; give one of them (see ripplerender --help)" ]'
+"$RR" "$T/small.json" --quiet --progress=auto --hash 2> "$T/err" > /dev/null; s=$?
+cond quiet-before-progress '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: --progress auto: given with -q/--quiet (--progress never); give one of them (see ripplerender --help)" ]'
+"$RR" "$T/small.json" -q --progress never -f 2 --hash 2> "$T/err" > /dev/null; s=$?
+cond quiet-and-progress-never '[ $s -eq 0 ] && [ ! -s "$T/err" ]'
+# --chunk alone (its value from the job array's variables) counts as given
+SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=2 "$RR" "$T/small.json" --chunk --chunk 1/2 --hash -q 2> "$T/err"; s=$?
+cond twice-chunk-alone '[ $s -eq 2 ] && [ "$(cat "$T/err")" = "ripplerender: --chunk: given twice (\"\", then \"1/2\"); it takes one value (see ripplerender --help)" ]'
+# -s/--set repeats (each a key), and so do the flags (-y, -q, --hash: the same either way)
+"$RR" "$T/small.json" -s time.frames=2 --set grid.height=40 -q -q --hash --hash -y -y > "$T/out" 2> "$T/err"; s=$?
+cond repeats-set-and-flags '[ $s -eq 0 ] && [ "$(wc -l < "$T/out")" -eq 2 ] && [ ! -s "$T/err" ]'
 # a second file name: refused in one line; one that names an output says how to give it
 "$RR" "$T/small.json" "$T/other.json" 2> "$T/err"; s=$?
 check two-scenes-exit-2 [ $s -eq 2 ]
@@ -159,6 +187,22 @@ check pngseq16-gray16 [ "$(probe "$T/seq16/h00.png" stream=pix_fmt)" = gray16be 
 "$RR" "$T/small.json" -o "$T/a.npy" -q; check npy-exit-0 [ $? -eq 0 ]
 check npy-header sh -c "head -c 128 '$T/a.npy' | grep -q \"'shape': (10, 48, 64)\""
 check npy-size [ "$(stat -c %s "$T/a.npy")" -eq $((128 + 10 * 48 * 64 * 4)) ]
+# A .npy holds the heights at grid size: the render keys the scene gives do
+# not act on it (were silently ignored): one warning naming the first and
+# counting the others; none when the run also hashes the pictures (--hash,
+# --check, --manifest) or gives no render key.
+"$RR" "$T/small.json" -o "$T/a.npy" -y -q 2> "$T/err"; s=$?
+cond npy-render-keys-warned '[ $s -eq 0 ] && [ "$(cat "$T/err")" = "ripplerender: warning: $T/small.json:5:23: render.mode and 1 more render key are not used by a .npy file ($T/a.npy), which holds the heights at grid size: ignored" ]'
+echo '{}' | "$RR" - -s render.width=32 -s render.height=24 -s render.mode=shaded -o "$T/a.npy" -y -q 2> "$T/err"; s=$?
+cond npy-render-set-warned '[ $s -eq 0 ] && [ "$(cat "$T/err")" = "ripplerender: warning: --set render.width and 2 more render keys are not used by a .npy file ($T/a.npy), which holds the heights at grid size: ignored" ]'
+"$RR" "$T/small.json" -o "$T/a.npy" -y -q --hash > /dev/null 2> "$T/err"; s=$?
+cond npy-render-keys-hashed '[ $s -eq 0 ] && [ ! -s "$T/err" ]'
+"$RR" "$T/small.json" -o "$T/a.npy" -y -q --manifest "$T/a.json" 2> "$T/err"; s=$?
+cond npy-render-keys-manifest '[ $s -eq 0 ] && [ ! -s "$T/err" ]'
+echo '{ "grid": { "width": 32, "height": 24 }, "time": { "frames": 2 } }' | "$RR" - -o "$T/a.npy" -y -q 2> "$T/err"; s=$?
+cond npy-no-render-keys-silent '[ $s -eq 0 ] && [ ! -s "$T/err" ]'
+"$RR" --preset pond -f 1 -o "$T/a.npy" -y -q 2> "$T/err"; s=$?
+cond npy-preset-render-keys-silent '[ $s -eq 0 ] && [ ! -s "$T/err" ]'
 
 # --- scaled render through libswscale ------------------------------------------------
 "$RR" "$T/small.json" -s render.width=128 -s render.height=96 -o "$T/big.mp4" -q

@@ -72,11 +72,11 @@ RIPPLERENDER_DEBUG=nonsense "$RR" "$T/d.json" --hash -q > "$T/unknown" 2> "$T/un
 check unknown-runs [ $? -eq 0 ]
 check unknown-same-frames cmp -s "$T/plain-fixed" "$T/unknown"
 check unknown-one-line [ "$(wc -l < "$T/unknown.err")" -eq 1 ]
-check unknown-names-it grep -qx 'ripplerender: RIPPLERENDER_DEBUG: unknown topic "nonsense" ignored (known: kernels)' \
+check unknown-names-it grep -qx 'ripplerender: warning: RIPPLERENDER_DEBUG: unknown topic "nonsense" ignored (known: kernels)' \
     "$T/unknown.err"
 RIPPLERENDER_DEBUG=kernels,Kernels,,x "$RR" "$T/d.json" --hash -q > /dev/null 2> "$T/mixed.err"
 check mixed-one-warning [ "$(lines "$T/mixed.err" 'RIPPLERENDER_DEBUG')" -eq 1 ]
-check mixed-names-both grep -q 'unknown topics "Kernels", "x" ignored' "$T/mixed.err"
+check mixed-names-both grep -qx 'ripplerender: warning: RIPPLERENDER_DEBUG: unknown topics "Kernels", "x" ignored (known: kernels)' "$T/mixed.err"
 check mixed-kernels-on [ "$(lines "$T/mixed.err" '^ripplerender: kernels: threads: ')" -eq 1 ]
 RIPPLERENDER_DEBUG= "$RR" "$T/d.json" --hash -q > /dev/null 2> "$T/empty.err"
 check empty-silent [ ! -s "$T/empty.err" ]

@@ -114,6 +114,7 @@ refuse mixed 2 "join p0.json: a video -o out.mkv joins videos only" p0.mkv p0.js
 refuse no-output 2 "join: no output given (-o OUT)" p0.mkv p1.mkv
 refuse no-inputs 2 "join: no inputs given" -o out.mkv
 refuse bad-option 2 "join --frobnicate: unknown option" p0.mkv --frobnicate -o out.mkv
+refuse output-twice 2 'join --output: given twice ("out.mkv", then "b.mkv"); it takes one output' p0.mkv -o out.mkv --output b.mkv
 refuse input-is-output 2 "p0.mkv" p0.mkv p1.mkv -o p0.mkv
 refuse no-folder-left 2 "join: p0.mkv ends at frame 2 but p2.mkv starts at frame 6" p0.mkv p2.mkv -o new/dir/out.mkv
 check no-folder-left-made [ ! -e new ]

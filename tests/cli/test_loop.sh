@@ -18,8 +18,7 @@ cat > "$T/fd.json" <<'EOF2'
   "time": { "fps": 30, "frames": 30, "preroll": 20, "loop": true },
   "solver": { "type": "elias", "damping": 0.99 },
   "rain": { "rate": 10, "radius": [1, 2], "amplitude": [-1, -0.4], "seed": 4 },
-  "oscillators": [ { "x": 14, "y": 30, "frequency": 2.2, "amplitude": 0.3, "radius": 1.5 } ],
-  "render": { "mode": "height", "range": [-1, 1] } }
+  "oscillators": [ { "x": 14, "y": 30, "frequency": 2.2, "amplitude": 0.3, "radius": 1.5 } ] }
 EOF2
 "$RR" "$T/fd.json" -o "$T/a.npy" -y 2> "$T/err"
 check "elias loop: no warning with a preroll of 20 s (18.4 s needed)" [ ! -s "$T/err" ]
@@ -52,8 +51,7 @@ cat > "$T/sp.json" <<EOF2
   "time": { "fps": 30, "frames": 24, "steps_per_frame": 4, "loop": true },
   "solver": { "type": "spectral", "viscosity": 0 },
   "boundary": "wrap",
-  "initial": [ { "type": "image", "path": "$PWD/scenes/pool.png", "scale": 0.02 } ],
-  "render": { "mode": "height", "range": [-0.05, 0.05] } }
+  "initial": [ { "type": "image", "path": "$PWD/scenes/pool.png", "scale": 0.02 } ] }
 EOF2
 "$RR" "$T/sp.json" -o "$T/a.npy" -y 2> "$T/err" && "$RR" "$T/sp.json" -s time.preroll=0.8 -o "$T/b.npy" -y
 check "spectral undamped loop: no warning" [ ! -s "$T/err" ]

@@ -3,7 +3,7 @@
 # (PNG decoding, codec and pixel format, memory budget, Courant limit, rain).
 . tests/cli/lib.sh
 # One line on stderr that starts with WANT (a grep -E pattern), status 2.
-# ARGS get "-o $T/x.mp4" before them (a later -o wins); refused_as_is: not.
+# refused: ARGS get "-o $T/x.mp4" before them; refused_as_is: not (ARGS that give their own -o).
 refused() { name=$1; want=$2; shift 2; refused_as_is "$name" "$want" -o "$T/x.mp4" "$@"; }
 refused_as_is() {
     name=$1; want=$2; shift 2
@@ -79,9 +79,9 @@ done
 # integer): a value it would refuse when it opens is refused by --validate
 # too, naming its range; one it takes is valid.
 if ffmpeg -hide_banner -encoders 2> /dev/null | grep -q ' libsvtav1 '; then
-    refused svt-preset-word-validate '--set output\.preset: libsvtav1.s preset option takes an integer from -?[0-9]+ to [0-9]+, got "fast"$' \
+    refused_as_is svt-preset-word-validate '--set output\.preset: libsvtav1.s preset option takes an integer from -?[0-9]+ to [0-9]+, got "fast"$' \
         "$T/s.json" -o "$T/x.mkv" -s output.codec=libsvtav1 -s output.preset=fast --validate
-    refused svt-preset-range-validate '--set output\.preset: libsvtav1.s preset option takes an integer from -?[0-9]+ to [0-9]+, got "99"$' \
+    refused_as_is svt-preset-range-validate '--set output\.preset: libsvtav1.s preset option takes an integer from -?[0-9]+ to [0-9]+, got "99"$' \
         "$T/s.json" -o "$T/x.mkv" -s output.codec=libsvtav1 -s 'output.preset="99"' --validate
     "$RR" "$T/s.json" -o "$T/x.mkv" -s output.codec=libsvtav1 -s 'output.preset="8"' --validate > /dev/null 2> "$T/err"; s=$?
     cond svt-preset-number-valid '[ $s -eq 0 ] && [ ! -s "$T/err" ]'
@@ -102,8 +102,8 @@ refused set-outside '--set drops\.0: x 99, y 5 with radius 3 is wholly outside' 
 refused_as_is set-output-kind '--set output\.path: x\.xyz: unknown output kind' "$T/s.json" -s output.path=x.xyz
 echo '{ "output": { "path": "x.xyz" } }' > "$T/o.json"
 refused_as_is file-output-kind "$T/o.json:1:23: output\.path: x\.xyz: unknown output kind" "$T/o.json" --validate
-refused option-output-kind "$T/x\.xyz: unknown output kind" "$T/o.json" -o "$T/x.xyz"
-refused option-output-empty '-o: expected a file name, got ""' "$T/o.json" -o ""
+refused_as_is option-output-kind "$T/x\.xyz: unknown output kind" "$T/o.json" -o "$T/x.xyz"
+refused_as_is option-output-empty '-o: expected a file name, got ""' "$T/o.json" -o ""
 
 # --- late checks on values from the file, at the value's position -------------------------
 cat > "$T/wave.json" <<'JSON'
@@ -122,5 +122,5 @@ cat > "$T/gif.json" <<'JSON'
 { "time": { "frames": 2 },
   "output": { "codec": "libx264" } }
 JSON
-refused file-gif-codec "$T/gif.json:2:24: output\.codec: a \.gif file holds only the gif codec" "$T/gif.json" -o "$T/x.gif"
+refused_as_is file-gif-codec "$T/gif.json:2:24: output\.codec: a \.gif file holds only the gif codec" "$T/gif.json" -o "$T/x.gif"
 finish

@@ -900,7 +900,10 @@ static void test_colormap_lightness(void **state)
  * mirror about the face, the ghost h(edge), for both. On a 5 x 4 grid, with
  * height_scale 1 (k = 1/2), by hand, for every water mode that makes slope
  * planes (caustics: marked words; refract: whole rows) and for the pixels
- * of the row modes (normals). */
+ * of the row modes (normals). At an absorb edge the ghost is the solver's
+ * cell beyond the edge where its domain goes on there (field.beyond: the
+ * spectral solver's pad), else the edge cell (clamp's); beyond is read at
+ * absorb edges only. */
 static void test_edge_slopes_follow_solver_wall(void **state)
 {
     (void)state;
@@ -916,16 +919,26 @@ static void test_edge_slopes_follow_solver_wall(void **state)
         const char *solver;
         enum edge_kind edge;
         float gx00, gx41, gx21, gy00, gy23, gy43;
+        bool beyond;   /* the field says where the surface goes on beyond the edges */
     } cases[] = {
         /* ghost 0: (2 - 0) / 2, (0 - 7) / 2, (7 - 3) / 2, (2 - 0) / 2, (0 - 1) / 2, (0 - 3) / 2 */
-        { "elias", EDGE_FIXED, 1.0f, -3.5f, 2.0f, 1.0f, -0.5f, -1.5f },
-        { "wave", EDGE_FIXED, 1.0f, -3.5f, 2.0f, 1.0f, -0.5f, -1.5f },
+        { "elias", EDGE_FIXED, 1.0f, -3.5f, 2.0f, 1.0f, -0.5f, -1.5f, false },
+        { "wave", EDGE_FIXED, 1.0f, -3.5f, 2.0f, 1.0f, -0.5f, -1.5f, false },
         /* ghost -h: (2 + 1) / 2, (-8 - 7) / 2, 2, (2 + 1) / 2, (-2 - 1) / 2, (-6 - 3) / 2 */
-        { "spectral", EDGE_FIXED, 1.5f, -7.5f, 2.0f, 1.5f, -1.5f, -4.5f },
+        { "spectral", EDGE_FIXED, 1.5f, -7.5f, 2.0f, 1.5f, -1.5f, -4.5f, false },
         /* ghost h: (2 - 1) / 2, (8 - 7) / 2, 2, (2 - 1) / 2, (2 - 1) / 2, (6 - 3) / 2 */
-        { "elias", EDGE_CLAMP, 0.5f, 0.5f, 2.0f, 0.5f, 0.5f, 1.5f },
-        { "spectral", EDGE_CLAMP, 0.5f, 0.5f, 2.0f, 0.5f, 0.5f, 1.5f },
+        { "elias", EDGE_CLAMP, 0.5f, 0.5f, 2.0f, 0.5f, 0.5f, 1.5f, false },
+        { "spectral", EDGE_CLAMP, 0.5f, 0.5f, 2.0f, 0.5f, 0.5f, 1.5f, false },
+        { "spectral", EDGE_CLAMP, 0.5f, 0.5f, 2.0f, 0.5f, 0.5f, 1.5f, true },
+        { "wave", EDGE_ABSORB, 0.5f, 0.5f, 2.0f, 0.5f, 0.5f, 1.5f, false },
+        { "spectral", EDGE_ABSORB, 0.5f, 0.5f, 2.0f, 0.5f, 0.5f, 1.5f, false },
+        /* the cells beyond (left, right, top, bottom below): (2 - 10) / 2,
+         * (-2 - 7) / 2, 2, (2 - 6) / 2, (5 - 1) / 2, (9 - 3) / 2 */
+        { "spectral", EDGE_ABSORB, -4.0f, -4.5f, 2.0f, -2.0f, 2.0f, 3.0f, true },
     };
+    /* left and right two floats a row apart (beyond_stride 2); top, bottom by column */
+    static const float left[2 * H] = { 10, 0, 20, 0, 30, 0, 40, 0 }, right[2 * H] = { -1, 0, -2, 0, -3, 0, -4, 0 };
+    static const float top[W] = { 6, 7, 8, 9, 10 }, bottom[W] = { 1, 3, 5, 7, 9 };
     const enum render_mode planes[] = { RENDER_CAUSTICS, RENDER_REFRACT };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         for (size_t m = 0; m < 3; m++) {
@@ -935,6 +948,13 @@ static void test_edge_slopes_follow_solver_wall(void **state)
             assert_non_null(sc.solver.type);
             struct fake fk;
             fake_init(&fk, W, H, cells);
+            if (cases[c].beyond) {
+                fk.f.beyond[EDGE_LEFT] = left;
+                fk.f.beyond[EDGE_RIGHT] = right;
+                fk.f.beyond[EDGE_TOP] = top;
+                fk.f.beyond[EDGE_BOTTOM] = bottom;
+                fk.f.beyond_stride = 2;
+            }
             struct renderer *r = NULL;
             struct rr_err e = { 0 };
             assert_int_equal(render_create(&r, &sc, 0, &e), 0);

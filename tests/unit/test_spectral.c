@@ -949,6 +949,61 @@ static void test_domain_of_edges(void **state)
     }
 }
 
+/* The cells beyond the grid's absorb edges (field.beyond, which the
+ * renderer's slopes take as the edge cells' neighbours) are the pad cells
+ * next to the grid in the heights the solver holds now (its state's
+ * "pad-now", a plane that changes at each step): x absorb on the left and
+ * clamp on the right, the grid at the domain's high end (nx - w cells in);
+ * y absorb on both sides, the grid in the middle ((ny - h) / 2 rows in).
+ * Frames of 3 steps, an odd count, so that a pointer left at an earlier
+ * plane shows. Without an absorb edge there are none. */
+static void test_beyond_absorb_edges(void **state)
+{
+    (void)state;
+    enum { W = 40, H = 24 };
+    struct scene sc;
+    base_scene(&sc, W, H, 1e-3, 30, 3);
+    struct sim *s = NULL;
+    struct rr_err e = { 0 };
+    assert_int_equal(sim_create(&s, &sc, &e), 0);
+    for (int k = 0; k < 4; k++)
+        assert_null(sim_field(s)->beyond[k]);
+    sim_free(s);
+    s = NULL;
+    sc.boundary[EDGE_LEFT] = sc.boundary[EDGE_TOP] = sc.boundary[EDGE_BOTTOM] = EDGE_ABSORB;
+    sc.boundary[EDGE_RIGHT] = EDGE_CLAMP;
+    struct drop d = { .x = 3, .y = 2, .radius = 3, .amplitude = -1, .shape = SHAPE_COSINE };
+    sc.drops = &d;
+    sc.n_drops = 1;
+    int nx, ny;
+    solver_spectral_domain(&sc, &nx, &ny);
+    const ptrdiff_t xlo = nx - W, ylo = (ny - H) / 2;
+    assert_true(xlo >= 32 && ylo >= 32);   /* PAD_MIN */
+    assert_int_equal(sim_create(&s, &sc, &e), 0);
+    for (int fr = 0; fr < 3; fr++) {
+        assert_int_equal(sim_advance_frame(s, &e), 0);
+        const struct field *f = sim_field(s);
+        struct sim_state st;
+        sim_get_state(s, &st);
+        const float *now = NULL;
+        for (int b = 0; b < st.n_bufs; b++)
+            if (!strcmp(st.bufs[b].name, "pad-now")) {
+                now = st.bufs[b].data;
+                assert_int_equal(st.bufs[b].stride, nx);
+            }
+        assert_non_null(now);
+        assert_ptr_equal(f->beyond[EDGE_LEFT], now + ylo * nx + xlo - 1);
+        assert_int_equal(f->beyond_stride, nx);
+        assert_null(f->beyond[EDGE_RIGHT]);
+        assert_ptr_equal(f->beyond[EDGE_TOP], now + (ylo - 1) * nx + xlo);
+        assert_ptr_equal(f->beyond[EDGE_BOTTOM], now + (ylo + H) * nx + xlo);
+        /* the drop's wave is in the pads beyond the corner it fell in */
+        assert_true(f->beyond[EDGE_LEFT][2 * nx] != 0.0f);
+        assert_true(f->beyond[EDGE_TOP][3] != 0.0f);
+    }
+    sim_free(s);
+}
+
 /* The heights after `frames` frames of the scene of test_threads_identical
  * and test_measured_plans (every kind of pad, the parallel passes), into a
  * new array of w x h floats. */
@@ -1206,6 +1261,7 @@ int main(void)
         cmocka_unit_test(test_needs_cell_size),
         cmocka_unit_test(test_auto_steps),
         cmocka_unit_test(test_domain_of_edges),
+        cmocka_unit_test(test_beyond_absorb_edges),
     };
     const struct CMUnitTest physics[] = { PHYSICS_TESTS };
     int failed = cmocka_run_group_tests_name("spectral", tests, NULL, NULL);
