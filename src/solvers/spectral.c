@@ -166,7 +166,8 @@ extern const struct solver_ops solver_spectral;
 struct axis_kind {
     bool dft;
     bool dct2;
-    float odd_sign;           /* dct2: the odd cells' factor, 1 or -1 */
+    bool dct4;                /* the DCT-IV by a complex DFT of n / 2 (dct4_line); n even */
+    float odd_sign;           /* dct2, dct4: the odd cells' factor, 1 or -1 */
     fftwf_r2r_kind fwd, bwd;  /* !dct2: FFTW's transforms */
     bool rev;                 /* the modes in reverse order */
     int shift;                /* twice the mode index's offset: 0, 1 or 2 */
@@ -182,12 +183,21 @@ static const struct axis_kind KIND_DFT = { .dft = true, .period = 1, .unnorm = 1
  *   (the DCT-II of the cells times (-1)^i, modes reversed);
  * clamp, clamp: DCT-II / DCT-III, cos(pi j (i + 1/2) / n), period 2n;
  * fixed, clamp: DST-IV (its own inverse), sin(pi (j + 1/2) (i + 1/2) / n),
- *   0 at the low face i = -1/2, a crest at the high face i = n - 1/2;
+ *   0 at the low face i = -1/2, a crest at the high face i = n - 1/2
+ *   (the DCT-IV of the cells times (-1)^i, modes reversed:
+ *   cos(pi (n - 1 - j + 1/2) (i + 1/2) / n) = (-1)^i sin(pi (j + 1/2)
+ *   (i + 1/2) / n));
  * clamp, fixed: DCT-IV, cos(pi (j + 1/2) (i + 1/2) / n), the other way
- *   round; both period 4n (two reflections of each kind). */
+ *   round; both period 4n (two reflections of each kind). The DCT-IV goes
+ *   by a complex DFT of n / 2 (dct4_line) when n is even, by FFTW's own
+ *   kinds (axis_kinds_odd) when it is odd. */
 static const struct axis_kind axis_kinds[2][2] = {
     [EDGE_FIXED][EDGE_FIXED] = { .dct2 = true, .odd_sign = -1, .rev = true, .shift = 2, .period = 2, .unnorm = 2 },
     [EDGE_CLAMP][EDGE_CLAMP] = { .dct2 = true, .odd_sign = 1, .shift = 0, .period = 2, .unnorm = 2 },
+    [EDGE_FIXED][EDGE_CLAMP] = { .dct4 = true, .odd_sign = -1, .rev = true, .shift = 1, .period = 4, .unnorm = 2 },
+    [EDGE_CLAMP][EDGE_FIXED] = { .dct4 = true, .odd_sign = 1, .shift = 1, .period = 4, .unnorm = 2 },
+};
+static const struct axis_kind axis_kinds_odd[2][2] = {
     [EDGE_FIXED][EDGE_CLAMP] = { .fwd = FFTW_RODFT11, .bwd = FFTW_RODFT11, .shift = 1, .period = 4, .unnorm = 2 },
     [EDGE_CLAMP][EDGE_FIXED] = { .fwd = FFTW_REDFT11, .bwd = FFTW_REDFT11, .shift = 1, .period = 4, .unnorm = 2 },
 };
@@ -198,7 +208,7 @@ struct axis {
     int n, m, lo, hi;
     enum edge_kind e_lo, e_hi;
     const struct axis_kind *kind;
-    fftwf_complex *tw;        /* dct2 axes: e^(-i pi k / 2n), k = 0 .. n - 1 (spectral_init) */
+    fftwf_complex *tw;        /* dct2, dct4 axes' twiddles (axis_twiddles) */
 };
 
 struct spectral {
@@ -318,7 +328,7 @@ static void axis_init(struct axis *a, int m, enum edge_kind lo, enum edge_kind h
         a->lo = lo == EDGE_ABSORB ? a->n - m : 0;
         a->kind = &axis_kinds[k][k];
     } else if (lo != EDGE_WRAP) {
-        a->kind = &axis_kinds[lo][hi];
+        a->kind = axis_kinds[lo][hi].dct4 && m % 2 ? &axis_kinds_odd[lo][hi] : &axis_kinds[lo][hi];
     }
     a->hi = a->n - m - a->lo;
 }
@@ -491,12 +501,30 @@ static double spectral_decay_rate(const struct scene *sc)
     return sc->solver.half_life > 0 ? rate + M_LN2 / sc->solver.half_life : rate;
 }
 
+/* The stride of a dct4 axis's two half lines in its buffer (dct4_line):
+ * n / 2 rounded up to 8 values (64 bytes), so that both have the plan's
+ * alignment. */
+static int dct4_half(const struct axis *a)
+{
+    return (a->n / 2 + 7) / 8 * 8;
+}
+
+/* A dct4 axis's plan: two complex DFTs of n / 2 values, in place, the
+ * second dct4_half values after the first (dct4_line). */
+static fftwf_plan plan_dct4(const struct axis *a, fftwf_complex *buf, unsigned flags)
+{
+    const int h = a->n / 2, d = dct4_half(a);
+    return fftwf_plan_many_dft(1, &h, 2, buf, NULL, 1, d, buf, NULL, 1, d, FFTW_FORWARD, flags);
+}
+
 /* A forward transform along axis a of one line of n complex values, in to
  * out (both contiguous): the DFT (a dct2 axis's, of its permuted line:
  * dct2_forward), or the axis's real-to-real transform of the real and of
  * the imaginary parts (two real lines, stride 2). */
 static fftwf_plan plan_forward(const struct axis *a, fftwf_complex *in, fftwf_complex *out, unsigned flags)
 {
+    if (a->kind->dct4)
+        return plan_dct4(a, in, flags);
     if (a->kind->dft || a->kind->dct2)
         return fftwf_plan_dft_1d(a->n, in, out, FFTW_FORWARD, flags);
     return fftwf_plan_many_r2r(1, &a->n, 2, (float *)in, NULL, 2, 1, (float *)out, NULL, 2, 1, &a->kind->fwd, flags);
@@ -511,6 +539,8 @@ static fftwf_plan plan_forward(const struct axis *a, fftwf_complex *in, fftwf_co
  * Hermitian) to n reals in out. */
 static fftwf_plan plan_back(const struct axis *a, fftwf_complex *in, void *out, bool real_out, unsigned flags)
 {
+    if (a->kind->dct4)
+        return plan_dct4(a, in, flags);
     if (a->kind->dft && real_out)
         return fftwf_plan_dft_c2r_1d(a->n, in, out, flags);
     if (a->kind->dft || a->kind->dct2)
@@ -518,18 +548,25 @@ static fftwf_plan plan_back(const struct axis *a, fftwf_complex *in, void *out, 
     return fftwf_plan_many_r2r(1, &a->n, 2, (float *)in, NULL, 2, 1, out, NULL, 2, 1, &a->kind->bwd, flags);
 }
 
-/* A dct2 axis's twiddles e^(-i pi k / 2n) (dct2_forward) into a->tw; 0
- * for other axes, -1 when out of memory. */
-static int dct2_twiddles(struct axis *a)
+/* An axis's twiddles into a->tw, n values: a dct2 axis's e^(-i pi k / 2n)
+ * (dct2_forward); a dct4 axis's e^(-i pi (4 j + 1) / 4n) for j < n / 2,
+ * then 2 e^(-i pi k / n) for k < n / 2 (dct4_line). 0 for other axes,
+ * -1 when out of memory. */
+static int axis_twiddles(struct axis *a)
 {
-    if (!a->kind->dct2)
+    if (!a->kind->dct2 && !a->kind->dct4)
         return 0;
-    a->tw = fftwf_malloc((size_t)a->n * sizeof *a->tw);
+    const int n = a->n, h = n / 2;
+    a->tw = fftwf_malloc((size_t)n * sizeof *a->tw);
     if (!a->tw)
         return -1;
-    for (int k = 0; k < a->n; k++) {
-        a->tw[k][0] = (float)cos(M_PI * k / (2.0 * a->n));
-        a->tw[k][1] = (float)-sin(M_PI * k / (2.0 * a->n));
+    for (int k = 0; k < n; k++) {
+        const double r = a->kind->dct2 ? 1.0 : k < h ? 1.0 : 2.0;
+        const double t = a->kind->dct2 ? M_PI * k / (2.0 * n)
+                         : k < h       ? M_PI * (4.0 * k + 1.0) / (4.0 * n)
+                                       : M_PI * (k - h) / n;
+        a->tw[k][0] = (float)(r * cos(t));
+        a->tw[k][1] = (float)(-r * sin(t));
     }
     return 0;
 }
@@ -596,7 +633,7 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     sp->xfac = malloc((size_t)nx * sizeof *sp->xfac);
     sp->Z = fftwf_malloc(sp->nyp * nx * sizeof *sp->Z);
     sp->buf = fftwf_malloc((size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
-    if (dct2_twiddles(&sp->ax) < 0 || dct2_twiddles(&sp->ay) < 0) {
+    if (axis_twiddles(&sp->ax) < 0 || axis_twiddles(&sp->ay) < 0) {
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
     }
@@ -1035,11 +1072,50 @@ static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restric
     }
 }
 
+/* The DCT-IV (FFTW's REDFT11, Y_k = 2 sum_i x_i cos(pi (k + 1/2) (i + 1/2)
+ * / n), its own inverse times 2 n) of the real and of the imaginary parts
+ * of a line x of even length n into y, by a complex DFT of n / 2 values
+ * for each part: with v_j = x_2j + i s_in x_(n-1-2j) (the odd cells times
+ * s_in), V the DFT of v_j e^(-i pi (4 j + 1) / 4n) and W_k = 2 V_k
+ * e^(-i pi k / n), Y_2k = Re W_k and Y_(n-1-2k) = -Im W_k (times s_out, the
+ * odd modes); the angles pi (4 j + 1) (4 k + 1) / 4n of the even-even terms
+ * and their partners' are those of the DFT's 2 pi j k / (n / 2) plus the
+ * twiddles' (Britanak, Yip and Rao, Discrete Cosine and Sine Transforms,
+ * 2007, 4.4). The forward transform of a dct4 axis takes s_in = odd_sign,
+ * the back one s_out = odd_sign (struct axis_kind). tmp: two half lines
+ * dct4_half apart (p's layout, plan_dct4), the real parts' then the
+ * imaginary parts'. */
+static void dct4_line(const struct axis *a, fftwf_plan p, const fftwf_complex *restrict x, fftwf_complex *restrict y,
+                      fftwf_complex *restrict tmp, float s_in, float s_out)
+{
+    const int n = a->n, h = n / 2, d = dct4_half(a);
+    const fftwf_complex *tw = a->tw;
+    for (int j = 0; j < h; j++) {
+        const float c = tw[j][0], e = tw[j][1];
+        for (int q = 0; q < 2; q++) {
+            const float vr = x[2 * j][q], vi = s_in * x[n - 1 - 2 * j][q];
+            tmp[q * d + j][0] = c * vr - e * vi;
+            tmp[q * d + j][1] = c * vi + e * vr;
+        }
+    }
+    fftwf_execute_dft(p, tmp, tmp);
+    for (int k = 0; k < h; k++) {
+        const float c = tw[h + k][0], e = tw[h + k][1];
+        for (int q = 0; q < 2; q++) {
+            const float vr = tmp[q * d + k][0], vi = tmp[q * d + k][1];
+            y[2 * k][q] = c * vr - e * vi;
+            y[n - 1 - 2 * k][q] = s_out * -(c * vi + e * vr);
+        }
+    }
+}
+
 /* Runs a plan of plan_forward along axis a on one line (tmp: a line). */
 static void run_forward(const struct axis *a, fftwf_plan p, fftwf_complex *in, fftwf_complex *out,
                         fftwf_complex *tmp)
 {
-    if (a->kind->dct2)
+    if (a->kind->dct4)
+        dct4_line(a, p, in, out, tmp, a->kind->odd_sign, 1.0f);
+    else if (a->kind->dct2)
         dct2_forward(a, p, in, out, tmp);
     else if (a->kind->dft)
         fftwf_execute_dft(p, in, out);
@@ -1052,7 +1128,9 @@ static void run_forward(const struct axis *a, fftwf_plan p, fftwf_complex *in, f
 static void run_back(const struct axis *a, fftwf_plan p, bool real_out, fftwf_complex *in, void *out,
                      fftwf_complex *tmp)
 {
-    if (a->kind->dct2)
+    if (a->kind->dct4)
+        dct4_line(a, p, in, out, tmp, 1.0f, a->kind->odd_sign);
+    else if (a->kind->dct2)
         dct2_back(a, p, in, out, tmp);
     else if (!a->kind->dft)
         fftwf_execute_r2r(p, (float *)in, out);
@@ -1242,8 +1320,8 @@ static void step_passes(void *arg, int t, int nt)
          * even columns, two values a column) go back two at once, row
          * r + i row r + 1. */
         group_copy(sp->Z, 2 * sp->nyp, y0, b1, nxp, (nx + 1) / 2, nr, 0);   /* the even columns */
-        fftwf_complex *two = b0 + 2 * nxp;
-        float *h0 = (float *)(b0 + 3 * nxp), *h1 = (float *)(b0 + 4 * nxp);
+        fftwf_complex *two = b0 + 3 * nxp;   /* after tmp's two lines (dct4_line) */
+        float *h0 = (float *)(b0 + 4 * nxp), *h1 = (float *)(b0 + 5 * nxp);
         for (int r = 0; r < nr; r += 2) {
             const float *l0 = (const float *)(b1 + r * nxp), *l1 = (const float *)(b1 + (r + 1) * nxp);
             for (int x = 0; x < nx; x++) {
@@ -1307,6 +1385,36 @@ static int spectral_state(void *priv, struct solver_state_buf *bufs, int max)
     for (; n < max && n < (int)(sizeof all / sizeof *all); n++)
         bufs[n] = all[n];
     return n;
+}
+
+int solver_spectral_line(int n, enum edge_kind lo, enum edge_kind hi, bool back, const float *in, float *out)
+{
+    struct axis a;
+    axis_init(&a, n, lo, hi, PAD_MIN);
+    if (a.kind->dft || a.n != n)
+        return -1;
+    const size_t len = 4 * line_stride((size_t)n);
+    fftwf_complex *b = fftwf_malloc(len * sizeof *b);
+    if (!b || axis_twiddles(&a) < 0) {
+        fftwf_free(b);
+        return -1;
+    }
+    fftwf_complex *x = b, *y = b + len / 4, *tmp = b + len / 2;
+    fftwf_plan p = back ? plan_back(&a, x, y, false, FFTW_ESTIMATE) : plan_forward(&a, x, y, FFTW_ESTIMATE);
+    if (p) {
+        for (int j = 0; j < n; j++)
+            memcpy(x[j], in + 2 * (back && a.kind->rev ? n - 1 - j : j), sizeof *x);
+        if (back)
+            run_back(&a, p, false, x, y, tmp);
+        else
+            run_forward(&a, p, x, y, tmp);
+        for (int j = 0; j < n; j++)
+            memcpy(out + 2 * j, y[!back && a.kind->rev ? n - 1 - j : j], sizeof *y);
+        fftwf_destroy_plan(p);
+    }
+    fftwf_free(a.tw);
+    fftwf_free(b);
+    return p ? 0 : -1;
 }
 
 double solver_water_omega(const struct solver_config *c, double k)
