@@ -501,20 +501,21 @@ static double spectral_decay_rate(const struct scene *sc)
     return sc->solver.half_life > 0 ? rate + M_LN2 / sc->solver.half_life : rate;
 }
 
-/* The stride of a dct4 axis's two half lines in its buffer (dct4_line):
- * n / 2 rounded up to 8 values (64 bytes), so that both have the plan's
- * alignment. */
+/* The stride of a dct4 axis's half lines in its buffer (dct4_line): n / 2
+ * values as a line_stride, so that all have the plan's alignment and do
+ * not fall in the same L1 cache sets. */
 static int dct4_half(const struct axis *a)
 {
-    return (a->n / 2 + 7) / 8 * 8;
+    return (int)line_stride((size_t)a->n / 2);
 }
 
-/* A dct4 axis's plan: two complex DFTs of n / 2 values, in place, the
- * second dct4_half values after the first (dct4_line). */
+/* A dct4 axis's plan: two complex DFTs of n / 2 values, the second
+ * dct4_half values after the first, out of place into the two half lines
+ * after them (dct4_line). */
 static fftwf_plan plan_dct4(const struct axis *a, fftwf_complex *buf, unsigned flags)
 {
     const int h = a->n / 2, d = dct4_half(a);
-    return fftwf_plan_many_dft(1, &h, 2, buf, NULL, 1, d, buf, NULL, 1, d, FFTW_FORWARD, flags);
+    return fftwf_plan_many_dft(1, &h, 2, buf, NULL, 1, d, buf + 2 * d, NULL, 1, d, FFTW_FORWARD, flags);
 }
 
 /* A forward transform along axis a of one line of n complex values, in to
@@ -1082,15 +1083,38 @@ static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restric
  * and their partners' are those of the DFT's 2 pi j k / (n / 2) plus the
  * twiddles' (Britanak, Yip and Rao, Discrete Cosine and Sine Transforms,
  * 2007, 4.4). The forward transform of a dct4 axis takes s_in = odd_sign,
- * the back one s_out = odd_sign (struct axis_kind). tmp: two half lines
- * dct4_half apart (p's layout, plan_dct4), the real parts' then the
- * imaginary parts'. */
+ * the back one s_out = odd_sign (struct axis_kind). tmp: four half lines
+ * dct4_half apart (p's layout, plan_dct4), the real parts' and the
+ * imaginary parts' v, then their DFTs. Two j (k) at a time with SSE2, each lane doing the
+ * IEEE operations of the scalar loops, so the bits do not depend on the
+ * CPU. */
 static void dct4_line(const struct axis *a, fftwf_plan p, const fftwf_complex *restrict x, fftwf_complex *restrict y,
                       fftwf_complex *restrict tmp, float s_in, float s_out)
 {
     const int n = a->n, h = n / 2, d = dct4_half(a);
     const fftwf_complex *tw = a->tw;
-    for (int j = 0; j < h; j++) {
+    const float ns = -s_out;
+    int j = 0;
+#ifdef __SSE2__
+    /* Two j at a time, the lanes (j: real part, imaginary part; j + 1: the
+     * same) each doing the scalar loop's operations. */
+    const __m128 si = _mm_set1_ps(s_in), nsv = _mm_set1_ps(ns), z = _mm_setzero_ps();
+    for (; j + 2 <= h; j += 2) {
+        const __m128 t = _mm_loadu_ps(tw[j]);
+        const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0)), e = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
+        const __m128 vr = _mm_loadh_pi(_mm_loadl_pi(z, (const __m64 *)x[2 * j]), (const __m64 *)x[2 * j + 2]);
+        const __m128 vi = _mm_mul_ps(si, _mm_loadh_pi(_mm_loadl_pi(z, (const __m64 *)x[n - 1 - 2 * j]),
+                                                      (const __m64 *)x[n - 3 - 2 * j]));
+        const __m128 re = _mm_sub_ps(_mm_mul_ps(c, vr), _mm_mul_ps(e, vi));
+        const __m128 im = _mm_add_ps(_mm_mul_ps(c, vi), _mm_mul_ps(e, vr));
+        const __m128 lo = _mm_unpacklo_ps(re, im), hi = _mm_unpackhi_ps(re, im);
+        _mm_storel_pi((__m64 *)tmp[j], lo);
+        _mm_storeh_pi((__m64 *)tmp[d + j], lo);
+        _mm_storel_pi((__m64 *)tmp[j + 1], hi);
+        _mm_storeh_pi((__m64 *)tmp[d + j + 1], hi);
+    }
+#endif
+    for (; j < h; j++) {
         const float c = tw[j][0], e = tw[j][1];
         for (int q = 0; q < 2; q++) {
             const float vr = x[2 * j][q], vi = s_in * x[n - 1 - 2 * j][q];
@@ -1098,13 +1122,30 @@ static void dct4_line(const struct axis *a, fftwf_plan p, const fftwf_complex *r
             tmp[q * d + j][1] = c * vi + e * vr;
         }
     }
-    fftwf_execute_dft(p, tmp, tmp);
-    for (int k = 0; k < h; k++) {
+    fftwf_execute_dft(p, tmp, tmp + 2 * d);
+    tmp += 2 * d;
+    int k = 0;
+#ifdef __SSE2__
+    for (; k + 2 <= h; k += 2) {
+        const __m128 t = _mm_loadu_ps(tw[h + k]);
+        const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0)), e = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
+        const __m128 ua = _mm_loadu_ps(tmp[k]), ub = _mm_loadu_ps(tmp[d + k]);
+        const __m128 lo = _mm_unpacklo_ps(ua, ub), hi = _mm_unpackhi_ps(ua, ub);
+        const __m128 vr = _mm_movelh_ps(lo, hi), vi = _mm_movehl_ps(hi, lo);   /* k: parts 0, 1; k + 1: 0, 1 */
+        const __m128 re = _mm_sub_ps(_mm_mul_ps(c, vr), _mm_mul_ps(e, vi));
+        const __m128 im = _mm_mul_ps(_mm_add_ps(_mm_mul_ps(c, vi), _mm_mul_ps(e, vr)), nsv);
+        _mm_storel_pi((__m64 *)y[2 * k], re);
+        _mm_storeh_pi((__m64 *)y[2 * k + 2], re);
+        _mm_storel_pi((__m64 *)y[n - 1 - 2 * k], im);
+        _mm_storeh_pi((__m64 *)y[n - 3 - 2 * k], im);
+    }
+#endif
+    for (; k < h; k++) {
         const float c = tw[h + k][0], e = tw[h + k][1];
         for (int q = 0; q < 2; q++) {
             const float vr = tmp[q * d + k][0], vi = tmp[q * d + k][1];
             y[2 * k][q] = c * vr - e * vi;
-            y[n - 1 - 2 * k][q] = s_out * -(c * vi + e * vr);
+            y[n - 1 - 2 * k][q] = (c * vi + e * vr) * ns;
         }
     }
 }
@@ -1320,8 +1361,8 @@ static void step_passes(void *arg, int t, int nt)
          * even columns, two values a column) go back two at once, row
          * r + i row r + 1. */
         group_copy(sp->Z, 2 * sp->nyp, y0, b1, nxp, (nx + 1) / 2, nr, 0);   /* the even columns */
-        fftwf_complex *two = b0 + 3 * nxp;   /* after tmp's two lines (dct4_line) */
-        float *h0 = (float *)(b0 + 4 * nxp), *h1 = (float *)(b0 + 5 * nxp);
+        fftwf_complex *two = b0 + 5 * nxp;   /* after tmp's four half lines (dct4_line) */
+        float *h0 = (float *)(b0 + 6 * nxp), *h1 = (float *)(b0 + 7 * nxp);
         for (int r = 0; r < nr; r += 2) {
             const float *l0 = (const float *)(b1 + r * nxp), *l1 = (const float *)(b1 + (r + 1) * nxp);
             for (int x = 0; x < nx; x++) {
@@ -1393,7 +1434,7 @@ int solver_spectral_line(int n, enum edge_kind lo, enum edge_kind hi, bool back,
     axis_init(&a, n, lo, hi, PAD_MIN);
     if (a.kind->dft || a.n != n)
         return -1;
-    const size_t len = 4 * line_stride((size_t)n);
+    const size_t len = 8 * line_stride((size_t)n);
     fftwf_complex *b = fftwf_malloc(len * sizeof *b);
     if (!b || axis_twiddles(&a) < 0) {
         fftwf_free(b);
