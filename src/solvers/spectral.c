@@ -928,6 +928,35 @@ multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, 
         mode_multiply(w[j], u[j], v[self ? j : ny - j], ab + 2 * (up ? j : ny - j));
 }
 
+/* Modes 0 .. ny - 1 of columns u0 and u1 (ab0, ab1 their coefficients; u1
+ * NULL: none) on real-to-real x and y axes, where every mode is its own
+ * partner and mode_multiply's w = A (u + u) - B (u.i + u.i) + i 0 is real:
+ * the two real columns as one complex line w[j] = w0_j + i w1_j, ready to
+ * go back together (column_pass). Four modes at a time in GCC's vectors,
+ * each lane doing the IEEE operations of mode_multiply's real part (so the
+ * bits are those of mode_multiply's real parts, on every CPU). */
+RR_CLONES_V4_V3 static void
+multiply_pair(fftwf_complex *w, const fftwf_complex *u0, const fftwf_complex *u1, const float *ab0, const float *ab1,
+              int ny)
+{
+    int j = 0;
+    for (; u1 && j + 4 <= ny; j += 4) {
+        v8sf a, b, c, d;
+        memcpy(&a, u0[j], sizeof a);
+        memcpy(&b, u1[j], sizeof b);
+        memcpy(&c, ab0 + 2 * j, sizeof c);
+        memcpy(&d, ab1 + 2 * j, sizeof d);
+        const v8sf t0 = c * (a + a), t1 = d * (b + b);   /* A (u.r + u.r), B (u.i + u.i) of each mode */
+        const v8sf out = __builtin_shufflevector(t0, t1, 0, 8, 2, 10, 4, 12, 6, 14)
+                         - __builtin_shufflevector(t0, t1, 1, 9, 3, 11, 5, 13, 7, 15);
+        memcpy(w[j], &out, sizeof out);
+    }
+    for (; j < ny; j++) {
+        w[j][0] = ab0[2 * j] * (u0[j][0] + u0[j][0]) - ab0[2 * j + 1] * (u0[j][1] + u0[j][1]);
+        w[j][1] = u1 ? ab1[2 * j] * (u1[j][0] + u1[j][0]) - ab1[2 * j + 1] * (u1[j][1] + u1[j][1]) : 0.0f;
+    }
+}
+
 /* The DCT-II (FFTW's REDFT10, Y_k = 2 sum_i x_i cos(pi k (i + 1/2) / n)) of
  * the real and of the imaginary parts of a line x (with the odd cells times
  * odd_sign) into y, by one complex DFT of n values (Makhoul, IEEE Trans.
@@ -1181,14 +1210,6 @@ static void run_back(const struct axis *a, fftwf_plan p, bool real_out, fftwf_co
         fftwf_execute_dft(p, in, out);
 }
 
-/* Lines l0 and l1 (n complex values, of which only the real parts count)
- * made into one: l0's imaginary parts take l1's real parts (0 without l1). */
-static void pair_lines(fftwf_complex *restrict l0, const fftwf_complex *restrict l1, int n)
-{
-    for (int i = 0; i < n; i++)
-        l0[i][1] = l1 ? l1[i][0] : 0.0f;
-}
-
 /* Column pass item t: its columns (stored together in Z) transformed
  * forward into b1, the modes of the columns that go back (item_columns'
  * keep) multiplied into b0 and transformed back into Z. The transform is
@@ -1223,10 +1244,18 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
             __builtin_prefetch((const char *)z[s] + o, 0, 3);
     for (int s = 0; s < c; s++)
         run_forward(ay, sp->fy, z[s], b1 + s * nyp, b0);
+    const bool pairs = !ax->kind->dft && !ay->kind->dft;
     for (int s = 0; s < keep; s++) {
         const fftwf_complex *u = b1 + s * nyp, *v = b1 + partner[s] * nyp;
         const float *ab = sp->AB + 2 * (size_t)kx[s] * sp->cy;
         fftwf_complex *w = b0 + s * nyp;
+        if (pairs) {
+            /* Columns s and s + 1 into line s as one complex line (below). */
+            const bool two = s + 1 < keep;
+            multiply_pair(w, u, two ? b1 + (s + 1) * nyp : NULL, ab, two ? sp->AB + 2 * (size_t)kx[s + 1] * sp->cy : NULL, ny);
+            s++;
+            continue;
+        }
         if (!ay->kind->dft) {
             multiply_rows(w, u, v, ab, ny, 0, ny, 1, 1);
             continue;
@@ -1256,11 +1285,11 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
      * that a row of the even columns is the row's heights in order (pass
      * 3). A real-to-real y axis makes that pair by one transform of
      * w_s + i w_(s+1) (every w is real: its imaginary part is
-     * A (u - u) + B (u - u) = 0), the transform being real; a DFT y axis
-     * by a complex-to-real transform of each. */
+     * A (u - u) + B (u - u) = 0; multiply_pair made that line), the
+     * transform being real; a DFT y axis by a complex-to-real transform
+     * of each. */
     for (int s = 0; s < keep; s += 2) {
-        if (!column_real(sp)) {
-            pair_lines(b0 + s * nyp, s + 1 < keep ? b0 + (s + 1) * nyp : NULL, ny);
+        if (pairs) {
             run_back(ay, sp->iy, false, b0 + s * nyp, z[s], b1);
             continue;
         }
