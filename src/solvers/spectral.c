@@ -82,9 +82,10 @@
  * real-to-real DCT and DST are not vectorised and take several times a
  * complex DFT of the same length, so the DCT-II / DCT-III pair (and by a
  * sign on the odd cells the DST-II / DST-III) is one complex DFT with
- * O(n) steps before and after (dct2_forward, dct2_back); only the
+ * O(n) steps before and after (dct2_forward, dct2_back), and the
  * quarter-wave DST-IV and DCT-IV of an axis with one fixed and one clamp
- * edge are FFTW's.
+ * edge two complex DFTs of n / 2 (dct4_line); only those of odd lengths
+ * are FFTW's.
  *
  * A step is three passes over the domain, run by the program's thread team
  * (team.h: a barrier between passes, none inside; work items claimed from
