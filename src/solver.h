@@ -265,4 +265,12 @@ double solver_water_omega(const struct solver_config *c, double k);
  * spectral solver for the scene's grid, edges and absorb_width. */
 void solver_spectral_domain(const struct scene *sc, int *nx, int *ny);
 
+/* spectral.c, for tests: the transform of one line of n complex values
+ * (in, out: 2 n floats, real and imaginary parts interleaved) along an
+ * axis of n cells with edges lo and hi (fixed or clamp), forward or back,
+ * as a step computes it (the real-to-real pair of the edges, each part
+ * transformed alone), its modes in the order of their wavenumbers (an axis
+ * may hold them reversed). -1 when it cannot. */
+int solver_spectral_line(int n, enum edge_kind lo, enum edge_kind hi, bool back, const float *in, float *out);
+
 #endif

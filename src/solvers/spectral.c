@@ -82,9 +82,10 @@
  * real-to-real DCT and DST are not vectorised and take several times a
  * complex DFT of the same length, so the DCT-II / DCT-III pair (and by a
  * sign on the odd cells the DST-II / DST-III) is one complex DFT with
- * O(n) steps before and after (dct2_forward, dct2_back); only the
+ * O(n) steps before and after (dct2_forward, dct2_back), and the
  * quarter-wave DST-IV and DCT-IV of an axis with one fixed and one clamp
- * edge are FFTW's.
+ * edge two complex DFTs of n / 2 (dct4_line); only those of odd lengths
+ * are FFTW's.
  *
  * A step is three passes over the domain, run by the program's thread team
  * (team.h: a barrier between passes, none inside; work items claimed from
@@ -166,7 +167,8 @@ extern const struct solver_ops solver_spectral;
 struct axis_kind {
     bool dft;
     bool dct2;
-    float odd_sign;           /* dct2: the odd cells' factor, 1 or -1 */
+    bool dct4;                /* the DCT-IV by a complex DFT of n / 2 (dct4_line); n even */
+    float odd_sign;           /* dct2, dct4: the odd cells' factor, 1 or -1 */
     fftwf_r2r_kind fwd, bwd;  /* !dct2: FFTW's transforms */
     bool rev;                 /* the modes in reverse order */
     int shift;                /* twice the mode index's offset: 0, 1 or 2 */
@@ -182,12 +184,21 @@ static const struct axis_kind KIND_DFT = { .dft = true, .period = 1, .unnorm = 1
  *   (the DCT-II of the cells times (-1)^i, modes reversed);
  * clamp, clamp: DCT-II / DCT-III, cos(pi j (i + 1/2) / n), period 2n;
  * fixed, clamp: DST-IV (its own inverse), sin(pi (j + 1/2) (i + 1/2) / n),
- *   0 at the low face i = -1/2, a crest at the high face i = n - 1/2;
+ *   0 at the low face i = -1/2, a crest at the high face i = n - 1/2
+ *   (the DCT-IV of the cells times (-1)^i, modes reversed:
+ *   cos(pi (n - 1 - j + 1/2) (i + 1/2) / n) = (-1)^i sin(pi (j + 1/2)
+ *   (i + 1/2) / n));
  * clamp, fixed: DCT-IV, cos(pi (j + 1/2) (i + 1/2) / n), the other way
- *   round; both period 4n (two reflections of each kind). */
+ *   round; both period 4n (two reflections of each kind). The DCT-IV goes
+ *   by a complex DFT of n / 2 (dct4_line) when n is even, by FFTW's own
+ *   kinds (axis_kinds_odd) when it is odd. */
 static const struct axis_kind axis_kinds[2][2] = {
     [EDGE_FIXED][EDGE_FIXED] = { .dct2 = true, .odd_sign = -1, .rev = true, .shift = 2, .period = 2, .unnorm = 2 },
     [EDGE_CLAMP][EDGE_CLAMP] = { .dct2 = true, .odd_sign = 1, .shift = 0, .period = 2, .unnorm = 2 },
+    [EDGE_FIXED][EDGE_CLAMP] = { .dct4 = true, .odd_sign = -1, .rev = true, .shift = 1, .period = 4, .unnorm = 2 },
+    [EDGE_CLAMP][EDGE_FIXED] = { .dct4 = true, .odd_sign = 1, .shift = 1, .period = 4, .unnorm = 2 },
+};
+static const struct axis_kind axis_kinds_odd[2][2] = {
     [EDGE_FIXED][EDGE_CLAMP] = { .fwd = FFTW_RODFT11, .bwd = FFTW_RODFT11, .shift = 1, .period = 4, .unnorm = 2 },
     [EDGE_CLAMP][EDGE_FIXED] = { .fwd = FFTW_REDFT11, .bwd = FFTW_REDFT11, .shift = 1, .period = 4, .unnorm = 2 },
 };
@@ -198,7 +209,7 @@ struct axis {
     int n, m, lo, hi;
     enum edge_kind e_lo, e_hi;
     const struct axis_kind *kind;
-    fftwf_complex *tw;        /* dct2 axes: e^(-i pi k / 2n), k = 0 .. n - 1 (spectral_init) */
+    fftwf_complex *tw;        /* dct2, dct4 axes' twiddles (axis_twiddles) */
 };
 
 struct spectral {
@@ -318,7 +329,7 @@ static void axis_init(struct axis *a, int m, enum edge_kind lo, enum edge_kind h
         a->lo = lo == EDGE_ABSORB ? a->n - m : 0;
         a->kind = &axis_kinds[k][k];
     } else if (lo != EDGE_WRAP) {
-        a->kind = &axis_kinds[lo][hi];
+        a->kind = axis_kinds[lo][hi].dct4 && m % 2 ? &axis_kinds_odd[lo][hi] : &axis_kinds[lo][hi];
     }
     a->hi = a->n - m - a->lo;
 }
@@ -491,12 +502,31 @@ static double spectral_decay_rate(const struct scene *sc)
     return sc->solver.half_life > 0 ? rate + M_LN2 / sc->solver.half_life : rate;
 }
 
+/* The stride of a dct4 axis's half lines in its buffer (dct4_line): n / 2
+ * values as a line_stride, so that all have the plan's alignment and do
+ * not fall in the same L1 cache sets. */
+static int dct4_half(const struct axis *a)
+{
+    return (int)line_stride((size_t)a->n / 2);
+}
+
+/* A dct4 axis's plan: two complex DFTs of n / 2 values, the second
+ * dct4_half values after the first, out of place into the two half lines
+ * after them (dct4_line). */
+static fftwf_plan plan_dct4(const struct axis *a, fftwf_complex *buf, unsigned flags)
+{
+    const int h = a->n / 2, d = dct4_half(a);
+    return fftwf_plan_many_dft(1, &h, 2, buf, NULL, 1, d, buf + 2 * d, NULL, 1, d, FFTW_FORWARD, flags);
+}
+
 /* A forward transform along axis a of one line of n complex values, in to
  * out (both contiguous): the DFT (a dct2 axis's, of its permuted line:
  * dct2_forward), or the axis's real-to-real transform of the real and of
  * the imaginary parts (two real lines, stride 2). */
 static fftwf_plan plan_forward(const struct axis *a, fftwf_complex *in, fftwf_complex *out, unsigned flags)
 {
+    if (a->kind->dct4)
+        return plan_dct4(a, in, flags);
     if (a->kind->dft || a->kind->dct2)
         return fftwf_plan_dft_1d(a->n, in, out, FFTW_FORWARD, flags);
     return fftwf_plan_many_r2r(1, &a->n, 2, (float *)in, NULL, 2, 1, (float *)out, NULL, 2, 1, &a->kind->fwd, flags);
@@ -511,6 +541,8 @@ static fftwf_plan plan_forward(const struct axis *a, fftwf_complex *in, fftwf_co
  * Hermitian) to n reals in out. */
 static fftwf_plan plan_back(const struct axis *a, fftwf_complex *in, void *out, bool real_out, unsigned flags)
 {
+    if (a->kind->dct4)
+        return plan_dct4(a, in, flags);
     if (a->kind->dft && real_out)
         return fftwf_plan_dft_c2r_1d(a->n, in, out, flags);
     if (a->kind->dft || a->kind->dct2)
@@ -518,18 +550,25 @@ static fftwf_plan plan_back(const struct axis *a, fftwf_complex *in, void *out, 
     return fftwf_plan_many_r2r(1, &a->n, 2, (float *)in, NULL, 2, 1, out, NULL, 2, 1, &a->kind->bwd, flags);
 }
 
-/* A dct2 axis's twiddles e^(-i pi k / 2n) (dct2_forward) into a->tw; 0
- * for other axes, -1 when out of memory. */
-static int dct2_twiddles(struct axis *a)
+/* An axis's twiddles into a->tw, n values: a dct2 axis's e^(-i pi k / 2n)
+ * (dct2_forward); a dct4 axis's e^(-i pi (4 j + 1) / 4n) for j < n / 2,
+ * then 2 e^(-i pi k / n) for k < n / 2 (dct4_line). 0 for other axes,
+ * -1 when out of memory. */
+static int axis_twiddles(struct axis *a)
 {
-    if (!a->kind->dct2)
+    if (!a->kind->dct2 && !a->kind->dct4)
         return 0;
-    a->tw = fftwf_malloc((size_t)a->n * sizeof *a->tw);
+    const int n = a->n, h = n / 2;
+    a->tw = fftwf_malloc((size_t)n * sizeof *a->tw);
     if (!a->tw)
         return -1;
-    for (int k = 0; k < a->n; k++) {
-        a->tw[k][0] = (float)cos(M_PI * k / (2.0 * a->n));
-        a->tw[k][1] = (float)-sin(M_PI * k / (2.0 * a->n));
+    for (int k = 0; k < n; k++) {
+        const double r = a->kind->dct2 ? 1.0 : k < h ? 1.0 : 2.0;
+        const double t = a->kind->dct2 ? M_PI * k / (2.0 * n)
+                         : k < h       ? M_PI * (4.0 * k + 1.0) / (4.0 * n)
+                                       : M_PI * (k - h) / n;
+        a->tw[k][0] = (float)(r * cos(t));
+        a->tw[k][1] = (float)(-r * sin(t));
     }
     return 0;
 }
@@ -610,7 +649,7 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     sp->xfac = malloc((size_t)nx * sizeof *sp->xfac);
     sp->Z = fftwf_malloc(sp->nyp * nx * sizeof *sp->Z);
     sp->buf = fftwf_malloc((size_t)sp->nthreads * sp->buflen * sizeof *sp->buf);
-    if (dct2_twiddles(&sp->ax) < 0 || dct2_twiddles(&sp->ay) < 0) {
+    if (axis_twiddles(&sp->ax) < 0 || axis_twiddles(&sp->ay) < 0) {
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
     }
@@ -905,6 +944,35 @@ multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, 
         mode_multiply(w[j], u[j], v[self ? j : ny - j], ab + 2 * (up ? j : ny - j));
 }
 
+/* Modes 0 .. ny - 1 of columns u0 and u1 (ab0, ab1 their coefficients; u1
+ * NULL: none) on real-to-real x and y axes, where every mode is its own
+ * partner and mode_multiply's w = A (u + u) - B (u.i + u.i) + i 0 is real:
+ * the two real columns as one complex line w[j] = w0_j + i w1_j, ready to
+ * go back together (column_pass). Four modes at a time in GCC's vectors,
+ * each lane doing the IEEE operations of mode_multiply's real part (so the
+ * bits are those of mode_multiply's real parts, on every CPU). */
+RR_CLONES_V4_V3 static void
+multiply_pair(fftwf_complex *w, const fftwf_complex *u0, const fftwf_complex *u1, const float *ab0, const float *ab1,
+              int ny)
+{
+    int j = 0;
+    for (; u1 && j + 4 <= ny; j += 4) {
+        v8sf a, b, c, d;
+        memcpy(&a, u0[j], sizeof a);
+        memcpy(&b, u1[j], sizeof b);
+        memcpy(&c, ab0 + 2 * j, sizeof c);
+        memcpy(&d, ab1 + 2 * j, sizeof d);
+        const v8sf t0 = c * (a + a), t1 = d * (b + b);   /* A (u.r + u.r), B (u.i + u.i) of each mode */
+        const v8sf out = __builtin_shufflevector(t0, t1, 0, 8, 2, 10, 4, 12, 6, 14)
+                         - __builtin_shufflevector(t0, t1, 1, 9, 3, 11, 5, 13, 7, 15);
+        memcpy(w[j], &out, sizeof out);
+    }
+    for (; j < ny; j++) {
+        w[j][0] = ab0[2 * j] * (u0[j][0] + u0[j][0]) - ab0[2 * j + 1] * (u0[j][1] + u0[j][1]);
+        w[j][1] = u1 ? ab1[2 * j] * (u1[j][0] + u1[j][0]) - ab1[2 * j + 1] * (u1[j][1] + u1[j][1]) : 0.0f;
+    }
+}
+
 /* The DCT-II (FFTW's REDFT10, Y_k = 2 sum_i x_i cos(pi k (i + 1/2) / n)) of
  * the real and of the imaginary parts of a line x (with the odd cells times
  * odd_sign) into y, by one complex DFT of n values (Makhoul, IEEE Trans.
@@ -1050,11 +1118,90 @@ static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restric
     }
 }
 
+/* The DCT-IV (FFTW's REDFT11, Y_k = 2 sum_i x_i cos(pi (k + 1/2) (i + 1/2)
+ * / n), its own inverse times 2 n) of the real and of the imaginary parts
+ * of a line x of even length n into y, by a complex DFT of n / 2 values
+ * for each part: with v_j = x_2j + i s_in x_(n-1-2j) (the odd cells times
+ * s_in), V the DFT of v_j e^(-i pi (4 j + 1) / 4n) and W_k = 2 V_k
+ * e^(-i pi k / n), Y_2k = Re W_k and Y_(n-1-2k) = -Im W_k (times s_out, the
+ * odd modes); the angles pi (4 j + 1) (4 k + 1) / 4n of the even-even terms
+ * and their partners' are those of the DFT's 2 pi j k / (n / 2) plus the
+ * twiddles' (Britanak, Yip and Rao, Discrete Cosine and Sine Transforms,
+ * 2007, 4.4). The forward transform of a dct4 axis takes s_in = odd_sign,
+ * the back one s_out = odd_sign (struct axis_kind). tmp: four half lines
+ * dct4_half apart (p's layout, plan_dct4), the real parts' and the
+ * imaginary parts' v, then their DFTs. Two j (k) at a time with SSE2, each lane doing the
+ * IEEE operations of the scalar loops, so the bits do not depend on the
+ * CPU. */
+static void dct4_line(const struct axis *a, fftwf_plan p, const fftwf_complex *restrict x, fftwf_complex *restrict y,
+                      fftwf_complex *restrict tmp, float s_in, float s_out)
+{
+    const int n = a->n, h = n / 2, d = dct4_half(a);
+    const fftwf_complex *tw = a->tw;
+    const float ns = -s_out;
+    int j = 0;
+#ifdef __SSE2__
+    /* Two j at a time, the lanes (j: real part, imaginary part; j + 1: the
+     * same) each doing the scalar loop's operations. */
+    const __m128 si = _mm_set1_ps(s_in), nsv = _mm_set1_ps(ns), z = _mm_setzero_ps();
+    for (; j + 2 <= h; j += 2) {
+        const __m128 t = _mm_loadu_ps(tw[j]);
+        const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0)), e = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
+        const __m128 vr = _mm_loadh_pi(_mm_loadl_pi(z, (const __m64 *)x[2 * j]), (const __m64 *)x[2 * j + 2]);
+        const __m128 vi = _mm_mul_ps(si, _mm_loadh_pi(_mm_loadl_pi(z, (const __m64 *)x[n - 1 - 2 * j]),
+                                                      (const __m64 *)x[n - 3 - 2 * j]));
+        const __m128 re = _mm_sub_ps(_mm_mul_ps(c, vr), _mm_mul_ps(e, vi));
+        const __m128 im = _mm_add_ps(_mm_mul_ps(c, vi), _mm_mul_ps(e, vr));
+        const __m128 lo = _mm_unpacklo_ps(re, im), hi = _mm_unpackhi_ps(re, im);
+        _mm_storel_pi((__m64 *)tmp[j], lo);
+        _mm_storeh_pi((__m64 *)tmp[d + j], lo);
+        _mm_storel_pi((__m64 *)tmp[j + 1], hi);
+        _mm_storeh_pi((__m64 *)tmp[d + j + 1], hi);
+    }
+#endif
+    for (; j < h; j++) {
+        const float c = tw[j][0], e = tw[j][1];
+        for (int q = 0; q < 2; q++) {
+            const float vr = x[2 * j][q], vi = s_in * x[n - 1 - 2 * j][q];
+            tmp[q * d + j][0] = c * vr - e * vi;
+            tmp[q * d + j][1] = c * vi + e * vr;
+        }
+    }
+    fftwf_execute_dft(p, tmp, tmp + 2 * d);
+    tmp += 2 * d;
+    int k = 0;
+#ifdef __SSE2__
+    for (; k + 2 <= h; k += 2) {
+        const __m128 t = _mm_loadu_ps(tw[h + k]);
+        const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0)), e = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
+        const __m128 ua = _mm_loadu_ps(tmp[k]), ub = _mm_loadu_ps(tmp[d + k]);
+        const __m128 lo = _mm_unpacklo_ps(ua, ub), hi = _mm_unpackhi_ps(ua, ub);
+        const __m128 vr = _mm_movelh_ps(lo, hi), vi = _mm_movehl_ps(hi, lo);   /* k: parts 0, 1; k + 1: 0, 1 */
+        const __m128 re = _mm_sub_ps(_mm_mul_ps(c, vr), _mm_mul_ps(e, vi));
+        const __m128 im = _mm_mul_ps(_mm_add_ps(_mm_mul_ps(c, vi), _mm_mul_ps(e, vr)), nsv);
+        _mm_storel_pi((__m64 *)y[2 * k], re);
+        _mm_storeh_pi((__m64 *)y[2 * k + 2], re);
+        _mm_storel_pi((__m64 *)y[n - 1 - 2 * k], im);
+        _mm_storeh_pi((__m64 *)y[n - 3 - 2 * k], im);
+    }
+#endif
+    for (; k < h; k++) {
+        const float c = tw[h + k][0], e = tw[h + k][1];
+        for (int q = 0; q < 2; q++) {
+            const float vr = tmp[q * d + k][0], vi = tmp[q * d + k][1];
+            y[2 * k][q] = c * vr - e * vi;
+            y[n - 1 - 2 * k][q] = (c * vi + e * vr) * ns;
+        }
+    }
+}
+
 /* Runs a plan of plan_forward along axis a on one line (tmp: a line). */
 static void run_forward(const struct axis *a, fftwf_plan p, fftwf_complex *in, fftwf_complex *out,
                         fftwf_complex *tmp)
 {
-    if (a->kind->dct2)
+    if (a->kind->dct4)
+        dct4_line(a, p, in, out, tmp, a->kind->odd_sign, 1.0f);
+    else if (a->kind->dct2)
         dct2_forward(a, p, in, out, tmp);
     else if (a->kind->dft)
         fftwf_execute_dft(p, in, out);
@@ -1067,7 +1214,9 @@ static void run_forward(const struct axis *a, fftwf_plan p, fftwf_complex *in, f
 static void run_back(const struct axis *a, fftwf_plan p, bool real_out, fftwf_complex *in, void *out,
                      fftwf_complex *tmp)
 {
-    if (a->kind->dct2)
+    if (a->kind->dct4)
+        dct4_line(a, p, in, out, tmp, 1.0f, a->kind->odd_sign);
+    else if (a->kind->dct2)
         dct2_back(a, p, in, out, tmp);
     else if (!a->kind->dft)
         fftwf_execute_r2r(p, (float *)in, out);
@@ -1075,14 +1224,6 @@ static void run_back(const struct axis *a, fftwf_plan p, bool real_out, fftwf_co
         fftwf_execute_dft_c2r(p, in, out);
     else
         fftwf_execute_dft(p, in, out);
-}
-
-/* Lines l0 and l1 (n complex values, of which only the real parts count)
- * made into one: l0's imaginary parts take l1's real parts (0 without l1). */
-static void pair_lines(fftwf_complex *restrict l0, const fftwf_complex *restrict l1, int n)
-{
-    for (int i = 0; i < n; i++)
-        l0[i][1] = l1 ? l1[i][0] : 0.0f;
 }
 
 /* Column pass item t: its columns (stored together in Z) transformed
@@ -1119,10 +1260,18 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
             __builtin_prefetch((const char *)z[s] + o, 0, 3);
     for (int s = 0; s < c; s++)
         run_forward(ay, sp->fy, z[s], b1 + s * nyp, b0);
+    const bool pairs = !ax->kind->dft && !ay->kind->dft;
     for (int s = 0; s < keep; s++) {
         const fftwf_complex *u = b1 + s * nyp, *v = b1 + partner[s] * nyp;
         const float *ab = sp->AB + 2 * (size_t)kx[s] * sp->cy;
         fftwf_complex *w = b0 + s * nyp;
+        if (pairs) {
+            /* Columns s and s + 1 into line s as one complex line (below). */
+            const bool two = s + 1 < keep;
+            multiply_pair(w, u, two ? b1 + (s + 1) * nyp : NULL, ab, two ? sp->AB + 2 * (size_t)kx[s + 1] * sp->cy : NULL, ny);
+            s++;
+            continue;
+        }
         if (!ay->kind->dft) {
             multiply_rows(w, u, v, ab, ny, 0, ny, 1, 1);
             continue;
@@ -1152,11 +1301,11 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
      * that a row of the even columns is the row's heights in order (pass
      * 3). A real-to-real y axis makes that pair by one transform of
      * w_s + i w_(s+1) (every w is real: its imaginary part is
-     * A (u - u) + B (u - u) = 0), the transform being real; a DFT y axis
-     * by a complex-to-real transform of each. */
+     * A (u - u) + B (u - u) = 0; multiply_pair made that line), the
+     * transform being real; a DFT y axis by a complex-to-real transform
+     * of each. */
     for (int s = 0; s < keep; s += 2) {
-        if (!column_real(sp)) {
-            pair_lines(b0 + s * nyp, s + 1 < keep ? b0 + (s + 1) * nyp : NULL, ny);
+        if (pairs) {
             run_back(ay, sp->iy, false, b0 + s * nyp, z[s], b1);
             continue;
         }
@@ -1257,8 +1406,8 @@ static void step_passes(void *arg, int t, int nt)
          * even columns, two values a column) go back two at once, row
          * r + i row r + 1. */
         group_copy(sp->Z, 2 * sp->nyp, y0, b1, nxp, (nx + 1) / 2, nr, 0);   /* the even columns */
-        fftwf_complex *two = b0 + 2 * nxp;
-        float *h0 = (float *)(b0 + 3 * nxp), *h1 = (float *)(b0 + 4 * nxp);
+        fftwf_complex *two = b0 + 5 * nxp;   /* after tmp's four half lines (dct4_line) */
+        float *h0 = (float *)(b0 + 6 * nxp), *h1 = (float *)(b0 + 7 * nxp);
         for (int r = 0; r < nr; r += 2) {
             const float *l0 = (const float *)(b1 + r * nxp), *l1 = (const float *)(b1 + (r + 1) * nxp);
             for (int x = 0; x < nx; x++) {
@@ -1323,6 +1472,36 @@ static int spectral_state(void *priv, struct solver_state_buf *bufs, int max)
     for (; n < max && n < (int)(sizeof all / sizeof *all); n++)
         bufs[n] = all[n];
     return n;
+}
+
+int solver_spectral_line(int n, enum edge_kind lo, enum edge_kind hi, bool back, const float *in, float *out)
+{
+    struct axis a;
+    axis_init(&a, n, lo, hi, PAD_MIN);
+    if (a.kind->dft || a.n != n)
+        return -1;
+    const size_t len = 8 * line_stride((size_t)n);
+    fftwf_complex *b = fftwf_malloc(len * sizeof *b);
+    if (!b || axis_twiddles(&a) < 0) {
+        fftwf_free(b);
+        return -1;
+    }
+    fftwf_complex *x = b, *y = b + len / 4, *tmp = b + len / 2;
+    fftwf_plan p = back ? plan_back(&a, x, y, false, FFTW_ESTIMATE) : plan_forward(&a, x, y, FFTW_ESTIMATE);
+    if (p) {
+        for (int j = 0; j < n; j++)
+            memcpy(x[j], in + 2 * (back && a.kind->rev ? n - 1 - j : j), sizeof *x);
+        if (back)
+            run_back(&a, p, false, x, y, tmp);
+        else
+            run_forward(&a, p, x, y, tmp);
+        for (int j = 0; j < n; j++)
+            memcpy(out + 2 * j, y[!back && a.kind->rev ? n - 1 - j : j], sizeof *y);
+        fftwf_destroy_plan(p);
+    }
+    fftwf_free(a.tw);
+    fftwf_free(b);
+    return p ? 0 : -1;
 }
 
 double solver_water_omega(const struct solver_config *c, double k)

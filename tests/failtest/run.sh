@@ -83,8 +83,8 @@ scenario npy -o out/a.npy --hash
 scenario framemd5 -o out/a.framemd5 -s render.width=64 -s render.height=48
 scenario folders -o out/new/deep/a.npy --manifest out/m/m.json   # folders made, and taken back
 # The spectral solver: its domain, plans, twiddles and line buffers, with
-# each way an axis is transformed (the DFT; the DCT by a complex DFT, with
-# and without an absorb pad; FFTW's real-to-real transforms).
+# each way an axis is transformed (the DFT; the DCT-II by a complex DFT, with
+# and without an absorb pad; the DCT-IV by two of half the length: the 30 rows
 scenario spectral-fixed -o out/a.npy -s solver.type=spectral -s grid.cell_size=0.001 -s boundary=fixed
 scenario spectral-mixed -o out/a.npy -s solver.type=spectral -s grid.cell_size=0.001 \
     -s 'boundary={"left": "absorb", "right": "fixed", "top": "fixed", "bottom": "clamp"}'

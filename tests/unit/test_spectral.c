@@ -801,8 +801,11 @@ static void test_thin_fixed_grid(void **state)
 }
 
 /* fixed, clamp and wrap edges, every pair on each axis (25 combinations), on
- * a 7 x 5 grid with drops at a corner and an edge: every 5th frame up to
- * 150 against the closed-form modes (axis_modes), within 1e-4 of the peak. */
+ * a 7 x 5 grid with drops at a corner and an edge, and the 16 of fixed and
+ * clamp on an 8 x 6 grid (even lengths: the DCT-IV by half-length DFTs,
+ * dct4_line; the closed form's wrap modes are those of odd lengths): every
+ * 5th frame up to 150 against the closed-form modes (axis_modes), within
+ * 1e-4 of the peak. */
 static void test_mirror_edges_exact(void **state)
 {
     (void)state;
@@ -816,10 +819,11 @@ static void test_mirror_edges_exact(void **state)
         { .x = 6, .y = 2, .radius = 1, .amplitude = 0.5, .shape = SHAPE_DISC },
     };
     double worst = 0;
-    for (int i = 0; i < 5; i++)
-        for (int j = 0; j < 5; j++) {
+    for (int z = 0; z < 2; z++)
+    for (int i = 0; i < 5 - z; i++)
+        for (int j = 0; j < 5 - z; j++) {
             struct scene sc;
-            base_scene(&sc, 7, 5, 1e-3, 30, 2);
+            base_scene(&sc, 7 + z, 5 + z, 1e-3, 30, 2);
             sc.boundary[EDGE_LEFT] = pairs[i][0];
             sc.boundary[EDGE_RIGHT] = pairs[i][1];
             sc.boundary[EDGE_TOP] = pairs[j][0];
@@ -828,11 +832,11 @@ static void test_mirror_edges_exact(void **state)
             sc.n_drops = 2;
             const double err = modal_error(&sc, 150, 5);
             if (err > 1e-4)
-                print_message("  %s/%s/%s/%s: error %.2e of the peak\n", name[pairs[i][0]], name[pairs[i][1]],
+                print_message("  %d x %d, %s/%s/%s/%s: error %.2e of the peak\n", 7 + z, 5 + z, name[pairs[i][0]], name[pairs[i][1]],
                               name[pairs[j][0]], name[pairs[j][1]], err);
             worst = fmax(worst, err);
         }
-    print_message("  7 x 5, 25 edge pairs: largest error %.2e of the peak over 150 frames\n", worst);
+    print_message("  7 x 5 and 8 x 6, 25 and 16 edge pairs: largest error %.2e of the peak over 150 frames\n", worst);
     assert_true(worst < 1e-4);
 }
 
@@ -1243,6 +1247,68 @@ static int measured_teardown(void **state)
 
 /* The tests whose frames come from the FFT: run with estimated plans, then
  * again with measured ones. */
+/* Each real-to-real edge pair's line transform, forward and back, as a
+ * step computes it (solver_spectral_line: the DCT-II/III by one complex
+ * DFT, the DCT-IV by two of half the length on even lengths), against
+ * FFTW's own real-to-real kinds, the plain reference: fixed/fixed
+ * RODFT10/RODFT01, clamp/clamp REDFT10/REDFT01, fixed/clamp RODFT11,
+ * clamp/fixed REDFT11, the modes in the order of their wavenumbers. Each
+ * part (real, imaginary) of random lines of lengths 1 to 12, 64, 98, 100,
+ * 1000 and 1024 (odd ones included: FFTW's kinds there for the DCT-IV),
+ * within 2e-6 of the reference's largest magnitude (float rounding). */
+static void test_line_transforms(void **state)
+{
+    (void)state;
+    static const enum edge_kind pairs[4][2] = {
+        { EDGE_FIXED, EDGE_FIXED }, { EDGE_CLAMP, EDGE_CLAMP }, { EDGE_FIXED, EDGE_CLAMP }, { EDGE_CLAMP, EDGE_FIXED },
+    };
+    static const fftwf_r2r_kind kinds[4][2] = {
+        { FFTW_RODFT10, FFTW_RODFT01 }, { FFTW_REDFT10, FFTW_REDFT01 },
+        { FFTW_RODFT11, FFTW_RODFT11 }, { FFTW_REDFT11, FFTW_REDFT11 },
+    };
+    static const int lens[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 64, 98, 100, 1000, 1024 };
+    const int nmax = 1024;
+    float *in = malloc(2 * nmax * sizeof *in), *out = malloc(2 * nmax * sizeof *out);
+    float *part = fftwf_malloc(nmax * sizeof *part), *ref = fftwf_malloc(nmax * sizeof *ref);
+    assert_true(in && out && part && ref);
+    uint32_t rng = 12345;
+    double worst = 0;
+    for (int e = 0; e < 4; e++)
+        for (size_t l = 0; l < sizeof lens / sizeof *lens; l++)
+            for (int back = 0; back < 2; back++) {
+                const int n = lens[l];
+                for (int i = 0; i < 2 * n; i++) {
+                    rng = rng * 1664525u + 1013904223u;
+                    in[i] = (float)((rng >> 8) / 8388608.0 - 1.0);
+                }
+                assert_int_equal(solver_spectral_line(n, pairs[e][0], pairs[e][1], back, in, out), 0);
+                fftwf_plan p = fftwf_plan_r2r_1d(n, part, ref, kinds[e][back], FFTW_ESTIMATE);
+                assert_non_null(p);
+                for (int q = 0; q < 2; q++) {
+                    for (int i = 0; i < n; i++)
+                        part[i] = in[2 * i + q];
+                    fftwf_execute(p);
+                    double peak = 0, err = 0;
+                    for (int k = 0; k < n; k++) {
+                        const double r = ref[k];
+                        peak = fmax(peak, fabs(r));
+                        err = fmax(err, fabs((double)out[2 * k + q] - r));
+                    }
+                    if (err > 2e-6 * peak)
+                        print_message("  edges %d, n %d, %s, part %d: error %.2e of %.2e\n", e, n,
+                                      back ? "back" : "forward", q, err, peak);
+                    worst = fmax(worst, err / peak);
+                }
+                fftwf_destroy_plan(p);
+            }
+    print_message("  line transforms against FFTW's kinds: largest error %.2e of the peak\n", worst);
+    assert_true(worst <= 2e-6);
+    free(in);
+    free(out);
+    fftwf_free(part);
+    fftwf_free(ref);
+}
+
 #define PHYSICS_TESTS                                                                                                 \
     cmocka_unit_test(test_dispersion_of_water), cmocka_unit_test(test_shallow_water_speed),                          \
         cmocka_unit_test(test_edge_pads), cmocka_unit_test(test_walls_block), cmocka_unit_test(test_viscous_decay), \
@@ -1262,6 +1328,7 @@ int main(void)
         cmocka_unit_test(test_auto_steps),
         cmocka_unit_test(test_domain_of_edges),
         cmocka_unit_test(test_beyond_absorb_edges),
+        cmocka_unit_test(test_line_transforms),
     };
     const struct CMUnitTest physics[] = { PHYSICS_TESTS };
     int failed = cmocka_run_group_tests_name("spectral", tests, NULL, NULL);
