@@ -287,6 +287,9 @@ void water_prepare(struct renderer *r, const struct field *f);
  * zero (+0 or -0) in nz: a bit set of (gw + 63) / 64 64-bit words a row (bit
  * x of word x / 64), written as bytes (any alignment). */
 void water_prepare_marked(struct renderer *r, const struct field *f, unsigned char *nz);
+/* water_prepare_marked's rows lo..hi-1 alone, on the calling thread: for a
+ * mode that hands the rows out with its own work (caustics). */
+void water_prepare_rows(const struct renderer *r, const struct field *f, unsigned char *nz, int lo, int hi);
 void water_free(struct renderer *r);
 
 /* Row y's neighbourhood in f for the slopes, the ghosts by field_ghost and
