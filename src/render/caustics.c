@@ -7,7 +7,6 @@
 
 #include <math.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -747,7 +746,8 @@ RENDER_ROWS_PASS(chunk_rows, chunk_body, struct gather_job)
  * finishes it without waiting for a higher one: no deadlock, on any
  * number of threads (one takes them in order and never waits). The done
  * flags are released after an item and acquired before reading its
- * output, which carries the items it waited for. Sums, bits and floats do
+ * output (team_wait_flag: spinning, then yielding, as the pool's own waits
+ * do), which carries the items it waited for. Sums, bits and floats do
  * not depend on which thread takes an item, nor when. */
 #define MAX_CHUNKS 1024   /* h / 16 for a grid up to 16384 rows */
 #define MAX_BANDS 1024
@@ -764,8 +764,7 @@ struct frame_work {
 
 static void wait_done(const struct frame_work *p, int item)
 {
-    while (!__atomic_load_n(&p->done[item], __ATOMIC_ACQUIRE))
-        sched_yield();
+    team_wait_flag(&p->done[item]);
 }
 
 /* Waits for the items of `base` + the band of each row lo..hi (wrapped
