@@ -757,7 +757,9 @@ struct frame_work {
     struct gather_job *j;
     team_body slopes;     /* rows lo..hi-1 of gx, gy and nz */
     void *slopes_arg;
-    int band, bands, next;
+    team_body rows;       /* the renderer's rows lo..hi-1 from the light, or NULL */
+    void *rows_arg;
+    int band, bands, tones, next;
     short order[2 * MAX_BANDS];   /* the band items by ticket */
     unsigned char done[2 * MAX_BANDS + MAX_CHUNKS];
 };
@@ -789,6 +791,23 @@ static void wait_bands(const struct frame_work *p, int base, int lo, int hi, boo
     }
 }
 
+/* Waits for the chunks whose source rows lie within reach of floor rows
+ * lo..hi-1 (wrapped mod h on a wrapped axis): among them the one that
+ * turns each of those rows into floats (light_row), the last to touch it. */
+static void wait_chunks(const struct frame_work *p, int lo, int hi)
+{
+    const struct gather_job *j = p->j;
+    const int h = j->h, a = lo - j->reach, b = hi + j->reach;
+    for (int c = 0; c < j->chunks; c++) {
+        const int s = chunk_start(j, c), e = chunk_start(j, c + 1);
+        bool near = b - a >= h || (s < b && e > a);
+        if (j->wrap_y)
+            near |= (s < b - h && e > a - h) || (s < b + h && e > a + h);
+        if (near)
+            wait_done(p, 2 * p->bands + c);
+    }
+}
+
 static void run_frame(void *arg, int t, int nt)
 {
     (void)t;
@@ -798,8 +817,14 @@ static void run_frame(void *arg, int t, int nt)
     const int nb = p->bands, chunks = j->chunks, even = (chunks + 1) / 2, h = j->h;
     for (;;) {
         const int k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
-        if (k >= 2 * nb + chunks)
+        if (k >= 2 * nb + chunks + p->tones)
             return;
+        if (k >= 2 * nb + chunks) {   /* the renderer's rows: nothing waits for them */
+            const int lo = (k - 2 * nb - chunks) * p->band, hi = lo + p->band < h ? lo + p->band : h;
+            wait_chunks(p, lo, hi);
+            p->rows(p->rows_arg, lo, hi);
+            continue;
+        }
         int item;
         if (k < 2 * nb) {
             item = p->order[k];
@@ -834,9 +859,11 @@ static unsigned char *scratch_set(float *at, int w, int h, int k)
 }
 
 /* slopes: makes gx, gy and nz over rows lo..hi-1 (caustics_prepare's, from
- * the heights), or NULL: gx, gy are given and nz is made from them. */
+ * the heights), or NULL: gx, gy are given and nz is made from them. rows:
+ * the renderer's rows from the light (prepare_rows), or NULL. */
 static void gather(const float *gx, const float *gy, int w, int h, float depth, const float *depths, bool wrap_x,
-                   bool wrap_y, team_body slopes, void *slopes_arg, float *restrict at, float *restrict light)
+                   bool wrap_y, team_body slopes, void *slopes_arg, team_body rows, void *rows_arg,
+                   float *restrict at, float *restrict light)
 {
     float deepest = depth;
     if (depths) {
@@ -860,9 +887,11 @@ static void gather(const float *gx, const float *gy, int w, int h, float depth, 
         j.chunks--;
     if (j.chunks < 2)
         j.chunks = 1;
-    struct frame_work p = { .j = &j, .slopes = slopes ? slopes : nz_rows, .slopes_arg = slopes ? slopes_arg : &j };
+    struct frame_work p = { .j = &j, .slopes = slopes ? slopes : nz_rows, .slopes_arg = slopes ? slopes_arg : &j,
+                            .rows = rows, .rows_arg = rows_arg };
     p.band = BAND > (h + MAX_BANDS - 1) / MAX_BANDS ? BAND : (h + MAX_BANDS - 1) / MAX_BANDS;
     p.bands = (h + p.band - 1) / p.band;
+    p.tones = rows ? p.bands : 0;
     int n = 0;
     for (int b = 0; b < p.bands + 2; b++) {
         if (b < p.bands)
@@ -881,7 +910,7 @@ const unsigned char *caustics_still_row(const float *at, int w, int h, int y)
 void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
                      float *restrict at, float *restrict light)
 {
-    gather(gx, gy, w, h, depth, NULL, wrap_x, wrap_y, NULL, NULL, at, light);
+    gather(gx, gy, w, h, depth, NULL, wrap_x, wrap_y, NULL, NULL, NULL, NULL, at, light);
 }
 
 /* With a depth map the floor's depth is read under the entry point: the rays
@@ -892,7 +921,7 @@ void caustics_gather(const float *gx, const float *gy, int w, int h, float depth
 void caustics_gather_depths(const float *gx, const float *gy, int w, int h, const float *depths, bool wrap_x,
                             bool wrap_y, float *restrict at, float *restrict light)
 {
-    gather(gx, gy, w, h, 0.0f, depths, wrap_x, wrap_y, NULL, NULL, at, light);
+    gather(gx, gy, w, h, 0.0f, depths, wrap_x, wrap_y, NULL, NULL, NULL, NULL, at, light);
 }
 
 /* colour = floor * light, and what goes past full brightness bleaches the
@@ -1080,11 +1109,16 @@ static void prepare_rows(void *arg, int lo, int hi)
     water_prepare_rows(p->r, p->f, scratch_set(p->r->rays, p->r->gw, p->r->gh, 0), lo, hi);
 }
 
-static void caustics_prepare(struct renderer *r, const struct field *f)
+static void caustics_prepare_rows(struct renderer *r, const struct field *f, team_body rows, void *arg)
 {
     struct prepare_job p = { .r = r, .f = f };
     gather(r->gx, r->gy, r->gw, r->gh, r->look.depth, r->floor_depth, r->edges[EDGE_LEFT] == EDGE_WRAP,
-           r->edges[EDGE_TOP] == EDGE_WRAP, prepare_rows, &p, r->rays, r->light);
+           r->edges[EDGE_TOP] == EDGE_WRAP, prepare_rows, &p, rows, arg, r->rays, r->light);
+}
+
+static void caustics_prepare(struct renderer *r, const struct field *f)
+{
+    caustics_prepare_rows(r, f, NULL, NULL);
 }
 
 static void caustics_mode_row(const struct renderer *r, const struct field *f, int y, const float *restrict h,
@@ -1135,6 +1169,7 @@ const struct render_mode_ops render_caustics_ops = {
     .bytes = caustics_bytes,
     .pick = water_backdrop_pick,
     .prepare = caustics_prepare,
+    .prepare_rows = caustics_prepare_rows,
     .row = caustics_mode_row,
     .row_float = caustics_row_float,
     .float_names = (const char *const[]){ "Y", NULL },

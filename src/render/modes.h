@@ -169,6 +169,14 @@ struct render_mode_ops {
     /* Per frame, before the rows: what rows read across the field (slopes,
      * the floor's light). NULL: nothing. Cannot fail. */
     void (*prepare)(struct renderer *r, const struct field *f);
+    /* Optional, in place of prepare and then the renderer's pass over the
+     * rows (for a mode without frame): prepare's work, and rows(arg, lo,
+     * hi) over grid rows 0 .. gh - 1, each once, in any cut and on any
+     * thread, a row only once what it reads of the mode's state is
+     * complete: the rows among the mode's own work on the pool, without
+     * a wait for every thread between the two. Cannot fail. */
+    void (*prepare_rows)(struct renderer *r, const struct field *f, void (*rows)(void *arg, int lo, int hi),
+                         void *arg);
     /* Grid row y (heights h) to rgb (gw * 3 bytes); g16 (gray modes) and
      * rgb16 (gw * 3 values) when not NULL. Rows run in parallel. Cannot fail. */
     void (*row)(const struct renderer *r, const struct field *f, int y, const float *restrict h,
