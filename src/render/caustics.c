@@ -725,24 +725,28 @@ RENDER_ROWS_PASS(chunk_rows, chunk_body, struct gather_job)
 
 /* One frame's gather in one team_run: the slopes and their bits (`slopes`
  * over rows: water_prepare_rows, or nz_rows from slopes given), the moved
- * set and the chunks of both phases as work items, each waiting only for
- * the items whose output it reads rather than for a whole pass, so that a
+ * set, the chunks of both phases and the renderer's rows (render.c's row
+ * pass, through prepare_rows) as work items, each waiting only for the
+ * items whose output it reads rather than for a whole pass, so that a
  * thread the machine slows (or a chunk with more moving water) holds the
- * other up by an item at most, not at three barriers.
+ * other up by an item at most, not at four barriers.
  *
  * Items: `bands` bands of `band` rows of the slopes (item b) and of the
- * moved set (item bands + b), then the chunks (item 2 bands + c). Tickets
- * give them out in a fixed order: slopes bands 0, 1, 2, then moved band
- * b - 2 after slopes band b (the slopes band after it, which it waits for,
- * is two tickets older and most likely done), then the even chunks, then
- * the odd ones. Waits: moved band b for slopes bands b - 1 .. b + 1
+ * moved set (item bands + b), the chunks (item 2 bands + c), then as many
+ * bands of the renderer's rows (`tones`, no item number: nothing waits for
+ * them). Tickets give them out in a fixed order: slopes bands 0, 1, 2,
+ * then moved band b - 2 after slopes band b (the slopes band after it,
+ * which it waits for, is two tickets older and most likely done), then the
+ * even chunks, the odd ones, the renderer's rows. Waits: moved band b for
+ * slopes bands b - 1 .. b + 1
  * (near3 reads a row either side); chunk c (source rows s .. e - 1) for the
  * moved bands of rows s - reach - 1 .. e + reach (still_row reads a row
  * either side of the floor rows it starts, which covers splat_row's moved
  * rows, and through those bands' own waits the slopes and nz rows
  * s - 1 .. e its blocks and edge cells read); an odd chunk also for the
- * even chunks either side of it, the only ones adding into its floor rows.
- * Every wait is for an item of a lower ticket, taken by a thread that
+ * even chunks either side of it, the only ones adding into its floor rows;
+ * a band of the renderer's rows for the chunks within reach of it
+ * (wait_chunks). Every wait is for an item of a lower ticket, taken by a thread that
  * finishes it without waiting for a higher one: no deadlock, on any
  * number of threads (one takes them in order and never waits). The done
  * flags are released after an item and acquired before reading its
@@ -1103,7 +1107,7 @@ struct prepare_job {
     const struct field *f;
 };
 
-static void prepare_rows(void *arg, int lo, int hi)
+static void slopes_band(void *arg, int lo, int hi)
 {
     const struct prepare_job *p = arg;
     water_prepare_rows(p->r, p->f, scratch_set(p->r->rays, p->r->gw, p->r->gh, 0), lo, hi);
@@ -1113,7 +1117,7 @@ static void caustics_prepare_rows(struct renderer *r, const struct field *f, tea
 {
     struct prepare_job p = { .r = r, .f = f };
     gather(r->gx, r->gy, r->gw, r->gh, r->look.depth, r->floor_depth, r->edges[EDGE_LEFT] == EDGE_WRAP,
-           r->edges[EDGE_TOP] == EDGE_WRAP, prepare_rows, &p, rows, arg, r->rays, r->light);
+           r->edges[EDGE_TOP] == EDGE_WRAP, slopes_band, &p, rows, arg, r->rays, r->light);
 }
 
 static void caustics_prepare(struct renderer *r, const struct field *f)
