@@ -568,7 +568,8 @@ int render_frame_to(struct renderer *r, const struct field *f, const unsigned ch
     const bool g16 = r->g16_grid != NULL;
     if (r->ops->pick && r->ops->pick(r, index, e) < 0)
         return -1;
-    if (r->ops->prepare)
+    const bool with_rows = r->ops->prepare_rows && !r->ops->frame;
+    if (r->ops->prepare && !with_rows)
         r->ops->prepare(r, f);
     if (r->ops->frame) {
         if (r->ops->frame(r, f, walls, index, target ? target : r->rgb_out, fr, e) < 0)
@@ -579,7 +580,10 @@ int render_frame_to(struct renderer *r, const struct field *f, const unsigned ch
     /* Unscaled, the grid-size picture is the frame (rows of gw * 3 bytes). */
     uint8_t *grid_rgb = r->scaled || !target ? r->rgb_grid : target;
     struct rows_job j = { .r = r, .f = f, .walls = walls, .dst = grid_rgb };
-    team_for(gh, team_threads_for((long)gw * gh, 65536), render_rows, &j);
+    if (with_rows)
+        r->ops->prepare_rows(r, f, render_rows, &j);
+    else
+        team_for(gh, team_threads_for((long)gw * gh, 65536), render_rows, &j);
     memset(fr, 0, sizeof *fr);
     fr->index = index;
     fr->width = r->rw;

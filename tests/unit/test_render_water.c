@@ -793,6 +793,64 @@ static void test_caustics_saturate(void **state)
 }
 
 /* Walls in obstacle_color in every mode, also scaled and in refract. */
+/* The light and pictures of caustics' frames (render_frame: its slopes,
+ * moved set, chunks and the renderer's rows as the pool's work items,
+ * waiting on each other) against
+ * caustics_gather_plain on water_slopes' slopes, frame after frame (a drop
+ * moving across still water to each edge and off, so that bands and chunks
+ * change from moving to still), on 1-3 threads, fixed and wrapped edges,
+ * a floor giving many chunks and bands and one giving few. */
+static void test_caustics_frames_threads(void **state)
+{
+    (void)state;
+    enum { W = 150, H = 200 };
+    static float cells[W * H], ex[W * H], ey[W * H], want[W * H];
+    static const int at[][2] = { { 75, 100 }, { 3, 100 }, { 146, 5 }, { -1, -1 }, { 75, 197 }, { 20, 2 } };
+    static const double depths[] = { 3, 30 };
+    const int was = omp_get_max_threads();
+    for (int k = 0; k < 4; k++) {
+        const enum edge_kind edge = k % 2 ? EDGE_WRAP : EDGE_FIXED;
+        for (int t = 1; t <= 3; t++) {
+            omp_set_num_threads(t);
+            struct scene sc;
+            scene_init(&sc, W, H, RENDER_CAUSTICS, edge);
+            sc.render.depth = depths[k / 2];
+            memset(cells, 0, sizeof cells);
+            struct fake fk;
+            fake_init(&fk, W, H, cells);
+            struct renderer *r = NULL;
+            struct rr_err e = { 0 };
+            assert_int_equal(render_create(&r, &sc, 0, &e), 0);
+            for (int n = 0; n < (int)(sizeof at / sizeof at[0]); n++) {
+                for (int y = 0; y < H; y++)
+                    for (int x = 0; x < W; x++) {
+                        const float dx = (float)(x - at[n][0]), dy = (float)(y - at[n][1]);
+                        const float rr = dx * dx + dy * dy;
+                        cells[y * W + x] = at[n][0] >= 0 && rr < 64.0f ? 0.6f * (1.0f - rr / 64.0f) : 0.0f;
+                        fk.f.cur[(ptrdiff_t)y * fk.f.stride + x] = cells[y * W + x];
+                    }
+                struct frame fr;
+                assert_int_equal(render_frame(r, &fk.f, NULL, n, &fr, &e), 0);
+                slopes_of(cells, W, H, edge, r->look.hs, ex, ey);
+                caustics_gather_plain(ex, ey, W, H, (float)depths[k / 2], NULL, edge == EDGE_WRAP,
+                                      edge == EDGE_WRAP, want);
+                assert_memory_equal(r->light, want, sizeof want);
+                assert_still_marks(r->rays, want, W, H);
+                /* The rows, made among the gather's items (prepare_rows), toned
+                 * from the whole light. */
+                for (int y = 0; y < H; y++) {
+                    uint8_t rgb[W * 3];
+                    caustics_row(&r->look, want + (size_t)y * W, NULL, NULL, W, rgb, NULL);
+                    assert_memory_equal(fr.rgb + (size_t)y * W * 3, rgb, sizeof rgb);
+                }
+            }
+            render_free(r);
+            free(fk.mem);
+        }
+    }
+    omp_set_num_threads(was);
+}
+
 static void test_walls_every_mode(void **state)
 {
     (void)state;
@@ -997,6 +1055,7 @@ int main(void)
         cmocka_unit_test(test_caustics_inner_bounds_bit_exact),
         cmocka_unit_test(test_caustics_float_reference),
         cmocka_unit_test(test_caustics_saturate),
+        cmocka_unit_test(test_caustics_frames_threads),
         cmocka_unit_test(test_walls_every_mode),
         cmocka_unit_test(test_scaled_water),
         cmocka_unit_test(test_colormap_lightness),
