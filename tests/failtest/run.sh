@@ -85,10 +85,12 @@ scenario folders -o out/new/deep/a.npy --manifest out/m/m.json   # folders made,
 # The spectral solver: its domain, plans, twiddles and line buffers, with
 # each way an axis is transformed (the DFT; the DCT-II by a complex DFT, with
 # and without an absorb pad; the DCT-IV by two of half the length: the 30 rows
-scenario spectral-fixed -o out/a.npy -s solver.type=spectral -s grid.cell_size=0.001 -s boundary=fixed
-scenario spectral-mixed -o out/a.npy -s solver.type=spectral -s grid.cell_size=0.001 \
+# between a fixed top and a clamp bottom). --hash beside each .npy: the
+# scene's render keys then act, where a .npy alone warns (a second line).
+scenario spectral-fixed -o out/a.npy --hash -s solver.type=spectral -s grid.cell_size=0.001 -s boundary=fixed
+scenario spectral-mixed -o out/a.npy --hash -s solver.type=spectral -s grid.cell_size=0.001 \
     -s 'boundary={"left": "absorb", "right": "fixed", "top": "fixed", "bottom": "clamp"}'
-scenario spectral-wrap -o out/a.npy -s solver.type=spectral -s grid.cell_size=0.001 \
+scenario spectral-wrap -o out/a.npy --hash -s solver.type=spectral -s grid.cell_size=0.001 \
     -s 'boundary={"left": "wrap", "right": "wrap", "top": "clamp", "bottom": "clamp"}'
 export RIPPLERENDER_FUSE=on; scenario fused-npy -o out/a.npy --hash; unset RIPPLERENDER_FUSE   # batches in the writer's ring
 echo "failtest: $total runs; $passed scenarios passed, $failed failed"
