@@ -568,8 +568,7 @@ int render_frame_to(struct renderer *r, const struct field *f, const unsigned ch
     const bool g16 = r->g16_grid != NULL;
     if (r->ops->pick && r->ops->pick(r, index, e) < 0)
         return -1;
-    const bool with_rows = r->ops->prepare_rows && !r->ops->frame;
-    if (r->ops->prepare && !with_rows)
+    if (r->ops->prepare)
         r->ops->prepare(r, f);
     if (r->ops->frame) {
         if (r->ops->frame(r, f, walls, index, target ? target : r->rgb_out, fr, e) < 0)
@@ -580,10 +579,7 @@ int render_frame_to(struct renderer *r, const struct field *f, const unsigned ch
     /* Unscaled, the grid-size picture is the frame (rows of gw * 3 bytes). */
     uint8_t *grid_rgb = r->scaled || !target ? r->rgb_grid : target;
     struct rows_job j = { .r = r, .f = f, .walls = walls, .dst = grid_rgb };
-    if (with_rows)
-        r->ops->prepare_rows(r, f, render_rows, &j);
-    else
-        team_for(gh, team_threads_for((long)gw * gh, 65536), render_rows, &j);
+    team_for(gh, team_threads_for((long)gw * gh, 65536), render_rows, &j);
     memset(fr, 0, sizeof *fr);
     fr->index = index;
     fr->width = r->rw;

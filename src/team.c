@@ -250,13 +250,6 @@ void team_barrier(int nt)
         wait_pause(i, &t0, 0);
 }
 
-void team_wait_flag(const unsigned char *flag)
-{
-    double t0 = 0;
-    for (unsigned i = 1; !__atomic_load_n(flag, __ATOMIC_ACQUIRE); i++)
-        wait_pause(i, &t0, 0);
-}
-
 /* team_for's job: the loop and its size. */
 struct for_job {
     int n;

@@ -70,11 +70,6 @@ void team_for(int n, int nt, team_body body, void *arg);
 /* Inside fn: returns when all nt calls of the job have reached it. */
 void team_barrier(int nt);
 
-/* Inside fn: returns once *flag is nonzero (read with acquire, to pair with
- * a release store of the thread that set it), waiting as team_barrier does
- * (spinning, then yielding the core). */
-void team_wait_flag(const unsigned char *flag);
-
 /* The threads a loop may take: omp_get_max_threads(), at least 1. */
 int team_threads(void);
 

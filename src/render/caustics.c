@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -723,136 +724,74 @@ static inline __attribute__((always_inline)) void chunk_body(const struct gather
 
 RENDER_ROWS_PASS(chunk_rows, chunk_body, struct gather_job)
 
-/* One frame's gather in one team_run: the slopes and their bits (`slopes`
- * over rows: water_prepare_rows, or nz_rows from slopes given), the moved
- * set, the chunks of both phases and the renderer's rows (render.c's row
- * pass, through prepare_rows) as work items, each waiting only for the
- * items whose output it reads rather than for a whole pass, so that a
- * thread the machine slows (or a chunk with more moving water) holds the
- * other up by an item at most, not at four barriers.
- *
- * Items: `bands` bands of `band` rows of the slopes (item b) and of the
- * moved set (item bands + b), the chunks (item 2 bands + c), then as many
- * bands of the renderer's rows (`tones`, no item number: nothing waits for
- * them). Tickets give them out in a fixed order: slopes bands 0, 1, 2,
- * then moved band b - 2 after slopes band b (the slopes band after it,
- * which it waits for, is two tickets older and most likely done), then the
- * even chunks, the odd ones, the renderer's rows. Waits: moved band b for
- * slopes bands b - 1 .. b + 1
- * (near3 reads a row either side); chunk c (source rows s .. e - 1) for the
- * moved bands of rows s - reach - 1 .. e + reach (still_row reads a row
- * either side of the floor rows it starts, which covers splat_row's moved
- * rows, and through those bands' own waits the slopes and nz rows
- * s - 1 .. e its blocks and edge cells read); an odd chunk also for the
- * even chunks either side of it, the only ones adding into its floor rows;
- * a band of the renderer's rows for the chunks within reach of it
- * (wait_chunks). Every wait is for an item of a lower ticket, taken by a thread that
- * finishes it without waiting for a higher one: no deadlock, on any
- * number of threads (one takes them in order and never waits). The done
- * flags are released after an item and acquired before reading its
- * output (team_wait_flag: spinning, then yielding, as the pool's own waits
- * do), which carries the items it waited for. Sums, bits and floats do
- * not depend on which thread takes an item, nor when. */
-#define MAX_CHUNKS 1024   /* h / 16 for a grid up to 16384 rows */
-#define MAX_BANDS 1024
-#define BAND 16           /* rows of a slopes or moved band, at least */
-
-struct frame_work {
-    struct gather_job *j;
-    team_body slopes;     /* rows lo..hi-1 of gx, gy and nz */
-    void *slopes_arg;
-    team_body rows;       /* the renderer's rows lo..hi-1 from the light, or NULL */
-    void *rows_arg;
-    int band, bands, tones, next;
-    short order[2 * MAX_BANDS];   /* the band items by ticket */
-    unsigned char done[2 * MAX_BANDS + MAX_CHUNKS];
+/* team_for with the chunks claimed: body(arg, lo, hi) over [0, n) in
+ * chunks of `rows`, each thread taking the next one left when done with
+ * its last, so that a thread the machine slows (or a chunk with more moving
+ * water) does not hold the others up. The passes' results do not depend on
+ * how their rows are cut. */
+struct claim {
+    team_body body;
+    void *arg;
+    int n, rows, next;
 };
 
-static void wait_done(const struct frame_work *p, int item)
-{
-    team_wait_flag(&p->done[item]);
-}
-
-/* Waits for the items of `base` + the band of each row lo..hi (wrapped
- * mod h on a wrapped axis, else clamped to the grid). */
-static void wait_bands(const struct frame_work *p, int base, int lo, int hi, bool wrap)
-{
-    const int h = p->j->h;
-    if (hi - lo + 1 >= h) {
-        lo = 0;
-        hi = h - 1;
-        wrap = false;
-    }
-    int last = -1;
-    for (int r = lo; r <= hi; r++) {
-        int y = r;
-        if (wrap)
-            y = (r % h + h) % h;
-        else if (r < 0 || r >= h)
-            continue;
-        if (y / p->band != last)
-            wait_done(p, base + (last = y / p->band));
-    }
-}
-
-/* Waits for the chunks whose source rows lie within reach of floor rows
- * lo..hi-1 (wrapped mod h on a wrapped axis): among them the one that
- * turns each of those rows into floats (light_row), the last to touch it. */
-static void wait_chunks(const struct frame_work *p, int lo, int hi)
-{
-    const struct gather_job *j = p->j;
-    const int h = j->h, a = lo - j->reach, b = hi + j->reach;
-    for (int c = 0; c < j->chunks; c++) {
-        const int s = chunk_start(j, c), e = chunk_start(j, c + 1);
-        bool near = b - a >= h || (s < b && e > a);
-        if (j->wrap_y)
-            near |= (s < b - h && e > a - h) || (s < b + h && e > a + h);
-        if (near)
-            wait_done(p, 2 * p->bands + c);
-    }
-}
-
-static void run_frame(void *arg, int t, int nt)
+static void claim_chunks(void *arg, int t, int nt)
 {
     (void)t;
     (void)nt;
-    struct frame_work *p = arg;
-    struct gather_job *j = p->j;
-    const int nb = p->bands, chunks = j->chunks, even = (chunks + 1) / 2, h = j->h;
+    struct claim *c = arg;
+    for (;;) {
+        const int lo = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED) * c->rows;
+        if (lo >= c->n)
+            return;
+        c->body(c->arg, lo, lo + c->rows < c->n ? lo + c->rows : c->n);
+    }
+}
+
+static void team_claim(int n, int nt, int rows, team_body body, void *arg)
+{
+    struct claim c = { .body = body, .arg = arg, .n = n, .rows = rows > 0 ? rows : 1, .next = 0 };
+    if (nt <= 1 || n <= rows)
+        body(arg, 0, n);
+    else
+        team_run(nt, claim_chunks, &c);
+}
+
+/* The chunks of both phases on the threads without a wait between the
+ * phases: tickets 0 .. chunks - 1 give the even chunks first, then the odd
+ * ones in order, and an odd chunk starts once the even chunks either side
+ * of it (the only ones adding into its floor rows) are done; an even chunk
+ * waits for nothing. A thread done with the last even chunks it took goes
+ * on with odd chunks whose neighbours are done instead of waiting for the
+ * slowest even chunk. The chunks' sums do not depend on their order. */
+#define MAX_CHUNKS 1024   /* h / 16 for a grid up to 16384 rows */
+
+struct phased {
+    const struct gather_job *j;
+    int next;
+    unsigned char done[MAX_CHUNKS];
+};
+
+static void run_phased(void *arg, int t, int nt)
+{
+    (void)t;
+    (void)nt;
+    struct phased *p = arg;
+    const int chunks = p->j->chunks, even = (chunks + 1) / 2;
     for (;;) {
         const int k = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
-        if (k >= 2 * nb + chunks + p->tones)
+        if (k >= chunks)
             return;
-        if (k >= 2 * nb + chunks) {   /* the renderer's rows: nothing waits for them */
-            const int lo = (k - 2 * nb - chunks) * p->band, hi = lo + p->band < h ? lo + p->band : h;
-            wait_chunks(p, lo, hi);
-            p->rows(p->rows_arg, lo, hi);
-            continue;
+        const int c = k < even ? 2 * k : 2 * (k - even) + 1;
+        if (c % 2) {
+            const int lo = c - 1, hi = c + 1 < chunks ? c + 1 : p->j->wrap_y ? 0 : c - 1;
+            while (!__atomic_load_n(&p->done[lo], __ATOMIC_ACQUIRE) || !__atomic_load_n(&p->done[hi], __ATOMIC_ACQUIRE))
+                sched_yield();
         }
-        int item;
-        if (k < 2 * nb) {
-            item = p->order[k];
-            const int b = item % nb, lo = b * p->band, hi = lo + p->band < h ? lo + p->band : h;
-            if (item < nb) {
-                p->slopes(p->slopes_arg, lo, hi);
-            } else {
-                wait_bands(p, 0, lo - 1, hi, false);
-                moved_rows(j, lo, hi);
-            }
-        } else {
-            const int c = k - 2 * nb < even ? 2 * (k - 2 * nb) : 2 * (k - 2 * nb - even) + 1;
-            item = 2 * nb + c;
-            const int s = chunk_start(j, c), e = chunk_start(j, c + 1);
-            wait_bands(p, nb, s - j->reach - 1, e + j->reach, j->wrap_y);
-            if (c % 2) {
-                wait_done(p, 2 * nb + c - 1);
-                wait_done(p, 2 * nb + (c + 1 < chunks ? c + 1 : j->wrap_y ? 0 : c - 1));
-            }
-            struct gather_job jc = *j;
-            jc.phase = c % 2;
-            chunk_rows(&jc, c / 2, c / 2 + 1);
-        }
-        __atomic_store_n(&p->done[item], 1, __ATOMIC_RELEASE);
+        struct gather_job jc = *p->j;
+        jc.phase = c % 2;
+        chunk_rows(&jc, c / 2, c / 2 + 1);
+        __atomic_store_n(&p->done[c], 1, __ATOMIC_RELEASE);
     }
 }
 
@@ -862,12 +801,10 @@ static unsigned char *scratch_set(float *at, int w, int h, int k)
     return (unsigned char *)at + (size_t)k * h * ((w + 63) / 64) * 8;
 }
 
-/* slopes: makes gx, gy and nz over rows lo..hi-1 (caustics_prepare's, from
- * the heights), or NULL: gx, gy are given and nz is made from them. rows:
- * the renderer's rows from the light (prepare_rows), or NULL. */
+/* marked: nz holds the nonzero slopes already (caustics_prepare makes them
+ * with the slopes, water_prepare_marked), not made from gx, gy. */
 static void gather(const float *gx, const float *gy, int w, int h, float depth, const float *depths, bool wrap_x,
-                   bool wrap_y, team_body slopes, void *slopes_arg, team_body rows, void *rows_arg,
-                   float *restrict at, float *restrict light)
+                   bool wrap_y, bool marked, float *restrict at, float *restrict light)
 {
     float deepest = depth;
     if (depths) {
@@ -884,26 +821,28 @@ static void gather(const float *gx, const float *gy, int w, int h, float depth, 
                             .acc = (uint32_t *)(void *)light };
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, spread_init);
+    const int nt = team_threads_for((long)w * h, 16384);
+    if (!marked)
+        team_claim(h, nt, 16, nz_rows, &j);
+    team_claim(h, nt, 16, moved_rows, &j);
     j.reach = deepest < (float)h ? (int)ceilf(deepest) + 2 : h;
     const int least = 2 * j.reach > 16 ? 2 * j.reach : 16;
-    j.chunks = h / least < MAX_CHUNKS ? h / least : MAX_CHUNKS;
+    j.chunks = h / least;
     if (wrap_y && j.chunks % 2)
         j.chunks--;
     if (j.chunks < 2)
         j.chunks = 1;
-    struct frame_work p = { .j = &j, .slopes = slopes ? slopes : nz_rows, .slopes_arg = slopes ? slopes_arg : &j,
-                            .rows = rows, .rows_arg = rows_arg };
-    p.band = BAND > (h + MAX_BANDS - 1) / MAX_BANDS ? BAND : (h + MAX_BANDS - 1) / MAX_BANDS;
-    p.bands = (h + p.band - 1) / p.band;
-    p.tones = rows ? p.bands : 0;
-    int n = 0;
-    for (int b = 0; b < p.bands + 2; b++) {
-        if (b < p.bands)
-            p.order[n++] = (short)b;
-        if (b >= 2)
-            p.order[n++] = (short)(p.bands + b - 2);
+    j.phase = 0;
+    if (j.chunks > 1 && j.chunks <= MAX_CHUNKS && nt > 1) {
+        struct phased p = { .j = &j, .next = 0 };
+        team_run(nt, run_phased, &p);
+        return;
     }
-    team_run(team_threads_for((long)w * h, 16384), run_frame, &p);
+    team_claim((j.chunks + 1) / 2, nt, 1, chunk_rows, &j);
+    if (j.chunks > 1) {
+        j.phase = 1;
+        team_claim(j.chunks / 2, nt, 1, chunk_rows, &j);
+    }
 }
 
 const unsigned char *caustics_still_row(const float *at, int w, int h, int y)
@@ -914,7 +853,7 @@ const unsigned char *caustics_still_row(const float *at, int w, int h, int y)
 void caustics_gather(const float *gx, const float *gy, int w, int h, float depth, bool wrap_x, bool wrap_y,
                      float *restrict at, float *restrict light)
 {
-    gather(gx, gy, w, h, depth, NULL, wrap_x, wrap_y, NULL, NULL, NULL, NULL, at, light);
+    gather(gx, gy, w, h, depth, NULL, wrap_x, wrap_y, false, at, light);
 }
 
 /* With a depth map the floor's depth is read under the entry point: the rays
@@ -925,7 +864,7 @@ void caustics_gather(const float *gx, const float *gy, int w, int h, float depth
 void caustics_gather_depths(const float *gx, const float *gy, int w, int h, const float *depths, bool wrap_x,
                             bool wrap_y, float *restrict at, float *restrict light)
 {
-    gather(gx, gy, w, h, 0.0f, depths, wrap_x, wrap_y, NULL, NULL, NULL, NULL, at, light);
+    gather(gx, gy, w, h, 0.0f, depths, wrap_x, wrap_y, false, at, light);
 }
 
 /* colour = floor * light, and what goes past full brightness bleaches the
@@ -1100,29 +1039,11 @@ static uint64_t caustics_bytes(const struct scene *sc)
            + (uint64_t)CAUSTICS_SCRATCH(sc->grid.width, sc->grid.height) * sizeof(float);
 }
 
-/* The slopes of a frame (water_prepare_marked's, a band at a time) as the
- * gather's first items. */
-struct prepare_job {
-    const struct renderer *r;
-    const struct field *f;
-};
-
-static void slopes_band(void *arg, int lo, int hi)
-{
-    const struct prepare_job *p = arg;
-    water_prepare_rows(p->r, p->f, scratch_set(p->r->rays, p->r->gw, p->r->gh, 0), lo, hi);
-}
-
-static void caustics_prepare_rows(struct renderer *r, const struct field *f, team_body rows, void *arg)
-{
-    struct prepare_job p = { .r = r, .f = f };
-    gather(r->gx, r->gy, r->gw, r->gh, r->look.depth, r->floor_depth, r->edges[EDGE_LEFT] == EDGE_WRAP,
-           r->edges[EDGE_TOP] == EDGE_WRAP, slopes_band, &p, rows, arg, r->rays, r->light);
-}
-
 static void caustics_prepare(struct renderer *r, const struct field *f)
 {
-    caustics_prepare_rows(r, f, NULL, NULL);
+    water_prepare_marked(r, f, scratch_set(r->rays, r->gw, r->gh, 0));
+    gather(r->gx, r->gy, r->gw, r->gh, r->look.depth, r->floor_depth, r->edges[EDGE_LEFT] == EDGE_WRAP,
+           r->edges[EDGE_TOP] == EDGE_WRAP, true, r->rays, r->light);
 }
 
 static void caustics_mode_row(const struct renderer *r, const struct field *f, int y, const float *restrict h,
@@ -1173,7 +1094,6 @@ const struct render_mode_ops render_caustics_ops = {
     .bytes = caustics_bytes,
     .pick = water_backdrop_pick,
     .prepare = caustics_prepare,
-    .prepare_rows = caustics_prepare_rows,
     .row = caustics_mode_row,
     .row_float = caustics_row_float,
     .float_names = (const char *const[]){ "Y", NULL },

@@ -169,14 +169,6 @@ struct render_mode_ops {
     /* Per frame, before the rows: what rows read across the field (slopes,
      * the floor's light). NULL: nothing. Cannot fail. */
     void (*prepare)(struct renderer *r, const struct field *f);
-    /* Optional, in place of prepare and then the renderer's pass over the
-     * rows (for a mode without frame): prepare's work, and rows(arg, lo,
-     * hi) over grid rows 0 .. gh - 1, each once, in any cut and on any
-     * thread, a row only once what it reads of the mode's state is
-     * complete: the rows among the mode's own work on the pool, without
-     * a wait for every thread between the two. Cannot fail. */
-    void (*prepare_rows)(struct renderer *r, const struct field *f, void (*rows)(void *arg, int lo, int hi),
-                         void *arg);
     /* Grid row y (heights h) to rgb (gw * 3 bytes); g16 (gray modes) and
      * rgb16 (gw * 3 values) when not NULL. Rows run in parallel. Cannot fail. */
     void (*row)(const struct renderer *r, const struct field *f, int y, const float *restrict h,
@@ -295,9 +287,6 @@ void water_prepare(struct renderer *r, const struct field *f);
  * zero (+0 or -0) in nz: a bit set of (gw + 63) / 64 64-bit words a row (bit
  * x of word x / 64), written as bytes (any alignment). */
 void water_prepare_marked(struct renderer *r, const struct field *f, unsigned char *nz);
-/* water_prepare_marked's rows lo..hi-1 alone, on the calling thread: for a
- * mode that hands the rows out with its own work (caustics). */
-void water_prepare_rows(const struct renderer *r, const struct field *f, unsigned char *nz, int lo, int hi);
 void water_free(struct renderer *r);
 
 /* Row y's neighbourhood in f for the slopes, the ghosts by field_ghost_side

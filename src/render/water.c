@@ -254,12 +254,6 @@ void water_prepare_marked(struct renderer *r, const struct field *f, unsigned ch
     slopes(f, r, r->look.hs, r->gx, r->gy, nz);
 }
 
-void water_prepare_rows(const struct renderer *r, const struct field *f, unsigned char *nz, int lo, int hi)
-{
-    struct slopes_job j = { .f = f, .r = r, .k = 0.5f * r->look.hs, .gx = r->gx, .gy = r->gy, .nz = nz };
-    slopes_rows(&j, lo, hi);
-}
-
 void water_prepare(struct renderer *r, const struct field *f)
 {
     water_prepare_marked(r, f, NULL);

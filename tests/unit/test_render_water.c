@@ -794,8 +794,7 @@ static void test_caustics_saturate(void **state)
 
 /* Walls in obstacle_color in every mode, also scaled and in refract. */
 /* The light and pictures of caustics' frames (render_frame: its slopes,
- * moved set, chunks and the renderer's rows as the pool's work items,
- * waiting on each other) against
+ * moved set, chunks and bands split among the pool's threads) against
  * caustics_gather_plain on water_slopes' slopes, frame after frame (a drop
  * moving across still water to each edge and off, so that bands and chunks
  * change from moving to still), on 1-3 threads, fixed and wrapped edges,
@@ -836,8 +835,7 @@ static void test_caustics_frames_threads(void **state)
                                       edge == EDGE_WRAP, want);
                 assert_memory_equal(r->light, want, sizeof want);
                 assert_still_marks(r->rays, want, W, H);
-                /* The rows, made among the gather's items (prepare_rows), toned
-                 * from the whole light. */
+                /* The rows, toned from the whole light. */
                 for (int y = 0; y < H; y++) {
                     uint8_t rgb[W * 3];
                     caustics_row(&r->look, want + (size_t)y * W, NULL, NULL, W, rgb, NULL);

@@ -136,46 +136,6 @@ static void test_barrier(void **state)
     }
 }
 
-/* A chain of flags: thread t takes steps t, t + nt, ..., step k waiting
- * for flag k - 1 (set by another thread when nt > 1) and checking the plain
- * value step k - 1 wrote before its release, then writing its own and
- * setting flag k: team_wait_flag must return only after the flag is set,
- * and make what was written before it visible. */
-struct chain {
-    int n;
-    int value[4000];
-    unsigned char flag[4000];
-    atomic_int wrong;
-};
-
-static void chain_steps(void *arg, int t, int nt)
-{
-    struct chain *c = arg;
-    for (int k = t; k < c->n; k += nt) {
-        if (k > 0) {
-            team_wait_flag(&c->flag[k - 1]);
-            if (c->value[k - 1] != 3 * (k - 1) + 1)
-                atomic_fetch_add(&c->wrong, 1);
-        }
-        c->value[k] = 3 * k + 1;
-        __atomic_store_n(&c->flag[k], 1, __ATOMIC_RELEASE);
-    }
-}
-
-static void test_wait_flag(void **state)
-{
-    (void)state;
-    for (int nt = 1; nt <= 3; nt++) {
-        static struct chain c;
-        memset(&c, 0, sizeof c);
-        c.n = 4000;
-        team_run(nt, chain_steps, &c);
-        assert_int_equal(atomic_load(&c.wrong), 0);
-        for (int k = 0; k < c.n; k++)
-            assert_int_equal(c.value[k], 3 * k + 1);
-    }
-}
-
 /* Idle for longer than the workers spin, so that they sleep between jobs:
  * each job must still run every share (a lost wake-up hangs here). */
 static void test_sleeping_workers_wake(void **state)
@@ -273,7 +233,7 @@ int main(void)
         cmocka_unit_test(test_every_share_once),   cmocka_unit_test(test_for_covers_once),
         cmocka_unit_test(test_barrier),            cmocka_unit_test(test_sleeping_workers_wake),
         cmocka_unit_test(test_nested_runs_on_openmp), cmocka_unit_test(test_two_callers),
-        cmocka_unit_test(test_threads_follow_openmp), cmocka_unit_test(test_wait_flag),
+        cmocka_unit_test(test_threads_follow_openmp),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
