@@ -555,7 +555,7 @@ for g in 2048 4096; do
         esac
         [ "$g" = 4096 ] && f=$((f / 2))
         set -- "$T/fuse.json" --set grid.width=$g --set grid.height=$g -f $f $o -y -q
-        rule=$(RIPPLERENDER_DEBUG=kernels "$bin" "$@" -f 2 2>&1 > /dev/null | grep -q "into the writer's ring" && echo fused || echo frame)
+        rule=$(RIPPLERENDER_DEBUG=kernels "$bin" "$@" 2>&1 > /dev/null | grep -q "into the writer's ring" && echo fused || echo frame)
         # In turns, each side first every other time: a file replaced by
         # the run before costs the next one system time (its pages freed).
         a=; b=
