@@ -1,0 +1,117 @@
+# Never lose a file: attacks on the paths where a run could replace a file
+# that is not its own, leave a half-written one or a temporary, or take a
+# check it could not make for a pass (docs/output.md, docs/farm.md).
+. tests/cli/lib.sh
+cd "$T" || exit 1
+small_scene s.json
+# About 20 ms a frame at -j1: time for a shell to see some frames and stop
+# the run before its end (frames_done, not a sleep).
+cat > slow.json <<'EOF'
+{ "grid": { "width": 640, "height": 480 },
+  "time": { "fps": 10, "frames": 30, "steps_per_frame": 1000 },
+  "drops": [ { "x": 40, "y": 40, "radius": 3, "amplitude": -1 } ],
+  "render": { "mode": "colormap", "range": [-0.5, 0.5] } }
+EOF
+lines() { wc -l < "$1" | tr -d ' '; }
+temps() { find . -name '.*.tmp' | grep -c .; }
+
+# ---- --save-state DIR that cannot be listed --------------------------------
+# The check for another render's record of an overlapping range reads DIR;
+# one with mode -wx (writable, searchable, not readable) hid such records and
+# the run went on over them. Root reads any folder: the run drops the two
+# capabilities that let it (setpriv), so the mode applies as to a user.
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null \
+    && mkdir nols && chmod 0300 nols && ! setpriv --bounding-set=-dac_override,-dac_read_search ls nols > /dev/null 2>&1; then
+    touch nols/resume-000000-000004.json   # another render's, frames 0 to 4
+    setpriv --bounding-set=-dac_override,-dac_read_search "$RR" s.json -q -o nols.framemd5 --save-state nols 2> err; s=$?
+    check "unlistable DIR: refused, status 1" [ $s -eq 1 ]
+    cond "unlistable DIR: one line naming DIR and why" '[ "$(cat err)" = "ripplerender: --save-state nols: cannot list it (to find other renders'"'"' records there): Permission denied" ]'
+    check "unlistable DIR: no output" [ ! -e nols.framemd5 ]
+    cond "unlistable DIR: no checkpoint written there" '[ -z "$(find nols -name "state-*")" ]'
+    chmod 0700 nols
+else
+    echo "skip unlistable DIR (needs root, setpriv and capabilities to drop)"
+fi
+
+# ---- --resume and the files under the outputs' names ------------------------
+# stopped DIR ARGS...: renders slow.json with --save-state DIR --state-every 5
+# and stops it with SIGINT after 8 frames: the outputs hold the frames so far.
+stopped() {
+    d=$1; shift
+    rm -f h
+    "$RR" slow.json -q -j1 --hash --save-state "$d" --state-every 5 "$@" > h 2> /dev/null & pid=$!
+    frames_done h $pid 8; kill -INT $pid; wait $pid; rc=$?
+    check "$d: stopped (status 130)" [ $rc -eq 130 ]
+}
+resume() { d=$1; shift; "$RR" slow.json -q -j1 --save-state "$d" --state-every 5 --resume "$@"; }
+"$RR" slow.json -q -j1 -o whole.framemd5 --manifest whole.json
+
+# The partial output Ctrl-C left is the run's own: --resume replaces it
+# without -y, and the result is the uninterrupted run's.
+stopped own -o own.framemd5 --manifest own.json
+cond "own: the partial output holds fewer frames" '[ "$(lines own.framemd5)" -lt "$(lines whole.framemd5)" ]'
+resume own -o own.framemd5 --manifest own.json 2> err; s=$?
+check "own: resumed without -y (status 0, silent)" [ $s -eq 0 -a ! -s err ]
+check "own: the whole run's frames" cmp -s own.framemd5 whole.framemd5
+
+# A file the user put there since is not: refused, naming it, kept.
+stopped mine -o mine.framemd5 --manifest mine.json
+echo "my notes" > mine.framemd5
+resume mine -o mine.framemd5 --manifest mine.json 2> err; s=$?
+check "another file at -o: refused, status 1" [ $s -eq 1 ]
+cond "another file at -o: one line naming it" '[ "$(cat err)" = "ripplerender: mine.framemd5: already exists, and is not the file the interrupted render left there (mine/resume-000000-000029.json records its size and SHA-256): use -y to replace it" ]'
+cond "another file at -o: kept" '[ "$(cat mine.framemd5)" = "my notes" ]'
+# Changed in place (same inode, same size): still not the run's.
+stopped same -o same.framemd5
+n=$(wc -c < same.framemd5); head -c "$n" /dev/zero > same.framemd5
+resume same -o same.framemd5 2> err; s=$?
+check "a file of the same size at -o: refused" [ $s -eq 1 ]
+check "a file of the same size at -o: kept" cmp -s -n "$n" same.framemd5 /dev/zero
+# -y replaces it, as without --resume.
+resume mine -o mine.framemd5 --manifest mine.json -y 2> err; s=$?
+check "another file at -o, -y: replaced" [ $s -eq 0 ]
+check "another file at -o, -y: the whole run's frames" cmp -s mine.framemd5 whole.framemd5
+
+# The manifest too.
+stopped man -o man.framemd5 --manifest man.json
+echo '{"mine": 1}' > man.json
+resume man -o man.framemd5 --manifest man.json 2> err; s=$?
+check "another file at --manifest: refused, status 1" [ $s -eq 1 ]
+cond "another file at --manifest: one line naming it" 'grep -q "^ripplerender: man.json: already exists, and is not the file the interrupted render left there" err && [ "$(lines err)" = 1 ]'
+cond "another file at --manifest: kept" '[ "$(cat man.json)" = "{\"mine\": 1}" ]'
+cond "another file at --manifest: the partial output kept too" '[ "$(lines man.framemd5)" -lt "$(lines whole.framemd5)" ]'
+
+# Removed since: written anew, without -y.
+stopped gone -o gone.framemd5
+rm gone.framemd5
+resume gone -o gone.framemd5 2> err; s=$?
+check "partial output removed since: resumed" [ $s -eq 0 -a ! -s err ]
+check "partial output removed since: the whole run's frames" cmp -s gone.framemd5 whole.framemd5
+
+# A PNG sequence killed (SIGKILL): frames past the checkpoint are named by no
+# record; one put there since is not the run's.
+rm -f h
+"$RR" slow.json -q -j1 --hash -o 'png/f%03d.png' --save-state pngst --state-every 5 > h & pid=$!
+frames_done h $pid 8; kill -9 $pid; wait $pid 2> /dev/null
+echo mine > png/f025.png
+resume pngst -o 'png/f%03d.png' 2> err; s=$?
+check "PNG: a file past the checkpoint: refused, status 1" [ $s -eq 1 ]
+cond "PNG: a file past the checkpoint: one line naming it" 'grep -q "^ripplerender: png/f025.png: already exists, and is not a frame the interrupted render wrote" err && [ "$(lines err)" = 1 ]'
+cond "PNG: a file past the checkpoint: kept" '[ "$(cat png/f025.png)" = mine ]'
+rm png/f025.png
+resume pngst -o 'png/f%03d.png' 2> err; s=$?
+check "PNG: resumed once it is gone" [ $s -eq 0 -a ! -s err ]
+cond "PNG: every frame" '[ "$(ls png | grep -c "^f0[0-9][0-9].png$")" = 30 ]'
+
+# A damaged "left" entry is named.
+stopped dmg -o dmg.framemd5
+python3 - dmg/resume-000000-000029.json <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1])); r["left"][0]["size"] = -1; json.dump(r, open(sys.argv[1], "w"))
+EOF
+resume dmg -o dmg.framemd5 2> err; s=$?
+check "damaged left: status 2" [ $s -eq 2 ]
+cond "damaged left: named" '[ "$(cat err)" = "ripplerender: --resume: dmg/resume-000000-000029.json: left: not as ripplerender writes it" ]'
+
+check "no temporary file left" [ "$(temps)" = 0 ]
+finish
