@@ -1009,7 +1009,10 @@ void resume_free(struct resume *r)
     if (r->closing.running)   /* after a failure elsewhere: the segment is finished, not recorded */
         pthread_join(r->closing.thread, NULL);
     free(r->closing.path);
-    if (r->wrote_record && r->checkpoint < 0)   /* nothing to resume from: as if never started */
+    /* Nothing to resume from: as if never started; unless frames were moved
+     * into place ("moving": a checkpoint that failed after the move), which
+     * the record names for --resume to replace. */
+    if (r->wrote_record && r->checkpoint < 0 && r->moving[0] < 0)
         unlink(r->record);
     for (int i = 0; i < r->n_segs; i++)
         free(r->segs[i].file);

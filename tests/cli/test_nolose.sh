@@ -113,5 +113,27 @@ resume dmg -o dmg.framemd5 2> err; s=$?
 check "damaged left: status 2" [ $s -eq 2 ]
 cond "damaged left: named" '[ "$(cat err)" = "ripplerender: --resume: dmg/resume-000000-000029.json: left: not as ripplerender writes it" ]'
 
+# A disk that fills at the first checkpoint (a 256 KiB tmpfs: the PNG
+# frames fit, the checkpoint's heights do not): the run fails after moving
+# frames 0 to 5 into place; its record stays and names them, so --resume
+# (once there is room) replaces them without -y and completes the set.
+mkdir full
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=256k tmpfs full 2> /dev/null; then
+    trap 'umount "$T/full"; rm -rf "$T"' EXIT
+    (cd full && "$RR" ../slow.json -q -j1 -o 'p/f%03d.png' --save-state st --state-every 5 2> ../err); s=$?
+    check "disk full at a checkpoint: status 1" [ $s -eq 1 ]
+    cond "disk full at a checkpoint: one line" '[ "$(cat err)" = "ripplerender: st/state-000005.cur.npy: write failed: No space left on device" ]'
+    check "disk full at a checkpoint: the record kept" [ -e full/st/resume-000000-000029.json ]
+    mount -o remount,size=16m full
+    (cd full && "$RR" ../slow.json -q -j1 -o 'p/f%03d.png' --save-state st --state-every 5 --resume 2> ../err); s=$?
+    check "disk full at a checkpoint: resumed without -y" [ $s -eq 0 -a ! -s err ]
+    "$RR" slow.json -q -j1 -o 'fullw/f%03d.png'
+    cond "disk full at a checkpoint: every frame the whole run's" '[ "$(cd fullw && for f in *; do cmp -s "$f" "../full/p/$f" && echo "$f"; done | wc -l)" = 30 ]'
+    cond "disk full at a checkpoint: no temporary file left" '[ -z "$(find full -name ".*.tmp")" ]'
+    umount full && trap 'rm -rf "$T"' EXIT
+else
+    echo "skip disk full at a checkpoint (needs root and a tmpfs mount)"
+fi
+
 check "no temporary file left" [ "$(temps)" = 0 ]
 finish
