@@ -54,19 +54,24 @@ resume own -o own.framemd5 --manifest own.json 2> err; s=$?
 check "own: resumed without -y (status 0, silent)" [ $s -eq 0 -a ! -s err ]
 check "own: the whole run's frames" cmp -s own.framemd5 whole.framemd5
 
+# refused WHAT FILE: the --resume just run (status $s, its stderr in err)
+# refused FILE, which is as it was (FILE.was).
+refused() {
+    check "$1: refused, status 1" [ $s -eq 1 ]
+    cond "$1: one line naming it" "grep -q '^ripplerender: $2: already exists, and is not the file the interrupted render left there' err && [ \"\$(lines err)\" = 1 ]"
+    check "$1: kept" cmp -s "$2" "$2.was"
+}
 # A file the user put there since is not: refused, naming it, kept.
 stopped mine -o mine.framemd5 --manifest mine.json
-echo "my notes" > mine.framemd5
+echo "my notes" > mine.framemd5; cp mine.framemd5 mine.framemd5.was
 resume mine -o mine.framemd5 --manifest mine.json 2> err; s=$?
-check "another file at -o: refused, status 1" [ $s -eq 1 ]
-cond "another file at -o: one line naming it" '[ "$(cat err)" = "ripplerender: mine.framemd5: already exists, and is not the file the interrupted render left there (mine/resume-000000-000029.json records its size and SHA-256): use -y to replace it" ]'
-cond "another file at -o: kept" '[ "$(cat mine.framemd5)" = "my notes" ]'
+refused "another file at -o" mine.framemd5
+cond "another file at -o: the line" '[ "$(cat err)" = "ripplerender: mine.framemd5: already exists, and is not the file the interrupted render left there (mine/resume-000000-000029.json records its size and SHA-256): use -y to replace it" ]'
 # Changed in place (same inode, same size): still not the run's.
 stopped same -o same.framemd5
-n=$(wc -c < same.framemd5); head -c "$n" /dev/zero > same.framemd5
+head -c "$(wc -c < same.framemd5)" /dev/zero > same.framemd5; cp same.framemd5 same.framemd5.was
 resume same -o same.framemd5 2> err; s=$?
-check "a file of the same size at -o: refused" [ $s -eq 1 ]
-check "a file of the same size at -o: kept" cmp -s -n "$n" same.framemd5 /dev/zero
+refused "a file of the same size at -o" same.framemd5
 # -y replaces it, as without --resume.
 resume mine -o mine.framemd5 --manifest mine.json -y 2> err; s=$?
 check "another file at -o, -y: replaced" [ $s -eq 0 ]
@@ -74,11 +79,9 @@ check "another file at -o, -y: the whole run's frames" cmp -s mine.framemd5 whol
 
 # The manifest too.
 stopped man -o man.framemd5 --manifest man.json
-echo '{"mine": 1}' > man.json
+echo '{"mine": 1}' > man.json; cp man.json man.json.was
 resume man -o man.framemd5 --manifest man.json 2> err; s=$?
-check "another file at --manifest: refused, status 1" [ $s -eq 1 ]
-cond "another file at --manifest: one line naming it" 'grep -q "^ripplerender: man.json: already exists, and is not the file the interrupted render left there" err && [ "$(lines err)" = 1 ]'
-cond "another file at --manifest: kept" '[ "$(cat man.json)" = "{\"mine\": 1}" ]'
+refused "another file at --manifest" man.json
 cond "another file at --manifest: the partial output kept too" '[ "$(lines man.framemd5)" -lt "$(lines whole.framemd5)" ]'
 
 # Removed since: written anew, without -y.
