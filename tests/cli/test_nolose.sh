@@ -33,6 +33,25 @@ else
     echo "skip unlistable DIR (needs root, setpriv and capabilities to drop)"
 fi
 
+# ---- an input under one of --save-state DIR's own names ----------------------
+# The run writes DIR/state-K.json over what is there (with -y) and removes
+# DIR/part-K.EXT as a stray segment: an input of such a name (the scene,
+# --check's file) is refused before anything is written, and kept.
+mkdir own_in && cp s.json own_in/state-000009.json
+"$RR" s.json -q -o in.framemd5
+cp in.framemd5 own_in/part-000000.framemd5
+"$RR" own_in/state-000009.json -q -o x.npy --save-state own_in -y 2> err; s=$?
+check "scene named as a checkpoint: refused, status 2" [ $s -eq 2 ]
+cond "scene named as a checkpoint: one line" '[ "$(cat err)" = "ripplerender: own_in/state-000009.json: the scene names a file of --save-state own_in (its checkpoints, resume records and segments)" ]'
+check "scene named as a checkpoint: kept" cmp -s s.json own_in/state-000009.json
+"$RR" s.json -q --check own_in/part-000000.framemd5 -o x.framemd5 --save-state own_in 2> err; s=$?
+check "--check named as a segment: refused, status 2" [ $s -eq 2 ]
+cond "--check named as a segment: one line" '[ "$(cat err)" = "ripplerender: own_in/part-000000.framemd5: --check names a file of --save-state own_in (its checkpoints, resume records and segments)" ]'
+check "--check named as a segment: kept" cmp -s in.framemd5 own_in/part-000000.framemd5
+check "an input under DIR's names: nothing written" [ ! -e x.npy -a ! -e x.framemd5 -a ! -e own_in/state-000009.cur.npy ]
+(cd own_in && "$RR" - -q -o ../x.npy --save-state . < state-000009.json 2> ../err); s=$?
+cond "standard input named as a checkpoint: refused" '[ $s -eq 2 ] && grep -q "state-000009.json: the scene (standard input) names a file of --save-state ." err'
+
 # ---- --resume and the files under the outputs' names ------------------------
 # stopped DIR ARGS...: renders slow.json with --save-state DIR --state-every 5
 # and stops it with SIGINT after 8 frames: the outputs hold the frames so far.
