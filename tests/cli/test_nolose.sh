@@ -157,5 +157,34 @@ else
     echo "skip disk full at a checkpoint (needs root and a tmpfs mount)"
 fi
 
+# ---- the tuner's cache (src/cachefile.c) ------------------------------------
+# The scene of tests/cli/test_cache.sh, whose tuner remembers a way.
+cat > d.json <<'EOF'
+{ "grid": { "width": 96, "height": 64 },
+  "time": { "fps": 10, "frames": 30, "steps_per_frame": 4 },
+  "boundary": "fixed",
+  "drops": [ { "x": 30, "y": 20, "radius": 3, "amplitude": -1 } ],
+  "render": { "mode": "colormap", "range": [-0.5, 0.5], "width": 48, "height": 32 } }
+EOF
+"$RR" d.json --hash -q -j 2 > plain
+export RIPPLERENDER_CACHE=1 XDG_CACHE_HOME="$T/c"
+"$RR" d.json --hash -q -j 2 > /dev/null
+F=$(ls c/ripplerender/tuner-*.txt)
+# A symbolic link planted at the cache's name, to a user's file: the file
+# is read (not a cache: ignored), never written through; the link is
+# replaced by the cache.
+echo "user data" > userfile
+rm "$F" && ln -s "$T/userfile" "$F"
+"$RR" d.json --hash -q -j 2 > h 2> err; s=$?
+cond "cache a link to a user's file: the run succeeds, same frames" '[ $s -eq 0 ] && [ ! -s err ] && cmp -s plain h'
+cond "cache a link to a user's file: the file kept" '[ "$(cat userfile)" = "user data" ]'
+# Runs at once (a job array on one home): each succeeds with the same
+# frames; one whole file is left, no temporary.
+rm -rf c
+for i in 1 2 3 4 5 6; do "$RR" d.json --hash -q -j 2 > "h$i" 2> "err$i" & done; wait
+cond "cache written by 6 runs at once: same frames" '[ "$(for i in 1 2 3 4 5 6; do cmp -s plain h$i && ! [ -s err$i ] && echo ok; done | wc -l)" = 6 ]'
+cond "cache written by 6 runs at once: one whole file" '[ "$(ls -A c/ripplerender)" = "$(basename "$F")" ] && head -n 1 "$F" | grep -q "^# ripplerender tuner cache"'
+export RIPPLERENDER_CACHE=0
+
 check "no temporary file left" [ "$(temps)" = 0 ]
 finish
