@@ -773,7 +773,9 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
         return -1;
     const long first = state_first(r->state), count = state_count(r->state);
     const long range_first = state_range_first(r->state);   /* before first when resumed */
-    const bool overwrite = o->overwrite || resume_ours(r->resume);
+    bool overwrite = o->overwrite;   /* or the manifest an interruption left (resume_note_left) */
+    if (o->manifest && !overwrite && resume_may_replace(r->resume, o->manifest, &overwrite, e) < 0)
+        return -1;
     /* Before the frame loop goes down to one thread beside the writer
      * (threads_beside_writer): the manifest records the -j asked for. */
     if (o->manifest && (manifest_check_scene_text(sc, "--manifest", e) < 0
@@ -1086,6 +1088,10 @@ int main(int argc, char **argv)
     }
     if (!interrupted)
         resume_clean(r.resume);   /* the render is complete: its segments and record go */
+    else if (resume_note_left(r.resume, o.manifest, &e) < 0) {
+        status = fail(&e);
+        goto end;
+    }
     if (!interrupted && r.sink && state_last(r.state) == r.sc.time.frames - 1)
         warn_numbered_left(&r);
     if (o.check && !interrupted)

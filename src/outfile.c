@@ -810,7 +810,9 @@ int outfile_claim(const char *path, const char *role, enum outfile_use use, stru
         c.ino = st.st_ino;
     }
     const char *slash = strrchr(c.path, '/');
-    if (c.writes && folder.path && slash && (size_t)(slash - c.path) == strlen(folder.path)
+    /* An input too: the run writes over such a name (a checkpoint, -y) or
+     * removes it (a stray segment). */
+    if (folder.path && slash && (size_t)(slash - c.path) == strlen(folder.path)
         && !strncmp(c.path, folder.path, (size_t)(slash - c.path)) && folder.owns(slash + 1)) {
         free(c.path);
         return rr_fail(e, RR_EXIT_USAGE, "%s: %s names a file of %s", path, role, folder.role);

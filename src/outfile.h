@@ -170,8 +170,9 @@ int outfile_claim(const char *path, const char *role, enum outfile_use use, stru
 
 /* Records the folder dir, a name in which that `owns` accepts (its last
  * component) is a file the run makes itself (--save-state DIR's checkpoints
- * and records): a later claim of an output of such a name there, through
- * links too, is refused with RR_EXIT_USAGE and one line naming `role`. One
+ * and records): a later claim of a file of such a name there (an output,
+ * or an input, which the run would write over or remove), through links
+ * too, is refused with RR_EXIT_USAGE and one line naming `role`. One
  * folder; claimed before the outputs. Returns 0, or -1 with e filled. */
 int outfile_claim_folder(const char *dir, const char *role, bool (*owns)(const char *name), struct rr_err *e);
 

@@ -7,7 +7,12 @@
  *                   "state_every" and "manifest" added: what must not change,
  *       "segments": [ { "file", "first", "last", "sha256" } ],   videos, hash lists
  *       "files": [ { "file", "sha256" } ],                       a PNG sequence's frames
- *       "frames": [ md5 ... ] }                                   with --manifest
+ *       "frames": [ md5 ... ],                                    with --manifest
+ *       "moving": [ first, last ],   a PNG sequence's frames being moved into
+ *                   place at a checkpoint, before their SHA-256s are read
+ *       "left": [ { "file", "size", "sha256" } ] }   what an interruption left
+ *                   under the outputs' own names (the joined frames so far,
+ *                   the manifest): the files --resume may replace without -y
  * written atomically (outfile.h) after the outputs it names are in place.
  *
  * A video segment is finished on a thread of its own (struct closing: the
@@ -50,6 +55,16 @@ struct segment {
     char sha[65];
 };
 
+/* A file an interrupted run committed under an output's own name (a video's
+ * or hash list's frames so far, the manifest): the only file there that
+ * --resume replaces without -y. */
+struct left {
+    char *file;          /* the path as the command line gave it */
+    long long size;
+    char sha[65];
+};
+#define MAX_LEFT 2       /* the main output and the manifest */
+
 /* A segment handed over at a checkpoint and not yet recorded. */
 struct closing {
     bool busy;              /* handed over, not yet recorded */
@@ -77,7 +92,11 @@ struct resume {
     bool active;            /* a record is kept */
     bool ours;              /* continuing an interrupted render */
     bool wrote_record;
-    bool overwrite_final;   /* the output may be replaced: -y, or ours */
+    bool overwrite_final;   /* the output may be replaced: -y, or what the interrupted render left */
+    bool replaces_left;     /* overwrite_final without -y: checked again before the join */
+    struct left left[MAX_LEFT];
+    int n_left;
+    long moving[2];         /* KIND_PNG: the frames last moved into place ("moving"), {-1, -1} for none */
     char *record;           /* DIR/resume-FIRST-LAST.json */
     int lock_fd;            /* DIR/.resume.lock, its bytes FIRST to LAST locked by this run; -1 for none */
     char *load;             /* the checkpoint resumed from */
@@ -179,6 +198,19 @@ static int write_record(struct resume *r, struct rr_err *e)
         if (!ok && o && !o->prev)
             cJSON_Delete(o);
     }
+    if (ok && r->moving[0] >= 0)
+        ok = (list = cJSON_AddArrayToObject(h, "moving")) && cJSON_AddItemToArray(list, cJSON_CreateNumber((double)r->moving[0]))
+             && cJSON_AddItemToArray(list, cJSON_CreateNumber((double)r->moving[1]));
+    if (ok && r->n_left)
+        ok = (list = cJSON_AddArrayToObject(h, "left")) != NULL;
+    for (int i = 0; ok && i < r->n_left; i++) {
+        cJSON *o = cJSON_CreateObject();
+        ok = o && cJSON_AddItemToArray(list, o) && cJSON_AddStringToObject(o, "file", r->left[i].file)
+             && cJSON_AddNumberToObject(o, "size", (double)r->left[i].size)
+             && cJSON_AddStringToObject(o, "sha256", r->left[i].sha);
+        if (!ok && o && !o->prev)
+            cJSON_Delete(o);
+    }
     if (ok && r->md5) {
         const long n = r->checkpoint - state_range_first(r->st) + 1;
         ok = (list = cJSON_AddArrayToObject(h, "frames")) != NULL;
@@ -240,6 +272,38 @@ static int damaged(const struct resume *r, const char *key, struct rr_err *e)
     return rr_fail(e, RR_EXIT_USAGE, "--resume: %s: %s: not as ripplerender writes it", r->record, key);
 }
 
+/* Records (or updates) the file an interruption left at path. Returns 0, or
+ * -1 (memory). */
+static int set_left(struct resume *r, const char *path, long long size, const char *sha)
+{
+    int i = 0;
+    while (i < r->n_left && strcmp(r->left[i].file, path))
+        i++;
+    if (i == MAX_LEFT)
+        return -1;
+    if (i == r->n_left) {
+        if (!(r->left[i].file = strdup(path)))
+            return -1;
+        r->n_left++;
+    }
+    r->left[i].size = size;
+    snprintf(r->left[i].sha, sizeof r->left[i].sha, "%s", sha);
+    return 0;
+}
+
+/* Whether the file at path is the one the interrupted render left there:
+ * a regular file of the recorded size and SHA-256. */
+static bool is_left(const struct resume *r, const char *path)
+{
+    struct stat st;
+    char now[65];
+    for (int i = 0; i < r->n_left; i++)
+        if (!strcmp(r->left[i].file, path))
+            return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == r->left[i].size
+                   && state_file_sha256(path, now) == 0 && !strcmp(now, r->left[i].sha);
+    return false;
+}
+
 /* Takes the checkpoint, the kept files (checked on disk) and the frames'
  * hashes from the record. */
 static int take_record(struct resume *r, const cJSON *had, struct rr_err *e)
@@ -288,6 +352,28 @@ static int take_record(struct resume *r, const cJSON *had, struct rr_err *e)
             if (i < n)
                 memcpy(r->md5[i++], x->valuestring, 33);
         }
+    }
+    list = cJSON_GetObjectItemCaseSensitive(had, "moving");
+    if (list) {
+        const cJSON *a = cJSON_GetArrayItem(list, 0), *b = cJSON_GetArrayItem(list, 1);
+        if (r->kind != KIND_PNG || cJSON_GetArraySize(list) != 2 || !cJSON_IsNumber(a) || !cJSON_IsNumber(b)
+            || a->valuedouble < 0 || b->valuedouble < a->valuedouble || b->valuedouble >= r->sc->time.frames)
+            return damaged(r, "moving", e);
+        r->moving[0] = (long)a->valuedouble;
+        r->moving[1] = (long)b->valuedouble;
+    }
+    /* What the interruption left under the outputs' names (none when it
+     * was killed, or before any interruption). */
+    list = cJSON_GetObjectItemCaseSensitive(had, "left");
+    if (list && (!cJSON_IsArray(list) || cJSON_GetArraySize(list) > MAX_LEFT))
+        return damaged(r, "left", e);
+    cJSON_ArrayForEach(x, list) {
+        const char *file = string(x, "file"), *sha = string(x, "sha256");
+        const long size = number(x, "size");
+        if (!file || !sha || strlen(sha) != 64 || size < 0)
+            return damaged(r, "left", e);
+        if (set_left(r, file, size, sha) < 0)
+            return rr_fail(e, RR_EXIT_RUNTIME, "--resume: out of memory");
     }
     return 0;
 }
@@ -399,10 +485,18 @@ static bool has_checkpoints(const struct resume *r)
  * range is writing there now. */
 static int refuse_overlapping_record(const struct resume *r, struct rr_err *e)
 {
+    /* A DIR that cannot be listed (mode -wx) would hide such a record:
+     * refused, not taken for an empty one. */
     DIR *d = opendir(r->dir);
+    if (!d && errno == ENOENT)
+        return 0;   /* not made (lock_range could not): the writes will name why */
+    if (!d)
+        return rr_fail(e, RR_EXIT_RUNTIME, "--save-state %s: cannot list it (to find other renders' records "
+                       "there): %s", r->dir, strerror(errno));
     const struct dirent *de;
     long a = -1, b = -1;
-    while (d && (de = readdir(d))) {
+    errno = 0;
+    while ((de = readdir(d))) {
         const char *n = de->d_name, *p = after_number(n, "resume"), *q = p && *p == '-' ? after_number(p, "") : NULL;
         if (!q || strcmp(q, ".json"))
             continue;
@@ -411,9 +505,13 @@ static int refuse_overlapping_record(const struct resume *r, struct rr_err *e)
         if (a <= r->last && b >= r->first && (a != r->first || b != r->last))
             break;
         a = -1;
+        errno = 0;
     }
-    if (d)
-        closedir(d);
+    int err = errno;
+    closedir(d);
+    if (a < 0 && err)
+        return rr_fail(e, RR_EXIT_RUNTIME, "--save-state %s: cannot list it (to find other renders' records "
+                       "there): %s", r->dir, strerror(err));
     if (a < 0)
         return 0;
     return rr_fail(e, RR_EXIT_RUNTIME, "--save-state %s: holds an interrupted render of frames %ld to %ld "
@@ -472,6 +570,7 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
         return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
     *out = r;
     r->lock_fd = -1;
+    r->moving[0] = r->moving[1] = -1;
     r->sc = sc;
     r->dir = o->save_dir;
     r->checkpoint = -1;
@@ -589,7 +688,11 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
     cJSON_Delete(had);
     if (rc < 0 || !r->active)
         return rc;
-    r->overwrite_final = o->overwrite || r->ours;
+    r->overwrite_final = o->overwrite;
+    if (r->kind == KIND_SEGMENTS && !o->overwrite
+        && resume_may_replace(r, sc->output.path, &r->replaces_left, e) < 0)
+        return -1;
+    r->overwrite_final |= r->replaces_left;
     if (r->kind == KIND_SEGMENTS
         && outfile_check_target(sc->output.path, r->overwrite_final, e) < 0)
         return -1;
@@ -599,7 +702,37 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
     return write_record(r, e);
 }
 
-bool resume_ours(const struct resume *r) { return r && r->ours; }
+int resume_may_replace(const struct resume *r, const char *path, bool *replace, struct rr_err *e)
+{
+    *replace = false;
+    struct stat st;
+    if (!r || !r->ours || (stat(path, &st) != 0 && errno == ENOENT))
+        return 0;   /* nothing there: written without replacing (link) */
+    if (is_left(r, path)) {
+        *replace = true;
+        return 0;
+    }
+    return rr_fail(e, RR_EXIT_RUNTIME, "%s: already exists, and is not the file the interrupted render left there "
+                   "(%s records its size and SHA-256): use -y to replace it", path, r->record);
+}
+
+int resume_note_left(struct resume *r, const char *manifest, struct rr_err *e)
+{
+    if (!resume_kept(r))
+        return 0;
+    const char *paths[MAX_LEFT] = { r->kind == KIND_SEGMENTS ? r->sc->output.path : NULL, manifest };
+    for (int i = 0; i < MAX_LEFT; i++) {
+        struct stat st;
+        char sha[65];
+        if (!paths[i] || (stat(paths[i], &st) != 0 && errno == ENOENT))
+            continue;
+        if (stat(paths[i], &st) != 0 || state_file_sha256(paths[i], sha) < 0)
+            return rr_fail(e, RR_EXIT_RUNTIME, "%s: cannot read back: %s", paths[i], strerror(errno));
+        if (set_left(r, paths[i], (long long)st.st_size, sha) < 0)
+            return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+    }
+    return write_record(r, e);
+}
 bool resume_kept(const struct resume *r) { return r && r->active && r->wrote_record; }
 
 void resume_manifest(const struct resume *r, struct manifest *m)
@@ -644,15 +777,43 @@ static int open_segment(struct resume *r, long first, struct rr_err *e)
                : 0;
 }
 
+/* For a resumed PNG sequence without -y: whether the first segment replaces
+ * frames after the checkpoint (*replace). Those that exist may only be the
+ * interrupted render's own, moved into place by a kill between the move
+ * and the record naming them ("moving", written before the move); any
+ * other is refused, as without --resume. Returns 0, or -1 with e filled. */
+static int png_may_replace(const struct resume *r, bool *replace, struct rr_err *e)
+{
+    *replace = false;
+    for (long i = state_first(r->st); i <= state_last(r->st); i++) {
+        char *path = png_name(r->sc->output.path, i);
+        struct stat st;
+        if (!path)
+            return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+        bool there = lstat(path, &st) == 0;
+        if (there && (i < r->moving[0] || i > r->moving[1])) {
+            rr_fail(e, RR_EXIT_RUNTIME, "%s: already exists, and is not a frame the interrupted render wrote "
+                    "(%s names none past frame %ld): use -y to replace it", path, r->record, r->checkpoint);
+            free(path);
+            return -1;
+        }
+        *replace |= there;
+        free(path);
+    }
+    return 0;
+}
+
 int resume_sink_open(struct resume *r, struct sink **sink, struct pipeline **pipe, const struct sink_params *p,
                      struct rr_err *e)
 {
     r->sink = sink;
     r->pipe = pipe;
     r->sp = *p;
-    if (r->ours && r->kind == KIND_PNG)
-        r->sp.overwrite = true;   /* the frames after the checkpoint are the interrupted render's */
-    return state_count(r->st) > 0 ? open_segment(r, state_first(r->st), e) : 0;
+    if (r->ours && r->kind == KIND_PNG && !p->overwrite && png_may_replace(r, &r->sp.overwrite, e) < 0)
+        return -1;
+    int rc = state_count(r->st) > 0 ? open_segment(r, state_first(r->st), e) : 0;
+    r->sp.overwrite = p->overwrite;   /* the later segments' frames are new names */
+    return rc;
 }
 
 /* The work of a closing segment: drains and closes its pipeline and sink,
@@ -738,6 +899,12 @@ static int close_segment(struct resume *r, long last, struct rr_err *e)
         start_closing(r, last);
         return 0;
     }
+    if (r->kind == KIND_PNG) {   /* named before they are moved (png_may_replace) */
+        r->moving[0] = r->seg_first;
+        r->moving[1] = last;
+        if (write_record(r, e) < 0)
+            return -1;
+    }
     if (pipeline_finish(*r->pipe, e) < 0 || sink_close(*r->sink, e) < 0)
         return as_output(r, r->seg_path, e);
     pipeline_free(*r->pipe);
@@ -805,8 +972,11 @@ int resume_complete(struct resume *r, struct rr_err *e)
     for (int i = 0; rc == 0 && i < r->n_segs; i++)
         if (!(in[i] = kept_path(r, &r->segs[i])))
             rc = rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
+    /* Replaced without -y only if it is still what the interruption left:
+     * else the join's link refuses it ("already exists"). */
+    const bool overwrite = r->overwrite_final && (!r->replaces_left || is_left(r, r->sc->output.path));
     if (rc == 0)
-        rc = r->ops->join(in, r->n_segs, r->sc->output.path, r->overwrite_final, e);
+        rc = r->ops->join(in, r->n_segs, r->sc->output.path, overwrite, e);
     for (int i = 0; in && i < r->n_segs; i++)
         free((char *)in[i]);
     free(in);
@@ -839,10 +1009,15 @@ void resume_free(struct resume *r)
     if (r->closing.running)   /* after a failure elsewhere: the segment is finished, not recorded */
         pthread_join(r->closing.thread, NULL);
     free(r->closing.path);
-    if (r->wrote_record && r->checkpoint < 0)   /* nothing to resume from: as if never started */
+    /* Nothing to resume from: as if never started; unless frames were moved
+     * into place ("moving": a checkpoint that failed after the move), which
+     * the record names for --resume to replace. */
+    if (r->wrote_record && r->checkpoint < 0 && r->moving[0] < 0)
         unlink(r->record);
     for (int i = 0; i < r->n_segs; i++)
         free(r->segs[i].file);
+    for (int i = 0; i < r->n_left; i++)
+        free(r->left[i].file);
     free(r->segs);
     free(r->md5);
     free(r->seg_path);

@@ -17,10 +17,13 @@
  * checkpoint, which the resumed run writes again. --resume reads the record,
  * checks that the scene and the output settings are the interrupted run's
  * (naming the first key that differs), that the recorded files are there
- * unchanged, loads the checkpoint and renders the frames after it. The
- * outputs the interrupted run was started to write are its own: --resume
- * replaces them without -y. When the render completes, the segments and the
- * record are removed (the checkpoints stay).
+ * unchanged, loads the checkpoint and renders the frames after it. Of the
+ * files under the outputs' own names, --resume replaces without -y only
+ * those the record says an interruption left there (their size and SHA-256:
+ * the joined frames so far, the manifest; the PNG frames it names); any
+ * other file there is refused as without --resume. When the render
+ * completes, the segments and the record are removed (the checkpoints
+ * stay).
  *
  * GIFs and .npy files are written in one piece (a GIF's palette, an .npy's
  * header, need every frame), and --probes' CSV is not recorded: those runs
@@ -71,9 +74,19 @@ struct resume_run {
 int resume_open(struct resume **out, struct state **st, const struct state_options *o, const struct scene *sc,
                 const struct resume_run *run, struct rr_err *e);
 
-/* Whether the outputs are an interrupted render's that this run continues
- * (and replaces without -y). */
-bool resume_ours(const struct resume *r);
+/* Whether this run, continuing an interrupted render without -y, replaces
+ * the file at path (an output's name): *replace is set when it is the file
+ * the interruption left there (resume_note_left), cleared when there is
+ * none; any other file is refused ("PATH: already exists, and is not the
+ * file the interrupted render left there ...", RR_EXIT_RUNTIME). Returns 0,
+ * or -1 with e filled. */
+int resume_may_replace(const struct resume *r, const char *path, bool *replace, struct rr_err *e);
+
+/* After an interrupted run committed its outputs (the joined frames so
+ * far, the manifest: NULL for none): records their sizes and SHA-256s, so
+ * that --resume knows them for its own (resume_may_replace). Returns 0, or
+ * -1 with e filled. */
+int resume_note_left(struct resume *r, const char *manifest, struct rr_err *e);
 
 /* Whether the run keeps a record, so that --resume can continue it. */
 bool resume_kept(const struct resume *r);
