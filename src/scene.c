@@ -219,6 +219,7 @@ int scene_section_given(const struct scene *sc, const char *section, char *key, 
 {
     const size_t len = strlen(section);
     int given = 0;
+    const struct scene_origin *first = NULL;   /* in reading order: the file's by place, then --set's */
     for (int i = 0; i < sc->n_origins; i++) {
         const struct scene_origin *o = &sc->origins[i];
         if (o->preset || strncmp(o->key, section, len) || o->key[len] != '.')
@@ -228,11 +229,15 @@ int scene_section_given(const struct scene *sc, const char *section, char *key, 
             again = !sc->origins[j].preset && !strcmp(sc->origins[j].key, o->key);
         if (again)
             continue;
-        if (given++ == 0) {
-            snprintf(key, kn, "%s", o->key);
-            snprintf(value, vn, "%s", o->value);
-            origin_where(sc, o, where, wn);
-        }
+        given++;
+        if (!first || (o->line && (!first->line || o->line < first->line
+                                   || (o->line == first->line && o->col < first->col))))
+            first = o;
+    }
+    if (first) {
+        snprintf(key, kn, "%s", first->key);
+        snprintf(value, vn, "%s", first->value);
+        origin_where(sc, first, where, wn);
     }
     return given;
 }

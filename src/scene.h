@@ -336,7 +336,8 @@ bool scene_output_given(const struct scene *sc, const char *key, char *value, si
  * as scene_section_given's. */
 int scene_key_given(const struct scene *sc, const char *key, char *value, size_t vn, char *where, size_t wn);
 /* How many members of the object `section` ("render") the scene file or
- * --set gave (a preset's not counted); the first one's path in key
+ * --set gave (a preset's not counted); the first one's (in reading order:
+ * the file's by place, then --set's) path in key
  * ("render.mode"), its value as compact JSON in value (cut with "...") and
  * its place in where, as scene_output_given's. */
 int scene_section_given(const struct scene *sc, const char *section, char *key, size_t kn, char *value, size_t vn,

@@ -1342,6 +1342,19 @@ static void test_given_values(void **state)
     assert_int_equal(scene_section_given(&sc, "render", key, sizeof key, value, sizeof value, where, sizeof where), 2);
     assert_string_equal(key, "render.background");
     scene_free(&sc);
+    /* the first named is the first in reading order: the file's by place
+     * (its file keys' origins are recorded before its members'), then
+     * --set's */
+    char text[256];
+    snprintf(text, sizeof text, "{\"render\": {\"mode\": \"refract\", \"background\": \"%s\"}}",
+             strrchr(mask_path, '/') + 1);
+    const char *width[] = { "render.width=8" };
+    assert_int_equal(load(text, width, 1, &sc, &e), 0);
+    assert_int_equal(scene_section_given(&sc, "render", key, sizeof key, value, sizeof value, where, sizeof where), 3);
+    assert_string_equal(key, "render.mode");
+    assert_string_equal(value, "\"refract\"");
+    assert_string_equal(strrchr(where, '/'), "/s.json:1:21: ");
+    scene_free(&sc);
     /* a long value: its first 60 characters (the 60th the name's "."), then "..." */
     const char *long_path[] = { "output.path=out/0123456789/0123456789/0123456789/0123456789/0123456789.npy" };
     assert_int_equal(load("{}", long_path, 1, &sc, &e), 0);
