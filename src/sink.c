@@ -419,7 +419,7 @@ void sink_warn_idle(const struct scene *sc, const char *no_output, bool hashes, 
      * grid size (.npy) does not take; hashes (--hash, --check, --manifest)
      * are of the pictures. */
     int n;
-    if (hashes || !kind->needs || kind->needs(&sc->output, sc) != RENDER_NEED_HEIGHTS
+    if (hashes || !kind || !kind->needs || kind->needs(&sc->output, sc) != RENDER_NEED_HEIGHTS
         || (n = scene_section_given(sc, "render", key, sizeof key, value, sizeof value, where, sizeof where)) == 0)
         return;
     char more[64] = "";
