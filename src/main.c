@@ -806,11 +806,9 @@ static int run_setup(struct run *r, const struct options *o, int argc, bool writ
                                                                       : !sink_find(sc->output.path, e)) {
         return -1;   /* --validate: what opening the output would refuse */
     }
-    /* A key of another output kind: a warning, not a refusal; without an
-     * output (--hash, --check), held against the scene's own, as its run would. */
-    sink_warn_unused(sc, stderr);
-    if (writes_output && !o->hash && !o->check && !o->manifest)
-        sink_warn_no_picture(sc, stderr);
+    /* Keys that act on nothing this run writes: a warning each, not a refusal. */
+    sink_warn_idle(sc, o->output ? NULL : o->hash ? "--hash" : o->check ? "--check" : NULL,
+                   o->hash || o->check || o->manifest, stderr);
     for (int i = 0; i < sc->n_warned && i < SCENE_WARN_MAX; i++)
         fprintf(stderr, "ripplerender: warning: %s\n", sc->warned[i]);
     if (sc->n_warned > SCENE_WARN_MAX)

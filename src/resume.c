@@ -238,6 +238,21 @@ static int write_record(struct resume *r, struct rr_err *e)
     return rc;
 }
 
+/* A file where --save-state's DIR, or a folder on its way, should be: the
+ * file system's state, found on opening, so run-time I/O (status 1) as an
+ * output's folder under a file is (docs/farm.md). Returns 0, or -1 with e
+ * filled. */
+static int save_dir_in_way(const char *dir, struct rr_err *e)
+{
+    struct stat sb;
+    const int got = stat(dir, &sb);
+    if (got == 0 && !S_ISDIR(sb.st_mode))
+        return rr_fail(e, RR_EXIT_RUNTIME, "--save-state %s: not a folder", dir);
+    if (got != 0 && errno == ENOTDIR)
+        return rr_fail(e, RR_EXIT_RUNTIME, "--save-state %s: cannot create the folder: %s", dir, strerror(errno));
+    return 0;
+}
+
 /* Reads DIR's record into had (NULL when there is none). */
 static int read_record(const struct resume *r, cJSON **had, struct rr_err *e)
 {
@@ -531,9 +546,8 @@ static int refuse_overlapping_record(const struct resume *r, struct rr_err *e)
  * will name the problem. */
 static int lock_range(struct resume *r, struct rr_err *e)
 {
-    struct stat sb;
-    if (stat(r->dir, &sb) == 0 && !S_ISDIR(sb.st_mode))
-        return rr_fail(e, RR_EXIT_USAGE, "--save-state %s: not a folder", r->dir);
+    if (save_dir_in_way(r->dir, e) < 0)
+        return -1;
     (void)mkdir(r->dir, 0777);
     char *path = state_format("%s/.resume.lock", r->dir);
     if (!path)
@@ -609,7 +623,8 @@ int resume_open(struct resume **out, struct state **st, const struct state_optio
         if (!(r->record = state_format("%s/resume-%06ld-%06ld.json", o->save_dir, r->first, r->last))
             || !(r->settings = run_settings(sc, o, run)))
             return rr_fail(e, RR_EXIT_RUNTIME, "out of memory");
-        if (r->active && (lock_range(r, e) < 0 || refuse_overlapping_record(r, e) < 0))
+        if ((r->active ? lock_range(r, e) < 0 || refuse_overlapping_record(r, e) < 0
+                       : save_dir_in_way(o->save_dir, e) < 0))
             return -1;
         if (read_record(r, &had, e) < 0) {
             cJSON_Delete(had);

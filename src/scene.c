@@ -173,7 +173,7 @@ bool scene_output_given(const struct scene *sc, const char *key, char *value, si
     snprintf(path, sizeof path, "output.%s", key);
     const struct scene_origin *from = NULL;
     for (int i = 0; i < sc->n_origins && !from; i++)
-        if (!strcmp(sc->origins[i].key, path))
+        if (!strcmp(sc->origins[i].key, path) && !sc->origins[i].preset)
             from = &sc->origins[i];
     for (size_t i = 0; from && i < sizeof output_fields / sizeof *output_fields; i++) {
         const struct output_field *fd = &output_fields[i];
@@ -201,18 +201,43 @@ bool scene_output_given(const struct scene *sc, const char *key, char *value, si
     return false;
 }
 
-int scene_section_given(const struct scene *sc, const char *section, char *key, size_t kn, char *where, size_t wn)
+int scene_key_given(const struct scene *sc, const char *key, char *value, size_t vn, char *where, size_t wn)
+{
+    for (int i = 0; i < sc->n_origins; i++) {
+        const struct scene_origin *o = &sc->origins[i];
+        if (o->preset || strcmp(o->key, key))
+            continue;
+        snprintf(value, vn, "%s", o->value);
+        origin_where(sc, o, where, wn);
+        return o->line ? 1 : 2;
+    }
+    return 0;
+}
+
+int scene_section_given(const struct scene *sc, const char *section, char *key, size_t kn, char *value, size_t vn,
+                        char *where, size_t wn)
 {
     const size_t len = strlen(section);
     int given = 0;
+    const struct scene_origin *first = NULL;   /* in reading order: the file's by place, then --set's */
     for (int i = 0; i < sc->n_origins; i++) {
         const struct scene_origin *o = &sc->origins[i];
         if (o->preset || strncmp(o->key, section, len) || o->key[len] != '.')
             continue;
-        if (given++ == 0) {
-            snprintf(key, kn, "%s", o->key);
-            origin_where(sc, o, where, wn);
-        }
+        bool again = false;   /* a file key's own record (get_file) beside its member's */
+        for (int j = 0; j < i && !again; j++)
+            again = !sc->origins[j].preset && !strcmp(sc->origins[j].key, o->key);
+        if (again)
+            continue;
+        given++;
+        if (!first || (o->line && (!first->line || o->line < first->line
+                                   || (o->line == first->line && o->col < first->col))))
+            first = o;
+    }
+    if (first) {
+        snprintf(key, kn, "%s", first->key);
+        snprintf(value, vn, "%s", first->value);
+        origin_where(sc, first, where, wn);
     }
     return given;
 }

@@ -192,6 +192,7 @@ struct scene_origin {
     char *key;
     int line, col;
     bool preset;                   /* the value is the preset's (scene_load_preset), not the file's */
+    char value[64];                /* the value as compact JSON for warnings, cut with "..." */
 };
 
 struct scene {
@@ -324,15 +325,23 @@ long long scene_preroll_steps(const struct scene *sc);
 
 /* The output.* keys besides path, NULL-terminated (docs/scene.md's order). */
 extern const char *const scene_output_keys[];
-/* Whether the scene gave output.KEY (its file, its preset or --set) at a
- * value other than its default: then value holds it as JSON ("18",
- * "\"slow\"") and where its place with the separator ("scene.json:3:12: ",
- * "preset pool:9:5: ", "--set "). */
+/* Whether the scene file or --set gave output.KEY (a preset's is its
+ * starting value, not counted) at a value other than its default: then
+ * value holds it as JSON ("18", "\"slow\"") and where its place with the
+ * separator ("scene.json:3:12: ", "--set "). */
 bool scene_output_given(const struct scene *sc, const char *key, char *value, size_t n, char *where, size_t wn);
+/* Whether the scene file (1) or --set (2) gave the key at path key
+ * ("output.path"; a top-level key or a member of a top-level object), at
+ * any value; 0 when neither did (a preset's not counted). value and where
+ * as scene_section_given's. */
+int scene_key_given(const struct scene *sc, const char *key, char *value, size_t vn, char *where, size_t wn);
 /* How many members of the object `section` ("render") the scene file or
- * --set gave (a preset's not counted); the first one's path in key
- * ("render.mode") and its place in where, as scene_output_given's. */
-int scene_section_given(const struct scene *sc, const char *section, char *key, size_t kn, char *where, size_t wn);
+ * --set gave (a preset's not counted); the first one's (in reading order:
+ * the file's by place, then --set's) path in key
+ * ("render.mode"), its value as compact JSON in value (cut with "...") and
+ * its place in where, as scene_output_given's. */
+int scene_section_given(const struct scene *sc, const char *section, char *key, size_t kn, char *value, size_t vn,
+                        char *where, size_t wn);
 
 /* Names of enum values, for messages and printing; NULL-safe lookups. */
 const char *scene_edge_name(enum edge_kind k);

@@ -32,6 +32,77 @@ void describe(const cJSON *v, char *buf, size_t size)
     free(s);
 }
 
+/* brief's writer: appends to buf (size n, used *at) what fits, and marks
+ * *cut when something did not. */
+static void put(char *buf, size_t n, size_t *at, bool *cut, const char *text, size_t len)
+{
+    if (*at + len >= n) {
+        len = *at + 1 < n ? n - 1 - *at : 0;
+        *cut = true;
+    }
+    memcpy(buf + *at, text, len);
+    *at += len;
+    buf[*at] = '\0';
+}
+
+static void brief_into(const cJSON *v, char *buf, size_t n, size_t *at, bool *cut)
+{
+    char num[32];
+    if (cJSON_IsString(v)) {
+        put(buf, n, at, cut, "\"", 1);
+        for (const char *c = v->valuestring; *c && !*cut; c++) {
+            if (*c == '"' || *c == '\\')
+                put(buf, n, at, cut, "\\", 1);
+            const char *esc = strchr("\b\f\n\r\t", *c);   /* as cJSON writes them */
+            if ((unsigned char)*c < 0x20) {
+                if (esc)
+                    snprintf(num, sizeof num, "\\%c", "bfnrt"[esc - "\b\f\n\r\t"]);
+                else
+                    snprintf(num, sizeof num, "\\u%04x", (unsigned char)*c);
+                put(buf, n, at, cut, num, strlen(num));
+            } else {
+                put(buf, n, at, cut, c, 1);
+            }
+        }
+        put(buf, n, at, cut, "\"", 1);
+    } else if (cJSON_IsNumber(v)) {
+        fmt_num(num, sizeof num, v->valuedouble);
+        put(buf, n, at, cut, num, strlen(num));
+    } else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
+        const bool obj = cJSON_IsObject(v);
+        put(buf, n, at, cut, obj ? "{" : "[", 1);
+        for (const cJSON *c = v->child; c && !*cut; c = c->next) {
+            if (c != v->child)
+                put(buf, n, at, cut, ",", 1);
+            if (obj) {
+                const cJSON key = { .type = cJSON_String, .valuestring = c->string };
+                brief_into(&key, buf, n, at, cut);
+                put(buf, n, at, cut, ":", 1);
+            }
+            brief_into(c, buf, n, at, cut);
+        }
+        put(buf, n, at, cut, obj ? "}" : "]", 1);
+    } else {
+        const char *word = cJSON_IsTrue(v) ? "true" : cJSON_IsFalse(v) ? "false" : "null";
+        put(buf, n, at, cut, word, strlen(word));
+    }
+}
+
+void brief(const cJSON *v, char *buf, size_t n)
+{
+    size_t at = 0;
+    bool cut = false;
+    if (n < 4) {
+        if (n)
+            buf[0] = '\0';
+        return;
+    }
+    buf[0] = '\0';
+    brief_into(v, buf, n - 3, &at, &cut);   /* room for "..." */
+    if (cut)
+        memcpy(buf + at, "...", 4);
+}
+
 bool node_where(const struct ld *ld, const cJSON *node, struct sj_pos *val, struct sj_pos *key, const char **name,
                 bool *in_preset)
 {
@@ -519,6 +590,7 @@ int note(struct ld *ld, const cJSON *node, const char *path)
     bool in_preset, in_text = node_where(ld, node, &val, &key, &name, &in_preset);
     *o = (struct scene_origin){ .key = strdup(path), .line = in_text ? val.line : 0,
                                 .col = in_text ? val.col : 0, .preset = in_preset };
+    brief(node, o->value, sizeof o->value);
     if (!o->key)
         return oom(ld);
     sc->n_origins++;

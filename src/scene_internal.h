@@ -48,6 +48,9 @@ struct ld {
 /* ---- messages and key paths (scene_check.c) ---------------------------------------------- */
 
 void describe(const cJSON *v, char *buf, size_t size);
+/* The value as compact JSON, as describe writes it, cut to fit buf with
+ * "..."; allocates nothing (for what a run keeps: scene_origin.value). */
+void brief(const cJSON *v, char *buf, size_t n);
 /* Where node came from: its value's and key's positions and the name of
  * its text (the file, or the preset: *in_preset). False for nodes --set made. */
 bool node_where(const struct ld *ld, const cJSON *node, struct sj_pos *val, struct sj_pos *key, const char **name,

@@ -373,46 +373,60 @@ const struct sink_ops *sink_find(const char *path, struct rr_err *e)
     return NULL;
 }
 
-void sink_warn_unused(const struct scene *sc, FILE *f)
+/* "mp4, mkv, mov, webm, gif, -": the kinds that read output.KEY, in users. */
+static void kinds_reading(const char *key, char *users, size_t n)
 {
-    struct rr_err quiet = { 0 };
-    const struct sink_ops *kind = sink_find(sc->output.path, &quiet), *k;
-    char value[96], where[320], users[256];
-    for (const char *const *key = scene_output_keys; kind && *key; key++) {
-        if (key_listed(kind->keys, *key) || !scene_output_given(sc, *key, value, sizeof value, where, sizeof where))
+    size_t at = 0;
+    users[0] = '\0';
+    const struct sink_ops *k;
+    for (int i = 0; (k = sink_kind_at(i)); i++) {
+        if (!key_listed(k->keys, key))
             continue;
-        size_t at = 0;
-        users[0] = '\0';
-        for (int i = 0; (k = sink_kind_at(i)); i++) {
-            if (!key_listed(k->keys, *key))
-                continue;
-            if (k->to_stdout && at < sizeof users)
-                at += (size_t)snprintf(users + at, sizeof users - at, "%s-", at ? ", " : "");
-            for (const char *x = k->exts; *x && at < sizeof users;) {   /* "mp4 mkv" as "mp4, mkv" */
-                size_t len = strcspn(x, " ");
-                at += (size_t)snprintf(users + at, sizeof users - at, "%s%.*s", at ? ", " : "", (int)len, x);
-                x += len + (x[len] == ' ');
-            }
+        if (k->to_stdout && at < n)
+            at += (size_t)snprintf(users + at, n - at, "%s-", at ? ", " : "");
+        for (const char *x = k->exts; *x && at < n;) {   /* "mp4 mkv" as "mp4, mkv" */
+            size_t len = strcspn(x, " ");
+            at += (size_t)snprintf(users + at, n - at, "%s%.*s", at ? ", " : "", (int)len, x);
+            x += len + (x[len] == ' ');
         }
-        fprintf(f, "ripplerender: warning: %soutput.%s (%s) is not used by %s (%s); it applies to %s\n", where, *key,
-                value, kind->noun ? kind->noun : kind->name, sc->output.path, users);
     }
 }
 
-void sink_warn_no_picture(const struct scene *sc, FILE *f)
+void sink_warn_idle(const struct scene *sc, const char *no_output, bool hashes, FILE *f)
 {
     struct rr_err quiet = { 0 };
-    const struct sink_ops *kind = sink_find(sc->output.path, &quiet);
-    char key[256], where[320];
+    const struct sink_ops *kind = no_output ? NULL : sink_find(sc->output.path, &quiet);
+    char value[96], where[320], users[256], key[256], by[160];
+    if (!no_output && !kind)
+        return;
+    if (no_output)
+        snprintf(by, sizeof by, "a run that writes no output (%s without -o)", no_output);
+    else
+        snprintf(by, sizeof by, "%s (%s)", kind->noun ? kind->noun : kind->name, sc->output.path);
+    /* output.path: the file's is the scene's own target, which --hash and
+     * --check are documented to replace with none; a --set one is this run's. */
+    if (no_output && scene_key_given(sc, "output.path", value, sizeof value, where, sizeof where) == 2)
+        fprintf(f, "ripplerender: warning: --set output.path (%s) is not used by %s; -o %s writes it\n", value, by,
+                sc->output.path);
+    for (const char *const *k = scene_output_keys; *k; k++) {
+        if ((kind && key_listed(kind->keys, *k)) || !scene_output_given(sc, *k, value, sizeof value, where, sizeof where))
+            continue;
+        kinds_reading(*k, users, sizeof users);
+        fprintf(f, "ripplerender: warning: %soutput.%s (%s) is not used by %s; it applies to %s\n", where, *k, value, by,
+                users);
+    }
+    /* render.*: the pictures, which a kind that holds only the heights at
+     * grid size (.npy) does not take; hashes (--hash, --check, --manifest)
+     * are of the pictures. */
     int n;
-    if (!kind || !kind->needs || kind->needs(&sc->output, sc) != RENDER_NEED_HEIGHTS
-        || (n = scene_section_given(sc, "render", key, sizeof key, where, sizeof where)) == 0)
+    if (hashes || !kind || !kind->needs || kind->needs(&sc->output, sc) != RENDER_NEED_HEIGHTS
+        || (n = scene_section_given(sc, "render", key, sizeof key, value, sizeof value, where, sizeof where)) == 0)
         return;
     char more[64] = "";
     if (n > 1)
         snprintf(more, sizeof more, " and %d more render key%s are", n - 1, n > 2 ? "s" : "");
-    fprintf(f, "ripplerender: warning: %s%s%s not used by %s (%s), which holds the heights at grid size: ignored\n",
-            where, key, n > 1 ? more : " is", kind->noun ? kind->noun : kind->name, sc->output.path);
+    fprintf(f, "ripplerender: warning: %s%s (%s)%s not used by %s, which holds the heights at grid size: ignored\n",
+            where, key, value, n > 1 ? more : " is", by);
 }
 
 /* The output's kind for sink_open and sink_check, with q filled from p and

@@ -60,7 +60,7 @@ struct sink_ops {
     /* What it writes, for messages: "a PNG sequence". */
     const char *noun;
     /* The output.* keys it reads besides path (docs/scene.md's "used by"),
-     * NULL-terminated; NULL: none. sink_warn_unused names the others given. */
+     * NULL-terminated; NULL: none. sink_warn_idle names the others given. */
     const char *const *keys;
     /* The names it takes: extensions without the dot, space-separated,
      * matched without regard to case ("mp4 mkv mov webm"). */
@@ -155,20 +155,27 @@ const char *sink_kind_shown(const struct sink_ops *k, char *buf, size_t n);
  * kind, "NAME<TAB>EXTS<TAB>SHOWN<TAB>HELP". */
 void sink_print_kinds(FILE *f);
 
-/* One warning line on f for each output.* key the scene gives (not at its
- * default) that the kind of its output path does not read: the output's
- * kind comes from -o, so one scene goes to several kinds, and a key of
- * another kind is not refused ("FILE:L:C: output.crf (18) is not used by a
- * PNG sequence (out/f%04d.png); it applies to mp4, mkv, mov, webm"). Nothing
- * for a path that names no kind (sink_find refuses it). */
-void sink_warn_unused(const struct scene *sc, FILE *f);
-
-/* One warning line on f when the output's kind takes no picture, only the
- * heights at grid size (.npy), and the scene file or --set gives render.*
- * keys, which then act on nothing: the first key and the count of the
- * others. For a run that renders nothing else (no --hash, --check or
- * --manifest, whose hashes are of the pictures). */
-void sink_warn_no_picture(const struct scene *sc, FILE *f);
+/* The warnings of the keys the scene file or --set gave (a preset's are its
+ * starting values) that act on nothing in this run's outputs, one line
+ * each on f naming the key, where it was given, its value and what it
+ * applies to; the run goes on (docs/scene.md, output). no_output: NULL for
+ * a run that writes (or --validate checks) output.path, else the option
+ * that renders without writing it ("--hash", "--check"); hashes: the run
+ * hashes the pictures (--hash, --check, --manifest).
+ * - Without an output, every output.* key but the file's output.path
+ *   (which --hash and --check replace with none, as documented); a --set
+ *   output.path names the -o that would write it.
+ * - With one, each output.* key its kind does not read ("FILE:L:C:
+ *   output.crf (18) is not used by a PNG sequence (out/f%04d.png); it
+ *   applies to mp4, mkv, mov, webm"); the kind comes from -o, so one scene
+ *   goes to several kinds and such a key is not refused.
+ * - The render.* keys, when the output's kind takes only the heights at
+ *   grid size (.npy) and nothing hashes the pictures: one line naming the
+ *   first and its value and counting the others.
+ * A key at its default value (as --print-scene writes every output key)
+ * is not named. Nothing for a path that names no kind (sink_find refuses
+ * it). */
+void sink_warn_idle(const struct scene *sc, const char *no_output, bool hashes, FILE *f);
 
 /* The sink kind for an output path, or NULL (e filled, RR_EXIT_USAGE, naming
  * the path and the kinds there are) when the name fits none. */

@@ -557,7 +557,7 @@ int state_open(struct state **out, const struct state_options *o, const struct s
         return rr_fail(e, RR_EXIT_RUNTIME, "--save-state %s: cannot create the folder: %s", o->save_dir,
                        strerror(errno));
     if (stat(o->save_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return rr_fail(e, RR_EXIT_USAGE, "--save-state %s: not a folder", o->save_dir);
+        return rr_fail(e, RR_EXIT_RUNTIME, "--save-state %s: not a folder", o->save_dir);
     /* Only the headers here (the plane names come with the solver): a
      * header that exists is a checkpoint that exists. */
     for (long k = st->first; k <= st->last; k++)

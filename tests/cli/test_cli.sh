@@ -19,6 +19,9 @@ hashcol() { awk '{print $2}' "$1"; }
 # --- options and exit statuses ---------------------------------------------
 "$RR" --help > "$T/help" 2>&1; check help-exit-0 [ $? -eq 0 ]
 check help-lists-options grep -q -- '--print-scene' "$T/help"
+# --help and the man page say an option's second value is refused (-s repeats)
+check help-says-given-once grep -qxF 'An option that takes a value is given once (-s repeats): a second is refused.' "$T/help"
+check man-says-given-once sh -c "grep -qxF 'An option that takes a value is given once:' man/ripplerender.1 && grep -qF 'a second one is refused (status 2)' man/ripplerender.1"
 "$RR" -V > "$T/ver"; check version-exit-0 [ $? -eq 0 ]
 check version-names-libs grep -q 'FFmpeg' "$T/ver"
 "$RR" > /dev/null 2>&1; check no-scene-exit-2 [ $? -eq 2 ]
@@ -188,13 +191,22 @@ check pngseq16-gray16 [ "$(probe "$T/seq16/h00.png" stream=pix_fmt)" = gray16be 
 check npy-header sh -c "head -c 128 '$T/a.npy' | grep -q \"'shape': (10, 48, 64)\""
 check npy-size [ "$(stat -c %s "$T/a.npy")" -eq $((128 + 10 * 48 * 64 * 4)) ]
 # A .npy holds the heights at grid size: the render keys the scene gives do
-# not act on it (were silently ignored): one warning naming the first and
-# counting the others; none when the run also hashes the pictures (--hash,
-# --check, --manifest) or gives no render key.
+# not act on it (were silently ignored): one warning naming the first with
+# its value (was without) and counting the others; none when the run also
+# hashes the pictures (--hash, --check, --manifest) or gives no render key;
+# --validate says it too (did not).
 "$RR" "$T/small.json" -o "$T/a.npy" -y -q 2> "$T/err"; s=$?
-cond npy-render-keys-warned '[ $s -eq 0 ] && [ "$(cat "$T/err")" = "ripplerender: warning: $T/small.json:5:23: render.mode and 1 more render key are not used by a .npy file ($T/a.npy), which holds the heights at grid size: ignored" ]'
+cond npy-render-keys-warned '[ $s -eq 0 ] && [ "$(cat "$T/err")" = "ripplerender: warning: $T/small.json:5:23: render.mode (\"colormap\") and 1 more render key are not used by a .npy file ($T/a.npy), which holds the heights at grid size: ignored" ]'
+"$RR" "$T/small.json" -o "$T/a.npy" -y --validate > /dev/null 2> "$T/err"; s=$?
+cond npy-render-keys-validate-warned '[ $s -eq 0 ] && [ "$(cat "$T/err")" = "ripplerender: warning: $T/small.json:5:23: render.mode (\"colormap\") and 1 more render key are not used by a .npy file ($T/a.npy), which holds the heights at grid size: ignored" ]'
 echo '{}' | "$RR" - -s render.width=32 -s render.height=24 -s render.mode=shaded -o "$T/a.npy" -y -q 2> "$T/err"; s=$?
-cond npy-render-set-warned '[ $s -eq 0 ] && [ "$(cat "$T/err")" = "ripplerender: warning: --set render.width and 2 more render keys are not used by a .npy file ($T/a.npy), which holds the heights at grid size: ignored" ]'
+cond npy-render-set-warned '[ $s -eq 0 ] && [ "$(cat "$T/err")" = "ripplerender: warning: --set render.width (32) and 2 more render keys are not used by a .npy file ($T/a.npy), which holds the heights at grid size: ignored" ]'
+# the value as compact JSON, a long one cut with "..." (here a file name of
+# 80 characters and more)
+longbg=$T/background-of-a-long-name-that-a-warning-cuts-short-0123456789.png
+cp scenes/lens.png "$longbg"
+echo '{}' | "$RR" - -f 1 -s render.background="$longbg" -s render.mode=refract -o "$T/a.npy" -y -q 2> "$T/err"; s=$?
+cond npy-render-long-value-cut '[ $s -eq 0 ] && [ "$(cat "$T/err")" = "ripplerender: warning: --set render.background ($(printf "\"%s" "$longbg" | cut -c 1-60)...) and 1 more render key are not used by a .npy file ($T/a.npy), which holds the heights at grid size: ignored" ]'
 "$RR" "$T/small.json" -o "$T/a.npy" -y -q --hash > /dev/null 2> "$T/err"; s=$?
 cond npy-render-keys-hashed '[ $s -eq 0 ] && [ ! -s "$T/err" ]'
 "$RR" "$T/small.json" -o "$T/a.npy" -y -q --manifest "$T/a.json" 2> "$T/err"; s=$?

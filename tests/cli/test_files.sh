@@ -455,5 +455,15 @@ cond dash-named-file-written '[ $s -eq 0 ] && [ -s "$T/dash/-" ] && [ -s "$T/das
 cond output-folder-not-made-status-1 '[ $s -eq 1 ] && one_line "$T/err" && grep -q "cannot make the directory /proc/rr-nothere" "$T/err"'
 "$RR" "$T/small.json" -q --hash --save-state /proc/rr-nothere/st > /dev/null 2> "$T/err"; s=$?
 cond save-state-folder-not-made-status-1 '[ $s -eq 1 ] && one_line "$T/err" && grep -q "^ripplerender: --save-state /proc/rr-nothere/st: cannot create the folder" "$T/err"'
+# A file where the folder or an output's folder should be: status 1 for
+# each, with --validate too (--save-state's was 2)
+echo x > "$T/afile"
+for how in "-o $T/afile/a.framemd5" "--hash --save-state $T/afile" "--hash --save-state $T/afile/st" \
+           "--hash --probes $T/afile/p.csv -s probes.0.x=1 -s probes.0.y=1" "--hash --manifest $T/afile/m.json"; do
+    for v in "" --validate; do
+        "$RR" "$T/small.json" -q $how $v > /dev/null 2> "$T/err"; s=$?
+        cond "file-in-the-way-status-1 ($how $v)" '[ $s -eq 1 ] && one_line "$T/err" && grep -q "afile" "$T/err"'
+    done
+done
 
 finish

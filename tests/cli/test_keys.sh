@@ -36,19 +36,37 @@ check warn-npy-codec grep -qxF "ripplerender: warning: --set output.codec (\"ffv
 # the kind's own keys warn of nothing
 "$RR" "$T/o.json" -o "$T/b.mp4" -q 2> "$T/err"
 check warn-none-for-video [ ! -s "$T/err" -a -s "$T/b.mp4" ]
-# --hash, --check and --validate --hash without an output: the scene's own
-# output (here the default out/ripple.mp4) is the kind its keys are held
-# against, as in the scene's plain run; the hashes are as without the key
-"$RR" "$T/o.json" -s output.path="$T/b.mp4" --hash > "$T/o.hash" 2> "$T/err"
-check warn-hash-none-for-its-kind [ ! -s "$T/err" ]
-w="ripplerender: warning: --set output.compression (5) is not used by a video (out/ripple.mp4); it applies to png"
+# --hash, --check and --validate --hash without -o write no output: every
+# output.* key the file or --set gives acts on nothing and is named (were
+# held against the scene's own output.path, so its kind's keys went
+# unnamed); the file's output.path is the plain run's target, replaced by
+# none (no line), a --set one names the -o that writes it; the hashes are as
+# without the keys
+"$RR" "$T/o.json" --hash > "$T/o.hash" 2> "$T/err"
+w1="ripplerender: warning: $T/o.json:2:22: output.crf (18) is not used by a run that writes no output (--hash without -o); it applies to mp4, mkv, mov, webm"
+w2="ripplerender: warning: $T/o.json:2:36: output.preset (\"slow\") is not used by a run that writes no output (--hash without -o); it applies to mp4, mkv, mov, webm"
+check warn-hash-file-keys [ "$(cat "$T/err")" = "$(printf '%s\n%s' "$w1" "$w2")" ]
+w="ripplerender: warning: --set output.compression (5) is not used by a run that writes no output (OPT without -o); it applies to png"
 for how in --hash "--check $T/o.hash" "--validate --hash"; do
-    "$RR" "$T/o.json" -s output.compression=5 $how > "$T/out" 2> "$T/err"; rc=$?
-    check "warn-without-output ($how)" [ "$rc" -eq 0 -a "$(grep warning "$T/err")" = "$w" -a "$(grep -c . "$T/err")" -eq $((1 + $(echo "$how" | grep -c check))) ]
+    opt=${how#--validate }; opt=${opt%% *}
+    "$RR" "$T/o.json" -s output.crf=-1 -s output.preset= -s output.compression=5 $how > "$T/out" 2> "$T/err"; rc=$?
+    check "warn-without-output ($how)" [ "$rc" -eq 0 -a "$(grep warning "$T/err")" = "$(echo "$w" | sed "s/OPT/$opt/")" -a "$(grep -c . "$T/err")" -eq $((1 + $(echo "$how" | grep -c check))) ]
 done
 "$RR" "$T/o.json" --hash -s output.compression=5 -s output.path="$T/b.mp4" > "$T/out" 2> "$T/err"
 check warn-hash-same-hashes cmp -s "$T/out" "$T/o.hash"
-check warn-hash-set [ "$(cat "$T/err")" = "ripplerender: warning: --set output.compression (5) is not used by a video ($T/b.mp4); it applies to png" ]
+check warn-hash-set-path grep -qxF "ripplerender: warning: --set output.path (\"$T/b.mp4\") is not used by a run that writes no output (--hash without -o); -o $T/b.mp4 writes it" "$T/err"
+check warn-hash-set-compression grep -qxF "ripplerender: warning: --set output.compression (5) is not used by a run that writes no output (--hash without -o); it applies to png" "$T/err"
+check warn-hash-set-four-lines [ "$(wc -l < "$T/err")" -eq 4 ]
+# with -o beside --hash the output is written: its kind's keys act, unnamed
+"$RR" "$T/o.json" --hash -o "$T/b.mp4" -y > "$T/out" 2> "$T/err"
+check warn-hash-with-output-none [ ! -s "$T/err" -a -s "$T/b.mp4" ]
+# a scene's own output.path, at its default or given, is no line (the
+# documented meaning of --hash without -o); nor a preset's keys
+printf '{ "time": { "frames": 1 }, "grid": { "width": 8, "height": 8 }, "output": { "path": "out/x.mp4" } }\n' > "$T/p.json"
+"$RR" "$T/p.json" --hash > /dev/null 2> "$T/err"
+check warn-hash-file-path-none [ ! -s "$T/err" ]
+"$RR" --preset pond -f 1 --hash > /dev/null 2> "$T/err"
+check warn-hash-preset-none [ ! -s "$T/err" ]
 # ripplerender join takes no scene: a key given to it is refused, naming it
 "$RR" join "$T/b.mp4" -o "$T/c.mp4" -s output.crf=18 2> "$T/err"; rc=$?
 check join-refuses-set [ "$rc" -eq 2 -a "$(cat "$T/err")" = "ripplerender: join -s: unknown option (ripplerender join -h)" -a ! -e "$T/c.mp4" ]

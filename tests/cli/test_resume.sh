@@ -226,9 +226,12 @@ wait $pid; rc1=$?
 check "a second run on the same range: refused" [ $rc -eq 1 -a $rc1 -eq 0 ]
 check "... saying another render writes there" grep -q "^ripplerender: --save-state twice: another render is writing frames 0 to 29 there" err
 check "... the first completed" [ -e twice.mkv -a -z "$(ls twice | grep -v "^state-")" ]
-# DIR that is a file: named as --save-state's (not --resume's, not given)
+# DIR that is a file: named as --save-state's (not --resume's, not given);
+# a file in the way is run-time I/O, status 1, as for an output under a file
+# (was 2)
 echo x > afile
-refused "DIR a file" 2 "ripplerender: --save-state afile: not a folder" --save-state afile -o x.framemd5
+refused "DIR a file" 1 "ripplerender: --save-state afile: not a folder" --save-state afile -o x.framemd5
+refused "DIR a file, --resume" 1 "ripplerender: --save-state afile: not a folder" --save-state afile --resume -o x.framemd5
 # A stop signal before the first frame (here during a long preroll, once the
 # run holds the resume folder's lock): nothing was rendered, so nothing may
 # be taken as done. Before, the run closed an empty segment part-000000 and

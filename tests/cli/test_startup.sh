@@ -69,9 +69,11 @@ for out in v.mp4 v.mkv v.gif x.framemd5 -; do
 done
 LD_LIBRARY_PATH="$T/bad" "$RR" "$T/s.json" --hash --manifest "$T/out/m.json" --validate > "$T/valm.out" 2> "$T/valm.err"; s=$?
 cond bad-lib-validate-manifest-fails '[ $s -eq 1 ] && [ ! -s "$T/valm.out" ] && grep -q "^ripplerender: .*$so" "$T/valm.err"'
+# (the .npy's --validate warns, as its run does, of the scene's render keys
+# that act on nothing there: that line alone)
 for out in f%03d.png h.npy; do
     LD_LIBRARY_PATH="$T/bad" "$RR" "$T/s.json" -o "$T/out/$out" --validate > "$T/val.out" 2> "$T/val.err"; s=$?
-    cond "bad-lib-validate-$out-valid" '[ $s -eq 0 ] && grep -q ": valid " "$T/val.out" && [ ! -s "$T/val.err" ]'
+    cond "bad-lib-validate-$out-valid" '[ $s -eq 0 ] && grep -q ": valid " "$T/val.out" && ! grep -v "^ripplerender: warning: .* not used by a .npy file" "$T/val.err" | grep -q .'
 done
 LD_LIBRARY_PATH="$T/bad" "$RR" "$T/s.json" --hash --validate > "$T/val.out" 2> "$T/val.err"; s=$?
 cond bad-lib-validate-hash-valid '[ $s -eq 0 ] && grep -q ": valid " "$T/val.out" && [ ! -s "$T/val.err" ]'

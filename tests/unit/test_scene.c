@@ -1300,6 +1300,69 @@ static void test_presets(void **state)
     assert_non_null(strstr(e.msg, "--preset poool: no such preset; did you mean \"pool\"?"));
 }
 
+/* The values a warning quotes (scene_origin.value through scene_key_given
+ * and scene_section_given): compact JSON as the file or --set gave it, a
+ * long one cut to 60 characters and "...", each key counted once. */
+static void test_given_values(void **state)
+{
+    (void)state;
+    struct scene sc;
+    struct rr_err e;
+    char value[64], where[320], key[64];
+    const char *sets[] = { "output.path=a b.npy", "render.light=[0.5,-1,2e-3]" };
+    assert_int_equal(load("{\"render\": {\"mode\": \"shaded\",\n \"specular\": 0.25},\n"
+                          " \"output\": {\"crf\": 18, \"codec\": \"x\\ty\"}}",
+                          sets, 2, &sc, &e), 0);
+    assert_int_equal(scene_key_given(&sc, "output.path", value, sizeof value, where, sizeof where), 2);
+    assert_string_equal(value, "\"a b.npy\"");
+    assert_string_equal(where, "--set ");
+    assert_int_equal(scene_key_given(&sc, "output.codec", value, sizeof value, where, sizeof where), 1);
+    assert_string_equal(value, "\"x\\ty\"");   /* the tab written back as JSON's escape */
+    assert_string_equal(strrchr(where, '/'), "/s.json:3:33: ");
+    assert_int_equal(scene_key_given(&sc, "output.crf", value, sizeof value, where, sizeof where), 1);
+    assert_string_equal(value, "18");
+    assert_int_equal(scene_key_given(&sc, "output.preset", value, sizeof value, where, sizeof where), 0);
+    assert_int_equal(scene_section_given(&sc, "render", key, sizeof key, value, sizeof value, where, sizeof where), 3);
+    assert_string_equal(key, "render.mode");
+    assert_string_equal(value, "\"shaded\"");
+    assert_string_equal(strrchr(where, '/'), "/s.json:1:21: ");
+    scene_free(&sc);
+    const char *light[] = { "render.light=[0.5,-1,2e-3]", "render.mode=shaded" };
+    assert_int_equal(load("{}", light, 2, &sc, &e), 0);
+    assert_int_equal(scene_section_given(&sc, "render", key, sizeof key, value, sizeof value, where, sizeof where), 2);
+    assert_string_equal(key, "render.light");
+    assert_string_equal(value, "[0.5,-1,0.002]");
+    scene_free(&sc);
+    /* a file key counted once though it has two origins (its member's and
+     * get_file's) */
+    char bg_set[160];
+    snprintf(bg_set, sizeof bg_set, "render.background=%s", mask_path);
+    const char *bg[] = { bg_set, "render.mode=refract" };
+    assert_int_equal(load("{}", bg, 2, &sc, &e), 0);
+    assert_int_equal(scene_section_given(&sc, "render", key, sizeof key, value, sizeof value, where, sizeof where), 2);
+    assert_string_equal(key, "render.background");
+    scene_free(&sc);
+    /* the first named is the first in reading order: the file's by place
+     * (its file keys' origins are recorded before its members'), then
+     * --set's */
+    char text[256];
+    snprintf(text, sizeof text, "{\"render\": {\"mode\": \"refract\", \"background\": \"%s\"}}",
+             strrchr(mask_path, '/') + 1);
+    const char *width[] = { "render.width=8" };
+    assert_int_equal(load(text, width, 1, &sc, &e), 0);
+    assert_int_equal(scene_section_given(&sc, "render", key, sizeof key, value, sizeof value, where, sizeof where), 3);
+    assert_string_equal(key, "render.mode");
+    assert_string_equal(value, "\"refract\"");
+    assert_string_equal(strrchr(where, '/'), "/s.json:1:21: ");
+    scene_free(&sc);
+    /* a long value: its first 60 characters (the 60th the name's "."), then "..." */
+    const char *long_path[] = { "output.path=out/0123456789/0123456789/0123456789/0123456789/0123456789.npy" };
+    assert_int_equal(load("{}", long_path, 1, &sc, &e), 0);
+    assert_int_equal(scene_key_given(&sc, "output.path", value, sizeof value, where, sizeof where), 2);
+    assert_string_equal(value, "\"out/0123456789/0123456789/0123456789/0123456789/0123456789....");
+    scene_free(&sc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1328,6 +1391,7 @@ int main(void)
         cmocka_unit_test(test_steps),
         cmocka_unit_test(test_json_suite),
         cmocka_unit_test(test_presets),
+        cmocka_unit_test(test_given_values),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
