@@ -142,6 +142,14 @@ struct solver_ops {
      * (spectral). The renderer's slopes at the edges read the ghosts this
      * makes (src/render/water.c). */
     enum fixed_wall fixed_wall;
+    /* Optional (NULL: its domain ends at the grid): where the surface of
+     * f->cur goes on beyond the absorb edge `side` in the solver's own
+     * domain (spectral: its absorbing pads), as field_beyond returns it
+     * (src/field.h), or NULL for an edge it does not continue. Asked on
+     * demand between steps (sim.c hands it to the field as struct field's
+     * beyond), so it answers for the heights now. The renderer's slopes
+     * take those cells as the edge cells' neighbours (src/render/water.c). */
+    const float *(*beyond)(const void *priv, enum edge_side side, ptrdiff_t *stride);
     /* Set when the solver itself takes what sim.c changes in f->cur between
      * steps as water displaced at rest (spectral): sim.c then puts the
      * initial images into f->cur alone, after init (sources_initial). */

@@ -599,18 +599,21 @@ static void make_plans(struct spectral *sp, fftwf_complex *b0, fftwf_complex *b1
     sp->ix = plan_back(&sp->ax, b1, b0, xdft, flags);
 }
 
-/* Points f->beyond at the cells of sp->H (the heights now) next to the grid
- * across each absorb edge, the first of its pad (field.h): the surface the
- * renderer's slopes continue into there. After each step, as H changes
- * plane. */
-static void point_beyond(const struct spectral *sp, struct field *f)
+/* solver_ops.beyond: the cells of sp->H (the heights now) next to the grid
+ * across an absorb edge, the first of its pad: the surface the renderer's
+ * slopes continue into there. Asked on demand, so it follows H from plane
+ * to plane as the steps trade them. */
+static const float *spectral_beyond(const void *priv, enum edge_side side, ptrdiff_t *stride)
 {
-    const ptrdiff_t nx = sp->ax.n, lo = sp->ay.lo * nx + sp->ax.lo;   /* grid cell (0, 0) in H */
-    f->beyond_stride = nx;
-    f->beyond[EDGE_LEFT] = sp->ax.e_lo == EDGE_ABSORB ? sp->H + lo - 1 : NULL;
-    f->beyond[EDGE_RIGHT] = sp->ax.e_hi == EDGE_ABSORB ? sp->H + lo + sp->ax.m : NULL;
-    f->beyond[EDGE_TOP] = sp->ay.e_lo == EDGE_ABSORB ? sp->H + lo - nx : NULL;
-    f->beyond[EDGE_BOTTOM] = sp->ay.e_hi == EDGE_ABSORB ? sp->H + lo + sp->ay.m * nx : NULL;
+    const struct spectral *sp = priv;
+    const bool across_x = side == EDGE_LEFT || side == EDGE_RIGHT, high = side == EDGE_RIGHT || side == EDGE_BOTTOM;
+    const struct axis *a = across_x ? &sp->ax : &sp->ay;
+    if ((high ? a->e_hi : a->e_lo) != EDGE_ABSORB)
+        return NULL;
+    const ptrdiff_t nx = sp->ax.n, cell = across_x ? 1 : nx;   /* one cell across the edge, in H */
+    *stride = nx;
+    /* grid cell (0, 0) in H, then the cell before the axis' first (-1) or after its last (m) */
+    return sp->H + sp->ay.lo * nx + sp->ax.lo + (high ? a->m : -1) * cell;
 }
 
 static int spectral_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
@@ -732,7 +735,6 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
      * (H and P are zeroed). */
     for (int y = 0; y < f->h; y++)
         memcpy(sp->last + (size_t)y * f->w, f->cur + y * f->stride, (size_t)f->w * sizeof(float));
-    point_beyond(sp, f);
     return 0;
 }
 
@@ -1455,7 +1457,6 @@ static void spectral_step(void *priv, struct field *f, struct solver_screen *scr
     sp->P = sp->H;
     sp->H = j.Hnew;
     field_swap(f);
-    point_beyond(sp, f);
 }
 
 /* The state besides the planes: the heights the last step wrote (to tell
@@ -1542,6 +1543,7 @@ const struct solver_ops solver_spectral = {
     .bytes = spectral_bytes,
     .omega = spectral_omega,
     .fixed_wall = FIXED_WALL_FACE,
+    .beyond = spectral_beyond,
     .displaces_at_rest = true,
     .decay_rate = spectral_decay_rate,
     .loops_exactly = true,
