@@ -281,4 +281,10 @@ void solver_spectral_domain(const struct scene *sc, int *nx, int *ny);
  * may hold them reversed). -1 when it cannot. */
 int solver_spectral_line(int n, enum edge_kind lo, enum edge_kind hi, bool back, const float *in, float *out);
 
+/* spectral.c, for tests: on, every loop of the step that takes several
+ * values at a time (SSE2, GCC's vectors) runs its scalar form instead, the
+ * plain path that must give the same bits; off (the default), the vectors.
+ * Not thread-safe: set it between steps. */
+void solver_spectral_plain(bool on);
+
 #endif

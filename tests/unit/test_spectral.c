@@ -1016,6 +1016,102 @@ static void test_beyond_absorb_edges(void **state)
     sim_free(s);
 }
 
+/* A new w x h field with pseudo-random heights in [-1, 1) in both planes,
+ * from the generator state *u. */
+static void random_planes(struct field *f, int w, int h, uint32_t *u)
+{
+    struct rr_err e = { 0 };
+    assert_int_equal(field_init(f, w, h, &e), 0);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int p = 0; p < 2; p++) {
+                *u = *u * 1664525u + 1013904223u;
+                (p ? f->prev : f->cur)[y * f->stride + x] = (float)(*u >> 8) / 8388608.0f - 1.0f;
+            }
+}
+
+/* The heights of f->cur, row after row, in a new array of w x h floats. */
+static float *grid_heights(const struct field *f)
+{
+    float *out = malloc((size_t)f->w * f->h * sizeof *out);
+    assert_non_null(out);
+    for (int y = 0; y < f->h; y++)
+        memcpy(out + (size_t)y * f->w, f->cur + y * f->stride, (size_t)f->w * sizeof *out);
+    return out;
+}
+
+/* Two steps of a fresh solver on a w x h field of pseudo-random heights in
+ * both planes, a third of the cells of f->cur moved between them (displaced
+ * at rest: each grid row's sum of D), with the kernels' scalar forms
+ * (plain) or their vectors, the screen on: the heights (w * h floats) and
+ * *within. */
+static float *two_steps(const struct scene *sc, bool plain, bool *within)
+{
+    const int w = sc->grid.width, h = sc->grid.height;
+    struct field f;
+    uint32_t u = 54321u;
+    random_planes(&f, w, h, &u);
+    const struct solver_ops *ops = sc->solver.type;
+    void *priv = solver_open(ops, sc, &f, NULL);
+    solver_spectral_plain(plain);
+    struct solver_screen screen = { .limit = 1e6f };
+    ops->step(priv, &f, NULL);
+    for (int y = 0; y < h; y++)
+        for (int x = y % 3; x < w; x += 3) {
+            u = u * 1664525u + 1013904223u;
+            f.cur[y * f.stride + x] += (float)(u >> 8) / 3e7f;   /* sums that round: their order shows */
+        }
+    ops->step(priv, &f, &screen);
+    solver_spectral_plain(false);
+    *within = screen.within;
+    float *out = grid_heights(&f);
+    solver_close(ops, priv, &f);
+    return out;
+}
+
+/* The plain path beside the vectors (solver_spectral_plain): two steps give
+ * the same bits with every loop in its scalar form as with SSE2 and GCC's
+ * vectors (packing, D's sums, the screen's copy, the DCT-II and DCT-IV
+ * lines' pre- and post-passes, the mode multiplies, the row groups' copy),
+ * for every kind of axis (DFT, the four real-to-real pairs, absorb pads),
+ * on odd and even lengths (each loop's scalar tail), on one thread and on
+ * two over the parallel passes (PAR_MIN). */
+static void test_plain_kernels(void **state)
+{
+    (void)state;
+    static const struct { int w, h; enum edge_kind l, r, t, b; } cases[] = {
+        { 37, 21, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP },
+        { 36, 22, EDGE_FIXED, EDGE_FIXED, EDGE_CLAMP, EDGE_CLAMP },
+        { 35, 23, EDGE_CLAMP, EDGE_CLAMP, EDGE_FIXED, EDGE_FIXED },
+        { 34, 25, EDGE_FIXED, EDGE_CLAMP, EDGE_CLAMP, EDGE_FIXED },
+        { 33, 26, EDGE_CLAMP, EDGE_FIXED, EDGE_FIXED, EDGE_CLAMP },
+        { 31, 19, EDGE_ABSORB, EDGE_CLAMP, EDGE_WRAP, EDGE_WRAP },
+        { 30, 18, EDGE_WRAP, EDGE_WRAP, EDGE_FIXED, EDGE_ABSORB },
+        { 29, 27, EDGE_FIXED, EDGE_CLAMP, EDGE_ABSORB, EDGE_ABSORB },
+        { 520, 512, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP },
+        { 515, 500, EDGE_FIXED, EDGE_ABSORB, EDGE_CLAMP, EDGE_FIXED },
+        { 501, 530, EDGE_CLAMP, EDGE_FIXED, EDGE_FIXED, EDGE_CLAMP },
+    };
+    const int max = omp_get_max_threads();
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        for (int t = 1; t <= 2; t++) {
+            omp_set_num_threads(t);
+            struct scene sc;
+            base_scene(&sc, cases[c].w, cases[c].h, 1e-3, 30, 2);
+            sc.boundary[EDGE_LEFT] = cases[c].l;
+            sc.boundary[EDGE_RIGHT] = cases[c].r;
+            sc.boundary[EDGE_TOP] = cases[c].t;
+            sc.boundary[EDGE_BOTTOM] = cases[c].b;
+            bool within[2];
+            float *vec = two_steps(&sc, false, &within[0]), *plain = two_steps(&sc, true, &within[1]);
+            assert_memory_equal(vec, plain, (size_t)cases[c].w * cases[c].h * sizeof *vec);
+            assert_true(within[0] && within[1]);
+            free(vec);
+            free(plain);
+        }
+    omp_set_num_threads(max);
+}
+
 /* The heights after `frames` frames of the scene of test_threads_identical
  * and test_measured_plans (every kind of pad, the parallel passes), into a
  * new array of w x h floats. */
@@ -1036,10 +1132,7 @@ static float *pads_scene_heights(int frames, int *n)
     for (int fr = 0; fr < frames; fr++)
         assert_int_equal(sim_advance_frame(s, &e), 0);
     const struct field *f = sim_field(s);
-    float *out = malloc((size_t)f->w * f->h * sizeof(float));
-    assert_non_null(out);
-    for (int y = 0; y < f->h; y++)
-        memcpy(out + (size_t)y * f->w, f->cur + y * f->stride, (size_t)f->w * sizeof(float));
+    float *out = grid_heights(f);
     *n = f->w * f->h;
     sim_free(s);
     return out;
@@ -1072,15 +1165,8 @@ static float *screened_step(const struct scene *sc, float limit, int nan_at, boo
 {
     const int w = sc->grid.width, h = sc->grid.height;
     struct field f;
-    struct rr_err e = { 0 };
-    assert_int_equal(field_init(&f, w, h, &e), 0);
     uint32_t u = 12345u;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            for (int p = 0; p < 2; p++) {
-                u = u * 1664525u + 1013904223u;
-                (p ? f.prev : f.cur)[y * f.stride + x] = (float)(u >> 8) / 8388608.0f - 1.0f;
-            }
+    random_planes(&f, w, h, &u);
     if (nan_at >= 0)
         f.cur[nan_at / w * f.stride + nan_at % w] = NAN;
     const struct solver_ops *ops = sc->solver.type;
@@ -1088,10 +1174,7 @@ static float *screened_step(const struct scene *sc, float limit, int nan_at, boo
     struct solver_screen screen = { .limit = limit };
     ops->step(priv, &f, &screen);
     *within = screen.within;
-    float *out = malloc((size_t)w * h * sizeof *out);
-    assert_non_null(out);
-    for (int y = 0; y < h; y++)
-        memcpy(out + (size_t)y * w, f.cur + y * f.stride, (size_t)w * sizeof *out);
+    float *out = grid_heights(&f);
     solver_close(ops, priv, &f);
     return out;
 }
@@ -1337,6 +1420,7 @@ int main(void)
         cmocka_unit_test(test_domain_of_edges),
         cmocka_unit_test(test_beyond_absorb_edges),
         cmocka_unit_test(test_line_transforms),
+        cmocka_unit_test(test_plain_kernels),
     };
     const struct CMUnitTest physics[] = { PHYSICS_TESTS };
     int failed = cmocka_run_group_tests_name("spectral", tests, NULL, NULL);
