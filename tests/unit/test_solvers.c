@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "field.h"
+#include "hand_scene.h"
 #include "scene.h"
 #include "sim.h"
 #include "solver.h"
@@ -21,18 +22,8 @@
 
 static void base_scene(struct scene *sc, const char *solver, int w, int h, enum edge_kind edge)
 {
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = w;
-    sc->grid.height = h;
-    sc->time.fps = 30;
-    sc->time.frames = 10;
-    sc->time.steps_per_frame = 2;
-    sc->solver.type = solver_find(solver);
-    sc->solver.damping = 1.0;
-    sc->solver.neighbors = 4;
-    sc->solver.flow = 1.0;
-    sc->solver.blend = 0.5;
-    sc->solver.passes = 1;
+    hand_scene(sc, w, h, 30, 10, 2);
+    hand_solver(sc, solver, 1);
     for (int k = 0; k < 4; k++)
         sc->boundary[k] = edge;
     sc->absorb_width = 4;

@@ -23,6 +23,7 @@
 
 #include "field.h"
 #include "gray_png.h"
+#include "hand_scene.h"
 #include "scene.h"
 #include "sim.h"
 #include "solver.h"
@@ -34,13 +35,8 @@
 
 static void base_scene(struct scene *sc, int w, int h, double dx, double fps, int spf)
 {
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = w;
-    sc->grid.height = h;
+    hand_scene(sc, w, h, fps, 1000000, spf);
     sc->grid.cell_size = dx;
-    sc->time.fps = fps;
-    sc->time.frames = 1000000;
-    sc->time.steps_per_frame = spf;
     sc->solver.type = solver_find("spectral");
     sc->solver.damping = 1.0;
     sc->solver.gravity = G;
