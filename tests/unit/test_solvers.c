@@ -17,6 +17,7 @@
 #include "hand_scene.h"
 #include "scene.h"
 #include "sim.h"
+#include "sim_fixture.h"
 #include "solver.h"
 #include "solver_rig.h"
 
@@ -196,13 +197,9 @@ static void test_half_life(void **state)
 
 static struct sim *run(const struct scene *sc, int frames)
 {
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    if (sim_create(&s, sc, &e) < 0)
-        fail_msg("sim_create: %s", e.msg);
+    struct sim *s = make(sc);
     for (int k = 0; k < frames; k++)
-        if (sim_advance_frame(s, &e) < 0)
-            fail_msg("sim_advance_frame: %s", e.msg);
+        advance(s);
     return s;
 }
 
@@ -395,8 +392,7 @@ static void test_walls_hold_zero(void **state)
     assert_true(AT(f, f->cur, 10, 10) == 0.0f);   /* the drop skipped the wall */
     assert_true(AT(f, f->cur, 12, 10) == -1.0f);
     for (int fr = 0; fr < 15; fr++) {
-        struct rr_err e = { 0 };
-        assert_int_equal(sim_advance_frame(s, &e), 0);
+        advance(s);
         int n = 0;
         for (int y = 0; y < 24; y++)
             for (int x = 0; x < 30; x++)

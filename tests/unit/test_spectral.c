@@ -26,6 +26,7 @@
 #include "hand_scene.h"
 #include "scene.h"
 #include "sim.h"
+#include "sim_fixture.h"
 #include "solver.h"
 #include "solver_rig.h"
 
@@ -112,9 +113,7 @@ static double driven_wavelength(double f, double g, double sigma, double depth, 
     };
     sc.oscillators = &osc;
     sc.n_oscillators = 1;
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    assert_int_equal(sim_create(&s, &sc, &e), 0);
+    struct sim *s = make(&sc);
     /* The slowest front (group speed c/2 for gravity waves) reaches XB after
      * 24 periods; run 40, then lock in over 2. One thread: a step on this
      * strip costs microseconds, less than waking a second thread. */
@@ -125,7 +124,7 @@ static double driven_wavelength(double f, double g, double sigma, double depth, 
     const int threads = omp_get_max_threads();
     omp_set_num_threads(1);
     for (int n = 1; n <= settle + lock; n++) {
-        assert_int_equal(sim_advance_frame(s, &e), 0);
+        advance(s);
         if (n > settle) {
             const float *row = sim_field(s)->cur;
             double complex rot = cexp(CMPLX(0, -2 * M_PI * n / SPP));
@@ -300,12 +299,10 @@ static double wall_transmission(int thick)
         sc.n_oscillators = 1;
         sc.obstacles = &wall;
         sc.n_obstacles = with;
-        struct sim *s = NULL;
-        struct rr_err e = { 0 };
-        assert_int_equal(sim_create(&s, &sc, &e), 0);
+        struct sim *s = make(&sc);
         double complex C[XB - XA] = { 0 };
         for (int n = 1; n <= 42 * SPP; n++) {
-            assert_int_equal(sim_advance_frame(s, &e), 0);
+            advance(s);
             if (n > 40 * SPP)
                 for (int x = XA; x < XB; x++)
                     C[x - XA] += (double)sim_field(s)->cur[x] * cexp(CMPLX(0, -2 * M_PI * n / SPP));
@@ -429,11 +426,9 @@ static void test_initial_wave_travels(void **state)
     sc.initial = &in;
     sc.n_initial = 1;
     const double k = 2 * M_PI / (16 * 1e-4), omega = omega_of(k, G, SIGMA, 0), t = 30 * scene_dt(&sc);
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    assert_int_equal(sim_create(&s, &sc, &e), 0);
+    struct sim *s = make(&sc);
     for (int n = 0; n < 30; n++)
-        assert_int_equal(sim_advance_frame(s, &e), 0);
+        advance(s);
     const struct field *f = sim_field(s);
     double err = 0;
     for (int y = 0; y < f->h; y++)
@@ -454,14 +449,12 @@ static void test_volume_held(void **state)
     struct drop d = { .x = 24, .y = 20, .radius = 3, .amplitude = -1, .shape = SHAPE_DISC };
     sc.drops = &d;
     sc.n_drops = 1;
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    assert_int_equal(sim_create(&s, &sc, &e), 0);
+    struct sim *s = make(&sc);
     double v0 = 0;
     static double first[48 * 40];
     for (int fr = 0; fr <= 10; fr++) {
         if (fr)
-            assert_int_equal(sim_advance_frame(s, &e), 0);
+            advance(s);
         const struct field *f = sim_field(s);
         double v = 0, moved = 0;
         for (int y = 0; y < f->h; y++)
@@ -486,11 +479,9 @@ static void test_volume_held(void **state)
 /* The heights of a scene's field after `frames` frames, into out (w * h). */
 static void run_frames(const struct scene *sc, int frames, double *out)
 {
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    assert_int_equal(sim_create(&s, sc, &e), 0);
+    struct sim *s = make(sc);
     for (int fr = 0; fr < frames; fr++)
-        assert_int_equal(sim_advance_frame(s, &e), 0);
+        advance(s);
     const struct field *f = sim_field(s);
     for (int y = 0; y < f->h; y++)
         for (int x = 0; x < f->w; x++)
@@ -616,12 +607,10 @@ static void test_cauchy_poisson(void **state)
         sc.solver.depth = depth;
         sc.drops = d;
         sc.n_drops = 2;
-        struct sim *s = NULL;
-        struct rr_err e = { 0 };
-        assert_int_equal(sim_create(&s, &sc, &e), 0);
+        struct sim *s = make(&sc);
         double err = 0;
         for (int fr = 1; fr <= FRAMES; fr++) {
-            assert_int_equal(sim_advance_frame(s, &e), 0);
+            advance(s);
             const struct field *f = sim_field(s);
             for (int y = 0; y < H; y++)
                 for (int x = 0; x < W; x++) {
@@ -904,13 +893,10 @@ static void test_mixed_edges_bounded(void **state)
     };
     sc.drops = d;
     sc.n_drops = 2;
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    assert_int_equal(sim_create(&s, &sc, &e), 0);
+    struct sim *s = make(&sc);
     double top = 0;
     for (int fr = 1; fr <= 300; fr++) {
-        if (sim_advance_frame(s, &e) < 0)
-            fail_msg("%s", e.msg);
+        advance(s);
         const struct field *f = sim_field(s);
         for (int y = 0; y < 40; y++)
             for (int x = 0; x < 64; x++)
@@ -966,15 +952,12 @@ static void test_beyond_absorb_edges(void **state)
     enum { W = 40, H = 24 };
     struct scene sc;
     base_scene(&sc, W, H, 1e-3, 30, 3);
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    assert_int_equal(sim_create(&s, &sc, &e), 0);
+    struct sim *s = make(&sc);
     ptrdiff_t stride = -1;
     for (int k = 0; k < 4; k++)
         assert_null(field_beyond(sim_field(s), (enum edge_side)k, &stride));
     assert_int_equal(stride, -1);
     sim_free(s);
-    s = NULL;
     sc.boundary[EDGE_LEFT] = sc.boundary[EDGE_TOP] = sc.boundary[EDGE_BOTTOM] = EDGE_ABSORB;
     sc.boundary[EDGE_RIGHT] = EDGE_CLAMP;
     struct drop d = { .x = 3, .y = 2, .radius = 3, .amplitude = -1, .shape = SHAPE_COSINE };
@@ -984,9 +967,9 @@ static void test_beyond_absorb_edges(void **state)
     solver_spectral_domain(&sc, &nx, &ny);
     const ptrdiff_t xlo = nx - W, ylo = (ny - H) / 2;
     assert_true(xlo >= 32 && ylo >= 32);   /* PAD_MIN */
-    assert_int_equal(sim_create(&s, &sc, &e), 0);
+    s = make(&sc);
     for (int fr = 0; fr < 3; fr++) {
-        assert_int_equal(sim_advance_frame(s, &e), 0);
+        advance(s);
         const struct field *f = sim_field(s);
         struct sim_state st;
         sim_get_state(s, &st);
@@ -1121,12 +1104,9 @@ static float *pads_scene_heights(int frames, int *n)
     struct drop d = { .x = 40, .y = 400, .radius = 4, .amplitude = -1, .shape = SHAPE_COSINE };
     sc.drops = &d;
     sc.n_drops = 1;
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    if (sim_create(&s, &sc, &e) < 0)
-        fail_msg("sim_create: %s", e.msg);
+    struct sim *s = make(&sc);
     for (int fr = 0; fr < frames; fr++)
-        assert_int_equal(sim_advance_frame(s, &e), 0);
+        advance(s);
     const struct field *f = sim_field(s);
     float *out = grid_heights(f);
     *n = f->w * f->h;
