@@ -18,15 +18,14 @@ struct field {
     float *cur;           /* height now: interior cell (0, 0), 64-byte aligned */
     float *prev;          /* height one step ago, same layout */
     float *mem[2];        /* the allocations behind cur and prev */
-    /* Where the surface of cur goes on beyond an `absorb` edge, for a solver
-     * whose domain reaches past the grid (spectral: its absorbing pads, set
-     * after each step): the cells next to edge k (enum edge_side), the
-     * neighbour of row y's end cell at beyond[k][y * beyond_stride] (left,
-     * right), of column x's at beyond[k][x] (top, bottom); NULL where the
-     * ghost is field_ghost's (every other solver, whose own ghost at an
-     * absorb edge is the edge cell: field_fill_ghosts). */
-    const float *beyond[4];
-    ptrdiff_t beyond_stride;
+    /* Where the surface of cur goes on beyond an `absorb` edge, asked on
+     * demand (field_beyond) of the solver whose domain reaches past the grid
+     * (solver_ops.beyond, with its state beyond_of; sim.c sets both once,
+     * after the solver's init, so nothing here follows the solver's steps).
+     * NULL for every other solver (whose own ghost at an absorb edge is the
+     * edge cell: field_fill_ghosts) and for a view of another plane. */
+    const float *(*beyond)(const void *solver, enum edge_side side, ptrdiff_t *stride);
+    const void *beyond_of;
 };
 
 /* Allocates two zeroed planes of w x h cells (ghosts included). Refuses sizes
@@ -68,15 +67,25 @@ static inline float field_ghost(enum edge_kind k, enum fixed_wall wall, float ed
     return k == EDGE_FIXED ? (wall == FIXED_WALL_FACE ? -edge : 0.0f) : k == EDGE_WRAP ? opposite : edge;
 }
 
+/* The cells next to edge `side` where the solver continues the surface of
+ * f->cur beyond an absorb edge (struct field's beyond): the neighbour of
+ * row y's end cell at [y * *stride] (left, right), of column x's at [x]
+ * (top, bottom); NULL where it does not (*stride then untouched). */
+static inline const float *field_beyond(const struct field *f, enum edge_side side, ptrdiff_t *stride)
+{
+    return f->beyond ? f->beyond(f->beyond_of, side, stride) : NULL;
+}
+
 /* The ghost row beyond the top (bottom = 0) or bottom (bottom = 1) edge of
  * plane g, of kind k, by field_ghost's rule cell by cell: the interior row
  * it is made of, times *sign (1 or -1; -1 for a FIXED_WALL_FACE fixed edge),
  * or NULL for a row of zeros (a FIXED_WALL_CELL fixed edge); for f->cur
- * beyond an absorb edge the solver continues (f->beyond), that row. */
+ * beyond an absorb edge the solver continues (field_beyond), that row. */
 static inline const float *field_ghost_row(const struct field *f, const float *g, enum edge_kind k,
                                            enum fixed_wall wall, int bottom, float *sign)
 {
-    const float *beyond = k == EDGE_ABSORB && g == f->cur ? f->beyond[bottom ? EDGE_BOTTOM : EDGE_TOP] : NULL;
+    ptrdiff_t unused;
+    const float *beyond = k == EDGE_ABSORB && g == f->cur ? field_beyond(f, bottom ? EDGE_BOTTOM : EDGE_TOP, &unused) : NULL;
     *sign = k == EDGE_FIXED && wall == FIXED_WALL_FACE ? -1.0f : 1.0f;
     if (beyond)
         return beyond;
@@ -88,13 +97,14 @@ static inline const float *field_ghost_row(const struct field *f, const float *g
 
 /* The ghost cell beyond the left (right = 0) or right (right = 1) end of
  * row y of f->cur, its edge of kind k: the solver's cell there beyond an
- * absorb edge it continues (f->beyond), else field_ghost's. */
+ * absorb edge it continues (field_beyond), else field_ghost's. */
 static inline float field_ghost_side(const struct field *f, int y, enum edge_kind k, enum fixed_wall wall, int right)
 {
-    const float *beyond = k == EDGE_ABSORB ? f->beyond[right ? EDGE_RIGHT : EDGE_LEFT] : NULL;
+    ptrdiff_t stride = 0;
+    const float *beyond = k == EDGE_ABSORB ? field_beyond(f, right ? EDGE_RIGHT : EDGE_LEFT, &stride) : NULL;
     const float *row = f->cur + (ptrdiff_t)y * f->stride;
     if (beyond)
-        return beyond[(ptrdiff_t)y * f->beyond_stride];
+        return beyond[(ptrdiff_t)y * stride];
     return right ? field_ghost(k, wall, row[f->w - 1], row[0]) : field_ghost(k, wall, row[0], row[f->w - 1]);
 }
 

@@ -38,6 +38,24 @@ static int begin_read(png_image *pi, const char *path, const char *what, struct 
     return 0;
 }
 
+/* begin_read for a loader, *what "image" when NULL (its messages name it). */
+static int open_read(png_image *pi, const char *path, const char **what, struct rr_err *e)
+{
+    if (!*what)
+        *what = "image";
+    return begin_read(pi, path, *what, e);
+}
+
+/* Decodes the opened PNG into buf, composited over background (NULL: none).
+ * Returns 0, or -1 with e filled (RR_EXIT_USAGE). */
+static int finish_read(png_image *pi, const png_color *background, void *buf, const char *path, const char *what,
+                       struct rr_err *e)
+{
+    if (!png_image_finish_read(pi, background, buf, 0, NULL))
+        return rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %s", what, path, pi->message);
+    return 0;
+}
+
 int image_load_gray(struct image *img, const char *path, const char *what, struct rr_err *e)
 {
     png_image pi;
@@ -45,9 +63,7 @@ int image_load_gray(struct image *img, const char *path, const char *what, struc
     int ret = -1;
 
     memset(img, 0, sizeof *img);
-    if (!what)
-        what = "image";
-    if (begin_read(&pi, path, what, e) < 0)
+    if (open_read(&pi, path, &what, e) < 0)
         goto end;
     int sixteen = (pi.format & PNG_FORMAT_FLAG_LINEAR) != 0;
     pi.format = sixteen ? PNG_FORMAT_LINEAR_Y_ALPHA : PNG_FORMAT_GA;
@@ -72,10 +88,8 @@ int image_load_gray(struct image *img, const char *path, const char *what, struc
         rr_fail(e, RR_EXIT_RUNTIME, "%s: %s: out of memory for %zu x %zu pixels", what, path, w, h);
         goto end;
     }
-    if (!png_image_finish_read(&pi, NULL, buf, 0, NULL)) {
-        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %s", what, path, pi.message);
+    if (finish_read(&pi, NULL, buf, path, what, e) < 0)
         goto end;
-    }
     if (sixteen) {
         const uint16_t *p = buf;
         for (size_t i = 0; i < w * h; i++)
@@ -166,9 +180,7 @@ int image_load_rgb(struct image_rgb *img, const char *path, const char *what, st
     png_image pi;
     int ret = -1;
     memset(img, 0, sizeof *img);
-    if (!what)
-        what = "image";
-    if (begin_read(&pi, path, what, e) < 0)
+    if (open_read(&pi, path, &what, e) < 0)
         goto end;
     /* Alpha is composited over black by libpng when a background is given. */
     pi.format = PNG_FORMAT_RGB;
@@ -178,11 +190,9 @@ int image_load_rgb(struct image_rgb *img, const char *path, const char *what, st
         rr_fail(e, RR_EXIT_RUNTIME, "%s: %s: out of memory for %zu x %zu pixels", what, path, w, h);
         goto end;
     }
-    png_color black = { 0, 0, 0 };
-    if (!png_image_finish_read(&pi, &black, img->rgb, 0, NULL)) {
-        rr_fail(e, RR_EXIT_USAGE, "%s: %s: cannot read PNG: %s", what, path, pi.message);
+    const png_color black = { 0, 0, 0 };
+    if (finish_read(&pi, &black, img->rgb, path, what, e) < 0)
         goto end;
-    }
     img->width = (int)w;
     img->height = (int)h;
     ret = 0;

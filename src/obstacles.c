@@ -57,40 +57,6 @@ struct placed {
     const unsigned char *bits;
 };
 
-/* The cells a placed shape may cover. */
-static struct box shape_box(const struct scene *sc, const struct placed *p)
-{
-    const struct obstacle *o = p->o;
-    double dx = p->dx, dy = p->dy;
-    switch (o->type) {
-    case OBST_RECT:
-        /* x <= i < x + width: the last cell is the largest integer below x + width. */
-        return clip_box(sc, o->x + dx, o->y + dy, ceil(o->x + dx + o->width) - 1,
-                        ceil(o->y + dy + o->height) - 1);
-    case OBST_CIRCLE:
-        return clip_box(sc, o->x + dx - o->radius, o->y + dy - o->radius, o->x + dx + o->radius,
-                        o->y + dy + o->radius);
-    case OBST_POLYGON: {
-        double lx = o->points[0][0], hx = lx, ly = o->points[0][1], hy = ly;
-        for (int k = 1; k < o->n_points; k++) {
-            lx = fmin(lx, o->points[k][0]);
-            hx = fmax(hx, o->points[k][0]);
-            ly = fmin(ly, o->points[k][1]);
-            hy = fmax(hy, o->points[k][1]);
-        }
-        return clip_box(sc, lx + dx, ly + dy, hx + dx, hy + dy);
-    }
-    case OBST_LINE: {
-        double half = fmax(o->width, 1.0) / 2;
-        return clip_box(sc, fmin(o->from[0], o->to[0]) + dx - half, fmin(o->from[1], o->to[1]) + dy - half,
-                        fmax(o->from[0], o->to[0]) + dx + half, fmax(o->from[1], o->to[1]) + dy + half);
-    }
-    case OBST_MASK:
-        return clip_box(sc, p->rx, p->ry, p->rx + sc->grid.width - 1, p->ry + sc->grid.height - 1);
-    }
-    return (struct box){ 0, 0, -1, -1 };
-}
-
 /* Distance from (px, py) to the segment a..b (a point when a == b). */
 static double seg_dist(double px, double py, const double a[2], const double b[2])
 {
@@ -101,49 +67,121 @@ static double seg_dist(double px, double py, const double a[2], const double b[2
     return sqrt(ex * ex + ey * ey);
 }
 
-/* Whether the placed shape covers cell (i, j) of its box. */
-static bool covers(const struct scene *sc, const struct placed *p, int i, int j)
+/* The obstacle shapes (enum obstacle_type), one entry each: the cells a
+ * placed shape may cover (clipped to the grid), and whether it covers cell
+ * (i, j) of that box. */
+
+/* rect: x <= i < x + width, y <= j < y + height; the last cell is the
+ * largest integer below x + width. */
+static struct box rect_box(const struct scene *sc, const struct placed *p)
 {
     const struct obstacle *o = p->o;
-    double dx = p->dx, dy = p->dy;
-    switch (o->type) {
-    case OBST_RECT:
-        return true;
-    case OBST_CIRCLE: {
-        double ex = i - (o->x + dx), ey = j - (o->y + dy);
-        return ex * ex + ey * ey <= o->radius * o->radius;
-    }
-    case OBST_POLYGON: {
-        /* Even-odd rule: count the edges that a ray to +x crosses; an edge
-         * counts when it straddles the ray's y (half-open, so a vertex on
-         * the ray is counted once). */
-        int inside = 0, n = o->n_points;
-        for (int a = 0, c = n - 1; a < n; c = a++) {
-            double xa = o->points[a][0] + dx, ya = o->points[a][1] + dy;
-            double xc = o->points[c][0] + dx, yc = o->points[c][1] + dy;
-            if ((ya > j) != (yc > j) && i < xa + (j - ya) * (xc - xa) / (yc - ya))
-                inside = !inside;
-        }
-        return inside;
-    }
-    case OBST_LINE: {
-        const double a[2] = { o->from[0] + dx, o->from[1] + dy }, b[2] = { o->to[0] + dx, o->to[1] + dy };
-        return seg_dist(i, j, a, b) <= fmax(o->width, 1.0) / 2;
-    }
-    case OBST_MASK:
-        return p->bits[(size_t)(j - p->ry) * sc->grid.width + (size_t)(i - p->rx)];
-    }
-    return false;
+    return clip_box(sc, o->x + p->dx, o->y + p->dy, ceil(o->x + p->dx + o->width) - 1,
+                    ceil(o->y + p->dy + o->height) - 1);
 }
+
+static bool rect_covers(const struct scene *sc, const struct placed *p, int i, int j)
+{
+    (void)sc, (void)p, (void)i, (void)j;
+    return true;
+}
+
+/* circle: (i - x)^2 + (j - y)^2 <= radius^2. */
+static struct box circle_box(const struct scene *sc, const struct placed *p)
+{
+    const struct obstacle *o = p->o;
+    const double dx = p->dx, dy = p->dy;
+    return clip_box(sc, o->x + dx - o->radius, o->y + dy - o->radius, o->x + dx + o->radius, o->y + dy + o->radius);
+}
+
+static bool circle_covers(const struct scene *sc, const struct placed *p, int i, int j)
+{
+    (void)sc;
+    const struct obstacle *o = p->o;
+    double ex = i - (o->x + p->dx), ey = j - (o->y + p->dy);
+    return ex * ex + ey * ey <= o->radius * o->radius;
+}
+
+/* polygon: the even-odd rule; fewer than 3 points cover nothing. */
+static struct box polygon_box(const struct scene *sc, const struct placed *p)
+{
+    const struct obstacle *o = p->o;
+    if (o->n_points < 3)
+        return (struct box){ 0, 0, -1, -1 };
+    double lx = o->points[0][0], hx = lx, ly = o->points[0][1], hy = ly;
+    for (int k = 1; k < o->n_points; k++) {
+        lx = fmin(lx, o->points[k][0]);
+        hx = fmax(hx, o->points[k][0]);
+        ly = fmin(ly, o->points[k][1]);
+        hy = fmax(hy, o->points[k][1]);
+    }
+    return clip_box(sc, lx + p->dx, ly + p->dy, hx + p->dx, hy + p->dy);
+}
+
+static bool polygon_covers(const struct scene *sc, const struct placed *p, int i, int j)
+{
+    (void)sc;
+    const struct obstacle *o = p->o;
+    const double dx = p->dx, dy = p->dy;
+    /* Count the edges that a ray to +x crosses; an edge counts when it
+     * straddles the ray's y (half-open, so a vertex on the ray is counted
+     * once). */
+    int inside = 0, n = o->n_points;
+    for (int a = 0, c = n - 1; a < n; c = a++) {
+        double xa = o->points[a][0] + dx, ya = o->points[a][1] + dy;
+        double xc = o->points[c][0] + dx, yc = o->points[c][1] + dy;
+        if ((ya > j) != (yc > j) && i < xa + (j - ya) * (xc - xa) / (yc - ya))
+            inside = !inside;
+    }
+    return inside;
+}
+
+/* line: within width / 2 (at least half a cell) of the segment from..to. */
+static struct box line_box(const struct scene *sc, const struct placed *p)
+{
+    const struct obstacle *o = p->o;
+    const double dx = p->dx, dy = p->dy, half = fmax(o->width, 1.0) / 2;
+    return clip_box(sc, fmin(o->from[0], o->to[0]) + dx - half, fmin(o->from[1], o->to[1]) + dy - half,
+                    fmax(o->from[0], o->to[0]) + dx + half, fmax(o->from[1], o->to[1]) + dy + half);
+}
+
+static bool line_covers(const struct scene *sc, const struct placed *p, int i, int j)
+{
+    (void)sc;
+    const struct obstacle *o = p->o;
+    const double a[2] = { o->from[0] + p->dx, o->from[1] + p->dy }, b[2] = { o->to[0] + p->dx, o->to[1] + p->dy };
+    return seg_dist(i, j, a, b) <= fmax(o->width, 1.0) / 2;
+}
+
+/* mask: the current file's walls, moved by whole cells. */
+static struct box mask_box(const struct scene *sc, const struct placed *p)
+{
+    return clip_box(sc, p->rx, p->ry, p->rx + sc->grid.width - 1, p->ry + sc->grid.height - 1);
+}
+
+static bool mask_covers(const struct scene *sc, const struct placed *p, int i, int j)
+{
+    return p->bits[(size_t)(j - p->ry) * sc->grid.width + (size_t)(i - p->rx)];
+}
+
+static const struct {
+    struct box (*box)(const struct scene *sc, const struct placed *p);
+    bool (*covers)(const struct scene *sc, const struct placed *p, int i, int j);
+} shapes[] = {
+    [OBST_RECT] = { rect_box, rect_covers },
+    [OBST_CIRCLE] = { circle_box, circle_covers },
+    [OBST_POLYGON] = { polygon_box, polygon_covers },
+    [OBST_LINE] = { line_box, line_covers },
+    [OBST_MASK] = { mask_box, mask_covers },
+};
 
 /* Sets the cells the placed shape covers within `clip` to 1. */
 static void paint(const struct scene *sc, const struct placed *p, struct box clip, unsigned char *walls)
 {
-    if (p->o->type == OBST_POLYGON && p->o->n_points < 3)
-        return;
-    struct box b = shape_box(sc, p);
+    struct box b = shapes[p->o->type].box(sc, p);
     b = (struct box){ b.x0 > clip.x0 ? b.x0 : clip.x0, b.y0 > clip.y0 ? b.y0 : clip.y0,
                       b.x1 < clip.x1 ? b.x1 : clip.x1, b.y1 < clip.y1 ? b.y1 : clip.y1 };
+    bool (*const covers)(const struct scene *, const struct placed *, int, int) = shapes[p->o->type].covers;
     for (int j = b.y0; j <= b.y1; j++)
         for (int i = b.x0; i <= b.x1; i++)
             if (covers(sc, p, i, j))
@@ -266,7 +304,7 @@ static int place(struct walls *w, struct mover_wall *m, long long step, struct r
         m->span = (struct box){ 0, 0, -1, -1 };
         return 0;
     }
-    struct box b = shape_box(sc, &m->at);
+    struct box b = shapes[o->type].box(sc, &m->at);
     m->span = box_union(m->box, b);
     m->box = b;
     m->drawn = true;
@@ -398,6 +436,7 @@ static int add_flux(struct walls *w, const struct mover_wall *m, long long step,
     double vx = m->at.dx - px, vy = m->at.dy - py;
     if ((vx == 0 && vy == 0) || o->push == 0)
         return 0;
+    bool (*const covers)(const struct scene *, const struct placed *, int, int) = shapes[o->type].covers;
     for (int j = m->box.y0; j <= m->box.y1; j++)
         for (int i = m->box.x0; i <= m->box.x1; i++) {
             if (!covers(sc, &m->at, i, j))

@@ -238,6 +238,56 @@ static void print_sources(cJSON *root, const struct scene *sc, bool *ok)
     }
 }
 
+/* The shape's keys of each obstacle type (enum obstacle_type), one entry
+ * each, as src/scene_sources.c's obstacle_types reads them. */
+static void print_rect(cJSON *o, const struct obstacle *ob, bool *ok)
+{
+    add_num(o, "x", ob->x, ok);
+    add_num(o, "y", ob->y, ok);
+    add_num(o, "width", ob->width, ok);
+    add_num(o, "height", ob->height, ok);
+}
+
+static void print_circle(cJSON *o, const struct obstacle *ob, bool *ok)
+{
+    add_num(o, "x", ob->x, ok);
+    add_num(o, "y", ob->y, ok);
+    add_num(o, "radius", ob->radius, ok);
+}
+
+static void print_polygon(cJSON *o, const struct obstacle *ob, bool *ok)
+{
+    cJSON *pts = add_arr(o, "points", ok);
+    for (int k = 0; pts && k < ob->n_points; k++) {
+        cJSON *pt = num_array(ob->points[k], 2);
+        if (!pt || !cJSON_AddItemToArray(pts, pt)) {
+            cJSON_Delete(pt);
+            *ok = false;
+        }
+    }
+}
+
+static void print_line(cJSON *o, const struct obstacle *ob, bool *ok)
+{
+    add_pair(o, "from", ob->from, ok);
+    add_pair(o, "to", ob->to, ok);
+    add_num(o, "width", ob->width, ok);
+}
+
+static void print_mask(cJSON *o, const struct obstacle *ob, bool *ok)
+{
+    add_str(o, "path", ob->path, ok);
+    add_num(o, "threshold", ob->threshold, ok);
+    *ok = *ok && cJSON_AddBoolToObject(o, "invert", ob->invert);
+    if (ob->sequence)
+        add_str(o, "repeat", ob->loop ? "loop" : "hold", ok);
+}
+
+static void (*const obstacle_printers[])(cJSON *o, const struct obstacle *ob, bool *ok) = {
+    [OBST_RECT] = print_rect, [OBST_CIRCLE] = print_circle, [OBST_POLYGON] = print_polygon,
+    [OBST_LINE] = print_line, [OBST_MASK] = print_mask,
+};
+
 static void print_things(cJSON *root, const struct scene *sc, bool *ok)
 {
     cJSON *a = add_arr(root, "initial", ok), *o;
@@ -263,42 +313,7 @@ static void print_things(cJSON *root, const struct scene *sc, bool *ok)
     for (int i = 0; i < sc->n_obstacles && (o = push_obj(a, ok)); i++) {
         const struct obstacle *ob = &sc->obstacles[i];
         add_str(o, "type", obstacle_names[ob->type], ok);
-        switch (ob->type) {
-        case OBST_RECT:
-            add_num(o, "x", ob->x, ok);
-            add_num(o, "y", ob->y, ok);
-            add_num(o, "width", ob->width, ok);
-            add_num(o, "height", ob->height, ok);
-            break;
-        case OBST_CIRCLE:
-            add_num(o, "x", ob->x, ok);
-            add_num(o, "y", ob->y, ok);
-            add_num(o, "radius", ob->radius, ok);
-            break;
-        case OBST_POLYGON: {
-            cJSON *pts = add_arr(o, "points", ok);
-            for (int k = 0; pts && k < ob->n_points; k++) {
-                cJSON *pt = num_array(ob->points[k], 2);
-                if (!pt || !cJSON_AddItemToArray(pts, pt)) {
-                    cJSON_Delete(pt);
-                    *ok = false;
-                }
-            }
-            break;
-        }
-        case OBST_LINE:
-            add_pair(o, "from", ob->from, ok);
-            add_pair(o, "to", ob->to, ok);
-            add_num(o, "width", ob->width, ok);
-            break;
-        case OBST_MASK:
-            add_str(o, "path", ob->path, ok);
-            add_num(o, "threshold", ob->threshold, ok);
-            *ok = *ok && cJSON_AddBoolToObject(o, "invert", ob->invert);
-            if (ob->sequence)
-                add_str(o, "repeat", ob->loop ? "loop" : "hold", ok);
-            break;
-        }
+        obstacle_printers[ob->type](o, ob, ok);
         /* A still obstacle has no motion and no push (both refused there). */
         if (ob->motion)
             add_keys(o, "motion", ob->motion, ob->n_motion, ok);

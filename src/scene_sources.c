@@ -466,41 +466,64 @@ static int load_mask_sequence(struct ld *ld, const cJSON *o, const char *p, stru
     return fail(ld, v, q, "no file \"%s\" for frame %d, but \"%s\" follows", shown, n, next);
 }
 
-/* The shape's keys of an obstacle; the moving part is load_motion's. */
-static int load_shape(struct ld *ld, const cJSON *o, const char *p, struct obstacle *ob)
+/* The shape's keys of each obstacle type (obstacle_types below); the
+ * moving part is load_motion's. */
+static int load_rect(struct ld *ld, const cJSON *o, const char *p, struct obstacle *ob)
 {
-    switch (ob->type) {
-    case OBST_RECT:
-        return require(ld, o, p, "x") < 0 || require(ld, o, p, "y") < 0 || require(ld, o, p, "width") < 0
-                   || require(ld, o, p, "height") < 0 || get_number(ld, o, p, "x", ANY, &ob->x) < 0
-                   || get_number(ld, o, p, "y", ANY, &ob->y) < 0
-                   || get_number(ld, o, p, "width", POSITIVE, &ob->width) < 0
-                   || get_number(ld, o, p, "height", POSITIVE, &ob->height) < 0 ? -1 : 0;
-    case OBST_CIRCLE:
-        return require(ld, o, p, "x") < 0 || require(ld, o, p, "y") < 0 || require(ld, o, p, "radius") < 0
-                   || get_number(ld, o, p, "x", ANY, &ob->x) < 0
-                   || get_number(ld, o, p, "y", ANY, &ob->y) < 0
-                   || get_number(ld, o, p, "radius", POSITIVE, &ob->radius) < 0 ? -1 : 0;
-    case OBST_POLYGON:
-        return require(ld, o, p, "points") < 0 || load_points(ld, o, p, ob) < 0 ? -1 : 0;
-    case OBST_LINE:
-        ob->width = 1;
-        return require(ld, o, p, "from") < 0 || require(ld, o, p, "to") < 0
-                   || get_pair(ld, o, p, "from", ANY, ob->from) < 0 || get_pair(ld, o, p, "to", ANY, ob->to) < 0
-                   || get_number(ld, o, p, "width", POSITIVE, &ob->width) < 0 ? -1 : 0;
-    case OBST_MASK:
-        ob->threshold = 0.5;
-        if (require(ld, o, p, "path") < 0)
-            return -1;
-        if (is_sequence(ld, member(o, "path")))
-            return load_mask_sequence(ld, o, p, ob) < 0 || get_number(ld, o, p, "threshold", UNIT, &ob->threshold) < 0
-                   || get_bool(ld, o, p, "invert", &ob->invert) < 0 ? -1 : 0;
-        return get_file(ld, o, p, "path", &ob->path) < 0
-                   || get_number(ld, o, p, "threshold", UNIT, &ob->threshold) < 0
-                   || get_bool(ld, o, p, "invert", &ob->invert) < 0 ? -1 : 0;
-    }
-    return 0;
+    return require(ld, o, p, "x") < 0 || require(ld, o, p, "y") < 0 || require(ld, o, p, "width") < 0
+               || require(ld, o, p, "height") < 0 || get_number(ld, o, p, "x", ANY, &ob->x) < 0
+               || get_number(ld, o, p, "y", ANY, &ob->y) < 0
+               || get_number(ld, o, p, "width", POSITIVE, &ob->width) < 0
+               || get_number(ld, o, p, "height", POSITIVE, &ob->height) < 0 ? -1 : 0;
 }
+
+static int load_circle(struct ld *ld, const cJSON *o, const char *p, struct obstacle *ob)
+{
+    return require(ld, o, p, "x") < 0 || require(ld, o, p, "y") < 0 || require(ld, o, p, "radius") < 0
+               || get_number(ld, o, p, "x", ANY, &ob->x) < 0
+               || get_number(ld, o, p, "y", ANY, &ob->y) < 0
+               || get_number(ld, o, p, "radius", POSITIVE, &ob->radius) < 0 ? -1 : 0;
+}
+
+static int load_polygon(struct ld *ld, const cJSON *o, const char *p, struct obstacle *ob)
+{
+    return require(ld, o, p, "points") < 0 || load_points(ld, o, p, ob) < 0 ? -1 : 0;
+}
+
+static int load_line(struct ld *ld, const cJSON *o, const char *p, struct obstacle *ob)
+{
+    ob->width = 1;
+    return require(ld, o, p, "from") < 0 || require(ld, o, p, "to") < 0
+               || get_pair(ld, o, p, "from", ANY, ob->from) < 0 || get_pair(ld, o, p, "to", ANY, ob->to) < 0
+               || get_number(ld, o, p, "width", POSITIVE, &ob->width) < 0 ? -1 : 0;
+}
+
+static int load_mask(struct ld *ld, const cJSON *o, const char *p, struct obstacle *ob)
+{
+    ob->threshold = 0.5;
+    if (require(ld, o, p, "path") < 0)
+        return -1;
+    if (is_sequence(ld, member(o, "path")))
+        return load_mask_sequence(ld, o, p, ob) < 0 || get_number(ld, o, p, "threshold", UNIT, &ob->threshold) < 0
+               || get_bool(ld, o, p, "invert", &ob->invert) < 0 ? -1 : 0;
+    return get_file(ld, o, p, "path", &ob->path) < 0
+           || get_number(ld, o, p, "threshold", UNIT, &ob->threshold) < 0
+           || get_bool(ld, o, p, "invert", &ob->invert) < 0 ? -1 : 0;
+}
+
+/* The obstacle types (enum obstacle_type, named by obstacle_names), one
+ * entry each: every key the type takes (check_keys refuses the others,
+ * naming these) and the reader of its shape's keys. */
+static const struct {
+    const char *const keys[10];
+    int (*load)(struct ld *ld, const cJSON *o, const char *p, struct obstacle *ob);
+} obstacle_types[] = {
+    [OBST_RECT] = { { "type", "x", "y", "width", "height", "motion", "push", NULL }, load_rect },
+    [OBST_CIRCLE] = { { "type", "x", "y", "radius", "motion", "push", NULL }, load_circle },
+    [OBST_POLYGON] = { { "type", "points", "motion", "push", NULL }, load_polygon },
+    [OBST_LINE] = { { "type", "from", "to", "width", "motion", "push", NULL }, load_line },
+    [OBST_MASK] = { { "type", "path", "threshold", "invert", "motion", "push", "repeat", NULL }, load_mask },
+};
 
 /* An obstacle's motion (offsets of its shape over time), the push of a wall
  * that moves, and a mask sequence's repeat; each refused where it cannot act. */
@@ -527,18 +550,12 @@ static int load_motion(struct ld *ld, const cJSON *o, const char *p, struct obst
 
 static int load_obstacle(struct ld *ld, const cJSON *o, const char *p, struct obstacle *ob)
 {
-    static const char *const keys[][10] = {
-        [OBST_RECT] = { "type", "x", "y", "width", "height", "motion", "push", NULL },
-        [OBST_CIRCLE] = { "type", "x", "y", "radius", "motion", "push", NULL },
-        [OBST_POLYGON] = { "type", "points", "motion", "push", NULL },
-        [OBST_LINE] = { "type", "from", "to", "width", "motion", "push", NULL },
-        [OBST_MASK] = { "type", "path", "threshold", "invert", "motion", "push", "repeat", NULL },
-    };
     int type;
     if (get_type(ld, o, p, obstacle_names, &type) < 0)
         return -1;
     ob->type = (enum obstacle_type)type;
-    if (check_keys(ld, o, p, keys[type], obstacle_names[type]) < 0 || load_shape(ld, o, p, ob) < 0
+    if (check_keys(ld, o, p, obstacle_types[type].keys, obstacle_names[type]) < 0
+        || obstacle_types[type].load(ld, o, p, ob) < 0
         || load_motion(ld, o, p, ob) < 0)
         return -1;
     return 0;

@@ -417,6 +417,8 @@ static int create(struct sim **out, const struct scene *sc, bool preroll, struct
         goto fail;
     }
     s->ops = ops;
+    s->f.beyond = ops->beyond;
+    s->f.beyond_of = s->priv;
     if (ops->displaces_at_rest && sources_initial(sc, &s->f, INITIAL_IMAGES_CUR, e) < 0)
         goto fail;
     s->sponge_old_plane = long_wave_speed(s, 0, 0) >= 0;
@@ -658,8 +660,8 @@ static struct field view_of(const struct field *f, const float *plane)
 {
     struct field v = { .w = f->w, .h = f->h, .stride = f->stride, .cur = (float *)plane };
     if (plane == f->cur) {
-        memcpy(v.beyond, f->beyond, sizeof v.beyond);
-        v.beyond_stride = f->beyond_stride;
+        v.beyond = f->beyond;
+        v.beyond_of = f->beyond_of;
     }
     return v;
 }

@@ -142,6 +142,14 @@ struct solver_ops {
      * (spectral). The renderer's slopes at the edges read the ghosts this
      * makes (src/render/water.c). */
     enum fixed_wall fixed_wall;
+    /* Optional (NULL: its domain ends at the grid): where the surface of
+     * f->cur goes on beyond the absorb edge `side` in the solver's own
+     * domain (spectral: its absorbing pads), as field_beyond returns it
+     * (src/field.h), or NULL for an edge it does not continue. Asked on
+     * demand between steps (sim.c hands it to the field as struct field's
+     * beyond), so it answers for the heights now. The renderer's slopes
+     * take those cells as the edge cells' neighbours (src/render/water.c). */
+    const float *(*beyond)(const void *priv, enum edge_side side, ptrdiff_t *stride);
     /* Set when the solver itself takes what sim.c changes in f->cur between
      * steps as water displaced at rest (spectral): sim.c then puts the
      * initial images into f->cur alone, after init (sources_initial). */
@@ -272,5 +280,11 @@ void solver_spectral_domain(const struct scene *sc, int *nx, int *ny);
  * transformed alone), its modes in the order of their wavenumbers (an axis
  * may hold them reversed). -1 when it cannot. */
 int solver_spectral_line(int n, enum edge_kind lo, enum edge_kind hi, bool back, const float *in, float *out);
+
+/* spectral.c, for tests: on, every loop of the step that takes several
+ * values at a time (SSE2, GCC's vectors) runs its scalar form instead, the
+ * plain path that must give the same bits; off (the default), the vectors.
+ * Not thread-safe: set it between steps. */
+void solver_spectral_plain(bool on);
 
 #endif

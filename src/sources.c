@@ -71,27 +71,32 @@ static long long next_covered(long long s, long long first, long long len, long 
 
 /* ---- shapes -------------------------------------------------------------- */
 
-/* Weight of a cell at distance d for a shape of radius r >= 1/2 (point and
- * small radii are handled by the callers). */
-static double weight(enum shape_kind shape, double d, double r)
-{
-    switch (shape) {
-    case SHAPE_DISC: return d <= r ? 1.0 : 0.0;
-    case SHAPE_GAUSSIAN: return d <= 2 * r ? exp(-2.0 * d * d / (r * r)) : 0.0;   /* sigma = r / 2 */
-    case SHAPE_COSINE: return d < r ? 0.5 * (1.0 + cos(PI * d / r)) : 0.0;
-    case SHAPE_POINT: return d <= 0.5 ? 1.0 : 0.0;
-    }
-    return 0.0;
-}
+/* The drop shapes (enum shape_kind), one entry each: the weight of a cell
+ * at distance d from the centre for radius r >= 1/2 (a point and small
+ * radii: stamp's nearest cell), and the support, the distance past which
+ * the weight is 0. */
+static double point_weight(double d, double r) { (void)r; return d <= 0.5 ? 1.0 : 0.0; }
+static double point_support(double r) { (void)r; return 0.5; }
+static double disc_weight(double d, double r) { return d <= r ? 1.0 : 0.0; }
+static double radius_support(double r) { return r; }
+/* sigma = r / 2 */
+static double gaussian_weight(double d, double r) { return d <= 2 * r ? exp(-2.0 * d * d / (r * r)) : 0.0; }
+static double gaussian_support(double r) { return 2 * r; }
+static double cosine_weight(double d, double r) { return d < r ? 0.5 * (1.0 + cos(PI * d / r)) : 0.0; }
 
-static double support(enum shape_kind shape, double r)
-{
-    return shape == SHAPE_GAUSSIAN ? 2 * r : shape == SHAPE_POINT ? 0.5 : r;
-}
+static const struct {
+    double (*weight)(double d, double r);
+    double (*support)(double r);
+} shapes[] = {
+    [SHAPE_POINT] = { point_weight, point_support },
+    [SHAPE_DISC] = { disc_weight, radius_support },
+    [SHAPE_GAUSSIAN] = { gaussian_weight, gaussian_support },
+    [SHAPE_COSINE] = { cosine_weight, radius_support },
+};
 
 double sources_reach(enum shape_kind shape, double r)
 {
-    return support(r < 0.5 ? SHAPE_POINT : shape, r);   /* as stamp() turns small radii into points */
+    return shapes[r < 0.5 ? SHAPE_POINT : shape].support(r);   /* as stamp() turns small radii into points */
 }
 
 static void put(const struct sources *s, struct field *f, int i, int j, double wgt, double amp, int set)
@@ -126,12 +131,12 @@ static void stamp(const struct sources *s, struct field *f, double ax, double ay
             put(s, f, (int)ni, (int)nj, 1.0, amp, set);
         return;
     }
-    double R = support(shape, r);
+    double R = shapes[shape].support(r);
     double lx = fmax(ceil(fmin(ax, bx) - R), 0), hx = fmin(floor(fmax(ax, bx) + R), s->w - 1);
     double ly = fmax(ceil(fmin(ay, by) - R), 0), hy = fmin(floor(fmax(ay, by) + R), s->h - 1);
     for (double j = ly; j <= hy; j++)
         for (double i = lx; i <= hx; i++)
-            put(s, f, (int)i, (int)j, weight(shape, seg_dist(i, j, ax, ay, bx, by), r), amp, set);
+            put(s, f, (int)i, (int)j, shapes[shape].weight(seg_dist(i, j, ax, ay, bx, by), r), amp, set);
 }
 
 /* ---- planning ------------------------------------------------------------ */

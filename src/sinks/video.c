@@ -230,31 +230,118 @@ static enum AVPixelFormat choose_pix_fmt(const AVCodec *c, const struct output_c
     return avcodec_find_best_pix_fmt_of_list(c->pix_fmts, AV_PIX_FMT_RGB24, 0, NULL);
 }
 
+/* The encoders whose crf and preset follow rules of their own, one entry
+ * each (encoder_rules); any other encoder gets both as given, checked
+ * against its own options (video_settings). */
+
+/* x264's and x265's crf and preset, at their defaults (crf 20, medium)
+ * when the scene sets none. */
+static void x26x_options(AVDictionary **opts, AVCodecContext *enc, const struct output_config *o)
+{
+    (void)enc;
+    char num[32];
+    snprintf(num, sizeof num, "%d", o->crf >= 0 ? o->crf : 20);
+    av_dict_set(opts, "crf", num, 0);
+    av_dict_set(opts, "preset", o->preset[0] ? o->preset : "medium", 0);
+}
+
+static void x265_options(AVDictionary **opts, AVCodecContext *enc, const struct output_config *o)
+{
+    x26x_options(opts, enc, o);
+    av_dict_set(opts, "x265-params", "log-level=error", 0);   /* x265 prints to stderr itself, past av_log */
+}
+
+/* Debian 12's libx265 (3.5) corrupts its own heap on some pictures under
+ * 64 pixels on both sides (48 x 28 aborts the ffmpeg program in free());
+ * where one side is smaller still it refuses the size itself. */
+static int x265_check(const struct output_config *o, const struct sink_params *p, enum AVPixelFormat pix,
+                      struct rr_err *e)
+{
+    (void)o, (void)pix;
+    if (p->width < 64 && p->height < 64)
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "output.codec: libx265 needs a picture of at least 64 x 64 pixels, got %d x %d "
+                       "(set render.width and render.height, or another codec)", p->width, p->height);
+    return 0;
+}
+
+/* libvpx-vp9: constant quality at crf 32 by default; output.preset is its
+ * deadline (good by default), row threads, cpu-used 4. */
+static void vp9_options(AVDictionary **opts, AVCodecContext *enc, const struct output_config *o)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%d", o->crf >= 0 ? o->crf : 32);
+    av_dict_set(opts, "crf", num, 0);
+    enc->bit_rate = 0;   /* constant quality */
+    av_dict_set(opts, "row-mt", "1", 0);
+    av_dict_set(opts, "deadline", o->preset[0] ? o->preset : "good", 0);
+    av_dict_set(opts, "cpu-used", "4", 0);
+}
+
+static int vp9_check(const struct output_config *o, const struct sink_params *p, enum AVPixelFormat pix,
+                     struct rr_err *e)
+{
+    (void)p;
+    const char *deadline = o->preset[0] ? o->preset : "good";
+    if (strcmp(deadline, "good") && strcmp(deadline, "best") && strcmp(deadline, "realtime"))
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "output.preset: \"%s\" is not a libvpx-vp9 deadline (use good, best or realtime)", deadline);
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(pix);
+    /* libvpx aborts on lossless 4:4:4 with deadline realtime. */
+    if (strcmp(deadline, "realtime") == 0 && d && d->log2_chroma_w == 0 && d->log2_chroma_h == 0)
+        return rr_fail(e, RR_EXIT_USAGE,
+                       "output.preset: \"realtime\" with pix_fmt %s crashes libvpx-vp9; use good or best",
+                       av_get_pix_fmt_name(pix));
+    return 0;
+}
+
+/* x264's and x265's presets (x264_preset_names, x265_preset_names): a
+ * string option, which libavcodec passes on unchecked. */
+static const char *const x26x_presets[] = { "ultrafast", "superfast", "veryfast", "faster", "fast", "medium",
+                                            "slow", "slower", "veryslow", "placebo", NULL };
+
+static const struct encoder_rules {
+    const char *name;
+    /* The largest crf it takes, 0: the scene's range, up to 63. x265 and
+     * x264 take up to 51 only (x265's open fails above: "Valid quality
+     * based range"; x264 clips it to 51, silently, and its libavcodec
+     * option takes any float). */
+    int crf_max;
+    const char *const *presets;   /* what output.preset may be, NULL: not checked here */
+    /* Optional (NULL: crf and preset passed as given, each checked against
+     * the encoder's own options): sets its options from the scene. */
+    void (*options)(AVDictionary **opts, AVCodecContext *enc, const struct output_config *o);
+    /* Optional: what it would refuse or crash on besides; 0 or -1 with e. */
+    int (*check)(const struct output_config *o, const struct sink_params *p, enum AVPixelFormat pix,
+                 struct rr_err *e);
+} encoder_rules[] = {
+    { "libx264", 51, x26x_presets, x26x_options, NULL },
+    { "libx265", 51, x26x_presets, x265_options, x265_check },
+    { "libx264rgb", 51, x26x_presets, NULL, NULL },
+    { "libvpx-vp9", 0, NULL, vp9_options, vp9_check },
+};
+
+/* Encoder c's entry in encoder_rules, or NULL. */
+static const struct encoder_rules *rules_of(const AVCodec *c)
+{
+    for (size_t i = 0; i < sizeof encoder_rules / sizeof *encoder_rules; i++)
+        if (strcmp(c->name, encoder_rules[i].name) == 0)
+            return &encoder_rules[i];
+    return NULL;
+}
+
 /* Encoder options from the scene (checked by video_settings) and the
  * container's defaults. */
 static void encoder_options(AVDictionary **opts, AVCodecContext *enc, const AVCodec *c,
                             const struct output_config *o)
 {
-    char num[32];
-    if (strcmp(c->name, "libx264") == 0 || strcmp(c->name, "libx265") == 0) {
-        snprintf(num, sizeof num, "%d", o->crf >= 0 ? o->crf : 20);
-        av_dict_set(opts, "crf", num, 0);
-        av_dict_set(opts, "preset", o->preset[0] ? o->preset : "medium", 0);
-        if (strcmp(c->name, "libx265") == 0)   /* x265 prints to stderr itself, past av_log */
-            av_dict_set(opts, "x265-params", "log-level=error", 0);
-        return;
-    }
-    if (strcmp(c->name, "libvpx-vp9") == 0) {
-        const char *deadline = o->preset[0] ? o->preset : "good";
-        snprintf(num, sizeof num, "%d", o->crf >= 0 ? o->crf : 32);
-        av_dict_set(opts, "crf", num, 0);
-        enc->bit_rate = 0;   /* constant quality */
-        av_dict_set(opts, "row-mt", "1", 0);
-        av_dict_set(opts, "deadline", deadline, 0);
-        av_dict_set(opts, "cpu-used", "4", 0);
+    const struct encoder_rules *rules = rules_of(c);
+    if (rules && rules->options) {
+        rules->options(opts, enc, o);
         return;
     }
     /* Any other encoder: pass what the scene set; unknown keys fail below. */
+    char num[32];
     if (o->crf >= 0) {
         snprintf(num, sizeof num, "%d", o->crf);
         av_dict_set(opts, "crf", num, 0);
@@ -361,45 +448,32 @@ static int option_takes(const AVCodec *c, const AVOption *opt, const char *key, 
 static int video_settings(const AVCodec *c, const struct output_config *o, const struct sink_params *p,
                           enum AVPixelFormat pix, struct rr_err *e)
 {
-    const bool x265 = strcmp(c->name, "libx265") == 0, x264 = !strcmp(c->name, "libx264");
-    /* Debian 12's libx265 (3.5) corrupts its own heap on some pictures under
-     * 64 pixels on both sides (48 x 28 aborts the ffmpeg program in free());
-     * where one side is smaller still it refuses the size itself. */
-    if (x265 && p->width < 64 && p->height < 64)
-        return rr_fail(e, RR_EXIT_USAGE,
-                       "output.codec: libx265 needs a picture of at least 64 x 64 pixels, got %d x %d "
-                       "(set render.width and render.height, or another codec)", p->width, p->height);
-    /* x265 and x264 take a crf up to 51 only (x265's open fails above:
-     * "Valid quality based range"; x264 clips it to 51, silently, and its
-     * libavcodec option takes any float); the scene's range is every
-     * encoder's, up to 63. */
-    const bool x26x = x265 || x264 || !strcmp(c->name, "libx264rgb");
-    if (x26x && o->crf > 51)
-        return rr_fail(e, RR_EXIT_USAGE, "output.crf: %s's crf option takes 0 to 51, got %d", c->name, o->crf);
-    if (x26x) {
-        /* x264's and x265's presets (x264_preset_names, x265_preset_names):
-         * a string option, which libavcodec passes on unchecked */
-        static const char *const presets[] = { "ultrafast", "superfast", "veryfast", "faster", "fast", "medium",
-                                               "slow", "slower", "veryslow", "placebo", NULL };
+    const struct encoder_rules *rules = rules_of(c);
+    if (rules && rules->check && rules->check(o, p, pix, e) < 0)
+        return -1;
+    if (rules && rules->crf_max && o->crf > rules->crf_max)
+        return rr_fail(e, RR_EXIT_USAGE, "output.crf: %s's crf option takes 0 to %d, got %d", c->name,
+                       rules->crf_max, o->crf);
+    if (rules && rules->presets && o->preset[0]) {
         struct scene_guess g = { .word = o->preset };
-        bool known = !o->preset[0];
-        for (int i = 0; presets[i]; i++) {
-            known = known || !strcmp(o->preset, presets[i]);
-            scene_guess_offer(&g, presets[i]);
+        bool known = false;
+        char list[200] = "";
+        for (int i = 0; rules->presets[i]; i++) {
+            known = known || !strcmp(o->preset, rules->presets[i]);
+            scene_guess_offer(&g, rules->presets[i]);
+            const bool last = !rules->presets[i + 1];
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i == 0 ? "" : last ? " or " : ", ",
+                     rules->presets[i]);
         }
         if (!known)
-            return rr_fail(e, RR_EXIT_USAGE,
-                           "output.preset: \"%s\" is not a %s preset (use ultrafast, superfast, veryfast, faster, "
-                           "fast, medium, slow, slower, veryslow or placebo)%s%s%s",
-                           o->preset, c->name, g.best ? "; did you mean \"" : "", g.best ? g.best : "",
-                           g.best ? "\"?" : "");
+            return rr_fail(e, RR_EXIT_USAGE, "output.preset: \"%s\" is not a %s preset (use %s)%s%s%s", o->preset,
+                           c->name, list, g.best ? "; did you mean \"" : "", g.best ? g.best : "", g.best ? "\"?" : "");
     }
-    /* Any other encoder gets crf and preset as given (encoder_options):
-     * one it has no such option for is refused here, as its open would
-     * (neither is one of libavcodec's generic options: the encoder's own
-     * class is the one to ask). */
-    const bool own = x265 || x264 || !strcmp(c->name, "libvpx-vp9");
-    for (int k = 0; k < 2 && !own; k++) {
+    /* Any other encoder (or one whose rules set no options) gets crf and
+     * preset as given (encoder_options): one it has no such option for is
+     * refused here, as its open would (neither is one of libavcodec's
+     * generic options: the encoder's own class is the one to ask). */
+    for (int k = 0; k < 2 && !(rules && rules->options); k++) {
         const char *key = k ? "preset" : "crf";
         const AVClass *cls = c->priv_class;
         if (!(k ? o->preset[0] != '\0' : o->crf >= 0))
@@ -409,18 +483,6 @@ static int video_settings(const AVCodec *c, const struct output_config *o, const
             return rr_fail(e, RR_EXIT_USAGE, "output.%s: %s has no %s option", key, c->name, key);
         if (option_takes(c, opt, key, o, e) < 0)
             return -1;
-    }
-    if (strcmp(c->name, "libvpx-vp9") == 0) {
-        const char *deadline = o->preset[0] ? o->preset : "good";
-        if (strcmp(deadline, "good") && strcmp(deadline, "best") && strcmp(deadline, "realtime"))
-            return rr_fail(e, RR_EXIT_USAGE,
-                           "output.preset: \"%s\" is not a libvpx-vp9 deadline (use good, best or realtime)", deadline);
-        const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(pix);
-        /* libvpx aborts on lossless 4:4:4 with deadline realtime. */
-        if (strcmp(deadline, "realtime") == 0 && d && d->log2_chroma_w == 0 && d->log2_chroma_h == 0)
-            return rr_fail(e, RR_EXIT_USAGE,
-                           "output.preset: \"realtime\" with pix_fmt %s crashes libvpx-vp9; use good or best",
-                           av_get_pix_fmt_name(pix));
     }
     return 0;
 }

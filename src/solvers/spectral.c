@@ -129,6 +129,18 @@
 #include <emmintrin.h>
 #endif
 
+/* The plain path beside the vectors: when set (solver_spectral_plain, for
+ * tests), every loop below that takes several values at a time (SSE2, GCC's
+ * vectors) leaves the whole line to its scalar form, the operations written
+ * one value at a time; the vectors do in each lane exactly those, so a step
+ * gives the same bits either way (test_spectral's test_plain_kernels). */
+static bool plain_lines;
+
+void solver_spectral_plain(bool on)
+{
+    plain_lines = on;
+}
+
 extern const struct solver_ops solver_spectral;
 
 #define PAD_MIN 32   /* cells of pad beyond a non-periodic edge */
@@ -599,18 +611,21 @@ static void make_plans(struct spectral *sp, fftwf_complex *b0, fftwf_complex *b1
     sp->ix = plan_back(&sp->ax, b1, b0, xdft, flags);
 }
 
-/* Points f->beyond at the cells of sp->H (the heights now) next to the grid
- * across each absorb edge, the first of its pad (field.h): the surface the
- * renderer's slopes continue into there. After each step, as H changes
- * plane. */
-static void point_beyond(const struct spectral *sp, struct field *f)
+/* solver_ops.beyond: the cells of sp->H (the heights now) next to the grid
+ * across an absorb edge, the first of its pad: the surface the renderer's
+ * slopes continue into there. Asked on demand, so it follows H from plane
+ * to plane as the steps trade them. */
+static const float *spectral_beyond(const void *priv, enum edge_side side, ptrdiff_t *stride)
 {
-    const ptrdiff_t nx = sp->ax.n, lo = sp->ay.lo * nx + sp->ax.lo;   /* grid cell (0, 0) in H */
-    f->beyond_stride = nx;
-    f->beyond[EDGE_LEFT] = sp->ax.e_lo == EDGE_ABSORB ? sp->H + lo - 1 : NULL;
-    f->beyond[EDGE_RIGHT] = sp->ax.e_hi == EDGE_ABSORB ? sp->H + lo + sp->ax.m : NULL;
-    f->beyond[EDGE_TOP] = sp->ay.e_lo == EDGE_ABSORB ? sp->H + lo - nx : NULL;
-    f->beyond[EDGE_BOTTOM] = sp->ay.e_hi == EDGE_ABSORB ? sp->H + lo + sp->ay.m * nx : NULL;
+    const struct spectral *sp = priv;
+    const bool across_x = side == EDGE_LEFT || side == EDGE_RIGHT, high = side == EDGE_RIGHT || side == EDGE_BOTTOM;
+    const struct axis *a = across_x ? &sp->ax : &sp->ay;
+    if ((high ? a->e_hi : a->e_lo) != EDGE_ABSORB)
+        return NULL;
+    const ptrdiff_t nx = sp->ax.n, cell = across_x ? 1 : nx;   /* one cell across the edge, in H */
+    *stride = nx;
+    /* grid cell (0, 0) in H, then the cell before the axis' first (-1) or after its last (m) */
+    return sp->H + sp->ay.lo * nx + sp->ax.lo + (high ? a->m : -1) * cell;
 }
 
 static int spectral_init(void *priv, const struct scene *sc, struct field *f, struct rr_err *e)
@@ -732,7 +747,6 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
      * (H and P are zeroed). */
     for (int y = 0; y < f->h; y++)
         memcpy(sp->last + (size_t)y * f->w, f->cur + y * f->stride, (size_t)f->w * sizeof(float));
-    point_beyond(sp, f);
     return 0;
 }
 
@@ -752,6 +766,14 @@ static double row_dsum(const float *cur, const float *last, int m)
 {
     int x = 0;
     double ds = 0;
+    if (plain_lines) {
+        /* the lanes' sums written out: cells x mod 4 each, added as below */
+        double l4[4] = { 0, 0, 0, 0 };
+        for (; x + 4 <= m; x += 4)
+            for (int k = 0; k < 4; k++)
+                l4[k] += (double)(cur[x + k] - last[x + k]);
+        ds = (l4[0] + l4[1]) + (l4[2] + l4[3]);
+    }
 #ifdef __SSE2__
     __m128d s01 = _mm_setzero_pd(), s23 = _mm_setzero_pd();
     for (; x + 4 <= m; x += 4) {
@@ -762,7 +784,8 @@ static double row_dsum(const float *cur, const float *last, int m)
     double l4[4];
     _mm_storeu_pd(l4, s01);
     _mm_storeu_pd(l4 + 2, s23);
-    ds = (l4[0] + l4[1]) + (l4[2] + l4[3]);
+    if (!plain_lines)
+        ds = (l4[0] + l4[1]) + (l4[2] + l4[3]);
 #endif
     for (; x < m; x++)
         ds += (double)(cur[x] - last[x]);
@@ -781,7 +804,7 @@ static double pack_grid_row(fftwf_complex *in, const float *cur, const float *la
 #ifdef __SSE2__
     const __m128 half = _mm_set1_ps(0.5f), zero = _mm_setzero_ps();
     __m128 nz = zero;
-    for (; x + 4 <= m; x += 4) {
+    for (const bool vec = !plain_lines; vec && x + 4 <= m; x += 4) {
         const __m128 c = _mm_loadu_ps(cur + x), l = _mm_loadu_ps(last + x), p = _mm_loadu_ps(prev + x);
         const __m128 h = _mm_mul_ps(half, _mm_add_ps(c, l));
         nz = _mm_or_ps(nz, _mm_cmpneq_ps(_mm_sub_ps(c, l), zero));
@@ -844,7 +867,7 @@ static int32_t copy_screen(float *restrict out, float *restrict last, const floa
 #ifdef __SSE2__
     const __m128i abs = _mm_set1_epi32(INT32_MAX);
     __m128i mx = _mm_setzero_si128();
-    for (; x + 4 <= m; x += 4) {
+    for (const bool vec = !plain_lines; vec && x + 4 <= m; x += 4) {
         const __m128 v = _mm_loadu_ps(in + x);
         _mm_storeu_ps(out + x, v);
         _mm_storeu_ps(last + x, v);
@@ -924,7 +947,7 @@ multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, 
     const v8si neg = { INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0 };   /* the real parts' signs */
     const v8si im = { 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN };    /* the imaginary parts' */
     int j = j0;
-    for (; j + 4 <= j1; j += 4) {
+    for (const bool vec = !plain_lines; vec && j + 4 <= j1; j += 4) {
         v8sf uu, v4, c;
         memcpy(&uu, u[j], sizeof uu);
         memcpy(&v4, v[self ? j : ny - j - 3], sizeof v4);
@@ -956,7 +979,7 @@ multiply_pair(fftwf_complex *w, const fftwf_complex *u0, const fftwf_complex *u1
               int ny)
 {
     int j = 0;
-    for (; u1 && j + 4 <= ny; j += 4) {
+    for (const bool vec = !plain_lines; vec && u1 && j + 4 <= ny; j += 4) {
         v8sf a, b, c, d;
         memcpy(&a, u0[j], sizeof a);
         memcpy(&b, u1[j], sizeof b);
@@ -994,7 +1017,7 @@ static void dct2_forward(const struct axis *a, fftwf_plan p, const fftwf_complex
     int m = 0;
 #ifdef __SSE2__
     const __m128 sv = _mm_set1_ps(s);
-    for (; 2 * m + 3 < n; m += 2) {
+    for (const bool vec = !plain_lines; vec && 2 * m + 3 < n; m += 2) {
         const __m128 lo = _mm_loadu_ps(x[2 * m]), hi = _mm_loadu_ps(x[2 * m + 2]);
         const __m128 od = _mm_movehl_ps(hi, lo);   /* x_(2m+1), x_(2m+3) */
         _mm_storeu_ps(tmp[m], _mm_movelh_ps(lo, hi));
@@ -1017,7 +1040,7 @@ static void dct2_forward(const struct axis *a, fftwf_plan p, const fftwf_complex
 #ifdef __SSE2__
     const __m128 neg_even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));   /* lanes 0, 2 */
     const __m128 neg_odd = _mm_castsi128_ps(_mm_set_epi32(INT32_MIN, 0, INT32_MIN, 0));    /* lanes 1, 3 */
-    for (; 2 * (k + 1) < n; k += 2) {
+    for (const bool vec = !plain_lines; vec && 2 * (k + 1) < n; k += 2) {
         const __m128 t = _mm_loadu_ps(tw[k]);
         const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0));
         const __m128 d = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
@@ -1064,7 +1087,7 @@ static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restric
 #ifdef __SSE2__
     const __m128 neg_even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));
     const __m128 neg_odd = _mm_castsi128_ps(_mm_set_epi32(INT32_MIN, 0, INT32_MIN, 0));
-    for (; 2 * (k + 1) < n; k += 2) {
+    for (const bool vec = !plain_lines; vec && 2 * (k + 1) < n; k += 2) {
         const __m128 t = _mm_loadu_ps(tw[k]);
         const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0));
         const __m128 d = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
@@ -1101,7 +1124,7 @@ static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restric
     int m = 0;
 #ifdef __SSE2__
     const __m128 sv = _mm_set1_ps(s);
-    for (; 2 * m + 3 < n; m += 2) {
+    for (const bool vec = !plain_lines; vec && 2 * m + 3 < n; m += 2) {
         const __m128 e = _mm_loadu_ps(tmp[m]), r = _mm_loadu_ps(tmp[n - 2 - m]);
         const __m128 o = _mm_mul_ps(sv, _mm_shuffle_ps(r, r, _MM_SHUFFLE(1, 0, 3, 2)));   /* odd cells 2m+1, 2m+3 */
         _mm_storeu_ps(x[2 * m], _mm_movelh_ps(e, o));
@@ -1144,7 +1167,7 @@ static void dct4_line(const struct axis *a, fftwf_plan p, const fftwf_complex *r
     /* Two j at a time, the lanes (j: real part, imaginary part; j + 1: the
      * same) each doing the scalar loop's operations. */
     const __m128 si = _mm_set1_ps(s_in), nsv = _mm_set1_ps(ns), z = _mm_setzero_ps();
-    for (; j + 2 <= h; j += 2) {
+    for (const bool vec = !plain_lines; vec && j + 2 <= h; j += 2) {
         const __m128 t = _mm_loadu_ps(tw[j]);
         const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0)), e = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
         const __m128 vr = _mm_loadh_pi(_mm_loadl_pi(z, (const __m64 *)x[2 * j]), (const __m64 *)x[2 * j + 2]);
@@ -1171,7 +1194,7 @@ static void dct4_line(const struct axis *a, fftwf_plan p, const fftwf_complex *r
     tmp += 2 * d;
     int k = 0;
 #ifdef __SSE2__
-    for (; k + 2 <= h; k += 2) {
+    for (const bool vec = !plain_lines; vec && k + 2 <= h; k += 2) {
         const __m128 t = _mm_loadu_ps(tw[h + k]);
         const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0)), e = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
         const __m128 ua = _mm_loadu_ps(tmp[k]), ub = _mm_loadu_ps(tmp[d + k]);
@@ -1327,7 +1350,7 @@ static void group_copy(fftwf_complex *Z, size_t nyp, int y0, fftwf_complex *rows
 {
     int x = 0;
 #ifdef __SSE2__
-    for (; nr % 2 == 0 && x + 2 <= n; x += 2) {
+    for (const bool vec = !plain_lines; vec && nr % 2 == 0 && x + 2 <= n; x += 2) {
         float *z0 = Z[(size_t)x * nyp + y0], *z1 = Z[(size_t)(x + 1) * nyp + y0];
         for (int r = 0; r < nr; r += 2) {
             float *a = rows[r * nxp + x], *b = rows[(r + 1) * nxp + x];
@@ -1455,7 +1478,6 @@ static void spectral_step(void *priv, struct field *f, struct solver_screen *scr
     sp->P = sp->H;
     sp->H = j.Hnew;
     field_swap(f);
-    point_beyond(sp, f);
 }
 
 /* The state besides the planes: the heights the last step wrote (to tell
@@ -1542,6 +1564,7 @@ const struct solver_ops solver_spectral = {
     .bytes = spectral_bytes,
     .omega = spectral_omega,
     .fixed_wall = FIXED_WALL_FACE,
+    .beyond = spectral_beyond,
     .displaces_at_rest = true,
     .decay_rate = spectral_decay_rate,
     .loops_exactly = true,

@@ -54,6 +54,7 @@ refused x264-preset-validate '--set output\.preset: "Fast" is not a libx264 pres
 for c in 'codec|output\.codec: "nosuch" is not an encoder|x.mp4|-s output.codec=nosuch' \
          'pix-fmt|output\.pix_fmt: "rgb24" is not supported by libx264|x.mp4|-s output.pix_fmt=rgb24' \
          'vp9-deadline|output\.preset: "slow" is not a libvpx-vp9 deadline|x.webm|-s output.preset=slow' \
+         'vp9-realtime-444|output\.preset: "realtime" with pix_fmt yuv444p crashes libvpx-vp9; use good or best$|x.webm|-s output.preset=realtime -s output.pix_fmt=yuv444p' \
          'container|output\.codec: libx264 cannot be stored in a \.webm file|x.webm|-s output.codec=libx264' \
          'gif-codec|output\.codec: a \.gif file holds only the gif codec|x.gif|-s output.codec=libx264' \
          'gif-depth|output\.bit_depth: 16 does not apply to|x.gif|-s output.bit_depth=16' \

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "field.h"
+#include "hand_scene.h"
 #include "sim.h"
 #include "solver.h"
 
@@ -52,19 +53,9 @@ static inline double wavelength(const struct field *f, int y, int x0, int x1)
  * frame, `fixed` edges, no damping. */
 static inline void wave_scene(struct scene *sc, int w, int h, double dx, double c, int spf)
 {
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = w;
-    sc->grid.height = h;
+    hand_scene(sc, w, h, 30, 10, spf);
     sc->grid.cell_size = dx;
-    sc->time.fps = 30;
-    sc->time.frames = 10;
-    sc->time.steps_per_frame = spf;
-    sc->solver.type = solver_find("wave");
-    sc->solver.damping = 1.0;
-    sc->solver.neighbors = 4;
-    sc->solver.flow = 1.0;
-    sc->solver.blend = 0.5;
-    sc->solver.passes = 2;
+    hand_solver(sc, "wave", 2);
     sc->solver.speed = c;
     sc->absorb_width = 16;
 }
@@ -74,18 +65,9 @@ static inline void wave_scene(struct scene *sc, int w, int h, double dx, double 
  * `fixed` edges: it blows up a few frames in, grown by the steps alone. */
 static inline void grow_scene(struct scene *sc, struct drop *d, const char *solver, int spf, int h, int drop_y)
 {
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = 37;
-    sc->grid.height = h;
-    sc->time.fps = 30;
-    sc->time.frames = 1000;
-    sc->time.steps_per_frame = spf;
-    sc->solver.type = solver_find(solver);
+    hand_scene(sc, 37, h, 30, 1000, spf);
+    hand_solver(sc, solver, 1);
     sc->solver.damping = 1.7;
-    sc->solver.neighbors = 4;
-    sc->solver.flow = 1.0;
-    sc->solver.blend = 0.5;
-    sc->solver.passes = 1;
     for (int k = 0; k < 4; k++)
         sc->boundary[k] = EDGE_FIXED;
     memset(d, 0, sizeof *d);

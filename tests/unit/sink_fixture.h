@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hand_scene.h"
 #include "sink.h"
 
 static char dir[64];
@@ -32,10 +33,7 @@ static inline bool exists(const char *path)
 
 static inline void setup_scene(struct scene *sc, const char *path, int w, int h)
 {
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = w;
-    sc->grid.height = h;
-    sc->time.fps = 30;
+    hand_scene(sc, w, h, 30, 0, 0);
     sc->render.mode = RENDER_HEIGHT;
     sc->render.width = w;
     sc->render.height = h;

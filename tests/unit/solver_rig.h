@@ -22,6 +22,8 @@ static inline void *solver_open(const struct solver_ops *ops, const struct scene
     struct rr_err e = { 0 };
     if (ops->init(priv, sc, f, &e) < 0)
         fail_msg("%s: init: %s", what ? what : ops->name, e.msg);
+    f->beyond = ops->beyond;
+    f->beyond_of = priv;
     return priv;
 }
 

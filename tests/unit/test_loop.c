@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "field.h"
+#include "hand_scene.h"
 #include "scene.h"
 #include "sim.h"
 #include "solver.h"
@@ -70,12 +71,7 @@ static void load_sets(struct scene *sc, const char *const *sets)
  * (dt = 0.1 s), 20 frames (T = 2 s, 20 steps a period), elias damping 0.99. */
 static void base(struct scene *sc, double preroll, bool loop)
 {
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = 20;
-    sc->grid.height = 10;
-    sc->time.fps = 10;
-    sc->time.frames = 20;
-    sc->time.steps_per_frame = 1;
+    hand_scene(sc, 20, 10, 10, 20, 1);
     sc->time.preroll = preroll;
     sc->time.loop = loop;
     sc->solver.type = solver_find("elias");

@@ -12,13 +12,12 @@
 #include <cmocka.h>
 
 #include "gray_png.h"
+#include "hand_scene.h"
 #include "obstacles.h"
 
 static void grid(struct scene *sc, int w, int h)
 {
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = w;
-    sc->grid.height = h;
+    hand_scene(sc, w, h, 0, 0, 0);
 }
 
 /* Rasterises one obstacle on a w x h grid and compares with `want`, w

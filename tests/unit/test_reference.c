@@ -42,6 +42,7 @@
 #include "drivers_fixture.h"
 #include "field.h"
 #include "gray_png.h"
+#include "hand_scene.h"
 #include "rng.h"
 #include "scene.h"
 #include "solver.h"
@@ -125,20 +126,13 @@ static void write_speed_map(const char *path, int w, int h)
 static void make_scene(struct scene *sc, const struct variant *v, int w, int h, const enum edge_kind edges[4],
                        char *map)
 {
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = w;
-    sc->grid.height = h;
+    hand_scene(sc, w, h, 30, FRAMES, MAX_STEPS);
     sc->grid.cell_size = 0.01;
-    sc->time.fps = 30;
-    sc->time.frames = FRAMES;
-    sc->time.steps_per_frame = MAX_STEPS;
-    sc->solver.type = solver_find(v->solver);
+    hand_solver(sc, v->solver, 1);
     sc->solver.damping = v->damping;
     sc->solver.damping_shift = v->damping_shift;
     sc->solver.neighbors = v->neighbors;
     sc->solver.flow = v->flow;
-    sc->solver.blend = 0.5;
-    sc->solver.passes = 1;
     /* nu = c dt / dx = 1/3 uniform, 0.2 .. 0.67 on the map: stable. */
     sc->solver.speed = 0.5;
     sc->solver.speed_map = v->speed_map ? map : NULL;

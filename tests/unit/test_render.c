@@ -17,27 +17,11 @@
 #include <omp.h>
 
 #include "fake_field.h"
+#include "hand_scene.h"
 #include "render.h"
 #include "render/modes.h"
 #include "sinks/yuv420.h"
 #include "sws_one_call.h"
-
-static void scene_init(struct scene *sc, int gw, int gh, enum render_mode mode)
-{
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = gw;
-    sc->grid.height = gh;
-    sc->time.fps = 30;
-    sc->time.frames = 1;
-    sc->render.mode = mode;
-    sc->render.range[0] = -1;
-    sc->render.range[1] = 1;
-    sc->render.width = gw;
-    sc->render.height = gh;
-    sc->render.obstacle_color[0] = 200;
-    sc->render.obstacle_color[1] = 10;
-    sc->render.obstacle_color[2] = 20;
-}
 
 /* Makes sc's renderer with `needs` and renders frame 0 of f (walls may be
  * NULL) into *fr; both must succeed, or the test fails with the message. */
@@ -62,7 +46,7 @@ static void test_height_exact_bytes(void **state)
     struct fake fk;
     fake_init(&fk, 3, 2, cells);
     struct scene sc;
-    scene_init(&sc, 3, 2, RENDER_HEIGHT);
+    render_scene(&sc, 3, 2, RENDER_HEIGHT);
     struct renderer *r = NULL;
     struct rr_err e = { 0 };
     assert_int_equal(render_create(&r, &sc, 0, &e), 0);
@@ -93,7 +77,7 @@ static void test_height_nan_is_black(void **state)
     struct fake fk;
     fake_init(&fk, 2, 1, cells);
     struct scene sc;
-    scene_init(&sc, 2, 1, RENDER_HEIGHT);
+    render_scene(&sc, 2, 1, RENDER_HEIGHT);
     sc.render.range[0] = 0;   /* range [0, 0.5]: 0.25 is the middle */
     sc.render.range[1] = 0.5;
     struct frame fr;
@@ -112,7 +96,7 @@ static void test_gray16_and_heights(void **state)
     struct fake fk;
     fake_init(&fk, 3, 2, cells);
     struct scene sc;
-    scene_init(&sc, 3, 2, RENDER_HEIGHT);
+    render_scene(&sc, 3, 2, RENDER_HEIGHT);
     sc.render.obstacle_color[0] = sc.render.obstacle_color[1] = sc.render.obstacle_color[2] = 255;
     struct frame fr;
     struct renderer *r = render_one(&sc, RENDER_NEED_GRAY16 | RENDER_NEED_HEIGHTS, &fk.f, walls, &fr);
@@ -160,7 +144,7 @@ static void test_colormap_endpoints(void **state)
     struct fake fk;
     fake_init(&fk, 3, 1, cells);
     struct scene sc;
-    scene_init(&sc, 3, 1, RENDER_COLORMAP);
+    render_scene(&sc, 3, 1, RENDER_COLORMAP);
     strcpy(sc.render.colormap, "viridis");
     struct frame fr;
     struct renderer *r = render_one(&sc, RENDER_NEED_HEIGHTS, &fk.f, NULL, &fr);
@@ -177,7 +161,7 @@ static void test_errors(void **state)
     struct scene sc;
     struct renderer *r = (struct renderer *)&sc;
     struct rr_err e = { 0 };
-    scene_init(&sc, 4, 4, RENDER_COLORMAP);
+    render_scene(&sc, 4, 4, RENDER_COLORMAP);
     strcpy(sc.render.colormap, "jet");
     assert_int_equal(render_create(&r, &sc, 0, &e), -1);
     assert_null(r);
@@ -185,7 +169,7 @@ static void test_errors(void **state)
     assert_string_equal(e.msg, "render.colormap: \"jet\" is not a colormap (available: grey, viridis, magma, "
                                "inferno, plasma, turbo, coolwarm, balance, ocean, cividis)");
     /* A background that vanished after the scene was checked. */
-    scene_init(&sc, 4, 4, RENDER_REFRACT);
+    render_scene(&sc, 4, 4, RENDER_REFRACT);
     sc.render.height_scale = 1;
     sc.render.light[2] = 1;
     sc.render.shininess = 1;
@@ -194,7 +178,7 @@ static void test_errors(void **state)
     assert_null(r);
     assert_int_equal(e.status, RR_EXIT_USAGE);
     assert_non_null(strstr(e.msg, "render.background: /nonexistent/bg.png: cannot read PNG"));
-    scene_init(&sc, 4, 4, RENDER_COLORMAP);
+    render_scene(&sc, 4, 4, RENDER_COLORMAP);
     strcpy(sc.render.colormap, "grey");
     /* 16-bit grey from a colour mode: the 16-bit colour instead (frame.h),
      * the same values as asked for with RENDER_NEED_RGB16. */
@@ -214,7 +198,7 @@ static void test_errors(void **state)
     assert_memory_equal(fr.deep, want, sizeof want);
     render_free(r);
     free(fk.mem);
-    scene_init(&sc, 4, 4, RENDER_HEIGHT);
+    render_scene(&sc, 4, 4, RENDER_HEIGHT);
     sc.render.range[1] = -1;
     assert_int_equal(render_create(&r, &sc, 0, &e), -1);
     assert_int_equal(e.status, RR_EXIT_USAGE);
@@ -232,7 +216,7 @@ static void test_scaled_uniform_stays_uniform(void **state)
     const char *maps[] = { "turbo", "coolwarm", "grey" };
     for (int m = 0; m < 3; m++) {
         struct scene sc;
-        scene_init(&sc, GW, GH, RENDER_COLORMAP);
+        render_scene(&sc, GW, GH, RENDER_COLORMAP);
         strcpy(sc.render.colormap, maps[m]);
         sc.render.width = RW;
         sc.render.height = RH;
@@ -250,7 +234,7 @@ static void test_scaled_uniform_stays_uniform(void **state)
     }
     /* 16-bit grey scaled the same way. */
     struct scene sc;
-    scene_init(&sc, GW, GH, RENDER_HEIGHT);
+    render_scene(&sc, GW, GH, RENDER_HEIGHT);
     sc.render.width = RW;
     sc.render.height = RH;
     struct frame fr;
@@ -284,7 +268,7 @@ static void test_deep_rgba(void **state)
     struct fake fk;
     fake_init(&fk, 3, 2, cells);
     struct scene sc;
-    scene_init(&sc, 3, 2, RENDER_HEIGHT);
+    render_scene(&sc, 3, 2, RENDER_HEIGHT);
     sc.render.alpha = ALPHA_HEIGHT;
     struct frame fr;
     struct renderer *r = render_one(&sc, RENDER_NEED_RGB16 | RENDER_NEED_ALPHA, &fk.f, walls, &fr);
@@ -334,7 +318,7 @@ static void test_colormap_16(void **state)
     struct fake fk;
     fake_init(&fk, 3, 1, cells);
     struct scene sc;
-    scene_init(&sc, 3, 1, RENDER_COLORMAP);
+    render_scene(&sc, 3, 1, RENDER_COLORMAP);
     strcpy(sc.render.colormap, "grey");
     struct frame fr;
     struct renderer *r = render_one(&sc, RENDER_NEED_RGB16, &fk.f, NULL, &fr);
@@ -362,7 +346,7 @@ static void test_alpha_errors(void **state)
 {
     (void)state;
     struct scene sc;
-    scene_init(&sc, 4, 4, RENDER_SHADED);
+    render_scene(&sc, 4, 4, RENDER_SHADED);
     sc.render.alpha = ALPHA_CAUSTICS;
     struct renderer *r = NULL;
     struct rr_err e = { 0 };
@@ -390,7 +374,7 @@ static void test_scaled_is_deterministic(void **state)
     struct fake fk;
     fake_init(&fk, GW, GH, cells);
     struct scene sc;
-    scene_init(&sc, GW, GH, RENDER_COLORMAP);
+    render_scene(&sc, GW, GH, RENDER_COLORMAP);
     strcpy(sc.render.colormap, "magma");
     sc.render.width = 40;
     sc.render.height = 30;
@@ -421,7 +405,7 @@ static void test_render_into_target(void **state)
     const int sizes[2][2] = { { 8, 6 }, { 13, 9 } };
     for (int t = 0; t < 2; t++) {
         struct scene sc;
-        scene_init(&sc, 8, 6, RENDER_COLORMAP);
+        render_scene(&sc, 8, 6, RENDER_COLORMAP);
         snprintf(sc.render.colormap, sizeof sc.render.colormap, "viridis");
         sc.render.width = sizes[t][0];
         sc.render.height = sizes[t][1];
@@ -521,7 +505,7 @@ static void test_scaled_yuv420(void **state)
     struct fake fk;
     fake_init(&fk, GW, GH, cells);
     struct scene sc;
-    scene_init(&sc, GW, GH, RENDER_COLORMAP);
+    render_scene(&sc, GW, GH, RENDER_COLORMAP);
     snprintf(sc.render.colormap, sizeof sc.render.colormap, "viridis");
     struct renderer *r;
     struct frame fr;

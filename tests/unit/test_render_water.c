@@ -957,9 +957,24 @@ static void test_colormap_lightness(void **state)
  * height_scale 1 (k = 1/2), by hand, for every water mode that makes slope
  * planes (caustics: marked words; refract: whole rows) and for the pixels
  * of the row modes (normals). At an absorb edge the ghost is the solver's
- * cell beyond the edge where its domain goes on there (field.beyond: the
- * spectral solver's pad), else the edge cell (clamp's); beyond is read at
- * absorb edges only. */
+ * cell beyond the edge where its domain goes on there (field_beyond: the
+ * spectral solver's pad; here a hook of the test's), else the edge cell
+ * (clamp's); beyond is read at absorb edges only. */
+/* The cells beyond test_edge_slopes_follow_solver_wall's grid: left and
+ * right two floats a row apart (stride 2); top, bottom by column. */
+static const float beyond_left[8] = { 10, 0, 20, 0, 30, 0, 40, 0 }, beyond_right[8] = { -1, 0, -2, 0, -3, 0, -4, 0 };
+static const float beyond_top[5] = { 6, 7, 8, 9, 10 }, beyond_bottom[5] = { 1, 3, 5, 7, 9 };
+
+/* struct field's beyond hook giving those, as a solver's would. */
+static const float *beyond_cells(const void *solver, enum edge_side side, ptrdiff_t *stride)
+{
+    static const float *const cells[4] = { [EDGE_LEFT] = beyond_left, [EDGE_RIGHT] = beyond_right,
+                                           [EDGE_TOP] = beyond_top, [EDGE_BOTTOM] = beyond_bottom };
+    assert_null(solver);
+    *stride = 2;
+    return cells[side];
+}
+
 static void test_edge_slopes_follow_solver_wall(void **state)
 {
     (void)state;
@@ -992,9 +1007,6 @@ static void test_edge_slopes_follow_solver_wall(void **state)
          * (-2 - 7) / 2, 2, (2 - 6) / 2, (5 - 1) / 2, (9 - 3) / 2 */
         { "spectral", EDGE_ABSORB, -4.0f, -4.5f, 2.0f, -2.0f, 2.0f, 3.0f, true },
     };
-    /* left and right two floats a row apart (beyond_stride 2); top, bottom by column */
-    static const float left[2 * H] = { 10, 0, 20, 0, 30, 0, 40, 0 }, right[2 * H] = { -1, 0, -2, 0, -3, 0, -4, 0 };
-    static const float top[W] = { 6, 7, 8, 9, 10 }, bottom[W] = { 1, 3, 5, 7, 9 };
     const enum render_mode planes[] = { RENDER_CAUSTICS, RENDER_REFRACT };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         for (size_t m = 0; m < 3; m++) {
@@ -1004,13 +1016,8 @@ static void test_edge_slopes_follow_solver_wall(void **state)
             assert_non_null(sc.solver.type);
             struct fake fk;
             fake_init(&fk, W, H, cells);
-            if (cases[c].beyond) {
-                fk.f.beyond[EDGE_LEFT] = left;
-                fk.f.beyond[EDGE_RIGHT] = right;
-                fk.f.beyond[EDGE_TOP] = top;
-                fk.f.beyond[EDGE_BOTTOM] = bottom;
-                fk.f.beyond_stride = 2;
-            }
+            if (cases[c].beyond)
+                fk.f.beyond = beyond_cells;
             struct renderer *r = NULL;
             struct rr_err e = { 0 };
             assert_int_equal(render_create(&r, &sc, 0, &e), 0);

@@ -14,25 +14,17 @@
 #include <cmocka.h>
 
 #include "field.h"
+#include "hand_scene.h"
 #include "scene.h"
 #include "sim.h"
+#include "sim_fixture.h"
 #include "solver.h"
 #include "solver_rig.h"
 
 static void base_scene(struct scene *sc, const char *solver, int w, int h, enum edge_kind edge)
 {
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = w;
-    sc->grid.height = h;
-    sc->time.fps = 30;
-    sc->time.frames = 10;
-    sc->time.steps_per_frame = 2;
-    sc->solver.type = solver_find(solver);
-    sc->solver.damping = 1.0;
-    sc->solver.neighbors = 4;
-    sc->solver.flow = 1.0;
-    sc->solver.blend = 0.5;
-    sc->solver.passes = 1;
+    hand_scene(sc, w, h, 30, 10, 2);
+    hand_solver(sc, solver, 1);
     for (int k = 0; k < 4; k++)
         sc->boundary[k] = edge;
     sc->absorb_width = 4;
@@ -205,13 +197,9 @@ static void test_half_life(void **state)
 
 static struct sim *run(const struct scene *sc, int frames)
 {
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    if (sim_create(&s, sc, &e) < 0)
-        fail_msg("sim_create: %s", e.msg);
+    struct sim *s = make(sc);
     for (int k = 0; k < frames; k++)
-        if (sim_advance_frame(s, &e) < 0)
-            fail_msg("sim_advance_frame: %s", e.msg);
+        advance(s);
     return s;
 }
 
@@ -404,8 +392,7 @@ static void test_walls_hold_zero(void **state)
     assert_true(AT(f, f->cur, 10, 10) == 0.0f);   /* the drop skipped the wall */
     assert_true(AT(f, f->cur, 12, 10) == -1.0f);
     for (int fr = 0; fr < 15; fr++) {
-        struct rr_err e = { 0 };
-        assert_int_equal(sim_advance_frame(s, &e), 0);
+        advance(s);
         int n = 0;
         for (int y = 0; y < 24; y++)
             for (int x = 0; x < 30; x++)

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "field.h"
+#include "hand_scene.h"
 #include "scene.h"
 #include "solver.h"
 #include "sources.h"
@@ -20,12 +21,7 @@
 
 static void base(struct scene *sc, int w, int h)
 {
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = w;
-    sc->grid.height = h;
-    sc->time.fps = 30;
-    sc->time.frames = 100;
-    sc->time.steps_per_frame = 2;
+    hand_scene(sc, w, h, 30, 100, 2);
 }
 
 /* Applies one drop at step 0 to a w x h field whose cells all hold `fill`. */

@@ -23,8 +23,10 @@
 
 #include "field.h"
 #include "gray_png.h"
+#include "hand_scene.h"
 #include "scene.h"
 #include "sim.h"
+#include "sim_fixture.h"
 #include "solver.h"
 #include "solver_rig.h"
 
@@ -34,13 +36,8 @@
 
 static void base_scene(struct scene *sc, int w, int h, double dx, double fps, int spf)
 {
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = w;
-    sc->grid.height = h;
+    hand_scene(sc, w, h, fps, 1000000, spf);
     sc->grid.cell_size = dx;
-    sc->time.fps = fps;
-    sc->time.frames = 1000000;
-    sc->time.steps_per_frame = spf;
     sc->solver.type = solver_find("spectral");
     sc->solver.damping = 1.0;
     sc->solver.gravity = G;
@@ -116,9 +113,7 @@ static double driven_wavelength(double f, double g, double sigma, double depth, 
     };
     sc.oscillators = &osc;
     sc.n_oscillators = 1;
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    assert_int_equal(sim_create(&s, &sc, &e), 0);
+    struct sim *s = make(&sc);
     /* The slowest front (group speed c/2 for gravity waves) reaches XB after
      * 24 periods; run 40, then lock in over 2. One thread: a step on this
      * strip costs microseconds, less than waking a second thread. */
@@ -129,7 +124,7 @@ static double driven_wavelength(double f, double g, double sigma, double depth, 
     const int threads = omp_get_max_threads();
     omp_set_num_threads(1);
     for (int n = 1; n <= settle + lock; n++) {
-        assert_int_equal(sim_advance_frame(s, &e), 0);
+        advance(s);
         if (n > settle) {
             const float *row = sim_field(s)->cur;
             double complex rot = cexp(CMPLX(0, -2 * M_PI * n / SPP));
@@ -304,12 +299,10 @@ static double wall_transmission(int thick)
         sc.n_oscillators = 1;
         sc.obstacles = &wall;
         sc.n_obstacles = with;
-        struct sim *s = NULL;
-        struct rr_err e = { 0 };
-        assert_int_equal(sim_create(&s, &sc, &e), 0);
+        struct sim *s = make(&sc);
         double complex C[XB - XA] = { 0 };
         for (int n = 1; n <= 42 * SPP; n++) {
-            assert_int_equal(sim_advance_frame(s, &e), 0);
+            advance(s);
             if (n > 40 * SPP)
                 for (int x = XA; x < XB; x++)
                     C[x - XA] += (double)sim_field(s)->cur[x] * cexp(CMPLX(0, -2 * M_PI * n / SPP));
@@ -433,11 +426,9 @@ static void test_initial_wave_travels(void **state)
     sc.initial = &in;
     sc.n_initial = 1;
     const double k = 2 * M_PI / (16 * 1e-4), omega = omega_of(k, G, SIGMA, 0), t = 30 * scene_dt(&sc);
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    assert_int_equal(sim_create(&s, &sc, &e), 0);
+    struct sim *s = make(&sc);
     for (int n = 0; n < 30; n++)
-        assert_int_equal(sim_advance_frame(s, &e), 0);
+        advance(s);
     const struct field *f = sim_field(s);
     double err = 0;
     for (int y = 0; y < f->h; y++)
@@ -458,14 +449,12 @@ static void test_volume_held(void **state)
     struct drop d = { .x = 24, .y = 20, .radius = 3, .amplitude = -1, .shape = SHAPE_DISC };
     sc.drops = &d;
     sc.n_drops = 1;
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    assert_int_equal(sim_create(&s, &sc, &e), 0);
+    struct sim *s = make(&sc);
     double v0 = 0;
     static double first[48 * 40];
     for (int fr = 0; fr <= 10; fr++) {
         if (fr)
-            assert_int_equal(sim_advance_frame(s, &e), 0);
+            advance(s);
         const struct field *f = sim_field(s);
         double v = 0, moved = 0;
         for (int y = 0; y < f->h; y++)
@@ -490,11 +479,9 @@ static void test_volume_held(void **state)
 /* The heights of a scene's field after `frames` frames, into out (w * h). */
 static void run_frames(const struct scene *sc, int frames, double *out)
 {
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    assert_int_equal(sim_create(&s, sc, &e), 0);
+    struct sim *s = make(sc);
     for (int fr = 0; fr < frames; fr++)
-        assert_int_equal(sim_advance_frame(s, &e), 0);
+        advance(s);
     const struct field *f = sim_field(s);
     for (int y = 0; y < f->h; y++)
         for (int x = 0; x < f->w; x++)
@@ -620,12 +607,10 @@ static void test_cauchy_poisson(void **state)
         sc.solver.depth = depth;
         sc.drops = d;
         sc.n_drops = 2;
-        struct sim *s = NULL;
-        struct rr_err e = { 0 };
-        assert_int_equal(sim_create(&s, &sc, &e), 0);
+        struct sim *s = make(&sc);
         double err = 0;
         for (int fr = 1; fr <= FRAMES; fr++) {
-            assert_int_equal(sim_advance_frame(s, &e), 0);
+            advance(s);
             const struct field *f = sim_field(s);
             for (int y = 0; y < H; y++)
                 for (int x = 0; x < W; x++) {
@@ -908,13 +893,10 @@ static void test_mixed_edges_bounded(void **state)
     };
     sc.drops = d;
     sc.n_drops = 2;
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    assert_int_equal(sim_create(&s, &sc, &e), 0);
+    struct sim *s = make(&sc);
     double top = 0;
     for (int fr = 1; fr <= 300; fr++) {
-        if (sim_advance_frame(s, &e) < 0)
-            fail_msg("%s", e.msg);
+        advance(s);
         const struct field *f = sim_field(s);
         for (int y = 0; y < 40; y++)
             for (int x = 0; x < 64; x++)
@@ -956,13 +938,13 @@ static void test_domain_of_edges(void **state)
     }
 }
 
-/* The cells beyond the grid's absorb edges (field.beyond, which the
+/* The cells beyond the grid's absorb edges (field_beyond, which the
  * renderer's slopes take as the edge cells' neighbours) are the pad cells
  * next to the grid in the heights the solver holds now (its state's
  * "pad-now", a plane that changes at each step): x absorb on the left and
  * clamp on the right, the grid at the domain's high end (nx - w cells in);
  * y absorb on both sides, the grid in the middle ((ny - h) / 2 rows in).
- * Frames of 3 steps, an odd count, so that a pointer left at an earlier
+ * Frames of 3 steps, an odd count, so that an answer left at an earlier
  * plane shows. Without an absorb edge there are none. */
 static void test_beyond_absorb_edges(void **state)
 {
@@ -970,13 +952,12 @@ static void test_beyond_absorb_edges(void **state)
     enum { W = 40, H = 24 };
     struct scene sc;
     base_scene(&sc, W, H, 1e-3, 30, 3);
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    assert_int_equal(sim_create(&s, &sc, &e), 0);
+    struct sim *s = make(&sc);
+    ptrdiff_t stride = -1;
     for (int k = 0; k < 4; k++)
-        assert_null(sim_field(s)->beyond[k]);
+        assert_null(field_beyond(sim_field(s), (enum edge_side)k, &stride));
+    assert_int_equal(stride, -1);
     sim_free(s);
-    s = NULL;
     sc.boundary[EDGE_LEFT] = sc.boundary[EDGE_TOP] = sc.boundary[EDGE_BOTTOM] = EDGE_ABSORB;
     sc.boundary[EDGE_RIGHT] = EDGE_CLAMP;
     struct drop d = { .x = 3, .y = 2, .radius = 3, .amplitude = -1, .shape = SHAPE_COSINE };
@@ -986,9 +967,9 @@ static void test_beyond_absorb_edges(void **state)
     solver_spectral_domain(&sc, &nx, &ny);
     const ptrdiff_t xlo = nx - W, ylo = (ny - H) / 2;
     assert_true(xlo >= 32 && ylo >= 32);   /* PAD_MIN */
-    assert_int_equal(sim_create(&s, &sc, &e), 0);
+    s = make(&sc);
     for (int fr = 0; fr < 3; fr++) {
-        assert_int_equal(sim_advance_frame(s, &e), 0);
+        advance(s);
         const struct field *f = sim_field(s);
         struct sim_state st;
         sim_get_state(s, &st);
@@ -999,16 +980,115 @@ static void test_beyond_absorb_edges(void **state)
                 assert_int_equal(st.bufs[b].stride, nx);
             }
         assert_non_null(now);
-        assert_ptr_equal(f->beyond[EDGE_LEFT], now + ylo * nx + xlo - 1);
-        assert_int_equal(f->beyond_stride, nx);
-        assert_null(f->beyond[EDGE_RIGHT]);
-        assert_ptr_equal(f->beyond[EDGE_TOP], now + (ylo - 1) * nx + xlo);
-        assert_ptr_equal(f->beyond[EDGE_BOTTOM], now + (ylo + H) * nx + xlo);
+        ptrdiff_t row = -1;
+        const float *left = field_beyond(f, EDGE_LEFT, &row);
+        assert_ptr_equal(left, now + ylo * nx + xlo - 1);
+        assert_int_equal(row, nx);
+        assert_null(field_beyond(f, EDGE_RIGHT, &row));
+        const float *top = field_beyond(f, EDGE_TOP, &row);
+        assert_ptr_equal(top, now + (ylo - 1) * nx + xlo);
+        assert_ptr_equal(field_beyond(f, EDGE_BOTTOM, &row), now + (ylo + H) * nx + xlo);
         /* the drop's wave is in the pads beyond the corner it fell in */
-        assert_true(f->beyond[EDGE_LEFT][2 * nx] != 0.0f);
-        assert_true(f->beyond[EDGE_TOP][3] != 0.0f);
+        assert_true(left[2 * nx] != 0.0f);
+        assert_true(top[3] != 0.0f);
     }
     sim_free(s);
+}
+
+/* A new w x h field with pseudo-random heights in [-1, 1) in both planes,
+ * from the generator state *u. */
+static void random_planes(struct field *f, int w, int h, uint32_t *u)
+{
+    struct rr_err e = { 0 };
+    assert_int_equal(field_init(f, w, h, &e), 0);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int p = 0; p < 2; p++) {
+                *u = *u * 1664525u + 1013904223u;
+                (p ? f->prev : f->cur)[y * f->stride + x] = (float)(*u >> 8) / 8388608.0f - 1.0f;
+            }
+}
+
+/* The heights of f->cur, row after row, in a new array of w x h floats. */
+static float *grid_heights(const struct field *f)
+{
+    float *out = malloc((size_t)f->w * f->h * sizeof *out);
+    assert_non_null(out);
+    for (int y = 0; y < f->h; y++)
+        memcpy(out + (size_t)y * f->w, f->cur + y * f->stride, (size_t)f->w * sizeof *out);
+    return out;
+}
+
+/* Two steps of a fresh solver on a w x h field of pseudo-random heights in
+ * both planes, a third of the cells of f->cur moved between them (displaced
+ * at rest: each grid row's sum of D), with the kernels' scalar forms
+ * (plain) or their vectors, the screen on: the heights (w * h floats) and
+ * *within. */
+static float *two_steps(const struct scene *sc, bool plain, bool *within)
+{
+    const int w = sc->grid.width, h = sc->grid.height;
+    struct field f;
+    uint32_t u = 54321u;
+    random_planes(&f, w, h, &u);
+    const struct solver_ops *ops = sc->solver.type;
+    void *priv = solver_open(ops, sc, &f, NULL);
+    solver_spectral_plain(plain);
+    struct solver_screen screen = { .limit = 1e6f };
+    ops->step(priv, &f, NULL);
+    for (int y = 0; y < h; y++)
+        for (int x = y % 3; x < w; x += 3) {
+            u = u * 1664525u + 1013904223u;
+            f.cur[y * f.stride + x] += (float)(u >> 8) / 3e7f;   /* sums that round: their order shows */
+        }
+    ops->step(priv, &f, &screen);
+    solver_spectral_plain(false);
+    *within = screen.within;
+    float *out = grid_heights(&f);
+    solver_close(ops, priv, &f);
+    return out;
+}
+
+/* The plain path beside the vectors (solver_spectral_plain): two steps give
+ * the same bits with every loop in its scalar form as with SSE2 and GCC's
+ * vectors (packing, D's sums, the screen's copy, the DCT-II and DCT-IV
+ * lines' pre- and post-passes, the mode multiplies, the row groups' copy),
+ * for every kind of axis (DFT, the four real-to-real pairs, absorb pads),
+ * on odd and even lengths (each loop's scalar tail), on one thread and on
+ * two over the parallel passes (PAR_MIN). */
+static void test_plain_kernels(void **state)
+{
+    (void)state;
+    static const struct { int w, h; enum edge_kind l, r, t, b; } cases[] = {
+        { 37, 21, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP },
+        { 36, 22, EDGE_FIXED, EDGE_FIXED, EDGE_CLAMP, EDGE_CLAMP },
+        { 35, 23, EDGE_CLAMP, EDGE_CLAMP, EDGE_FIXED, EDGE_FIXED },
+        { 34, 25, EDGE_FIXED, EDGE_CLAMP, EDGE_CLAMP, EDGE_FIXED },
+        { 33, 26, EDGE_CLAMP, EDGE_FIXED, EDGE_FIXED, EDGE_CLAMP },
+        { 31, 19, EDGE_ABSORB, EDGE_CLAMP, EDGE_WRAP, EDGE_WRAP },
+        { 30, 18, EDGE_WRAP, EDGE_WRAP, EDGE_FIXED, EDGE_ABSORB },
+        { 29, 27, EDGE_FIXED, EDGE_CLAMP, EDGE_ABSORB, EDGE_ABSORB },
+        { 520, 512, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP },
+        { 515, 500, EDGE_FIXED, EDGE_ABSORB, EDGE_CLAMP, EDGE_FIXED },
+        { 501, 530, EDGE_CLAMP, EDGE_FIXED, EDGE_FIXED, EDGE_CLAMP },
+    };
+    const int max = omp_get_max_threads();
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        for (int t = 1; t <= 2; t++) {
+            omp_set_num_threads(t);
+            struct scene sc;
+            base_scene(&sc, cases[c].w, cases[c].h, 1e-3, 30, 2);
+            sc.boundary[EDGE_LEFT] = cases[c].l;
+            sc.boundary[EDGE_RIGHT] = cases[c].r;
+            sc.boundary[EDGE_TOP] = cases[c].t;
+            sc.boundary[EDGE_BOTTOM] = cases[c].b;
+            bool within[2];
+            float *vec = two_steps(&sc, false, &within[0]), *plain = two_steps(&sc, true, &within[1]);
+            assert_memory_equal(vec, plain, (size_t)cases[c].w * cases[c].h * sizeof *vec);
+            assert_true(within[0] && within[1]);
+            free(vec);
+            free(plain);
+        }
+    omp_set_num_threads(max);
 }
 
 /* The heights after `frames` frames of the scene of test_threads_identical
@@ -1024,17 +1104,11 @@ static float *pads_scene_heights(int frames, int *n)
     struct drop d = { .x = 40, .y = 400, .radius = 4, .amplitude = -1, .shape = SHAPE_COSINE };
     sc.drops = &d;
     sc.n_drops = 1;
-    struct sim *s = NULL;
-    struct rr_err e = { 0 };
-    if (sim_create(&s, &sc, &e) < 0)
-        fail_msg("sim_create: %s", e.msg);
+    struct sim *s = make(&sc);
     for (int fr = 0; fr < frames; fr++)
-        assert_int_equal(sim_advance_frame(s, &e), 0);
+        advance(s);
     const struct field *f = sim_field(s);
-    float *out = malloc((size_t)f->w * f->h * sizeof(float));
-    assert_non_null(out);
-    for (int y = 0; y < f->h; y++)
-        memcpy(out + (size_t)y * f->w, f->cur + y * f->stride, (size_t)f->w * sizeof(float));
+    float *out = grid_heights(f);
     *n = f->w * f->h;
     sim_free(s);
     return out;
@@ -1067,15 +1141,8 @@ static float *screened_step(const struct scene *sc, float limit, int nan_at, boo
 {
     const int w = sc->grid.width, h = sc->grid.height;
     struct field f;
-    struct rr_err e = { 0 };
-    assert_int_equal(field_init(&f, w, h, &e), 0);
     uint32_t u = 12345u;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            for (int p = 0; p < 2; p++) {
-                u = u * 1664525u + 1013904223u;
-                (p ? f.prev : f.cur)[y * f.stride + x] = (float)(u >> 8) / 8388608.0f - 1.0f;
-            }
+    random_planes(&f, w, h, &u);
     if (nan_at >= 0)
         f.cur[nan_at / w * f.stride + nan_at % w] = NAN;
     const struct solver_ops *ops = sc->solver.type;
@@ -1083,10 +1150,7 @@ static float *screened_step(const struct scene *sc, float limit, int nan_at, boo
     struct solver_screen screen = { .limit = limit };
     ops->step(priv, &f, &screen);
     *within = screen.within;
-    float *out = malloc((size_t)w * h * sizeof *out);
-    assert_non_null(out);
-    for (int y = 0; y < h; y++)
-        memcpy(out + (size_t)y * w, f.cur + y * f.stride, (size_t)w * sizeof *out);
+    float *out = grid_heights(&f);
     solver_close(ops, priv, &f);
     return out;
 }
@@ -1332,6 +1396,7 @@ int main(void)
         cmocka_unit_test(test_domain_of_edges),
         cmocka_unit_test(test_beyond_absorb_edges),
         cmocka_unit_test(test_line_transforms),
+        cmocka_unit_test(test_plain_kernels),
     };
     const struct CMUnitTest physics[] = { PHYSICS_TESTS };
     int failed = cmocka_run_group_tests_name("spectral", tests, NULL, NULL);

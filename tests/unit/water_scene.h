@@ -1,31 +1,22 @@
 /* water_scene.h: a scene of gw x gh cells in a render mode, every edge of
  * one boundary kind, with the defaults of docs/scene.md for the water keys
- * (a red obstacle_color, so walls show): what the render tests start from.
- * Include after the scene's header. */
+ * (render_scene's, with a red obstacle_color, so walls show): what the
+ * water render tests start from. Include after cmocka.h. */
 #ifndef RR_TEST_WATER_SCENE_H
 #define RR_TEST_WATER_SCENE_H
 
 #include <string.h>
 
+#include "hand_scene.h"
 #include "scene.h"
 
 /* The scene defaults of docs/scene.md for the water keys. */
 static inline void scene_init(struct scene *sc, int gw, int gh, enum render_mode mode, enum edge_kind edge)
 {
-    memset(sc, 0, sizeof *sc);
-    sc->grid.width = gw;
-    sc->grid.height = gh;
-    sc->time.fps = 30;
-    sc->time.frames = 1;
+    render_scene(sc, gw, gh, mode);
     for (int s = 0; s < 4; s++)
         sc->boundary[s] = edge;
     struct render_config *r = &sc->render;
-    r->mode = mode;
-    r->range[0] = -1;
-    r->range[1] = 1;
-    r->width = gw;
-    r->height = gh;
-    memcpy(r->obstacle_color, (unsigned char[3]){ 200, 10, 20 }, 3);
     r->height_scale = 1;
     r->light[0] = -1;
     r->light[1] = -1;
