@@ -214,6 +214,14 @@ int scene_key_given(const struct scene *sc, const char *key, char *value, size_t
     return 0;
 }
 
+bool scene_key_set(const struct scene *sc, const char *key)
+{
+    for (int i = 0; i < sc->n_origins; i++)
+        if (!sc->origins[i].preset && !sc->origins[i].line && !strcmp(sc->origins[i].key, key))
+            return true;
+    return false;
+}
+
 int scene_section_given(const struct scene *sc, const char *section, char *key, size_t kn, char *value, size_t vn,
                         char *where, size_t wn)
 {

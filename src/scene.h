@@ -335,6 +335,9 @@ bool scene_output_given(const struct scene *sc, const char *key, char *value, si
  * any value; 0 when neither did (a preset's not counted). value and where
  * as scene_section_given's. */
 int scene_key_given(const struct scene *sc, const char *key, char *value, size_t vn, char *where, size_t wn);
+/* Whether --set gave the key at path key ("output.crf"), at any value,
+ * whether or not the scene file gave it too. */
+bool scene_key_set(const struct scene *sc, const char *key);
 /* How many members of the object `section` ("render") the scene file or
  * --set gave (a preset's not counted); the first one's (in reading order:
  * the file's by place, then --set's) path in key

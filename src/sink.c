@@ -403,13 +403,19 @@ void sink_warn_idle(const struct scene *sc, const char *no_output, bool hashes, 
         snprintf(by, sizeof by, "a run that writes no output (%s without -o)", no_output);
     else
         snprintf(by, sizeof by, "%s (%s)", kind->noun ? kind->noun : kind->name, sc->output.path);
-    /* output.path: the file's is the scene's own target, which --hash and
-     * --check are documented to replace with none; a --set one is this run's. */
+    /* Without an output, the file's output section is the scene's own
+     * target and its settings, which --hash and --check are documented to
+     * replace with none: a scene made for a video hashes without a line. A
+     * --set output.* key was given for this run, and acts on nothing. */
     if (no_output && scene_key_given(sc, "output.path", value, sizeof value, where, sizeof where) == 2)
         fprintf(f, "ripplerender: warning: --set output.path (%s) is not used by %s; -o %s writes it\n", value, by,
                 sc->output.path);
     for (const char *const *k = scene_output_keys; *k; k++) {
         if ((kind && key_listed(kind->keys, *k)) || !scene_output_given(sc, *k, value, sizeof value, where, sizeof where))
+            continue;
+        char path[64];
+        snprintf(path, sizeof path, "output.%s", *k);
+        if (no_output && !scene_key_set(sc, path))
             continue;
         kinds_reading(*k, users, sizeof users);
         fprintf(f, "ripplerender: warning: %soutput.%s (%s) is not used by %s; it applies to %s\n", where, *k, value, by,
