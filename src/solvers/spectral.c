@@ -217,7 +217,10 @@ struct spectral {
     float *H, *P;             /* nx * ny: h_n, h_{n-1}; only the absorb pads' cells are used */
     float *last;              /* w * h: the interior heights written by the last step */
     double *dsum;             /* h: sum of (h_n - last) over each grid row, from the row pass */
-    float *AB;                /* cx * cy pairs (a, b) by column (modes), normalisation folded in */
+    float *AB;                /* cx * cy pairs (a, b) by column (modes), normalisation folded in;
+                                 sep: cx * cy values of a alone (mode_tables) */
+    float *bx, *by;           /* sep: b's x and y factors, b = bx[i] by[j] (mode_tables) */
+    bool sep;                 /* both axes real-to-real: a by column, b separable */
     int cx, cy;               /* the modes per axis that hold coefficients (axis_modes) */
     float *sponge;            /* max pad: absorb factors by depth into the pad */
     float *xfac;              /* nx: each domain column's factor in an absorb x pad (pad_sponge), 1 elsewhere */
@@ -402,6 +405,8 @@ static void spectral_free(void *priv)
     free(sp->last);
     free(sp->dsum);
     free(sp->AB);
+    free(sp->bx);
+    free(sp->by);
     free(sp->sponge);
     free(sp->xfac);
     memset(sp, 0, sizeof *sp);
@@ -644,7 +649,10 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     sp->P = calloc(n, sizeof *sp->P);
     sp->last = malloc((size_t)f->w * (size_t)f->h * sizeof *sp->last);
     sp->dsum = malloc((size_t)f->h * sizeof *sp->dsum);
-    sp->AB = malloc((size_t)sp->cx * (size_t)sp->cy * 2 * sizeof *sp->AB);
+    sp->sep = !sp->ax.kind->dft && !sp->ay.kind->dft;
+    sp->AB = malloc((size_t)sp->cx * (size_t)sp->cy * (sp->sep ? 1 : 2) * sizeof *sp->AB);
+    sp->bx = malloc((size_t)sp->cx * sizeof *sp->bx);
+    sp->by = malloc((size_t)sp->cy * sizeof *sp->by);
     sp->sponge = malloc((size_t)(maxpad > 0 ? maxpad : 1) * sizeof *sp->sponge);
     sp->xfac = malloc((size_t)nx * sizeof *sp->xfac);
     sp->Z = fftwf_malloc(sp->nyp * nx * sizeof *sp->Z);
@@ -653,7 +661,7 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
     }
-    if (!sp->H || !sp->P || !sp->last || !sp->dsum || !sp->AB || !sp->sponge || !sp->xfac || !sp->Z
+    if (!sp->H || !sp->P || !sp->last || !sp->dsum || !sp->AB || !sp->bx || !sp->by || !sp->sponge || !sp->xfac || !sp->Z
         || !sp->buf) {
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
@@ -698,9 +706,26 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
                                                    : solver_water_omega(c, k) * dt);
                 b = damp * damp;
             }
+            if (sp->sep) {
+                sp->AB[(size_t)i * cy + j] = (float)(a * norm);
+                continue;
+            }
             sp->AB[2 * ((size_t)i * cy + j)] = (float)(a * norm);
             sp->AB[2 * ((size_t)i * cy + j) + 1] = (float)(b * norm);
         }
+    }
+    /* On two real-to-real axes the table holds a alone (4 bytes a mode, so
+     * that a 1024^2 domain's 4 MB stays in the L3 with Z's columns), and b,
+     * q^2 e^(-4 nu k^2 dt) times the normalisation, is the product of an x
+     * and a y factor, as k^2 = k_x^2 + k_y^2; the mean's b = 0 is set
+     * where it is used (mode_b). */
+    for (int i = 0; i < sp->cx; i++) {
+        const double kx = axis_wavenumber(&sp->ax, i, dx);
+        sp->bx[i] = (float)(q * q * norm * exp(-4.0 * c->viscosity * kx * kx * dt));
+    }
+    for (int j = 0; j < sp->cy; j++) {
+        const double ky = axis_wavenumber(&sp->ay, j, dx);
+        sp->by[j] = (float)exp(-4.0 * c->viscosity * ky * ky * dt);
     }
     /* In a damped loop (its sources repeat every period, src/sources.c) the
      * mean level stays where it starts: what the sources add to it is taken
@@ -944,33 +969,84 @@ multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, 
         mode_multiply(w[j], u[j], v[self ? j : ny - j], ab + 2 * (up ? j : ny - j));
 }
 
-/* Modes 0 .. ny - 1 of columns u0 and u1 (ab0, ab1 their coefficients; u1
- * NULL: none) on real-to-real x and y axes, where every mode is its own
- * partner and mode_multiply's w = A (u + u) - B (u.i + u.i) + i 0 is real:
- * the two real columns as one complex line w[j] = w0_j + i w1_j, ready to
- * go back together (column_pass). Four modes at a time in GCC's vectors,
- * each lane doing the IEEE operations of mode_multiply's real part (so the
- * bits are those of mode_multiply's real parts, on every CPU). */
+/* Eight complex values (two v8sf, x0 then x1, interleaved) as their real
+ * and imaginary parts, in order or reversed (lane l from value 7 - l), and
+ * back (V_LO, V_HI: the first and the second four values; _REV: the parts'
+ * lanes reversed into memory order). */
+#define V_RE(x0, x1) __builtin_shufflevector(x0, x1, 0, 2, 4, 6, 8, 10, 12, 14)
+#define V_IM(x0, x1) __builtin_shufflevector(x0, x1, 1, 3, 5, 7, 9, 11, 13, 15)
+#define V_RE_REV(x0, x1) __builtin_shufflevector(x0, x1, 14, 12, 10, 8, 6, 4, 2, 0)
+#define V_IM_REV(x0, x1) __builtin_shufflevector(x0, x1, 15, 13, 11, 9, 7, 5, 3, 1)
+#define V_REV(x) __builtin_shufflevector(x, x, 7, 6, 5, 4, 3, 2, 1, 0)
+#define V_LO(re, im) __builtin_shufflevector(re, im, 0, 8, 1, 9, 2, 10, 3, 11)
+#define V_HI(re, im) __builtin_shufflevector(re, im, 4, 12, 5, 13, 6, 14, 7, 15)
+#define V_LO_REV(re, im) __builtin_shufflevector(re, im, 7, 15, 6, 14, 5, 13, 4, 12)
+#define V_HI_REV(re, im) __builtin_shufflevector(re, im, 3, 11, 2, 10, 1, 9, 0, 8)
+
+/* Eight floats from p, and eight complex values from p as their parts (in
+ * order, or reversed: lane l from value 7 - l), and eight stored from
+ * their parts (V_STORE2: in order from p; reversed with V_LO_REV,
+ * V_HI_REV as `lo`, `hi`). */
+#define v_load(p)                                                                                                     \
+    __extension__({                                                                                                   \
+        v8sf v_;                                                                                                      \
+        memcpy(&v_, (p), sizeof v_);                                                                                  \
+        v_;                                                                                                           \
+    })
+#define V_PARTS(p, re, im)                                                                                            \
+    do {                                                                                                              \
+        const v8sf x0_ = v_load(p), x1_ = v_load((const float *)(p) + 8);                                             \
+        (re) = V_RE(x0_, x1_);                                                                                        \
+        (im) = V_IM(x0_, x1_);                                                                                        \
+    } while (0)
+#define V_PARTS_REV(p, re, im)                                                                                        \
+    do {                                                                                                              \
+        const v8sf x0_ = v_load(p), x1_ = v_load((const float *)(p) + 8);                                             \
+        (re) = V_RE_REV(x0_, x1_);                                                                                    \
+        (im) = V_IM_REV(x0_, x1_);                                                                                    \
+    } while (0)
+#define V_STORE2(p, lo, hi)                                                                                           \
+    do {                                                                                                              \
+        const v8sf l_ = (lo), h_ = (hi);                                                                              \
+        memcpy((p), &l_, sizeof l_);                                                                                  \
+        memcpy((float *)(p) + 8, &h_, sizeof h_);                                                                     \
+    } while (0)
+
+/* One mode's new value on two real-to-real axes, from its transform
+ * (yr, yi) (the packed plane's, whose two real planes are its real and
+ * imaginary parts: column_pass): mode_multiply's real part, a (y + y) -
+ * b (y.i + y.i), its imaginary part being 0; b the mode's b of the
+ * separable table (struct spectral: bx by). A macro so that floats and
+ * GCC's vectors take the same operations. */
+#define SEP_MODE(A, B, yr, yi) ((A) * ((yr) + (yr)) - (B) * ((yi) + (yi)))
+
+/* Modes 0 .. ny - 1 of columns u0 and u1 (a0, a1 their a; bx0, bx1 their
+ * b's x factors; u1 NULL: none) on real-to-real x and y axes, where every
+ * mode is its own partner and the new value is real (SEP_MODE): the two
+ * real columns as one complex line w[j] = w0_j + i w1_j, ready to go back
+ * together (column_pass). `mean`: u0 is column 0 of two axes that hold the
+ * mean, whose mode 0 takes b = 0 (the mean level stays). Eight modes at a
+ * time in GCC's vectors, each lane doing the scalar tail's IEEE
+ * operations, so the bits are the same on every CPU. */
 RR_CLONES_V4_V3 static void
-multiply_pair(fftwf_complex *w, const fftwf_complex *u0, const fftwf_complex *u1, const float *ab0, const float *ab1,
-              int ny)
+multiply_pair(fftwf_complex *w, const fftwf_complex *u0, const fftwf_complex *u1, const float *a0, const float *a1,
+              float bx0, float bx1, const float *by, int ny, bool mean)
 {
     int j = 0;
-    for (; u1 && j + 4 <= ny; j += 4) {
-        v8sf a, b, c, d;
-        memcpy(&a, u0[j], sizeof a);
-        memcpy(&b, u1[j], sizeof b);
-        memcpy(&c, ab0 + 2 * j, sizeof c);
-        memcpy(&d, ab1 + 2 * j, sizeof d);
-        const v8sf t0 = c * (a + a), t1 = d * (b + b);   /* A (u.r + u.r), B (u.i + u.i) of each mode */
-        const v8sf out = __builtin_shufflevector(t0, t1, 0, 8, 2, 10, 4, 12, 6, 14)
-                         - __builtin_shufflevector(t0, t1, 1, 9, 3, 11, 5, 13, 7, 15);
-        memcpy(w[j], &out, sizeof out);
+    for (; u1 && j + 8 <= ny; j += 8) {
+        v8sf r0, i0, r1, i1;
+        V_PARTS(u0[j], r0, i0);
+        V_PARTS(u1[j], r1, i1);
+        const v8sf Y = v_load(by + j);
+        const v8sf w0 = SEP_MODE(v_load(a0 + j), bx0 * Y, r0, i0), w1 = SEP_MODE(v_load(a1 + j), bx1 * Y, r1, i1);
+        V_STORE2(w[j], V_LO(w0, w1), V_HI(w0, w1));
     }
     for (; j < ny; j++) {
-        w[j][0] = ab0[2 * j] * (u0[j][0] + u0[j][0]) - ab0[2 * j + 1] * (u0[j][1] + u0[j][1]);
-        w[j][1] = u1 ? ab1[2 * j] * (u1[j][0] + u1[j][0]) - ab1[2 * j + 1] * (u1[j][1] + u1[j][1]) : 0.0f;
+        w[j][0] = SEP_MODE(a0[j], bx0 * by[j], u0[j][0], u0[j][1]);
+        w[j][1] = u1 ? SEP_MODE(a1[j], bx1 * by[j], u1[j][0], u1[j][1]) : 0.0f;
     }
+    if (mean)
+        w[0][0] = SEP_MODE(a0[0], 0.0f, u0[0][0], u0[0][1]);
 }
 
 /* The DCT-II (FFTW's REDFT10, Y_k = 2 sum_i x_i cos(pi k (i + 1/2) / n)) of
@@ -986,8 +1062,7 @@ multiply_pair(fftwf_complex *w, const fftwf_complex *u0, const fftwf_complex *u1
  * b = conj(t) V_(n-k), Y_k = a + b, Y_(n-k) = i (a - b). tmp: a line.
  * Two values at a time with SSE2, each lane doing the IEEE operations of
  * the scalar code, so the bits do not depend on the CPU. */
-static void dct2_forward(const struct axis *a, fftwf_plan p, const fftwf_complex *restrict x,
-                         fftwf_complex *restrict y, fftwf_complex *restrict tmp)
+static void dct2_permute(const struct axis *a, const fftwf_complex *restrict x, fftwf_complex *restrict tmp)
 {
     const int n = a->n;
     const float s = a->kind->odd_sign;
@@ -1009,7 +1084,13 @@ static void dct2_forward(const struct axis *a, fftwf_plan p, const fftwf_complex
             tmp[n - 1 - m][1] = s * x[2 * m + 1][1];
         }
     }
-    fftwf_execute_dft(p, tmp, y);
+}
+
+/* dct2_forward's steps after the DFT, in place: Y_0 = 2 V_0, and each pair
+ * k, n - k from V_k, V_(n-k). */
+static void dct2_post(const struct axis *a, fftwf_complex *restrict y)
+{
+    const int n = a->n;
     const fftwf_complex *tw = a->tw;
     y[0][0] *= 2.0f;
     y[0][1] *= 2.0f;
@@ -1048,6 +1129,14 @@ static void dct2_forward(const struct axis *a, fftwf_plan p, const fftwf_complex
     }
 }
 
+static void dct2_forward(const struct axis *a, fftwf_plan p, const fftwf_complex *restrict x,
+                         fftwf_complex *restrict y, fftwf_complex *restrict tmp)
+{
+    dct2_permute(a, x, tmp);
+    fftwf_execute_dft(p, tmp, y);
+    dct2_post(a, y);
+}
+
 /* The DCT-III (FFTW's REDFT01, x_i = Y_0 + 2 sum_(k>0) Y_k cos(pi k (i + 1/2)
  * / n): 2 n times the inverse of dct2_forward) of the real and of the
  * imaginary parts of the line y into x, by the inverse of dct2_forward's
@@ -1055,8 +1144,7 @@ static void dct2_forward(const struct axis *a, fftwf_plan p, const fftwf_complex
  * n - k, V_(n-k) = i t (Y_(n-k) - i Y_k)), v the unnormalised inverse DFT
  * of V, the cells back from their order (times odd_sign). tmp: a line.
  * SSE2 as dct2_forward. */
-static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restrict y, fftwf_complex *restrict x,
-                      fftwf_complex *restrict tmp)
+static void dct2_pre(const struct axis *a, fftwf_complex *restrict y)
 {
     const int n = a->n;
     const fftwf_complex *tw = a->tw;
@@ -1096,7 +1184,13 @@ static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restric
             v[1] = tr;
         }
     }
-    fftwf_execute_dft(p, y, tmp);
+}
+
+/* dct2_back's steps after the inverse DFT: the cells back from their
+ * order, the odd ones times odd_sign, tmp into x. */
+static void dct2_unpermute(const struct axis *a, const fftwf_complex *restrict tmp, fftwf_complex *restrict x)
+{
+    const int n = a->n;
     const float s = a->kind->odd_sign;
     int m = 0;
 #ifdef __SSE2__
@@ -1118,6 +1212,14 @@ static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restric
     }
 }
 
+static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restrict y, fftwf_complex *restrict x,
+                      fftwf_complex *restrict tmp)
+{
+    dct2_pre(a, y);
+    fftwf_execute_dft(p, y, tmp);
+    dct2_unpermute(a, tmp, x);
+}
+
 /* The DCT-IV (FFTW's REDFT11, Y_k = 2 sum_i x_i cos(pi (k + 1/2) (i + 1/2)
  * / n), its own inverse times 2 n) of the real and of the imaginary parts
  * of a line x of even length n into y, by a complex DFT of n / 2 values
@@ -1133,17 +1235,15 @@ static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restric
  * imaginary parts' v, then their DFTs. Two j (k) at a time with SSE2, each lane doing the
  * IEEE operations of the scalar loops, so the bits do not depend on the
  * CPU. */
-static void dct4_line(const struct axis *a, fftwf_plan p, const fftwf_complex *restrict x, fftwf_complex *restrict y,
-                      fftwf_complex *restrict tmp, float s_in, float s_out)
+static void dct4_in(const struct axis *a, const fftwf_complex *restrict x, fftwf_complex *restrict tmp, float s_in)
 {
     const int n = a->n, h = n / 2, d = dct4_half(a);
     const fftwf_complex *tw = a->tw;
-    const float ns = -s_out;
     int j = 0;
 #ifdef __SSE2__
     /* Two j at a time, the lanes (j: real part, imaginary part; j + 1: the
      * same) each doing the scalar loop's operations. */
-    const __m128 si = _mm_set1_ps(s_in), nsv = _mm_set1_ps(ns), z = _mm_setzero_ps();
+    const __m128 si = _mm_set1_ps(s_in), z = _mm_setzero_ps();
     for (; j + 2 <= h; j += 2) {
         const __m128 t = _mm_loadu_ps(tw[j]);
         const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0)), e = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
@@ -1167,10 +1267,18 @@ static void dct4_line(const struct axis *a, fftwf_plan p, const fftwf_complex *r
             tmp[q * d + j][1] = c * vi + e * vr;
         }
     }
-    fftwf_execute_dft(p, tmp, tmp + 2 * d);
-    tmp += 2 * d;
+}
+
+/* dct4_line's steps after the two DFTs (tmp: their two half lines,
+ * dct4_half apart) into y. */
+static void dct4_out(const struct axis *a, const fftwf_complex *restrict tmp, fftwf_complex *restrict y, float s_out)
+{
+    const int n = a->n, h = n / 2, d = dct4_half(a);
+    const fftwf_complex *tw = a->tw;
+    const float ns = -s_out;
     int k = 0;
 #ifdef __SSE2__
+    const __m128 nsv = _mm_set1_ps(ns);
     for (; k + 2 <= h; k += 2) {
         const __m128 t = _mm_loadu_ps(tw[h + k]);
         const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0)), e = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
@@ -1193,6 +1301,15 @@ static void dct4_line(const struct axis *a, fftwf_plan p, const fftwf_complex *r
             y[n - 1 - 2 * k][q] = (c * vi + e * vr) * ns;
         }
     }
+}
+
+static void dct4_line(const struct axis *a, fftwf_plan p, const fftwf_complex *restrict x, fftwf_complex *restrict y,
+                      fftwf_complex *restrict tmp, float s_in, float s_out)
+{
+    const int d = dct4_half(a);
+    dct4_in(a, x, tmp, s_in);
+    fftwf_execute_dft(p, tmp, tmp + 2 * d);
+    dct4_out(a, tmp + 2 * d, y, s_out);
 }
 
 /* Runs a plan of plan_forward along axis a on one line (tmp: a line). */
@@ -1224,6 +1341,216 @@ static void run_back(const struct axis *a, fftwf_plan p, bool real_out, fftwf_co
         fftwf_execute_dft_c2r(p, in, out);
     else
         fftwf_execute_dft(p, in, out);
+}
+
+/* dct2_post and multiply_pair of one column's pair of modes k, n - k (its
+ * transform's u = V_k, v = V_(n-k); c + i d = tw[k]) into the new values
+ * wk, wn of those modes (SEP_MODE; Ak, Bk, An, Bn their a and b), with
+ * dct2_post's and SEP_MODE's operations in their order: floats and GCC's
+ * vectors alike. */
+#define DCT2_POST_MUL(c, d, ur, ui, vr, vi, Ak, Bk, An, Bn, wk, wn)                                                   \
+    do {                                                                                                              \
+        const __auto_type ar_ = (c) * (ur) + -((d) * (ui));                                                           \
+        const __auto_type ai_ = (c) * (ui) + (d) * (ur);                                                              \
+        const __auto_type br_ = (c) * (vr) + (d) * (vi);                                                              \
+        const __auto_type bi_ = (c) * (vi) + -((d) * (vr));                                                           \
+        (wk) = SEP_MODE(Ak, Bk, ar_ + br_, ai_ + bi_);                                                                \
+        (wn) = SEP_MODE(An, Bn, -(ai_ - bi_), ar_ - br_);                                                             \
+    } while (0)
+
+/* dct2_pre of the pair k, n - k of a line whose W_k = ak + i bk and
+ * W_(n-k) = an + i bn, into U_k = ukr + i uki and U_(n-k) = unr + i uni,
+ * with dct2_pre's operations in their order. */
+#define DCT2_PRE(c, d, ak, bk, an, bn, ukr, uki, unr, uni)                                                            \
+    do {                                                                                                              \
+        const __auto_type pr_ = (ak) + (bn);                                                                          \
+        const __auto_type pi_ = (bk) + -(an);                                                                         \
+        const __auto_type qr_ = (an) + (bk);                                                                          \
+        const __auto_type qi_ = (bn) + -(ak);                                                                         \
+        const __auto_type tr_ = (c) * qr_ + -((d) * qi_);                                                             \
+        const __auto_type ti_ = (c) * qi_ + (d) * qr_;                                                                \
+        (ukr) = (c) * pr_ + (d) * pi_;                                                                                \
+        (uki) = (c) * pi_ + -((d) * pr_);                                                                             \
+        (unr) = -ti_;                                                                                                 \
+        (uni) = tr_;                                                                                                  \
+    } while (0)
+
+/* The middle of a dct2 y axis's pair of columns a and b (pair_fused), in
+ * one pass over their DFTs va and vb: dct2_post of each, multiply_pair of
+ * the two, dct2_pre of the line they make, into u, every value with the
+ * operations those three make on it in their order, so that u holds the
+ * bits of the three passes (pair_plain); the pairs k, n - k eight at a time
+ * in GCC's vectors, built for AVX-512, AVX2 and the baseline. aa, ab: the
+ * columns' a; bxa, bxb: their b's x factors; `mean` as multiply_pair. */
+RR_CLONES_V4_V3 static void
+pair_middle_dct2(int n, const fftwf_complex *tw, const fftwf_complex *va, const fftwf_complex *vb, const float *aa,
+                 const float *ab, float bxa, float bxb, const float *by, bool mean, fftwf_complex *u)
+{
+    /* Mode 0: Y_0 = 2 V_0, which dct2_pre leaves. */
+    u[0][0] = SEP_MODE(aa[0], mean ? 0.0f : bxa * by[0], va[0][0] * 2.0f, va[0][1] * 2.0f);
+    u[0][1] = SEP_MODE(ab[0], bxb * by[0], vb[0][0] * 2.0f, vb[0][1] * 2.0f);
+    int k = 1;
+    for (; 2 * (k + 7) < n; k += 8) {
+        const int m = n - k - 7;   /* modes m .. n - k: the partners of k + 7 .. k */
+        v8sf c, d, aur, aui, avr, avi, bur, bui, bvr, bvi;
+        V_PARTS(tw[k], c, d);
+        V_PARTS(va[k], aur, aui);
+        V_PARTS_REV(va[m], avr, avi);
+        V_PARTS(vb[k], bur, bui);
+        V_PARTS_REV(vb[m], bvr, bvi);
+        const v8sf Yk = v_load(by + k), Yn = V_REV(v_load(by + m));
+        v8sf wak, wan, wbk, wbn, ukr, uki, unr, uni;
+        DCT2_POST_MUL(c, d, aur, aui, avr, avi, v_load(aa + k), bxa * Yk, V_REV(v_load(aa + m)), bxa * Yn, wak, wan);
+        DCT2_POST_MUL(c, d, bur, bui, bvr, bvi, v_load(ab + k), bxb * Yk, V_REV(v_load(ab + m)), bxb * Yn, wbk, wbn);
+        DCT2_PRE(c, d, wak, wbk, wan, wbn, ukr, uki, unr, uni);
+        V_STORE2(u[k], V_LO(ukr, uki), V_HI(ukr, uki));
+        V_STORE2(u[m], V_LO_REV(unr, uni), V_HI_REV(unr, uni));
+    }
+    for (; 2 * k <= n; k++) {
+        const int j = n - k;   /* k itself when 2 k = n: dct2_post and dct2_pre then take v = u */
+        const float c = tw[k][0], d = tw[k][1];
+        float wak, wan, wbk, wbn, ukr, uki, unr, uni;
+        DCT2_POST_MUL(c, d, va[k][0], va[k][1], va[j][0], va[j][1], aa[k], bxa * by[k], aa[j], bxa * by[j], wak, wan);
+        DCT2_POST_MUL(c, d, vb[k][0], vb[k][1], vb[j][0], vb[j][1], ab[k], bxb * by[k], ab[j], bxb * by[j], wbk, wbn);
+        if (j == k) {
+            wan = wak;
+            wbn = wbk;
+        }
+        DCT2_PRE(c, d, wak, wbk, wan, wbn, ukr, uki, unr, uni);
+        u[k][0] = ukr;
+        u[k][1] = uki;
+        if (j != k) {
+            u[j][0] = unr;
+            u[j][1] = uni;
+        }
+    }
+}
+
+/* The middle of a dct4 y axis's pair of columns a and b (pair_fused), in
+ * one pass over their DFTs (va, vb: each two half lines d apart, dct4_line's
+ * layout): dct4_out of each (s_out 1), multiply_pair of the two, dct4_in
+ * of the line they make (s_in 1) into t (two half lines d apart), with
+ * their operations on every value in their order (pair_plain's bits). Mode
+ * 2k and its partner n - 1 - 2k come from the DFTs' value k and go into
+ * t's value k; eight k at a time in GCC's vectors. */
+RR_CLONES_V4_V3 static void
+pair_middle_dct4(int n, int d, const fftwf_complex *tw, const fftwf_complex *va, const fftwf_complex *vb,
+                 const float *aa, const float *ab, float bxa, float bxb, const float *by, fftwf_complex *t)
+{
+    const int h = n / 2;
+    int k = 0;
+    for (; k + 8 <= h; k += 8) {
+        const int e = 2 * k, o = n - 16 - 2 * k;   /* modes 2k .. 2k + 14, n - 1 - 2k - 14 .. n - 1 - 2k */
+        v8sf c1, e1, c0, e0, Ye, Yo, w[2][2];   /* w: column, mode 2k (0) or n - 1 - 2k (1) */
+        V_PARTS(tw[h + k], c1, e1);
+        V_PARTS(tw[k], c0, e0);
+        v8sf skip;   /* the other lanes of the modes 2k and n - 1 - 2k taken */
+        V_PARTS(by + e, Ye, skip);
+        V_PARTS_REV(by + o, skip, Yo);
+        (void)skip;
+        for (int col = 0; col < 2; col++) {
+            const fftwf_complex *v = col ? vb : va;
+            const float *A = col ? ab : aa, bx = col ? bxb : bxa;
+            v8sf gr, gi, fr, fi, Ae, Ao;
+            V_PARTS(v[k], gr, gi);
+            V_PARTS(v[d + k], fr, fi);
+            V_PARTS(A + e, Ae, skip);
+            V_PARTS_REV(A + o, skip, Ao);
+            w[col][0] = SEP_MODE(Ae, bx * Ye, c1 * gr - e1 * gi, c1 * fr - e1 * fi);
+            w[col][1] = SEP_MODE(Ao, bx * Yo, (c1 * gi + e1 * gr) * -1.0f, (c1 * fi + e1 * fr) * -1.0f);
+        }
+        for (int q = 0; q < 2; q++) {
+            const v8sf vr = w[q][0], vi = 1.0f * w[q][1];
+            const v8sf tr = c0 * vr - e0 * vi, ti = c0 * vi + e0 * vr;
+            V_STORE2(t[q * d + k], V_LO(tr, ti), V_HI(tr, ti));
+        }
+    }
+    for (; k < h; k++) {
+        const int e = 2 * k, o = n - 1 - 2 * k;
+        const float c1 = tw[h + k][0], e1 = tw[h + k][1], c0 = tw[k][0], e0 = tw[k][1];
+        float w[2][2];   /* column, mode 2k (0) or n - 1 - 2k (1) */
+        for (int col = 0; col < 2; col++) {
+            const fftwf_complex *v = col ? vb : va;
+            const float *A = col ? ab : aa, bx = col ? bxb : bxa;
+            const float gr = v[k][0], gi = v[k][1], fr = v[d + k][0], fi = v[d + k][1];
+            w[col][0] = SEP_MODE(A[e], bx * by[e], c1 * gr - e1 * gi, c1 * fr - e1 * fi);
+            w[col][1] = SEP_MODE(A[o], bx * by[o], (c1 * gi + e1 * gr) * -1.0f, (c1 * fi + e1 * fr) * -1.0f);
+        }
+        for (int q = 0; q < 2; q++) {
+            const float vr = w[q][0], vi = 1.0f * w[q][1];
+            t[q * d + k][0] = c0 * vr - e0 * vi;
+            t[q * d + k][1] = c0 * vi + e0 * vr;
+        }
+    }
+}
+
+/* The mean's share of what sim.c added that the packed plane does not
+ * carry (pack_row), for mode 0 of column pass item 0: half of sum(D),
+ * summed in row order on one thread, normalised as the modes are. */
+static float mean_share(const struct spectral *sp)
+{
+    double d = 0;
+    for (int y = 0; y < sp->ay.m; y++)
+        d += sp->dsum[y];
+    return (float)(sp->mean_sign * d * 0.5 / ((double)sp->ax.n * sp->ay.n));
+}
+
+/* Columns za and zb (zb NULL: za alone) of two real-to-real axes, kx and
+ * kx + 1 of the modes, the plain way: each transformed forward into b1,
+ * the modes multiplied into a line of b0 as one complex line (multiply_pair;
+ * `mean`: za is the mean's column; dmean, if not NULL, added to mode 0),
+ * that line transformed back, to real values, into za (za's real parts,
+ * zb's imaginary ones: column_pass). b0 and b1: a thread's buffers. */
+static void pair_plain(const struct spectral *sp, fftwf_complex *za, fftwf_complex *zb, int kx, bool mean,
+                       const float *dmean, fftwf_complex *b0, fftwf_complex *b1)
+{
+    const struct axis *ay = &sp->ay;
+    const size_t l = sp->nyp, cy = (size_t)sp->cy;
+    fftwf_complex *w = b0 + 8 * l;   /* after run_forward's tmp (dct4_line: four half lines) */
+    run_forward(ay, sp->fy, za, b1, b0);
+    if (zb)
+        run_forward(ay, sp->fy, zb, b1 + l, b0);
+    multiply_pair(w, b1, zb ? b1 + l : NULL, sp->AB + (size_t)kx * cy, zb ? sp->AB + (size_t)(kx + 1) * cy : NULL,
+                  sp->bx[kx], zb ? sp->bx[kx + 1] : 0.0f, sp->by, ay->n, mean);
+    if (dmean)
+        w[0][0] += *dmean;
+    run_back(ay, sp->iy, false, w, za, b1);
+}
+
+/* pair_plain of two columns on a dct2 or dct4 y axis, with the same bits,
+ * in fewer passes: each column's reorder (and twiddles) and DFT into b, then
+ * one pass from both DFTs to the line the inverse DFT takes (dct2_post or
+ * dct4_out, multiply_pair, dct2_pre or dct4_in: pair_middle_dct2,
+ * pair_middle_dct4), while the lines are in L1, then that DFT and the
+ * cells' order back into za. The plans run on lines of b with the
+ * alignment they were made with. */
+static void pair_fused(const struct spectral *sp, fftwf_complex *za, const fftwf_complex *zb, int kx, bool mean,
+                       const float *dmean, fftwf_complex *b)
+{
+    const struct axis *ay = &sp->ay;
+    const float *aa = sp->AB + (size_t)kx * sp->cy, *ab = aa + sp->cy;
+    if (ay->kind->dct2) {
+        const size_t l = sp->nyp;
+        fftwf_complex *t = b, *va = b + l, *vb = b + 2 * l, *u = b + 3 * l;
+        dct2_permute(ay, za, t);
+        fftwf_execute_dft(sp->fy, t, va);
+        dct2_permute(ay, zb, t);
+        fftwf_execute_dft(sp->fy, t, vb);
+        pair_middle_dct2(ay->n, ay->tw, va, vb, aa, ab, sp->bx[kx], sp->bx[kx + 1], sp->by, mean, u);
+        if (dmean)
+            u[0][0] += *dmean;
+        fftwf_execute_dft(sp->iy, u, t);
+        dct2_unpermute(ay, t, za);
+        return;
+    }
+    const int d = dct4_half(ay);
+    dct4_in(ay, za, b, ay->kind->odd_sign);
+    fftwf_execute_dft(sp->fy, b, b + 2 * d);
+    dct4_in(ay, zb, b + 4 * d, ay->kind->odd_sign);
+    fftwf_execute_dft(sp->fy, b + 4 * d, b + 6 * d);
+    pair_middle_dct4(ay->n, d, ay->tw, b + 2 * d, b + 6 * d, aa, ab, sp->bx[kx], sp->bx[kx + 1], sp->by, b);
+    fftwf_execute_dft(sp->iy, b, b + 2 * d);
+    dct4_out(ay, b + 2 * d, za, ay->kind->odd_sign);
 }
 
 /* Column pass item t: its columns (stored together in Z) transformed
@@ -1258,20 +1585,31 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
     for (int s = 0; s < c; s++)
         for (size_t o = 0; o < (size_t)ny * sizeof *sp->Z; o += 64)
             __builtin_prefetch((const char *)z[s] + o, 0, 3);
+    const bool mean = ax->kind->shift == 0 && ay->kind->shift == 0;
+    if (sp->sep) {
+        /* Two real-to-real axes: columns s and s + 1 (s even, as the item's
+         * first column is) go back together as one complex line, stored in
+         * Z's column s, s as the real parts and s + 1 as the imaginary
+         * ones, so that a row of the even columns is the row's heights in
+         * order (pass 3); the transforms being real, that line's transform
+         * is the pair's (every value multiply_pair makes is real). */
+        const float dm = t == 0 && mean ? mean_share(sp) : 0.0f;
+        for (int s = 0; s < keep; s += 2) {
+            const float *dmean = t == 0 && mean && s == 0 ? &dm : NULL;
+            const bool m0 = mean && kx[s] == 0;
+            if (s + 1 < keep && (ay->kind->dct2 || ay->kind->dct4))
+                pair_fused(sp, z[s], z[s + 1], kx[s], m0, dmean, b0);
+            else
+                pair_plain(sp, z[s], s + 1 < keep ? z[s + 1] : NULL, kx[s], m0, dmean, b0, b1);
+        }
+        return;
+    }
     for (int s = 0; s < c; s++)
         run_forward(ay, sp->fy, z[s], b1 + s * nyp, b0);
-    const bool pairs = !ax->kind->dft && !ay->kind->dft;
     for (int s = 0; s < keep; s++) {
         const fftwf_complex *u = b1 + s * nyp, *v = b1 + partner[s] * nyp;
         const float *ab = sp->AB + 2 * (size_t)kx[s] * sp->cy;
         fftwf_complex *w = b0 + s * nyp;
-        if (pairs) {
-            /* Columns s and s + 1 into line s as one complex line (below). */
-            const bool two = s + 1 < keep;
-            multiply_pair(w, u, two ? b1 + (s + 1) * nyp : NULL, ab, two ? sp->AB + 2 * (size_t)kx[s + 1] * sp->cy : NULL, ny);
-            s++;
-            continue;
-        }
         if (!ay->kind->dft) {
             multiply_rows(w, u, v, ab, ny, 0, ny, 1, 1);
             continue;
@@ -1284,31 +1622,17 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
         if (ax->kind->dft)
             multiply_rows(w, u, v, ab, ny, nh + 1, ny, 0, 0);
     }
-    if (t == 0 && ax->kind->shift == 0 && ay->kind->shift == 0) {
-        double d = 0;
-        for (int y = 0; y < ay->m; y++)
-            d += sp->dsum[y];
-        b0[0][0] += (float)(sp->mean_sign * d * 0.5 / ((double)ax->n * ny));
-    }
+    if (t == 0 && mean)
+        b0[0][0] += mean_share(sp);
     if (ax->kind->dft) {
         for (int s = 0; s < keep; s++)
             run_back(ay, sp->iy, false, b0 + s * nyp, z[s], b1);
         return;
     }
-    /* A real-to-real x axis: the columns come back real, and columns s and
-     * s + 1 (s even, as the item's first column is) are stored together in
-     * Z's column s, s as the real parts and s + 1 as the imaginary ones, so
-     * that a row of the even columns is the row's heights in order (pass
-     * 3). A real-to-real y axis makes that pair by one transform of
-     * w_s + i w_(s+1) (every w is real: its imaginary part is
-     * A (u - u) + B (u - u) = 0; multiply_pair made that line), the
-     * transform being real; a DFT y axis by a complex-to-real transform
-     * of each. */
+    /* A real-to-real x axis on a DFT y axis: the columns come back real by
+     * a complex-to-real transform each, stored in pairs as on two
+     * real-to-real axes (above). */
     for (int s = 0; s < keep; s += 2) {
-        if (pairs) {
-            run_back(ay, sp->iy, false, b0 + s * nyp, z[s], b1);
-            continue;
-        }
         for (int h = 0; h < 2 && s + h < keep; h++) {
             const float *back = (const float *)b1;
             run_back(ay, sp->iy, true, b0 + (s + h) * nyp, b1, NULL);
@@ -1502,6 +1826,51 @@ int solver_spectral_line(int n, enum edge_kind lo, enum edge_kind hi, bool back,
     fftwf_free(a.tw);
     fftwf_free(b);
     return p ? 0 : -1;
+}
+
+int solver_spectral_pair(int n, enum edge_kind lo, enum edge_kind hi, bool fused, const float *za, const float *zb,
+                         const float *a, const float *bx, const float *by, bool mean, float dmean, float *out)
+{
+    struct spectral sp = { 0 };
+    axis_init(&sp.ay, n, lo, hi, PAD_MIN);
+    if (sp.ay.kind->dft || sp.ay.n != n || (fused && !sp.ay.kind->dct2 && !sp.ay.kind->dct4)
+        || (mean && sp.ay.kind->shift != 0))
+        return -1;
+    sp.nyp = line_stride((size_t)n);
+    sp.cy = n;
+    const size_t half = COLS * sp.nyp;   /* a thread's b0, then its b1 (spectral_init) */
+    fftwf_complex *b = fftwf_malloc((2 * half + 2 * sp.nyp) * sizeof *b), *z = b + 2 * half;
+    sp.AB = malloc(2 * (size_t)n * sizeof *sp.AB);
+    sp.bx = malloc(2 * sizeof *sp.bx);
+    sp.by = malloc((size_t)n * sizeof *sp.by);
+    int ok = b && sp.AB && sp.bx && sp.by && axis_twiddles(&sp.ay) == 0;
+    if (ok) {
+        memcpy(sp.AB, a, 2 * (size_t)n * sizeof *sp.AB);
+        memcpy(sp.bx, bx, 2 * sizeof *sp.bx);
+        memcpy(sp.by, by, (size_t)n * sizeof *sp.by);
+        sp.fy = plan_forward(&sp.ay, b, b + half, FFTW_ESTIMATE);
+        sp.iy = plan_back(&sp.ay, b, b + half, false, FFTW_ESTIMATE);
+        ok = sp.fy && sp.iy;
+    }
+    if (ok) {
+        memcpy(z, za, 2 * (size_t)n * sizeof(float));
+        memcpy(z + sp.nyp, zb, 2 * (size_t)n * sizeof(float));
+        if (fused)
+            pair_fused(&sp, z, z + sp.nyp, 0, mean, mean ? &dmean : NULL, b);
+        else
+            pair_plain(&sp, z, z + sp.nyp, 0, mean, mean ? &dmean : NULL, b, b + half);
+        memcpy(out, z, 2 * (size_t)n * sizeof(float));
+    }
+    if (sp.fy)
+        fftwf_destroy_plan(sp.fy);
+    if (sp.iy)
+        fftwf_destroy_plan(sp.iy);
+    fftwf_free(sp.ay.tw);
+    fftwf_free(b);
+    free(sp.AB);
+    free(sp.bx);
+    free(sp.by);
+    return ok ? 0 : -1;
 }
 
 double solver_water_omega(const struct solver_config *c, double k)
