@@ -1674,6 +1674,68 @@ static void group_copy(fftwf_complex *Z, size_t nyp, int y0, fftwf_complex *rows
     }
 }
 
+/* Rows y0 .. y0 + nr - 1 of a real-to-real x axis's heights, which
+ * column_pass stored in Z's even columns (column 2i holds cells 2i and
+ * 2i + 1 of each row), as lines of two rows each, rows r and r + 1 (r
+ * even) as line r / 2 (nxp apart) of cell x's value h_r + i h_(r+1) (0 for
+ * the imaginary part of an odd nr's last row): the transform back of the
+ * pair is that line's (step_passes). Each even column's values of the
+ * group (two cache lines for ROWS) are read once. */
+static void group_pairs(const fftwf_complex *Z, size_t nyp, int y0, fftwf_complex *lines, size_t nxp, int nx, int nr)
+{
+    for (int x = 0; x < nx; x += 2) {
+        const float *z = Z[(size_t)x * nyp + y0];   /* cells x, x + 1 of row y0, then of row y0 + 1, ... */
+        for (int r = 0; r < nr; r += 2) {
+            float *l = lines[(size_t)(r / 2) * nxp + x];
+            const float *a = z + 2 * r, *b = z + 2 * r + 2;
+            const bool one = r + 1 == nr;
+            l[0] = a[0];
+            l[1] = one ? 0.0f : b[0];
+            if (x + 1 < nx) {
+                l[2] = a[1];
+                l[3] = one ? 0.0f : b[1];
+            }
+        }
+    }
+}
+
+/* copy_screen of two rows at once from a line of m complex values, row 0's
+ * cells its real parts and row 1's its imaginary ones: the largest
+ * magnitude of both (tblock_mag_max). Two cells of each row at a time
+ * with SSE2. */
+static int32_t copy_screen2(float *restrict out0, float *restrict last0, float *restrict out1, float *restrict last1,
+                            const fftwf_complex *restrict in, int m)
+{
+    int x = 0;
+    int32_t mag = 0;
+#ifdef __SSE2__
+    const __m128i abs = _mm_set1_epi32(INT32_MAX);
+    __m128i mx = _mm_setzero_si128();
+    for (; x + 4 <= m; x += 4) {
+        const __m128 a = _mm_loadu_ps(in[x]), b = _mm_loadu_ps(in[x + 2]);
+        const __m128 r0 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)), r1 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+        _mm_storeu_ps(out0 + x, r0);
+        _mm_storeu_ps(last0 + x, r0);
+        _mm_storeu_ps(out1 + x, r1);
+        _mm_storeu_ps(last1 + x, r1);
+        for (int k = 0; k < 2; k++) {
+            const __m128i v = _mm_and_si128(_mm_castps_si128(k ? r1 : r0), abs), gt = _mm_cmpgt_epi32(v, mx);
+            mx = _mm_or_si128(_mm_and_si128(gt, v), _mm_andnot_si128(gt, mx));
+        }
+    }
+    int32_t lane[4];
+    _mm_storeu_si128((__m128i *)lane, mx);
+    for (int k = 0; k < 4; k++)
+        mag = lane[k] > mag ? lane[k] : mag;
+#endif
+    for (; x < m; x++) {
+        out0[x] = last0[x] = in[x][0];
+        out1[x] = last1[x] = in[x][1];
+        mag = tblock_mag_max(tblock_mag_max(mag, in[x][0]), in[x][1]);
+    }
+    return mag;
+}
+
 /* A step's job for the team: the field and the next work item of each pass
  * (claimed by atomic increments: a dynamic schedule). */
 struct step_job {
@@ -1728,17 +1790,21 @@ static void step_passes(void *arg, int t, int nt)
         }
         /* A real-to-real x axis: the rows (column_pass stored each in Z's
          * even columns, two values a column) go back two at once, row
-         * r + i row r + 1. */
-        group_copy(sp->Z, 2 * sp->nyp, y0, b1, nxp, (nx + 1) / 2, nr, 0);   /* the even columns */
-        fftwf_complex *two = b0 + 5 * nxp;   /* after tmp's four half lines (dct4_line) */
-        float *h0 = (float *)(b0 + 6 * nxp), *h1 = (float *)(b0 + 7 * nxp);
+         * r + i row r + 1 (group_pairs); two grid rows without x pads
+         * straight from the line to the field (copy_screen2). */
+        group_pairs(sp->Z, sp->nyp, y0, b1, nxp, nx, nr);
+        float *h0 = (float *)(b0 + 6 * nxp), *h1 = (float *)(b0 + 7 * nxp);   /* after tmp (dct4_line) */
+        const struct axis *ax = &sp->ax, *ay = &sp->ay;
         for (int r = 0; r < nr; r += 2) {
-            const float *l0 = (const float *)(b1 + r * nxp), *l1 = (const float *)(b1 + (r + 1) * nxp);
-            for (int x = 0; x < nx; x++) {
-                two[x][0] = l0[x];
-                two[x][1] = r + 1 < nr ? l1[x] : 0.0f;
+            run_back(ax, sp->ix, false, b1 + r / 2 * nxp, b0, b0 + nxp);
+            const int gy = y0 + r - ay->lo;
+            if (ax->n == ax->m && r + 1 < nr && gy >= 0 && gy + 1 < ay->m) {
+                const size_t o = (size_t)gy * ax->m;
+                int32_t m = copy_screen2(f->prev + gy * f->stride, sp->last + o, f->prev + (gy + 1) * f->stride,
+                                         sp->last + o + ax->m, b0, ax->m);
+                mag = m > mag ? m : mag;
+                continue;
             }
-            run_back(&sp->ax, sp->ix, false, two, b0, b0 + nxp);
             for (int x = 0; x < nx; x++) {
                 h0[x] = b0[x][0];
                 h1[x] = b0[x][1];
