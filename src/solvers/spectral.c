@@ -823,6 +823,38 @@ static double pack_grid_row(fftwf_complex *in, const float *cur, const float *la
     return moved ? row_dsum(cur, last, m) : 0.0;
 }
 
+/* pack_grid_row of a row of m = n cells on a dct2 x axis straight into
+ * the DFT's order (dct2_permute): cell 2i to tmp[i], cell 2i + 1 times
+ * odd_sign s to tmp[n - 1 - i], each value with pack_grid_row's and
+ * dct2_permute's operations (the same bits, one pass fewer). Returns the
+ * row's sum of D as pack_grid_row does. */
+static double pack_grid_row_dct2(fftwf_complex *tmp, const float *cur, const float *last, const float *prev, int n,
+                                 float s)
+{
+    int x = 0, moved = 0;
+#ifdef __SSE2__
+    const __m128 half = _mm_set1_ps(0.5f), zero = _mm_setzero_ps(), sv = _mm_set1_ps(s);
+    __m128 nz = zero;
+    for (; x + 4 <= n; x += 4) {
+        const __m128 c = _mm_loadu_ps(cur + x), l = _mm_loadu_ps(last + x), p = _mm_loadu_ps(prev + x);
+        const __m128 h = _mm_mul_ps(half, _mm_add_ps(c, l));
+        nz = _mm_or_ps(nz, _mm_cmpneq_ps(_mm_sub_ps(c, l), zero));
+        const __m128 lo = _mm_unpacklo_ps(h, p), hi = _mm_unpackhi_ps(h, p), od = _mm_movehl_ps(hi, lo);
+        _mm_storeu_ps(tmp[x / 2], _mm_movelh_ps(lo, hi));
+        _mm_storeu_ps(tmp[n - 2 - x / 2], _mm_mul_ps(sv, _mm_shuffle_ps(od, od, _MM_SHUFFLE(1, 0, 3, 2))));
+    }
+    moved = _mm_movemask_ps(nz);
+#endif
+    for (; x < n; x++) {
+        fftwf_complex *t = tmp + (x % 2 ? n - 1 - x / 2 : x / 2);
+        const float h = 0.5f * (cur[x] + last[x]);
+        (*t)[0] = x % 2 ? s * h : h;
+        (*t)[1] = x % 2 ? s * prev[x] : prev[x];
+        moved |= cur[x] - last[x] != 0.0f;
+    }
+    return moved ? row_dsum(cur, last, n) : 0.0;
+}
+
 /* Cells x0 .. x0 + n - 1 of an absorb pad's row, H + i P, into z. */
 static void pad_cells(fftwf_complex *z, const float *restrict H, const float *restrict P, int x0, int n)
 {
@@ -1767,6 +1799,16 @@ static void step_passes(void *arg, int t, int nt)
     for (int g; (g = claim(j, 0, groups)) >= 0;) {
         const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
         for (int r = 0; r < nr; r++) {
+            const int gy = y0 + r - sp->ay.lo;
+            if (sp->ax.kind->dct2 && sp->ax.n == sp->ax.m && gy >= 0 && gy < sp->ay.m) {
+                /* A grid row of a dct2 x axis without pads: packed straight
+                 * into the DFT's order (dct2_forward's steps after it). */
+                sp->dsum[gy] = pack_grid_row_dct2(b0, f->cur + gy * f->stride, sp->last + (size_t)gy * nx,
+                                                  f->prev + gy * f->stride, nx, sp->ax.kind->odd_sign);
+                fftwf_execute_dft(sp->fx, b0, b1 + r * nxp);
+                dct2_post(&sp->ax, b1 + r * nxp);
+                continue;
+            }
             pack_row(sp, f, y0 + r, b0);
             run_forward(&sp->ax, sp->fx, b0, b1 + r * nxp, b0 + nxp);
         }
