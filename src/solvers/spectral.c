@@ -1768,6 +1768,50 @@ static int32_t copy_screen2(float *restrict out0, float *restrict last0, float *
     return mag;
 }
 
+/* dct2_unpermute and copy_screen2 in one pass: the cells of two rows back
+ * from the DFT's order (tmp, n complex values: row 0 the real parts, row
+ * 1 the imaginary ones; odd cells times odd_sign s), each value with
+ * dct2_unpermute's operations, to out and last of each row; returns the
+ * largest magnitude (tblock_mag_max). Four cells of each row at a time
+ * with SSE2. */
+static int32_t unpermute_screen2(float *restrict out0, float *restrict last0, float *restrict out1,
+                                 float *restrict last1, const fftwf_complex *restrict tmp, int n, float s)
+{
+    int m = 0;
+    int32_t mag = 0;
+#ifdef __SSE2__
+    const __m128i abs = _mm_set1_epi32(INT32_MAX);
+    const __m128 sv = _mm_set1_ps(s);
+    __m128i mx = _mm_setzero_si128();
+    for (; 2 * m + 3 < n; m += 2) {
+        const __m128 e = _mm_loadu_ps(tmp[m]), r = _mm_loadu_ps(tmp[n - 2 - m]);
+        const __m128 o = _mm_mul_ps(sv, _mm_shuffle_ps(r, r, _MM_SHUFFLE(1, 0, 3, 2)));   /* odd cells 2m+1, 2m+3 */
+        const __m128 lo = _mm_unpacklo_ps(e, o), hi = _mm_unpackhi_ps(e, o);
+        const __m128 r0 = _mm_movelh_ps(lo, hi), r1 = _mm_movehl_ps(hi, lo);
+        _mm_storeu_ps(out0 + 2 * m, r0);
+        _mm_storeu_ps(last0 + 2 * m, r0);
+        _mm_storeu_ps(out1 + 2 * m, r1);
+        _mm_storeu_ps(last1 + 2 * m, r1);
+        for (int k = 0; k < 2; k++) {
+            const __m128i v = _mm_and_si128(_mm_castps_si128(k ? r1 : r0), abs), gt = _mm_cmpgt_epi32(v, mx);
+            mx = _mm_or_si128(_mm_and_si128(gt, v), _mm_andnot_si128(gt, mx));
+        }
+    }
+    int32_t lane[4];
+    _mm_storeu_si128((__m128i *)lane, mx);
+    for (int k = 0; k < 4; k++)
+        mag = lane[k] > mag ? lane[k] : mag;
+#endif
+    for (int x = 2 * m; x < n; x++) {
+        const float *v = tmp[x % 2 ? n - 1 - x / 2 : x / 2];
+        const float h0 = x % 2 ? s * v[0] : v[0], h1 = x % 2 ? s * v[1] : v[1];
+        out0[x] = last0[x] = h0;
+        out1[x] = last1[x] = h1;
+        mag = tblock_mag_max(tblock_mag_max(mag, h0), h1);
+    }
+    return mag;
+}
+
 /* A step's job for the team: the field and the next work item of each pass
  * (claimed by atomic increments: a dynamic schedule). */
 struct step_job {
@@ -1838,15 +1882,25 @@ static void step_passes(void *arg, int t, int nt)
         float *h0 = (float *)(b0 + 6 * nxp), *h1 = (float *)(b0 + 7 * nxp);   /* after tmp (dct4_line) */
         const struct axis *ax = &sp->ax, *ay = &sp->ay;
         for (int r = 0; r < nr; r += 2) {
-            run_back(ax, sp->ix, false, b1 + r / 2 * nxp, b0, b0 + nxp);
+            fftwf_complex *line = b1 + r / 2 * nxp;
             const int gy = y0 + r - ay->lo;
             if (ax->n == ax->m && r + 1 < nr && gy >= 0 && gy + 1 < ay->m) {
-                const size_t o = (size_t)gy * ax->m;
-                int32_t m = copy_screen2(f->prev + gy * f->stride, sp->last + o, f->prev + (gy + 1) * f->stride,
-                                         sp->last + o + ax->m, b0, ax->m);
+                float *out0 = f->prev + gy * f->stride, *last0 = sp->last + (size_t)gy * ax->m;
+                int32_t m;
+                if (ax->kind->dct2) {
+                    /* dct2_back with its last step and the copy in one pass */
+                    dct2_pre(ax, line);
+                    fftwf_execute_dft(sp->ix, line, b0 + nxp);
+                    m = unpermute_screen2(out0, last0, out0 + f->stride, last0 + ax->m, b0 + nxp, ax->m,
+                                          ax->kind->odd_sign);
+                } else {
+                    run_back(ax, sp->ix, false, line, b0, b0 + nxp);
+                    m = copy_screen2(out0, last0, out0 + f->stride, last0 + ax->m, b0, ax->m);
+                }
                 mag = m > mag ? m : mag;
                 continue;
             }
+            run_back(ax, sp->ix, false, line, b0, b0 + nxp);
             for (int x = 0; x < nx; x++) {
                 h0[x] = b0[x][0];
                 h1[x] = b0[x][1];
