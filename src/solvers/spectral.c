@@ -1267,31 +1267,54 @@ static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restric
  * imaginary parts' v, then their DFTs. Two j (k) at a time with SSE2, each lane doing the
  * IEEE operations of the scalar loops, so the bits do not depend on the
  * CPU. */
-static void dct4_in(const struct axis *a, const fftwf_complex *restrict x, fftwf_complex *restrict tmp, float s_in)
+/* dct4_in's j = 0 .. 8 floor(n / 16) - 1, eight j at a time in GCC's
+ * vectors, each lane doing dct4_in's scalar operations: cells 2j .. 2j + 14
+ * (the even ones of 16 values from x[2j]) and n - 1 - 2j .. n - 15 - 2j
+ * (the odd ones of 16 from x[n - 16 - 2j], reversed). Returns the next j.
+ * The scalar loop stays out of these clones: GCC 12 turned it, vectorised
+ * for AVX2, into fused multiply-adds (vfmaddsubps) despite
+ * -ffp-contract=off, rounding once where the scalar code rounds twice
+ * (test_pair_fused_bits found it). */
+RR_CLONES_V4_V3 static int dct4_in_blocks(const struct axis *a, const fftwf_complex *restrict x,
+                                          fftwf_complex *restrict tmp, float s_in)
 {
     const int n = a->n, h = n / 2, d = dct4_half(a);
     const fftwf_complex *tw = a->tw;
     int j = 0;
-#ifdef __SSE2__
-    /* Two j at a time, the lanes (j: real part, imaginary part; j + 1: the
-     * same) each doing the scalar loop's operations. */
-    const __m128 si = _mm_set1_ps(s_in), z = _mm_setzero_ps();
-    for (; j + 2 <= h; j += 2) {
-        const __m128 t = _mm_loadu_ps(tw[j]);
-        const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0)), e = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
-        const __m128 vr = _mm_loadh_pi(_mm_loadl_pi(z, (const __m64 *)x[2 * j]), (const __m64 *)x[2 * j + 2]);
-        const __m128 vi = _mm_mul_ps(si, _mm_loadh_pi(_mm_loadl_pi(z, (const __m64 *)x[n - 1 - 2 * j]),
-                                                      (const __m64 *)x[n - 3 - 2 * j]));
-        const __m128 re = _mm_sub_ps(_mm_mul_ps(c, vr), _mm_mul_ps(e, vi));
-        const __m128 im = _mm_add_ps(_mm_mul_ps(c, vi), _mm_mul_ps(e, vr));
-        const __m128 lo = _mm_unpacklo_ps(re, im), hi = _mm_unpackhi_ps(re, im);
-        _mm_storel_pi((__m64 *)tmp[j], lo);
-        _mm_storeh_pi((__m64 *)tmp[d + j], lo);
-        _mm_storel_pi((__m64 *)tmp[j + 1], hi);
-        _mm_storeh_pi((__m64 *)tmp[d + j + 1], hi);
+    for (; j + 8 <= h; j += 8) {
+        v8sf c, e, x0, x1, x2, x3, y0, y1, y2, y3;
+        V_PARTS(tw[j], c, e);
+        x0 = v_load(x[2 * j]);
+        x1 = v_load(x[2 * j + 4]);
+        x2 = v_load(x[2 * j + 8]);
+        x3 = v_load(x[2 * j + 12]);
+        y0 = v_load(x[n - 16 - 2 * j]);
+        y1 = v_load(x[n - 12 - 2 * j]);
+        y2 = v_load(x[n - 8 - 2 * j]);
+        y3 = v_load(x[n - 4 - 2 * j]);
+        /* (real parts of the four even values, their imaginary parts) of each half */
+        const v8sf ea = __builtin_shufflevector(x0, x1, 0, 4, 8, 12, 1, 5, 9, 13);
+        const v8sf eb = __builtin_shufflevector(x2, x3, 0, 4, 8, 12, 1, 5, 9, 13);
+        const v8sf oa = __builtin_shufflevector(y3, y2, 6, 2, 14, 10, 7, 3, 15, 11);
+        const v8sf ob = __builtin_shufflevector(y1, y0, 6, 2, 14, 10, 7, 3, 15, 11);
+        const v8sf er = __builtin_shufflevector(ea, eb, 0, 1, 2, 3, 8, 9, 10, 11);
+        const v8sf ei = __builtin_shufflevector(ea, eb, 4, 5, 6, 7, 12, 13, 14, 15);
+        const v8sf or_ = __builtin_shufflevector(oa, ob, 0, 1, 2, 3, 8, 9, 10, 11);
+        const v8sf oi = __builtin_shufflevector(oa, ob, 4, 5, 6, 7, 12, 13, 14, 15);
+        for (int q = 0; q < 2; q++) {
+            const v8sf vr = q ? ei : er, vi = s_in * (q ? oi : or_);
+            const v8sf re = c * vr - e * vi, im = c * vi + e * vr;
+            V_STORE2(tmp[q * d + j], V_LO(re, im), V_HI(re, im));
+        }
     }
-#endif
-    for (; j < h; j++) {
+    return j;
+}
+
+static void dct4_in(const struct axis *a, const fftwf_complex *restrict x, fftwf_complex *restrict tmp, float s_in)
+{
+    const int n = a->n, h = n / 2, d = dct4_half(a);
+    const fftwf_complex *tw = a->tw;
+    for (int j = dct4_in_blocks(a, x, tmp, s_in); j < h; j++) {
         const float c = tw[j][0], e = tw[j][1];
         for (int q = 0; q < 2; q++) {
             const float vr = x[2 * j][q], vi = s_in * x[n - 1 - 2 * j][q];
@@ -1301,6 +1324,42 @@ static void dct4_in(const struct axis *a, const fftwf_complex *restrict x, fftwf
     }
 }
 
+/* dct4_out's k = 0 .. 8 floor(n / 16) - 1, eight k at a time in GCC's
+ * vectors, each lane doing dct4_out's scalar operations; y's cells 2k ..
+ * 2k + 14 and n - 1 - 2k .. n - 15 - 2k are blended into the 16 values
+ * around them, loaded and stored whole (the other cells are other k's,
+ * stored before or after: either way each ends with its own value).
+ * Returns the next k. Kept apart from the scalar loop as dct4_in_blocks. */
+RR_CLONES_V4_V3 static int dct4_out_blocks(const struct axis *a, const fftwf_complex *restrict tmp,
+                                           fftwf_complex *restrict y, float s_out)
+{
+    const int n = a->n, h = n / 2, d = dct4_half(a);
+    const fftwf_complex *tw = a->tw;
+    const float ns = -s_out;
+    int k = 0;
+    for (; k + 8 <= h; k += 8) {
+        v8sf c, e, vr0, vi0, vr1, vi1;
+        V_PARTS(tw[h + k], c, e);
+        V_PARTS(tmp[k], vr0, vi0);
+        V_PARTS(tmp[d + k], vr1, vi1);
+        const v8sf re0 = c * vr0 - e * vi0, re1 = c * vr1 - e * vi1;
+        const v8sf im0 = (c * vi0 + e * vr0) * ns, im1 = (c * vi1 + e * vr1) * ns;
+        const v8sf plo = V_LO(re0, re1), phi = V_HI(re0, re1), qlo = V_LO(im0, im1), qhi = V_HI(im0, im1);
+        fftwf_complex *ye = y + 2 * k, *yo = y + n - 16 - 2 * k;
+        const v8sf e0 = v_load(ye[0]), e1 = v_load(ye[4]), e2 = v_load(ye[8]), e3 = v_load(ye[12]);
+        V_STORE2(ye[0], __builtin_shufflevector(e0, plo, 8, 9, 2, 3, 10, 11, 6, 7),
+                 __builtin_shufflevector(e1, plo, 12, 13, 2, 3, 14, 15, 6, 7));
+        V_STORE2(ye[8], __builtin_shufflevector(e2, phi, 8, 9, 2, 3, 10, 11, 6, 7),
+                 __builtin_shufflevector(e3, phi, 12, 13, 2, 3, 14, 15, 6, 7));
+        const v8sf o0 = v_load(yo[0]), o1 = v_load(yo[4]), o2 = v_load(yo[8]), o3 = v_load(yo[12]);
+        V_STORE2(yo[0], __builtin_shufflevector(o0, qhi, 0, 1, 14, 15, 4, 5, 12, 13),
+                 __builtin_shufflevector(o1, qhi, 0, 1, 10, 11, 4, 5, 8, 9));
+        V_STORE2(yo[8], __builtin_shufflevector(o2, qlo, 0, 1, 14, 15, 4, 5, 12, 13),
+                 __builtin_shufflevector(o3, qlo, 0, 1, 10, 11, 4, 5, 8, 9));
+    }
+    return k;
+}
+
 /* dct4_line's steps after the two DFTs (tmp: their two half lines,
  * dct4_half apart) into y. */
 static void dct4_out(const struct axis *a, const fftwf_complex *restrict tmp, fftwf_complex *restrict y, float s_out)
@@ -1308,24 +1367,7 @@ static void dct4_out(const struct axis *a, const fftwf_complex *restrict tmp, ff
     const int n = a->n, h = n / 2, d = dct4_half(a);
     const fftwf_complex *tw = a->tw;
     const float ns = -s_out;
-    int k = 0;
-#ifdef __SSE2__
-    const __m128 nsv = _mm_set1_ps(ns);
-    for (; k + 2 <= h; k += 2) {
-        const __m128 t = _mm_loadu_ps(tw[h + k]);
-        const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0)), e = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
-        const __m128 ua = _mm_loadu_ps(tmp[k]), ub = _mm_loadu_ps(tmp[d + k]);
-        const __m128 lo = _mm_unpacklo_ps(ua, ub), hi = _mm_unpackhi_ps(ua, ub);
-        const __m128 vr = _mm_movelh_ps(lo, hi), vi = _mm_movehl_ps(hi, lo);   /* k: parts 0, 1; k + 1: 0, 1 */
-        const __m128 re = _mm_sub_ps(_mm_mul_ps(c, vr), _mm_mul_ps(e, vi));
-        const __m128 im = _mm_mul_ps(_mm_add_ps(_mm_mul_ps(c, vi), _mm_mul_ps(e, vr)), nsv);
-        _mm_storel_pi((__m64 *)y[2 * k], re);
-        _mm_storeh_pi((__m64 *)y[2 * k + 2], re);
-        _mm_storel_pi((__m64 *)y[n - 1 - 2 * k], im);
-        _mm_storeh_pi((__m64 *)y[n - 3 - 2 * k], im);
-    }
-#endif
-    for (; k < h; k++) {
+    for (int k = dct4_out_blocks(a, tmp, y, s_out); k < h; k++) {
         const float c = tw[h + k][0], e = tw[h + k][1];
         for (int q = 0; q < 2; q++) {
             const float vr = tmp[q * d + k][0], vi = tmp[q * d + k][1];
