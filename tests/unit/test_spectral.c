@@ -1394,6 +1394,14 @@ int main(void)
         cmocka_unit_test(test_pair_fused_bits),
     };
     const struct CMUnitTest physics[] = { PHYSICS_TESTS };
+    /* TEST_SPECTRAL_ONLY=pairs: the fused column pass alone, for
+     * tests/cli/test_kernels.sh to run on emulated CPUs (each level's
+     * clones of it against the plain passes). */
+    const char *only = getenv("TEST_SPECTRAL_ONLY");
+    if (only && strcmp(only, "pairs") == 0) {
+        const struct CMUnitTest pairs[] = { cmocka_unit_test(test_pair_fused_bits) };
+        return cmocka_run_group_tests_name("spectral, fused column pairs", pairs, NULL, NULL);
+    }
     int failed = cmocka_run_group_tests_name("spectral", tests, NULL, NULL);
     return failed + cmocka_run_group_tests_name("spectral, measured plans", physics, measured_setup, measured_teardown);
 }
