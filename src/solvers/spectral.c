@@ -1044,6 +1044,69 @@ multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, 
         memcpy((float *)(p) + 8, &h_, sizeof h_);                                                                     \
     } while (0)
 
+/* pack_grid_row_dct4's j = 0 .. 8 floor(n / 16) - 1, eight at a time in
+ * GCC's vectors (dct4_in_blocks' cells), each lane doing its scalar
+ * operations; *nz: whether a cell of the 16 from 2j and the 16 to
+ * n - 1 - 2j has cur - last != 0 (pack_grid_row's test).
+ * Returns the next j. */
+RR_CLONES_V4_V3 static int pack_dct4_blocks(const struct axis *a, fftwf_complex *restrict tmp,
+                                            const float *restrict cur, const float *restrict last,
+                                            const float *restrict prev, int *nz)
+{
+    const int n = a->n, h = n / 2, d = dct4_half(a);
+    const float s = a->kind->odd_sign;
+    const fftwf_complex *tw = a->tw;
+    v8si moved = { 0 };
+    int j = 0;
+    for (; j + 8 <= h; j += 8) {
+        v8sf c, e;
+        V_PARTS(tw[j], c, e);
+        const int o = n - 16 - 2 * j;
+        const v8sf c0 = v_load(cur + 2 * j), c1 = v_load(cur + 2 * j + 8), l0 = v_load(last + 2 * j),
+                   l1 = v_load(last + 2 * j + 8), d0 = v_load(cur + o), d1 = v_load(cur + o + 8),
+                   m0 = v_load(last + o), m1 = v_load(last + o + 8);
+        moved |= (c0 - l0 != 0.0f) | (c1 - l1 != 0.0f) | (d0 - m0 != 0.0f) | (d1 - m1 != 0.0f);
+        const v8sf ce = V_RE(c0, c1), le = V_RE(l0, l1), co = V_IM_REV(d0, d1), lo_ = V_IM_REV(m0, m1);
+        const v8sf pe = V_RE(v_load(prev + 2 * j), v_load(prev + 2 * j + 8));
+        const v8sf po = V_IM_REV(v_load(prev + o), v_load(prev + o + 8));
+        for (int q = 0; q < 2; q++) {
+            /* q = 0: the cells' (h_n + last) / 2, q = 1: h_(n-1) (pack_grid_row) */
+            const v8sf vr = q ? pe : 0.5f * (ce + le), vi = s * (q ? po : 0.5f * (co + lo_));
+            const v8sf re = c * vr - e * vi, im = c * vi + e * vr;
+            V_STORE2(tmp[q * d + j], V_LO(re, im), V_HI(re, im));
+        }
+    }
+    for (int k = 0; k < 8; k++)
+        *nz |= moved[k];
+    return j;
+}
+
+/* pack_grid_row of a row of m = n cells (n even) on a dct4 x axis straight
+ * into dct4_in's two half lines (tmp, dct4_half apart), each value with
+ * pack_grid_row's and dct4_in's operations (s_in = odd_sign, as the
+ * forward transform takes): the same bits, one pass fewer. Returns the
+ * row's sum of D as pack_grid_row does. */
+static double pack_grid_row_dct4(const struct axis *a, fftwf_complex *tmp, const float *cur, const float *last,
+                                 const float *prev)
+{
+    const int n = a->n, h = n / 2, d = dct4_half(a);
+    const float s = a->kind->odd_sign;
+    const fftwf_complex *tw = a->tw;
+    int moved = 0;
+    for (int j = pack_dct4_blocks(a, tmp, cur, last, prev, &moved); j < h; j++) {
+        const float c = tw[j][0], e = tw[j][1];
+        const int x = 2 * j, y = n - 1 - 2 * j;
+        moved |= cur[x] - last[x] != 0.0f || cur[y] - last[y] != 0.0f;
+        for (int q = 0; q < 2; q++) {
+            const float vr = q ? prev[x] : 0.5f * (cur[x] + last[x]);
+            const float vi = s * (q ? prev[y] : 0.5f * (cur[y] + last[y]));
+            tmp[q * d + j][0] = c * vr - e * vi;
+            tmp[q * d + j][1] = c * vi + e * vr;
+        }
+    }
+    return moved ? row_dsum(cur, last, n) : 0.0;
+}
+
 /* One mode's new value on two real-to-real axes, from its transform
  * (yr, yi) (the packed plane's, whose two real planes are its real and
  * imaginary parts: column_pass): mode_multiply's real part, a (y + y) -
@@ -1893,6 +1956,15 @@ static void step_passes(void *arg, int t, int nt)
                                                   f->prev + gy * f->stride, nx, sp->ax.kind->odd_sign);
                 fftwf_execute_dft(sp->fx, b0, b1 + r * nxp);
                 dct2_post(&sp->ax, b1 + r * nxp);
+                continue;
+            }
+            if (sp->ax.kind->dct4 && sp->ax.n == sp->ax.m && gy >= 0 && gy < sp->ay.m) {
+                /* likewise into the DCT-IV's half lines (dct4_line's steps after them) */
+                const int d = dct4_half(&sp->ax);
+                sp->dsum[gy] = pack_grid_row_dct4(&sp->ax, b0 + nxp, f->cur + gy * f->stride,
+                                                  sp->last + (size_t)gy * nx, f->prev + gy * f->stride);
+                fftwf_execute_dft(sp->fx, b0 + nxp, b0 + nxp + 2 * d);
+                dct4_out(&sp->ax, b0 + nxp + 2 * d, b1 + r * nxp, 1.0f);
                 continue;
             }
             pack_row(sp, f, y0 + r, b0);
