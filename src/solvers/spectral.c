@@ -102,7 +102,9 @@
  *     the +k/-k pair is in cache, and columns 0 .. nx/2 transformed back
  *     into Z: the new spectrum is Hermitian, so the other half is never
  *     made; on a real-to-real x axis, 16 columns, each its own partner,
- *     all transformed back, to real values, two at a time;
+ *     all transformed back, to real values, two at a time (with a
+ *     real-to-real y axis too, each two in one pass between the DFTs,
+ *     pair_fused);
  *  3. row groups: the columns that came back, loaded from Z, back to real
  *     heights by the complex-to-real plan (half the work of a complex one)
  *     or, on a real-to-real x axis, two rows at a time as one complex line,
@@ -661,8 +663,8 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
     }
-    if (!sp->H || !sp->P || !sp->last || !sp->dsum || !sp->AB || !sp->bx || !sp->by || !sp->sponge || !sp->xfac || !sp->Z
-        || !sp->buf) {
+    if (!sp->H || !sp->P || !sp->last || !sp->dsum || !sp->AB || !sp->bx || !sp->by || !sp->sponge || !sp->xfac
+        || !sp->Z || !sp->buf) {
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
     }
@@ -1152,24 +1154,122 @@ multiply_pair(fftwf_complex *w, const fftwf_complex *u0, const fftwf_complex *u1
         w[0][0] = SEP_MODE(a0[0], 0.0f, u0[0][0], u0[0][1]);
 }
 
-/* The DCT-II (FFTW's REDFT10, Y_k = 2 sum_i x_i cos(pi k (i + 1/2) / n)) of
- * the real and of the imaginary parts of a line x (with the odd cells times
- * odd_sign) into y, by one complex DFT of n values (Makhoul, IEEE Trans.
- * ASSP 28 (1980) 27): the even cells in order then the odd ones reversed,
- * v_m = x_2m, v_(n-1-m) = x_(2m+1), make the DCT's angles
- * pi k (4m + 1) / 2n those of a DFT times e^(-i pi k / 2n), so with
- * V = DFT(v) and t = e^(-i pi k / 2n) (tw), Y_k = t V_k + conj(t) V_(n-k)
- * (V_n = V_0): for a real line that is 2 Re(t V_k); for a complex one it
- * keeps the transforms of both parts, the map being real. Each pair
- * k, n - k is made from V_k, V_(n-k) in place: with a = t V_k and
- * b = conj(t) V_(n-k), Y_k = a + b, Y_(n-k) = i (a - b). tmp: a line.
- * Two values at a time with SSE2, each lane doing the IEEE operations of
- * the scalar code, so the bits do not depend on the CPU. */
-static void dct2_permute(const struct axis *a, const fftwf_complex *restrict x, fftwf_complex *restrict tmp)
+/* dct2_post of one pair of modes k, n - k of a line (its DFT's u = V_k,
+ * v = V_(n-k); c + i d = tw[k]) into Y_k = ykr + i yki and
+ * Y_(n-k) = ynr + i yni, with dct2_post's operations in their order:
+ * floats and GCC's vectors alike. */
+#define DCT2_POST(c, d, ur, ui, vr, vi, ykr, yki, ynr, yni)                                                           \
+    do {                                                                                                              \
+        const __auto_type ar_ = (c) * (ur) + -((d) * (ui));                                                           \
+        const __auto_type ai_ = (c) * (ui) + (d) * (ur);                                                              \
+        const __auto_type br_ = (c) * (vr) + (d) * (vi);                                                              \
+        const __auto_type bi_ = (c) * (vi) + -((d) * (vr));                                                           \
+        (ykr) = ar_ + br_;                                                                                            \
+        (yki) = ai_ + bi_;                                                                                            \
+        (ynr) = -(ai_ - bi_);                                                                                         \
+        (yni) = ar_ - br_;                                                                                            \
+    } while (0)
+
+/* DCT2_POST and multiply_pair of one column's pair of modes k, n - k into
+ * their new values wk, wn (SEP_MODE; Ak, Bk, An, Bn their a and b). */
+#define DCT2_POST_MUL(c, d, ur, ui, vr, vi, Ak, Bk, An, Bn, wk, wn)                                                   \
+    do {                                                                                                              \
+        __typeof__((ur) + 0) ykr_, yki_, ynr_, yni_;                                                                  \
+        DCT2_POST(c, d, ur, ui, vr, vi, ykr_, yki_, ynr_, yni_);                                                      \
+        (wk) = SEP_MODE(Ak, Bk, ykr_, yki_);                                                                          \
+        (wn) = SEP_MODE(An, Bn, ynr_, yni_);                                                                          \
+    } while (0)
+
+/* dct2_pre of the pair k, n - k of a line whose W_k = ak + i bk and
+ * W_(n-k) = an + i bn, into U_k = ukr + i uki and U_(n-k) = unr + i uni,
+ * with dct2_pre's operations in their order. */
+#define DCT2_PRE(c, d, ak, bk, an, bn, ukr, uki, unr, uni)                                                            \
+    do {                                                                                                              \
+        const __auto_type pr_ = (ak) + (bn);                                                                          \
+        const __auto_type pi_ = (bk) + -(an);                                                                         \
+        const __auto_type qr_ = (an) + (bk);                                                                          \
+        const __auto_type qi_ = (bn) + -(ak);                                                                         \
+        const __auto_type tr_ = (c) * qr_ + -((d) * qi_);                                                             \
+        const __auto_type ti_ = (c) * qi_ + (d) * qr_;                                                                \
+        (ukr) = (c) * pr_ + (d) * pi_;                                                                                \
+        (uki) = (c) * pi_ + -((d) * pr_);                                                                             \
+        (unr) = -ti_;                                                                                                 \
+        (uni) = tr_;                                                                                                  \
+    } while (0)
+
+/* A v8sf's four complex values in reverse order. */
+#define V_REVC(v) __builtin_shufflevector(v, v, 6, 7, 4, 5, 2, 3, 0, 1)
+
+/* The whole blocks of eight of dct2_permute, dct2_post, dct2_pre and
+ * dct2_unpermute in GCC's vectors, each lane doing the IEEE operations of
+ * the scalar code (the same bits on every CPU); each returns the index its
+ * function's own loops go on from. Only vector code in these clones (see
+ * dct4_in_blocks). */
+RR_CLONES_V4_V3 static int dct2_permute_blocks(const struct axis *a, const fftwf_complex *restrict x,
+                                               fftwf_complex *restrict tmp)
 {
     const int n = a->n;
     const float s = a->kind->odd_sign;
     int m = 0;
+    for (; 2 * m + 16 <= n; m += 8) {   /* cells 2m .. 2m + 15 */
+        const v8sf x0 = v_load(x[2 * m]), x1 = v_load(x[2 * m + 4]), x2 = v_load(x[2 * m + 8]),
+                   x3 = v_load(x[2 * m + 12]);
+        const v8sf o0 = __builtin_shufflevector(x0, x1, 2, 3, 6, 7, 10, 11, 14, 15);
+        const v8sf o1 = __builtin_shufflevector(x2, x3, 2, 3, 6, 7, 10, 11, 14, 15);
+        V_STORE2(tmp[m], __builtin_shufflevector(x0, x1, 0, 1, 4, 5, 8, 9, 12, 13),
+                 __builtin_shufflevector(x2, x3, 0, 1, 4, 5, 8, 9, 12, 13));
+        V_STORE2(tmp[n - 8 - m], s * V_REVC(o1), s * V_REVC(o0));
+    }
+    return m;
+}
+
+RR_CLONES_V4_V3 static int dct2_unpermute_blocks(const struct axis *a, const fftwf_complex *restrict tmp,
+                                                 fftwf_complex *restrict x)
+{
+    const int n = a->n;
+    const float s = a->kind->odd_sign;
+    int m = 0;
+    for (; 2 * m + 16 <= n; m += 8) {
+        const v8sf e0 = v_load(tmp[m]), e1 = v_load(tmp[m + 4]);
+        const v8sf o0 = s * V_REVC(v_load(tmp[n - 4 - m])), o1 = s * V_REVC(v_load(tmp[n - 8 - m]));
+        V_STORE2(x[2 * m], __builtin_shufflevector(e0, o0, 0, 1, 8, 9, 2, 3, 10, 11),
+                 __builtin_shufflevector(e0, o0, 4, 5, 12, 13, 6, 7, 14, 15));
+        V_STORE2(x[2 * m + 8], __builtin_shufflevector(e1, o1, 0, 1, 8, 9, 2, 3, 10, 11),
+                 __builtin_shufflevector(e1, o1, 4, 5, 12, 13, 6, 7, 14, 15));
+    }
+    return m;
+}
+
+/* dct2_post_blocks and dct2_pre_blocks: OP (DCT2_POST, DCT2_PRE) on the
+ * pairs k .. k + 7 and n - k .. n - k - 7 of y, in place. */
+#define DCT2_PAIR_BLOCKS(NAME, OP)                                                                                    \
+    RR_CLONES_V4_V3 static int NAME(const struct axis *a, fftwf_complex *restrict y)                                  \
+    {                                                                                                                 \
+        const int n = a->n;                                                                                           \
+        const fftwf_complex *tw = a->tw;                                                                              \
+        int k = 1;                                                                                                    \
+        for (; 2 * (k + 7) < n; k += 8) {                                                                             \
+            const int m = n - k - 7;                                                                                  \
+            v8sf c, d, ur, ui, vr, vi, okr, oki, onr, oni;                                                            \
+            V_PARTS(tw[k], c, d);                                                                                     \
+            V_PARTS(y[k], ur, ui);                                                                                    \
+            V_PARTS_REV(y[m], vr, vi);                                                                                \
+            OP(c, d, ur, ui, vr, vi, okr, oki, onr, oni);                                                             \
+            V_STORE2(y[k], V_LO(okr, oki), V_HI(okr, oki));                                                           \
+            V_STORE2(y[m], V_LO_REV(onr, oni), V_HI_REV(onr, oni));                                                   \
+        }                                                                                                             \
+        return k;                                                                                                     \
+    }
+DCT2_PAIR_BLOCKS(dct2_post_blocks, DCT2_POST)
+DCT2_PAIR_BLOCKS(dct2_pre_blocks, DCT2_PRE)
+
+/* dct2_forward's step before the DFT: the even cells of x in order then
+ * the odd ones reversed, times odd_sign, into tmp. */
+static void dct2_permute(const struct axis *a, const fftwf_complex *restrict x, fftwf_complex *restrict tmp)
+{
+    const int n = a->n;
+    const float s = a->kind->odd_sign;
+    int m = dct2_permute_blocks(a, x, tmp);
 #ifdef __SSE2__
     const __m128 sv = _mm_set1_ps(s);
     for (; 2 * m + 3 < n; m += 2) {
@@ -1197,7 +1297,7 @@ static void dct2_post(const struct axis *a, fftwf_complex *restrict y)
     const fftwf_complex *tw = a->tw;
     y[0][0] *= 2.0f;
     y[0][1] *= 2.0f;
-    int k = 1;
+    int k = dct2_post_blocks(a, y);
 #ifdef __SSE2__
     const __m128 neg_even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));   /* lanes 0, 2 */
     const __m128 neg_odd = _mm_castsi128_ps(_mm_set_epi32(INT32_MIN, 0, INT32_MIN, 0));    /* lanes 1, 3 */
@@ -1232,6 +1332,19 @@ static void dct2_post(const struct axis *a, fftwf_complex *restrict y)
     }
 }
 
+/* The DCT-II (FFTW's REDFT10, Y_k = 2 sum_i x_i cos(pi k (i + 1/2) / n)) of
+ * the real and of the imaginary parts of a line x (with the odd cells times
+ * odd_sign) into y, by one complex DFT of n values (Makhoul, IEEE Trans.
+ * ASSP 28 (1980) 27): the even cells in order then the odd ones reversed,
+ * v_m = x_2m, v_(n-1-m) = x_(2m+1), make the DCT's angles
+ * pi k (4m + 1) / 2n those of a DFT times e^(-i pi k / 2n), so with
+ * V = DFT(v) and t = e^(-i pi k / 2n) (tw), Y_k = t V_k + conj(t) V_(n-k)
+ * (V_n = V_0): for a real line that is 2 Re(t V_k); for a complex one it
+ * keeps the transforms of both parts, the map being real. Each pair
+ * k, n - k is made from V_k, V_(n-k) in place: with a = t V_k and
+ * b = conj(t) V_(n-k), Y_k = a + b, Y_(n-k) = i (a - b). tmp: a line.
+ * Two values at a time with SSE2, each lane doing the IEEE operations of
+ * the scalar code, so the bits do not depend on the CPU. */
 static void dct2_forward(const struct axis *a, fftwf_plan p, const fftwf_complex *restrict x,
                          fftwf_complex *restrict y, fftwf_complex *restrict tmp)
 {
@@ -1240,18 +1353,13 @@ static void dct2_forward(const struct axis *a, fftwf_plan p, const fftwf_complex
     dct2_post(a, y);
 }
 
-/* The DCT-III (FFTW's REDFT01, x_i = Y_0 + 2 sum_(k>0) Y_k cos(pi k (i + 1/2)
- * / n): 2 n times the inverse of dct2_forward) of the real and of the
- * imaginary parts of the line y into x, by the inverse of dct2_forward's
- * steps: V_k = conj(t) (Y_k - i Y_(n-k)) (Y_n = 0; in place, pairs k,
- * n - k, V_(n-k) = i t (Y_(n-k) - i Y_k)), v the unnormalised inverse DFT
- * of V, the cells back from their order (times odd_sign). tmp: a line.
- * SSE2 as dct2_forward. */
+/* dct2_back's steps before the inverse DFT, in place: the pairs k, n - k
+ * of y (Y_n = 0). */
 static void dct2_pre(const struct axis *a, fftwf_complex *restrict y)
 {
     const int n = a->n;
     const fftwf_complex *tw = a->tw;
-    int k = 1;
+    int k = dct2_pre_blocks(a, y);
 #ifdef __SSE2__
     const __m128 neg_even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));
     const __m128 neg_odd = _mm_castsi128_ps(_mm_set_epi32(INT32_MIN, 0, INT32_MIN, 0));
@@ -1295,7 +1403,7 @@ static void dct2_unpermute(const struct axis *a, const fftwf_complex *restrict t
 {
     const int n = a->n;
     const float s = a->kind->odd_sign;
-    int m = 0;
+    int m = dct2_unpermute_blocks(a, tmp, x);
 #ifdef __SSE2__
     const __m128 sv = _mm_set1_ps(s);
     for (; 2 * m + 3 < n; m += 2) {
@@ -1315,6 +1423,13 @@ static void dct2_unpermute(const struct axis *a, const fftwf_complex *restrict t
     }
 }
 
+/* The DCT-III (FFTW's REDFT01, x_i = Y_0 + 2 sum_(k>0) Y_k cos(pi k (i + 1/2)
+ * / n): 2 n times the inverse of dct2_forward) of the real and of the
+ * imaginary parts of the line y into x, by the inverse of dct2_forward's
+ * steps: V_k = conj(t) (Y_k - i Y_(n-k)) (Y_n = 0; in place, pairs k,
+ * n - k, V_(n-k) = i t (Y_(n-k) - i Y_k)), v the unnormalised inverse DFT
+ * of V, the cells back from their order (times odd_sign). tmp: a line.
+ * SSE2 as dct2_forward. */
 static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restrict y, fftwf_complex *restrict x,
                       fftwf_complex *restrict tmp)
 {
@@ -1323,21 +1438,6 @@ static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restric
     dct2_unpermute(a, tmp, x);
 }
 
-/* The DCT-IV (FFTW's REDFT11, Y_k = 2 sum_i x_i cos(pi (k + 1/2) (i + 1/2)
- * / n), its own inverse times 2 n) of the real and of the imaginary parts
- * of a line x of even length n into y, by a complex DFT of n / 2 values
- * for each part: with v_j = x_2j + i s_in x_(n-1-2j) (the odd cells times
- * s_in), V the DFT of v_j e^(-i pi (4 j + 1) / 4n) and W_k = 2 V_k
- * e^(-i pi k / n), Y_2k = Re W_k and Y_(n-1-2k) = -Im W_k (times s_out, the
- * odd modes); the angles pi (4 j + 1) (4 k + 1) / 4n of the even-even terms
- * and their partners' are those of the DFT's 2 pi j k / (n / 2) plus the
- * twiddles' (Britanak, Yip and Rao, Discrete Cosine and Sine Transforms,
- * 2007, 4.4). The forward transform of a dct4 axis takes s_in = odd_sign,
- * the back one s_out = odd_sign (struct axis_kind). tmp: four half lines
- * dct4_half apart (p's layout, plan_dct4), the real parts' and the
- * imaginary parts' v, then their DFTs. Two j (k) at a time with SSE2, each lane doing the
- * IEEE operations of the scalar loops, so the bits do not depend on the
- * CPU. */
 /* dct4_in's j = 0 .. 8 floor(n / 16) - 1, eight j at a time in GCC's
  * vectors, each lane doing dct4_in's scalar operations: cells 2j .. 2j + 14
  * (the even ones of 16 values from x[2j]) and n - 1 - 2j .. n - 15 - 2j
@@ -1381,6 +1481,8 @@ RR_CLONES_V4_V3 static int dct4_in_blocks(const struct axis *a, const fftwf_comp
     return j;
 }
 
+/* dct4_line's steps before the two DFTs: x's v_j, twiddled, into tmp's
+ * two half lines (the real parts' and the imaginary parts'). */
 static void dct4_in(const struct axis *a, const fftwf_complex *restrict x, fftwf_complex *restrict tmp, float s_in)
 {
     const int n = a->n, h = n / 2, d = dct4_half(a);
@@ -1448,6 +1550,22 @@ static void dct4_out(const struct axis *a, const fftwf_complex *restrict tmp, ff
     }
 }
 
+/* The DCT-IV (FFTW's REDFT11, Y_k = 2 sum_i x_i cos(pi (k + 1/2) (i + 1/2)
+ * / n), its own inverse times 2 n) of the real and of the imaginary parts
+ * of a line x of even length n into y, by a complex DFT of n / 2 values
+ * for each part: with v_j = x_2j + i s_in x_(n-1-2j) (the odd cells times
+ * s_in), V the DFT of v_j e^(-i pi (4 j + 1) / 4n) and W_k = 2 V_k
+ * e^(-i pi k / n), Y_2k = Re W_k and Y_(n-1-2k) = -Im W_k (times s_out, the
+ * odd modes); the angles pi (4 j + 1) (4 k + 1) / 4n of the even-even terms
+ * and their partners' are those of the DFT's 2 pi j k / (n / 2) plus the
+ * twiddles' (Britanak, Yip and Rao, Discrete Cosine and Sine Transforms,
+ * 2007, 4.4). The forward transform of a dct4 axis takes s_in = odd_sign,
+ * the back one s_out = odd_sign (struct axis_kind). tmp: four half lines
+ * dct4_half apart (p's layout, plan_dct4), the real parts' and the
+ * imaginary parts' v, then their DFTs. The steps before and after the DFTs
+ * eight values at a time in GCC's vectors (dct4_in_blocks,
+ * dct4_out_blocks), each lane doing the IEEE operations of the scalar
+ * loops, so the bits do not depend on the CPU. */
 static void dct4_line(const struct axis *a, fftwf_plan p, const fftwf_complex *restrict x, fftwf_complex *restrict y,
                       fftwf_complex *restrict tmp, float s_in, float s_out)
 {
@@ -1487,38 +1605,6 @@ static void run_back(const struct axis *a, fftwf_plan p, bool real_out, fftwf_co
     else
         fftwf_execute_dft(p, in, out);
 }
-
-/* dct2_post and multiply_pair of one column's pair of modes k, n - k (its
- * transform's u = V_k, v = V_(n-k); c + i d = tw[k]) into the new values
- * wk, wn of those modes (SEP_MODE; Ak, Bk, An, Bn their a and b), with
- * dct2_post's and SEP_MODE's operations in their order: floats and GCC's
- * vectors alike. */
-#define DCT2_POST_MUL(c, d, ur, ui, vr, vi, Ak, Bk, An, Bn, wk, wn)                                                   \
-    do {                                                                                                              \
-        const __auto_type ar_ = (c) * (ur) + -((d) * (ui));                                                           \
-        const __auto_type ai_ = (c) * (ui) + (d) * (ur);                                                              \
-        const __auto_type br_ = (c) * (vr) + (d) * (vi);                                                              \
-        const __auto_type bi_ = (c) * (vi) + -((d) * (vr));                                                           \
-        (wk) = SEP_MODE(Ak, Bk, ar_ + br_, ai_ + bi_);                                                                \
-        (wn) = SEP_MODE(An, Bn, -(ai_ - bi_), ar_ - br_);                                                             \
-    } while (0)
-
-/* dct2_pre of the pair k, n - k of a line whose W_k = ak + i bk and
- * W_(n-k) = an + i bn, into U_k = ukr + i uki and U_(n-k) = unr + i uni,
- * with dct2_pre's operations in their order. */
-#define DCT2_PRE(c, d, ak, bk, an, bn, ukr, uki, unr, uni)                                                            \
-    do {                                                                                                              \
-        const __auto_type pr_ = (ak) + (bn);                                                                          \
-        const __auto_type pi_ = (bk) + -(an);                                                                         \
-        const __auto_type qr_ = (an) + (bk);                                                                          \
-        const __auto_type qi_ = (bn) + -(ak);                                                                         \
-        const __auto_type tr_ = (c) * qr_ + -((d) * qi_);                                                             \
-        const __auto_type ti_ = (c) * qi_ + (d) * qr_;                                                                \
-        (ukr) = (c) * pr_ + (d) * pi_;                                                                                \
-        (uki) = (c) * pi_ + -((d) * pr_);                                                                             \
-        (unr) = -ti_;                                                                                                 \
-        (uni) = tr_;                                                                                                  \
-    } while (0)
 
 /* The middle of a dct2 y axis's pair of columns a and b (pair_fused), in
  * one pass over their DFTs va and vb: dct2_post of each, multiply_pair of
@@ -1858,7 +1944,8 @@ static int32_t copy_screen2(float *restrict out0, float *restrict last0, float *
     __m128i mx = _mm_setzero_si128();
     for (; x + 4 <= m; x += 4) {
         const __m128 a = _mm_loadu_ps(in[x]), b = _mm_loadu_ps(in[x + 2]);
-        const __m128 r0 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)), r1 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+        const __m128 r0 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));   /* row 0's four cells */
+        const __m128 r1 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));   /* row 1's */
         _mm_storeu_ps(out0 + x, r0);
         _mm_storeu_ps(last0 + x, r0);
         _mm_storeu_ps(out1 + x, r1);
