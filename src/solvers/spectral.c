@@ -1916,7 +1916,14 @@ static void group_pairs(const fftwf_complex *Z, size_t nyp, int y0, fftwf_comple
 {
     for (int x = 0; x < nx; x += 2) {
         const float *z = Z[(size_t)x * nyp + y0];   /* cells x, x + 1 of row y0, then of row y0 + 1, ... */
-        for (int r = 0; r < nr; r += 2) {
+        int r = 0;
+#ifdef __SSE2__
+        for (; x + 1 < nx && r + 1 < nr; r += 2) {   /* (a0, a1, b0, b1) to (a0, b0, a1, b1): copies */
+            const __m128 v = _mm_loadu_ps(z + 2 * r);
+            _mm_storeu_ps(lines[(size_t)(r / 2) * nxp + x], _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 1, 2, 0)));
+        }
+#endif
+        for (; r < nr; r += 2) {
             float *l = lines[(size_t)(r / 2) * nxp + x];
             const float *a = z + 2 * r, *b = z + 2 * r + 2;
             const bool one = r + 1 == nr;
