@@ -380,14 +380,15 @@ static uint64_t spectral_bytes(const struct scene *sc, int threads, char *what, 
     struct axis ax, ay;
     scene_axes(sc, &ax, &ay);
     /* As spectral_init allocates: H and P (4 + 4 per cell), AB (8 per
-     * mode), Z (8 per cell, columns nyp apart), the threads' line buffers
+     * mode, 4 on two real-to-real axes), bx and by (4 per mode of each
+     * axis), Z (8 per cell, columns nyp apart), the threads' line buffers
      * and `last` (w x h floats), xfac (nx floats). */
-    uint64_t nx = (uint64_t)ax.n, ny = (uint64_t)ay.n;
+    uint64_t nx = (uint64_t)ax.n, ny = (uint64_t)ay.n, cx = (uint64_t)axis_modes(&ax), cy = (uint64_t)axis_modes(&ay);
     uint64_t rows = ROWS * line_stride(nx), cols = COLS * line_stride(ny);
     uint64_t buflen = 2 * (rows > cols ? rows : cols), t = threads > 0 ? (uint64_t)threads : 1;
+    const uint64_t per_mode = !ax.kind->dft && !ay.kind->dft ? 4 : 8;
     /* And FFTW's own: its plans' tables and the planner's, 2 MiB. */
-    return 8 * nx * ny + (uint64_t)axis_modes(&ax) * (uint64_t)axis_modes(&ay) * 8 + nx * line_stride(ny) * 8
-           + t * buflen * 8
+    return 8 * nx * ny + cx * cy * per_mode + 4 * (cx + cy) + nx * line_stride(ny) * 8 + t * buflen * 8
            + (uint64_t)sc->grid.width * (uint64_t)sc->grid.height * 4 + nx * 4 + ((uint64_t)2 << 20);
 }
 
