@@ -281,10 +281,17 @@ void solver_spectral_domain(const struct scene *sc, int *nx, int *ny);
  * may hold them reversed). -1 when it cannot. */
 int solver_spectral_line(int n, enum edge_kind lo, enum edge_kind hi, bool back, const float *in, float *out);
 
-/* spectral.c, for tests: on, every loop of the step that takes several
- * values at a time (SSE2, GCC's vectors) runs its scalar form instead, the
- * plain path that must give the same bits; off (the default), the vectors.
- * Not thread-safe: set it between steps. */
-void solver_spectral_plain(bool on);
+/* spectral.c, for tests: what a step's column pass makes of two columns of
+ * n complex values za and zb (2 n floats each) along a y axis of n cells
+ * with edges lo and hi (fixed or clamp) on a real-to-real x axis: both
+ * transformed, multiplied by a (n values for each column, za's then zb's)
+ * and b = bx[c] by[j], and back as one complex line into out (2 n floats),
+ * `fused` in the step's one pass between the transforms or the plain way
+ * (each line transformed, multiplied, transformed back in turn); `mean`
+ * (clamp edges only: the axis has a mode of wavenumber 0): za's mode 0
+ * takes b = 0 and dmean. -1 when it cannot (fused: on an odd length with
+ * one fixed and one clamp edge, where FFTW's own kinds run). */
+int solver_spectral_pair(int n, enum edge_kind lo, enum edge_kind hi, bool fused, const float *za, const float *zb,
+                         const float *a, const float *bx, const float *by, bool mean, float dmean, float *out);
 
 #endif

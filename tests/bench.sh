@@ -6,7 +6,7 @@
 # mp4 against the ffmpeg program on the same frames, peak memory against what
 # the grids and frame buffers need, and allocations per frame. Numbers only;
 # nothing passes or fails. docs/performance.md explains the method and the results.
-# BENCH_SECTION=NAME runs one section: solvers, frames, kernels, cores, steps, yuv, e2e, hash, e4k, png,
+# BENCH_SECTION=NAME runs one section: solvers, frames, kernels, spectral, cores, steps, yuv, e2e, hash, e4k, png,
 # render, farm, memory, allocations, scenes, scaled, process, sinkfuse or levels (e4k, farm, memory and
 # allocations set up e2e's scene, not its timings).
 bin=${1:-./ripplerender}; build=${2:-build}
@@ -47,6 +47,13 @@ fi
 if on kernels; then
 echo "== row kernels on one thread (cells per CPU second)"
 [ "${BENCH_SOLVERS:-1}" = 0 ] || BENCH_ONLY=kernels "$build/tests/bench_solvers" "$T/bench.json"
+echo
+fi
+
+if on spectral; then
+echo "== the spectral step on one thread by CPU time, 512², 1024², 2048² (each against FFTW's complex 2-D round trip)"
+[ "${BENCH_SOLVERS:-1}" = 0 ] || OMP_NUM_THREADS=1 BENCH_ONLY=spectral BENCH_SPECTRAL_SIZES="512 1024 2048" \
+    "$build/tests/bench_solvers" "$T/bench.json"
 echo
 fi
 

@@ -102,7 +102,9 @@
  *     the +k/-k pair is in cache, and columns 0 .. nx/2 transformed back
  *     into Z: the new spectrum is Hermitian, so the other half is never
  *     made; on a real-to-real x axis, 16 columns, each its own partner,
- *     all transformed back, to real values, two at a time;
+ *     all transformed back, to real values, two at a time (with a
+ *     real-to-real y axis too, each two in one pass between the DFTs,
+ *     pair_fused);
  *  3. row groups: the columns that came back, loaded from Z, back to real
  *     heights by the complex-to-real plan (half the work of a complex one)
  *     or, on a real-to-real x axis, two rows at a time as one complex line,
@@ -128,18 +130,6 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-
-/* The plain path beside the vectors: when set (solver_spectral_plain, for
- * tests), every loop below that takes several values at a time (SSE2, GCC's
- * vectors) leaves the whole line to its scalar form, the operations written
- * one value at a time; the vectors do in each lane exactly those, so a step
- * gives the same bits either way (test_spectral's test_plain_kernels). */
-static bool plain_lines;
-
-void solver_spectral_plain(bool on)
-{
-    plain_lines = on;
-}
 
 extern const struct solver_ops solver_spectral;
 
@@ -229,7 +219,10 @@ struct spectral {
     float *H, *P;             /* nx * ny: h_n, h_{n-1}; only the absorb pads' cells are used */
     float *last;              /* w * h: the interior heights written by the last step */
     double *dsum;             /* h: sum of (h_n - last) over each grid row, from the row pass */
-    float *AB;                /* cx * cy pairs (a, b) by column (modes), normalisation folded in */
+    float *AB;                /* cx * cy pairs (a, b) by column (modes), normalisation folded in;
+                                 sep: cx * cy values of a alone (mode_tables) */
+    float *bx, *by;           /* sep: b's x and y factors, b = bx[i] by[j] (mode_tables) */
+    bool sep;                 /* both axes real-to-real: a by column, b separable */
     int cx, cy;               /* the modes per axis that hold coefficients (axis_modes) */
     float *sponge;            /* max pad: absorb factors by depth into the pad */
     float *xfac;              /* nx: each domain column's factor in an absorb x pad (pad_sponge), 1 elsewhere */
@@ -387,14 +380,15 @@ static uint64_t spectral_bytes(const struct scene *sc, int threads, char *what, 
     struct axis ax, ay;
     scene_axes(sc, &ax, &ay);
     /* As spectral_init allocates: H and P (4 + 4 per cell), AB (8 per
-     * mode), Z (8 per cell, columns nyp apart), the threads' line buffers
+     * mode, 4 on two real-to-real axes), bx and by (4 per mode of each
+     * axis), Z (8 per cell, columns nyp apart), the threads' line buffers
      * and `last` (w x h floats), xfac (nx floats). */
-    uint64_t nx = (uint64_t)ax.n, ny = (uint64_t)ay.n;
+    uint64_t nx = (uint64_t)ax.n, ny = (uint64_t)ay.n, cx = (uint64_t)axis_modes(&ax), cy = (uint64_t)axis_modes(&ay);
     uint64_t rows = ROWS * line_stride(nx), cols = COLS * line_stride(ny);
     uint64_t buflen = 2 * (rows > cols ? rows : cols), t = threads > 0 ? (uint64_t)threads : 1;
+    const uint64_t per_mode = !ax.kind->dft && !ay.kind->dft ? 4 : 8;
     /* And FFTW's own: its plans' tables and the planner's, 2 MiB. */
-    return 8 * nx * ny + (uint64_t)axis_modes(&ax) * (uint64_t)axis_modes(&ay) * 8 + nx * line_stride(ny) * 8
-           + t * buflen * 8
+    return 8 * nx * ny + cx * cy * per_mode + 4 * (cx + cy) + nx * line_stride(ny) * 8 + t * buflen * 8
            + (uint64_t)sc->grid.width * (uint64_t)sc->grid.height * 4 + nx * 4 + ((uint64_t)2 << 20);
 }
 
@@ -414,6 +408,8 @@ static void spectral_free(void *priv)
     free(sp->last);
     free(sp->dsum);
     free(sp->AB);
+    free(sp->bx);
+    free(sp->by);
     free(sp->sponge);
     free(sp->xfac);
     memset(sp, 0, sizeof *sp);
@@ -659,7 +655,10 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     sp->P = calloc(n, sizeof *sp->P);
     sp->last = malloc((size_t)f->w * (size_t)f->h * sizeof *sp->last);
     sp->dsum = malloc((size_t)f->h * sizeof *sp->dsum);
-    sp->AB = malloc((size_t)sp->cx * (size_t)sp->cy * 2 * sizeof *sp->AB);
+    sp->sep = !sp->ax.kind->dft && !sp->ay.kind->dft;
+    sp->AB = malloc((size_t)sp->cx * (size_t)sp->cy * (sp->sep ? 1 : 2) * sizeof *sp->AB);
+    sp->bx = malloc((size_t)sp->cx * sizeof *sp->bx);
+    sp->by = malloc((size_t)sp->cy * sizeof *sp->by);
     sp->sponge = malloc((size_t)(maxpad > 0 ? maxpad : 1) * sizeof *sp->sponge);
     sp->xfac = malloc((size_t)nx * sizeof *sp->xfac);
     sp->Z = fftwf_malloc(sp->nyp * nx * sizeof *sp->Z);
@@ -668,8 +667,8 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
     }
-    if (!sp->H || !sp->P || !sp->last || !sp->dsum || !sp->AB || !sp->sponge || !sp->xfac || !sp->Z
-        || !sp->buf) {
+    if (!sp->H || !sp->P || !sp->last || !sp->dsum || !sp->AB || !sp->bx || !sp->by || !sp->sponge || !sp->xfac
+        || !sp->Z || !sp->buf) {
         spectral_free(sp);
         return rr_fail(e, RR_EXIT_RUNTIME, "spectral solver: out of memory for a %d x %d FFT domain", nx, ny);
     }
@@ -713,9 +712,26 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
                                                    : solver_water_omega(c, k) * dt);
                 b = damp * damp;
             }
+            if (sp->sep) {
+                sp->AB[(size_t)i * cy + j] = (float)(a * norm);
+                continue;
+            }
             sp->AB[2 * ((size_t)i * cy + j)] = (float)(a * norm);
             sp->AB[2 * ((size_t)i * cy + j) + 1] = (float)(b * norm);
         }
+    }
+    /* On two real-to-real axes the table holds a alone (4 bytes a mode, so
+     * that a 1024^2 domain's 4 MB stays in the L3 with Z's columns), and b,
+     * q^2 e^(-4 nu k^2 dt) times the normalisation, is the product of an x
+     * and a y factor, as k^2 = k_x^2 + k_y^2; the mean's b = 0 is set
+     * where it is used (mode_b). */
+    for (int i = 0; i < sp->cx; i++) {
+        const double kx = axis_wavenumber(&sp->ax, i, dx);
+        sp->bx[i] = (float)(q * q * norm * exp(-4.0 * c->viscosity * kx * kx * dt));
+    }
+    for (int j = 0; j < sp->cy; j++) {
+        const double ky = axis_wavenumber(&sp->ay, j, dx);
+        sp->by[j] = (float)exp(-4.0 * c->viscosity * ky * ky * dt);
     }
     /* In a damped loop (its sources repeat every period, src/sources.c) the
      * mean level stays where it starts: what the sources add to it is taken
@@ -766,14 +782,6 @@ static double row_dsum(const float *cur, const float *last, int m)
 {
     int x = 0;
     double ds = 0;
-    if (plain_lines) {
-        /* the lanes' sums written out: cells x mod 4 each, added as below */
-        double l4[4] = { 0, 0, 0, 0 };
-        for (; x + 4 <= m; x += 4)
-            for (int k = 0; k < 4; k++)
-                l4[k] += (double)(cur[x + k] - last[x + k]);
-        ds = (l4[0] + l4[1]) + (l4[2] + l4[3]);
-    }
 #ifdef __SSE2__
     __m128d s01 = _mm_setzero_pd(), s23 = _mm_setzero_pd();
     for (; x + 4 <= m; x += 4) {
@@ -784,8 +792,7 @@ static double row_dsum(const float *cur, const float *last, int m)
     double l4[4];
     _mm_storeu_pd(l4, s01);
     _mm_storeu_pd(l4 + 2, s23);
-    if (!plain_lines)
-        ds = (l4[0] + l4[1]) + (l4[2] + l4[3]);
+    ds = (l4[0] + l4[1]) + (l4[2] + l4[3]);
 #endif
     for (; x < m; x++)
         ds += (double)(cur[x] - last[x]);
@@ -804,7 +811,7 @@ static double pack_grid_row(fftwf_complex *in, const float *cur, const float *la
 #ifdef __SSE2__
     const __m128 half = _mm_set1_ps(0.5f), zero = _mm_setzero_ps();
     __m128 nz = zero;
-    for (const bool vec = !plain_lines; vec && x + 4 <= m; x += 4) {
+    for (; x + 4 <= m; x += 4) {
         const __m128 c = _mm_loadu_ps(cur + x), l = _mm_loadu_ps(last + x), p = _mm_loadu_ps(prev + x);
         const __m128 h = _mm_mul_ps(half, _mm_add_ps(c, l));
         nz = _mm_or_ps(nz, _mm_cmpneq_ps(_mm_sub_ps(c, l), zero));
@@ -821,13 +828,53 @@ static double pack_grid_row(fftwf_complex *in, const float *cur, const float *la
     return moved ? row_dsum(cur, last, m) : 0.0;
 }
 
+/* pack_grid_row of a row of m = n cells on a dct2 x axis straight into
+ * the DFT's order (dct2_permute): cell 2i to tmp[i], cell 2i + 1 times
+ * odd_sign s to tmp[n - 1 - i], each value with pack_grid_row's and
+ * dct2_permute's operations (the same bits, one pass fewer). Returns the
+ * row's sum of D as pack_grid_row does. */
+static double pack_grid_row_dct2(fftwf_complex *tmp, const float *cur, const float *last, const float *prev, int n,
+                                 float s)
+{
+    int x = 0, moved = 0;
+#ifdef __SSE2__
+    const __m128 half = _mm_set1_ps(0.5f), zero = _mm_setzero_ps(), sv = _mm_set1_ps(s);
+    __m128 nz = zero;
+    for (; x + 4 <= n; x += 4) {
+        const __m128 c = _mm_loadu_ps(cur + x), l = _mm_loadu_ps(last + x), p = _mm_loadu_ps(prev + x);
+        const __m128 h = _mm_mul_ps(half, _mm_add_ps(c, l));
+        nz = _mm_or_ps(nz, _mm_cmpneq_ps(_mm_sub_ps(c, l), zero));
+        const __m128 lo = _mm_unpacklo_ps(h, p), hi = _mm_unpackhi_ps(h, p), od = _mm_movehl_ps(hi, lo);
+        _mm_storeu_ps(tmp[x / 2], _mm_movelh_ps(lo, hi));
+        _mm_storeu_ps(tmp[n - 2 - x / 2], _mm_mul_ps(sv, _mm_shuffle_ps(od, od, _MM_SHUFFLE(1, 0, 3, 2))));
+    }
+    moved = _mm_movemask_ps(nz);
+#endif
+    for (; x < n; x++) {
+        fftwf_complex *t = tmp + (x % 2 ? n - 1 - x / 2 : x / 2);
+        const float h = 0.5f * (cur[x] + last[x]);
+        (*t)[0] = x % 2 ? s * h : h;
+        (*t)[1] = x % 2 ? s * prev[x] : prev[x];
+        moved |= cur[x] - last[x] != 0.0f;
+    }
+    return moved ? row_dsum(cur, last, n) : 0.0;
+}
+
 /* Cells x0 .. x0 + n - 1 of an absorb pad's row, H + i P, into z. */
 static void pad_cells(fftwf_complex *z, const float *restrict H, const float *restrict P, int x0, int n)
 {
     float *restrict zf = (float *)(z + x0);
     H += x0;
     P += x0;
-    for (int x = 0; x < n; x++) {
+    int x = 0;
+#ifdef __SSE2__
+    for (; x + 4 <= n; x += 4) {   /* four cells at a time: copies, the same bits */
+        const __m128 h = _mm_loadu_ps(H + x), p = _mm_loadu_ps(P + x);
+        _mm_storeu_ps(zf + 2 * x, _mm_unpacklo_ps(h, p));
+        _mm_storeu_ps(zf + 2 * x + 4, _mm_unpackhi_ps(h, p));
+    }
+#endif
+    for (; x < n; x++) {
         zf[2 * x] = H[x];
         zf[2 * x + 1] = P[x];
     }
@@ -867,7 +914,7 @@ static int32_t copy_screen(float *restrict out, float *restrict last, const floa
 #ifdef __SSE2__
     const __m128i abs = _mm_set1_epi32(INT32_MAX);
     __m128i mx = _mm_setzero_si128();
-    for (const bool vec = !plain_lines; vec && x + 4 <= m; x += 4) {
+    for (; x + 4 <= m; x += 4) {
         const __m128 v = _mm_loadu_ps(in + x);
         _mm_storeu_ps(out + x, v);
         _mm_storeu_ps(last + x, v);
@@ -947,7 +994,7 @@ multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, 
     const v8si neg = { INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0 };   /* the real parts' signs */
     const v8si im = { 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN };    /* the imaginary parts' */
     int j = j0;
-    for (const bool vec = !plain_lines; vec && j + 4 <= j1; j += 4) {
+    for (; j + 4 <= j1; j += 4) {
         v8sf uu, v4, c;
         memcpy(&uu, u[j], sizeof uu);
         memcpy(&v4, v[self ? j : ny - j - 3], sizeof v4);
@@ -967,57 +1014,268 @@ multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, 
         mode_multiply(w[j], u[j], v[self ? j : ny - j], ab + 2 * (up ? j : ny - j));
 }
 
-/* Modes 0 .. ny - 1 of columns u0 and u1 (ab0, ab1 their coefficients; u1
- * NULL: none) on real-to-real x and y axes, where every mode is its own
- * partner and mode_multiply's w = A (u + u) - B (u.i + u.i) + i 0 is real:
- * the two real columns as one complex line w[j] = w0_j + i w1_j, ready to
- * go back together (column_pass). Four modes at a time in GCC's vectors,
- * each lane doing the IEEE operations of mode_multiply's real part (so the
- * bits are those of mode_multiply's real parts, on every CPU). */
-RR_CLONES_V4_V3 static void
-multiply_pair(fftwf_complex *w, const fftwf_complex *u0, const fftwf_complex *u1, const float *ab0, const float *ab1,
-              int ny)
+/* Eight complex values (two v8sf, x0 then x1, interleaved) as their real
+ * and imaginary parts, in order or reversed (lane l from value 7 - l), and
+ * back (V_LO, V_HI: the first and the second four values; _REV: the parts'
+ * lanes reversed into memory order). */
+#define V_RE(x0, x1) __builtin_shufflevector(x0, x1, 0, 2, 4, 6, 8, 10, 12, 14)
+#define V_IM(x0, x1) __builtin_shufflevector(x0, x1, 1, 3, 5, 7, 9, 11, 13, 15)
+#define V_RE_REV(x0, x1) __builtin_shufflevector(x0, x1, 14, 12, 10, 8, 6, 4, 2, 0)
+#define V_IM_REV(x0, x1) __builtin_shufflevector(x0, x1, 15, 13, 11, 9, 7, 5, 3, 1)
+#define V_REV(x) __builtin_shufflevector(x, x, 7, 6, 5, 4, 3, 2, 1, 0)
+#define V_LO(re, im) __builtin_shufflevector(re, im, 0, 8, 1, 9, 2, 10, 3, 11)
+#define V_HI(re, im) __builtin_shufflevector(re, im, 4, 12, 5, 13, 6, 14, 7, 15)
+#define V_LO_REV(re, im) __builtin_shufflevector(re, im, 7, 15, 6, 14, 5, 13, 4, 12)
+#define V_HI_REV(re, im) __builtin_shufflevector(re, im, 3, 11, 2, 10, 1, 9, 0, 8)
+
+/* Eight floats from p, and eight complex values from p as their parts (in
+ * order, or reversed: lane l from value 7 - l), and eight stored from
+ * their parts (V_STORE2: in order from p; reversed with V_LO_REV,
+ * V_HI_REV as `lo`, `hi`). */
+#define v_load(p)                                                                                                     \
+    __extension__({                                                                                                   \
+        v8sf v_;                                                                                                      \
+        memcpy(&v_, (p), sizeof v_);                                                                                  \
+        v_;                                                                                                           \
+    })
+#define V_PARTS(p, re, im)                                                                                            \
+    do {                                                                                                              \
+        const v8sf x0_ = v_load(p), x1_ = v_load((const float *)(p) + 8);                                             \
+        (re) = V_RE(x0_, x1_);                                                                                        \
+        (im) = V_IM(x0_, x1_);                                                                                        \
+    } while (0)
+#define V_PARTS_REV(p, re, im)                                                                                        \
+    do {                                                                                                              \
+        const v8sf x0_ = v_load(p), x1_ = v_load((const float *)(p) + 8);                                             \
+        (re) = V_RE_REV(x0_, x1_);                                                                                    \
+        (im) = V_IM_REV(x0_, x1_);                                                                                    \
+    } while (0)
+#define V_STORE2(p, lo, hi)                                                                                           \
+    do {                                                                                                              \
+        const v8sf l_ = (lo), h_ = (hi);                                                                              \
+        memcpy((p), &l_, sizeof l_);                                                                                  \
+        memcpy((float *)(p) + 8, &h_, sizeof h_);                                                                     \
+    } while (0)
+
+/* pack_grid_row_dct4's j = 0 .. 8 floor(n / 16) - 1, eight at a time in
+ * GCC's vectors (dct4_in_blocks' cells), each lane doing its scalar
+ * operations; *nz: whether a cell of the 16 from 2j and the 16 to
+ * n - 1 - 2j has cur - last != 0 (pack_grid_row's test).
+ * Returns the next j. */
+RR_CLONES_V4_V3 static int pack_dct4_blocks(const struct axis *a, fftwf_complex *restrict tmp,
+                                            const float *restrict cur, const float *restrict last,
+                                            const float *restrict prev, int *nz)
 {
+    const int n = a->n, h = n / 2, d = dct4_half(a);
+    const float s = a->kind->odd_sign;
+    const fftwf_complex *tw = a->tw;
+    v8si moved = { 0 };
     int j = 0;
-    for (const bool vec = !plain_lines; vec && u1 && j + 4 <= ny; j += 4) {
-        v8sf a, b, c, d;
-        memcpy(&a, u0[j], sizeof a);
-        memcpy(&b, u1[j], sizeof b);
-        memcpy(&c, ab0 + 2 * j, sizeof c);
-        memcpy(&d, ab1 + 2 * j, sizeof d);
-        const v8sf t0 = c * (a + a), t1 = d * (b + b);   /* A (u.r + u.r), B (u.i + u.i) of each mode */
-        const v8sf out = __builtin_shufflevector(t0, t1, 0, 8, 2, 10, 4, 12, 6, 14)
-                         - __builtin_shufflevector(t0, t1, 1, 9, 3, 11, 5, 13, 7, 15);
-        memcpy(w[j], &out, sizeof out);
+    for (; j + 8 <= h; j += 8) {
+        v8sf c, e;
+        V_PARTS(tw[j], c, e);
+        const int o = n - 16 - 2 * j;
+        const v8sf c0 = v_load(cur + 2 * j), c1 = v_load(cur + 2 * j + 8), l0 = v_load(last + 2 * j),
+                   l1 = v_load(last + 2 * j + 8), d0 = v_load(cur + o), d1 = v_load(cur + o + 8),
+                   m0 = v_load(last + o), m1 = v_load(last + o + 8);
+        moved |= (c0 - l0 != 0.0f) | (c1 - l1 != 0.0f) | (d0 - m0 != 0.0f) | (d1 - m1 != 0.0f);
+        const v8sf ce = V_RE(c0, c1), le = V_RE(l0, l1), co = V_IM_REV(d0, d1), lo_ = V_IM_REV(m0, m1);
+        const v8sf pe = V_RE(v_load(prev + 2 * j), v_load(prev + 2 * j + 8));
+        const v8sf po = V_IM_REV(v_load(prev + o), v_load(prev + o + 8));
+        for (int q = 0; q < 2; q++) {
+            /* q = 0: the cells' (h_n + last) / 2, q = 1: h_(n-1) (pack_grid_row) */
+            const v8sf vr = q ? pe : 0.5f * (ce + le), vi = s * (q ? po : 0.5f * (co + lo_));
+            const v8sf re = c * vr - e * vi, im = c * vi + e * vr;
+            V_STORE2(tmp[q * d + j], V_LO(re, im), V_HI(re, im));
+        }
     }
-    for (; j < ny; j++) {
-        w[j][0] = ab0[2 * j] * (u0[j][0] + u0[j][0]) - ab0[2 * j + 1] * (u0[j][1] + u0[j][1]);
-        w[j][1] = u1 ? ab1[2 * j] * (u1[j][0] + u1[j][0]) - ab1[2 * j + 1] * (u1[j][1] + u1[j][1]) : 0.0f;
-    }
+    for (int k = 0; k < 8; k++)
+        *nz |= moved[k];
+    return j;
 }
 
-/* The DCT-II (FFTW's REDFT10, Y_k = 2 sum_i x_i cos(pi k (i + 1/2) / n)) of
- * the real and of the imaginary parts of a line x (with the odd cells times
- * odd_sign) into y, by one complex DFT of n values (Makhoul, IEEE Trans.
- * ASSP 28 (1980) 27): the even cells in order then the odd ones reversed,
- * v_m = x_2m, v_(n-1-m) = x_(2m+1), make the DCT's angles
- * pi k (4m + 1) / 2n those of a DFT times e^(-i pi k / 2n), so with
- * V = DFT(v) and t = e^(-i pi k / 2n) (tw), Y_k = t V_k + conj(t) V_(n-k)
- * (V_n = V_0): for a real line that is 2 Re(t V_k); for a complex one it
- * keeps the transforms of both parts, the map being real. Each pair
- * k, n - k is made from V_k, V_(n-k) in place: with a = t V_k and
- * b = conj(t) V_(n-k), Y_k = a + b, Y_(n-k) = i (a - b). tmp: a line.
- * Two values at a time with SSE2, each lane doing the IEEE operations of
- * the scalar code, so the bits do not depend on the CPU. */
-static void dct2_forward(const struct axis *a, fftwf_plan p, const fftwf_complex *restrict x,
-                         fftwf_complex *restrict y, fftwf_complex *restrict tmp)
+/* pack_grid_row of a row of m = n cells (n even) on a dct4 x axis straight
+ * into dct4_in's two half lines (tmp, dct4_half apart), each value with
+ * pack_grid_row's and dct4_in's operations (s_in = odd_sign, as the
+ * forward transform takes): the same bits, one pass fewer. Returns the
+ * row's sum of D as pack_grid_row does. */
+static double pack_grid_row_dct4(const struct axis *a, fftwf_complex *tmp, const float *cur, const float *last,
+                                 const float *prev)
+{
+    const int n = a->n, h = n / 2, d = dct4_half(a);
+    const float s = a->kind->odd_sign;
+    const fftwf_complex *tw = a->tw;
+    int moved = 0;
+    for (int j = pack_dct4_blocks(a, tmp, cur, last, prev, &moved); j < h; j++) {
+        const float c = tw[j][0], e = tw[j][1];
+        const int x = 2 * j, y = n - 1 - 2 * j;
+        moved |= cur[x] - last[x] != 0.0f || cur[y] - last[y] != 0.0f;
+        for (int q = 0; q < 2; q++) {
+            const float vr = q ? prev[x] : 0.5f * (cur[x] + last[x]);
+            const float vi = s * (q ? prev[y] : 0.5f * (cur[y] + last[y]));
+            tmp[q * d + j][0] = c * vr - e * vi;
+            tmp[q * d + j][1] = c * vi + e * vr;
+        }
+    }
+    return moved ? row_dsum(cur, last, n) : 0.0;
+}
+
+/* One mode's new value on two real-to-real axes, from its transform
+ * (yr, yi) (the packed plane's, whose two real planes are its real and
+ * imaginary parts: column_pass): mode_multiply's real part, a (y + y) -
+ * b (y.i + y.i), its imaginary part being 0; b the mode's b of the
+ * separable table (struct spectral: bx by). A macro so that floats and
+ * GCC's vectors take the same operations. */
+#define SEP_MODE(A, B, yr, yi) ((A) * ((yr) + (yr)) - (B) * ((yi) + (yi)))
+
+/* Modes 0 .. ny - 1 of columns u0 and u1 (a0, a1 their a; bx0, bx1 their
+ * b's x factors; u1 NULL: none) on real-to-real x and y axes, where every
+ * mode is its own partner and the new value is real (SEP_MODE): the two
+ * real columns as one complex line w[j] = w0_j + i w1_j, ready to go back
+ * together (column_pass). `mean`: u0 is column 0 of two axes that hold the
+ * mean, whose mode 0 takes b = 0 (the mean level stays). Eight modes at a
+ * time in GCC's vectors, each lane doing the scalar tail's IEEE
+ * operations, so the bits are the same on every CPU. */
+RR_CLONES_V4_V3 static void
+multiply_pair(fftwf_complex *w, const fftwf_complex *u0, const fftwf_complex *u1, const float *a0, const float *a1,
+              float bx0, float bx1, const float *by, int ny, bool mean)
+{
+    int j = 0;
+    for (; u1 && j + 8 <= ny; j += 8) {
+        v8sf r0, i0, r1, i1;
+        V_PARTS(u0[j], r0, i0);
+        V_PARTS(u1[j], r1, i1);
+        const v8sf Y = v_load(by + j);
+        const v8sf w0 = SEP_MODE(v_load(a0 + j), bx0 * Y, r0, i0), w1 = SEP_MODE(v_load(a1 + j), bx1 * Y, r1, i1);
+        V_STORE2(w[j], V_LO(w0, w1), V_HI(w0, w1));
+    }
+    for (; j < ny; j++) {
+        w[j][0] = SEP_MODE(a0[j], bx0 * by[j], u0[j][0], u0[j][1]);
+        w[j][1] = u1 ? SEP_MODE(a1[j], bx1 * by[j], u1[j][0], u1[j][1]) : 0.0f;
+    }
+    if (mean)
+        w[0][0] = SEP_MODE(a0[0], 0.0f, u0[0][0], u0[0][1]);
+}
+
+/* dct2_post of one pair of modes k, n - k of a line (its DFT's u = V_k,
+ * v = V_(n-k); c + i d = tw[k]) into Y_k = ykr + i yki and
+ * Y_(n-k) = ynr + i yni, with dct2_post's operations in their order:
+ * floats and GCC's vectors alike. */
+#define DCT2_POST(c, d, ur, ui, vr, vi, ykr, yki, ynr, yni)                                                           \
+    do {                                                                                                              \
+        const __auto_type ar_ = (c) * (ur) + -((d) * (ui));                                                           \
+        const __auto_type ai_ = (c) * (ui) + (d) * (ur);                                                              \
+        const __auto_type br_ = (c) * (vr) + (d) * (vi);                                                              \
+        const __auto_type bi_ = (c) * (vi) + -((d) * (vr));                                                           \
+        (ykr) = ar_ + br_;                                                                                            \
+        (yki) = ai_ + bi_;                                                                                            \
+        (ynr) = -(ai_ - bi_);                                                                                         \
+        (yni) = ar_ - br_;                                                                                            \
+    } while (0)
+
+/* DCT2_POST and multiply_pair of one column's pair of modes k, n - k into
+ * their new values wk, wn (SEP_MODE; Ak, Bk, An, Bn their a and b). */
+#define DCT2_POST_MUL(c, d, ur, ui, vr, vi, Ak, Bk, An, Bn, wk, wn)                                                   \
+    do {                                                                                                              \
+        __typeof__((ur) + 0) ykr_, yki_, ynr_, yni_;                                                                  \
+        DCT2_POST(c, d, ur, ui, vr, vi, ykr_, yki_, ynr_, yni_);                                                      \
+        (wk) = SEP_MODE(Ak, Bk, ykr_, yki_);                                                                          \
+        (wn) = SEP_MODE(An, Bn, ynr_, yni_);                                                                          \
+    } while (0)
+
+/* dct2_pre of the pair k, n - k of a line whose W_k = ak + i bk and
+ * W_(n-k) = an + i bn, into U_k = ukr + i uki and U_(n-k) = unr + i uni,
+ * with dct2_pre's operations in their order. */
+#define DCT2_PRE(c, d, ak, bk, an, bn, ukr, uki, unr, uni)                                                            \
+    do {                                                                                                              \
+        const __auto_type pr_ = (ak) + (bn);                                                                          \
+        const __auto_type pi_ = (bk) + -(an);                                                                         \
+        const __auto_type qr_ = (an) + (bk);                                                                          \
+        const __auto_type qi_ = (bn) + -(ak);                                                                         \
+        const __auto_type tr_ = (c) * qr_ + -((d) * qi_);                                                             \
+        const __auto_type ti_ = (c) * qi_ + (d) * qr_;                                                                \
+        (ukr) = (c) * pr_ + (d) * pi_;                                                                                \
+        (uki) = (c) * pi_ + -((d) * pr_);                                                                             \
+        (unr) = -ti_;                                                                                                 \
+        (uni) = tr_;                                                                                                  \
+    } while (0)
+
+/* A v8sf's four complex values in reverse order. */
+#define V_REVC(v) __builtin_shufflevector(v, v, 6, 7, 4, 5, 2, 3, 0, 1)
+
+/* The whole blocks of eight of dct2_permute, dct2_post, dct2_pre and
+ * dct2_unpermute in GCC's vectors, each lane doing the IEEE operations of
+ * the scalar code (the same bits on every CPU); each returns the index its
+ * function's own loops go on from. Only vector code in these clones (see
+ * dct4_in_blocks). */
+RR_CLONES_V4_V3 static int dct2_permute_blocks(const struct axis *a, const fftwf_complex *restrict x,
+                                               fftwf_complex *restrict tmp)
 {
     const int n = a->n;
     const float s = a->kind->odd_sign;
     int m = 0;
+    for (; 2 * m + 16 <= n; m += 8) {   /* cells 2m .. 2m + 15 */
+        const v8sf x0 = v_load(x[2 * m]), x1 = v_load(x[2 * m + 4]), x2 = v_load(x[2 * m + 8]),
+                   x3 = v_load(x[2 * m + 12]);
+        const v8sf o0 = __builtin_shufflevector(x0, x1, 2, 3, 6, 7, 10, 11, 14, 15);
+        const v8sf o1 = __builtin_shufflevector(x2, x3, 2, 3, 6, 7, 10, 11, 14, 15);
+        V_STORE2(tmp[m], __builtin_shufflevector(x0, x1, 0, 1, 4, 5, 8, 9, 12, 13),
+                 __builtin_shufflevector(x2, x3, 0, 1, 4, 5, 8, 9, 12, 13));
+        V_STORE2(tmp[n - 8 - m], s * V_REVC(o1), s * V_REVC(o0));
+    }
+    return m;
+}
+
+RR_CLONES_V4_V3 static int dct2_unpermute_blocks(const struct axis *a, const fftwf_complex *restrict tmp,
+                                                 fftwf_complex *restrict x)
+{
+    const int n = a->n;
+    const float s = a->kind->odd_sign;
+    int m = 0;
+    for (; 2 * m + 16 <= n; m += 8) {
+        const v8sf e0 = v_load(tmp[m]), e1 = v_load(tmp[m + 4]);
+        const v8sf o0 = s * V_REVC(v_load(tmp[n - 4 - m])), o1 = s * V_REVC(v_load(tmp[n - 8 - m]));
+        V_STORE2(x[2 * m], __builtin_shufflevector(e0, o0, 0, 1, 8, 9, 2, 3, 10, 11),
+                 __builtin_shufflevector(e0, o0, 4, 5, 12, 13, 6, 7, 14, 15));
+        V_STORE2(x[2 * m + 8], __builtin_shufflevector(e1, o1, 0, 1, 8, 9, 2, 3, 10, 11),
+                 __builtin_shufflevector(e1, o1, 4, 5, 12, 13, 6, 7, 14, 15));
+    }
+    return m;
+}
+
+/* dct2_post_blocks and dct2_pre_blocks: OP (DCT2_POST, DCT2_PRE) on the
+ * pairs k .. k + 7 and n - k .. n - k - 7 of y, in place. */
+#define DCT2_PAIR_BLOCKS(NAME, OP)                                                                                    \
+    RR_CLONES_V4_V3 static int NAME(const struct axis *a, fftwf_complex *restrict y)                                  \
+    {                                                                                                                 \
+        const int n = a->n;                                                                                           \
+        const fftwf_complex *tw = a->tw;                                                                              \
+        int k = 1;                                                                                                    \
+        for (; 2 * (k + 7) < n; k += 8) {                                                                             \
+            const int m = n - k - 7;                                                                                  \
+            v8sf c, d, ur, ui, vr, vi, okr, oki, onr, oni;                                                            \
+            V_PARTS(tw[k], c, d);                                                                                     \
+            V_PARTS(y[k], ur, ui);                                                                                    \
+            V_PARTS_REV(y[m], vr, vi);                                                                                \
+            OP(c, d, ur, ui, vr, vi, okr, oki, onr, oni);                                                             \
+            V_STORE2(y[k], V_LO(okr, oki), V_HI(okr, oki));                                                           \
+            V_STORE2(y[m], V_LO_REV(onr, oni), V_HI_REV(onr, oni));                                                   \
+        }                                                                                                             \
+        return k;                                                                                                     \
+    }
+DCT2_PAIR_BLOCKS(dct2_post_blocks, DCT2_POST)
+DCT2_PAIR_BLOCKS(dct2_pre_blocks, DCT2_PRE)
+
+/* dct2_forward's step before the DFT: the even cells of x in order then
+ * the odd ones reversed, times odd_sign, into tmp. */
+static void dct2_permute(const struct axis *a, const fftwf_complex *restrict x, fftwf_complex *restrict tmp)
+{
+    const int n = a->n;
+    const float s = a->kind->odd_sign;
+    int m = dct2_permute_blocks(a, x, tmp);
 #ifdef __SSE2__
     const __m128 sv = _mm_set1_ps(s);
-    for (const bool vec = !plain_lines; vec && 2 * m + 3 < n; m += 2) {
+    for (; 2 * m + 3 < n; m += 2) {
         const __m128 lo = _mm_loadu_ps(x[2 * m]), hi = _mm_loadu_ps(x[2 * m + 2]);
         const __m128 od = _mm_movehl_ps(hi, lo);   /* x_(2m+1), x_(2m+3) */
         _mm_storeu_ps(tmp[m], _mm_movelh_ps(lo, hi));
@@ -1032,15 +1290,21 @@ static void dct2_forward(const struct axis *a, fftwf_plan p, const fftwf_complex
             tmp[n - 1 - m][1] = s * x[2 * m + 1][1];
         }
     }
-    fftwf_execute_dft(p, tmp, y);
+}
+
+/* dct2_forward's steps after the DFT, in place: Y_0 = 2 V_0, and each pair
+ * k, n - k from V_k, V_(n-k). */
+static void dct2_post(const struct axis *a, fftwf_complex *restrict y)
+{
+    const int n = a->n;
     const fftwf_complex *tw = a->tw;
     y[0][0] *= 2.0f;
     y[0][1] *= 2.0f;
-    int k = 1;
+    int k = dct2_post_blocks(a, y);
 #ifdef __SSE2__
     const __m128 neg_even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));   /* lanes 0, 2 */
     const __m128 neg_odd = _mm_castsi128_ps(_mm_set_epi32(INT32_MIN, 0, INT32_MIN, 0));    /* lanes 1, 3 */
-    for (const bool vec = !plain_lines; vec && 2 * (k + 1) < n; k += 2) {
+    for (; 2 * (k + 1) < n; k += 2) {
         const __m128 t = _mm_loadu_ps(tw[k]);
         const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0));
         const __m128 d = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
@@ -1071,23 +1335,38 @@ static void dct2_forward(const struct axis *a, fftwf_plan p, const fftwf_complex
     }
 }
 
-/* The DCT-III (FFTW's REDFT01, x_i = Y_0 + 2 sum_(k>0) Y_k cos(pi k (i + 1/2)
- * / n): 2 n times the inverse of dct2_forward) of the real and of the
- * imaginary parts of the line y into x, by the inverse of dct2_forward's
- * steps: V_k = conj(t) (Y_k - i Y_(n-k)) (Y_n = 0; in place, pairs k,
- * n - k, V_(n-k) = i t (Y_(n-k) - i Y_k)), v the unnormalised inverse DFT
- * of V, the cells back from their order (times odd_sign). tmp: a line.
- * SSE2 as dct2_forward. */
-static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restrict y, fftwf_complex *restrict x,
-                      fftwf_complex *restrict tmp)
+/* The DCT-II (FFTW's REDFT10, Y_k = 2 sum_i x_i cos(pi k (i + 1/2) / n)) of
+ * the real and of the imaginary parts of a line x (with the odd cells times
+ * odd_sign) into y, by one complex DFT of n values (Makhoul, IEEE Trans.
+ * ASSP 28 (1980) 27): the even cells in order then the odd ones reversed,
+ * v_m = x_2m, v_(n-1-m) = x_(2m+1), make the DCT's angles
+ * pi k (4m + 1) / 2n those of a DFT times e^(-i pi k / 2n), so with
+ * V = DFT(v) and t = e^(-i pi k / 2n) (tw), Y_k = t V_k + conj(t) V_(n-k)
+ * (V_n = V_0): for a real line that is 2 Re(t V_k); for a complex one it
+ * keeps the transforms of both parts, the map being real. Each pair
+ * k, n - k is made from V_k, V_(n-k) in place: with a = t V_k and
+ * b = conj(t) V_(n-k), Y_k = a + b, Y_(n-k) = i (a - b). tmp: a line.
+ * Two values at a time with SSE2, each lane doing the IEEE operations of
+ * the scalar code, so the bits do not depend on the CPU. */
+static void dct2_forward(const struct axis *a, fftwf_plan p, const fftwf_complex *restrict x,
+                         fftwf_complex *restrict y, fftwf_complex *restrict tmp)
+{
+    dct2_permute(a, x, tmp);
+    fftwf_execute_dft(p, tmp, y);
+    dct2_post(a, y);
+}
+
+/* dct2_back's steps before the inverse DFT, in place: the pairs k, n - k
+ * of y (Y_n = 0). */
+static void dct2_pre(const struct axis *a, fftwf_complex *restrict y)
 {
     const int n = a->n;
     const fftwf_complex *tw = a->tw;
-    int k = 1;
+    int k = dct2_pre_blocks(a, y);
 #ifdef __SSE2__
     const __m128 neg_even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));
     const __m128 neg_odd = _mm_castsi128_ps(_mm_set_epi32(INT32_MIN, 0, INT32_MIN, 0));
-    for (const bool vec = !plain_lines; vec && 2 * (k + 1) < n; k += 2) {
+    for (; 2 * (k + 1) < n; k += 2) {
         const __m128 t = _mm_loadu_ps(tw[k]);
         const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0));
         const __m128 d = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
@@ -1119,12 +1398,18 @@ static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restric
             v[1] = tr;
         }
     }
-    fftwf_execute_dft(p, y, tmp);
+}
+
+/* dct2_back's steps after the inverse DFT: the cells back from their
+ * order, the odd ones times odd_sign, tmp into x. */
+static void dct2_unpermute(const struct axis *a, const fftwf_complex *restrict tmp, fftwf_complex *restrict x)
+{
+    const int n = a->n;
     const float s = a->kind->odd_sign;
-    int m = 0;
+    int m = dct2_unpermute_blocks(a, tmp, x);
 #ifdef __SSE2__
     const __m128 sv = _mm_set1_ps(s);
-    for (const bool vec = !plain_lines; vec && 2 * m + 3 < n; m += 2) {
+    for (; 2 * m + 3 < n; m += 2) {
         const __m128 e = _mm_loadu_ps(tmp[m]), r = _mm_loadu_ps(tmp[n - 2 - m]);
         const __m128 o = _mm_mul_ps(sv, _mm_shuffle_ps(r, r, _MM_SHUFFLE(1, 0, 3, 2)));   /* odd cells 2m+1, 2m+3 */
         _mm_storeu_ps(x[2 * m], _mm_movelh_ps(e, o));
@@ -1141,6 +1426,133 @@ static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restric
     }
 }
 
+/* The DCT-III (FFTW's REDFT01, x_i = Y_0 + 2 sum_(k>0) Y_k cos(pi k (i + 1/2)
+ * / n): 2 n times the inverse of dct2_forward) of the real and of the
+ * imaginary parts of the line y into x, by the inverse of dct2_forward's
+ * steps: V_k = conj(t) (Y_k - i Y_(n-k)) (Y_n = 0; in place, pairs k,
+ * n - k, V_(n-k) = i t (Y_(n-k) - i Y_k)), v the unnormalised inverse DFT
+ * of V, the cells back from their order (times odd_sign). tmp: a line.
+ * SSE2 as dct2_forward. */
+static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restrict y, fftwf_complex *restrict x,
+                      fftwf_complex *restrict tmp)
+{
+    dct2_pre(a, y);
+    fftwf_execute_dft(p, y, tmp);
+    dct2_unpermute(a, tmp, x);
+}
+
+/* dct4_in's j = 0 .. 8 floor(n / 16) - 1, eight j at a time in GCC's
+ * vectors, each lane doing dct4_in's scalar operations: cells 2j .. 2j + 14
+ * (the even ones of 16 values from x[2j]) and n - 1 - 2j .. n - 15 - 2j
+ * (the odd ones of 16 from x[n - 16 - 2j], reversed). Returns the next j.
+ * The scalar loop stays out of these clones: GCC 12 turned it, vectorised
+ * for AVX2, into fused multiply-adds (vfmaddsubps) despite
+ * -ffp-contract=off, rounding once where the scalar code rounds twice
+ * (test_pair_fused_bits found it). */
+RR_CLONES_V4_V3 static int dct4_in_blocks(const struct axis *a, const fftwf_complex *restrict x,
+                                          fftwf_complex *restrict tmp, float s_in)
+{
+    const int n = a->n, h = n / 2, d = dct4_half(a);
+    const fftwf_complex *tw = a->tw;
+    int j = 0;
+    for (; j + 8 <= h; j += 8) {
+        v8sf c, e, x0, x1, x2, x3, y0, y1, y2, y3;
+        V_PARTS(tw[j], c, e);
+        x0 = v_load(x[2 * j]);
+        x1 = v_load(x[2 * j + 4]);
+        x2 = v_load(x[2 * j + 8]);
+        x3 = v_load(x[2 * j + 12]);
+        y0 = v_load(x[n - 16 - 2 * j]);
+        y1 = v_load(x[n - 12 - 2 * j]);
+        y2 = v_load(x[n - 8 - 2 * j]);
+        y3 = v_load(x[n - 4 - 2 * j]);
+        /* (real parts of the four even values, their imaginary parts) of each half */
+        const v8sf ea = __builtin_shufflevector(x0, x1, 0, 4, 8, 12, 1, 5, 9, 13);
+        const v8sf eb = __builtin_shufflevector(x2, x3, 0, 4, 8, 12, 1, 5, 9, 13);
+        const v8sf oa = __builtin_shufflevector(y3, y2, 6, 2, 14, 10, 7, 3, 15, 11);
+        const v8sf ob = __builtin_shufflevector(y1, y0, 6, 2, 14, 10, 7, 3, 15, 11);
+        const v8sf er = __builtin_shufflevector(ea, eb, 0, 1, 2, 3, 8, 9, 10, 11);
+        const v8sf ei = __builtin_shufflevector(ea, eb, 4, 5, 6, 7, 12, 13, 14, 15);
+        const v8sf or_ = __builtin_shufflevector(oa, ob, 0, 1, 2, 3, 8, 9, 10, 11);
+        const v8sf oi = __builtin_shufflevector(oa, ob, 4, 5, 6, 7, 12, 13, 14, 15);
+        for (int q = 0; q < 2; q++) {
+            const v8sf vr = q ? ei : er, vi = s_in * (q ? oi : or_);
+            const v8sf re = c * vr - e * vi, im = c * vi + e * vr;
+            V_STORE2(tmp[q * d + j], V_LO(re, im), V_HI(re, im));
+        }
+    }
+    return j;
+}
+
+/* dct4_line's steps before the two DFTs: x's v_j, twiddled, into tmp's
+ * two half lines (the real parts' and the imaginary parts'). */
+static void dct4_in(const struct axis *a, const fftwf_complex *restrict x, fftwf_complex *restrict tmp, float s_in)
+{
+    const int n = a->n, h = n / 2, d = dct4_half(a);
+    const fftwf_complex *tw = a->tw;
+    for (int j = dct4_in_blocks(a, x, tmp, s_in); j < h; j++) {
+        const float c = tw[j][0], e = tw[j][1];
+        for (int q = 0; q < 2; q++) {
+            const float vr = x[2 * j][q], vi = s_in * x[n - 1 - 2 * j][q];
+            tmp[q * d + j][0] = c * vr - e * vi;
+            tmp[q * d + j][1] = c * vi + e * vr;
+        }
+    }
+}
+
+/* dct4_out's k = 0 .. 8 floor(n / 16) - 1, eight k at a time in GCC's
+ * vectors, each lane doing dct4_out's scalar operations; y's cells 2k ..
+ * 2k + 14 and n - 1 - 2k .. n - 15 - 2k are blended into the 16 values
+ * around them, loaded and stored whole (the other cells are other k's,
+ * stored before or after: either way each ends with its own value).
+ * Returns the next k. Kept apart from the scalar loop as dct4_in_blocks. */
+RR_CLONES_V4_V3 static int dct4_out_blocks(const struct axis *a, const fftwf_complex *restrict tmp,
+                                           fftwf_complex *restrict y, float s_out)
+{
+    const int n = a->n, h = n / 2, d = dct4_half(a);
+    const fftwf_complex *tw = a->tw;
+    const float ns = -s_out;
+    int k = 0;
+    for (; k + 8 <= h; k += 8) {
+        v8sf c, e, vr0, vi0, vr1, vi1;
+        V_PARTS(tw[h + k], c, e);
+        V_PARTS(tmp[k], vr0, vi0);
+        V_PARTS(tmp[d + k], vr1, vi1);
+        const v8sf re0 = c * vr0 - e * vi0, re1 = c * vr1 - e * vi1;
+        const v8sf im0 = (c * vi0 + e * vr0) * ns, im1 = (c * vi1 + e * vr1) * ns;
+        const v8sf plo = V_LO(re0, re1), phi = V_HI(re0, re1), qlo = V_LO(im0, im1), qhi = V_HI(im0, im1);
+        fftwf_complex *ye = y + 2 * k, *yo = y + n - 16 - 2 * k;
+        const v8sf e0 = v_load(ye[0]), e1 = v_load(ye[4]), e2 = v_load(ye[8]), e3 = v_load(ye[12]);
+        V_STORE2(ye[0], __builtin_shufflevector(e0, plo, 8, 9, 2, 3, 10, 11, 6, 7),
+                 __builtin_shufflevector(e1, plo, 12, 13, 2, 3, 14, 15, 6, 7));
+        V_STORE2(ye[8], __builtin_shufflevector(e2, phi, 8, 9, 2, 3, 10, 11, 6, 7),
+                 __builtin_shufflevector(e3, phi, 12, 13, 2, 3, 14, 15, 6, 7));
+        const v8sf o0 = v_load(yo[0]), o1 = v_load(yo[4]), o2 = v_load(yo[8]), o3 = v_load(yo[12]);
+        V_STORE2(yo[0], __builtin_shufflevector(o0, qhi, 0, 1, 14, 15, 4, 5, 12, 13),
+                 __builtin_shufflevector(o1, qhi, 0, 1, 10, 11, 4, 5, 8, 9));
+        V_STORE2(yo[8], __builtin_shufflevector(o2, qlo, 0, 1, 14, 15, 4, 5, 12, 13),
+                 __builtin_shufflevector(o3, qlo, 0, 1, 10, 11, 4, 5, 8, 9));
+    }
+    return k;
+}
+
+/* dct4_line's steps after the two DFTs (tmp: their two half lines,
+ * dct4_half apart) into y. */
+static void dct4_out(const struct axis *a, const fftwf_complex *restrict tmp, fftwf_complex *restrict y, float s_out)
+{
+    const int n = a->n, h = n / 2, d = dct4_half(a);
+    const fftwf_complex *tw = a->tw;
+    const float ns = -s_out;
+    for (int k = dct4_out_blocks(a, tmp, y, s_out); k < h; k++) {
+        const float c = tw[h + k][0], e = tw[h + k][1];
+        for (int q = 0; q < 2; q++) {
+            const float vr = tmp[q * d + k][0], vi = tmp[q * d + k][1];
+            y[2 * k][q] = c * vr - e * vi;
+            y[n - 1 - 2 * k][q] = (c * vi + e * vr) * ns;
+        }
+    }
+}
+
 /* The DCT-IV (FFTW's REDFT11, Y_k = 2 sum_i x_i cos(pi (k + 1/2) (i + 1/2)
  * / n), its own inverse times 2 n) of the real and of the imaginary parts
  * of a line x of even length n into y, by a complex DFT of n / 2 values
@@ -1153,69 +1565,17 @@ static void dct2_back(const struct axis *a, fftwf_plan p, fftwf_complex *restric
  * 2007, 4.4). The forward transform of a dct4 axis takes s_in = odd_sign,
  * the back one s_out = odd_sign (struct axis_kind). tmp: four half lines
  * dct4_half apart (p's layout, plan_dct4), the real parts' and the
- * imaginary parts' v, then their DFTs. Two j (k) at a time with SSE2, each lane doing the
- * IEEE operations of the scalar loops, so the bits do not depend on the
- * CPU. */
+ * imaginary parts' v, then their DFTs. The steps before and after the DFTs
+ * eight values at a time in GCC's vectors (dct4_in_blocks,
+ * dct4_out_blocks), each lane doing the IEEE operations of the scalar
+ * loops, so the bits do not depend on the CPU. */
 static void dct4_line(const struct axis *a, fftwf_plan p, const fftwf_complex *restrict x, fftwf_complex *restrict y,
                       fftwf_complex *restrict tmp, float s_in, float s_out)
 {
-    const int n = a->n, h = n / 2, d = dct4_half(a);
-    const fftwf_complex *tw = a->tw;
-    const float ns = -s_out;
-    int j = 0;
-#ifdef __SSE2__
-    /* Two j at a time, the lanes (j: real part, imaginary part; j + 1: the
-     * same) each doing the scalar loop's operations. */
-    const __m128 si = _mm_set1_ps(s_in), nsv = _mm_set1_ps(ns), z = _mm_setzero_ps();
-    for (const bool vec = !plain_lines; vec && j + 2 <= h; j += 2) {
-        const __m128 t = _mm_loadu_ps(tw[j]);
-        const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0)), e = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
-        const __m128 vr = _mm_loadh_pi(_mm_loadl_pi(z, (const __m64 *)x[2 * j]), (const __m64 *)x[2 * j + 2]);
-        const __m128 vi = _mm_mul_ps(si, _mm_loadh_pi(_mm_loadl_pi(z, (const __m64 *)x[n - 1 - 2 * j]),
-                                                      (const __m64 *)x[n - 3 - 2 * j]));
-        const __m128 re = _mm_sub_ps(_mm_mul_ps(c, vr), _mm_mul_ps(e, vi));
-        const __m128 im = _mm_add_ps(_mm_mul_ps(c, vi), _mm_mul_ps(e, vr));
-        const __m128 lo = _mm_unpacklo_ps(re, im), hi = _mm_unpackhi_ps(re, im);
-        _mm_storel_pi((__m64 *)tmp[j], lo);
-        _mm_storeh_pi((__m64 *)tmp[d + j], lo);
-        _mm_storel_pi((__m64 *)tmp[j + 1], hi);
-        _mm_storeh_pi((__m64 *)tmp[d + j + 1], hi);
-    }
-#endif
-    for (; j < h; j++) {
-        const float c = tw[j][0], e = tw[j][1];
-        for (int q = 0; q < 2; q++) {
-            const float vr = x[2 * j][q], vi = s_in * x[n - 1 - 2 * j][q];
-            tmp[q * d + j][0] = c * vr - e * vi;
-            tmp[q * d + j][1] = c * vi + e * vr;
-        }
-    }
+    const int d = dct4_half(a);
+    dct4_in(a, x, tmp, s_in);
     fftwf_execute_dft(p, tmp, tmp + 2 * d);
-    tmp += 2 * d;
-    int k = 0;
-#ifdef __SSE2__
-    for (const bool vec = !plain_lines; vec && k + 2 <= h; k += 2) {
-        const __m128 t = _mm_loadu_ps(tw[h + k]);
-        const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0)), e = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
-        const __m128 ua = _mm_loadu_ps(tmp[k]), ub = _mm_loadu_ps(tmp[d + k]);
-        const __m128 lo = _mm_unpacklo_ps(ua, ub), hi = _mm_unpackhi_ps(ua, ub);
-        const __m128 vr = _mm_movelh_ps(lo, hi), vi = _mm_movehl_ps(hi, lo);   /* k: parts 0, 1; k + 1: 0, 1 */
-        const __m128 re = _mm_sub_ps(_mm_mul_ps(c, vr), _mm_mul_ps(e, vi));
-        const __m128 im = _mm_mul_ps(_mm_add_ps(_mm_mul_ps(c, vi), _mm_mul_ps(e, vr)), nsv);
-        _mm_storel_pi((__m64 *)y[2 * k], re);
-        _mm_storeh_pi((__m64 *)y[2 * k + 2], re);
-        _mm_storel_pi((__m64 *)y[n - 1 - 2 * k], im);
-        _mm_storeh_pi((__m64 *)y[n - 3 - 2 * k], im);
-    }
-#endif
-    for (; k < h; k++) {
-        const float c = tw[h + k][0], e = tw[h + k][1];
-        for (int q = 0; q < 2; q++) {
-            const float vr = tmp[q * d + k][0], vi = tmp[q * d + k][1];
-            y[2 * k][q] = c * vr - e * vi;
-            y[n - 1 - 2 * k][q] = (c * vi + e * vr) * ns;
-        }
-    }
+    dct4_out(a, tmp + 2 * d, y, s_out);
 }
 
 /* Runs a plan of plan_forward along axis a on one line (tmp: a line). */
@@ -1247,6 +1607,184 @@ static void run_back(const struct axis *a, fftwf_plan p, bool real_out, fftwf_co
         fftwf_execute_dft_c2r(p, in, out);
     else
         fftwf_execute_dft(p, in, out);
+}
+
+/* The middle of a dct2 y axis's pair of columns a and b (pair_fused), in
+ * one pass over their DFTs va and vb: dct2_post of each, multiply_pair of
+ * the two, dct2_pre of the line they make, into u, every value with the
+ * operations those three make on it in their order, so that u holds the
+ * bits of the three passes (pair_plain); the pairs k, n - k eight at a time
+ * in GCC's vectors, built for AVX-512, AVX2 and the baseline. aa, ab: the
+ * columns' a; bxa, bxb: their b's x factors; `mean` as multiply_pair. */
+RR_CLONES_V4_V3 static void
+pair_middle_dct2(int n, const fftwf_complex *tw, const fftwf_complex *va, const fftwf_complex *vb, const float *aa,
+                 const float *ab, float bxa, float bxb, const float *by, bool mean, fftwf_complex *u)
+{
+    /* Mode 0: Y_0 = 2 V_0, which dct2_pre leaves. */
+    u[0][0] = SEP_MODE(aa[0], mean ? 0.0f : bxa * by[0], va[0][0] * 2.0f, va[0][1] * 2.0f);
+    u[0][1] = SEP_MODE(ab[0], bxb * by[0], vb[0][0] * 2.0f, vb[0][1] * 2.0f);
+    int k = 1;
+    for (; 2 * (k + 7) < n; k += 8) {
+        const int m = n - k - 7;   /* modes m .. n - k: the partners of k + 7 .. k */
+        v8sf c, d, aur, aui, avr, avi, bur, bui, bvr, bvi;
+        V_PARTS(tw[k], c, d);
+        V_PARTS(va[k], aur, aui);
+        V_PARTS_REV(va[m], avr, avi);
+        V_PARTS(vb[k], bur, bui);
+        V_PARTS_REV(vb[m], bvr, bvi);
+        const v8sf Yk = v_load(by + k), Yn = V_REV(v_load(by + m));
+        v8sf wak, wan, wbk, wbn, ukr, uki, unr, uni;
+        DCT2_POST_MUL(c, d, aur, aui, avr, avi, v_load(aa + k), bxa * Yk, V_REV(v_load(aa + m)), bxa * Yn, wak, wan);
+        DCT2_POST_MUL(c, d, bur, bui, bvr, bvi, v_load(ab + k), bxb * Yk, V_REV(v_load(ab + m)), bxb * Yn, wbk, wbn);
+        DCT2_PRE(c, d, wak, wbk, wan, wbn, ukr, uki, unr, uni);
+        V_STORE2(u[k], V_LO(ukr, uki), V_HI(ukr, uki));
+        V_STORE2(u[m], V_LO_REV(unr, uni), V_HI_REV(unr, uni));
+    }
+    for (; 2 * k <= n; k++) {
+        const int j = n - k;   /* k itself when 2 k = n: dct2_post and dct2_pre then take v = u */
+        const float c = tw[k][0], d = tw[k][1];
+        float wak, wan, wbk, wbn, ukr, uki, unr, uni;
+        DCT2_POST_MUL(c, d, va[k][0], va[k][1], va[j][0], va[j][1], aa[k], bxa * by[k], aa[j], bxa * by[j], wak, wan);
+        DCT2_POST_MUL(c, d, vb[k][0], vb[k][1], vb[j][0], vb[j][1], ab[k], bxb * by[k], ab[j], bxb * by[j], wbk, wbn);
+        if (j == k) {
+            wan = wak;
+            wbn = wbk;
+        }
+        DCT2_PRE(c, d, wak, wbk, wan, wbn, ukr, uki, unr, uni);
+        u[k][0] = ukr;
+        u[k][1] = uki;
+        if (j != k) {
+            u[j][0] = unr;
+            u[j][1] = uni;
+        }
+    }
+}
+
+/* The middle of a dct4 y axis's pair of columns a and b (pair_fused), in
+ * one pass over their DFTs (va, vb: each two half lines d apart, dct4_line's
+ * layout): dct4_out of each (s_out 1), multiply_pair of the two, dct4_in
+ * of the line they make (s_in 1) into t (two half lines d apart), with
+ * their operations on every value in their order (pair_plain's bits). Mode
+ * 2k and its partner n - 1 - 2k come from the DFTs' value k and go into
+ * t's value k; eight k at a time in GCC's vectors. */
+RR_CLONES_V4_V3 static void
+pair_middle_dct4(int n, int d, const fftwf_complex *tw, const fftwf_complex *va, const fftwf_complex *vb,
+                 const float *aa, const float *ab, float bxa, float bxb, const float *by, fftwf_complex *t)
+{
+    const int h = n / 2;
+    int k = 0;
+    for (; k + 8 <= h; k += 8) {
+        const int e = 2 * k, o = n - 16 - 2 * k;   /* modes 2k .. 2k + 14, n - 1 - 2k - 14 .. n - 1 - 2k */
+        v8sf c1, e1, c0, e0, Ye, Yo, w[2][2];   /* w: column, mode 2k (0) or n - 1 - 2k (1) */
+        V_PARTS(tw[h + k], c1, e1);
+        V_PARTS(tw[k], c0, e0);
+        v8sf skip;   /* the other lanes of the modes 2k and n - 1 - 2k taken */
+        V_PARTS(by + e, Ye, skip);
+        V_PARTS_REV(by + o, skip, Yo);
+        (void)skip;
+        for (int col = 0; col < 2; col++) {
+            const fftwf_complex *v = col ? vb : va;
+            const float *A = col ? ab : aa, bx = col ? bxb : bxa;
+            v8sf gr, gi, fr, fi, Ae, Ao;
+            V_PARTS(v[k], gr, gi);
+            V_PARTS(v[d + k], fr, fi);
+            V_PARTS(A + e, Ae, skip);
+            V_PARTS_REV(A + o, skip, Ao);
+            w[col][0] = SEP_MODE(Ae, bx * Ye, c1 * gr - e1 * gi, c1 * fr - e1 * fi);
+            w[col][1] = SEP_MODE(Ao, bx * Yo, (c1 * gi + e1 * gr) * -1.0f, (c1 * fi + e1 * fr) * -1.0f);
+        }
+        for (int q = 0; q < 2; q++) {
+            const v8sf vr = w[q][0], vi = 1.0f * w[q][1];
+            const v8sf tr = c0 * vr - e0 * vi, ti = c0 * vi + e0 * vr;
+            V_STORE2(t[q * d + k], V_LO(tr, ti), V_HI(tr, ti));
+        }
+    }
+    for (; k < h; k++) {
+        const int e = 2 * k, o = n - 1 - 2 * k;
+        const float c1 = tw[h + k][0], e1 = tw[h + k][1], c0 = tw[k][0], e0 = tw[k][1];
+        float w[2][2];   /* column, mode 2k (0) or n - 1 - 2k (1) */
+        for (int col = 0; col < 2; col++) {
+            const fftwf_complex *v = col ? vb : va;
+            const float *A = col ? ab : aa, bx = col ? bxb : bxa;
+            const float gr = v[k][0], gi = v[k][1], fr = v[d + k][0], fi = v[d + k][1];
+            w[col][0] = SEP_MODE(A[e], bx * by[e], c1 * gr - e1 * gi, c1 * fr - e1 * fi);
+            w[col][1] = SEP_MODE(A[o], bx * by[o], (c1 * gi + e1 * gr) * -1.0f, (c1 * fi + e1 * fr) * -1.0f);
+        }
+        for (int q = 0; q < 2; q++) {
+            const float vr = w[q][0], vi = 1.0f * w[q][1];
+            t[q * d + k][0] = c0 * vr - e0 * vi;
+            t[q * d + k][1] = c0 * vi + e0 * vr;
+        }
+    }
+}
+
+/* The mean's share of what sim.c added that the packed plane does not
+ * carry (pack_row), for mode 0 of column pass item 0: half of sum(D),
+ * summed in row order on one thread, normalised as the modes are. */
+static float mean_share(const struct spectral *sp)
+{
+    double d = 0;
+    for (int y = 0; y < sp->ay.m; y++)
+        d += sp->dsum[y];
+    return (float)(sp->mean_sign * d * 0.5 / ((double)sp->ax.n * sp->ay.n));
+}
+
+/* Columns za and zb (zb NULL: za alone) of two real-to-real axes, kx and
+ * kx + 1 of the modes, the plain way: each transformed forward into b1,
+ * the modes multiplied into a line of b0 as one complex line (multiply_pair;
+ * `mean`: za is the mean's column; dmean, if not NULL, added to mode 0),
+ * that line transformed back, to real values, into za (za's real parts,
+ * zb's imaginary ones: column_pass). b0 and b1: a thread's buffers. */
+static void pair_plain(const struct spectral *sp, fftwf_complex *za, fftwf_complex *zb, int kx, bool mean,
+                       const float *dmean, fftwf_complex *b0, fftwf_complex *b1)
+{
+    const struct axis *ay = &sp->ay;
+    const size_t l = sp->nyp, cy = (size_t)sp->cy;
+    fftwf_complex *w = b0 + 8 * l;   /* after run_forward's tmp (dct4_line: four half lines) */
+    run_forward(ay, sp->fy, za, b1, b0);
+    if (zb)
+        run_forward(ay, sp->fy, zb, b1 + l, b0);
+    multiply_pair(w, b1, zb ? b1 + l : NULL, sp->AB + (size_t)kx * cy, zb ? sp->AB + (size_t)(kx + 1) * cy : NULL,
+                  sp->bx[kx], zb ? sp->bx[kx + 1] : 0.0f, sp->by, ay->n, mean);
+    if (dmean)
+        w[0][0] += *dmean;
+    run_back(ay, sp->iy, false, w, za, b1);
+}
+
+/* pair_plain of two columns on a dct2 or dct4 y axis, with the same bits,
+ * in fewer passes: each column's reorder (and twiddles) and DFT into b, then
+ * one pass from both DFTs to the line the inverse DFT takes (dct2_post or
+ * dct4_out, multiply_pair, dct2_pre or dct4_in: pair_middle_dct2,
+ * pair_middle_dct4), while the lines are in L1, then that DFT and the
+ * cells' order back into za. The plans run on lines of b with the
+ * alignment they were made with. */
+static void pair_fused(const struct spectral *sp, fftwf_complex *za, const fftwf_complex *zb, int kx, bool mean,
+                       const float *dmean, fftwf_complex *b)
+{
+    const struct axis *ay = &sp->ay;
+    const float *aa = sp->AB + (size_t)kx * sp->cy, *ab = aa + sp->cy;
+    if (ay->kind->dct2) {
+        const size_t l = sp->nyp;
+        fftwf_complex *t = b, *va = b + l, *vb = b + 2 * l, *u = b + 3 * l;
+        dct2_permute(ay, za, t);
+        fftwf_execute_dft(sp->fy, t, va);
+        dct2_permute(ay, zb, t);
+        fftwf_execute_dft(sp->fy, t, vb);
+        pair_middle_dct2(ay->n, ay->tw, va, vb, aa, ab, sp->bx[kx], sp->bx[kx + 1], sp->by, mean, u);
+        if (dmean)
+            u[0][0] += *dmean;
+        fftwf_execute_dft(sp->iy, u, t);
+        dct2_unpermute(ay, t, za);
+        return;
+    }
+    const int d = dct4_half(ay);
+    dct4_in(ay, za, b, ay->kind->odd_sign);
+    fftwf_execute_dft(sp->fy, b, b + 2 * d);
+    dct4_in(ay, zb, b + 4 * d, ay->kind->odd_sign);
+    fftwf_execute_dft(sp->fy, b + 4 * d, b + 6 * d);
+    pair_middle_dct4(ay->n, d, ay->tw, b + 2 * d, b + 6 * d, aa, ab, sp->bx[kx], sp->bx[kx + 1], sp->by, b);
+    fftwf_execute_dft(sp->iy, b, b + 2 * d);
+    dct4_out(ay, b + 2 * d, za, ay->kind->odd_sign);
 }
 
 /* Column pass item t: its columns (stored together in Z) transformed
@@ -1281,20 +1819,31 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
     for (int s = 0; s < c; s++)
         for (size_t o = 0; o < (size_t)ny * sizeof *sp->Z; o += 64)
             __builtin_prefetch((const char *)z[s] + o, 0, 3);
+    const bool mean = ax->kind->shift == 0 && ay->kind->shift == 0;
+    if (sp->sep) {
+        /* Two real-to-real axes: columns s and s + 1 (s even, as the item's
+         * first column is) go back together as one complex line, stored in
+         * Z's column s, s as the real parts and s + 1 as the imaginary
+         * ones, so that a row of the even columns is the row's heights in
+         * order (pass 3); the transforms being real, that line's transform
+         * is the pair's (every value multiply_pair makes is real). */
+        const float dm = t == 0 && mean ? mean_share(sp) : 0.0f;
+        for (int s = 0; s < keep; s += 2) {
+            const float *dmean = t == 0 && mean && s == 0 ? &dm : NULL;
+            const bool m0 = mean && kx[s] == 0;
+            if (s + 1 < keep && (ay->kind->dct2 || ay->kind->dct4))
+                pair_fused(sp, z[s], z[s + 1], kx[s], m0, dmean, b0);
+            else
+                pair_plain(sp, z[s], s + 1 < keep ? z[s + 1] : NULL, kx[s], m0, dmean, b0, b1);
+        }
+        return;
+    }
     for (int s = 0; s < c; s++)
         run_forward(ay, sp->fy, z[s], b1 + s * nyp, b0);
-    const bool pairs = !ax->kind->dft && !ay->kind->dft;
     for (int s = 0; s < keep; s++) {
         const fftwf_complex *u = b1 + s * nyp, *v = b1 + partner[s] * nyp;
         const float *ab = sp->AB + 2 * (size_t)kx[s] * sp->cy;
         fftwf_complex *w = b0 + s * nyp;
-        if (pairs) {
-            /* Columns s and s + 1 into line s as one complex line (below). */
-            const bool two = s + 1 < keep;
-            multiply_pair(w, u, two ? b1 + (s + 1) * nyp : NULL, ab, two ? sp->AB + 2 * (size_t)kx[s + 1] * sp->cy : NULL, ny);
-            s++;
-            continue;
-        }
         if (!ay->kind->dft) {
             multiply_rows(w, u, v, ab, ny, 0, ny, 1, 1);
             continue;
@@ -1307,31 +1856,17 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
         if (ax->kind->dft)
             multiply_rows(w, u, v, ab, ny, nh + 1, ny, 0, 0);
     }
-    if (t == 0 && ax->kind->shift == 0 && ay->kind->shift == 0) {
-        double d = 0;
-        for (int y = 0; y < ay->m; y++)
-            d += sp->dsum[y];
-        b0[0][0] += (float)(sp->mean_sign * d * 0.5 / ((double)ax->n * ny));
-    }
+    if (t == 0 && mean)
+        b0[0][0] += mean_share(sp);
     if (ax->kind->dft) {
         for (int s = 0; s < keep; s++)
             run_back(ay, sp->iy, false, b0 + s * nyp, z[s], b1);
         return;
     }
-    /* A real-to-real x axis: the columns come back real, and columns s and
-     * s + 1 (s even, as the item's first column is) are stored together in
-     * Z's column s, s as the real parts and s + 1 as the imaginary ones, so
-     * that a row of the even columns is the row's heights in order (pass
-     * 3). A real-to-real y axis makes that pair by one transform of
-     * w_s + i w_(s+1) (every w is real: its imaginary part is
-     * A (u - u) + B (u - u) = 0; multiply_pair made that line), the
-     * transform being real; a DFT y axis by a complex-to-real transform
-     * of each. */
+    /* A real-to-real x axis on a DFT y axis: the columns come back real by
+     * a complex-to-real transform each, stored in pairs as on two
+     * real-to-real axes (above). */
     for (int s = 0; s < keep; s += 2) {
-        if (pairs) {
-            run_back(ay, sp->iy, false, b0 + s * nyp, z[s], b1);
-            continue;
-        }
         for (int h = 0; h < 2 && s + h < keep; h++) {
             const float *back = (const float *)b1;
             run_back(ay, sp->iy, true, b0 + (s + h) * nyp, b1, NULL);
@@ -1350,7 +1885,7 @@ static void group_copy(fftwf_complex *Z, size_t nyp, int y0, fftwf_complex *rows
 {
     int x = 0;
 #ifdef __SSE2__
-    for (const bool vec = !plain_lines; vec && nr % 2 == 0 && x + 2 <= n; x += 2) {
+    for (; nr % 2 == 0 && x + 2 <= n; x += 2) {
         float *z0 = Z[(size_t)x * nyp + y0], *z1 = Z[(size_t)(x + 1) * nyp + y0];
         for (int r = 0; r < nr; r += 2) {
             float *a = rows[r * nxp + x], *b = rows[(r + 1) * nxp + x];
@@ -1371,6 +1906,120 @@ static void group_copy(fftwf_complex *Z, size_t nyp, int y0, fftwf_complex *rows
         for (int r = 0; r < nr; r++)
             memcpy(to_z ? z[r] : rows[r * nxp + x], to_z ? rows[r * nxp + x] : z[r], sizeof *z);
     }
+}
+
+/* Rows y0 .. y0 + nr - 1 of a real-to-real x axis's heights, which
+ * column_pass stored in Z's even columns (column 2i holds cells 2i and
+ * 2i + 1 of each row), as lines of two rows each, rows r and r + 1 (r
+ * even) as line r / 2 (nxp apart) of cell x's value h_r + i h_(r+1) (0 for
+ * the imaginary part of an odd nr's last row): the transform back of the
+ * pair is that line's (step_passes). Each even column's values of the
+ * group (two cache lines for ROWS) are read once. */
+static void group_pairs(const fftwf_complex *Z, size_t nyp, int y0, fftwf_complex *lines, size_t nxp, int nx, int nr)
+{
+    for (int x = 0; x < nx; x += 2) {
+        const float *z = Z[(size_t)x * nyp + y0];   /* cells x, x + 1 of row y0, then of row y0 + 1, ... */
+        int r = 0;
+#ifdef __SSE2__
+        for (; x + 1 < nx && r + 1 < nr; r += 2) {   /* (a0, a1, b0, b1) to (a0, b0, a1, b1): copies */
+            const __m128 v = _mm_loadu_ps(z + 2 * r);
+            _mm_storeu_ps(lines[(size_t)(r / 2) * nxp + x], _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 1, 2, 0)));
+        }
+#endif
+        for (; r < nr; r += 2) {
+            float *l = lines[(size_t)(r / 2) * nxp + x];
+            const float *a = z + 2 * r, *b = z + 2 * r + 2;
+            const bool one = r + 1 == nr;
+            l[0] = a[0];
+            l[1] = one ? 0.0f : b[0];
+            if (x + 1 < nx) {
+                l[2] = a[1];
+                l[3] = one ? 0.0f : b[1];
+            }
+        }
+    }
+}
+
+/* copy_screen of two rows at once from a line of m complex values, row 0's
+ * cells its real parts and row 1's its imaginary ones: the largest
+ * magnitude of both (tblock_mag_max). Two cells of each row at a time
+ * with SSE2. */
+static int32_t copy_screen2(float *restrict out0, float *restrict last0, float *restrict out1, float *restrict last1,
+                            const fftwf_complex *restrict in, int m)
+{
+    int x = 0;
+    int32_t mag = 0;
+#ifdef __SSE2__
+    const __m128i abs = _mm_set1_epi32(INT32_MAX);
+    __m128i mx = _mm_setzero_si128();
+    for (; x + 4 <= m; x += 4) {
+        const __m128 a = _mm_loadu_ps(in[x]), b = _mm_loadu_ps(in[x + 2]);
+        const __m128 r0 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));   /* row 0's four cells */
+        const __m128 r1 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));   /* row 1's */
+        _mm_storeu_ps(out0 + x, r0);
+        _mm_storeu_ps(last0 + x, r0);
+        _mm_storeu_ps(out1 + x, r1);
+        _mm_storeu_ps(last1 + x, r1);
+        for (int k = 0; k < 2; k++) {
+            const __m128i v = _mm_and_si128(_mm_castps_si128(k ? r1 : r0), abs), gt = _mm_cmpgt_epi32(v, mx);
+            mx = _mm_or_si128(_mm_and_si128(gt, v), _mm_andnot_si128(gt, mx));
+        }
+    }
+    int32_t lane[4];
+    _mm_storeu_si128((__m128i *)lane, mx);
+    for (int k = 0; k < 4; k++)
+        mag = lane[k] > mag ? lane[k] : mag;
+#endif
+    for (; x < m; x++) {
+        out0[x] = last0[x] = in[x][0];
+        out1[x] = last1[x] = in[x][1];
+        mag = tblock_mag_max(tblock_mag_max(mag, in[x][0]), in[x][1]);
+    }
+    return mag;
+}
+
+/* dct2_unpermute and copy_screen2 in one pass: the cells of two rows back
+ * from the DFT's order (tmp, n complex values: row 0 the real parts, row
+ * 1 the imaginary ones; odd cells times odd_sign s), each value with
+ * dct2_unpermute's operations, to out and last of each row; returns the
+ * largest magnitude (tblock_mag_max). Four cells of each row at a time
+ * with SSE2. */
+static int32_t unpermute_screen2(float *restrict out0, float *restrict last0, float *restrict out1,
+                                 float *restrict last1, const fftwf_complex *restrict tmp, int n, float s)
+{
+    int m = 0;
+    int32_t mag = 0;
+#ifdef __SSE2__
+    const __m128i abs = _mm_set1_epi32(INT32_MAX);
+    const __m128 sv = _mm_set1_ps(s);
+    __m128i mx = _mm_setzero_si128();
+    for (; 2 * m + 3 < n; m += 2) {
+        const __m128 e = _mm_loadu_ps(tmp[m]), r = _mm_loadu_ps(tmp[n - 2 - m]);
+        const __m128 o = _mm_mul_ps(sv, _mm_shuffle_ps(r, r, _MM_SHUFFLE(1, 0, 3, 2)));   /* odd cells 2m+1, 2m+3 */
+        const __m128 lo = _mm_unpacklo_ps(e, o), hi = _mm_unpackhi_ps(e, o);
+        const __m128 r0 = _mm_movelh_ps(lo, hi), r1 = _mm_movehl_ps(hi, lo);
+        _mm_storeu_ps(out0 + 2 * m, r0);
+        _mm_storeu_ps(last0 + 2 * m, r0);
+        _mm_storeu_ps(out1 + 2 * m, r1);
+        _mm_storeu_ps(last1 + 2 * m, r1);
+        for (int k = 0; k < 2; k++) {
+            const __m128i v = _mm_and_si128(_mm_castps_si128(k ? r1 : r0), abs), gt = _mm_cmpgt_epi32(v, mx);
+            mx = _mm_or_si128(_mm_and_si128(gt, v), _mm_andnot_si128(gt, mx));
+        }
+    }
+    int32_t lane[4];
+    _mm_storeu_si128((__m128i *)lane, mx);
+    for (int k = 0; k < 4; k++)
+        mag = lane[k] > mag ? lane[k] : mag;
+#endif
+    for (int x = 2 * m; x < n; x++) {
+        const float *v = tmp[x % 2 ? n - 1 - x / 2 : x / 2];
+        const float h0 = x % 2 ? s * v[0] : v[0], h1 = x % 2 ? s * v[1] : v[1];
+        out0[x] = last0[x] = h0;
+        out1[x] = last1[x] = h1;
+        mag = tblock_mag_max(tblock_mag_max(mag, h0), h1);
+    }
+    return mag;
 }
 
 /* A step's job for the team: the field and the next work item of each pass
@@ -1404,6 +2053,25 @@ static void step_passes(void *arg, int t, int nt)
     for (int g; (g = claim(j, 0, groups)) >= 0;) {
         const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
         for (int r = 0; r < nr; r++) {
+            const int gy = y0 + r - sp->ay.lo;
+            if (sp->ax.kind->dct2 && sp->ax.n == sp->ax.m && gy >= 0 && gy < sp->ay.m) {
+                /* A grid row of a dct2 x axis without pads: packed straight
+                 * into the DFT's order (dct2_forward's steps after it). */
+                sp->dsum[gy] = pack_grid_row_dct2(b0, f->cur + gy * f->stride, sp->last + (size_t)gy * nx,
+                                                  f->prev + gy * f->stride, nx, sp->ax.kind->odd_sign);
+                fftwf_execute_dft(sp->fx, b0, b1 + r * nxp);
+                dct2_post(&sp->ax, b1 + r * nxp);
+                continue;
+            }
+            if (sp->ax.kind->dct4 && sp->ax.n == sp->ax.m && gy >= 0 && gy < sp->ay.m) {
+                /* likewise into the DCT-IV's half lines (dct4_line's steps after them) */
+                const int d = dct4_half(&sp->ax);
+                sp->dsum[gy] = pack_grid_row_dct4(&sp->ax, b0 + nxp, f->cur + gy * f->stride,
+                                                  sp->last + (size_t)gy * nx, f->prev + gy * f->stride);
+                fftwf_execute_dft(sp->fx, b0 + nxp, b0 + nxp + 2 * d);
+                dct4_out(&sp->ax, b0 + nxp + 2 * d, b1 + r * nxp, 1.0f);
+                continue;
+            }
             pack_row(sp, f, y0 + r, b0);
             run_forward(&sp->ax, sp->fx, b0, b1 + r * nxp, b0 + nxp);
         }
@@ -1427,17 +2095,31 @@ static void step_passes(void *arg, int t, int nt)
         }
         /* A real-to-real x axis: the rows (column_pass stored each in Z's
          * even columns, two values a column) go back two at once, row
-         * r + i row r + 1. */
-        group_copy(sp->Z, 2 * sp->nyp, y0, b1, nxp, (nx + 1) / 2, nr, 0);   /* the even columns */
-        fftwf_complex *two = b0 + 5 * nxp;   /* after tmp's four half lines (dct4_line) */
-        float *h0 = (float *)(b0 + 6 * nxp), *h1 = (float *)(b0 + 7 * nxp);
+         * r + i row r + 1 (group_pairs); two grid rows without x pads
+         * straight from the line to the field (copy_screen2). */
+        group_pairs(sp->Z, sp->nyp, y0, b1, nxp, nx, nr);
+        float *h0 = (float *)(b0 + 6 * nxp), *h1 = (float *)(b0 + 7 * nxp);   /* after tmp (dct4_line) */
+        const struct axis *ax = &sp->ax, *ay = &sp->ay;
         for (int r = 0; r < nr; r += 2) {
-            const float *l0 = (const float *)(b1 + r * nxp), *l1 = (const float *)(b1 + (r + 1) * nxp);
-            for (int x = 0; x < nx; x++) {
-                two[x][0] = l0[x];
-                two[x][1] = r + 1 < nr ? l1[x] : 0.0f;
+            fftwf_complex *line = b1 + r / 2 * nxp;
+            const int gy = y0 + r - ay->lo;
+            if (ax->n == ax->m && r + 1 < nr && gy >= 0 && gy + 1 < ay->m) {
+                float *out0 = f->prev + gy * f->stride, *last0 = sp->last + (size_t)gy * ax->m;
+                int32_t m;
+                if (ax->kind->dct2) {
+                    /* dct2_back with its last step and the copy in one pass */
+                    dct2_pre(ax, line);
+                    fftwf_execute_dft(sp->ix, line, b0 + nxp);
+                    m = unpermute_screen2(out0, last0, out0 + f->stride, last0 + ax->m, b0 + nxp, ax->m,
+                                          ax->kind->odd_sign);
+                } else {
+                    run_back(ax, sp->ix, false, line, b0, b0 + nxp);
+                    m = copy_screen2(out0, last0, out0 + f->stride, last0 + ax->m, b0, ax->m);
+                }
+                mag = m > mag ? m : mag;
+                continue;
             }
-            run_back(&sp->ax, sp->ix, false, two, b0, b0 + nxp);
+            run_back(ax, sp->ix, false, line, b0, b0 + nxp);
             for (int x = 0; x < nx; x++) {
                 h0[x] = b0[x][0];
                 h1[x] = b0[x][1];
@@ -1524,6 +2206,51 @@ int solver_spectral_line(int n, enum edge_kind lo, enum edge_kind hi, bool back,
     fftwf_free(a.tw);
     fftwf_free(b);
     return p ? 0 : -1;
+}
+
+int solver_spectral_pair(int n, enum edge_kind lo, enum edge_kind hi, bool fused, const float *za, const float *zb,
+                         const float *a, const float *bx, const float *by, bool mean, float dmean, float *out)
+{
+    struct spectral sp = { 0 };
+    axis_init(&sp.ay, n, lo, hi, PAD_MIN);
+    if (sp.ay.kind->dft || sp.ay.n != n || (fused && !sp.ay.kind->dct2 && !sp.ay.kind->dct4)
+        || (mean && sp.ay.kind->shift != 0))
+        return -1;
+    sp.nyp = line_stride((size_t)n);
+    sp.cy = n;
+    const size_t half = COLS * sp.nyp;   /* a thread's b0, then its b1 (spectral_init) */
+    fftwf_complex *b = fftwf_malloc((2 * half + 2 * sp.nyp) * sizeof *b), *z = b + 2 * half;
+    sp.AB = malloc(2 * (size_t)n * sizeof *sp.AB);
+    sp.bx = malloc(2 * sizeof *sp.bx);
+    sp.by = malloc((size_t)n * sizeof *sp.by);
+    int ok = b && sp.AB && sp.bx && sp.by && axis_twiddles(&sp.ay) == 0;
+    if (ok) {
+        memcpy(sp.AB, a, 2 * (size_t)n * sizeof *sp.AB);
+        memcpy(sp.bx, bx, 2 * sizeof *sp.bx);
+        memcpy(sp.by, by, (size_t)n * sizeof *sp.by);
+        sp.fy = plan_forward(&sp.ay, b, b + half, FFTW_ESTIMATE);
+        sp.iy = plan_back(&sp.ay, b, b + half, false, FFTW_ESTIMATE);
+        ok = sp.fy && sp.iy;
+    }
+    if (ok) {
+        memcpy(z, za, 2 * (size_t)n * sizeof(float));
+        memcpy(z + sp.nyp, zb, 2 * (size_t)n * sizeof(float));
+        if (fused)
+            pair_fused(&sp, z, z + sp.nyp, 0, mean, mean ? &dmean : NULL, b);
+        else
+            pair_plain(&sp, z, z + sp.nyp, 0, mean, mean ? &dmean : NULL, b, b + half);
+        memcpy(out, z, 2 * (size_t)n * sizeof(float));
+    }
+    if (sp.fy)
+        fftwf_destroy_plan(sp.fy);
+    if (sp.iy)
+        fftwf_destroy_plan(sp.iy);
+    fftwf_free(sp.ay.tw);
+    fftwf_free(b);
+    free(sp.AB);
+    free(sp.bx);
+    free(sp.by);
+    return ok ? 0 : -1;
 }
 
 double solver_water_omega(const struct solver_config *c, double k)

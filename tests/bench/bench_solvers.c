@@ -8,9 +8,10 @@
  * the same solver on one thread (the kernels' own speed, apart from the
  * threads' scaling, which suffers most when other programs share the cores),
  * and, when this build has the spectral solver and fftw3f was found, one
- * spectral step of a 1024^2 grid with wrap, fixed, clamp, mixed and absorb edges, with
+ * spectral step of a 1024^2 grid (BENCH_SPECTRAL_SIZES: of each size listed)
+ * with wrap, fixed, clamp, mixed and absorb edges, with
  * estimated and with measured FFT plans (RIPPLERENDER_FFT), against
- * FFTW_MEASURE complex 2-D round trips of the grid's and of the fixed
+ * FFTW_MEASURE complex 2-D round trips of the grid's and of the absorb
  * domain's size (spectral_row).
  * Every figure is the best of several tries (the machine is shared): in the
  * solver table, ROUNDS turns of each row taken in rotation with the other
@@ -473,22 +474,22 @@ static void fft_trip_close(struct fft_trip *t)
 }
 #endif
 
-/* One spectral step of a 1024^2 grid with each kind of edges (`edges`: the
+/* One spectral step of an n x n grid with each kind of edges (`edges`: the
  * FFT domain is the grid, or the grid and its absorb pads:
  * solver_spectral_domain), each with estimated plans (the default) and with
  * measured ones (RIPPLERENDER_FFT=measure, its wisdom cached in a temporary
  * XDG_CACHE_HOME so that the user's cache is not touched), against FFTW
  * complex 2-D forward + inverse transforms planned with FFTW_MEASURE of the
- * grid's size and of the fixed domain's size (no planning is timed), all in
+ * grid's size and of the absorb domain's size (no planning is timed), all in
  * turns, as the table's rows are, so that a burst of another program's work
  * slows all alike; each the best of TRIES blocks. Skipped, saying why, when
  * either side is missing. */
-static void spectral_row(const char *scene_path)
+static void spectral_row(const char *scene_path, int n)
 {
     /* Every way an axis is transformed: periodic, the three real-to-real
      * pairs of fixed and clamp edges (mixed: fixed on one side, clamp on
-     * the other, on both axes), absorb pads. Fixed stays second: the
-     * second yardstick is its domain's size. */
+     * the other, on both axes), absorb pads. Absorb stays last: the second
+     * yardstick is its domain's size (the grid and its pads). */
     static const char *const edges[] = { "wrap", "fixed", "clamp", "mixed", "absorb" };
     static const char *const sets[] = {
         "boundary=wrap", "boundary=fixed", "boundary=clamp",
@@ -496,7 +497,7 @@ static void spectral_row(const char *scene_path)
         "boundary=absorb",
     };
     enum { E = sizeof edges / sizeof *edges, R = 2 * E };
-    const int n = 1024, steps = 20;
+    const int steps = n > 1024 ? 5 : n < 1024 ? 80 : 20;
     struct sim_run r[R];   /* edge e, plans m (0 estimated, 1 measured): r[2 e + m] */
     char cache[] = "/tmp/bench-fft-XXXXXX";
     if (!mkdtemp(cache)) {
@@ -527,13 +528,13 @@ static void spectral_row(const char *scene_path)
             solver_spectral_domain(&r[k].sc, &dom[k / 2][0], &dom[k / 2][1]);
     }
 #ifdef HAVE_FFTW3F
-    /* The yardsticks: the grid's size, and the fixed domain's (square here). */
+    /* The yardsticks: the grid's size, and the absorb domain's (square here). */
     struct fft_trip ft[2];
     double fbest[2] = { 1e30, 1e30 };
-    int trips = ok ? (dom[1][0] != n ? 2 : 1) : 0;
+    int trips = ok ? (dom[E - 1][0] != n ? 2 : 1) : 0;
     fftwf_plan_with_nthreads(omp_get_max_threads());
     for (int k = 0; k < trips; k++)
-        if (fft_trip_open(&ft[k], k ? dom[1][0] : n) < 0) {
+        if (fft_trip_open(&ft[k], k ? dom[E - 1][0] : n) < 0) {
             printf("spectral skipped: out of memory\n");
             for (int i = 0; i < k; i++)
                 fft_trip_close(&ft[i]);
@@ -567,13 +568,13 @@ static void spectral_row(const char *scene_path)
         fbest[1] = fbest[0];
     printf("spectral %d², one step (estimated plans; measured plans, RIPPLERENDER_FFT=measure, in brackets) "
            "against FFTW_MEASURE complex 2-D round trips (%d threads%s): %d² %.2f ms, %d² %.2f ms (goal <= 1)\n",
-           n, omp_get_max_threads(), one ? ", by CPU time" : "", n, fbest[0] * 1e3, dom[1][0], fbest[1] * 1e3);
+           n, omp_get_max_threads(), one ? ", by CPU time" : "", n, fbest[0] * 1e3, dom[E - 1][0], fbest[1] * 1e3);
     for (int e = 0; e < E; e++) {
         printf("spectral %d², %-5s edges, domain %dx%d: %.2f ms (%.2f), /%d² %.2f (%.2f)", n, edges[e], dom[e][0],
                dom[e][1], best[2 * e] * 1e3, best[2 * e + 1] * 1e3, n, best[2 * e] / fbest[0],
                best[2 * e + 1] / fbest[0]);
         if (dom[e][0] != n || dom[e][1] != n)
-            printf(", /%d² %.2f (%.2f)", dom[1][0], best[2 * e] / fbest[1], best[2 * e + 1] / fbest[1]);
+            printf(", /%d² %.2f (%.2f)", dom[E - 1][0], best[2 * e] / fbest[1], best[2 * e + 1] / fbest[1]);
         printf("\n");
     }
     for (int k = 0; k < trips; k++)
@@ -604,7 +605,18 @@ int main(int argc, char **argv)
         frames_table(argv[1]);
     if (only && strcmp(only, "kernels") == 0)
         kernels_table(argv[1]);
-    if (!only || strcmp(only, "spectral") == 0)
-        spectral_row(argv[1]);
+    if (!only || strcmp(only, "spectral") == 0) {
+        /* BENCH_SPECTRAL_SIZES: the grid sizes of the spectral rows ("1024"). */
+        const char *sizes = getenv("BENCH_SPECTRAL_SIZES");
+        for (const char *p = sizes ? sizes : "1024"; *p;) {
+            char *end;
+            const long n = strtol(p, &end, 10);
+            if (end == p)
+                break;
+            if (n >= 16 && n <= 8192)
+                spectral_row(argv[1], (int)n);
+            p = end;
+        }
+    }
     return 0;
 }

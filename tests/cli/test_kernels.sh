@@ -8,9 +8,16 @@
 # bit for bit (.npy: a rendered frame's hash hides a difference in the last
 # bit of a height), for elias, flow and wave, one step a frame and fused
 # steps, on a grid wide enough for the kernels' whole vectors and their
-# masked ends; and a scaled yuv420p video's frames the native run's. The
+# masked ends; the spectral solver's heights on each kind of edges (its
+# vectorised passes between the transforms: the native run's bits on
+# Haswell, whose FFTW codelets are the native ones (the Debian build has
+# none past AVX2); within 1e-6 of the peak on the baseline, where FFTW's
+# estimated plans take its SSE2 codelets and round otherwise, the tolerance
+# docs/solvers.md states); and a scaled yuv420p video's frames the native run's. The
 # unit tests that compare a CPU-picked fast path with its plain reference
-# run there too: test_md5lanes (md5_lanes against av_md5_sum), test_sim_screen
+# run there too: test_md5lanes (md5_lanes against av_md5_sum), test_spectral's
+# fused column pairs (the one pass between the transforms against the plain
+# passes, TEST_SPECTRAL_ONLY=pairs), test_sim_screen
 # (the portable row kernels' blow-up screen flags what it must, on each
 # level's build of them, and their bits with it on and off), test_yuv420
 # (yuv420_from_rgb24 against yuv420_reference) and, on Haswell, where the
@@ -79,6 +86,36 @@ for solver in elias flow wave; do
     done
 done
 
+# The spectral solver on a 102 x 70 grid (whole vectors and ends in every
+# vectorised pass: even lengths not multiples of 16) with each kind of
+# edges; 8 frames.
+spectral_edges='wrap fixed clamp {"left":"fixed","right":"clamp","top":"clamp","bottom":"fixed"} absorb'
+spectral_run() {   # spectral_run EDGES OUT [QEMU...]
+    e=$1 out=$2; shift 2
+    "$@" "$RR" "$T/k.json" -s solver.type=spectral -s grid.width=102 -s grid.height=70 -s time.frames=8 \
+        -s "boundary=$e" -s drops.1.x=80 -s obstacles.0.x=50 -o "$out" -y -q
+}
+k=0
+for e in $spectral_edges; do
+    k=$((k + 1))
+    spectral_run "$e" "$T/native-spectral-$k.npy"
+    check "native-runs-spectral-$k" [ $? -eq 0 ]
+done
+# npy_close A B TOL: the heights of two .npy files of one shape within TOL
+# of A's largest magnitude.
+npy_close() {
+    python3 - "$@" <<'PY'
+import struct, sys
+def heights(path):
+    b = open(path, 'rb').read()
+    off = 10 + struct.unpack('<H', b[8:10])[0]
+    return struct.unpack('<%df' % ((len(b) - off) // 4), b[off:])
+a, b = heights(sys.argv[1]), heights(sys.argv[2])
+peak = max(abs(x) for x in a)
+sys.exit(0 if len(a) == len(b) and max(abs(x - y) for x, y in zip(a, b)) <= float(sys.argv[3]) * peak else 1)
+PY
+}
+
 # A render scaled 2x to a yuv420p video: the renderer's yuv420p planes,
 # scaled by libswscale's grey path (vectorised as the CPU allows), decoded
 # from lossless ffv1.
@@ -119,6 +156,16 @@ for pair in Haswell-v4:x86-64-v3 qemu64:baseline; do
             check "same-heights-on-$want-$solver-spf$spf" cmp -s "$T/native-$solver-$spf.npy" "$T/emu.npy"
         done
     done
+    k=0
+    for e in $spectral_edges; do
+        k=$((k + 1))
+        spectral_run "$e" "$T/emu.npy" $QEMU > "$T/out" 2>&1
+        if [ "$want" = x86-64-v3 ]; then
+            check "spectral-same-heights-on-$want-$k" cmp -s "$T/native-spectral-$k.npy" "$T/emu.npy"
+        else
+            check "spectral-heights-within-1e-6-on-$want-$k" npy_close "$T/native-spectral-$k.npy" "$T/emu.npy" 1e-6
+        fi
+    done
     # The hand-written row driver each level runs (src/tblock_avx2.h on
     # x86-64-v3, none on the baseline), named and timed by the step's tuner,
     # whose trials take every way in turn (40 steps: more than its 36).
@@ -134,6 +181,12 @@ for pair in Haswell-v4:x86-64-v3 qemu64:baseline; do
     check "same-scaled-yuv420p-on-$want" cmp -s "$T/native-yuv" "$T/emu-yuv"
     png_set "$T/png-$want" $QEMU > "$T/png-emu.md5"
     check "same-png-files-on-$want" cmp -s "$T/png-native.md5" "$T/png-emu.md5"
+    if [ -x "$build/tests/test_spectral" ]; then
+        TEST_SPECTRAL_ONLY=pairs $QEMU "$build/tests/test_spectral" > "$T/out" 2>&1
+        check "spectral-fused-pairs-bits-on-$want" [ $? -eq 0 ]
+    else
+        echo "skip test_spectral on $want: $build/tests/test_spectral is not built"
+    fi
     units="test_md5lanes test_sim_screen test_yuv420"
     [ "$want" = x86-64-v3 ] && units="$units test_render_fast test_render_water"
     for u in $units; do

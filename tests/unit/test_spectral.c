@@ -1019,78 +1019,6 @@ static float *grid_heights(const struct field *f)
     return out;
 }
 
-/* Two steps of a fresh solver on a w x h field of pseudo-random heights in
- * both planes, a third of the cells of f->cur moved between them (displaced
- * at rest: each grid row's sum of D), with the kernels' scalar forms
- * (plain) or their vectors, the screen on: the heights (w * h floats) and
- * *within. */
-static float *two_steps(const struct scene *sc, bool plain, bool *within)
-{
-    const int w = sc->grid.width, h = sc->grid.height;
-    struct field f;
-    uint32_t u = 54321u;
-    random_planes(&f, w, h, &u);
-    const struct solver_ops *ops = sc->solver.type;
-    void *priv = solver_open(ops, sc, &f, NULL);
-    solver_spectral_plain(plain);
-    struct solver_screen screen = { .limit = 1e6f };
-    ops->step(priv, &f, NULL);
-    for (int y = 0; y < h; y++)
-        for (int x = y % 3; x < w; x += 3) {
-            u = u * 1664525u + 1013904223u;
-            f.cur[y * f.stride + x] += (float)(u >> 8) / 3e7f;   /* sums that round: their order shows */
-        }
-    ops->step(priv, &f, &screen);
-    solver_spectral_plain(false);
-    *within = screen.within;
-    float *out = grid_heights(&f);
-    solver_close(ops, priv, &f);
-    return out;
-}
-
-/* The plain path beside the vectors (solver_spectral_plain): two steps give
- * the same bits with every loop in its scalar form as with SSE2 and GCC's
- * vectors (packing, D's sums, the screen's copy, the DCT-II and DCT-IV
- * lines' pre- and post-passes, the mode multiplies, the row groups' copy),
- * for every kind of axis (DFT, the four real-to-real pairs, absorb pads),
- * on odd and even lengths (each loop's scalar tail), on one thread and on
- * two over the parallel passes (PAR_MIN). */
-static void test_plain_kernels(void **state)
-{
-    (void)state;
-    static const struct { int w, h; enum edge_kind l, r, t, b; } cases[] = {
-        { 37, 21, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP },
-        { 36, 22, EDGE_FIXED, EDGE_FIXED, EDGE_CLAMP, EDGE_CLAMP },
-        { 35, 23, EDGE_CLAMP, EDGE_CLAMP, EDGE_FIXED, EDGE_FIXED },
-        { 34, 25, EDGE_FIXED, EDGE_CLAMP, EDGE_CLAMP, EDGE_FIXED },
-        { 33, 26, EDGE_CLAMP, EDGE_FIXED, EDGE_FIXED, EDGE_CLAMP },
-        { 31, 19, EDGE_ABSORB, EDGE_CLAMP, EDGE_WRAP, EDGE_WRAP },
-        { 30, 18, EDGE_WRAP, EDGE_WRAP, EDGE_FIXED, EDGE_ABSORB },
-        { 29, 27, EDGE_FIXED, EDGE_CLAMP, EDGE_ABSORB, EDGE_ABSORB },
-        { 520, 512, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP },
-        { 515, 500, EDGE_FIXED, EDGE_ABSORB, EDGE_CLAMP, EDGE_FIXED },
-        { 501, 530, EDGE_CLAMP, EDGE_FIXED, EDGE_FIXED, EDGE_CLAMP },
-    };
-    const int max = omp_get_max_threads();
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
-        for (int t = 1; t <= 2; t++) {
-            omp_set_num_threads(t);
-            struct scene sc;
-            base_scene(&sc, cases[c].w, cases[c].h, 1e-3, 30, 2);
-            sc.boundary[EDGE_LEFT] = cases[c].l;
-            sc.boundary[EDGE_RIGHT] = cases[c].r;
-            sc.boundary[EDGE_TOP] = cases[c].t;
-            sc.boundary[EDGE_BOTTOM] = cases[c].b;
-            bool within[2];
-            float *vec = two_steps(&sc, false, &within[0]), *plain = two_steps(&sc, true, &within[1]);
-            assert_memory_equal(vec, plain, (size_t)cases[c].w * cases[c].h * sizeof *vec);
-            assert_true(within[0] && within[1]);
-            free(vec);
-            free(plain);
-        }
-    omp_set_num_threads(max);
-}
-
 /* The heights after `frames` frames of the scene of test_threads_identical
  * and test_measured_plans (every kind of pad, the parallel passes), into a
  * new array of w x h floats. */
@@ -1376,6 +1304,65 @@ static void test_line_transforms(void **state)
     fftwf_free(ref);
 }
 
+/* The column pass's one pass between the transforms of two columns on two
+ * real-to-real axes (the DCT-II's twiddles after its DFT, the modes'
+ * multiplication, the DCT-III's twiddles before its DFT; or the DCT-IV's
+ * likewise) gives the bits of the plain passes, each line in turn
+ * (solver_spectral_pair): random columns and coefficients, with zeros of
+ * both signs among the values, for each fixed/clamp edge pair, lengths 1
+ * to 17, 30, 64, 98, 100, 1000 and 1024, and on clamp edges also with the
+ * mean's b = 0 and its share; FFTW's own kinds (odd lengths of
+ * fixed/clamp) are not fused. */
+static void test_pair_fused_bits(void **state)
+{
+    (void)state;
+    static const enum edge_kind pairs[4][2] = {
+        { EDGE_FIXED, EDGE_FIXED }, { EDGE_CLAMP, EDGE_CLAMP }, { EDGE_FIXED, EDGE_CLAMP }, { EDGE_CLAMP, EDGE_FIXED },
+    };
+    static const int lens[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 30, 64, 98, 100, 1000, 1024 };
+    const int nmax = 1024;
+    float *za = malloc(2 * nmax * sizeof *za), *zb = malloc(2 * nmax * sizeof *zb), *a = malloc(2 * nmax * sizeof *a);
+    float *by = malloc(nmax * sizeof *by), *p = malloc(2 * nmax * sizeof *p), *f = malloc(2 * nmax * sizeof *f);
+    assert_true(za && zb && a && by && p && f);
+    uint32_t rng = 777;
+#define RND() (rng = rng * 1664525u + 1013904223u, (float)((rng >> 8) / 8388608.0 - 1.0))
+    int compared = 0;
+    for (int e = 0; e < 4; e++)
+        for (size_t l = 0; l < sizeof lens / sizeof *lens; l++)
+            for (int mean = 0; mean < (e == 1 ? 2 : 1); mean++) {
+                const int n = lens[l];
+                for (int i = 0; i < 2 * n; i++) {
+                    za[i] = i % 13 == 5 ? -0.0f : i % 11 == 3 ? 0.0f : RND();
+                    zb[i] = i % 7 == 2 ? -0.0f : RND();
+                    a[i] = RND() * 1e-3f;
+                }
+                for (int j = 0; j < n; j++)
+                    by[j] = 0.5f + 0.5f * fabsf(RND());
+                const float bx[2] = { 1e-4f * fabsf(RND()), 1e-4f * fabsf(RND()) };
+                const float dmean = RND();
+                const int rf = solver_spectral_pair(n, pairs[e][0], pairs[e][1], true, za, zb, a, bx, by, mean, dmean, f);
+                assert_int_equal(solver_spectral_pair(n, pairs[e][0], pairs[e][1], false, za, zb, a, bx, by, mean, dmean, p), 0);
+                if (e >= 2 && n % 2) {
+                    assert_int_equal(rf, -1);
+                    continue;
+                }
+                assert_int_equal(rf, 0);
+                for (int i = 0; i < 2 * n; i++)
+                    if (memcmp(&f[i], &p[i], sizeof *f) != 0)
+                        fail_msg("edges %d, n %d, mean %d: value %d, fused %a, plain %a", e, n, mean, i, (double)f[i],
+                                 (double)p[i]);
+                compared++;
+            }
+#undef RND
+    print_message("  fused column pairs: %d cases bit-identical to the plain passes\n", compared);
+    free(za);
+    free(zb);
+    free(a);
+    free(by);
+    free(p);
+    free(f);
+}
+
 #define PHYSICS_TESTS                                                                                                 \
     cmocka_unit_test(test_dispersion_of_water), cmocka_unit_test(test_shallow_water_speed),                          \
         cmocka_unit_test(test_edge_pads), cmocka_unit_test(test_walls_block), cmocka_unit_test(test_viscous_decay), \
@@ -1396,9 +1383,17 @@ int main(void)
         cmocka_unit_test(test_domain_of_edges),
         cmocka_unit_test(test_beyond_absorb_edges),
         cmocka_unit_test(test_line_transforms),
-        cmocka_unit_test(test_plain_kernels),
+        cmocka_unit_test(test_pair_fused_bits),
     };
     const struct CMUnitTest physics[] = { PHYSICS_TESTS };
+    /* TEST_SPECTRAL_ONLY=pairs: the fused column pass alone, for
+     * tests/cli/test_kernels.sh to run on emulated CPUs (each level's
+     * clones of it against the plain passes). */
+    const char *only = getenv("TEST_SPECTRAL_ONLY");
+    if (only && strcmp(only, "pairs") == 0) {
+        const struct CMUnitTest pairs[] = { cmocka_unit_test(test_pair_fused_bits) };
+        return cmocka_run_group_tests_name("spectral, fused column pairs", pairs, NULL, NULL);
+    }
     int failed = cmocka_run_group_tests_name("spectral", tests, NULL, NULL);
     return failed + cmocka_run_group_tests_name("spectral, measured plans", physics, measured_setup, measured_teardown);
 }
