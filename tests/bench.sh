@@ -528,6 +528,8 @@ fi
 if on at512; then
 echo "== 512² at one step a frame: where a frame of sim_advance_frame goes (bench_solvers BENCH_ONLY=perframe)"
 [ "${BENCH_SOLVERS:-1}" = 0 ] || BENCH_ONLY=perframe "$build/tests/bench_solvers" "$T/bench.json"
+echo "-- steps fused across frames at 512² on one thread, by its CPU time (section frames' rows, which a loaded machine disturbs less)"
+[ "${BENCH_SOLVERS:-1}" = 0 ] || OMP_NUM_THREADS=1 BENCH_ONLY=frames BENCH_SIZES=512 "$build/tests/bench_solvers" "$T/bench.json"
 echo "-- whole process at 512², one step a frame: the last frame, every frame hashed, every frame written; best of ${W512_TRIES:-3} taken in turns"
 # ripplerender itself on the bench scene at 512², steps_per_frame 1, three
 # ways a user runs it: `last` renders only the last frame (16x16, --hash:
