@@ -7,7 +7,7 @@
 # the grids and frame buffers need, and allocations per frame. Numbers only;
 # nothing passes or fails. docs/performance.md explains the method and the results.
 # BENCH_SECTION=NAME runs one section: solvers, frames, kernels, spectral, cores, steps, yuv, e2e, hash, e4k, png,
-# render, farm, memory, allocations, scenes, scaled, process, sinkfuse or levels (e4k, farm, memory and
+# render, farm, memory, allocations, scenes, scaled, process, at512, sinkfuse or levels (e4k, farm, memory and
 # allocations set up e2e's scene, not its timings).
 bin=${1:-./ripplerender}; build=${2:-build}
 set -e
@@ -529,6 +529,69 @@ if [ -n "$cpu" ]; then
         done
     done
 fi
+echo
+fi
+
+if on at512; then
+echo "== 512² at one step a frame: where a frame of sim_advance_frame goes (bench_solvers BENCH_ONLY=perframe)"
+[ "${BENCH_SOLVERS:-1}" = 0 ] || BENCH_ONLY=perframe "$build/tests/bench_solvers" "$T/bench.json"
+echo "-- steps fused across frames at 512² on one thread, by its CPU time (section frames' rows, which a loaded machine disturbs less)"
+[ "${BENCH_SOLVERS:-1}" = 0 ] || OMP_NUM_THREADS=1 BENCH_ONLY=frames BENCH_SIZES=512 "$build/tests/bench_solvers" "$T/bench.json"
+echo "-- whole process at 512², one step a frame: the last frame, every frame hashed, every frame written; best of ${W512_TRIES:-3} taken in turns"
+# ripplerender itself on the bench scene at 512², steps_per_frame 1, three
+# ways a user runs it: `last` renders only the last frame (16x16, --hash:
+# the frames before --range fast-forward, fused across frames, as in
+# section process); `hashed` renders every frame at grid size in the
+# scene's mode and hashes it (--hash: batches fused across frames, each
+# frame's rows drawn as the wavefront hands them out); `nut` writes every
+# frame as rgb24 to a NUT stream on /dev/null (frame by frame). Each way's
+# short and long runs (400 and 4000 frames; 100 and 1000 for the two that
+# render every frame) in turns with proc_ref's (seed 004's loop, 400 and
+# 4000 steps) and with the streaming bound of 512² on every thread
+# (bench_solvers BENCH_ONLY=stream); the rate is the difference of the two
+# wall times over the cells (counted as section process counts them), its
+# ratio to the reference's and its share of the bound. W512_TRIES sets the
+# turns.
+g=512
+printf '%-30s %10s %7s %7s %9s %6s\n' "solver, way" "Mcells/s" "x ref" "share" "ms/frame" "frames"
+for solver in elias flow wave; do
+    cs=; [ "$solver" = wave ] && cs="--set grid.cell_size=0.01"
+    if ! "$bin" "$T/bench.json" --set solver.type=$solver $cs --validate > /dev/null 2>&1; then
+        echo "$solver: not in this build"; continue
+    fi
+    # w512 WAY FRAMES: one run of FRAMES frames the way WAY.
+    w512() {
+        wway=$1 wf=$2
+        set -- "$T/bench.json" --set grid.width=$g --set grid.height=$g --set solver.type=$solver $cs \
+            --set time.steps_per_frame=1 -q
+        case $wway in
+            last) "$bin" "$@" --set render.width=16 --set render.height=16 -f $((wf + 1)) --range $wf-$wf --hash ;;
+            hashed) "$bin" "$@" -f $wf --hash ;;
+            nut) "$bin" "$@" -f $wf -o - --set output.format=nut ;;
+        esac
+    }
+    : > "$T/w512"
+    ps=; pl=; sb=
+    for i in $(seq "${W512_TRIES:-3}"); do
+        ps=$(shorter "$(best 1 "$build/tests/proc_ref" $g 400)" "$ps")
+        pl=$(shorter "$(best 1 "$build/tests/proc_ref" $g 4000)" "$pl")
+        sb=$(BENCH_ONLY=stream BENCH_SIZES=$g BENCH_ROUNDS=2 "$build/tests/bench_solvers" "$T/bench.json" |
+             awk -v b="$sb" '{ print (b == "" || $2 > b) ? $2 : b }')
+        for way in last hashed nut; do
+            if [ $way = last ]; then short=400; long=4000; else short=100; long=1000; fi
+            echo "$way $short $(best 1 w512 $way $short) $long $(best 1 w512 $way $long)" >> "$T/w512"
+        done
+    done
+    awk -v s="$solver" -v ps="$ps" -v pl="$pl" -v sb="$sb" -v c=$(( (g - 2) * (g - 2) )) '
+        { if (!($1 in ts) || $3 < ts[$1]) ts[$1] = $3; if (!($1 in tl) || $5 < tl[$1]) tl[$1] = $5
+          fs[$1] = $2; fl[$1] = $4; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
+        END { ref = c * 3600 / (pl - ps) / 1e6
+              for (k = 1; k <= n; k++) { w = order[k]; d = tl[w] - ts[w]; f = fl[w] - fs[w]
+                  r = d > 0 ? c * f / d / 1e6 : 0
+                  printf "%-30s %10.0f %6.2fx %6.0f%% %9.3f %6d\n", s ", " w, r, r / ref, 100 * r / sb, 1000 * d / f, fl[w] }
+              printf "%-30s %10.0f %6.2fx %6.0f%%\n", s ", proc_ref (one thread)", ref, 1, 100 * ref / sb
+              printf "%-30s %10.0f %7s %6.0f%%\n", s ", streaming bound", sb, "", 100 }' "$T/w512"
+done
 echo
 fi
 

@@ -3,8 +3,12 @@
  * 16-bit grey (RENDER_NEED_GRAY16). See render/modes.h. */
 #include "render/modes.h"
 
-/* v = (h - range0) / (range1 - range0) to 0..255 (0..65535), clamped, NaN giving 0 */
-static void height_row(const struct renderer *r, const struct field *f, int y, const float *restrict h,
+/* v = (h - range0) / (range1 - range0) to 0..255 (0..65535), clamped, NaN giving 0.
+ * Built for AVX-512 and AVX2 too (isa.h): only with their shuffles does GCC
+ * vectorise the three equal bytes a pixel, and this row is most of the
+ * work of a run that hashes or writes every frame of a small grid. The
+ * same IEEE operations in every build (tests/unit/test_render.c). */
+RR_CLONES_V4_V3 static void height_row(const struct renderer *r, const struct field *f, int y, const float *restrict h,
                        uint8_t *restrict rgb, uint16_t *restrict g16, uint16_t *restrict rgb16)
 {
     (void)f;

@@ -18,17 +18,21 @@
  * rows of its grid size and with the yardsticks (solver_table); for the
  * spectral row, TRIES. Prints
  * a table; asserts nothing (speed is measured here, never in tests).
- * Also steps fused across frames (sim_advance_frames) at one and two steps
- * a frame at 4096² and four at 8192², every frame's rows read as they are
- * handed out, beside frame by frame and the streaming bound (frames_table).
+ * Also steps fused across frames (sim_advance_frames) at 512² and 2048²
+ * with one and four steps a frame, at 4096² with one and two and at 8192²
+ * with four, every frame's rows read as they are handed out, beside frame
+ * by frame (with and without each frame read) and the streaming bound
+ * (frames_table).
  * BENCH_ONLY=spectral in the environment runs the spectral row alone
  * (BENCH_ONLY=table: the solver table alone); BENCH_ONLY=frames runs the
  * fused frames' table, which is not part of the default run (make bench
  * runs it as its own section, tests/bench.sh); BENCH_ONLY=kernels the row
  * kernels' own rate on one thread by CPU time (kernels_table), likewise.
+ * BENCH_ONLY=stream prints the streaming bound alone (stream_line);
+ * BENCH_ONLY=perframe where a 512² frame of one step goes (perframe_table).
  * BENCH_SIZES ("512 2048": which of each table's grid sizes run; all by
- * default) and BENCH_ROUNDS (their turns) narrow the solver and kernels
- * tables, as make bench's levels section does to run them once per build
+ * default) and BENCH_ROUNDS (their turns) narrow the solver, frames and
+ * kernels tables, as make bench's levels section does to run them once per build
  * in turns. */
 #include <omp.h>
 #include <stdio.h>
@@ -36,6 +40,8 @@
 #include <string.h>
 
 #include "bench_ref.h"
+#include "field.h"
+#include "isa.h"
 #include "scene.h"
 #include "sim.h"
 #include "solver.h"
@@ -232,26 +238,32 @@ static void solver_table(const char *scene_path)
 
 /* A consumer of sim_advance_frames' rows: each row's 32-bit words folded
  * by XOR into a word per row (what a hash or a renderer's read of the row
- * costs at least, from cache), so the frames are read and not only made. */
+ * costs at least, from cache), so the frames are read and not only made.
+ * The fold is built for AVX-512 and AVX2 too (isa.h), as the program's own
+ * passes over a frame are: at 512² a baseline build's fold of a frame
+ * takes about as long as the step that made it. */
 struct fold {
     int h;
     unsigned *word;
 };
 
+RR_CLONES_V4_V3 static unsigned fold_row(const float *row, int w)
+{
+    unsigned acc = 0;
+    for (int x = 0; x < w; x++) {
+        unsigned b;
+        memcpy(&b, &row[x], sizeof b);
+        acc ^= b;
+    }
+    return acc;
+}
+
 static void fold_rows(void *arg, long frame, const struct field *v, int y0, int y1)
 {
     struct fold *fd = arg;
     (void)frame;
-    for (int y = y0; y < y1; y++) {
-        unsigned acc = 0;
-        const float *row = v->cur + y * v->stride;
-        for (int x = 0; x < v->w; x++) {
-            unsigned b;
-            memcpy(&b, &row[x], sizeof b);
-            acc ^= b;
-        }
-        __atomic_fetch_xor(&fd->word[y], acc, __ATOMIC_RELAXED);   /* rows of two frames may meet */
-    }
+    for (int y = y0; y < y1; y++)   /* rows of two frames may meet */
+        __atomic_fetch_xor(&fd->word[y], fold_row(v->cur + y * v->stride, v->w), __ATOMIC_RELAXED);
 }
 
 /* Frames a call of sim_advance_frames takes in the frames row: enough for
@@ -262,12 +274,21 @@ static void fold_rows(void *arg, long frame, const struct field *v, int y0, int 
  * four, src/tblock_internal.h) are over by then on both sides. */
 #define FRAMES_WARM_PASSES 26
 
-/* One side of a frames row: a simulation advanced fused across frames or
- * frame by frame, kept open across the turns. */
+/* The ways a frames row advances a simulation: fused across frames, each
+ * frame's rows read as they are handed out; frame by frame with no frame
+ * read (the solver table's measure); frame by frame with each frame's rows
+ * read once it is made (sim_advance_frames a frame a call: the rows read
+ * on the pool's threads after the step, as a frame-by-frame render reads
+ * them). */
+enum frames_way { FUSED, BY_FRAME, BY_FRAME_READ, FRAMES_WAYS };
+
+/* One side of a frames row: a simulation advanced one of those ways, kept
+ * open across the turns. */
 struct frames_side {
     struct sim_run r;
     struct fold fd;
-    int fused, open;
+    enum frames_way way;
+    int open;
 };
 
 /* Advances `frames` frames of one side; returns cells per second, or -1. */
@@ -277,35 +298,35 @@ static double frames_run(struct frames_side *sd, int n, int spf, int frames)
     bench_settle();
     double t0 = bench_now();
     for (int f = 0; f < frames;) {
-        int k = frames - f < FRAMES_CHUNK ? frames - f : FRAMES_CHUNK, done;
-        if (sd->fused ? sim_advance_frames(sd->r.sim, k, fold_rows, &sd->fd, &done, &e) < 0
-                      : sim_advance_frame(sd->r.sim, &e) < 0) {
+        int k = sd->way != FUSED ? 1 : frames - f < FRAMES_CHUNK ? frames - f : FRAMES_CHUNK, done;
+        if (sd->way == BY_FRAME ? sim_advance_frame(sd->r.sim, &e) < 0
+                                : sim_advance_frames(sd->r.sim, k, fold_rows, &sd->fd, &done, &e) < 0) {
             fprintf(stderr, "bench: %s\n", e.msg);
             return -1;
         }
-        f += sd->fused ? k : 1;
+        f += k;
     }
     return (double)n * n * spf * frames / (bench_now() - t0);
 }
 
-/* The solvers (at most FRAMES_SOLVERS) at n x n and spf steps a frame,
- * fused across frames and frame by frame (best[k][0], best[k][1]: cells
- * per second, the best of ROUNDS turns of `frames` frames; 0: not run, -1:
- * failed), each after FRAMES_WARM_PASSES untimed passes, in rotation with
- * the streaming bound (*stream, its best). Both simulations of a solver
- * stay open across the turns. */
+/* The solvers (at most FRAMES_SOLVERS) at n x n and spf steps a frame, the
+ * first `ways` of the frames_way ways (best[k][way]: cells per second, the
+ * best of ROUNDS turns of `frames` frames; 0: not run, -1: failed), each
+ * after FRAMES_WARM_PASSES untimed passes, in rotation with the streaming
+ * bound (*stream, its best). The simulations of a solver stay open across
+ * the turns. */
 #define FRAMES_SOLVERS 3
 static void frames_measure(const char *scene_path, const char *const *solvers, int ns, int n, int spf, int frames,
-                           double best[][2], double *stream)
+                           int ways, double best[][FRAMES_WAYS], double *stream)
 {
-    struct frames_side sides[FRAMES_SOLVERS][2];
+    struct frames_side sides[FRAMES_SOLVERS][FRAMES_WAYS];
     memset(sides, 0, sizeof sides);
     *stream = 0;
     for (int k = 0; k < ns; k++)
-        for (int m = 0; m < 2; m++) {
+        for (int m = 0; m < ways; m++) {
             struct frames_side *sd = &sides[k][m];
             best[k][m] = 0;
-            sd->fused = m == 0;
+            sd->way = (enum frames_way)m;
             if (run_open(&sd->r, scene_path, solvers[k], n, spf, 1000000))
                 continue;
             sd->open = 1;
@@ -316,52 +337,67 @@ static void frames_measure(const char *scene_path, const char *const *solvers, i
         }
     for (int round = 0; round < ROUNDS; round++)
         for (int k = 0; k < ns; k++) {
-            for (int m = 0; m < 2; m++)
+            for (int m = 0; m < ways; m++)
                 if (sides[k][m].open && best[k][m] >= 0)
                     best[k][m] = larger(best[k][m], frames_run(&sides[k][m], n, spf, frames));
             *stream = larger(*stream, bench_stream(n, frames * spf / 4, 1));
         }
     for (int k = 0; k < ns; k++)
-        for (int m = 0; m < 2; m++)
+        for (int m = 0; m < ways; m++)
             if (sides[k][m].open) {
                 free(sides[k][m].fd.word);
                 run_close(&sides[k][m].r);
             }
 }
 
-/* Steps fused across frames (sim_advance_frames) where one step a frame
- * (4096²: 1 and 2 steps a frame; 8192², beyond the L3: 4) is otherwise
- * bound by the memory: each solver the fused way, every frame's rows read
- * while in cache (fold_rows), beside sim_advance_frame frame by frame (the
- * table's rows, no frame read) and the streaming bound. Both simulations
- * of a solver stay open and warm (FRAMES_WARM_PASSES), then ROUNDS turns
- * in rotation, each figure the best of its turns. */
+/* Steps fused across frames (sim_advance_frames) against frame by frame:
+ * at 512² (the planes in the L2 and L3 caches) and 2048² (about the L3)
+ * with 1 and 4 steps a frame, and where one step a frame is otherwise
+ * bound by the memory (4096²: 1 and 2 steps a frame; 8192², beyond the
+ * L3: 4). Each solver the fused way, every frame's rows read while in
+ * cache (fold_rows); frame by frame with no frame read (the solver table's
+ * measure) and with each frame read after its step (what fusing saves a
+ * frame-by-frame render: its gain is the one a run that reads every frame
+ * sees); and the streaming bound. The simulations of a solver stay open
+ * and warm (FRAMES_WARM_PASSES), then ROUNDS turns in rotation, each
+ * figure the best of its turns. BENCH_SIZES narrows the grid sizes. With
+ * OMP_NUM_THREADS=1 every side runs on the bench's own thread, timed by
+ * its CPU time (as spectral_row), which a loaded machine disturbs far
+ * less. */
 static void frames_table(const char *scene_path)
 {
     static const char *const solvers[] = { "elias", "flow", "wave" };
     static const struct {
         int n, spf;
-    } cases[] = { { 4096, 1 }, { 4096, 2 }, { 8192, 4 } };
+    } cases[] = { { 512, 1 }, { 512, 4 }, { 2048, 1 }, { 2048, 4 }, { 4096, 1 }, { 4096, 2 }, { 8192, 4 } };
     enum { N = sizeof solvers / sizeof *solvers };
+    const int one = omp_get_max_threads() == 1;
+    bench_cpu_clock = one;
     printf("steps fused across frames (sim_advance_frames, %d frames a call, each frame's rows read as handed "
-           "out) against frame by frame (sim_advance_frame); best of %d turns\n",
-           FRAMES_CHUNK, ROUNDS);
-    printf("%-7s %6s %4s %12s %7s %12s %7s %11s %7s\n", "solver", "grid", "spf", "fused Mc/s", "share", "by frame",
-           "share", "stream bnd", "gain");
+           "out) against frame by frame (sim_advance_frame, no frame read; and each frame read after its step); "
+           "best of %d turns%s\n",
+           FRAMES_CHUNK, ROUNDS, one ? "; one thread, by its CPU time" : "");
+    printf("%-7s %6s %4s %11s %6s %11s %6s %11s %6s %11s %6s %6s\n", "solver", "grid", "spf", "fused Mc/s", "share",
+           "by frame", "share", "frame+read", "share", "stream bnd", "gain", "+read");
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         const int n = cases[c].n, spf = cases[c].spf;
+        if (!size_wanted(n))
+            continue;
         const int steps = (int)larger(2 * CELLS_PER_RUN / ((double)n * n), 48), frames = (steps + spf - 1) / spf;
-        double best[N][2], stream;
-        frames_measure(scene_path, solvers, N, n, spf, frames, best, &stream);
+        double best[N][FRAMES_WAYS], stream;
+        frames_measure(scene_path, solvers, N, n, spf, frames, FRAMES_WAYS, best, &stream);
         for (int k = 0; k < N; k++) {
-            if (best[k][0] <= 0 || best[k][1] <= 0)
+            const double *b = best[k];
+            if (b[FUSED] <= 0 || b[BY_FRAME] <= 0 || b[BY_FRAME_READ] <= 0)
                 continue;
-            printf("%-7s %5d² %4d %12.1f %6.0f%% %12.1f %6.0f%% %11.1f %6.2fx\n", solvers[k], n, spf, best[k][0] / 1e6,
-                   100 * best[k][0] / stream, best[k][1] / 1e6, 100 * best[k][1] / stream, stream / 1e6,
-                   best[k][0] / best[k][1]);
+            printf("%-7s %5d² %4d %11.1f %5.0f%% %11.1f %5.0f%% %11.1f %5.0f%% %11.1f %5.2fx %5.2fx\n", solvers[k], n,
+                   spf, b[FUSED] / 1e6, 100 * b[FUSED] / stream, b[BY_FRAME] / 1e6, 100 * b[BY_FRAME] / stream,
+                   b[BY_FRAME_READ] / 1e6, 100 * b[BY_FRAME_READ] / stream, stream / 1e6, b[FUSED] / b[BY_FRAME],
+                   b[FUSED] / b[BY_FRAME_READ]);
         }
         fflush(stdout);
     }
+    bench_cpu_clock = 0;
 }
 
 /* The row kernels' own rate: every figure on one thread by that thread's
@@ -409,8 +445,8 @@ static void kernels_table(const char *scene_path)
         return;
     }
     const int frames = (int)larger(CELLS_PER_RUN / ((double)big * big), 48) / big_spf;
-    double got[N][2];
-    frames_measure(scene_path, solvers, N, big, big_spf, frames, got, &stream);
+    double got[N][FRAMES_WAYS];
+    frames_measure(scene_path, solvers, N, big, big_spf, frames, BY_FRAME + 1, got, &stream);
     for (int k = 0; k < N; k++)
         for (int m = 0; m < 2; m++) {
             if (got[k][m] > 0)
@@ -420,6 +456,153 @@ static void kernels_table(const char *scene_path)
     printf("%-7s %5d² %4s %-9s %10.1f %8.4f\n", "stream", big, "", "", stream / 1e6, 1e9 / stream);
     bench_cpu_clock = 0;
     omp_set_num_threads(threads);
+}
+
+/* Where a frame of one step goes at 512² (BENCH_ONLY=perframe): the
+ * solver table's figure (sim_advance_frame on the bench scene, a drop
+ * spreading from a corner) set apart from the step alone. Four ways, each
+ * solver's in turns with the streaming bound: sim_advance_frame on the
+ * bench scene; the same simulation with its planes refilled with heights
+ * of a few hundredths (as bench_steps.c does: none decays to a subnormal
+ * within the run); and tblock_step alone, by the solver's own kernels on a
+ * field of its own, from the bench scene's planes and from the refilled
+ * ones. Each a run of PERFRAME_FRAMES frames after the 4 untimed ones
+ * (BENCH_WARM_STEPS) of a fresh simulation, as the solver table's run is;
+ * each frame timed too, so that the run's mean (the table's measure) shows
+ * beside its median (bench_steps.c's: without the frames that another
+ * program delayed). The tblock_step ways first step 40 times untimed (the
+ * tuner's trials, which the simulation's cache lets it skip). */
+#define PERFRAME_FRAMES 1144
+enum perframe_way { PF_SIM, PF_SIM_FILLED, PF_STEP, PF_STEP_FILLED, PF_WAYS };
+
+/* Heights of a few hundredths, different in the two planes. */
+static void perframe_fill(struct field *f)
+{
+    for (int y = 0; y < f->h; y++)
+        for (int x = 0; x < f->w; x++) {
+            f->cur[y * f->stride + x] = (float)((x * 7 + y * 3) % 11) * 0.01f;
+            f->prev[y * f->stride + x] = (float)((x * 5 + y) % 13) * 0.01f;
+        }
+}
+
+/* f's planes, ghosts included, from g's (same size). */
+static void perframe_copy(struct field *f, const struct field *g)
+{
+    for (int y = -1; y <= g->h; y++) {
+        memcpy(f->cur + y * f->stride - 1, g->cur + y * g->stride - 1, (size_t)(g->w + 2) * sizeof(float));
+        memcpy(f->prev + y * f->stride - 1, g->prev + y * g->stride - 1, (size_t)(g->w + 2) * sizeof(float));
+    }
+}
+
+static int by_value(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One run of `way` for `solver` at n²: *mean and *median µs a frame, or
+ * -1 on a failure (printed). 1: the solver is not in this build. */
+static int perframe_run(const char *scene_path, const char *solver, int n, enum perframe_way way, double *mean,
+                        double *median)
+{
+    static double t[PERFRAME_FRAMES];
+    struct sim_run r;
+    int st = run_open(&r, scene_path, solver, n, 1, PERFRAME_FRAMES + BENCH_WARM_STEPS + 1);
+    if (st)
+        return st;
+    struct rr_err e = { 0 };
+    struct field f = { 0 };
+    void *priv = NULL;
+    struct tblock_kernel *kn = NULL;
+    const struct solver_ops *ops = r.sc.solver.type;
+    int ok = 1;
+    for (int k = 0; k < BENCH_WARM_STEPS; k++)
+        ok &= sim_advance_frame(r.sim, &e) == 0;
+    if (ok && (way == PF_STEP || way == PF_STEP_FILLED)) {
+        ok = ops->kernel && (priv = calloc(1, ops->priv_size)) && field_init(&f, n, n, &e) == 0
+             && ops->init(priv, &r.sc, &f, &e) == 0;
+        if (ok) {
+            kn = ops->kernel(priv);
+            perframe_copy(&f, sim_field(r.sim));
+            for (int k = 0; k < 40; k++)
+                tblock_step(&f, kn, &(struct solver_screen){ .limit = 1e6f });
+            perframe_copy(&f, sim_field(r.sim));
+            if (way == PF_STEP_FILLED)
+                perframe_fill(&f);
+        }
+    } else if (ok && way == PF_SIM_FILLED)
+        perframe_fill((struct field *)sim_field(r.sim));   /* the bench's own simulation: its planes are ours */
+    if (ok) {
+        bench_settle();
+        const double t0 = bench_now();
+        for (int k = 0; k < PERFRAME_FRAMES && ok; k++) {
+            const double a = bench_now();
+            if (kn)
+                tblock_step(&f, kn, &(struct solver_screen){ .limit = 1e6f });
+            else
+                ok = sim_advance_frame(r.sim, &e) == 0;
+            t[k] = bench_now() - a;
+        }
+        *mean = 1e6 * (bench_now() - t0) / PERFRAME_FRAMES;
+        qsort(t, PERFRAME_FRAMES, sizeof *t, by_value);
+        *median = 1e6 * t[PERFRAME_FRAMES / 2];
+    }
+    if (!ok)
+        fprintf(stderr, "bench: %s: %s\n", solver, e.msg[0] ? e.msg : "out of memory");
+    if (priv) {
+        if (kn)
+            ops->free(priv);
+        free(priv);
+        field_free(&f);
+    }
+    run_close(&r);
+    return ok ? 0 : -1;
+}
+
+static void perframe_table(const char *scene_path)
+{
+    static const char *const solvers[] = { "elias", "flow", "wave" };
+    static const char *const way_names[PF_WAYS] = { "sim, scene", "sim, filled", "step, scene", "step, filled" };
+    enum { N = sizeof solvers / sizeof *solvers };
+    const int n = 512, rounds = rounds_wanted();
+    double mean[N][PF_WAYS], median[N][PF_WAYS], stream = 0;
+    int skip[N] = { 0 };
+    for (int k = 0; k < N; k++)
+        for (int m = 0; m < PF_WAYS; m++)
+            mean[k][m] = median[k][m] = 1e30;
+    for (int round = 0; round < rounds; round++)
+        for (int k = 0; k < N; k++) {
+            for (int m = 0; m < PF_WAYS && !skip[k]; m++) {
+                double a, b;
+                int st = perframe_run(scene_path, solvers[k], n, (enum perframe_way)m, &a, &b);
+                if (st) {
+                    skip[k] = st;
+                    break;
+                }
+                mean[k][m] = a < mean[k][m] ? a : mean[k][m];
+                median[k][m] = b < median[k][m] ? b : median[k][m];
+            }
+            stream = larger(stream, bench_stream(n, PERFRAME_FRAMES, 1));
+        }
+    const double sweep = 1e6 * n * n / stream;
+    printf("%d² one step a frame, %d threads, µs a frame as mean/median of %d frames (each the best of %d turns); "
+           "the streaming bound's sweep %.2f µs; share: of it, by the mean\n",
+           n, omp_get_max_threads(), PERFRAME_FRAMES, rounds, sweep);
+    printf("%-7s", "solver");
+    for (int m = 0; m < PF_WAYS; m++)
+        printf(" %20s", way_names[m]);
+    printf("\n");
+    for (int k = 0; k < N; k++) {
+        if (skip[k]) {
+            printf("%-7s %s\n", solvers[k], skip[k] > 0 ? "skipped: not in this build" : "failed");
+            continue;
+        }
+        printf("%-7s", solvers[k]);
+        for (int m = 0; m < PF_WAYS; m++)
+            printf("   %6.2f/%6.2f %3.0f%%", mean[k][m], median[k][m], 100 * sweep / mean[k][m]);
+        printf("\n");
+    }
+    fflush(stdout);
 }
 
 /* Seconds a step of `steps` spectral steps, or 1e30 when the scene failed. */
@@ -587,6 +770,23 @@ static void spectral_row(const char *scene_path, int n)
 #endif
 }
 
+/* BENCH_ONLY=stream: the streaming bound of each grid size of BENCH_SIZES
+ * (512² when it is unset) on every thread, one line "n Mcells/s" each, the
+ * best of rounds_wanted() blocks of as many sweeps as the solver table
+ * times: for tests/bench.sh's whole-process rows at 512², which set a
+ * program's runs against it in turns with them. */
+static void stream_line(void)
+{
+    static const int sizes[] = { 512, 1024, 2048, 4096, 8192 };
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+        const int n = sizes[s];
+        if (getenv("BENCH_SIZES") ? !size_wanted(n) : n != 512)
+            continue;
+        const int sweeps = (int)larger(CELLS_PER_RUN / ((double)n * n), 8);
+        printf("%d %.1f\n", n, bench_stream(n, sweeps, rounds_wanted()) / 1e6);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -605,6 +805,10 @@ int main(int argc, char **argv)
         frames_table(argv[1]);
     if (only && strcmp(only, "kernels") == 0)
         kernels_table(argv[1]);
+    if (only && strcmp(only, "stream") == 0)
+        stream_line();
+    if (only && strcmp(only, "perframe") == 0)
+        perframe_table(argv[1]);
     if (!only || strcmp(only, "spectral") == 0) {
         /* BENCH_SPECTRAL_SIZES: the grid sizes of the spectral rows ("1024"). */
         const char *sizes = getenv("BENCH_SPECTRAL_SIZES");

@@ -20,7 +20,9 @@
 # passes, TEST_SPECTRAL_ONLY=pairs), test_sim_screen
 # (the portable row kernels' blow-up screen flags what it must, on each
 # level's build of them, and their bits with it on and off), test_yuv420
-# (yuv420_from_rgb24 against yuv420_reference) and, on Haswell, where the
+# (yuv420_from_rgb24 against yuv420_reference), test_render (the height
+# mode's rows, whose loops are built per level, against the plain formula)
+# and, on Haswell, where the
 # AVX2 paths of src/render/shaded.c and src/render/caustics.c run,
 # test_render_fast and test_render_water (the gather against its plain
 # splat). PNG
@@ -187,7 +189,7 @@ for pair in Haswell-v4:x86-64-v3 qemu64:baseline; do
     else
         echo "skip test_spectral on $want: $build/tests/test_spectral is not built"
     fi
-    units="test_md5lanes test_sim_screen test_yuv420"
+    units="test_md5lanes test_sim_screen test_yuv420 test_render"
     [ "$want" = x86-64-v3 ] && units="$units test_render_fast test_render_water"
     for u in $units; do
         if [ -x "$build/tests/$u" ]; then

@@ -1,5 +1,6 @@
 /* test_render.c: the height and colormap renders on hand-made fields: exact
- * bytes, rounding, clamping, walls, 16-bit grey, raw heights, swscale scaling,
+ * bytes, rounding, clamping, walls, 16-bit grey, rows as wide as the fast
+ * paths' vectors against the plain formula, raw heights, swscale scaling,
  * the errors for unknown colormaps and unreadable pictures, and the table of
  * render modes against the scene's names. The water modes are tested in
  * test_render_water.c. */
@@ -108,6 +109,54 @@ static void test_gray16_and_heights(void **state)
     assert_int_equal(fr.grid_h, 2);
     assert_memory_equal(fr.heights, cells, sizeof cells);
     render_free(r);
+    free(fk.mem);
+}
+
+/* Rows wide enough for the height row's whole vectors (its AVX-512 and
+ * AVX2 builds take 16 and 8 cells a vector) and their ends, of heights that
+ * probe every case of the mapping: NaN of either sign, infinities, zeros of
+ * either sign, subnormals, the range's ends and just beyond, cells whose
+ * scaled value is a tie, and a spread of ordinary ones; each pixel, at 8
+ * and 16 bits, against the plain per-pixel formula with libm's rounding
+ * (NaN giving 0), for a range whose span is exact and one whose is not. */
+static void test_height_wide_rows(void **state)
+{
+    (void)state;
+    enum { W = 67, H = 3, N = W * H };
+    static const double ranges[2][2] = { { -1, 1 }, { 0.1, 0.7 } };
+    float cells[N];
+    const float special[] = { __builtin_nanf(""), -__builtin_nanf(""), __builtin_inff(), -__builtin_inff(), 0.0f,
+                              -0.0f, 1e-40f, -1e-40f, -1.0f, 1.0f, 0.1f, 0.7f, nextafterf(1.0f, 2.0f),
+                              nextafterf(-1.0f, -2.0f), nextafterf(0.1f, 0.0f), nextafterf(0.7f, 1.0f) };
+    const int ns = sizeof special / sizeof *special;
+    for (int i = 0; i < N; i++) {
+        if (i % 5 == 0)
+            cells[i] = special[(i / 5) % ns];
+        else if (i % 5 == 1)   /* (v + 1) / 2 * 255 = k + 1/2, as near as a float gets */
+            cells[i] = (float)((2.0 * ((i % 255) + 0.5)) / 255.0 - 1.0);
+        else
+            cells[i] = (float)((i * 7919) % 3001 - 1500) / 1000.0f;   /* -1.5 .. 1.5 */
+    }
+    struct fake fk;
+    fake_init(&fk, W, H, cells);
+    for (int k = 0; k < 2; k++) {
+        struct scene sc;
+        render_scene(&sc, W, H, RENDER_HEIGHT);
+        sc.render.range[0] = ranges[k][0];
+        sc.render.range[1] = ranges[k][1];
+        const float lo = (float)ranges[k][0], span = (float)(ranges[k][1] - ranges[k][0]);
+        struct frame fr;
+        struct renderer *r = render_one(&sc, RENDER_NEED_GRAY16, &fk.f, NULL, &fr);
+        assert_non_null(fr.gray16);
+        for (int i = 0; i < N; i++) {
+            const float v = fminf(fmaxf((cells[i] - lo) / span, 0.0f), 1.0f);
+            const long g = lrintf(v * 255.0f), g16 = lrintf(v * 65535.0f);
+            if (fr.rgb[3 * i] != g || fr.rgb[3 * i + 1] != g || fr.rgb[3 * i + 2] != g || fr.gray16[i] != g16)
+                fail_msg("range %d, cell %d (%g): %d %d %d / %d, want %ld / %ld", k, i, (double)cells[i], fr.rgb[3 * i],
+                         fr.rgb[3 * i + 1], fr.rgb[3 * i + 2], fr.gray16[i], g, g16);
+        }
+        render_free(r);
+    }
     free(fk.mem);
 }
 
@@ -578,6 +627,7 @@ int main(void)
         cmocka_unit_test(test_render_into_target),
         cmocka_unit_test(test_height_nan_is_black),
         cmocka_unit_test(test_gray16_and_heights),
+        cmocka_unit_test(test_height_wide_rows),
         cmocka_unit_test(test_colormap_endpoints),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_scaled_uniform_stays_uniform),
