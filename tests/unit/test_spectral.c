@@ -1462,13 +1462,17 @@ int main(void)
         cmocka_unit_test(test_plain_kernels),
     };
     const struct CMUnitTest physics[] = { PHYSICS_TESTS };
-    /* TEST_SPECTRAL_ONLY=pairs: the fused column pass alone, for
-     * tests/cli/test_kernels.sh to run on emulated CPUs (each level's
-     * clones of it against the plain passes). */
+    /* TEST_SPECTRAL_ONLY=fast: the fused column pass and the whole step
+     * against the plain path alone, for tests/cli/test_kernels.sh to run on
+     * emulated CPUs (each level's clones and SSE2 loops against the scalar
+     * loops and the plain passes). */
     const char *only = getenv("TEST_SPECTRAL_ONLY");
-    if (only && strcmp(only, "pairs") == 0) {
-        const struct CMUnitTest pairs[] = { cmocka_unit_test(test_pair_fused_bits) };
-        return cmocka_run_group_tests_name("spectral, fused column pairs", pairs, NULL, NULL);
+    if (only && strcmp(only, "fast") == 0) {
+        const struct CMUnitTest fast[] = {
+            cmocka_unit_test(test_pair_fused_bits),
+            cmocka_unit_test(test_plain_kernels),
+        };
+        return cmocka_run_group_tests_name("spectral, fast against plain", fast, NULL, NULL);
     }
     int failed = cmocka_run_group_tests_name("spectral", tests, NULL, NULL);
     return failed + cmocka_run_group_tests_name("spectral, measured plans", physics, measured_setup, measured_teardown);
