@@ -294,4 +294,12 @@ int solver_spectral_line(int n, enum edge_kind lo, enum edge_kind hi, bool back,
 int solver_spectral_pair(int n, enum edge_kind lo, enum edge_kind hi, bool fused, const float *za, const float *zb,
                          const float *a, const float *bx, const float *by, bool mean, float dmean, float *out);
 
+/* spectral.c, for tests: on, a step takes the plain path, the one that must
+ * give the same bits as the fast one: every loop that takes several values
+ * at a time (SSE2, GCC's vectors) runs its scalar form over the whole line,
+ * and the passes go unfused (each line packed, transformed, multiplied,
+ * transformed back and copied in turn); off (the default), the fast path.
+ * Not thread-safe: set it between steps. */
+void solver_spectral_plain(bool on);
+
 #endif

@@ -131,6 +131,26 @@
 #include <emmintrin.h>
 #endif
 
+/* The plain path beside the fast one (solver_spectral_plain, for tests):
+ * when set, every loop below that takes several values at a time (SSE2,
+ * GCC's vectors in the RR_CLONES_V4_V3 *_blocks functions) leaves the whole
+ * line to its scalar form, the operations written one value at a time, and
+ * the step takes its unfused passes (pack_row and run_forward, pair_plain,
+ * run_back and unpack_row) instead of the fused ones (pack_grid_row_dct2,
+ * pack_grid_row_dct4, pair_fused, unpermute_screen2, copy_screen2). The
+ * vectors do in each lane exactly the scalar operations and the fused
+ * passes each value's operations in their order, so a step gives the same
+ * bits either way (test_spectral's test_plain_kernels). The scalar loops
+ * sit outside the clones: GCC 12 contracts a scalar a * b - c * d loop in a
+ * target clone into fused multiply-adds despite -ffp-contract=off. Read
+ * once per line (per step in step_passes); tests set it between steps. */
+static bool plain_lines;
+
+void solver_spectral_plain(bool on)
+{
+    plain_lines = on;
+}
+
 extern const struct solver_ops solver_spectral;
 
 #define PAD_MIN 32   /* cells of pad beyond a non-periodic edge */
@@ -783,15 +803,22 @@ static double row_dsum(const float *cur, const float *last, int m)
     int x = 0;
     double ds = 0;
 #ifdef __SSE2__
-    __m128d s01 = _mm_setzero_pd(), s23 = _mm_setzero_pd();
-    for (; x + 4 <= m; x += 4) {
-        const __m128 d = _mm_sub_ps(_mm_loadu_ps(cur + x), _mm_loadu_ps(last + x));
-        s01 = _mm_add_pd(s01, _mm_cvtps_pd(d));
-        s23 = _mm_add_pd(s23, _mm_cvtps_pd(_mm_movehl_ps(d, d)));
+    double l4[4] = { 0, 0, 0, 0 };
+    if (plain_lines) {
+        /* the lanes' sums written out: cells x mod 4 each, added as below */
+        for (; x + 4 <= m; x += 4)
+            for (int k = 0; k < 4; k++)
+                l4[k] += (double)(cur[x + k] - last[x + k]);
+    } else {
+        __m128d s01 = _mm_setzero_pd(), s23 = _mm_setzero_pd();
+        for (; x + 4 <= m; x += 4) {
+            const __m128 d = _mm_sub_ps(_mm_loadu_ps(cur + x), _mm_loadu_ps(last + x));
+            s01 = _mm_add_pd(s01, _mm_cvtps_pd(d));
+            s23 = _mm_add_pd(s23, _mm_cvtps_pd(_mm_movehl_ps(d, d)));
+        }
+        _mm_storeu_pd(l4, s01);
+        _mm_storeu_pd(l4 + 2, s23);
     }
-    double l4[4];
-    _mm_storeu_pd(l4, s01);
-    _mm_storeu_pd(l4 + 2, s23);
     ds = (l4[0] + l4[1]) + (l4[2] + l4[3]);
 #endif
     for (; x < m; x++)
@@ -811,7 +838,7 @@ static double pack_grid_row(fftwf_complex *in, const float *cur, const float *la
 #ifdef __SSE2__
     const __m128 half = _mm_set1_ps(0.5f), zero = _mm_setzero_ps();
     __m128 nz = zero;
-    for (; x + 4 <= m; x += 4) {
+    for (const bool vec = !plain_lines; vec && x + 4 <= m; x += 4) {
         const __m128 c = _mm_loadu_ps(cur + x), l = _mm_loadu_ps(last + x), p = _mm_loadu_ps(prev + x);
         const __m128 h = _mm_mul_ps(half, _mm_add_ps(c, l));
         nz = _mm_or_ps(nz, _mm_cmpneq_ps(_mm_sub_ps(c, l), zero));
@@ -868,7 +895,7 @@ static void pad_cells(fftwf_complex *z, const float *restrict H, const float *re
     P += x0;
     int x = 0;
 #ifdef __SSE2__
-    for (; x + 4 <= n; x += 4) {   /* four cells at a time: copies, the same bits */
+    for (const bool vec = !plain_lines; vec && x + 4 <= n; x += 4) {   /* four cells at a time: copies, the same bits */
         const __m128 h = _mm_loadu_ps(H + x), p = _mm_loadu_ps(P + x);
         _mm_storeu_ps(zf + 2 * x, _mm_unpacklo_ps(h, p));
         _mm_storeu_ps(zf + 2 * x + 4, _mm_unpackhi_ps(h, p));
@@ -914,7 +941,7 @@ static int32_t copy_screen(float *restrict out, float *restrict last, const floa
 #ifdef __SSE2__
     const __m128i abs = _mm_set1_epi32(INT32_MAX);
     __m128i mx = _mm_setzero_si128();
-    for (; x + 4 <= m; x += 4) {
+    for (const bool vec = !plain_lines; vec && x + 4 <= m; x += 4) {
         const __m128 v = _mm_loadu_ps(in + x);
         _mm_storeu_ps(out + x, v);
         _mm_storeu_ps(last + x, v);
@@ -978,18 +1005,19 @@ static inline void mode_multiply(float *w, const float *u, const float *v, const
 typedef float v8sf __attribute__((vector_size(32)));
 typedef int32_t v8si __attribute__((vector_size(32)));
 
-/* Modes j0 .. j1 - 1 of a column: w[j] from u[j], v[ny - j] (the partner
- * column's row -j) and the coefficients of row j (up) or ny - j (!up), which
- * are the same; `self` (a real-to-real y axis, each row its own partner):
- * from u[j], v[j] and row j's coefficients (up). Four modes at a time in GCC's vectors, built for AVX-512,
- * AVX2 and the baseline (SSE2: two halves), each lane doing the IEEE
- * operations of mode_multiply (x + (-y) is x - y and x - (-y) is x + y:
- * u + conj(v) and u - conj(v) hold S.r, D.i and D.r, S.i), so the bits are
- * the same on every CPU; GCC 12 does not vectorise the reversed rows
- * itself. */
-RR_CLONES_V4_V3 static void
-multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, const float *ab, int ny, int j0,
-              int j1, int up, int self)
+/* Modes j0 .. j1 - 1 of a column (multiply_rows): w[j] from u[j], v[ny - j]
+ * (the partner column's row -j) and the coefficients of row j (up) or
+ * ny - j (!up), which are the same; `self` (a real-to-real y axis, each row
+ * its own partner): from u[j], v[j] and row j's coefficients (up). The
+ * whole blocks of four modes in GCC's vectors, built for AVX-512, AVX2 and
+ * the baseline (SSE2: two halves), each lane doing the IEEE operations of
+ * mode_multiply (x + (-y) is x - y and x - (-y) is x + y: u + conj(v) and
+ * u - conj(v) hold S.r, D.i and D.r, S.i), so the bits are the same on
+ * every CPU; GCC 12 does not vectorise the reversed rows itself. Returns
+ * the next j. */
+RR_CLONES_V4_V3 static int
+multiply_rows_blocks(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, const float *ab, int ny, int j0,
+                     int j1, int up, int self)
 {
     const v8si neg = { INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0 };   /* the real parts' signs */
     const v8si im = { 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN, 0, INT32_MIN };    /* the imaginary parts' */
@@ -1010,7 +1038,15 @@ multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, 
         const v8sf out = A * t1 + (v8sf)((v8si)(B * t2) ^ neg);
         memcpy(w[j], &out, sizeof out);
     }
-    for (; j < j1; j++)
+    return j;
+}
+
+/* multiply_rows_blocks, then the modes it left one at a time
+ * (mode_multiply), outside the clones (plain_lines: all of them). */
+static void multiply_rows(fftwf_complex *w, const fftwf_complex *u, const fftwf_complex *v, const float *ab, int ny,
+                          int j0, int j1, int up, int self)
+{
+    for (int j = plain_lines ? j0 : multiply_rows_blocks(w, u, v, ab, ny, j0, j1, up, self); j < j1; j++)
         mode_multiply(w[j], u[j], v[self ? j : ny - j], ab + 2 * (up ? j : ny - j));
 }
 
@@ -1133,12 +1169,13 @@ static double pack_grid_row_dct4(const struct axis *a, fftwf_complex *tmp, const
  * mode is its own partner and the new value is real (SEP_MODE): the two
  * real columns as one complex line w[j] = w0_j + i w1_j, ready to go back
  * together (column_pass). `mean`: u0 is column 0 of two axes that hold the
- * mean, whose mode 0 takes b = 0 (the mean level stays). Eight modes at a
- * time in GCC's vectors, each lane doing the scalar tail's IEEE
- * operations, so the bits are the same on every CPU. */
-RR_CLONES_V4_V3 static void
-multiply_pair(fftwf_complex *w, const fftwf_complex *u0, const fftwf_complex *u1, const float *a0, const float *a1,
-              float bx0, float bx1, const float *by, int ny, bool mean)
+ * mean, whose mode 0 takes b = 0 (the mean level stays). Here the whole
+ * blocks of eight modes in GCC's vectors, each lane doing the IEEE
+ * operations of multiply_pair's scalar loop, so the bits are the same on
+ * every CPU; returns the next j. */
+RR_CLONES_V4_V3 static int multiply_pair_blocks(fftwf_complex *w, const fftwf_complex *u0, const fftwf_complex *u1,
+                                                const float *a0, const float *a1, float bx0, float bx1,
+                                                const float *by, int ny)
 {
     int j = 0;
     for (; u1 && j + 8 <= ny; j += 8) {
@@ -1149,7 +1186,15 @@ multiply_pair(fftwf_complex *w, const fftwf_complex *u0, const fftwf_complex *u1
         const v8sf w0 = SEP_MODE(v_load(a0 + j), bx0 * Y, r0, i0), w1 = SEP_MODE(v_load(a1 + j), bx1 * Y, r1, i1);
         V_STORE2(w[j], V_LO(w0, w1), V_HI(w0, w1));
     }
-    for (; j < ny; j++) {
+    return j;
+}
+
+/* multiply_pair_blocks' whole blocks, then the modes it left one at a time,
+ * outside the clones (plain_lines: all of them). */
+static void multiply_pair(fftwf_complex *w, const fftwf_complex *u0, const fftwf_complex *u1, const float *a0,
+                          const float *a1, float bx0, float bx1, const float *by, int ny, bool mean)
+{
+    for (int j = plain_lines ? 0 : multiply_pair_blocks(w, u0, u1, a0, a1, bx0, bx1, by, ny); j < ny; j++) {
         w[j][0] = SEP_MODE(a0[j], bx0 * by[j], u0[j][0], u0[j][1]);
         w[j][1] = u1 ? SEP_MODE(a1[j], bx1 * by[j], u1[j][0], u1[j][1]) : 0.0f;
     }
@@ -1272,10 +1317,10 @@ static void dct2_permute(const struct axis *a, const fftwf_complex *restrict x, 
 {
     const int n = a->n;
     const float s = a->kind->odd_sign;
-    int m = dct2_permute_blocks(a, x, tmp);
+    int m = plain_lines ? 0 : dct2_permute_blocks(a, x, tmp);
 #ifdef __SSE2__
     const __m128 sv = _mm_set1_ps(s);
-    for (; 2 * m + 3 < n; m += 2) {
+    for (const bool vec = !plain_lines; vec && 2 * m + 3 < n; m += 2) {
         const __m128 lo = _mm_loadu_ps(x[2 * m]), hi = _mm_loadu_ps(x[2 * m + 2]);
         const __m128 od = _mm_movehl_ps(hi, lo);   /* x_(2m+1), x_(2m+3) */
         _mm_storeu_ps(tmp[m], _mm_movelh_ps(lo, hi));
@@ -1300,11 +1345,11 @@ static void dct2_post(const struct axis *a, fftwf_complex *restrict y)
     const fftwf_complex *tw = a->tw;
     y[0][0] *= 2.0f;
     y[0][1] *= 2.0f;
-    int k = dct2_post_blocks(a, y);
+    int k = plain_lines ? 1 : dct2_post_blocks(a, y);
 #ifdef __SSE2__
     const __m128 neg_even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));   /* lanes 0, 2 */
     const __m128 neg_odd = _mm_castsi128_ps(_mm_set_epi32(INT32_MIN, 0, INT32_MIN, 0));    /* lanes 1, 3 */
-    for (; 2 * (k + 1) < n; k += 2) {
+    for (const bool vec = !plain_lines; vec && 2 * (k + 1) < n; k += 2) {
         const __m128 t = _mm_loadu_ps(tw[k]);
         const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0));
         const __m128 d = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
@@ -1362,11 +1407,11 @@ static void dct2_pre(const struct axis *a, fftwf_complex *restrict y)
 {
     const int n = a->n;
     const fftwf_complex *tw = a->tw;
-    int k = dct2_pre_blocks(a, y);
+    int k = plain_lines ? 1 : dct2_pre_blocks(a, y);
 #ifdef __SSE2__
     const __m128 neg_even = _mm_castsi128_ps(_mm_set_epi32(0, INT32_MIN, 0, INT32_MIN));
     const __m128 neg_odd = _mm_castsi128_ps(_mm_set_epi32(INT32_MIN, 0, INT32_MIN, 0));
-    for (; 2 * (k + 1) < n; k += 2) {
+    for (const bool vec = !plain_lines; vec && 2 * (k + 1) < n; k += 2) {
         const __m128 t = _mm_loadu_ps(tw[k]);
         const __m128 c = _mm_shuffle_ps(t, t, _MM_SHUFFLE(2, 2, 0, 0));
         const __m128 d = _mm_shuffle_ps(t, t, _MM_SHUFFLE(3, 3, 1, 1));
@@ -1406,10 +1451,10 @@ static void dct2_unpermute(const struct axis *a, const fftwf_complex *restrict t
 {
     const int n = a->n;
     const float s = a->kind->odd_sign;
-    int m = dct2_unpermute_blocks(a, tmp, x);
+    int m = plain_lines ? 0 : dct2_unpermute_blocks(a, tmp, x);
 #ifdef __SSE2__
     const __m128 sv = _mm_set1_ps(s);
-    for (; 2 * m + 3 < n; m += 2) {
+    for (const bool vec = !plain_lines; vec && 2 * m + 3 < n; m += 2) {
         const __m128 e = _mm_loadu_ps(tmp[m]), r = _mm_loadu_ps(tmp[n - 2 - m]);
         const __m128 o = _mm_mul_ps(sv, _mm_shuffle_ps(r, r, _MM_SHUFFLE(1, 0, 3, 2)));   /* odd cells 2m+1, 2m+3 */
         _mm_storeu_ps(x[2 * m], _mm_movelh_ps(e, o));
@@ -1490,7 +1535,7 @@ static void dct4_in(const struct axis *a, const fftwf_complex *restrict x, fftwf
 {
     const int n = a->n, h = n / 2, d = dct4_half(a);
     const fftwf_complex *tw = a->tw;
-    for (int j = dct4_in_blocks(a, x, tmp, s_in); j < h; j++) {
+    for (int j = plain_lines ? 0 : dct4_in_blocks(a, x, tmp, s_in); j < h; j++) {
         const float c = tw[j][0], e = tw[j][1];
         for (int q = 0; q < 2; q++) {
             const float vr = x[2 * j][q], vi = s_in * x[n - 1 - 2 * j][q];
@@ -1543,7 +1588,7 @@ static void dct4_out(const struct axis *a, const fftwf_complex *restrict tmp, ff
     const int n = a->n, h = n / 2, d = dct4_half(a);
     const fftwf_complex *tw = a->tw;
     const float ns = -s_out;
-    for (int k = dct4_out_blocks(a, tmp, y, s_out); k < h; k++) {
+    for (int k = plain_lines ? 0 : dct4_out_blocks(a, tmp, y, s_out); k < h; k++) {
         const float c = tw[h + k][0], e = tw[h + k][1];
         for (int q = 0; q < 2; q++) {
             const float vr = tmp[q * d + k][0], vi = tmp[q * d + k][1];
@@ -1613,16 +1658,14 @@ static void run_back(const struct axis *a, fftwf_plan p, bool real_out, fftwf_co
  * one pass over their DFTs va and vb: dct2_post of each, multiply_pair of
  * the two, dct2_pre of the line they make, into u, every value with the
  * operations those three make on it in their order, so that u holds the
- * bits of the three passes (pair_plain); the pairs k, n - k eight at a time
- * in GCC's vectors, built for AVX-512, AVX2 and the baseline. aa, ab: the
- * columns' a; bxa, bxb: their b's x factors; `mean` as multiply_pair. */
-RR_CLONES_V4_V3 static void
-pair_middle_dct2(int n, const fftwf_complex *tw, const fftwf_complex *va, const fftwf_complex *vb, const float *aa,
-                 const float *ab, float bxa, float bxb, const float *by, bool mean, fftwf_complex *u)
+ * bits of the three passes (pair_plain). Here the pairs k, n - k eight at a
+ * time from k = 1 in GCC's vectors, built for AVX-512, AVX2 and the
+ * baseline; returns the next k. aa, ab: the columns' a; bxa, bxb: their
+ * b's x factors. */
+RR_CLONES_V4_V3 static int
+pair_middle_dct2_blocks(int n, const fftwf_complex *tw, const fftwf_complex *va, const fftwf_complex *vb,
+                        const float *aa, const float *ab, float bxa, float bxb, const float *by, fftwf_complex *u)
 {
-    /* Mode 0: Y_0 = 2 V_0, which dct2_pre leaves. */
-    u[0][0] = SEP_MODE(aa[0], mean ? 0.0f : bxa * by[0], va[0][0] * 2.0f, va[0][1] * 2.0f);
-    u[0][1] = SEP_MODE(ab[0], bxb * by[0], vb[0][0] * 2.0f, vb[0][1] * 2.0f);
     int k = 1;
     for (; 2 * (k + 7) < n; k += 8) {
         const int m = n - k - 7;   /* modes m .. n - k: the partners of k + 7 .. k */
@@ -1640,7 +1683,20 @@ pair_middle_dct2(int n, const fftwf_complex *tw, const fftwf_complex *va, const 
         V_STORE2(u[k], V_LO(ukr, uki), V_HI(ukr, uki));
         V_STORE2(u[m], V_LO_REV(unr, uni), V_HI_REV(unr, uni));
     }
-    for (; 2 * k <= n; k++) {
+    return k;
+}
+
+/* pair_middle_dct2_blocks, with mode 0 and the pairs it left one at a
+ * time, outside the clones (GCC 12 contracts scalar loops there: see
+ * dct4_in_blocks); `mean` as multiply_pair. */
+static void pair_middle_dct2(int n, const fftwf_complex *tw, const fftwf_complex *va, const fftwf_complex *vb,
+                             const float *aa, const float *ab, float bxa, float bxb, const float *by, bool mean,
+                             fftwf_complex *u)
+{
+    /* Mode 0: Y_0 = 2 V_0, which dct2_pre leaves. */
+    u[0][0] = SEP_MODE(aa[0], mean ? 0.0f : bxa * by[0], va[0][0] * 2.0f, va[0][1] * 2.0f);
+    u[0][1] = SEP_MODE(ab[0], bxb * by[0], vb[0][0] * 2.0f, vb[0][1] * 2.0f);
+    for (int k = pair_middle_dct2_blocks(n, tw, va, vb, aa, ab, bxa, bxb, by, u); 2 * k <= n; k++) {
         const int j = n - k;   /* k itself when 2 k = n: dct2_post and dct2_pre then take v = u */
         const float c = tw[k][0], d = tw[k][1];
         float wak, wan, wbk, wbn, ukr, uki, unr, uni;
@@ -1666,10 +1722,10 @@ pair_middle_dct2(int n, const fftwf_complex *tw, const fftwf_complex *va, const 
  * of the line they make (s_in 1) into t (two half lines d apart), with
  * their operations on every value in their order (pair_plain's bits). Mode
  * 2k and its partner n - 1 - 2k come from the DFTs' value k and go into
- * t's value k; eight k at a time in GCC's vectors. */
-RR_CLONES_V4_V3 static void
-pair_middle_dct4(int n, int d, const fftwf_complex *tw, const fftwf_complex *va, const fftwf_complex *vb,
-                 const float *aa, const float *ab, float bxa, float bxb, const float *by, fftwf_complex *t)
+ * t's value k. Here eight k at a time in GCC's vectors; returns the next k. */
+RR_CLONES_V4_V3 static int
+pair_middle_dct4_blocks(int n, int d, const fftwf_complex *tw, const fftwf_complex *va, const fftwf_complex *vb,
+                        const float *aa, const float *ab, float bxa, float bxb, const float *by, fftwf_complex *t)
 {
     const int h = n / 2;
     int k = 0;
@@ -1699,7 +1755,16 @@ pair_middle_dct4(int n, int d, const fftwf_complex *tw, const fftwf_complex *va,
             V_STORE2(t[q * d + k], V_LO(tr, ti), V_HI(tr, ti));
         }
     }
-    for (; k < h; k++) {
+    return k;
+}
+
+/* pair_middle_dct4_blocks, then the k it left one at a time, outside the
+ * clones (see dct4_in_blocks). */
+static void pair_middle_dct4(int n, int d, const fftwf_complex *tw, const fftwf_complex *va, const fftwf_complex *vb,
+                             const float *aa, const float *ab, float bxa, float bxb, const float *by, fftwf_complex *t)
+{
+    const int h = n / 2;
+    for (int k = pair_middle_dct4_blocks(n, d, tw, va, vb, aa, ab, bxa, bxb, by, t); k < h; k++) {
         const int e = 2 * k, o = n - 1 - 2 * k;
         const float c1 = tw[h + k][0], e1 = tw[h + k][1], c0 = tw[k][0], e0 = tw[k][1];
         float w[2][2];   /* column, mode 2k (0) or n - 1 - 2k (1) */
@@ -1831,7 +1896,7 @@ static void column_pass(const struct spectral *sp, int t, fftwf_complex *b0, fft
         for (int s = 0; s < keep; s += 2) {
             const float *dmean = t == 0 && mean && s == 0 ? &dm : NULL;
             const bool m0 = mean && kx[s] == 0;
-            if (s + 1 < keep && (ay->kind->dct2 || ay->kind->dct4))
+            if (s + 1 < keep && (ay->kind->dct2 || ay->kind->dct4) && !plain_lines)
                 pair_fused(sp, z[s], z[s + 1], kx[s], m0, dmean, b0);
             else
                 pair_plain(sp, z[s], s + 1 < keep ? z[s + 1] : NULL, kx[s], m0, dmean, b0, b1);
@@ -1885,7 +1950,7 @@ static void group_copy(fftwf_complex *Z, size_t nyp, int y0, fftwf_complex *rows
 {
     int x = 0;
 #ifdef __SSE2__
-    for (; nr % 2 == 0 && x + 2 <= n; x += 2) {
+    for (const bool vec = !plain_lines; vec && nr % 2 == 0 && x + 2 <= n; x += 2) {
         float *z0 = Z[(size_t)x * nyp + y0], *z1 = Z[(size_t)(x + 1) * nyp + y0];
         for (int r = 0; r < nr; r += 2) {
             float *a = rows[r * nxp + x], *b = rows[(r + 1) * nxp + x];
@@ -1917,11 +1982,12 @@ static void group_copy(fftwf_complex *Z, size_t nyp, int y0, fftwf_complex *rows
  * group (two cache lines for ROWS) are read once. */
 static void group_pairs(const fftwf_complex *Z, size_t nyp, int y0, fftwf_complex *lines, size_t nxp, int nx, int nr)
 {
+    const bool vec = !plain_lines;
     for (int x = 0; x < nx; x += 2) {
         const float *z = Z[(size_t)x * nyp + y0];   /* cells x, x + 1 of row y0, then of row y0 + 1, ... */
         int r = 0;
 #ifdef __SSE2__
-        for (; x + 1 < nx && r + 1 < nr; r += 2) {   /* (a0, a1, b0, b1) to (a0, b0, a1, b1): copies */
+        for (; vec && x + 1 < nx && r + 1 < nr; r += 2) {   /* (a0, a1, b0, b1) to (a0, b0, a1, b1): copies */
             const __m128 v = _mm_loadu_ps(z + 2 * r);
             _mm_storeu_ps(lines[(size_t)(r / 2) * nxp + x], _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 1, 2, 0)));
         }
@@ -2050,11 +2116,12 @@ static void step_passes(void *arg, int t, int nt)
     const size_t nxp = sp->nxp;
     fftwf_complex *b0 = sp->buf + (size_t)t * sp->buflen;
     fftwf_complex *b1 = b0 + sp->buflen / 2;
+    const bool fused = !plain_lines;   /* the fused row passes, or the plain ones (solver_spectral_plain) */
     for (int g; (g = claim(j, 0, groups)) >= 0;) {
         const int y0 = g * ROWS, nr = ny - y0 < ROWS ? ny - y0 : ROWS;
         for (int r = 0; r < nr; r++) {
             const int gy = y0 + r - sp->ay.lo;
-            if (sp->ax.kind->dct2 && sp->ax.n == sp->ax.m && gy >= 0 && gy < sp->ay.m) {
+            if (fused && sp->ax.kind->dct2 && sp->ax.n == sp->ax.m && gy >= 0 && gy < sp->ay.m) {
                 /* A grid row of a dct2 x axis without pads: packed straight
                  * into the DFT's order (dct2_forward's steps after it). */
                 sp->dsum[gy] = pack_grid_row_dct2(b0, f->cur + gy * f->stride, sp->last + (size_t)gy * nx,
@@ -2063,7 +2130,7 @@ static void step_passes(void *arg, int t, int nt)
                 dct2_post(&sp->ax, b1 + r * nxp);
                 continue;
             }
-            if (sp->ax.kind->dct4 && sp->ax.n == sp->ax.m && gy >= 0 && gy < sp->ay.m) {
+            if (fused && sp->ax.kind->dct4 && sp->ax.n == sp->ax.m && gy >= 0 && gy < sp->ay.m) {
                 /* likewise into the DCT-IV's half lines (dct4_line's steps after them) */
                 const int d = dct4_half(&sp->ax);
                 sp->dsum[gy] = pack_grid_row_dct4(&sp->ax, b0 + nxp, f->cur + gy * f->stride,
@@ -2103,7 +2170,7 @@ static void step_passes(void *arg, int t, int nt)
         for (int r = 0; r < nr; r += 2) {
             fftwf_complex *line = b1 + r / 2 * nxp;
             const int gy = y0 + r - ay->lo;
-            if (ax->n == ax->m && r + 1 < nr && gy >= 0 && gy + 1 < ay->m) {
+            if (fused && ax->n == ax->m && r + 1 < nr && gy >= 0 && gy + 1 < ay->m) {
                 float *out0 = f->prev + gy * f->stride, *last0 = sp->last + (size_t)gy * ax->m;
                 int32_t m;
                 if (ax->kind->dct2) {

@@ -17,7 +17,8 @@
 # unit tests that compare a CPU-picked fast path with its plain reference
 # run there too: test_md5lanes (md5_lanes against av_md5_sum), test_spectral's
 # fused column pairs (the one pass between the transforms against the plain
-# passes, TEST_SPECTRAL_ONLY=pairs), test_sim_screen
+# passes) and whole steps against its plain path (every loop scalar, the
+# passes unfused: solver_spectral_plain), TEST_SPECTRAL_ONLY=fast, test_sim_screen
 # (the portable row kernels' blow-up screen flags what it must, on each
 # level's build of them, and their bits with it on and off), test_yuv420
 # (yuv420_from_rgb24 against yuv420_reference), test_render (the height
@@ -184,8 +185,8 @@ for pair in Haswell-v4:x86-64-v3 qemu64:baseline; do
     png_set "$T/png-$want" $QEMU > "$T/png-emu.md5"
     check "same-png-files-on-$want" cmp -s "$T/png-native.md5" "$T/png-emu.md5"
     if [ -x "$build/tests/test_spectral" ]; then
-        TEST_SPECTRAL_ONLY=pairs $QEMU "$build/tests/test_spectral" > "$T/out" 2>&1
-        check "spectral-fused-pairs-bits-on-$want" [ $? -eq 0 ]
+        TEST_SPECTRAL_ONLY=fast $QEMU "$build/tests/test_spectral" > "$T/out" 2>&1
+        check "spectral-plain-path-bits-on-$want" [ $? -eq 0 ]
     else
         echo "skip test_spectral on $want: $build/tests/test_spectral is not built"
     fi

@@ -1019,6 +1019,83 @@ static float *grid_heights(const struct field *f)
     return out;
 }
 
+/* Two steps of a fresh solver on a w x h field of pseudo-random heights in
+ * both planes, a third of the cells of f->cur moved between them (displaced
+ * at rest: each grid row's sum of D), on the plain path (plain:
+ * solver_spectral_plain) or the fast one, the screen on: the heights
+ * (w * h floats) and *within. */
+static float *two_steps(const struct scene *sc, bool plain, bool *within)
+{
+    const int w = sc->grid.width, h = sc->grid.height;
+    struct field f;
+    uint32_t u = 54321u;
+    random_planes(&f, w, h, &u);
+    const struct solver_ops *ops = sc->solver.type;
+    void *priv = solver_open(ops, sc, &f, NULL);
+    solver_spectral_plain(plain);
+    struct solver_screen screen = { .limit = 1e6f };
+    ops->step(priv, &f, NULL);
+    for (int y = 0; y < h; y++)
+        for (int x = y % 3; x < w; x += 3) {
+            u = u * 1664525u + 1013904223u;
+            f.cur[y * f.stride + x] += (float)(u >> 8) / 3e7f;   /* sums that round: their order shows */
+        }
+    ops->step(priv, &f, &screen);
+    solver_spectral_plain(false);
+    *within = screen.within;
+    float *out = grid_heights(&f);
+    solver_close(ops, priv, &f);
+    return out;
+}
+
+/* The plain path beside the fast one (solver_spectral_plain): two steps give
+ * the same bits with every loop in its scalar form and the passes unfused
+ * as with SSE2, GCC's vectors and the fused passes (packing, D's sums, the
+ * screen's copy, the DCT-II and DCT-IV lines' pre- and post-passes, the
+ * mode multiplies, the fused column pairs, the row groups' copies), for
+ * every kind of axis (DFT, the four real-to-real pairs, absorb pads), on
+ * odd and even lengths (each loop's scalar tail; the DCT-IV of odd lengths
+ * by FFTW's own kinds), on one thread and on two over the parallel passes
+ * (PAR_MIN). */
+static void test_plain_kernels(void **state)
+{
+    (void)state;
+    static const struct { int w, h; enum edge_kind l, r, t, b; } cases[] = {
+        { 37, 21, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP },
+        { 36, 22, EDGE_FIXED, EDGE_FIXED, EDGE_CLAMP, EDGE_CLAMP },
+        { 35, 23, EDGE_CLAMP, EDGE_CLAMP, EDGE_FIXED, EDGE_FIXED },
+        { 34, 26, EDGE_FIXED, EDGE_CLAMP, EDGE_CLAMP, EDGE_FIXED },
+        { 33, 25, EDGE_CLAMP, EDGE_FIXED, EDGE_FIXED, EDGE_CLAMP },
+        { 31, 19, EDGE_ABSORB, EDGE_CLAMP, EDGE_WRAP, EDGE_WRAP },
+        { 30, 18, EDGE_WRAP, EDGE_WRAP, EDGE_FIXED, EDGE_ABSORB },
+        { 29, 27, EDGE_FIXED, EDGE_CLAMP, EDGE_ABSORB, EDGE_ABSORB },
+        { 40, 24, EDGE_CLAMP, EDGE_CLAMP, EDGE_WRAP, EDGE_WRAP },
+        { 38, 21, EDGE_FIXED, EDGE_CLAMP, EDGE_WRAP, EDGE_WRAP },
+        { 520, 512, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP, EDGE_WRAP },
+        { 515, 500, EDGE_FIXED, EDGE_ABSORB, EDGE_CLAMP, EDGE_FIXED },
+        { 501, 530, EDGE_CLAMP, EDGE_FIXED, EDGE_FIXED, EDGE_CLAMP },
+        { 518, 514, EDGE_FIXED, EDGE_CLAMP, EDGE_CLAMP, EDGE_FIXED },
+    };
+    const int max = omp_get_max_threads();
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        for (int t = 1; t <= 2; t++) {
+            omp_set_num_threads(t);
+            struct scene sc;
+            base_scene(&sc, cases[c].w, cases[c].h, 1e-3, 30, 2);
+            sc.boundary[EDGE_LEFT] = cases[c].l;
+            sc.boundary[EDGE_RIGHT] = cases[c].r;
+            sc.boundary[EDGE_TOP] = cases[c].t;
+            sc.boundary[EDGE_BOTTOM] = cases[c].b;
+            bool within[2];
+            float *vec = two_steps(&sc, false, &within[0]), *plain = two_steps(&sc, true, &within[1]);
+            assert_memory_equal(vec, plain, (size_t)cases[c].w * cases[c].h * sizeof *vec);
+            assert_true(within[0] && within[1]);
+            free(vec);
+            free(plain);
+        }
+    omp_set_num_threads(max);
+}
+
 /* The heights after `frames` frames of the scene of test_threads_identical
  * and test_measured_plans (every kind of pad, the parallel passes), into a
  * new array of w x h floats. */
@@ -1384,15 +1461,20 @@ int main(void)
         cmocka_unit_test(test_beyond_absorb_edges),
         cmocka_unit_test(test_line_transforms),
         cmocka_unit_test(test_pair_fused_bits),
+        cmocka_unit_test(test_plain_kernels),
     };
     const struct CMUnitTest physics[] = { PHYSICS_TESTS };
-    /* TEST_SPECTRAL_ONLY=pairs: the fused column pass alone, for
-     * tests/cli/test_kernels.sh to run on emulated CPUs (each level's
-     * clones of it against the plain passes). */
+    /* TEST_SPECTRAL_ONLY=fast: the fused column pass and the whole step
+     * against the plain path alone, for tests/cli/test_kernels.sh to run on
+     * emulated CPUs (each level's clones and SSE2 loops against the scalar
+     * loops and the plain passes). */
     const char *only = getenv("TEST_SPECTRAL_ONLY");
-    if (only && strcmp(only, "pairs") == 0) {
-        const struct CMUnitTest pairs[] = { cmocka_unit_test(test_pair_fused_bits) };
-        return cmocka_run_group_tests_name("spectral, fused column pairs", pairs, NULL, NULL);
+    if (only && strcmp(only, "fast") == 0) {
+        const struct CMUnitTest fast[] = {
+            cmocka_unit_test(test_pair_fused_bits),
+            cmocka_unit_test(test_plain_kernels),
+        };
+        return cmocka_run_group_tests_name("spectral, fast against plain", fast, NULL, NULL);
     }
     int failed = cmocka_run_group_tests_name("spectral", tests, NULL, NULL);
     return failed + cmocka_run_group_tests_name("spectral, measured plans", physics, measured_setup, measured_teardown);
