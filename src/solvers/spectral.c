@@ -1598,6 +1598,84 @@ static void dct4_out(const struct axis *a, const fftwf_complex *restrict tmp, ff
     }
 }
 
+/* dct4_out and copy_screen2 in one pass (the transform back of a dct4 x
+ * axis's two grid rows, step_passes): tmp's two half lines (row 0's, then
+ * row 1's, dct4_half apart) into the cells of each row, every value with
+ * dct4_out's operations (s_out = odd_sign), to out and last of each row;
+ * *mag the largest magnitude (tblock_mag_max). Here the pairs of blocks
+ * k .. k + 7 and K = h - 8 - k .. h - 1 - k from k = 0 while the two do
+ * not meet, in GCC's vectors, each lane doing dct4_out's scalar
+ * operations: cells 2k .. 2k + 15 are block k's even cells between block
+ * K's odd ones reversed, cells n - 16 - 2k .. n - 1 - 2k block K's even
+ * ones between block k's odd ones reversed, so each 16 are stored whole.
+ * Returns the first k left (the scalar loop does k .. h - 1 - k). No scalar
+ * a*b - c*d here: see dct4_in_blocks. */
+RR_CLONES_V4_V3 static int dct4_screen2_blocks(const struct axis *a, const fftwf_complex *restrict tmp,
+                                               float *restrict out0, float *restrict last0, float *restrict out1,
+                                               float *restrict last1, float s_out, int32_t *mag)
+{
+    const int n = a->n, h = n / 2, d = dct4_half(a);
+    const fftwf_complex *tw = a->tw;
+    const float ns = -s_out;
+    const v8si abs = { INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX };
+    v8si mx = { 0 };
+    int k = 0;
+    for (; 2 * k + 16 <= h; k += 8) {
+        const int K = h - 8 - k;
+        v8sf ck, ek, cK, eK;
+        V_PARTS(tw[h + k], ck, ek);
+        V_PARTS(tw[h + K], cK, eK);
+        for (int q = 0; q < 2; q++) {
+            v8sf vr, vi, wr, wi;
+            V_PARTS(tmp[q * d + k], vr, vi);
+            V_PARTS(tmp[q * d + K], wr, wi);
+            const v8sf ev_k = ck * vr - ek * vi, od_k = (ck * vi + ek * vr) * ns;
+            const v8sf ev_K = cK * wr - eK * wi, od_K = (cK * wi + eK * wr) * ns;
+            const v8sf ro_K = V_REV(od_K), ro_k = V_REV(od_k);
+            const v8sf f0 = V_LO(ev_k, ro_K), f1 = V_HI(ev_k, ro_K);   /* cells 2k .. 2k + 15 */
+            const v8sf b0 = V_LO(ev_K, ro_k), b1 = V_HI(ev_K, ro_k);   /* cells n - 16 - 2k .. n - 1 - 2k */
+            float *out = q ? out1 : out0, *last = q ? last1 : last0;
+            V_STORE2(out + 2 * k, f0, f1);
+            V_STORE2(last + 2 * k, f0, f1);
+            V_STORE2(out + n - 16 - 2 * k, b0, b1);
+            V_STORE2(last + n - 16 - 2 * k, b0, b1);
+            const v8sf all[4] = { f0, f1, b0, b1 };
+            for (int i = 0; i < 4; i++) {
+                const v8si v = (v8si)all[i] & abs, gt = v > mx;
+                mx = (v & gt) | (mx & ~gt);
+            }
+        }
+    }
+    for (int i = 0; i < 8; i++)
+        *mag = mx[i] > *mag ? mx[i] : *mag;
+    return k;
+}
+
+/* dct4_screen2_blocks' pairs of blocks, then the k they left one at a time
+ * with dct4_out's scalar operations; returns the largest magnitude. */
+static int32_t dct4_screen2(const struct axis *a, const fftwf_complex *restrict tmp, float *restrict out0,
+                            float *restrict last0, float *restrict out1, float *restrict last1, float s_out)
+{
+    const int n = a->n, h = n / 2, d = dct4_half(a);
+    const fftwf_complex *tw = a->tw;
+    const float ns = -s_out;
+    int32_t mag = 0;
+    for (int k = dct4_screen2_blocks(a, tmp, out0, last0, out1, last1, s_out, &mag); k < h - k; k++)
+        for (int i = 0; i < 2 && (i == 0 || k != h - 1 - k); i++) {
+            const int kk = i ? h - 1 - k : k;
+            const float c = tw[h + kk][0], e = tw[h + kk][1];
+            for (int q = 0; q < 2; q++) {
+                float *out = q ? out1 : out0, *last = q ? last1 : last0;
+                const float vr = tmp[q * d + kk][0], vi = tmp[q * d + kk][1];
+                const float ev = c * vr - e * vi, od = (c * vi + e * vr) * ns;
+                out[2 * kk] = last[2 * kk] = ev;
+                out[n - 1 - 2 * kk] = last[n - 1 - 2 * kk] = od;
+                mag = tblock_mag_max(tblock_mag_max(mag, ev), od);
+            }
+        }
+    return mag;
+}
+
 /* The DCT-IV (FFTW's REDFT11, Y_k = 2 sum_i x_i cos(pi (k + 1/2) (i + 1/2)
  * / n), its own inverse times 2 n) of the real and of the imaginary parts
  * of a line x of even length n into y, by a complex DFT of n / 2 values
@@ -2179,6 +2257,13 @@ static void step_passes(void *arg, int t, int nt)
                     fftwf_execute_dft(sp->ix, line, b0 + nxp);
                     m = unpermute_screen2(out0, last0, out0 + f->stride, last0 + ax->m, b0 + nxp, ax->m,
                                           ax->kind->odd_sign);
+                } else if (ax->kind->dct4) {
+                    /* dct4_line with its last step and the copy in one pass */
+                    const int d = dct4_half(ax);
+                    dct4_in(ax, line, b0 + nxp, 1.0f);
+                    fftwf_execute_dft(sp->ix, b0 + nxp, b0 + nxp + 2 * d);
+                    m = dct4_screen2(ax, b0 + nxp + 2 * d, out0, last0, out0 + f->stride, last0 + ax->m,
+                                     ax->kind->odd_sign);
                 } else {
                     run_back(ax, sp->ix, false, line, b0, b0 + nxp);
                     m = copy_screen2(out0, last0, out0 + f->stride, last0 + ax->m, b0, ax->m);
