@@ -137,7 +137,8 @@
  * line to its scalar form, the operations written one value at a time, and
  * the step takes its unfused passes (pack_row and run_forward, pair_plain,
  * run_back and unpack_row) instead of the fused ones (pack_grid_row_dct2,
- * pack_grid_row_dct4, pair_fused, unpermute_screen2, copy_screen2). The
+ * pack_grid_row_dct4, pair_fused, unpermute_screen2, dct4_screen2,
+ * copy_screen2). The
  * vectors do in each lane exactly the scalar operations and the fused
  * passes each value's operations in their order, so a step gives the same
  * bits either way (test_spectral's test_plain_kernels). The scalar loops
