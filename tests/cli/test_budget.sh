@@ -205,6 +205,14 @@ python3 -c 'import json,sys; json.dump({"grid":{"width":64,"height":48},"time":{
 "drops":[{"x":i%64,"y":i//64%48} for i in range(300000)]}, sys.stdout, separators=(",",":"))' > "$T/drops.json"
 RIPPLERENDER_MEM_LIMIT=500M "$RR" "$T/drops.json" -q --hash --save-state "$T/drops-st" > /dev/null 2> "$T/err"; s=$?
 cond drops-refused-naming-drops '[ $s -eq 2 ] && one_line "$T/err" && grep -q "^ripplerender: .*drops.json:1:[0-9]*: drops: 300000 drops with a 64 x 48 grid need about [0-9]* bytes, more than the limit of 524288000 bytes (raise it with RIPPLERENDER_MEM_LIMIT, e.g. RIPPLERENDER_MEM_LIMIT=[0-9]*M); [0-9]* of them the scene.s 300000 sources$" "$T/err" && [ ! -e "$T/drops-st" ]'
+# Rain and a loop's copies add drops to the plan up to 2000000 in all
+# (sources.c's MAX_DROPS); a scene with more drops of its own (counted by
+# the budget) may add none. Its drops past the limit once let the copies
+# grow unchecked: 2000001 drops in a loop of 2 frames with a preroll of 7
+# periods planned 16 million.
+python3 -c 'import sys; sys.stdout.write("{\"time\":{\"frames\":2,\"loop\":true,\"preroll\":0.5},\"solver\":{\"damping\":0.01},\"drops\":[" + ",".join(["{}"] * 2000001) + "]}")' > "$T/loopdrops.json"
+"$RR" "$T/loopdrops.json" -q --hash > /dev/null 2> "$T/err"; s=$?
+cond loop-copies-past-max-drops-refused '[ $s -eq 2 ] && one_line "$T/err" && grep -q "^ripplerender: .*loopdrops.json:1:[0-9]*: drops: more than 2000000 drops planned (rain and loop copies included)$" "$T/err"'
 if ! ldd "$RR" 2>/dev/null | grep -q libasan && [ -x /usr/bin/time ]; then
     # The text's 72 bytes a byte bound the densest JSON, a value every two
     # bytes; these drops hold one every seven: a plain run peaks at about a
