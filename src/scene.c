@@ -6,6 +6,7 @@
 #include "scene_internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <stddef.h>
@@ -746,9 +747,13 @@ int scene_load_preset(struct scene *sc, const struct scene_preset *preset, const
             return rr_fail(e, RR_EXIT_USAGE, "%s: cannot read: %s", ld.name, strerror(err));
         }
     }
-    size_t preset_len = preset ? strlen(preset->text) : 0;
-    sc->text_bytes = len + preset_len;
-    if (budget_check_scene_text(sc->text_bytes, ld.name, e) < 0) {   /* before cJSON's nodes are made */
+    size_t preset_len = preset ? strlen(preset->text) : 0, sets_len = 0;
+    for (int i = 0; i < n_sets; i++)   /* --set's values are parsed as the file is */
+        sets_len += strlen(sets[i]);
+    sc->text_bytes = len + preset_len + sets_len;
+    char text_name[PATH_MAX + 32];
+    snprintf(text_name, sizeof text_name, "%s%s", ld.name, sets_len ? " and its --set values" : "");
+    if (budget_check_scene_text(sc->text_bytes, text_name, e) < 0) {   /* before cJSON's nodes are made */
         free(text);
         return -1;
     }

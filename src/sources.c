@@ -13,7 +13,8 @@
 #include "solver.h"
 
 #define PI 3.14159265358979323846
-/* The most drops that a scene may plan (rain included): about 160 MB of plan. */
+/* The most drops that rain and a loop's copies may bring a plan to: about
+ * 160 MB of plan. */
 #define MAX_DROPS 2000000
 
 struct osc_plan {
@@ -158,10 +159,11 @@ static int cmp_keyed(const void *a, const void *b)
     return (x->order > y->order) - (x->order < y->order);
 }
 
-/* Makes room for one more drop in *arr. */
+/* Makes room for one more drop in *arr: refused at MAX_DROPS, also when
+ * the scene's own drops (which the budget counts) are already past it. */
 static int grow(struct keyed **arr, int n, int *cap, struct rr_err *e)
 {
-    if (n == MAX_DROPS)
+    if (n >= MAX_DROPS)
         return rr_fail(e, RR_EXIT_USAGE, "drops: more than %d drops planned (rain and loop copies included)",
                        MAX_DROPS);
     if (n < *cap)

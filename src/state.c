@@ -534,7 +534,11 @@ int state_open(struct state **out, const struct state_options *o, const struct s
     st->overwrite = o->overwrite;
     st->load = o->load;
     st->saved = -1;
-    if (simulated_scene(st) < 0)
+    /* The simulated scene is compared with a loaded checkpoint's and written
+     * into saved ones; a run that does neither does not make it (printed,
+     * parsed and hashed, it costs a scene of millions of drops seconds and
+     * its text's size again in cJSON nodes). */
+    if ((o->load || o->save_dir) && simulated_scene(st) < 0)
         return rr_fail(e, RR_EXIT_RUNTIME, "state: out of memory");
     if (o->load && read_header(st, e) < 0)
         return -1;

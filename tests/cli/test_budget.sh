@@ -153,9 +153,11 @@ refused() {
     else fail "$name" "status $s, message: $(cat "$T/err")"; fi
 }
 # A GIF no longer holds its frames (two passes over a scratch file, src/sinks/gif.c):
-# its estimate does not grow with the frame count.
-e_long=$(estimate "$T/gif.json" --set time.frames=100000 -o "$T/r/a.gif"); e_short=$(estimate "$T/gif.json" -o "$T/r/a.gif")
-if [ -n "$e_long" ] && [ "$e_long" = "$e_short" ]; then ok gif-estimate-flat
+# its estimate does not grow with the frame count (beyond the --set's own
+# text, 72 bytes a byte as the file's).
+long=time.frames=100000
+e_long=$(estimate "$T/gif.json" --set $long -o "$T/r/a.gif"); e_short=$(estimate "$T/gif.json" -o "$T/r/a.gif")
+if [ -n "$e_long" ] && [ -n "$e_short" ] && [ "$((e_long - e_short))" = "$((72 * ${#long}))" ]; then ok gif-estimate-flat
 else fail gif-estimate-flat "100000 frames: ${e_long:-none} bytes, 80 frames: ${e_short:-none}"; fi
 echo '{"grid":{"width":64,"height":48},"solver":{"type":"spectral"},"boundary":"absorb","absorb_width":4096}' > "$T/spec-wide.json"
 RIPPLERENDER_MEM_LIMIT=1G refused spectral-pad-refused "of them the spectral solver's padded domain (absorb_width 4096)" "$T/spec-wide.json" -o "$T/r/a.npy"
@@ -167,6 +169,14 @@ refused scene-dev-zero '/dev/zero: larger than 67108864 bytes (64 MiB), the limi
 truncate -s 65M "$T/huge.json"
 refused scene-too-large 'huge.json: larger than 67108864 bytes' "$T/huge.json" -o "$T/r/a.npy"
 RIPPLERENDER_MEM_LIMIT=100M refused scene-text-over-budget 'big.json: 8000010 bytes of scene text need about' "$T/big.json" -o "$T/r/a.npy"
+# --set's values are scene text too, parsed as the file is: 15 of 120 kB
+# each (1.8 MB, as much as a command line holds) once peaked at 79 MB
+# under a limit of 20 MB, refused only after their parse.
+echo '{"grid":{"width":64,"height":48},"time":{"frames":1}}' > "$T/small.json"
+V=$(python3 -c 'print("[" + ",".join(["0"] * 60000) + "]")')
+set --; for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do set -- "$@" --set "drops=$V"; done
+RIPPLERENDER_MEM_LIMIT=100M refused set-text-over-budget 'small.json and its --set values: 1800159 bytes of scene text need about' "$T/small.json" "$@" -o "$T/r/a.npy"
+set --
 
 # --- a thread that cannot be created is a run-time failure (exit 1), not a bad scene ---------------
 # As user nobody with at most one process (ulimit -u 1): the encoder's threads (-j 2) cannot start.
@@ -205,9 +215,26 @@ python3 -c 'import json,sys; json.dump({"grid":{"width":64,"height":48},"time":{
 "drops":[{"x":i%64,"y":i//64%48} for i in range(300000)]}, sys.stdout, separators=(",",":"))' > "$T/drops.json"
 RIPPLERENDER_MEM_LIMIT=500M "$RR" "$T/drops.json" -q --hash --save-state "$T/drops-st" > /dev/null 2> "$T/err"; s=$?
 cond drops-refused-naming-drops '[ $s -eq 2 ] && one_line "$T/err" && grep -q "^ripplerender: .*drops.json:1:[0-9]*: drops: 300000 drops with a 64 x 48 grid need about [0-9]* bytes, more than the limit of 524288000 bytes (raise it with RIPPLERENDER_MEM_LIMIT, e.g. RIPPLERENDER_MEM_LIMIT=[0-9]*M); [0-9]* of them the scene.s 300000 sources$" "$T/err" && [ ! -e "$T/drops-st" ]'
+# Rain and a loop's copies add drops to the plan up to 2000000 in all
+# (sources.c's MAX_DROPS); a scene with more drops of its own (counted by
+# the budget) may add none. Its drops past the limit once let the copies
+# grow unchecked: 2000001 drops in a loop of 2 frames with a preroll of 7
+# periods planned 16 million.
+python3 -c 'import sys; sys.stdout.write("{\"time\":{\"frames\":2,\"loop\":true,\"preroll\":0.5},\"solver\":{\"damping\":0.01},\"drops\":[" + ",".join(["{}"] * 2000001) + "]}")' > "$T/loopdrops.json"
+"$RR" "$T/loopdrops.json" -q --hash > /dev/null 2> "$T/err"; s=$?
+cond loop-copies-past-max-drops-refused '[ $s -eq 2 ] && one_line "$T/err" && grep -q "^ripplerender: .*loopdrops.json:1:[0-9]*: drops: more than 2000000 drops planned (rain and loop copies included)$" "$T/err"'
 if ! ldd "$RR" 2>/dev/null | grep -q libasan && [ -x /usr/bin/time ]; then
-    budget drops-300k-hash "$T/drops.json" --hash
+    # The text's 72 bytes a byte bound the densest JSON, a value every two
+    # bytes; these drops hold one every seven: a plain run peaks at about a
+    # third of the estimate.
+    MAXPCT=320 budget drops-300k-hash "$T/drops.json" --hash
     budget drops-300k-save-state "$T/drops.json" --hash --save-state "$T/drops-st" -y
+    # Only a run that saves or loads checkpoints makes the resolved scene
+    # (state.c's simulated_scene: printed, parsed, hashed), about 1 KB a
+    # drop: a plain run peaks under half of a --save-state run.
+    ph=$(peak "$T/drops.json" --hash); ps=$(peak "$T/drops.json" --hash --save-state "$T/drops-st" -y)
+    echo "drops 300k: peak $ph bytes with --hash, $ps with --save-state"
+    cond drops-plain-run-makes-no-resolved-scene '[ $((ph * 2)) -lt "$ps" ]'
 fi
 
 finish

@@ -195,8 +195,9 @@ refuse blowup-at-frame-0 1 "frame 0: the simulation blew up (height inf" "$T/bar
 
 # --- memory limits: refused before allocating, naming the bytes ----------------------------------------
 # -j 2: the encoder's frame threads, and so the bytes, follow the thread count.
-# (The small scene's one drop counts 256 bytes: the sources, docs/scene.md.)
-refuse limit-grid-default 2 "need about 23002745688 bytes, more than the limit of 4294967296 bytes" \
+# (The small scene's one drop counts 256 bytes: the sources; the two -s, 33 bytes of
+# text, 72 bytes each as the file's: docs/scene.md.)
+refuse limit-grid-default 2 "need about 23002748064 bytes, more than the limit of 4294967296 bytes" \
     "$T/small.json" -s grid.width=16384 -s grid.height=16384 $O -j 2
 # 46341 x 46341 > 2^31 pixels: refused by the range before any product is formed.
 refuse limit-render-2-31 2 "render.width: expected an integer in [1, 16384], got 46341" \
