@@ -931,6 +931,39 @@ static void pack_row(const struct spectral *sp, const struct field *f, int y, ff
     pad_cells(z, sp->H + row, sp->P + row, ax->lo + ax->m, ax->hi);
 }
 
+#ifdef __SSE2__
+/* The screen's running maximum in four lanes: the magnitudes of v's cells
+ * (their bit patterns without the sign, compared as signed integers, as
+ * tblock_mag_max does: NaN and infinity above every finite value) into mx. */
+static inline __m128i mag_lanes(__m128i mx, __m128 v)
+{
+    const __m128i b = _mm_and_si128(_mm_castps_si128(v), _mm_set1_epi32(INT32_MAX)), gt = _mm_cmpgt_epi32(b, mx);
+    return _mm_or_si128(_mm_and_si128(gt, b), _mm_andnot_si128(gt, mx));
+}
+
+/* The largest of mag and mx's four lanes. */
+static inline int32_t mag_of_lanes(__m128i mx, int32_t mag)
+{
+    int32_t lane[4];
+    _mm_storeu_si128((__m128i *)lane, mx);
+    for (int k = 0; k < 4; k++)
+        mag = lane[k] > mag ? lane[k] : mag;
+    return mag;
+}
+
+/* Four cells of each of two rows (r0, r1) to out and last of each at x,
+ * their magnitudes into the running maximum mx. */
+static inline __m128i store2_screen(float *restrict out0, float *restrict last0, float *restrict out1,
+                                    float *restrict last1, int x, __m128 r0, __m128 r1, __m128i mx)
+{
+    _mm_storeu_ps(out0 + x, r0);
+    _mm_storeu_ps(last0 + x, r0);
+    _mm_storeu_ps(out1 + x, r1);
+    _mm_storeu_ps(last1 + x, r1);
+    return mag_lanes(mag_lanes(mx, r0), r1);
+}
+#endif
+
 /* Copies m heights from `in` to out and to last and returns their largest
  * magnitude for the screen (tblock_mag_max: NaN and infinity above every
  * finite value). Four cells at a time with SSE2: the magnitudes' bit
@@ -940,19 +973,14 @@ static int32_t copy_screen(float *restrict out, float *restrict last, const floa
     int x = 0;
     int32_t mag = 0;
 #ifdef __SSE2__
-    const __m128i abs = _mm_set1_epi32(INT32_MAX);
     __m128i mx = _mm_setzero_si128();
     for (const bool vec = !plain_lines; vec && x + 4 <= m; x += 4) {
         const __m128 v = _mm_loadu_ps(in + x);
         _mm_storeu_ps(out + x, v);
         _mm_storeu_ps(last + x, v);
-        const __m128i b = _mm_and_si128(_mm_castps_si128(v), abs), gt = _mm_cmpgt_epi32(b, mx);
-        mx = _mm_or_si128(_mm_and_si128(gt, b), _mm_andnot_si128(gt, mx));
+        mx = mag_lanes(mx, v);
     }
-    int32_t lane[4];
-    _mm_storeu_si128((__m128i *)lane, mx);
-    for (int k = 0; k < 4; k++)
-        mag = lane[k] > mag ? lane[k] : mag;
+    mag = mag_of_lanes(mx, mag);
 #endif
     for (; x < m; x++) {
         out[x] = last[x] = in[x];
@@ -2095,25 +2123,14 @@ static int32_t copy_screen2(float *restrict out0, float *restrict last0, float *
     int x = 0;
     int32_t mag = 0;
 #ifdef __SSE2__
-    const __m128i abs = _mm_set1_epi32(INT32_MAX);
     __m128i mx = _mm_setzero_si128();
     for (; x + 4 <= m; x += 4) {
         const __m128 a = _mm_loadu_ps(in[x]), b = _mm_loadu_ps(in[x + 2]);
         const __m128 r0 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));   /* row 0's four cells */
         const __m128 r1 = _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));   /* row 1's */
-        _mm_storeu_ps(out0 + x, r0);
-        _mm_storeu_ps(last0 + x, r0);
-        _mm_storeu_ps(out1 + x, r1);
-        _mm_storeu_ps(last1 + x, r1);
-        for (int k = 0; k < 2; k++) {
-            const __m128i v = _mm_and_si128(_mm_castps_si128(k ? r1 : r0), abs), gt = _mm_cmpgt_epi32(v, mx);
-            mx = _mm_or_si128(_mm_and_si128(gt, v), _mm_andnot_si128(gt, mx));
-        }
+        mx = store2_screen(out0, last0, out1, last1, x, r0, r1, mx);
     }
-    int32_t lane[4];
-    _mm_storeu_si128((__m128i *)lane, mx);
-    for (int k = 0; k < 4; k++)
-        mag = lane[k] > mag ? lane[k] : mag;
+    mag = mag_of_lanes(mx, mag);
 #endif
     for (; x < m; x++) {
         out0[x] = last0[x] = in[x][0];
@@ -2135,7 +2152,6 @@ static int32_t unpermute_screen2(float *restrict out0, float *restrict last0, fl
     int m = 0;
     int32_t mag = 0;
 #ifdef __SSE2__
-    const __m128i abs = _mm_set1_epi32(INT32_MAX);
     const __m128 sv = _mm_set1_ps(s);
     __m128i mx = _mm_setzero_si128();
     for (; 2 * m + 3 < n; m += 2) {
@@ -2143,19 +2159,9 @@ static int32_t unpermute_screen2(float *restrict out0, float *restrict last0, fl
         const __m128 o = _mm_mul_ps(sv, _mm_shuffle_ps(r, r, _MM_SHUFFLE(1, 0, 3, 2)));   /* odd cells 2m+1, 2m+3 */
         const __m128 lo = _mm_unpacklo_ps(e, o), hi = _mm_unpackhi_ps(e, o);
         const __m128 r0 = _mm_movelh_ps(lo, hi), r1 = _mm_movehl_ps(hi, lo);
-        _mm_storeu_ps(out0 + 2 * m, r0);
-        _mm_storeu_ps(last0 + 2 * m, r0);
-        _mm_storeu_ps(out1 + 2 * m, r1);
-        _mm_storeu_ps(last1 + 2 * m, r1);
-        for (int k = 0; k < 2; k++) {
-            const __m128i v = _mm_and_si128(_mm_castps_si128(k ? r1 : r0), abs), gt = _mm_cmpgt_epi32(v, mx);
-            mx = _mm_or_si128(_mm_and_si128(gt, v), _mm_andnot_si128(gt, mx));
-        }
+        mx = store2_screen(out0, last0, out1, last1, 2 * m, r0, r1, mx);
     }
-    int32_t lane[4];
-    _mm_storeu_si128((__m128i *)lane, mx);
-    for (int k = 0; k < 4; k++)
-        mag = lane[k] > mag ? lane[k] : mag;
+    mag = mag_of_lanes(mx, mag);
 #endif
     for (int x = 2 * m; x < n; x++) {
         const float *v = tmp[x % 2 ? n - 1 - x / 2 : x / 2];
