@@ -18,13 +18,7 @@ D="$XDG_CACHE_HOME/ripplerender"
 # at 48x32, so the frames are taken one at a time: --hash of an unscaled row
 # mode would take them in batches, fusing steps across frames into deeper
 # passes than a frame's 4 (src/batch.c).
-cat > "$T/d.json" <<'EOF'
-{ "grid": { "width": 96, "height": 64 },
-  "time": { "fps": 10, "frames": 30, "steps_per_frame": 4 },
-  "boundary": "fixed",
-  "drops": [ { "x": 30, "y": 20, "radius": 3, "amplitude": -1 } ],
-  "render": { "mode": "colormap", "range": [-0.5, 0.5], "width": 48, "height": 32 } }
-EOF
+cp tests/data/tuner.json "$T/d.json"   # test_nolose.sh's cache checks run it too
 lines() { grep -cE "$2" "$1"; }
 # run NAME ARGS...: the scene hashed with the kernels' lines, into $T/NAME(.err).
 run() { n=$1; shift; RIPPLERENDER_DEBUG=kernels "$RR" "$T/d.json" --hash -q "$@" > "$T/$n" 2> "$T/$n.err"; }

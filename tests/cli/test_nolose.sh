@@ -2,6 +2,7 @@
 # that is not its own, leave a half-written one or a temporary, or take a
 # check it could not make for a pass (docs/output.md, docs/farm.md).
 . tests/cli/lib.sh
+TUNER_SCENE=$PWD/tests/data/tuner.json   # read after the cd below
 cd "$T" || exit 1
 small_scene s.json
 # About 20 ms a frame at -j1: time for a shell to see some frames and stop
@@ -159,13 +160,7 @@ fi
 
 # ---- the tuner's cache (src/cachefile.c) ------------------------------------
 # The scene of tests/cli/test_cache.sh, whose tuner remembers a way.
-cat > d.json <<'EOF'
-{ "grid": { "width": 96, "height": 64 },
-  "time": { "fps": 10, "frames": 30, "steps_per_frame": 4 },
-  "boundary": "fixed",
-  "drops": [ { "x": 30, "y": 20, "radius": 3, "amplitude": -1 } ],
-  "render": { "mode": "colormap", "range": [-0.5, 0.5], "width": 48, "height": 32 } }
-EOF
+cp "$TUNER_SCENE" d.json   # tests/data/tuner.json
 "$RR" d.json --hash -q -j 2 > plain
 export RIPPLERENDER_CACHE=1 XDG_CACHE_HOME="$T/c"
 "$RR" d.json --hash -q -j 2 > /dev/null
