@@ -39,6 +39,7 @@
 #include "sim.h"
 #include "sink.h"
 #include "state.h"
+#include "tblock.h"
 #include "tunecache.h"
 #include "version.h"
 
@@ -974,7 +975,7 @@ int main(int argc, char **argv)
     struct rr_err e = { 0 };
     struct run r = { 0 };
     bool fft_measure;
-    if (cachefile_check_env(&e) < 0 || sink_fuse_check(&e) < 0
+    if (cachefile_check_env(&e) < 0 || sink_fuse_check(&e) < 0 || tblock_careful_check(&e) < 0
         || fft_planning(&fft_measure, &e) < 0) {   /* the environment's values, before the scene */
         status = fail(&e);
         goto end;

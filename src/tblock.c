@@ -47,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define TBLOCK_MAX_LEVELS SOLVER_MAX_LEVELS
@@ -90,6 +91,67 @@ int tblock_avx2(void)
 }
 
 void tblock_allow_avx2(int allow) { avx2_allowed = allow; }
+
+static int careful_allowed = -1;
+
+void tblock_allow_careful(int allow) { careful_allowed = allow; }
+
+/* Nanoseconds for a chain of 64 multiplies of x by 1 (each waits for the
+ * one before), the best of 3. */
+static double mul_chain_ns(float x)
+{
+#if !defined(__x86_64__) || !defined(__GNUC__)
+    (void)x;
+    return 0;   /* no careful drivers to choose */
+#else
+    volatile float one_v = 1.0f;
+    const float one = one_v;
+    double best = HUGE_VAL;
+    for (int t = 0; t < 3; t++) {
+        float y = x;
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        for (int i = 0; i < 64; i++) {
+            y = y * one;
+            __asm__ volatile("" : "+x"(y));
+        }
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        const double ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+        best = ns < best ? ns : best;
+    }
+    return best;
+#endif
+}
+
+int tblock_careful_check(struct rr_err *e)
+{
+    const char *v = getenv("RIPPLERENDER_SUBNORMALS");
+    if (!v || !*v || !strcmp(v, "auto") || !strcmp(v, "careful") || !strcmp(v, "plain"))
+        return 0;
+    return rr_fail(e, RR_EXIT_USAGE, "RIPPLERENDER_SUBNORMALS=%s: expected auto, careful or plain", v);
+}
+
+int tblock_careful(void)
+{
+    static int probed = -1;
+    if (careful_allowed >= 0)
+        return careful_allowed;
+    const char *v = getenv("RIPPLERENDER_SUBNORMALS");
+    if (v && strcmp(v, "careful") == 0)
+        return 1;
+    if (v && strcmp(v, "plain") == 0)
+        return 0;
+    if (probed < 0) {
+        /* A multiply is a few cycles; an assisted one a hundred and more.
+         * 64 of them: a microsecond or two apart, far above the clock's
+         * resolution. Slow means over 5 times the normal chain's time. */
+        const double subnormal = mul_chain_ns(0x1p-140f), normal = mul_chain_ns(0x1p-20f);
+        probed = subnormal > 5 * normal + 200;
+        debug_line(DEBUG_KERNELS, "subnormal floats: 64 multiplies in %.0f ns, of normal ones %.0f: %s", subnormal,
+                   normal, probed ? "slow, the careful row drivers" : "not slow, the plain row drivers");
+    }
+    return probed;
+}
 
 int tblock_tuner_pick(struct tblock_tuner *t, int ways)
 {
@@ -293,15 +355,18 @@ static inline void prefetch_rows(const float *in, const float *out, int w)
 }
 
 /* The row kernel of a tuner's way: the way's remainder by kernel_ways
- * picks the AVX-512 kernel, when the solver offers one. */
+ * picks the hand-written driver's kernel, when the solver offers one; a
+ * careful driver's (tblock_careful) is the only one: the portable kernels'
+ * speed there depends on how many subnormal heights a step meets, which
+ * the tuner's trials, early in a run, do not see. */
 static int kernel_ways(const struct tblock_kernel *kn)
 {
-    return kn->row_driver ? 2 : 1;
+    return kn->row_driver && !kn->driver_only ? 2 : 1;
 }
 
 static tblock_row_fn way_kernel(const struct tblock_kernel *kn, int way)
 {
-    return kn->row_driver && way % 2 ? kn->row_driver : kn->row;
+    return kn->row_driver && (kn->driver_only || way % 2) ? kn->row_driver : kn->row;
 }
 
 /* The three-row kernel of the same kind as the row kernel `row`. */
@@ -444,10 +509,10 @@ static const char *driver_name(const struct tblock_kernel *kn)
 static void report_kernel(const struct field *f, const struct tblock_kernel *kn)
 {
     debug_line(DEBUG_KERNELS,
-               "%dx%d grid: row kernels: portable built for %s%s; %s; %d neighbours; fused passes of up to %d "
+               "%dx%d grid: row kernels: portable built for %s%s %s; %s; %d neighbours; fused passes of up to %d "
                "steps (L2 %ld KiB)%s",
                f->w, f->h, clone_level(),
-               !kn->row_driver ? "" : kn->driver ? ", avx2 (the AVX2 driver)" : ", avx512 (the AVX-512 driver)",
+               !kn->row_driver ? "" : kn->driver_only ? ", and only" : ",", !kn->row_driver ? "" : driver_name(kn),
                kn->rows3 ? "1row and 3rows a loop" : "1row a loop", kn->diagonal ? 8 : 4, tblock_max_steps(f),
                tblock_l2_bytes() / 1024, served_by_l3(f) ? "; L3-sized: steps sweep down and up, 1row+prefetch too" : "");
 }

@@ -75,6 +75,13 @@ static inline int tblock_screen_found(int32_t m, int screen)
     return screen && m != 0;
 }
 
+/* A bit of a kernel's `variant` that the hand-written drivers add for CPUs
+ * on which subnormal floats are slow (tblock_careful): the solver's update
+ * then multiplies with tblock_mulxN, tblock_mul0xN and tblock_pow2xN
+ * (tblock_avx512.h), the same bits without the slow case, and the drivers
+ * keep the screen with integer operations. */
+#define TBLOCK_CAREFUL 0x100
+
 /* Defines `name`, a tblock_row_fn for AVX-512 (x86-64-v4), AVX2 (x86-64-v3)
  * and the baseline, picked at load time, from an always-inline body
  *     int body(const void *k, int y, float *restrict out, const float *restrict up,
@@ -173,6 +180,22 @@ int tblock_avx2(void);
  * AVX-512 CPU. */
 void tblock_allow_avx2(int allow);
 
+/* Whether the drivers the solvers offer are their TBLOCK_CAREFUL ones:
+ * when the CPU multiplies subnormal floats slowly (a probe times a chain of
+ * multiplies on a subnormal and on a normal float, once a process), unless
+ * RIPPLERENDER_SUBNORMALS says `careful` or `plain`, or
+ * tblock_allow_careful has said (tests: the bits are the same either way).
+ * Read at a solver's init. */
+int tblock_careful(void);
+
+/* 0, or RR_EXIT_USAGE naming RIPPLERENDER_SUBNORMALS's value when it is
+ * not auto, careful or plain (or empty). */
+int tblock_careful_check(struct rr_err *e);
+
+/* 1: careful drivers; 0: the plain ones; -1: as the probe finds (the
+ * default). */
+void tblock_allow_careful(int allow);
+
 /* A solver's row kernels, as it hands them to the drivers: it fills the
  * fields up to `name` once at init and leaves `drive` zeroed. */
 struct tblock_kernel {
@@ -182,7 +205,9 @@ struct tblock_kernel {
                                       (tblock_avx2.h) where tblock_avx2() */
     tblock_rows3_fn rows3;         /* the same three rows at a time, or NULL (4 neighbours only) */
     tblock_rows3_fn rows3_driver;  /* and by the same driver, or NULL */
-    const char *driver;            /* that driver's name, "avx2" (tblock_offer_drivers); NULL: "avx512" */
+    const char *driver;            /* that driver's name, "avx2", "avx512-careful" or "avx2-careful"
+                                      (tblock_offer_drivers); NULL: "avx512" */
+    int driver_only;               /* 1: the drivers' kernels only, never the portable ones (careful) */
     const void *k;
     const enum edge_kind *edges;   /* the 4 boundary kinds, as field_fill_ghosts takes them */
     int diagonal;                  /* the kernel reads up[-1], up[w], dn[-1], dn[w] (8 neighbours);

@@ -35,6 +35,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+#include <math.h>
 
 #define TBLOCK_HAVE_AVX2_DRIVER 1
 #define TBLOCK_AVX2 __attribute__((target("arch=x86-64-v3")))
@@ -79,6 +80,38 @@ TBLOCK_AVX2_INLINE __m256i tblock_lanes8(int n)
     static const int32_t ones_then_zeros[16] = { -1, -1, -1, -1, -1, -1, -1, -1 };
     n = n < 0 ? 0 : n > 8 ? 8 : n;
     return _mm256_loadu_si256((const __m256i *)(ones_then_zeros + 8 - n));
+}
+
+/* tblock_avx512.h's careful operations for 8 lanes (the subnormal test as
+ * a zero exponent in a nonzero float). */
+TBLOCK_AVX2_INLINE tblock_v8 tblock_exact_mul8(tblock_v8 a, tblock_v8 b, double add)
+{
+    const __m256d lo = _mm256_add_pd(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)a)),
+                                                   _mm256_cvtps_pd(_mm256_castps256_ps128((__m256)b))),
+                                     _mm256_set1_pd(add));
+    const __m256d hi = _mm256_add_pd(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_extractf128_ps((__m256)a, 1)),
+                                                   _mm256_cvtps_pd(_mm256_extractf128_ps((__m256)b, 1))),
+                                     _mm256_set1_pd(add));
+    return (tblock_v8)_mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi), 1);
+}
+
+TBLOCK_AVX2_INLINE int tblock_subnormal8(tblock_v8 a)
+{
+    const __m256i zero_exp = _mm256_cmpeq_epi32(_mm256_and_si256((__m256i)a, _mm256_set1_epi32(0x7f800000)),
+                                                _mm256_setzero_si256());
+    const __m256 nonzero = _mm256_cmp_ps((__m256)a, _mm256_setzero_ps(), _CMP_NEQ_OQ);
+    return __builtin_expect(_mm256_movemask_ps(_mm256_and_ps((__m256)zero_exp, nonzero)) != 0, 0);
+}
+
+TBLOCK_AVX2_INLINE tblock_v8 tblock_mulx8(int careful, tblock_v8 a, tblock_v8 b)
+{
+    return careful && tblock_subnormal8(a) ? tblock_exact_mul8(a, b, -0.0) : a * b;
+}
+
+TBLOCK_AVX2_INLINE tblock_v8 tblock_mul0x8(int careful, tblock_v8 a, tblock_v8 b)
+{
+    return careful && tblock_subnormal8(a) ? tblock_exact_mul8(a, b, 0.0)
+                                           : (tblock_v8)_mm256_fmadd_ps((__m256)a, (__m256)b, _mm256_setzero_ps());
 }
 
 /* The screen over 8 new heights (tblock.h): the largest magnitude's bits,

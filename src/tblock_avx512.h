@@ -29,6 +29,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+#include <math.h>
 
 #define TBLOCK_HAVE_AVX512_DRIVER 1
 #define TBLOCK_AVX512 __attribute__((target("arch=x86-64-v4")))
@@ -66,6 +67,54 @@ TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_fnm
                                                                                      tblock_v16 c)
 {
     return (tblock_v16)_mm512_fnmadd_ps((__m512)a, (__m512)b, (__m512)c);
+}
+
+/* Subnormal floats (|x| < 2^-126) are slow on some CPUs: on Intel's cores a
+ * multiply or fused multiply-add with a subnormal operand or result takes a
+ * microcode assist, about a hundred cycles for the whole vector, where
+ * additions, conversions, vscalefps and vrangeps take none (docs/performance.md,
+ * Subnormals). The careful forms below give the same bits as a * b without
+ * the assist where a has a subnormal lane: the product of two floats is exact
+ * in double (24 + 24 bits of 53, and a double's range holds it), and its
+ * conversion back to float rounds it once, to nearest even, subnormals
+ * included: the correctly rounded float product, as the multiply gives. */
+/* a * b + add, rounded once (add: -0.0 for the product alone, +0.0 for a
+ * fused a * b + 0). */
+TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_exact_mul16(tblock_v16 a, tblock_v16 b,
+                                                                                          double add)
+{
+    const __m512d lo = _mm512_add_pd(_mm512_mul_pd(_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)a)),
+                                                   _mm512_cvtps_pd(_mm512_castps512_ps256((__m512)b))),
+                                     _mm512_set1_pd(add));
+    const __m512d hi =
+        _mm512_add_pd(_mm512_mul_pd(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd((__m512d)a, 1))),
+                                    _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd((__m512d)b, 1)))),
+                      _mm512_set1_pd(add));
+    return (tblock_v16)_mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
+}
+
+/* a * b, and the fused a * b + 0 (tblock_fma16(a, b, +0)); with `careful`
+ * (a constant) the same bits with no assist where a has a subnormal lane
+ * (tblock_exact_mul16 there). The test is one vfpclassps a vector; a
+ * product of normal floats that underflows still takes its assist, which
+ * in a ripple's tail is rare beside the subnormal heights themselves. */
+TBLOCK_AVX512 static inline __attribute__((always_inline)) int tblock_subnormal16(tblock_v16 a)
+{
+    return __builtin_expect(_mm512_fpclass_ps_mask((__m512)a, 0x20) != 0, 0);
+}
+
+TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_mulx16(int careful, tblock_v16 a,
+                                                                                     tblock_v16 b)
+{
+    return careful && tblock_subnormal16(a) ? tblock_exact_mul16(a, b, -0.0) : a * b;
+}
+
+TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_mul0x16(int careful, tblock_v16 a,
+                                                                                      tblock_v16 b)
+{
+    return careful && tblock_subnormal16(a)
+               ? tblock_exact_mul16(a, b, 0.0)
+               : (tblock_v16)_mm512_fmadd_ps((__m512)a, (__m512)b, _mm512_setzero_ps());
 }
 
 TBLOCK_AVX512 static inline __attribute__((always_inline)) __mmask16 tblock_lanes(int n)
@@ -134,6 +183,29 @@ TBLOCK_AVX512 static inline __attribute__((always_inline)) __mmask16 tblock_sq_o
     return _mm512_cmp_ps_mask(sq, _mm512_set1_ps(bound), _CMP_NLE_UQ);
 }
 
+/* The screen a kernel of this variant keeps: with TBLOCK_CAREFUL the
+ * largest magnitude's bits (tblock_keep16, integer operations: a subnormal
+ * v would make tblock_sq16's multiply-add take an assist), else the sum of
+ * squares from 1. Its start, its step, and whether it may have found a cell
+ * beyond limit (then tblock_rows_beyond answers exactly). */
+TBLOCK_AVX512 static inline __attribute__((always_inline)) __m512 tblock_screen_start16(int variant)
+{
+    return variant & TBLOCK_CAREFUL ? _mm512_setzero_ps() : _mm512_set1_ps(1.0f);
+}
+
+TBLOCK_AVX512 static inline __attribute__((always_inline)) __m512 tblock_screen16(int variant, __m512 sq,
+                                                                                   __mmask16 live, tblock_v16 v)
+{
+    return variant & TBLOCK_CAREFUL ? (__m512)tblock_keep16((__m512i)sq, live, v) : tblock_sq16(sq, live, v);
+}
+
+TBLOCK_AVX512 static inline __attribute__((always_inline)) __mmask16 tblock_screen_over16(int variant, __m512 sq,
+                                                                                          float limit)
+{
+    return variant & TBLOCK_CAREFUL ? _mm512_cmpgt_epi32_mask((__m512i)sq, _mm512_set1_epi32(tblock_mag(limit)))
+                                    : tblock_sq_over(sq, tblock_sq_bound(limit));
+}
+
 /* Whether a cell of the n rows out[0 .. n - 1] (w cells each) is beyond
  * limit or NaN: the exact screen, read back from rows just written. */
 TBLOCK_AVX512 static inline int tblock_rows_beyond(float *const *out, int n, int w, float limit)
@@ -165,7 +237,7 @@ tblock_vec16(const void *k, int y, int x, float *restrict out, const float *rest
     else
         _mm512_mask_storeu_ps(out + x, live, (__m512)v);
     if (screen)
-        *sq = tblock_sq16(*sq, live, v);
+        *sq = tblock_screen16(variant, *sq, live, v);
     *before = *here;
     *here = next;
 }
@@ -178,7 +250,7 @@ TBLOCK_AVX512 static inline __attribute__((always_inline)) int
 tblock_row16(const void *k, int y, float *restrict out, const float *restrict up, const float *restrict mid,
              const float *restrict dn, int w, float limit, int variant, int screen, tblock_update16_fn update)
 {
-    __m512 sq[2] = { _mm512_set1_ps(1.0f), _mm512_set1_ps(1.0f) };
+    __m512 sq[2] = { tblock_screen_start16(variant), tblock_screen_start16(variant) };
     tblock_v16 before = (tblock_v16)_mm512_set1_ps(mid[-1]);
     tblock_v16 here = (tblock_v16)_mm512_maskz_loadu_ps(tblock_lanes(w + 1), mid);
     int x = 0;
@@ -192,7 +264,7 @@ tblock_row16(const void *k, int y, float *restrict out, const float *restrict up
     for (; x < w; x += 16)
         tblock_vec16(k, y, x, out, up, mid, dn, tblock_lanes(w - x), tblock_lanes(w + 1 - (x + 16)), 0, variant,
                      screen, update, &before, &here, &sq[1]);
-    if (!screen || !(tblock_sq_over(sq[0], tblock_sq_bound(limit)) | tblock_sq_over(sq[1], tblock_sq_bound(limit))))
+    if (!screen || !(tblock_screen_over16(variant, sq[0], limit) | tblock_screen_over16(variant, sq[1], limit)))
         return 0;
     float *const rows[1] = { out };
     return tblock_rows_beyond(rows, 1, w, limit);
@@ -226,7 +298,7 @@ tblock_block16x3(struct tblock_rows16x3 *st, const void *k, int y, int x, float 
         else
             _mm512_mask_storeu_ps(out[i] + x, live, (__m512)v);
         if (screen)
-            st->sq[i] = tblock_sq16(st->sq[i], live, v);
+            st->sq[i] = tblock_screen16(variant, st->sq[i], live, v);
     }
     for (int i = 0; i < 3; i++) {
         st->before[i] = st->here[i];
@@ -248,7 +320,7 @@ tblock_rows16x3(const void *k, int y, float *restrict o0, float *restrict o1, fl
     const float *const rows[5] = { r0, r1, r2, r3, r4 };
     struct tblock_rows16x3 st;
     for (int i = 0; i < 3; i++)
-        st.sq[i] = _mm512_set1_ps(1.0f);
+        st.sq[i] = tblock_screen_start16(variant);
     for (int i = 0; i < 3; i++) {
         st.before[i] = (tblock_v16)_mm512_set1_ps(rows[i + 1][-1]);
         st.here[i] = (tblock_v16)_mm512_maskz_loadu_ps(tblock_lanes(w + 1), rows[i + 1]);
@@ -259,8 +331,8 @@ tblock_rows16x3(const void *k, int y, float *restrict o0, float *restrict o1, fl
     for (; x < w; x += 16)
         tblock_block16x3(&st, k, y, x, out, rows, tblock_lanes(w - x), tblock_lanes(w + 1 - (x + 16)), 0, variant,
                          screen, update);
-    const float bound = tblock_sq_bound(limit);
-    if (!screen || !(tblock_sq_over(st.sq[0], bound) | tblock_sq_over(st.sq[1], bound) | tblock_sq_over(st.sq[2], bound)))
+    if (!screen || !(tblock_screen_over16(variant, st.sq[0], limit) | tblock_screen_over16(variant, st.sq[1], limit) |
+                     tblock_screen_over16(variant, st.sq[2], limit)))
         return 0;
     return tblock_rows_beyond(out, 3, w, limit);
 }

@@ -31,6 +31,10 @@ struct tblock_drivers {
     tblock_rows3_fn rows3_16;
     tblock_row_fn row8;        /* AVX2 (tblock_avx2.h) */
     tblock_rows3_fn rows3_8;
+    tblock_row_fn row16c;      /* the same with TBLOCK_CAREFUL */
+    tblock_rows3_fn rows3_16c;
+    tblock_row_fn row8c;
+    tblock_rows3_fn rows3_8c;
 };
 
 #if defined(TBLOCK_HAVE_AVX512_DRIVER) && defined(TBLOCK_HAVE_AVX2_DRIVER)
@@ -56,7 +60,12 @@ struct tblock_drivers {
     TBLOCK_ROWS3_KERNEL_AVX512(name##_rows3_16, update##16, variant)                                         \
     TBLOCK_ROW_KERNEL_AVX2(name##_row8, update##8, variant)                                                  \
     TBLOCK_ROWS3_KERNEL_AVX2(name##_rows3_8, update##8, variant)                                             \
-    static const struct tblock_drivers name = { name##_row16, name##_rows3_16, name##_row8, name##_rows3_8 };
+    TBLOCK_ROW_KERNEL_AVX512(name##_row16c, update##16, (variant) | TBLOCK_CAREFUL)                          \
+    TBLOCK_ROWS3_KERNEL_AVX512(name##_rows3_16c, update##16, (variant) | TBLOCK_CAREFUL)                     \
+    TBLOCK_ROW_KERNEL_AVX2(name##_row8c, update##8, (variant) | TBLOCK_CAREFUL)                              \
+    TBLOCK_ROWS3_KERNEL_AVX2(name##_rows3_8c, update##8, (variant) | TBLOCK_CAREFUL)                         \
+    static const struct tblock_drivers name = { name##_row16,  name##_rows3_16,  name##_row8,  name##_rows3_8,  \
+                                                name##_row16c, name##_rows3_16c, name##_row8c, name##_rows3_8c };
 
 #else
 #define TBLOCK_DRIVER_UPDATE(name, BODY)
@@ -72,13 +81,18 @@ static inline void tblock_offer_drivers(struct tblock_kernel *kn, const struct t
     kn->row_driver = NULL;
     kn->rows3_driver = NULL;
     kn->driver = NULL;
+    const int careful = tblock_careful();
+    kn->driver_only = 0;
     if (d && d->row16 && tblock_avx512()) {
-        kn->row_driver = d->row16;
-        kn->rows3_driver = d->rows3_16;
+        kn->row_driver = careful ? d->row16c : d->row16;
+        kn->rows3_driver = careful ? d->rows3_16c : d->rows3_16;
+        kn->driver = careful ? "avx512-careful" : NULL;
+        kn->driver_only = careful;
     } else if (d && d->row8 && tblock_avx2()) {
-        kn->row_driver = d->row8;
-        kn->rows3_driver = d->rows3_8;
-        kn->driver = "avx2";
+        kn->row_driver = careful ? d->row8c : d->row8;
+        kn->rows3_driver = careful ? d->rows3_8c : d->rows3_8;
+        kn->driver = careful ? "avx2-careful" : "avx2";
+        kn->driver_only = careful;
     }
 }
 

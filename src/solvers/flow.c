@@ -140,8 +140,19 @@ TBLOCK_ROWS3_KERNEL(rows3_power_of_two, update1, FLOW_POWER_OF_TWO)
 TBLOCK_ROWS3_KERNEL(rows3_unit, update1, FLOW_UNIT)
 
 /* The hand-written drivers' update (src/tblock_drivers.h): FLOW_NEW on 16
- * or 8 cells. */
-#define FLOW_UPDATE(N, k, form, y, x, live, whole, s, h, p) FLOW_NEW((const struct flow *)(k), form, s, h, p)
+ * or 8 cells; in TBLOCK_CAREFUL's kernels (tblock.h) its multiplies careful
+ * of subnormals (tblock_mulxN, the same bits); a division stays one. */
+#define FLOW_UPDATE(N, k, form, y, x, live, whole, s, h, p)                                                  \
+    ((form) & TBLOCK_CAREFUL ? FLOW_NEW_CAREFUL(N, (const struct flow *)(k), (form) & ~TBLOCK_CAREFUL, s, h, p) \
+                             : FLOW_NEW((const struct flow *)(k), form, s, h, p))
+#define FLOW_MUL(N, a, c) tblock_mulx##N(1, a, tblock_set##N(c))
+#define FLOW_NEW_CAREFUL(N, fl, form, s, h, p)                                                              \
+    FLOW_MUL(N,                                                                                              \
+             (form) == FLOW_UNIT ? (FLOW_MUL(N, s, 0.25f) + (h)) - (p)                                        \
+             : (form) == FLOW_POWER_OF_TWO                                                                    \
+                 ? FLOW_MUL(N, FLOW_MUL(N, FLOW_MUL(N, s, 0.25f), (fl)->F) + (h), 2.0f) * (fl)->inv_F1 - (p)  \
+                 : FLOW_MUL(N, FLOW_MUL(N, FLOW_MUL(N, s, 0.25f), (fl)->F) + (h), 2.0f) / (fl)->F1 - (p),     \
+             (fl)->damp)
 
 TBLOCK_DRIVER_UPDATE(update, FLOW_UPDATE)
 TBLOCK_DRIVERS(drivers_divide, update, FLOW_DIVIDE)

@@ -324,10 +324,22 @@ TBLOCK_ROWS3_KERNEL(rows3_mapped_undamped, update1, WAVE_MAPPED | WAVE_UNDAMPED)
  * form, which may then name a different height (finite, or infinity), as
  * flow.c's F = 1 kernels may. With a speed map, q is row y's, cells x on. */
 #define WAVE_UPDATE(N, k, form, y, x, live, whole, s, h, p)                                                  \
-    WAVE_FROM_LAP((const struct wave *)(k), form, h, p,                                                      \
-                  (form) & WAVE_MAPPED ? tblock_load##N(wave_qrow(k, y) + (x), live, whole)                  \
-                                       : tblock_set##N(((const struct wave *)(k))->q),                        \
-                  tblock_fnma##N(tblock_set##N(4.0f), h, s))
+    ((form) & TBLOCK_CAREFUL                                                                                 \
+         ? WAVE_CAREFUL(N, (const struct wave *)(k), form, h, p, WAVE_Q(N, k, form, y, x, live, whole),       \
+                        (s) - tblock_mulx##N(1, h, tblock_set##N(4.0f)))                                     \
+         : WAVE_FROM_LAP((const struct wave *)(k), form, h, p, WAVE_Q(N, k, form, y, x, live, whole),         \
+                         tblock_fnma##N(tblock_set##N(4.0f), h, s)))
+#define WAVE_Q(N, k, form, y, x, live, whole)                                                                \
+    ((form) & WAVE_MAPPED ? tblock_load##N(wave_qrow(k, y) + (x), live, whole)                               \
+                          : tblock_set##N(((const struct wave *)(k))->q))
+
+/* WAVE_FROM_LAP in TBLOCK_CAREFUL's kernels (tblock.h): each multiply
+ * careful of subnormals (tblock_mulxN: the same bits), the Laplacian as
+ * s - 4 h with 4 h exact (the fused form's bits, as above). */
+#define WAVE_CAREFUL(N, wv, form, h, p, q, lap)                                                              \
+    (tblock_mulx##N(1, h, tblock_set##N((wv)->c1))                                                           \
+     - ((form) & WAVE_UNDAMPED ? (p) : tblock_mulx##N(1, p, tblock_set##N((wv)->c2)))                       \
+     + tblock_mulx##N(1, lap, q))
 
 TBLOCK_DRIVER_UPDATE(update, WAVE_UPDATE)
 TBLOCK_DRIVERS(drivers_uniform, update, 0)

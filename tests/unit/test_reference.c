@@ -146,7 +146,8 @@ static void make_scene(struct scene *sc, const struct variant *v, int w, int h, 
 
 /* A starting height: mostly within [-1, 1]; one in 16 subnormal, one in 16
  * the smallest subnormal (which a damping of 1/4 rounds to a zero: of which
- * sign, a shortcut may change), one in 16 a zero of either sign. */
+ * sign, a shortcut may change), one in 16 a zero of either sign, one in 16
+ * a normal float so small that its products and differences underflow. */
 static float start_height(struct rng *r)
 {
     uint64_t u = rng_next(r);
@@ -155,6 +156,7 @@ static float start_height(struct rng *r)
     case 0: return ldexpf(v, -130);
     case 1: return u & 16 ? -0x1.0p-149f : 0x1.0p-149f;
     case 2: return u & 16 ? -0.0f : 0.0f;
+    case 3: return ldexpf(v, -124);
     default: return v;
     }
 }
@@ -416,6 +418,16 @@ int main(void)
         AVX2_DRIVER_TEST(test_elias),
         AVX2_DRIVER_TEST(test_flow),
         AVX2_DRIVER_TEST(test_wave),
+        CAREFUL_DRIVER_TEST(test_elias_zero_products),
+        CAREFUL_DRIVER_TEST(test_elias),
+        CAREFUL_DRIVER_TEST(test_flow),
+        CAREFUL_DRIVER_TEST(test_wave),
+        PLAIN_DRIVER_TEST(test_elias),
+        PLAIN_DRIVER_TEST(test_flow),
+        PLAIN_DRIVER_TEST(test_wave),
+        AVX2_CAREFUL_DRIVER_TEST(test_elias),
+        AVX2_CAREFUL_DRIVER_TEST(test_flow),
+        AVX2_CAREFUL_DRIVER_TEST(test_wave),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -321,7 +321,8 @@ static void test_kernels_match(void **state)
         void *priv = open_variant(i, W, H, &f);
         const struct tblock_kernel *kn = variant_kernel(i, priv);
         assert_true((kn->row_driver != NULL) == ((tblock_avx512() || tblock_avx2()) && variants[i].neighbors == 4));
-        assert_true(!kn->row_driver || (kn->driver != NULL) == (tblock_avx2() != 0));
+        assert_true(!kn->row_driver || (kn->driver && !strncmp(kn->driver, "avx2", 4)) == (tblock_avx2() != 0));
+        assert_true(!kn->row_driver || kn->driver_only == tblock_careful());
         assert_true((kn->rows3 != NULL) == (variants[i].neighbors == 4));
         assert_true((kn->rows3_driver != NULL) == (kn->row_driver != NULL));
         if (!kn->rows3) {
@@ -374,7 +375,8 @@ static void test_kernels_match(void **state)
  * with the sweep count as the field starts it, the second half with it moved
  * by one, so that each way also runs in the other direction where the
  * sweeps go down and up in turn. `modes`: the ways of each kernel the tuner
- * must find (one row, prefetching, three rows). */
+ * must find (one row, prefetching, three rows), of each kernel the solver
+ * offers (a careful driver's alone: tblock_careful). */
 static void check_step_ways(int n, int modes)
 {
     const size_t picks[2] = { 0, 8 };   /* elias, and wave with decay */
@@ -392,7 +394,7 @@ static void check_step_ways(int n, int modes)
         }
         tblock_step(&a, kn, NULL);   /* the first step sets the tuner up */
         const int ways = kn->drive.step_tuner.ways;
-        assert_int_equal(ways, modes * (1 + (kn->row_driver != NULL)));
+        assert_int_equal(ways, modes * (1 + (kn->row_driver != NULL && !kn->driver_only)));
         for (int step = 0; step <= 4 * ways; step++) {
             if (step == 2 * ways)
                 kn->drive.sweeps++;
@@ -503,6 +505,13 @@ int main(void)
         AVX2_DRIVER_TEST(test_kernel_screen_switch),
         AVX2_DRIVER_TEST(test_kernels_match),
         AVX2_DRIVER_TEST(test_step_ways),
+        CAREFUL_DRIVER_TEST(test_growth_reported_at_the_right_frame),
+        CAREFUL_DRIVER_TEST(test_kernel_screen_switch),
+        CAREFUL_DRIVER_TEST(test_kernels_match),
+        CAREFUL_DRIVER_TEST(test_step_ways),
+        AVX2_CAREFUL_DRIVER_TEST(test_kernels_match),
+        PLAIN_DRIVER_TEST(test_kernels_match),
+        PLAIN_DRIVER_TEST(test_kernel_screen_switch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

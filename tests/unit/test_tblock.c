@@ -4,7 +4,10 @@
  * newest level included, for many grid shapes, step counts, boundary kinds,
  * wall layouts, thread counts and uneven bands. Also: a top/bottom wrap is
  * declined; a threaded step equals a serial one; the balance of the bands
- * (tblock_balance_split, _learn) by hand. */
+ * (tblock_balance_split, _learn) by hand; the drivers' careful products
+ * (tblock_mulxN, tblock_mul0xN) against the float operations
+ * they stand for, on every class of float. */
+#include <math.h>
 #include <omp.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +22,8 @@
 #include "field.h"
 #include "rng.h"
 #include "tblock.h"
+#include "tblock_avx2.h"
+#include "tblock_avx512.h"
 #include "tblock_internal.h"
 
 /* A leapfrog row with every kind of neighbour weight distinct, so that a
@@ -374,6 +379,90 @@ static void test_balance_learn(void **state)
     assert_true(b.speed[0] == 3 && b.speed[1] == 3 && b.speed[2] == 3);
 }
 
+/* A float of any class but NaN: normal of any exponent, subnormal, the
+ * least subnormal, tiny normals whose products underflow, zeros of either
+ * sign, infinities, and the constants the solvers multiply by. */
+static float any_float(struct rng *r)
+{
+    const uint64_t u = rng_next(r);
+    const float unit = (float)((double)(u >> 11) * 0x1.0p-52 - 1.0);   /* in [-1, 1) */
+    switch ((u >> 4) & 15) {
+    case 0: return ldexpf(unit, -126 - (int)(u >> 60));   /* subnormal, or a zero */
+    case 1: return u & 1 ? -0x1.0p-149f : 0x1.0p-149f;
+    case 2: return ldexpf(unit, -110 - (int)(u >> 60));   /* normal, near the subnormals */
+    case 3: return u & 1 ? -0.0f : 0.0f;
+    case 4: return u & 1 ? -INFINITY : INFINITY;
+    case 5: return ldexpf(unit, (int)(u >> 57) - 64);      /* normal, any size */
+    case 6: return 0.25f;
+    case 7: return 0.999f;
+    default: return unit;
+    }
+}
+
+static int same_float(float a, float b)
+{
+    return memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b));
+}
+
+#if defined(TBLOCK_HAVE_AVX512_DRIVER)
+TBLOCK_AVX512 static void careful16(const float *a, const float *b, float *mul, float *mul0, int careful)
+{
+    const tblock_v16 va = tblock_load16(a, 0xffff, 1), vb = tblock_load16(b, 0xffff, 1);
+    _mm512_storeu_ps(mul, (__m512)tblock_mulx16(careful, va, vb));
+    _mm512_storeu_ps(mul0, (__m512)tblock_mul0x16(careful, va, vb));
+}
+#endif
+
+#if defined(TBLOCK_HAVE_AVX2_DRIVER)
+TBLOCK_AVX2 static void careful8(const float *a, const float *b, float *mul, float *mul0, int careful)
+{
+    const tblock_v8 va = (tblock_v8)_mm256_loadu_ps(a), vb = (tblock_v8)_mm256_loadu_ps(b);
+    _mm256_storeu_ps(mul, (__m256)tblock_mulx8(careful, va, vb));
+    _mm256_storeu_ps(mul0, (__m256)tblock_mul0x8(careful, va, vb));
+}
+#endif
+
+/* Each lane of the careful (and the plain) forms is the float operation's
+ * result: a * b, fmaf(a, b, +0), bit for bit (NaN as NaN). */
+static void test_careful_products(void **state)
+{
+    (void)state;
+    struct rng r;
+    rng_seed(&r, 12345);
+    int tested = 0;
+    for (int round = 0; round < 20000; round++) {
+        float a[16], b[16], mul[16], mul0[16];
+        for (int i = 0; i < 16; i++) {
+            a[i] = any_float(&r);
+            b[i] = any_float(&r);
+        }
+        for (int careful = 0; careful < 2; careful++)
+            for (int width = 8; width <= 16; width += 8) {
+#if defined(TBLOCK_HAVE_AVX512_DRIVER)
+                if (width == 16 && tblock_avx512())
+                    careful16(a, b, mul, mul0, careful);
+                else
+#endif
+#if defined(TBLOCK_HAVE_AVX2_DRIVER)
+                    if (width == 8 && RR_CPU_HAS(3, "x86-64-v3"))
+                    careful8(a, b, mul, mul0, careful);
+                else
+#endif
+                    continue;
+                for (int i = 0; i < width; i++) {
+                    const float want = a[i] * b[i], want0 = fmaf(a[i], b[i], 0.0f);
+                    if (!same_float(mul[i], want) || !same_float(mul0[i], want0))
+                        fail_msg("width %d careful %d: a %a b %a: mulx %a (want %a), mul0x %a (%a)", width, careful,
+                                 (double)a[i], (double)b[i], (double)mul[i], (double)want, (double)mul0[i],
+                                 (double)want0);
+                    tested++;
+                }
+            }
+    }
+    if (tested == 0)
+        skip();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -384,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_balance_dead_band),
         cmocka_unit_test(test_wrap_declined),
         cmocka_unit_test(test_max_steps),
+        cmocka_unit_test(test_careful_products),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
