@@ -506,13 +506,25 @@ static const char *driver_name(const struct tblock_kernel *kn)
     return kn->driver ? kn->driver : "avx512";
 }
 
+/* The same with what it is, for the kernels' first line. */
+static const char *driver_title(const struct tblock_kernel *kn)
+{
+    if (!kn->row_driver)
+        return "";
+    const char *name = driver_name(kn);
+    return !strcmp(name, "avx2")             ? "avx2 (the AVX2 driver)"
+           : !strcmp(name, "avx2-careful")   ? "avx2-careful (the AVX2 driver, careful of subnormals)"
+           : !strcmp(name, "avx512-careful") ? "avx512-careful (the AVX-512 driver, careful of subnormals)"
+                                             : "avx512 (the AVX-512 driver)";
+}
+
 static void report_kernel(const struct field *f, const struct tblock_kernel *kn)
 {
     debug_line(DEBUG_KERNELS,
-               "%dx%d grid: row kernels: portable built for %s%s %s; %s; %d neighbours; fused passes of up to %d "
+               "%dx%d grid: row kernels: portable built for %s%s%s; %s; %d neighbours; fused passes of up to %d "
                "steps (L2 %ld KiB)%s",
                f->w, f->h, clone_level(),
-               !kn->row_driver ? "" : kn->driver_only ? ", and only" : ",", !kn->row_driver ? "" : driver_name(kn),
+               !kn->row_driver ? "" : kn->driver_only ? ", and only " : ", ", driver_title(kn),
                kn->rows3 ? "1row and 3rows a loop" : "1row a loop", kn->diagonal ? 8 : 4, tblock_max_steps(f),
                tblock_l2_bytes() / 1024, served_by_l3(f) ? "; L3-sized: steps sweep down and up, 1row+prefetch too" : "");
 }

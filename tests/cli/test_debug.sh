@@ -42,12 +42,12 @@ done
 # rows of each (2 threads: two shares summing to the grid's 80 rows).
 share_sum() { sed -n 's/.*, rows \([0-9]*\) + \([0-9]*\)$/\1 \2/p' "$1" | awk '{print $1 + $2}' | sort -u; }
 check fused-choice [ "$(lines "$T/debug-fixed.err" \
-    '^ripplerender: kernels: 96x80 grid: fused pass of [0-9]+ steps: (portable|avx512) (1row|3rows), [0-9.]+ us a step \((the others: .*|the only way)\); 2 threads, rows [0-9]+ \+ [0-9]+$')" -ge 1 ]
+    '^ripplerender: kernels: 96x80 grid: fused pass of [0-9]+ steps: (portable|avx512|avx2|avx512-careful|avx2-careful) (1row|3rows), [0-9.]+ us a step \((the others: .*|the only way)\); 2 threads, rows [0-9]+ \+ [0-9]+$')" -ge 1 ]
 check fused-no-plain-step [ "$(lines "$T/debug-fixed.err" ' grid: step: ')" -eq 0 ]
 check fused-shares-cover-grid [ "$(share_sum "$T/debug-fixed.err")" = 80 ]
 check fused-in-batches [ "$(lines "$T/debug-fixed.err" '^ripplerender: kernels: frames in batches of up to 16: ')" -eq 1 ]
 check step-choice [ "$(lines "$T/debug-absorb.err" \
-    '^ripplerender: kernels: 96x80 grid: step: (portable|avx512) (1row|1row\+prefetch|3rows), [0-9.]+ us a step \((the others: .*|the only way)\); 2 threads, rows [0-9]+ \+ [0-9]+$')" -ge 1 ]
+    '^ripplerender: kernels: 96x80 grid: step: (portable|avx512|avx2|avx512-careful|avx2-careful) (1row|1row\+prefetch|3rows), [0-9.]+ us a step \((the others: .*|the only way)\); 2 threads, rows [0-9]+ \+ [0-9]+$')" -ge 1 ]
 check step-shares-cover-grid [ "$(share_sum "$T/debug-absorb.err")" = 80 ]
 
 # One thread: one share.

@@ -158,6 +158,14 @@ for pair in Haswell-v4:x86-64-v3 qemu64:baseline; do
                 -o "$T/emu.npy" -y -q > "$T/out" 2>&1
             check "same-heights-on-$want-$solver-spf$spf" cmp -s "$T/native-$solver-$spf.npy" "$T/emu.npy"
         done
+        # Both row drivers' forms (RIPPLERENDER_SUBNORMALS), whichever the
+        # probe picks under the emulator.
+        for m in careful plain; do
+            RIPPLERENDER_SUBNORMALS=$m $QEMU "$RR" "$T/k.json" -s solver.type=$solver -s time.steps_per_frame=1 \
+                -o "$T/emu.npy" -y -q \
+                > "$T/out" 2>&1
+            check "same-heights-on-$want-$solver-$m" cmp -s "$T/native-$solver-1.npy" "$T/emu.npy"
+        done
     done
     k=0
     for e in $spectral_edges; do
@@ -172,11 +180,15 @@ for pair in Haswell-v4:x86-64-v3 qemu64:baseline; do
     # The hand-written row driver each level runs (src/tblock_avx2.h on
     # x86-64-v3, none on the baseline), named and timed by the step's tuner,
     # whose trials take every way in turn (40 steps: more than its 36).
-    RIPPLERENDER_CACHE=0 RIPPLERENDER_DEBUG=kernels $QEMU "$RR" "$T/k.json" -s solver.type=flow \
-        -s time.steps_per_frame=1 -f 40 -o "$T/debug.npy" -y -q > /dev/null 2> "$T/debug"
+    RIPPLERENDER_SUBNORMALS=plain RIPPLERENDER_CACHE=0 RIPPLERENDER_DEBUG=kernels $QEMU "$RR" "$T/k.json" \
+        -s solver.type=flow -s time.steps_per_frame=1 -f 40 -o "$T/debug.npy" -y -q > /dev/null 2> "$T/debug"
     if [ "$want" = x86-64-v3 ]; then
         check "avx2-driver-on-$want" grep -q 'portable built for AVX2 (x86-64-v3), avx2 (the AVX2 driver);' "$T/debug"
         check "avx2-driver-timed-on-$want" grep -q 'step: .*avx2 3rows' "$T/debug"
+        RIPPLERENDER_SUBNORMALS=careful RIPPLERENDER_CACHE=0 RIPPLERENDER_DEBUG=kernels $QEMU "$RR" "$T/k.json" \
+            -s solver.type=flow -s time.steps_per_frame=1 -f 40 -o "$T/debug.npy" -y -q > /dev/null 2> "$T/debug"
+        check "avx2-careful-driver-on-$want" grep -q \
+            'portable built for AVX2 (x86-64-v3), and only avx2-careful (the AVX2 driver, careful of subnormals);' "$T/debug"
     else
         check "no-driver-on-$want" grep -q 'portable built for the baseline; ' "$T/debug"
     fi
