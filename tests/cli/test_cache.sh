@@ -53,7 +53,7 @@ cp "$F" "$T/after-first"
 run second -j 2
 check second-same-frames cmp -s "$T/plain" "$T/second"
 check second-from-cache [ "$(lines "$T/second.err" \
-    '^ripplerender: kernels: 96x64 grid: fused pass of 4 steps: (portable|avx512) (1row|3rows) from the tuner cache \(no trials\); 2 threads$')" -eq 1 ]
+    '^ripplerender: kernels: 96x64 grid: fused pass of 4 steps: (portable|avx512|avx2|avx512-careful|avx2-careful) (1row|3rows) from the tuner cache \(no trials\); 2 threads$')" -eq 1 ]
 check second-no-trials [ "$(lines "$T/second.err" ' us a step ')" -eq 0 ]
 check second-no-write [ "$(lines "$T/second.err" 'tuner cache: .*: (remembered|not written)')" -eq 0 ]
 check second-file-unchanged cmp -s "$F" "$T/after-first"
