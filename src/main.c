@@ -127,8 +127,8 @@ static const char usage_tail[] =
     "with it, without it or with it corrupt); RIPPLERENDER_CACHE=0 turns the caches off.\n"
     "RIPPLERENDER_FUSE=auto|on|off: steps fused across frames into the writer's ring (auto:\n"
     "a NUT rgb24 stream or .npy of 2048x2048 cells or more; the frames are the same).\n"
-    "RIPPLERENDER_SUBNORMALS=auto|careful|plain: row kernels careful of subnormal heights, where\n"
-    "a probe finds them slow (auto), always or never; the frames are the same.\n"
+    "RIPPLERENDER_SUBNORMALS=auto|careful|plain: row kernels careful of subnormal heights\n"
+    "(auto: AVX-512 ones where a probe finds those slow); the frames are the same.\n"
     "The scene keys are described in docs/scene.md.\n";
 
 static volatile sig_atomic_t interrupted;

@@ -131,6 +131,12 @@ int tblock_careful_check(struct rr_err *e)
     return rr_fail(e, RR_EXIT_USAGE, "RIPPLERENDER_SUBNORMALS=%s: expected auto, careful or plain", v);
 }
 
+int tblock_careful_asked(void)
+{
+    const char *v = getenv("RIPPLERENDER_SUBNORMALS");
+    return careful_allowed >= 0 || (v && (!strcmp(v, "careful") || !strcmp(v, "plain")));
+}
+
 int tblock_careful(void)
 {
     static int probed = -1;

@@ -192,6 +192,10 @@ int tblock_careful(void);
  * not auto, careful or plain (or empty). */
 int tblock_careful_check(struct rr_err *e);
 
+/* Whether tblock_careful's answer was asked for (RIPPLERENDER_SUBNORMALS
+ * careful or plain, or tblock_allow_careful), not the probe's. */
+int tblock_careful_asked(void);
+
 /* 1: careful drivers; 0: the plain ones; -1: as the probe finds (the
  * default). */
 void tblock_allow_careful(int allow);

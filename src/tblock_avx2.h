@@ -82,9 +82,8 @@ TBLOCK_AVX2_INLINE __m256i tblock_lanes8(int n)
     return _mm256_loadu_si256((const __m256i *)(ones_then_zeros + 8 - n));
 }
 
-/* tblock_avx512.h's careful operations for 8 lanes (the subnormal test as
- * a zero exponent in a nonzero float). */
-TBLOCK_AVX2_INLINE tblock_v8 tblock_exact_mul8(tblock_v8 a, tblock_v8 b, double add)
+/* tblock_avx512.h's careful operations for 8 lanes. */
+TBLOCK_AVX2 static __attribute__((noinline, cold)) tblock_v8 tblock_exact_mul8(tblock_v8 a, tblock_v8 b, double add)
 {
     const __m256d lo = _mm256_add_pd(_mm256_mul_pd(_mm256_cvtps_pd(_mm256_castps256_ps128((__m256)a)),
                                                    _mm256_cvtps_pd(_mm256_castps256_ps128((__m256)b))),
@@ -97,10 +96,14 @@ TBLOCK_AVX2_INLINE tblock_v8 tblock_exact_mul8(tblock_v8 a, tblock_v8 b, double 
 
 TBLOCK_AVX2_INLINE int tblock_subnormal8(tblock_v8 a)
 {
-    const __m256i zero_exp = _mm256_cmpeq_epi32(_mm256_and_si256((__m256i)a, _mm256_set1_epi32(0x7f800000)),
-                                                _mm256_setzero_si256());
-    const __m256 nonzero = _mm256_cmp_ps((__m256)a, _mm256_setzero_ps(), _CMP_NEQ_OQ);
-    return __builtin_expect(_mm256_movemask_ps(_mm256_and_ps((__m256)zero_exp, nonzero)) != 0, 0);
+    /* The bits shifted left by one (no sign) are 2 .. 2^24 - 2 for a
+     * subnormal: adding 2^31 - 2^24 puts exactly those above 2^31 - 2^24,
+     * zeros on it and every normal float, infinity and NaN past 2^31
+     * (negative). */
+    const __m256i t = _mm256_add_epi32(_mm256_slli_epi32((__m256i)a, 1), _mm256_set1_epi32(0x7f000000));
+    return __builtin_expect(!_mm256_testz_si256(_mm256_cmpgt_epi32(t, _mm256_set1_epi32(0x7f000000)),
+                                                _mm256_set1_epi32(-1)),
+                            0);
 }
 
 TBLOCK_AVX2_INLINE tblock_v8 tblock_mulx8(int careful, tblock_v8 a, tblock_v8 b)

@@ -79,9 +79,10 @@ TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_fnm
  * conversion back to float rounds it once, to nearest even, subnormals
  * included: the correctly rounded float product, as the multiply gives. */
 /* a * b + add, rounded once (add: -0.0 for the product alone, +0.0 for a
- * fused a * b + 0). */
-TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_exact_mul16(tblock_v16 a, tblock_v16 b,
-                                                                                          double add)
+ * fused a * b + 0). Out of line and cold: the row loops keep their
+ * registers for the common case (AVX2 has 16 of them). */
+TBLOCK_AVX512 static __attribute__((noinline, cold)) tblock_v16 tblock_exact_mul16(tblock_v16 a, tblock_v16 b,
+                                                                                    double add)
 {
     const __m512d lo = _mm512_add_pd(_mm512_mul_pd(_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)a)),
                                                    _mm512_cvtps_pd(_mm512_castps512_ps256((__m512)b))),
