@@ -325,21 +325,39 @@ TBLOCK_ROWS3_KERNEL(rows3_mapped_undamped, update1, WAVE_MAPPED | WAVE_UNDAMPED)
  * flow.c's F = 1 kernels may. With a speed map, q is row y's, cells x on. */
 #define WAVE_UPDATE(N, k, form, y, x, live, whole, s, h, p)                                                  \
     ((form) & TBLOCK_CAREFUL                                                                                 \
-         ? WAVE_CAREFUL(N, (const struct wave *)(k), form, h, p, WAVE_Q(N, k, form, y, x, live, whole),       \
-                        (s) - tblock_mulx##N(1, h, tblock_set##N(4.0f)))                                     \
+         ? wave_careful##N((const struct wave *)(k), form, s, h, p, WAVE_Q(N, k, form, y, x, live, whole))    \
          : WAVE_FROM_LAP((const struct wave *)(k), form, h, p, WAVE_Q(N, k, form, y, x, live, whole),         \
                          tblock_fnma##N(tblock_set##N(4.0f), h, s)))
 #define WAVE_Q(N, k, form, y, x, live, whole)                                                                \
     ((form) & WAVE_MAPPED ? tblock_load##N(wave_qrow(k, y) + (x), live, whole)                               \
                           : tblock_set##N(((const struct wave *)(k))->q))
 
-/* WAVE_FROM_LAP in TBLOCK_CAREFUL's kernels (tblock.h): each multiply
- * careful of subnormals (tblock_mulxN: the same bits), the Laplacian as
- * s - 4 h with 4 h exact (the fused form's bits, as above). */
-#define WAVE_CAREFUL(N, wv, form, h, p, q, lap)                                                              \
-    (tblock_mulx##N(1, h, tblock_set##N((wv)->c1))                                                           \
-     - ((form) & WAVE_UNDAMPED ? (p) : tblock_mulx##N(1, p, tblock_set##N((wv)->c2)))                       \
-     + tblock_mulx##N(1, lap, q))
+/* WAVE_UPDATE in TBLOCK_CAREFUL's kernels (tblock.h), for 16 or 8 cells:
+ * where h or p has a subnormal lane, its three products (4 h, c1 h, c2 p)
+ * by tblock_exact_mulN, the float multiplies' bits (4 h exact, so s - 4 h
+ * is the fused form's s - 4 h); q times the Laplacian by tblock_mulxN. One
+ * test of h and p for the three. */
+#define WAVE_CAREFUL_N(N, target)                                                                            \
+    target static inline __attribute__((always_inline)) tblock_v##N wave_careful##N(                         \
+        const struct wave *wv, int form, tblock_v##N s, tblock_v##N h, tblock_v##N p, tblock_v##N q)         \
+    {                                                                                                        \
+        const int damped = !(form & WAVE_UNDAMPED);                                                          \
+        tblock_v##N lap, ch, cp;                                                                             \
+        if (tblock_subnormal##N(h) | (damped && tblock_subnormal##N(p))) {                                   \
+            lap = s - tblock_exact_mul##N(h, tblock_set##N(4.0f), -0.0);                                     \
+            ch = tblock_exact_mul##N(h, tblock_set##N(wv->c1), -0.0);                                        \
+            cp = damped ? tblock_exact_mul##N(p, tblock_set##N(wv->c2), -0.0) : p;                           \
+        } else {                                                                                             \
+            lap = tblock_fnma##N(tblock_set##N(4.0f), h, s);                                                 \
+            ch = wv->c1 * h;                                                                                 \
+            cp = damped ? wv->c2 * p : p;                                                                    \
+        }                                                                                                    \
+        return (ch - cp) + tblock_mulx##N(1, lap, q);                                                        \
+    }
+#if defined(TBLOCK_HAVE_AVX512_DRIVER) && defined(TBLOCK_HAVE_AVX2_DRIVER)
+WAVE_CAREFUL_N(16, TBLOCK_AVX512)
+WAVE_CAREFUL_N(8, TBLOCK_AVX2)
+#endif
 
 TBLOCK_DRIVER_UPDATE(update, WAVE_UPDATE)
 TBLOCK_DRIVERS(drivers_uniform, update, 0)
