@@ -277,7 +277,7 @@ struct spectral {
     fftwf_plan ix;            /* one row back to real heights */
     fftwf_complex *buf;       /* nthreads * buflen: line and block buffers */
     size_t buflen;            /* complex values per thread: two halves, each a multiple of 64 bytes */
-    int nthreads;             /* the most threads a step may take (team_threads_most) */
+    int nthreads;             /* the most threads a step may take: par, or team_threads_most */
     int par;                  /* a large domain (PAR_MIN): its passes on up to par threads (the
                                  setting when it was made); 0: a small one, par_choice decides */
     struct par_choice choice; /* a small domain's way (PAR_MIN) */
@@ -685,8 +685,10 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     const size_t n = (size_t)nx * (size_t)ny;
     const int maxpad = absorb_pad(&sp->ax) > absorb_pad(&sp->ay) ? absorb_pad(&sp->ax) : absorb_pad(&sp->ay);
     sp->maxpad = maxpad;
-    sp->nthreads = team_threads_most();
+    /* A large domain's threads are the setting's now; a small one's way is
+     * chosen as it runs, up to the run's most (par_choice). */
     sp->par = n >= PAR_MIN ? team_threads() : 0;
+    sp->nthreads = sp->par ? sp->par : team_threads_most();
     /* Every thread's line buffers and every column of Z start at a multiple
      * of 64 bytes from their (SIMD-aligned) allocations, so they have the
      * alignment the plans were made with: fftwf_execute_dft requires it, and
