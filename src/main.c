@@ -40,6 +40,7 @@
 #include "sink.h"
 #include "state.h"
 #include "tblock.h"
+#include "team.h"
 #include "tunecache.h"
 #include "version.h"
 
@@ -572,12 +573,13 @@ static void threads_start(struct thread_policy *tp, int jobs)
     if (jobs > 0)
         omp_set_num_threads(jobs);
     tp->all = omp_get_max_threads();
+    team_set_most(tp->all);
     debug_line(DEBUG_KERNELS, "threads: %d (%s)", tp->all, jobs > 0 ? "-j" : "every core");
 }
 
 /* A writer thread (the pipeline) now shares the cores: the frame loop goes
  * down to one thread until the probe. Before the sim and the renderer are
- * made (the spectral solver sizes its buffers by the setting then). */
+ * made (the spectral solver runs a large domain on the setting then). */
 static void threads_beside_writer(struct thread_policy *tp)
 {
     if (tp->all < 2)

@@ -302,4 +302,10 @@ int solver_spectral_pair(int n, enum edge_kind lo, enum edge_kind hi, bool fused
  * Not thread-safe: set it between steps. */
 void solver_spectral_plain(bool on);
 
+/* spectral.c, for tests: the way a domain under PAR_MIN cells takes its
+ * steps: 0 one thread, 1 the team (team_threads()), -1 (the default)
+ * whichever its last steps were faster (par_choice.h). Not thread-safe:
+ * set it between steps. */
+void solver_spectral_ways(int way);
+
 #endif

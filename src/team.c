@@ -280,6 +280,18 @@ int team_threads(void)
     return n < 1 ? 1 : n;
 }
 
+static int most;   /* team_set_most's count; 0: not set */
+
+void team_set_most(int n)
+{
+    most = n < 1 ? 1 : n;
+}
+
+int team_threads_most(void)
+{
+    return most > 0 ? most : team_threads();
+}
+
 int team_threads_for(long work, long min_work)
 {
     return work >= min_work ? team_threads() : 1;

@@ -73,6 +73,13 @@ void team_barrier(int nt);
 /* The threads a loop may take: omp_get_max_threads(), at least 1. */
 int team_threads(void);
 
+/* The most threads the run's loops may take (-j, or every core), which
+ * team_threads() may be lowered from for a while (main.c's thread policy:
+ * one thread beside a writer until its probe): what per-thread buffers made
+ * once are sized for. Set by team_set_most (main.c, before anything is
+ * made); unset, team_threads(). At least 1. */
+int team_threads_most(void);
+void team_set_most(int n);
 /* team_threads() for a loop of `work` units when work >= min_work, else 1:
  * a small loop does not pay a handshake. */
 int team_threads_for(long work, long min_work);

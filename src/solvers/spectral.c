@@ -114,7 +114,9 @@
  *     read the grid again.
  * The buffers' line strides avoid multiples of 4 KiB (line_stride), and rows
  * are packed four cells at a time (pack_grid_row). */
+#include "debug.h"
 #include "fftwisdom.h"
+#include "par_choice.h"
 #include "solver.h"
 #include "tblock.h"
 #include "team.h"
@@ -125,6 +127,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <fftw3.h>
 #ifdef __SSE2__
@@ -152,16 +155,37 @@ void solver_spectral_plain(bool on)
     plain_lines = on;
 }
 
+/* solver_spectral_ways: -1, or the way every small domain's steps take. */
+static int forced_way = -1;
+
+void solver_spectral_ways(int way)
+{
+    forced_way = way;
+}
+
 extern const struct solver_ops solver_spectral;
 
 #define PAD_MIN 32   /* cells of pad beyond a non-periodic edge */
 #define SPONGE_WAVES 0.5   /* the pad's sponge is tuned to waves this many per pad width... */
 #define SPONGE_RATE 0.5    /* ...and its top damping rate in units of their omega */
-/* Domains smaller than this run on one thread: on a busy machine the
- * barriers of a step cost more than small FFTs (measured: a 315 x 224 domain
- * took 2.4 ms a step on one thread, 23 ms on two with the machine's 2 cores
- * loaded 7 deep, when a step had about ten parallel loops). */
+/* Domains of this many cells or more run their passes on as many threads
+ * as the setting gave when the solver was made (one beside a writer until
+ * main.c's probe). Smaller ones take one thread or the team step by step,
+ * whichever their last steps were faster (par_choice.h): on free cores the
+ * team (the capillary scene's 320 x 256 domain, hashed at -j2 on two idle
+ * cores: 127 to 149 ms against 160 to 206 ms on one thread), on cores that
+ * other threads hold one thread (the same run with one core busy: 326 ms
+ * against 159 ms). */
 #define PAR_MIN (512 * 512)
+
+/* Wall seconds, for par_choice. */
+static double par_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* Rows per group of the row passes: each pass moves ROWS values of a
  * column of Z, 128 bytes (two whole cache lines), per column and group
  * (measured: 16 rows a little faster than 8). */
@@ -253,8 +277,10 @@ struct spectral {
     fftwf_plan ix;            /* one row back to real heights */
     fftwf_complex *buf;       /* nthreads * buflen: line and block buffers */
     size_t buflen;            /* complex values per thread: two halves, each a multiple of 64 bytes */
-    int nthreads;
-    int par;                  /* run the passes on several threads (large domains only) */
+    int nthreads;             /* the most threads a step may take: par, or team_threads_most */
+    int par;                  /* a large domain (PAR_MIN): its passes on up to par threads (the
+                                 setting when it was made); 0: a small one, par_choice decides */
+    struct par_choice choice; /* a small domain's way (PAR_MIN) */
     double mean_sign;         /* 1: the mean takes what sources add; -1 (time.loop): it stays */
     int nitems;               /* column pass work items (column_item) */
     int maxpad;               /* the widest absorb pad (absorb_pad), the sponge's resolution */
@@ -659,8 +685,10 @@ static int spectral_init(void *priv, const struct scene *sc, struct field *f, st
     const size_t n = (size_t)nx * (size_t)ny;
     const int maxpad = absorb_pad(&sp->ax) > absorb_pad(&sp->ay) ? absorb_pad(&sp->ax) : absorb_pad(&sp->ay);
     sp->maxpad = maxpad;
-    sp->nthreads = omp_get_max_threads();
-    sp->par = n >= PAR_MIN;
+    /* A large domain's threads are the setting's now; a small one's way is
+     * chosen as it runs, up to the run's most (par_choice). */
+    sp->par = n >= PAR_MIN ? team_threads() : 0;
+    sp->nthreads = sp->par ? sp->par : team_threads_most();
     /* Every thread's line buffers and every column of Z start at a multiple
      * of 64 bytes from their (SIMD-aligned) allocations, so they have the
      * alignment the plans were made with: fftwf_execute_dft requires it, and
@@ -2311,7 +2339,21 @@ static void spectral_step(void *priv, struct field *f, struct solver_screen *scr
         atomic_init(&j.next[p], 0);
     atomic_init(&j.beyond, 0);
     int nt = team_threads();
-    team_run(sp->par ? (nt < sp->nthreads ? nt : sp->nthreads) : 1, step_passes, &j);
+    nt = nt < sp->nthreads ? nt : sp->nthreads;
+    if (sp->par) {
+        team_run(nt < sp->par ? nt : sp->par, step_passes, &j);
+    } else if (nt < 2) {
+        team_run(1, step_passes, &j);
+    } else {
+        struct par_choice *c = &sp->choice;
+        const int way = forced_way >= 0 ? forced_way : par_way(c);
+        const double t0 = par_now();
+        team_run(way ? nt : 1, step_passes, &j);
+        if (forced_way < 0 && par_took(c, way, par_now() - t0))
+            debug_line(DEBUG_KERNELS, "spectral: %d x %d domain: a step %.3f ms on one thread, %.3f ms on %d: %s from step %d",
+                       sp->ax.n, sp->ay.n, c->cost[0] * 1e3, c->cost[1] * 1e3, nt, c->way ? "the team" : "one thread",
+                       c->seen[0] + c->seen[1]);
+    }
     /* The screen: every grid cell of the new plane was compared as it was
      * written (unpack_row), so sim.c's check need not read the grid. */
     if (screen && screen->limit > 0)

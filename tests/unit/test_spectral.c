@@ -1080,6 +1080,7 @@ static void test_plain_kernels(void **state)
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
         for (int t = 1; t <= 2; t++) {
             omp_set_num_threads(t);
+            solver_spectral_ways(t - 1);   /* on two threads the small domains take the team too */
             struct scene sc;
             base_scene(&sc, cases[c].w, cases[c].h, 1e-3, 30, 2);
             sc.boundary[EDGE_LEFT] = cases[c].l;
@@ -1093,20 +1094,21 @@ static void test_plain_kernels(void **state)
             free(vec);
             free(plain);
         }
+    solver_spectral_ways(-1);
     omp_set_num_threads(max);
 }
 
 /* The heights after `frames` frames of the scene of test_threads_identical
- * and test_measured_plans (every kind of pad, the parallel passes), into a
- * new array of w x h floats. */
-static float *pads_scene_heights(int frames, int *n)
+ * and test_small_threads_identical (every kind of pad) on a w x h grid, a
+ * drop near the absorb corner, into a new array of w x h floats. */
+static float *pads_heights(int w, int h, int frames, int *n)
 {
     struct scene sc;
-    base_scene(&sc, 480, 448, 5e-4, 30, 2);
+    base_scene(&sc, w, h, 5e-4, 30, 2);
     sc.boundary[EDGE_LEFT] = sc.boundary[EDGE_BOTTOM] = EDGE_ABSORB;
     sc.boundary[EDGE_RIGHT] = EDGE_FIXED;
     sc.boundary[EDGE_TOP] = EDGE_CLAMP;
-    struct drop d = { .x = 40, .y = 400, .radius = 4, .amplitude = -1, .shape = SHAPE_COSINE };
+    struct drop d = { .x = 40 * w / 480, .y = 400 * h / 448, .radius = 4, .amplitude = -1, .shape = SHAPE_COSINE };
     sc.drops = &d;
     sc.n_drops = 1;
     struct sim *s = make(&sc);
@@ -1117,6 +1119,12 @@ static float *pads_scene_heights(int frames, int *n)
     *n = f->w * f->h;
     sim_free(s);
     return out;
+}
+
+/* That scene at 480 x 448 (the parallel passes; test_measured_plans too). */
+static float *pads_scene_heights(int frames, int *n)
+{
+    return pads_heights(480, 448, frames, n);
 }
 
 /* The same frames with one thread and with two, on a domain large enough for
@@ -1137,6 +1145,29 @@ static void test_threads_identical(void **state)
     assert_memory_equal(out[0], out[1], (size_t)n * sizeof(float));
     free(out[0]);
     free(out[1]);
+}
+
+/* A domain under PAR_MIN (200 x 150 cells, with pads 264 x 214) takes one
+ * thread or the team step by step (par_choice.h): the same frames on one
+ * thread, on two with every step on the team, and on two as the steps'
+ * timing chooses. */
+static void test_small_threads_identical(void **state)
+{
+    (void)state;
+    float *out[3];
+    int n;
+    const int max = omp_get_max_threads();
+    for (int k = 0; k < 3; k++) {
+        omp_set_num_threads(k ? 2 : 1);
+        solver_spectral_ways(k == 1 ? 1 : -1);
+        out[k] = pads_heights(200, 150, 12, &n);
+    }
+    solver_spectral_ways(-1);
+    omp_set_num_threads(max);
+    assert_memory_equal(out[0], out[1], (size_t)n * sizeof(float));
+    assert_memory_equal(out[0], out[2], (size_t)n * sizeof(float));
+    for (int k = 0; k < 3; k++)
+        free(out[k]);
 }
 
 /* One step of a fresh solver on a w x h field of pseudo-random heights in
@@ -1177,6 +1208,7 @@ static void test_screen(void **state)
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
         for (int t = 1; t <= 2; t++) {
             omp_set_num_threads(t);
+            solver_spectral_ways(t - 1);
             struct scene sc;
             base_scene(&sc, cases[c].w, cases[c].h, 0.001, 30, 1);
             sc.boundary[EDGE_LEFT] = sc.boundary[EDGE_TOP] = cases[c].lo;
@@ -1202,6 +1234,7 @@ static void test_screen(void **state)
             free(below);
             free(nan);
         }
+    solver_spectral_ways(-1);
     omp_set_num_threads(max);
 }
 
@@ -1446,6 +1479,7 @@ static void test_pair_fused_bits(void **state)
         cmocka_unit_test(test_any_time_step), cmocka_unit_test(test_initial_wave_travels),                           \
         cmocka_unit_test(test_volume_held), cmocka_unit_test(test_at_rest_any_step_count),                           \
         cmocka_unit_test(test_cauchy_poisson), cmocka_unit_test(test_threads_identical),                             \
+        cmocka_unit_test(test_small_threads_identical),                                                              \
         cmocka_unit_test(test_screen), cmocka_unit_test(test_thin_fixed_grid),                                      \
         cmocka_unit_test(test_mirror_edges_exact), cmocka_unit_test(test_absorb_mirror_halves),                      \
         cmocka_unit_test(test_mixed_edges_bounded)
