@@ -118,6 +118,22 @@ TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_mul
                : (tblock_v16)_mm512_fmadd_ps((__m512)a, (__m512)b, _mm512_setzero_ps());
 }
 
+/* The same, exact where `sub` (a test made once for several products: an
+ * update's neighbour sum, whose subnormal lanes mark the vectors of a
+ * ripple's faint edge). */
+TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_mulif16(int sub, tblock_v16 a,
+                                                                                      tblock_v16 b)
+{
+    return sub ? tblock_exact_mul16(a, b, -0.0) : a * b;
+}
+
+TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_mul0if16(int sub, tblock_v16 a,
+                                                                                       tblock_v16 b)
+{
+    return sub ? tblock_exact_mul16(a, b, 0.0)
+               : (tblock_v16)_mm512_fmadd_ps((__m512)a, (__m512)b, _mm512_setzero_ps());
+}
+
 TBLOCK_AVX512 static inline __attribute__((always_inline)) __mmask16 tblock_lanes(int n)
 {
     return n <= 0 ? (__mmask16)0 : n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1);

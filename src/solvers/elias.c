@@ -179,17 +179,18 @@ enum { ELIAS_MUL, ELIAS_SHIFT, ELIAS_FMA };
 
 #define ELIAS_UPDATE(N, k, form, y, x, live, whole, s, h, p)                                                 \
     ((form) & TBLOCK_CAREFUL ? ELIAS_CAREFUL(N, (const struct elias *)(k), (form) & ~TBLOCK_CAREFUL,          \
-                                             tblock_mulx##N(1, s, tblock_set##N(0.5f)) - (p))                 \
+                                             tblock_subnormal##N(s),                                           \
+                                             tblock_mulif##N(tblock_subnormal##N(s), s, tblock_set##N(0.5f)) - (p)) \
      : (form) == ELIAS_FMA   ? tblock_fma##N((s) * 0.5f - (p), tblock_set##N(((const struct elias *)(k))->mul), \
                                              tblock_set##N(0.0f))                                            \
                              : ELIAS_NEW4((const struct elias *)(k), form, s, p))
 
 /* The same in TBLOCK_CAREFUL's kernels (tblock.h), from u = s / 2 - p: each
  * multiply careful of subnormals (tblock_mulxN, tblock_mul0xN: the same bits). */
-#define ELIAS_CAREFUL(N, el, form, u)                                                                        \
-    ((form) == ELIAS_FMA     ? tblock_mul0x##N(1, u, tblock_set##N((el)->mul))                               \
-     : (form) == ELIAS_SHIFT ? (u) - tblock_mulx##N(1, u, tblock_set##N((el)->sub))                          \
-                             : tblock_mulx##N(1, u, tblock_set##N((el)->mul)) + 0.0f)
+#define ELIAS_CAREFUL(N, el, form, tiny, u)                                                                  \
+    ((form) == ELIAS_FMA     ? tblock_mul0if##N(tiny, u, tblock_set##N((el)->mul))                           \
+     : (form) == ELIAS_SHIFT ? (u) - tblock_mulif##N(tiny, u, tblock_set##N((el)->sub))                      \
+                             : tblock_mulif##N(tiny, u, tblock_set##N((el)->mul)) + 0.0f)
 
 TBLOCK_DRIVER_UPDATE(update, ELIAS_UPDATE)
 TBLOCK_DRIVERS(drivers_mul, update, ELIAS_MUL)

@@ -147,7 +147,11 @@ TBLOCK_ROWS3_KERNEL(rows3_unit, update1, FLOW_UNIT)
                              : FLOW_NEW((const struct flow *)(k), form, s, h, p))
 #define FLOW_MUL(N, a, c) tblock_mulx##N(1, a, tblock_set##N(c))
 #define FLOW_NEW_CAREFUL(N, fl, form, s, h, p)                                                              \
-    FLOW_MUL(N,                                                                                              \
+    (form) == FLOW_UNIT                                                                                      \
+        ? tblock_mulif##N(tblock_subnormal##N(s),                                                            \
+                          (tblock_mulif##N(tblock_subnormal##N(s), s, tblock_set##N(0.25f)) + (h)) - (p),   \
+                          tblock_set##N((fl)->damp))                                                         \
+        : FLOW_MUL(N,                                                                                        \
              (form) == FLOW_UNIT ? (FLOW_MUL(N, s, 0.25f) + (h)) - (p)                                        \
              : (form) == FLOW_POWER_OF_TWO                                                                    \
                  ? FLOW_MUL(N, FLOW_MUL(N, FLOW_MUL(N, s, 0.25f), (fl)->F) + (h), 2.0f) * (fl)->inv_F1 - (p)  \
