@@ -123,18 +123,25 @@ static double mul_chain_ns(float x)
 #endif
 }
 
-int tblock_careful_check(struct rr_err *e)
+/* RIPPLERENDER_SUBNORMALS: 1 careful, 0 plain, -1 auto (also unset or
+ * empty), -2 any other value. */
+static int subnormals_env(void)
 {
     const char *v = getenv("RIPPLERENDER_SUBNORMALS");
-    if (!v || !*v || !strcmp(v, "auto") || !strcmp(v, "careful") || !strcmp(v, "plain"))
+    return !v || !*v || !strcmp(v, "auto") ? -1 : !strcmp(v, "careful") ? 1 : !strcmp(v, "plain") ? 0 : -2;
+}
+
+int tblock_careful_check(struct rr_err *e)
+{
+    if (subnormals_env() != -2)
         return 0;
-    return rr_fail(e, RR_EXIT_USAGE, "RIPPLERENDER_SUBNORMALS=%s: expected auto, careful or plain", v);
+    return rr_fail(e, RR_EXIT_USAGE, "RIPPLERENDER_SUBNORMALS=%s: expected auto, careful or plain",
+                   getenv("RIPPLERENDER_SUBNORMALS"));
 }
 
 int tblock_careful_asked(void)
 {
-    const char *v = getenv("RIPPLERENDER_SUBNORMALS");
-    return careful_allowed >= 0 || (v && (!strcmp(v, "careful") || !strcmp(v, "plain")));
+    return careful_allowed >= 0 || subnormals_env() >= 0;
 }
 
 int tblock_careful(void)
@@ -142,11 +149,9 @@ int tblock_careful(void)
     static int probed = -1;
     if (careful_allowed >= 0)
         return careful_allowed;
-    const char *v = getenv("RIPPLERENDER_SUBNORMALS");
-    if (v && strcmp(v, "careful") == 0)
-        return 1;
-    if (v && strcmp(v, "plain") == 0)
-        return 0;
+    const int env = subnormals_env();
+    if (env >= 0)
+        return env;
     if (probed < 0) {
         /* A multiply is a few cycles; an assisted one a hundred and more.
          * 64 of them: a microsecond or two apart, far above the clock's

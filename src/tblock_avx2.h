@@ -106,11 +106,6 @@ TBLOCK_AVX2_INLINE int tblock_subnormal8(tblock_v8 a)
                             0);
 }
 
-TBLOCK_AVX2_INLINE tblock_v8 tblock_mulx8(int careful, tblock_v8 a, tblock_v8 b)
-{
-    return careful && tblock_subnormal8(a) ? tblock_exact_mul8(a, b, -0.0) : a * b;
-}
-
 TBLOCK_AVX2_INLINE tblock_v8 tblock_mulif8(int sub, tblock_v8 a, tblock_v8 b)
 {
     return sub ? tblock_exact_mul8(a, b, -0.0) : a * b;
@@ -121,10 +116,14 @@ TBLOCK_AVX2_INLINE tblock_v8 tblock_mul0if8(int sub, tblock_v8 a, tblock_v8 b)
     return sub ? tblock_exact_mul8(a, b, 0.0) : (tblock_v8)_mm256_fmadd_ps((__m256)a, (__m256)b, _mm256_setzero_ps());
 }
 
+TBLOCK_AVX2_INLINE tblock_v8 tblock_mulx8(int careful, tblock_v8 a, tblock_v8 b)
+{
+    return tblock_mulif8(careful && tblock_subnormal8(a), a, b);
+}
+
 TBLOCK_AVX2_INLINE tblock_v8 tblock_mul0x8(int careful, tblock_v8 a, tblock_v8 b)
 {
-    return careful && tblock_subnormal8(a) ? tblock_exact_mul8(a, b, 0.0)
-                                           : (tblock_v8)_mm256_fmadd_ps((__m256)a, (__m256)b, _mm256_setzero_ps());
+    return tblock_mul0if8(careful && tblock_subnormal8(a), a, b);
 }
 
 /* The screen over 8 new heights (tblock.h): the largest magnitude's bits,

@@ -104,20 +104,6 @@ TBLOCK_AVX512 static inline __attribute__((always_inline)) int tblock_subnormal1
     return __builtin_expect(_mm512_fpclass_ps_mask((__m512)a, 0x20) != 0, 0);
 }
 
-TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_mulx16(int careful, tblock_v16 a,
-                                                                                     tblock_v16 b)
-{
-    return careful && tblock_subnormal16(a) ? tblock_exact_mul16(a, b, -0.0) : a * b;
-}
-
-TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_mul0x16(int careful, tblock_v16 a,
-                                                                                      tblock_v16 b)
-{
-    return careful && tblock_subnormal16(a)
-               ? tblock_exact_mul16(a, b, 0.0)
-               : (tblock_v16)_mm512_fmadd_ps((__m512)a, (__m512)b, _mm512_setzero_ps());
-}
-
 /* The same, exact where `sub` (a test made once for several products: an
  * update's neighbour sum, whose subnormal lanes mark the vectors of a
  * ripple's faint edge). */
@@ -132,6 +118,18 @@ TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_mul
 {
     return sub ? tblock_exact_mul16(a, b, 0.0)
                : (tblock_v16)_mm512_fmadd_ps((__m512)a, (__m512)b, _mm512_setzero_ps());
+}
+
+TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_mulx16(int careful, tblock_v16 a,
+                                                                                     tblock_v16 b)
+{
+    return tblock_mulif16(careful && tblock_subnormal16(a), a, b);
+}
+
+TBLOCK_AVX512 static inline __attribute__((always_inline)) tblock_v16 tblock_mul0x16(int careful, tblock_v16 a,
+                                                                                      tblock_v16 b)
+{
+    return tblock_mul0if16(careful && tblock_subnormal16(a), a, b);
 }
 
 TBLOCK_AVX512 static inline __attribute__((always_inline)) __mmask16 tblock_lanes(int n)
