@@ -273,7 +273,12 @@ static int read_record(const struct resume *r, cJSON **had, struct rr_err *e)
 static long number(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) && v->valuedouble == (double)(long)v->valuedouble ? (long)v->valuedouble : -2;
+    if (!cJSON_IsNumber(v))
+        return -2;
+    /* Within +-2^62 (far past any frame number or file size) before the
+     * cast: past a long's range converting is undefined behaviour. */
+    const double d = v->valuedouble;
+    return d > -0x1p62 && d < 0x1p62 && d == (double)(long)d ? (long)d : -2;
 }
 
 static const char *string(const cJSON *o, const char *key)

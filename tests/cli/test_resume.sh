@@ -216,6 +216,15 @@ sum=$(cat seg2/part-* | md5sum)
 refused "segments past the checkpoint" 2 "seg2/resume-000000-000029.json: segments: not as ripplerender writes it" \
     --save-state seg2 --state-every 5 --resume -s output.codec=ffv1 -o seg2.mkv
 check "... its segments untouched" [ "$(cat seg2/part-* | md5sum)" = "$sum" -a ! -e seg2.mkv ]
+# Numbers past any frame count or file size in a record (edited): refused
+# the same way (converting them to a whole number was undefined behaviour).
+for big in 1e30 -1e30 9223372036854775808 1e300; do
+    python3 -c 'import json,sys; f=sys.argv[1]; r=json.load(open(f)); r["checkpoint"] = float(sys.argv[2])
+json.dump(r, open(f, "w"))' seg2/resume-000000-000029.json "$big"
+    refused "checkpoint $big" 2 "seg2/resume-000000-000029.json: checkpoint: not as ripplerender writes it" \
+        --save-state seg2 --state-every 5 --resume -s output.codec=ffv1 -o seg2.mkv
+done
+check "... its segments untouched" [ "$(cat seg2/part-* | md5sum)" = "$sum" -a ! -e seg2.mkv ]
 # Two runs on one range of one DIR at once (a resume started twice): the
 # second is refused (status 1) before it touches anything; the first completes.
 rm -rf twice twice.mkv
