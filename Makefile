@@ -35,8 +35,8 @@ WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-
 # reassociation gives the same bits.
 BASEFLAGS := -std=c11 -D_DEFAULT_SOURCE -fopenmp $(WARN) $(OPT) -fvect-cost-model=dynamic -MMD -MP -Isrc
 ifeq ($(SAN),1)
-BASEFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-SANLD     := -fsanitize=address,undefined
+BASEFLAGS += -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SANLD     := -fsanitize=address,undefined,float-cast-overflow
 endif
 
 # OpenEXR: the .exr sink, through OpenEXRCore, its C library. OpenEXR.pc lists
