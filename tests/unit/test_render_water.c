@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "emulated.h"
 #include "fake_field.h"
 #include "gray_png.h"
 #include "render.h"
@@ -651,7 +652,9 @@ static void test_caustics_bands_bit_exact(void **state)
     const float depths[] = { 3.0f, 12.0f, 30.0f, 400.0f };   /* 10, 5 (4 wrapped), 2 and 1 chunks */
     for (int s = 0; s < 2; s++) {
         heights_case(cells, W, H, s);
-        for (int k = 0; k < 4; k++) {
+        /* Each edge wrapped or not (under the emulator, emulated.h, neither
+         * and both). */
+        for (int k = 0; k < 4; k += test_thin(3)) {
             const bool wx = k & 1, wy = k & 2;
             slopes_of(cells, W, H, wx && wy ? EDGE_WRAP : EDGE_FIXED, 6.0f, gx, gy);
             int still = 0;
@@ -676,7 +679,9 @@ static void test_caustics_bands_bit_exact(void **state)
                 assert_true(s || d < 3 || k || most >= 64);   /* the deep floor piles light on the clamped edge */
                 if (s)   /* the drops' light lands on still floor, not only on their own */
                     assert_true(one > W * H / 2 && one < W * H - 300);
-                for (int t = 1; t <= 3; t++) {
+                /* One, two and three threads (two skipped under the
+                 * emulator: emulated.h). */
+                for (int t = 1; t <= 3; t += test_thin(2)) {
                     omp_set_num_threads(t);
                     memset(light, 0xff, sizeof(float) * W * H);   /* NaN: every cell must be written */
                     caustics_gather(gx, gy, W, H, depths[d], wx, wy, at, light);
@@ -809,7 +814,7 @@ static void test_caustics_frames_threads(void **state)
     const int was = omp_get_max_threads();
     for (int k = 0; k < 4; k++) {
         const enum edge_kind edge = k % 2 ? EDGE_WRAP : EDGE_FIXED;
-        for (int t = 1; t <= 3; t++) {
+        for (int t = 1; t <= 3; t += test_thin(2)) {   /* 2 skipped under the emulator (emulated.h) */
             omp_set_num_threads(t);
             struct scene sc;
             scene_init(&sc, W, H, RENDER_CAUSTICS, edge);
