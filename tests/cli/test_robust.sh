@@ -224,16 +224,19 @@ unset RIPPLERENDER_MEM_LIMIT
 # --save-state wrote): a FIFO or an endless device (/dev/zero, /dev/urandom)
 # is refused at once, not waited on or read until memory runs out.
 mkdir -p "$T/fifo"; mkfifo "$T/fifo/f.framemd5" "$T/fifo/s.json"
-timeout -s KILL 20 timeout --preserve-status -s TERM 1 "$RR" "$T/small.json" --check "$T/fifo/f.framemd5" -q 2> "$T/err"; s=$?
+"$RR" "$T/small.json" --check "$T/fifo/f.framemd5" -q 2> "$T/err" & signal_when_polling $! TERM
 cond check-fifo-no-writer-sigterm '[ $s -eq 130 ] && [ "$(cat "$T/err")" = "ripplerender: interrupted before the first frame (waiting for the writer of $T/fifo/f.framemd5); nothing written" ]'
 # The scene itself from a FIFO or a pipe with no writer yet, or one that
 # sent part of it and stalls: SIGTERM ends the wait the same way (one line,
 # status 130; before, the default action ended the run with status 143 and
 # no word).
 mkfifo "$T/fifo/scene.json"
-timeout -s KILL 20 timeout --preserve-status -s TERM 1 "$RR" "$T/fifo/scene.json" --hash -q > "$T/out" 2> "$T/err"; s=$?
+"$RR" "$T/fifo/scene.json" --hash -q > "$T/out" 2> "$T/err" & signal_when_polling $! TERM
 cond scene-fifo-no-writer-sigterm '[ $s -eq 130 ] && [ ! -s "$T/out" ] && [ "$(cat "$T/err")" = "ripplerender: interrupted before the first frame (waiting for the writer of $T/fifo/scene.json); nothing written" ]'
-(printf '{ "grid": '; sleep 5) | timeout -s KILL 20 timeout --preserve-status -s INT 1 "$RR" - --hash -q > "$T/out" 2> "$T/err"; s=$?
+mkfifo "$T/fifo/stdin"
+(printf '{ "grid": '; exec sleep 60) > "$T/fifo/stdin" & writer=$!
+"$RR" - --hash -q < "$T/fifo/stdin" > "$T/out" 2> "$T/err" & signal_when_polling $! INT
+kill $writer
 cond scene-stdin-stalled-sigint '[ $s -eq 130 ] && [ ! -s "$T/out" ] && [ "$(cat "$T/err")" = "ripplerender: interrupted before the first frame (waiting for the writer of <stdin>); nothing written" ]'
 "$RR" "$T/small.json" -f 3 -o "$T/fifo/ref.framemd5" -q
 (sleep 1; cat "$T/small.json" > "$T/fifo/scene.json") &
