@@ -40,11 +40,15 @@ jobs=${RR_TEST_JOBS:-$(nproc 2> /dev/null || echo 1)}
 case "$jobs" in '' | *[!0-9]* | 0) echo "tests/run.sh: RR_TEST_JOBS=$jobs: expected a whole number of 1 or more" >&2; exit 2 ;; esac
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
-# The list: test_kernels.sh first, as the longest by far (the emulator's
-# runs), so that the others share the remaining cores while it runs; then
-# the unit tests and the other scripts.
+# The list: the longest scripts first (test_kernels.sh natively, for the
+# emulator's runs; test_resume.sh and test_nolose.sh under the sanitizers,
+# for their many renders), so that the others share the remaining cores
+# while they run and no long one starts last; then the unit tests and the
+# other scripts.
 {
-    [ -f tests/cli/test_kernels.sh ] && echo tests/cli/test_kernels.sh
+    for s in tests/cli/test_kernels.sh tests/cli/test_resume.sh tests/cli/test_nolose.sh; do
+        [ -f "$s" ] && echo "$s"
+    done
     for t in "$build"/tests/test_*; do
         case "$t" in *.o | *.d) continue ;; esac
         [ -f "$t" ] && [ -x "$t" ] && echo "$t"
