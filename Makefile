@@ -35,8 +35,11 @@ WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-
 # reassociation gives the same bits.
 BASEFLAGS := -std=c11 -D_DEFAULT_SOURCE -fopenmp $(WARN) $(OPT) -fvect-cost-model=dynamic -MMD -MP -Isrc
 ifeq ($(SAN),1)
-BASEFLAGS += -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
-SANLD     := -fsanitize=address,undefined,float-cast-overflow
+# float-cast-overflow: GCC's undefined leaves out a float converted to an
+# integer type too small for it. Every check stops the run (no recovery).
+SANITIZERS := address,undefined,float-cast-overflow
+BASEFLAGS += -fsanitize=$(SANITIZERS) -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
+SANLD     := -fsanitize=$(SANITIZERS)
 endif
 
 # OpenEXR: the .exr sink, through OpenEXRCore, its C library. OpenEXR.pc lists

@@ -33,9 +33,9 @@ frames_done() {
 # signal_when_polling PID SIG: sends SIG to the run PID once it waits in
 # poll(2) for its input (its /proc/PID/wchan names poll: it has set its
 # signal handlers and opened what it waits on), or after 20 s, or at once
-# when it has ended; then waits for it and sets s to its status. A fixed
-# delay may end before a slow start (a sanitizer's build on a busy
-# machine) has set the handlers.
+# when it has ended; then waits for it, killing it (SIGKILL) if it has not
+# ended 20 s later, and sets s to its status. A fixed delay may end before
+# a slow start (a sanitizer's build on a busy machine) has set the handlers.
 signal_when_polling() {
     k=0
     while case "$(cat "/proc/$1/wchan" 2> /dev/null)" in *poll*) false ;; *) true ;; esac &&
@@ -43,8 +43,15 @@ signal_when_polling() {
         sleep 0.1; k=$((k + 1))
     done
     kill -"$2" "$1" 2> /dev/null
+    k=0
+    while kill -0 "$1" 2> /dev/null && [ $k -lt 200 ] && [ "$(cut -d' ' -f3 "/proc/$1/stat" 2> /dev/null)" != Z ]; do
+        sleep 0.1; k=$((k + 1))
+    done
+    kill -KILL "$1" 2> /dev/null
     wait "$1"; s=$?
 }
+# asan_build: whether $RR is built with AddressSanitizer (make sanitize).
+asan_build() { grep -q __asan_init "$RR"; }
 # small_scene FILE: a 64x48 scene of 10 frames with one drop (a quick run).
 small_scene() {
     cat > "$1" <<'EOF'

@@ -47,7 +47,7 @@ budget() {
 python3 -c 'import sys; sys.stdout.write("{\"pad\": [" + ",".join(["0"] * 4000000) + "]}")' > "$T/big.json"
 echo '{"grid":{"width":512,"height":512},"time":{"frames":80},"render":{"mode":"colormap"}}' > "$T/gif.json"
 # A sanitizer build (make sanitize) has other peaks: its shadow memory and quarantine.
-if ldd "$RR" 2>/dev/null | grep -q libasan; then
+if asan_build; then
     echo "skip budget-*: the peak of a sanitizer build is not the program's"
 elif [ ! -x /usr/bin/time ]; then
     fail budget-time "no /usr/bin/time (Debian package time; .ci/deps.sh test installs it)"
@@ -223,7 +223,7 @@ cond drops-refused-naming-drops '[ $s -eq 2 ] && one_line "$T/err" && grep -q "^
 python3 -c 'import sys; sys.stdout.write("{\"time\":{\"frames\":2,\"loop\":true,\"preroll\":0.5},\"solver\":{\"damping\":0.01},\"drops\":[" + ",".join(["{}"] * 2000001) + "]}")' > "$T/loopdrops.json"
 "$RR" "$T/loopdrops.json" -q --hash > /dev/null 2> "$T/err"; s=$?
 cond loop-copies-past-max-drops-refused '[ $s -eq 2 ] && one_line "$T/err" && grep -q "^ripplerender: .*loopdrops.json:1:[0-9]*: drops: more than 2000000 drops planned (rain and loop copies included)$" "$T/err"'
-if ! ldd "$RR" 2>/dev/null | grep -q libasan && [ -x /usr/bin/time ]; then
+if ! asan_build && [ -x /usr/bin/time ]; then
     # The text's 72 bytes a byte bound the densest JSON, a value every two
     # bytes; these drops hold one every seven: a plain run peaks at about a
     # third of the estimate.

@@ -155,7 +155,7 @@ done
 # link to /dev/zero was read until memory ran out ('out of memory' under
 # the ulimit below; without it, the whole machine's).
 mkdir -p dir.json; ln -sf /dev/zero zero.json; rm -f fifo.json; mkfifo fifo.json
-vmem=2000000; ldd "$RR" 2> /dev/null | grep -q libasan && vmem=unlimited   # a sanitizer's shadow memory
+vmem=2000000; asan_build && vmem=unlimited   # a sanitizer's shadow memory
 for c in dir:"cannot read: Is a directory" zero:"cannot read: not a regular file" fifo:"cannot read: not a regular file"; do
     n=${c%%:*}; rm -f out.json
     (ulimit -v $vmem; exec timeout 20 "$RR" join p0.json $n.json -o out.json) 2> err; s=$?

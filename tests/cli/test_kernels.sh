@@ -53,7 +53,7 @@ if [ "$(uname -m)" != x86_64 ]; then
     echo "skip kernels: the kernel builds compared here are x86-64's"
     finish; exit
 fi
-if grep -q __asan_init "$RR"; then   # make sanitize: ASan's shadow memory does not map under qemu
+if asan_build; then   # make sanitize: ASan's shadow memory does not map under qemu
     echo "skip kernels: $RR is built with AddressSanitizer"
     finish; exit
 fi

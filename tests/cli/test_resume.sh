@@ -15,7 +15,7 @@ cd "$T" || exit 1
 # Under make sanitize (a build about 4x slower: ASan's) a quarter of the
 # steps, for frames of about the same time.
 spf=1000
-grep -q __asan_init "$RR" && spf=250
+asan_build && spf=250
 cat > s.json <<EOF
 { "grid": { "width": 960, "height": 720 },
   "time": { "fps": 10, "frames": 30, "steps_per_frame": $spf },
